@@ -1,0 +1,75 @@
+"""Sphinx configuration for the bilingual LLM engineering glossary.
+
+Built as ``sphinx-build -c . docs _build/html/<lang> -D language=<lang>``: this file
+sits at the repository root, the MyST sources in ``docs/``.  Settings that depend on
+the language cannot be decided here (``-D language`` is applied after this file runs),
+so they live in :func:`apply_language_settings`, a ``config-inited`` handler.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.config import Config
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+
+# -- Project -------------------------------------------------------------------------
+project = "LLM Engineering Glossary"
+author = "The LLM Glossary contributors"
+copyright = "2026, The LLM Glossary contributors"
+language = "en"
+root_doc = "index"
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.doctest",
+    "sphinx_design",
+    # Ours, one concern each (docs/_ext/):
+    "termorder",  # records entries, fails the build on forward references
+    "termlinks",  # "Builds on" / "Used by" under each entry
+    "termindex",  # the all-terms page
+]
+
+exclude_patterns = ["_ext", "_root", "_static", "_templates"]
+templates_path = ["_templates"]
+
+# -- MyST ----------------------------------------------------------------------------
+myst_enable_extensions = ["colon_fence", "dollarmath", "deflist"]
+# ```doctest fences become Sphinx doctest directives, so the doctest builder runs them.
+myst_fence_as_directive = ["doctest"]
+myst_heading_anchors = 3
+
+
+# -- Internationalisation (sphinx-intl) ------------------------------------------------
+# Resolved relative to the *source* directory (docs/), not to this file: a wrong
+# path would silently build an untranslated site.
+locale_dirs = ["../locales/"]
+gettext_compact = False  # one catalog per page
+gettext_uuid = False  # uuids and source locations would make every .po diff noisy
+gettext_location = False
+gettext_last_translator = "LLM Glossary translators"
+gettext_language_team = "Traditional Chinese (Taiwan)"
+
+# -- HTML ------------------------------------------------------------------------------
+html_theme = "furo"
+html_title = "LLM Engineering Glossary"
+html_static_path = ["_static"]
+html_last_updated_fmt = None
+html_copy_source = False
+html_show_sourcelink = False
+
+
+def apply_language_settings(app: Sphinx, config: Config) -> None:
+    """Settings that depend on ``-D language``, which is only known after conf.py ran."""
+    if config.language == "zh_TW":
+        config.html_title = "LLM 工程術語表"
+
+
+def setup(app: Sphinx) -> None:
+    app.connect("config-inited", apply_language_settings)

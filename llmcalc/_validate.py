@@ -1,0 +1,197 @@
+"""Input checking shared by every llmcalc module.
+
+Each checker either returns a clean value or raises ``TypeError`` (wrong kind of
+value) / ``ValueError`` (right kind, outside the accepted range) with a message
+that names the parameter, shows the bad value and says what is accepted.  That
+way a caller never sees a bare numpy traceback or a silently wrong number.
+
+Scalars come back as Python ``int``/``float``; anything with dimensions comes
+back as an ``int64``/``float64`` array, so the public functions can broadcast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def _first_bad(array: np.ndarray, bad: np.ndarray) -> str:
+    """Describe the first offending element of ``array`` (value and index)."""
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    where = index[0] if len(index) == 1 else index
+    return f"{array[index].item()!r} (at index {where})"
+
+
+def _as_array(name: str, value: Any, accepted: str) -> np.ndarray:
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError):
+        raise TypeError(f"{name} must be {accepted}; got {value!r}, which is not a number or array") from None
+
+
+def integer(name: str, value: Any, *, minimum: int = 1, maximum: int | None = None) -> int | np.ndarray:
+    """Check an exact count: a Python/numpy integer, or an array of them.
+
+    Booleans and floats are rejected even when they look whole (``True``,
+    ``7.0``): an exact count must be given exactly.
+    """
+    accepted = f"an integer >= {minimum}" if maximum is None else f"an integer in [{minimum}, {maximum}]"
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be {accepted}; got {value!r} (a bool)")
+    if isinstance(value, (int, np.integer)):
+        number = int(value)
+        if number < minimum or (maximum is not None and number > maximum):
+            raise ValueError(f"{name} must be {accepted}; got {number!r}")
+        return number
+    if isinstance(value, (float, np.floating)):
+        raise TypeError(f"{name} must be {accepted}; got {value!r} (a float); pass an int, e.g. int({value!r})")
+    array = _as_array(name, value, accepted)
+    if array.dtype.kind == "b":
+        raise TypeError(f"{name} must be {accepted}; got an array of bools")
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be {accepted} or an integer array; got dtype {array.dtype} from {value!r}")
+    if array.ndim == 0:
+        return integer(name, array.item(), minimum=minimum, maximum=maximum)
+    if array.size and array.dtype.kind == "u" and int(array.max()) > INT64_MAX:
+        raise ValueError(f"{name} must fit in int64; got {int(array.max())!r}")
+    array = array.astype(np.int64)
+    bad = array < minimum
+    if maximum is not None:
+        bad |= array > maximum
+    if bad.any():
+        raise ValueError(f"{name} must be {accepted}; got {_first_bad(array, bad)}")
+    return array
+
+
+def real(
+    name: str,
+    value: Any,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    min_inclusive: bool = True,
+    max_inclusive: bool = True,
+) -> float | np.ndarray:
+    """Check a finite real number (or array of them) within optional bounds."""
+    low = "" if minimum is None else ("[" if min_inclusive else "(") + f"{minimum:g}"
+    high = "" if maximum is None else f"{maximum:g}" + ("]" if max_inclusive else ")")
+    if minimum is None and maximum is None:
+        accepted = "a finite real number"
+    elif maximum is None:
+        accepted = f"a finite number {'>=' if min_inclusive else '>'} {minimum:g}"
+    elif minimum is None:
+        accepted = f"a finite number {'<=' if max_inclusive else '<'} {maximum:g}"
+    else:
+        accepted = f"a finite number in {low}, {high}"
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be {accepted}; got {value!r} (a bool)")
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        try:
+            array = np.asarray(float(value))
+        except OverflowError:
+            raise ValueError(f"{name} must be {accepted}; got {value!r}, too large for a float") from None
+    else:
+        array = _as_array(name, value, accepted)
+    if array.dtype.kind == "b":
+        raise TypeError(f"{name} must be {accepted}; got an array of bools")
+    if array.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be {accepted}; got dtype {array.dtype} from {value!r}")
+    array = array.astype(np.float64)
+    bad = ~np.isfinite(array)
+    if minimum is not None:
+        bad |= (array < minimum) if min_inclusive else (array <= minimum)
+    if maximum is not None:
+        bad |= (array > maximum) if max_inclusive else (array >= maximum)
+    if bad.any():
+        shown = repr(float(array)) if array.ndim == 0 else _first_bad(array, bad)
+        raise ValueError(f"{name} must be {accepted}; got {shown}")
+    return float(array) if array.ndim == 0 else array
+
+
+def choice(name: str, value: Any, valid: Iterable[str]) -> str:
+    """Check that ``value`` is one of the strings in ``valid``."""
+    options = list(valid)
+    listing = ", ".join(repr(option) for option in options)
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {listing}; got {value!r} ({type(value).__name__})")
+    if value not in options:
+        raise ValueError(f"{name} must be one of {listing}; got {value!r}")
+    return value
+
+
+def flag(name: str, value: Any) -> bool:
+    """Check a yes/no switch; 0/1 and strings are refused to avoid silent surprises."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
+def checked_int64(bound: int, what: str) -> None:
+    """Refuse an array computation whose largest result would overflow int64.
+
+    ``bound`` is an upper bound on the absolute value of any result, computed
+    with Python integers before numpy does the arithmetic.
+    """
+    if bound > INT64_MAX:
+        raise ValueError(
+            f"{what} would exceed the int64 range ({INT64_MAX:,d}) for these array inputs; "
+            "pass Python ints (scalars) for exact results of any size"
+        )
+
+
+def max_abs(value: int | np.ndarray) -> int:
+    """Largest absolute value of an int or int64 array, as a Python int."""
+    if isinstance(value, np.ndarray):
+        return int(np.abs(value).max()) if value.size else 0
+    return abs(int(value))
+
+
+def broadcastable(**named: Any) -> None:
+    """Refuse array arguments whose shapes do not broadcast, naming them."""
+    shapes = {name: np.shape(value) for name, value in named.items()}
+    try:
+        np.broadcast_shapes(*shapes.values())
+    except ValueError:
+        listing = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
+        raise ValueError(f"array arguments must broadcast together; got shapes {listing}") from None
+
+
+def is_scalar(*values: Any) -> bool:
+    return all(not isinstance(value, np.ndarray) for value in values)
+
+
+def finite_array(name: str, value: Any, *, allow_neg_inf: bool = False, min_ndim: int = 0) -> np.ndarray:
+    """Check a float array with no NaN and no infinity (optionally allowing -inf, e.g. masked logits)."""
+    accepted = "a finite real array" + (" (-inf allowed for masked entries)" if allow_neg_inf else "")
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be {accepted}; got {value!r} (a bool)")
+    array = _as_array(name, value, accepted)
+    if array.dtype.kind == "b" or array.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be {accepted}; got dtype {array.dtype}")
+    array = array.astype(np.float64)
+    if array.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} dimension(s); got shape {array.shape}")
+    bad = np.isnan(array) | (array == np.inf)
+    if not allow_neg_inf:
+        bad |= array == -np.inf
+    if bad.any():
+        raise ValueError(f"{name} must be {accepted}; got {_first_bad(array, bad)}")
+    return array
+
+
+def as_result_int(value: Any) -> int | np.ndarray:
+    """Return Python int for 0-d results, int64 array otherwise."""
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        return value.astype(np.int64)
+    return int(value)
+
+
+def as_result_float(value: Any) -> float | np.ndarray:
+    """Return Python float for 0-d results, float64 array otherwise."""
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        return value.astype(np.float64)
+    return float(value)

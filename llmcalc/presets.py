@@ -1,0 +1,59 @@
+"""Ready-made configurations of well-known models and of the glossary's reference model.
+
+Every preset's parameter count has been checked once against the real
+implementation (Hugging Face ``transformers`` building the model on the meta
+device; see ``tools/verify_presets.py``), and the tests pin the counts it
+reported.  Hyperparameters come from each model's published ``config.json``.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Mapping
+
+from . import _validate as check
+from .config import ModelConfig
+
+PRESETS: Mapping[str, ModelConfig] = MappingProxyType({
+    # The glossary's throughline model: small, but with every modern ingredient
+    # (RMSNorm, SwiGLU, GQA with 10 query heads sharing 2 KV heads, untied head).
+    # d_ff = 3072 (4.8 x d_model) brings the total to 179,594,880, i.e. ~180M.
+    "reference": ModelConfig(vocab_size=32768, d_model=640, n_layers=20, n_heads=10, n_kv_heads=2,
+                             head_dim=64, d_ff=3072),
+    "gpt2": ModelConfig(vocab_size=50257, d_model=768, n_layers=12, n_heads=12, d_ff=3072, ffn="mlp",
+                        tie_embeddings=True, qkv_bias=True, out_bias=True, mlp_bias=True,
+                        norm="layernorm", learned_positions=1024),
+    "llama-2-7b": ModelConfig(vocab_size=32000, d_model=4096, n_layers=32, n_heads=32, d_ff=11008),
+    "llama-2-70b": ModelConfig(vocab_size=32000, d_model=8192, n_layers=80, n_heads=64, n_kv_heads=8,
+                               d_ff=28672),
+    "llama-3-8b": ModelConfig(vocab_size=128256, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,
+                              d_ff=14336),
+    "mistral-7b": ModelConfig(vocab_size=32000, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,
+                              d_ff=14336),
+    "qwen2.5-0.5b": ModelConfig(vocab_size=151936, d_model=896, n_layers=24, n_heads=14, n_kv_heads=2,
+                                d_ff=4864, qkv_bias=True, tie_embeddings=True),
+    "mixtral-8x7b": ModelConfig(vocab_size=32000, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,
+                                d_ff=14336, n_experts=8, experts_per_token=2),
+    # Phi-2: attention and MLP run in parallel off ONE LayerNorm per block;
+    # biases on q/k/v, on the output projection ("dense"), in the MLP and on the LM head.
+    "phi-2": ModelConfig(vocab_size=51200, d_model=2560, n_layers=32, n_heads=32, d_ff=10240, ffn="mlp",
+                         qkv_bias=True, out_bias=True, mlp_bias=True, lm_head_bias=True,
+                         norm="layernorm", norms_per_layer=1),
+})
+
+REFERENCE: ModelConfig = PRESETS["reference"]
+
+
+def get_preset(name: str) -> ModelConfig:
+    """Return the preset called ``name``.
+
+    Examples
+    --------
+    >>> get_preset("mistral-7b").n_kv_heads
+    8
+    >>> get_preset("llama-4")
+    Traceback (most recent call last):
+    ...
+    ValueError: name must be one of 'reference', 'gpt2', 'llama-2-7b', 'llama-2-70b', 'llama-3-8b', 'mistral-7b', 'qwen2.5-0.5b', 'mixtral-8x7b', 'phi-2'; got 'llama-4'
+    """
+    return PRESETS[check.choice("name", name, PRESETS)]

@@ -1,0 +1,18 @@
+"""Byte units.  Decimal (GB = 10**9) is what vendors print on a GPU box; binary (GiB = 2**30) is what ``nvidia-smi`` and most tools report.
+
+Examples
+--------
+>>> GB, GiB
+(1000000000, 1073741824)
+>>> round(80 * GB / GiB, 2)
+74.51
+"""
+
+KB = 10**3
+MB = 10**6
+GB = 10**9
+TB = 10**12
+KiB = 2**10
+MiB = 2**20
+GiB = 2**30
+TiB = 2**40

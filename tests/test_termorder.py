@@ -1,0 +1,235 @@
+"""The dependency-order engine (docs/_ext/termorder.py, termlinks.py, termindex.py)."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from sphinxbuild import build, write_tree
+
+INDEX = """\
+    # Test glossary
+
+    ```{toctree}
+    basics
+    advanced
+    all-terms
+    ```
+    """
+
+BASICS = """\
+    # Basics
+
+    ```{glossary}
+    Token
+      A piece of text.
+
+    Vocabulary
+      The set of every {term}`Token` a model knows.
+    ```
+    """
+
+ADVANCED_BACKWARD = """\
+    # Advanced
+
+    ```{glossary}
+    Embedding
+      A vector for each entry of the {term}`vocabulary`, looked up per {term}`Token`.
+    ```
+    """
+
+ALL_TERMS = """\
+    # All terms
+
+    ## In reading order
+
+    ```{glossary-index}
+    ```
+
+    ## A to Z
+
+    ```{glossary-index}
+    :order: alphabetical
+    ```
+    """
+
+
+def project(tmp_path: Path, **pages: str) -> Path:
+    files = {"index.md": INDEX, "basics.md": BASICS, "advanced.md": ADVANCED_BACKWARD}
+    files["all-terms.md"] = ALL_TERMS
+    files.update({f"{name}.md": text for name, text in pages.items()})
+    write_tree(tmp_path, files)
+    return tmp_path
+
+
+def forward_warning(srcdir: Path, doc: str, line: int, user: str, used: str, at: str) -> str:
+    return (
+        f"{srcdir / doc}:{line}: WARNING: glossary entry {user!r} uses term {used!r}, "
+        f"which is defined later in reading order (at {at}); define {used!r} first "
+        f"or drop the link [glossary.forward_reference]"
+    )
+
+
+def test_backward_references_build_without_any_warning(tmp_path: Path) -> None:
+    result = build(project(tmp_path))
+    assert result.warnings == ""
+
+
+def test_forward_reference_across_pages_names_both_terms_and_locations(tmp_path: Path) -> None:
+    basics = BASICS.replace("A piece of text.", "A piece of text, later turned into an {term}`Embedding`.")
+    result = build(project(tmp_path, basics=basics))
+    assert result.warning_lines() == [
+        forward_warning(tmp_path, "basics.md", 5, "Token", "Embedding", "advanced.md:4")
+    ]
+
+
+def test_forward_reference_within_one_page(tmp_path: Path) -> None:
+    basics = """\
+        # Basics
+
+        ```{glossary}
+        Token
+          One element of the {term}`Vocabulary`.
+
+        Vocabulary
+          Every token a model knows.
+        ```
+        """
+    result = build(project(tmp_path, basics=basics))
+    assert result.warning_lines() == [
+        forward_warning(tmp_path, "basics.md", 5, "Token", "Vocabulary", "basics.md:7")
+    ]
+
+
+def test_reference_through_an_alias_is_checked_against_its_entry(tmp_path: Path) -> None:
+    advanced = """\
+        # Advanced
+
+        ```{glossary}
+        Embedding
+        Embedding vector
+          A vector per token.
+        ```
+        """
+    basics = BASICS.replace("A piece of text.", "A piece of text; see {term}`embedding vector`.")
+    result = build(project(tmp_path, basics=basics, advanced=advanced))
+    assert result.warning_lines() == [
+        forward_warning(tmp_path, "basics.md", 5, "Token", "Embedding", "advanced.md:4")
+    ]
+
+
+def test_self_reference_and_prose_outside_definitions_are_not_flagged(tmp_path: Path) -> None:
+    basics = """\
+        # Basics
+
+        This page ends at the {term}`Embedding`, defined on the next page.
+
+        ```{glossary}
+        Token
+          A piece of text; one {term}`token` is the unit of counting.
+
+        Vocabulary
+          The set of every {term}`Token`.
+        ```
+        """
+    assert build(project(tmp_path, basics=basics)).warnings == ""
+
+
+def test_reading_order_follows_the_toctree_not_file_names(tmp_path: Path) -> None:
+    index = INDEX.replace("basics\n    advanced", "advanced\n    basics")
+    result = build(project(tmp_path, index=index))
+    lines = result.warning_lines()
+    assert len(lines) == 2
+    assert "'Embedding' uses term 'vocabulary'" not in lines[0]
+    assert "glossary entry 'Embedding' uses term 'Vocabulary'" in lines[0]
+    assert "glossary entry 'Embedding' uses term 'Token'" in lines[1]
+
+
+def test_entries_show_what_they_build_on_and_what_uses_them(tmp_path: Path) -> None:
+    result = build(project(tmp_path))
+    assert result.warnings == ""
+    basics = BeautifulSoup(result.html("basics"), "html.parser")
+    token = basics.find(id="term-Token").find_next_sibling("dd")
+    used_by = token.find(class_="used-by")
+    assert [a.get_text() for a in used_by.find_all("a")] == ["Vocabulary", "Embedding"]
+    assert [a["href"] for a in used_by.find_all("a")] == [
+        "#term-Vocabulary",
+        "advanced.html#term-Embedding",
+    ]
+    assert token.find(class_="builds-on") is None
+    advanced = BeautifulSoup(result.html("advanced"), "html.parser")
+    embedding = advanced.find(id="term-Embedding").find_next_sibling("dd")
+    builds_on = embedding.find(class_="builds-on")
+    assert [a.get_text() for a in builds_on.find_all("a")] == ["Vocabulary", "Token"]
+    assert embedding.find(class_="used-by") is None
+
+
+def test_all_terms_page_lists_reading_order_by_section_and_a_to_z(tmp_path: Path) -> None:
+    result = build(project(tmp_path))
+    page = BeautifulSoup(result.html("all-terms"), "html.parser")
+    reading, alphabetical = page.find_all(class_="glossary-index")
+    assert [r.get_text() for r in reading.find_all(class_="rubric")] == ["Basics", "Advanced"]
+    assert [a.get_text() for a in reading.select("li a")] == ["Token", "Vocabulary", "Embedding"]
+    assert [r.get_text() for r in alphabetical.find_all(class_="rubric")] == ["E", "T", "V"]
+    assert [a.get_text() for a in alphabetical.select("li a")] == ["Embedding", "Token", "Vocabulary"]
+    assert alphabetical.select("li a")[0]["href"] == "advanced.html#term-Embedding"
+
+
+def test_parallel_build_reports_the_same_warning_and_output(tmp_path: Path) -> None:
+    basics = BASICS.replace("A piece of text.", "A piece of text, later an {term}`Embedding`.")
+    serial = build(project(tmp_path / "serial", basics=basics))
+    parallel = build(project(tmp_path / "parallel", basics=basics), parallel=2)
+    expected = forward_warning(tmp_path / "{}", "basics.md", 5, "Token", "Embedding", "advanced.md:4")
+    assert serial.warning_lines() == [expected.format("serial")]
+    assert parallel.warning_lines() == [expected.format("parallel")]
+    for docname in ("basics", "advanced", "all-terms"):
+        assert serial.html(docname) == parallel.html(docname)
+
+
+def test_incremental_edit_adds_and_clears_the_warning_and_refreshes_used_by(tmp_path: Path) -> None:
+    srcdir = project(tmp_path)
+    assert build(srcdir).warnings == ""
+
+    time.sleep(0.01)  # mtime resolution: Sphinx re-reads only files newer than the env
+    basics = BASICS.replace("A piece of text.", "A piece of text, later an {term}`Embedding`.")
+    write_tree(srcdir, {"basics.md": basics})
+    edited = build(srcdir)
+    assert edited.warning_lines() == [
+        forward_warning(srcdir, "basics.md", 5, "Token", "Embedding", "advanced.md:4")
+    ]
+    # advanced.md was not re-read, yet its "used by" line must now name Token.
+    advanced = BeautifulSoup(edited.html("advanced"), "html.parser")
+    used_by = advanced.find(id="term-Embedding").find_next_sibling("dd").find(class_="used-by")
+    assert [a.get_text() for a in used_by.find_all("a")] == ["Token"]
+
+    time.sleep(0.01)
+    write_tree(srcdir, {"basics.md": BASICS})
+    fixed = build(srcdir)
+    assert fixed.warnings == ""
+    advanced = BeautifulSoup(fixed.html("advanced"), "html.parser")
+    assert advanced.find(id="term-Embedding").find_next_sibling("dd").find(class_="used-by") is None
+
+
+def test_a_page_not_reread_keeps_failing_until_fixed(tmp_path: Path) -> None:
+    """Editing an unrelated page re-runs the check over the whole glossary."""
+    basics = BASICS.replace("A piece of text.", "A piece of text, later an {term}`Embedding`.")
+    srcdir = project(tmp_path, basics=basics)
+    assert len(build(srcdir).warning_lines()) == 1
+    time.sleep(0.01)
+    write_tree(srcdir, {"advanced.md": textwrap.dedent(ADVANCED_BACKWARD) + "\nMore words.\n"})
+    assert len(build(srcdir).warning_lines()) == 1
+
+
+@pytest.mark.parametrize("order", ["reading", "alphabetical"])
+def test_glossary_index_rejects_unknown_order(tmp_path: Path, order: str) -> None:
+    page = f"# All terms\n\n```{{glossary-index}}\n:order: {order}-ish\n```\n"
+    result = build(project(tmp_path, **{"all-terms": page}))
+    assert result.warning_lines() == [
+        f"{tmp_path / 'all-terms.md'}:4: WARNING: 'glossary-index': Invalid option value for "
+        f"'order': {order}-ish: \"{order}-ish\" unknown; choose from \"reading\", or "
+        f"\"alphabetical\" [myst.directive_option]"
+    ]
