@@ -20,7 +20,7 @@ endif
 SPHINXBUILD = $(BIN)/sphinx-build -c . $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
-.PHONY: help install html doctest pytest test clean
+.PHONY: help install html doctest pytest test clean gettext intl-update intl-stats
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  make %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -44,6 +44,15 @@ doctest: $(addprefix doctest-,$(LANGUAGES)) ## Run the pages' examples in both l
 
 doctest-%: $(INSTALLED)
 	$(SPHINXBUILD) -b doctest -D language=$* -d $(BUILDDIR)/doctrees/$* docs $(BUILDDIR)/doctest/$*
+
+gettext: $(INSTALLED) ## Extract the English messages into _build/gettext/*.pot
+	$(SPHINXBUILD) -b gettext -d $(BUILDDIR)/doctrees/gettext docs $(BUILDDIR)/gettext
+
+intl-update: gettext ## Merge new English messages into locales/zh_TW/LC_MESSAGES/*.po
+	$(BIN)/sphinx-intl update --pot-dir $(BUILDDIR)/gettext --locale-dir locales --language zh_TW --line-width 76 --no-obsolete
+
+intl-stats: $(INSTALLED) ## Translated / fuzzy / untranslated messages per zh_TW catalog
+	$(BIN)/python tools/intl_stats.py locales/zh_TW/LC_MESSAGES
 
 pytest: $(INSTALLED) ## Unit tests, llmcalc doctests and checks of the built site
 	$(BIN)/python -m pytest

@@ -34,10 +34,11 @@ extensions = [
     "termorder",  # records entries, fails the build on forward references
     "termlinks",  # "Builds on" / "Used by" under each entry
     "termindex",  # the all-terms page
+    "mathml",  # LaTeX to MathML at build time: no MathJax, no CDN
 ]
 
 exclude_patterns = ["_ext", "_root", "_static", "_templates"]
-templates_path = ["_templates"]
+
 
 # -- MyST ----------------------------------------------------------------------------
 myst_enable_extensions = ["colon_fence", "dollarmath", "deflist"]
@@ -59,7 +60,9 @@ gettext_language_team = "Traditional Chinese (Taiwan)"
 # -- HTML ------------------------------------------------------------------------------
 html_theme = "furo"
 html_title = "LLM Engineering Glossary"
-html_static_path = ["_static"]
+html_static_path = ["docs/_static"]  # relative to this file
+html_css_files = ["glossary.css"]
+html_math_renderer = "mathml"
 html_last_updated_fmt = None
 html_copy_source = False
 html_show_sourcelink = False

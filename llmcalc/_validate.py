@@ -11,12 +11,14 @@ back as an ``int64``/``float64`` array, so the public functions can broadcast.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 
 INT64_MAX = int(np.iinfo(np.int64).max)
+# Integers that feed float formulas are capped where float64 stops being exact.
+FLOAT_EXACT_INT = 2**53
 
 
 def _first_bad(array: np.ndarray, bad: np.ndarray) -> str:
@@ -143,11 +145,16 @@ def checked_int64(bound: int, what: str) -> None:
         )
 
 
-def max_abs(value: int | np.ndarray) -> int:
-    """Largest absolute value of an int or int64 array, as a Python int."""
+def magnitude(value: int | np.ndarray) -> int:
+    """Largest absolute value of an int or int64 array, but at least 1, as a Python int.
+
+    The floor of 1 makes a product of magnitudes bound every single factor as
+    well, so a huge scalar next to an all-zero array is still caught before
+    numpy tries to convert it to int64.
+    """
     if isinstance(value, np.ndarray):
-        return int(np.abs(value).max()) if value.size else 0
-    return abs(int(value))
+        return max(1, int(np.abs(value).max())) if value.size else 1
+    return max(1, abs(int(value)))
 
 
 def broadcastable(**named: Any) -> None:
@@ -190,8 +197,17 @@ def as_result_int(value: Any) -> int | np.ndarray:
     return int(value)
 
 
-def as_result_float(value: Any) -> float | np.ndarray:
-    """Return Python float for 0-d results, float64 array otherwise."""
-    if isinstance(value, np.ndarray) and value.ndim > 0:
-        return value.astype(np.float64)
-    return float(value)
+def float_result(what: str, compute: Callable[[], Any]) -> float | np.ndarray:
+    """Run a float computation and refuse a non-finite result instead of returning inf/NaN.
+
+    numpy's own overflow warnings are silenced inside ``compute`` because the
+    result is checked here: Python float for 0-d results, float64 array otherwise.
+    """
+    with np.errstate(all="ignore"):
+        value = np.asarray(compute(), dtype=np.float64)
+    if not np.isfinite(value).all():
+        raise ValueError(
+            f"{what}: the result overflows the float64 range (max {np.finfo(np.float64).max:.3g}) "
+            "for these inputs; scale the inputs down"
+        )
+    return float(value) if value.ndim == 0 else value

@@ -25,7 +25,7 @@ def forward_flops_per_token(n_params: float | np.ndarray) -> float | np.ndarray:
     14000000000.0
     """
     n = check.real("n_params", n_params, minimum=0, min_inclusive=False)
-    return check.as_result_float(np.multiply(2.0, n))
+    return check.float_result("forward_flops_per_token", lambda: np.multiply(2.0, n))
 
 
 def training_flops(n_params: float | np.ndarray, n_tokens: float | np.ndarray) -> float | np.ndarray:
@@ -42,13 +42,13 @@ def training_flops(n_params: float | np.ndarray, n_tokens: float | np.ndarray) -
 
     >>> f"{training_flops(179_594_880, 3.6e9):.3e}"
     '3.879e+18'
-    >>> training_flops(np.array([1e9, 7e9]), 2e12)
-    array([1.20e+22, 8.40e+22])
+    >>> (training_flops(np.array([1e9, 7e9]), 2e12) / 1e21).round(6).tolist()  # zettaFLOPs
+    [12.0, 84.0]
     """
     n = check.real("n_params", n_params, minimum=0, min_inclusive=False)
     d = check.real("n_tokens", n_tokens, minimum=0, min_inclusive=False)
     check.broadcastable(n_params=n, n_tokens=d)
-    return check.as_result_float(6.0 * np.multiply(n, d))
+    return check.float_result("training_flops", lambda: 6.0 * np.multiply(n, d))
 
 
 def chinchilla_tokens(n_params: float | np.ndarray, tokens_per_param: float | np.ndarray = 20) -> float | np.ndarray:
@@ -69,7 +69,7 @@ def chinchilla_tokens(n_params: float | np.ndarray, tokens_per_param: float | np
     n = check.real("n_params", n_params, minimum=0, min_inclusive=False)
     ratio = check.real("tokens_per_param", tokens_per_param, minimum=0, min_inclusive=False)
     check.broadcastable(n_params=n, tokens_per_param=ratio)
-    return check.as_result_float(np.multiply(n, ratio))
+    return check.float_result("chinchilla_tokens", lambda: np.multiply(n, ratio))
 
 
 def effective_batch_size(
@@ -109,6 +109,6 @@ def effective_batch_size(
     check.broadcastable(**factors)
     bound = 1
     for value in values:
-        bound *= check.max_abs(value)
+        bound *= check.magnitude(value)
     check.checked_int64(bound, "effective_batch_size")
     return check.as_result_int(np.prod(np.broadcast_arrays(*values), axis=0))

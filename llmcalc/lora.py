@@ -62,7 +62,7 @@ def lora_params(d_in: int | np.ndarray, d_out: int | np.ndarray, rank: int | np.
         _rank_within(r, min(fan_in, fan_out), "min(d_in, d_out)")
         return r * (fan_in + fan_out)
     check.broadcastable(d_in=fan_in, d_out=fan_out, rank=r)
-    check.checked_int64(check.max_abs(r) * (check.max_abs(fan_in) + check.max_abs(fan_out)), "lora_params")
+    check.checked_int64(check.magnitude(r) * (check.magnitude(fan_in) + check.magnitude(fan_out)), "lora_params")
     _rank_within(r, np.minimum(fan_in, fan_out), "min(d_in, d_out)")
     return check.as_result_int(np.multiply(r, np.add(fan_in, fan_out)))
 
@@ -78,7 +78,7 @@ def lora_share(d_in: int | np.ndarray, d_out: int | np.ndarray, rank: int | np.n
     array([0.0031, 0.025 , 0.2   ])
     """
     adapter = lora_params(d_in, d_out, rank)
-    return check.as_result_float(np.divide(adapter, np.multiply(d_in, d_out, dtype=np.float64)))
+    return check.float_result("lora_share", lambda: np.divide(adapter, np.multiply(d_in, d_out, dtype=np.float64)))
 
 
 def _matrix_shapes(cfg: ModelConfig) -> dict[str, tuple[int, int, int]]:
@@ -156,7 +156,7 @@ def lora_model_params(
     per_rank = cfg.n_layers * sum((d_in + d_out) * copies for d_in, d_out, copies in (shapes[n] for n in names))
     if check.is_scalar(r):
         return r * per_rank
-    check.checked_int64(check.max_abs(r) * per_rank, "lora_model_params")
+    check.checked_int64(check.magnitude(r) * per_rank, "lora_model_params")
     return r * per_rank
 
 
@@ -171,4 +171,4 @@ def lora_model_share(
     >>> round(100 * lora_model_share(get_preset("llama-2-7b"), 8), 3)  # percent
     0.062
     """
-    return check.as_result_float(np.divide(lora_model_params(cfg, rank, targets), param_count(cfg)))
+    return check.float_result("lora_model_share", lambda: np.divide(lora_model_params(cfg, rank, targets), param_count(cfg)))

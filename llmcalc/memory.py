@@ -81,7 +81,7 @@ def weight_bytes(n_params: int | np.ndarray, dtype: str = "bf16") -> int | np.nd
     count = check.integer("n_params", n_params, minimum=0)
     if check.is_scalar(count):
         return -(-count * bits // 8)
-    check.checked_int64(check.max_abs(count) * bits + 7, "weight_bytes")
+    check.checked_int64(check.magnitude(count) * bits + 7, "weight_bytes")
     return (count * bits + 7) // 8
 
 
@@ -132,7 +132,7 @@ def kv_cache_bytes(
     if check.is_scalar(n_tokens, n_batch):
         return per_token * n_tokens * n_batch
     check.broadcastable(tokens=n_tokens, batch=n_batch)
-    check.checked_int64(per_token * check.max_abs(n_tokens) * check.max_abs(n_batch), "kv_cache_bytes")
+    check.checked_int64(per_token * check.magnitude(n_tokens) * check.magnitude(n_batch), "kv_cache_bytes")
     return check.as_result_int(per_token * np.multiply(n_tokens, n_batch))
 
 
@@ -185,7 +185,7 @@ def training_memory(
     """
     count = check.integer("n_params", n_params, minimum=0)
     if not check.is_scalar(count):
-        check.checked_int64(check.max_abs(count) * 32, "training_memory")
+        check.checked_int64(check.magnitude(count) * 32, "training_memory")
     return _training_parts(count, optimizer, precision)
 
 
@@ -213,4 +213,4 @@ def decode_tokens_per_second_bound(
     bandwidth = check.real("bandwidth_bytes_per_s", bandwidth_bytes_per_s, minimum=0, min_inclusive=False)
     cache = check.real("kv_cache_bytes", kv_cache_bytes, minimum=0)
     check.broadcastable(weight_bytes_total=weights, bandwidth_bytes_per_s=bandwidth, kv_cache_bytes=cache)
-    return check.as_result_float(np.divide(bandwidth, np.add(weights, cache)))
+    return check.float_result("decode_tokens_per_second_bound", lambda: np.divide(bandwidth, np.add(weights, cache)))
