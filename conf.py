@@ -35,9 +35,12 @@ extensions = [
     "termlinks",  # "Builds on" / "Used by" under each entry
     "termindex",  # the all-terms page
     "mathml",  # LaTeX to MathML at build time: no MathJax, no CDN
+    "zhsearch",  # Chinese search: glossary terms as jieba words, working search page
+    "langswitch",  # link to the same page in the other language
 ]
 
 exclude_patterns = ["_ext", "_root", "_static", "_templates"]
+templates_path = ["docs/_templates"]  # relative to this file
 
 
 # -- MyST ----------------------------------------------------------------------------
@@ -63,6 +66,17 @@ html_title = "LLM Engineering Glossary"
 html_static_path = ["docs/_static"]  # relative to this file
 html_css_files = ["glossary.css"]
 html_math_renderer = "mathml"
+# Furo's default sidebar, plus the language switch under the project name.
+html_sidebars = {
+    "**": [
+        "sidebar/brand.html",
+        "sidebar/language.html",
+        "sidebar/search.html",
+        "sidebar/scroll-start.html",
+        "sidebar/navigation.html",
+        "sidebar/scroll-end.html",
+    ]
+}
 html_last_updated_fmt = None
 html_copy_source = False
 html_show_sourcelink = False

@@ -1,0 +1,83 @@
+"""Chinese full-text search that finds the glossary's own words, and works in a browser.
+
+Two problems with Sphinx 9.0.4's stock Chinese search, both silent:
+
+* Sphinx splits Chinese text into words with jieba, whose dictionary is Simplified
+  Chinese and knows none of our terms, so 詞元 or 低秩適應 end up cut into pieces
+  that a reader's query never matches.  We load a user dictionary made from the
+  zh_TW column of ``locales/zh_TW/terminology.tsv``, so every translated term is
+  indexed as one word.
+* Its ``language_data.js`` ends with ``window.Stemmer = ChineseStemmer;``, a class
+  that does not exist (Chinese search stems Latin words with the English stemmer), so
+  the search page throws ``ReferenceError`` and shows "Searching…" forever (upstream
+  sphinx-doc/sphinx#14229, fixed by #14416 after 9.0.4).  :class:`SearchTraditionalChinese`
+  ships the English stemmer under the name the search page uses.  Drop the class once
+  the project's pinned Sphinx contains that fix.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import jieba
+from sphinx.search import _MINIFIED_JS_PATH
+from sphinx.search.zh import SearchChinese
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.config import Config
+    from sphinx.util.typing import ExtensionMetadata
+
+TERMINOLOGY = Path(__file__).resolve().parents[2] / "locales" / "zh_TW" / "terminology.tsv"
+
+
+def _english_stemmer_code() -> str:
+    parts = [
+        (_MINIFIED_JS_PATH / name).read_text(encoding="utf-8")
+        for name in ("base-stemmer.js", "english-stemmer.js")
+    ]
+    return "\n".join([*parts, "window.Stemmer = EnglishStemmer;"])
+
+
+class SearchTraditionalChinese(SearchChinese):
+    """Sphinx's Chinese search with a JavaScript stemmer that actually exists."""
+
+    js_stemmer_rawcode = ""
+    js_stemmer_code = _english_stemmer_code()
+
+
+def terminology_words(terminology: Path = TERMINOLOGY) -> list[str]:
+    """The zh_TW renderings of the glossary's terms, one word per rendering."""
+    with terminology.open(encoding="utf-8", newline="") as handle:
+        rows = csv.DictReader(handle, delimiter="\t")
+        words = {row["zh_TW"].strip() for row in rows}
+    # jieba's user dictionary is one word per line: a rendering with a space in it
+    # ("KV 快取") is indexed as its parts anyway.
+    return sorted(word for word in words if word and " " not in word)
+
+
+def write_user_dictionary(path: Path, words: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join(f"{word}\n" for word in words)
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
+def configure_chinese_search(app: Sphinx, config: Config) -> None:
+    """For a Chinese build, index text with the glossary's terms as a jieba dictionary."""
+    if not config.language.startswith("zh"):
+        return
+    # jieba logs its dictionary loading at DEBUG level to stderr on every build.
+    jieba.setLogLevel(logging.WARNING)
+    user_dictionary = Path(app.doctreedir) / "jieba-terms.txt"
+    write_user_dictionary(user_dictionary, terminology_words())
+    config.html_search_options = {**config.html_search_options, "dict": str(user_dictionary)}
+
+
+def setup(app: Sphinx) -> ExtensionMetadata:
+    app.add_search_language(SearchTraditionalChinese)
+    app.connect("config-inited", configure_chinese_search)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
