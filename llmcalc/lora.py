@@ -132,6 +132,10 @@ def lora_model_params(
     the MoE router.  In a mixture of experts every expert's FFN matrices get
     their own adapter.  ``rank`` broadcasts.
 
+    Models that fuse Q, K and V into one matrix (GPT-2's ``c_attn``) are
+    counted as if they were separate: peft on the fused matrix gives
+    ``rank * (d_model + q_dim + 2 * kv_dim)`` instead.
+
     Examples
     --------
     The classic recipe, rank 8 on q and v of Llama-2-7B (peft agrees):
@@ -171,4 +175,5 @@ def lora_model_share(
     >>> round(100 * lora_model_share(get_preset("llama-2-7b"), 8), 3)  # percent
     0.062
     """
-    return check.float_result("lora_model_share", lambda: np.divide(lora_model_params(cfg, rank, targets), param_count(cfg)))
+    adapters = lora_model_params(cfg, rank, targets)
+    return check.float_result("lora_model_share", lambda: np.divide(adapters, param_count(cfg)))

@@ -8,14 +8,14 @@ included.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Mapping
 
 import numpy as np
 
 from . import _validate as check
 from .config import ModelConfig
-from .units import GB, GiB, KB, KiB, MB, MiB, TB, TiB  # noqa: F401  (re-exported for convenience)
+from .units import GB, KB, MB, TB, GiB, KiB, MiB, TiB  # noqa: F401  (re-exported for convenience)
 
 DTYPE_BITS: Mapping[str, int] = MappingProxyType(
     {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4, "nf4": 4}

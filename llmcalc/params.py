@@ -55,8 +55,15 @@ def param_breakdown(cfg: ModelConfig, *, active: bool = False) -> dict[str, int]
 
     >>> from llmcalc import get_preset
     >>> parts = param_breakdown(get_preset("gpt2"))
-    >>> parts
-    {'embedding': 38597376, 'positions': 786432, 'attention': 28348416, 'ffn': 56669184, 'router': 0, 'norms': 38400, 'lm_head': 0}
+    >>> for name, count in parts.items():
+    ...     print(f"{name:9s} {count:>10,d}")
+    embedding 38,597,376
+    positions    786,432
+    attention 28,348,416
+    ffn       56,669,184
+    router             0
+    norms         38,400
+    lm_head            0
     >>> sum(parts.values())
     124439808
     """

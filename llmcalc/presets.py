@@ -8,8 +8,8 @@ reported.  Hyperparameters come from each model's published ``config.json``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Mapping
 
 from . import _validate as check
 from .config import ModelConfig

@@ -1,4 +1,7 @@
-"""Byte units.  Decimal (GB = 10**9) is what vendors print on a GPU box; binary (GiB = 2**30) is what ``nvidia-smi`` and most tools report.
+"""Byte units.
+
+Decimal units (GB = 10**9) are what vendors print on a GPU box; binary units
+(GiB = 2**30) are what ``nvidia-smi`` and most tools report.
 
 Examples
 --------

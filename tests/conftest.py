@@ -1,10 +1,10 @@
-"""Shared test set-up: make tests/ importable helpers and docs/_ext importable."""
+"""Shared test set-up: make the helpers in tests/, docs/_ext/ and tools/ importable."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent
-sys.path.insert(0, str(TESTS))
-sys.path.insert(0, str(TESTS.parent / "docs" / "_ext"))
+REPO = Path(__file__).resolve().parent.parent
+for directory in (REPO / "tests", REPO / "docs" / "_ext", REPO / "tools"):
+    sys.path.insert(0, str(directory))

@@ -1,0 +1,48 @@
+"""Absmax quantization: codes, scale and round-trip error."""
+
+import numpy as np
+import pytest
+
+import llmcalc as lc
+
+RNG = np.random.default_rng(7)
+
+
+@pytest.mark.parametrize("x, bits, codes, scale", [
+    ([1.27, -0.635, 0.0], 8, [127, -64, 0], 0.01),      # -63.5 rounds half to even -> -64
+    ([2.0, -1.0, 0.5], 4, [7, -4, 2], 2 / 7),
+    ([-3.0, 1.0], 2, [-1, 0], 3.0),
+    ([0.0, 0.0], 8, [0, 0], 1.0),
+    ([1.0, 0.5], 16, [32767, 16384], 1 / 32767),
+])
+def test_absmax_codes_and_scale(x, bits, codes, scale):
+    got_codes, got_scale = lc.absmax_quantize(np.array(x), bits)
+    assert got_codes.tolist() == codes
+    assert got_scale == pytest.approx(scale, rel=1e-15)
+    assert type(got_scale) is float
+
+
+@pytest.mark.parametrize("bits, dtype", [(2, np.int8), (8, np.int8), (9, np.int16), (16, np.int16)])
+def test_code_dtype(bits, dtype):
+    assert lc.absmax_quantize(np.array([1.0]), bits)[0].dtype == dtype
+
+
+@pytest.mark.parametrize("bits", [2, 4, 8, 16])
+def test_error_bounded_by_half_scale(bits):
+    x = RNG.normal(size=1000)
+    codes, scale = lc.absmax_quantize(x, bits)
+    error = lc.quantization_error(x, bits)
+    assert error <= scale / 2 + 1e-15
+    assert error == pytest.approx(np.abs(x - lc.dequantize(codes, scale)).max())
+    assert np.abs(codes).max() == 2 ** (bits - 1) - 1
+
+
+def test_outlier_inflates_error():
+    x = RNG.normal(size=1000)
+    assert lc.quantization_error(np.append(x, 100.0), 8) > 10 * lc.quantization_error(x, 8)
+
+
+def test_more_bits_less_error():
+    x = RNG.normal(size=1000)
+    errors = [lc.quantization_error(x, bits) for bits in (2, 4, 8, 16)]
+    assert errors == sorted(errors, reverse=True)
