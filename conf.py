@@ -79,6 +79,9 @@ html_sidebars = {
 }
 html_last_updated_fmt = None
 html_copy_source = False
+# Result summaries are fetched from each page with fetch(), which browsers refuse for
+# file:// URLs; the site must work from a folder, so results show titles only.
+html_show_search_summary = False
 html_show_sourcelink = False
 
 

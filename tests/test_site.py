@@ -1,0 +1,138 @@
+"""Checks on the built site (_build/html/<lang>/), which `make test` builds first.
+
+These read what a reader gets: the glossary entries each page really shows, the
+reading-order chain, the language attributes and switch, the Chinese search index
+and the doctest reports of both languages.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+REPO = Path(__file__).resolve().parent.parent
+BUILD = REPO / "_build"
+LANGUAGES = ("en", "zh_TW")
+
+pytestmark = pytest.mark.site
+
+
+def read_tsv(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+EXPECTED = read_tsv(REPO / "tests" / "data" / "expected_terms.tsv")
+TERMINOLOGY = {row["english"]: row["zh_TW"] for row in read_tsv(REPO / "locales" / "zh_TW" / "terminology.tsv")}
+SECTION_PAGES = list(dict.fromkeys(row["page"] for row in EXPECTED))
+
+
+def reading_order() -> list[str]:
+    """The documents of the index's toctrees, in order (the reading order)."""
+    index = (REPO / "docs" / "index.md").read_text(encoding="utf-8")
+    pages: list[str] = []
+    for block in re.findall(r"```\{toctree\}\n(.*?)```", index, flags=re.DOTALL):
+        pages += [line.strip() for line in block.splitlines() if line.strip() and not line.startswith(":")]
+    return ["index", *pages]
+
+
+def names(row: dict[str, str]) -> list[str]:
+    return [row["term"], *filter(None, (alias.strip() for alias in row["aliases"].split("|")))]
+
+
+def page(language: str, docname: str) -> BeautifulSoup:
+    path = BUILD / "html" / language / f"{docname}.html"
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run `make html` before the site checks")
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def glossary_terms(soup: BeautifulSoup) -> list[tuple[str, str]]:
+    """(anchor id, visible text) of every glossary term on a page, in order."""
+    terms = []
+    for dt in soup.select("dl.glossary > dt"):
+        for link in dt.select("a.headerlink"):
+            link.decompose()
+        terms.append((dt["id"], dt.get_text().strip()))
+    return terms
+
+
+def test_reading_order_lists_every_section_page() -> None:
+    assert reading_order() == ["index", *SECTION_PAGES, "all-terms"]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_pages_are_chained_in_reading_order(language: str) -> None:
+    order = reading_order()
+    for current, following in zip(order, order[1:]):
+        link = page(language, current).find("link", rel="next")
+        assert link is not None and link["href"] == f"{following}.html", current
+
+
+@pytest.mark.parametrize("docname", SECTION_PAGES)
+def test_every_planned_term_is_a_glossary_entry_in_order(docname: str) -> None:
+    expected = [name for row in EXPECTED if row["page"] == docname for name in names(row)]
+    assert [text for _anchor, text in glossary_terms(page("en", docname))] == expected
+
+
+@pytest.mark.parametrize("docname", SECTION_PAGES)
+def test_zh_tw_headers_and_anchors_match_english(docname: str) -> None:
+    english = glossary_terms(page("en", docname))
+    chinese = glossary_terms(page("zh_TW", docname))
+    assert [anchor for anchor, _ in chinese] == [anchor for anchor, _ in english]
+    assert [text for _, text in chinese] == [f"{text}（{TERMINOLOGY[text]}）" for _, text in english]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_html_lang_attribute(language: str) -> None:
+    expected = {"en": "en", "zh_TW": "zh-TW"}[language]
+    for docname in reading_order():
+        assert page(language, docname).html["lang"] == expected, docname
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_language_switch_links_the_same_page_in_the_other_edition(language: str) -> None:
+    other = "zh_TW" if language == "en" else "en"
+    for docname in reading_order():
+        link = page(language, docname).select_one("a.language-switch")
+        assert link["href"] == f"../{other}/{docname}.html"
+        assert (BUILD / "html" / language / link["href"]).resolve().is_file()
+
+
+def search_index(language: str) -> dict:
+    text = (BUILD / "html" / language / "searchindex.js").read_text(encoding="utf-8")
+    return json.loads(text[text.index("(") + 1 : text.rindex(")")])
+
+
+@pytest.mark.parametrize("word", ["詞元", "分詞器", "低秩適應", "注意力機制", "梯度"])
+def test_chinese_search_indexes_glossary_words_whole(word: str) -> None:
+    assert word in search_index("zh_TW")["terms"]
+
+
+def test_english_search_indexes_terms() -> None:
+    terms = search_index("en")["terms"]
+    assert {"token", "lora", "attent"} <= set(terms)
+
+
+def doctest_counts(language: str) -> dict[str, int]:
+    """Examples run per document, from Sphinx's doctest report."""
+    report = (BUILD / "doctest" / language / "output.txt").read_text(encoding="utf-8")
+    counts: dict[str, int] = defaultdict(int)
+    for chunk in report.split("\nDocument: ")[1:]:
+        document = chunk.split("\n", 1)[0].strip()
+        match = re.search(r"^(\d+) tests? in \d+ items?\.$", chunk, flags=re.MULTILINE)
+        counts[document] += int(match.group(1)) if match else 0
+    return dict(counts)
+
+
+def test_every_section_page_runs_examples_in_both_languages() -> None:
+    english, chinese = doctest_counts("en"), doctest_counts("zh_TW")
+    assert english == chinese
+    assert [docname for docname in SECTION_PAGES if english.get(docname, 0) < 1] == []
+    assert sum(english.values()) >= 100
