@@ -1,0 +1,289 @@
+"""The interactive calculators: directive markup, and the widgets in headless Chromium.
+
+The browser tests build a small site holding all three calculators (English and
+Traditional Chinese labels), open it from file://, and check three things: every
+llmcalc-generated vector gives exactly llmcalc's answer through the page's JavaScript,
+typed values produce the documented results, and bad input shows a message instead of
+NaN, Infinity or undefined.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from bs4 import BeautifulSoup
+
+import llmcalc
+from browser import browser_page
+from sphinxbuild import build, write_tree
+
+CONF = """\
+import sys
+sys.path.insert(0, {ext!r})
+extensions = ["myst_parser", "calculators"]
+myst_enable_extensions = ["colon_fence"]
+html_static_path = [{static!r}]
+"""
+
+LABELS = {
+    "en": {
+        "lora": ["Rank r", "Input size d_in", "Output size d_out", "Trainable", "Original", "Share", "Formula",
+                 "{label} must be a whole number from {min} to {max}."],
+        "memory": ["Model", "Custom", "Parameters", "Precision", "GB", "GiB",
+                   "{label} must be a whole number from {min} to {max}."],
+        "kvcache": ["Model", "Custom", "Layers", "KV heads", "Query heads", "Head dimension", "Context length",
+                    "Batch", "Data type", "Total", "Per token", "Without GQA", "Saving",
+                    "{label} must be a whole number from {min} to {max}.",
+                    "The query heads must be a multiple of the KV heads."],
+    },
+    "zh_TW": {
+        "lora": ["秩 r", "輸入維度 d_in", "輸出維度 d_out", "可訓練參數", "原始參數", "占比", "公式",
+                 "{label} 必須是 {min} 到 {max} 之間的整數。"],
+        "memory": ["模型", "自訂", "參數量", "精度", "GB", "GiB", "{label} 必須是 {min} 到 {max} 之間的整數。"],
+        "kvcache": ["模型", "自訂", "層數", "KV 頭數", "查詢頭數", "頭維度", "上下文長度", "批次大小", "資料型別",
+                    "總計", "每個詞元", "不用 GQA 時", "節省倍數", "{label} 必須是 {min} 到 {max} 之間的整數。",
+                    "查詢頭數必須是 KV 頭數的整數倍。"],
+    },
+}
+DIRECTIVES = {"lora": "lora-calculator", "memory": "memory-calculator", "kvcache": "kvcache-calculator"}
+REPO = Path(__file__).resolve().parent.parent
+
+
+def calculator_page(language: str, kinds: tuple[str, ...] = ("lora", "memory", "kvcache")) -> str:
+    parts = ["# Calculators\n"]
+    for kind in kinds:
+        items = "\n".join(f"- {label}" for label in LABELS[language][kind])
+        parts.append(f":::{{{DIRECTIVES[kind]}}}\nExplanation of the {kind} calculator.\n\n{items}\n:::\n")
+    return "\n".join(parts)
+
+
+def build_calculators(tmp_path: Path, language: str, page: str | None = None):
+    conf = CONF.format(ext=str(REPO / "docs" / "_ext"), static=str(REPO / "docs" / "_static"))
+    write_tree(tmp_path, {"conf.py": conf, "index.md": page or calculator_page(language)})
+    return build(tmp_path, overrides={"language": language})
+
+
+@pytest.fixture(scope="module", params=["en", "zh_TW"])
+def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    result = build_calculators(tmp_path_factory.mktemp(request.param), request.param)
+    assert result.warnings == ""
+    return request.param, result
+
+
+def test_markup_has_labelled_inputs_presets_from_llmcalc_and_the_script(site) -> None:
+    language, result = site
+    soup = BeautifulSoup(result.html("index"), "html.parser")
+    for field in soup.select(".calculator input, .calculator select"):
+        labelled = field.get("aria-label") or soup.find("label", attrs={"for": field.get("id")})
+        assert labelled, field
+    memory = soup.select_one('.calculator[data-calculator="memory"]')
+    presets = json.loads(memory["data-presets"])
+    assert presets["llama-2-7b"]["params"] == llmcalc.param_count(llmcalc.PRESETS["llama-2-7b"])
+    assert set(presets) == set(llmcalc.PRESETS)
+    kvcache = json.loads(soup.select_one('.calculator[data-calculator="kvcache"]')["data-presets"])
+    assert kvcache["reference"] == {"layers": 20, "kv_heads": 2, "heads": 10, "head_dim": 64}
+    scripts = [script.get("src", "").split("?")[0] for script in soup.find_all("script")]
+    assert "_static/calculators.js" in scripts
+    assert soup.select_one('.calculator[data-calculator="lora"] label').get_text() == LABELS[language]["lora"][0]
+
+
+def test_script_is_only_loaded_on_pages_with_a_calculator(tmp_path: Path) -> None:
+    conf = CONF.format(ext=str(REPO / "docs" / "_ext"), static=str(REPO / "docs" / "_static"))
+    write_tree(tmp_path, {
+        "conf.py": conf,
+        "index.md": "# Home\n\n```{toctree}\nplain\n```\n",
+        "plain.md": "# Plain\n\nNo calculator here.\n",
+    })
+    result = build(tmp_path)
+    assert "calculators.js" not in result.html("plain")
+    assert "calculators.js" not in result.html("index")
+
+
+def test_wrong_number_of_labels_is_an_error_naming_the_expected_labels(tmp_path: Path) -> None:
+    page = "# Calculators\n\n:::{lora-calculator}\nText.\n\n- Rank\n- Input\n:::\n"
+    result = build_calculators(tmp_path, "en", page)
+    assert result.warning_lines() == [
+        f"{tmp_path / 'index.md'}:3: ERROR: lora-calculator: the content must end with one bullet list "
+        "of 8 labels (rank, d_in, d_out, trainable, original, share, formula, error); found 2 [docutils]"
+    ]
+
+
+def lora_vectors() -> list[dict]:
+    """Inputs and llmcalc's outputs: edges, the documented cases and a random sweep."""
+    rng = np.random.default_rng(20261129)
+    cases = [(4096, 4096, r) for r in (1, 2, 8, 16, 64, 128, 256)]
+    cases += [(1, 1, 1), (1, 1_000_000, 1), (1_000_000, 1_000_000, 256), (896, 4864, 256), (640, 128, 128)]
+    for _ in range(300):
+        d_in, d_out = (int(x) for x in rng.integers(1, 1_000_001, size=2))
+        cases.append((d_in, d_out, int(rng.integers(1, min(d_in, d_out, 256) + 1))))
+    return [
+        {"d_in": d, "d_out": o, "rank": r, "params": str(llmcalc.lora_params(d, o, r)), "share": llmcalc.lora_share(d, o, r)}
+        for d, o, r in cases
+    ]
+
+
+def memory_vectors() -> list[dict]:
+    rng = np.random.default_rng(7)
+    counts = [0, 1, 2, 3, 7, 1_000_000_007, 70_000_000_000, 10**13]
+    counts += [llmcalc.param_count(cfg) for cfg in llmcalc.PRESETS.values()]
+    counts += [int(x) for x in rng.integers(1, 10**13, size=200)]
+    return [
+        {"params": str(n), "dtype": dtype, "bytes": str(llmcalc.weight_bytes(n, dtype))}
+        for n in counts
+        for dtype in llmcalc.DTYPE_BYTES
+    ]
+
+
+def kvcache_vectors() -> list[dict]:
+    rng = np.random.default_rng(11)
+    configs = list(llmcalc.PRESETS.values())
+    for _ in range(150):
+        kv_heads = int(rng.integers(1, 17))
+        configs.append(llmcalc.ModelConfig(
+            vocab_size=1000, d_model=64, n_layers=int(rng.integers(1, 129)), n_heads=kv_heads * int(rng.integers(1, 9)),
+            n_kv_heads=kv_heads, head_dim=int(rng.integers(1, 513)), d_ff=128,
+        ))
+    vectors = []
+    for cfg in configs:
+        tokens, batch = int(rng.integers(1, 10_000_001)), int(rng.integers(1, 4097))
+        for dtype in ("fp32", "bf16", "fp8", "int4"):
+            vectors.append({
+                "layers": cfg.n_layers, "kv_heads": cfg.n_kv_heads, "heads": cfg.n_heads, "head_dim": cfg.head_dim,
+                "dtype": dtype, "tokens": tokens, "batch": batch,
+                "bytes": str(llmcalc.kv_cache_bytes(cfg, tokens, batch=batch, dtype=dtype)),
+                "reduction": llmcalc.gqa_cache_reduction(cfg.n_heads, cfg.n_kv_heads),
+            })
+    return vectors
+
+
+COMPARE_SCRIPT = """
+([lora, memory, kv]) => {
+  const C = window.LLMCalc, bad = [];
+  for (const v of lora) {
+    const params = C.loraParams(v.d_in, v.d_out, v.rank).toString(), share = C.loraShare(v.d_in, v.d_out, v.rank);
+    if (params !== v.params || share !== v.share) bad.push(["lora", v, params, share]);
+  }
+  for (const v of memory) {
+    const bytes = C.weightBytes(v.params, v.dtype).toString();
+    if (bytes !== v.bytes) bad.push(["memory", v, bytes]);
+  }
+  for (const v of kv) {
+    const bytes = C.kvCacheBytes(v.layers, v.kv_heads, v.head_dim, v.dtype, v.tokens, v.batch).toString();
+    const reduction = C.gqaCacheReduction(v.heads, v.kv_heads);
+    if (bytes !== v.bytes || reduction !== v.reduction) bad.push(["kv", v, bytes, reduction]);
+  }
+  return {checked: lora.length + memory.length + kv.length, bad: bad.slice(0, 5)};
+}
+"""
+
+
+@pytest.mark.browser
+def test_javascript_agrees_with_llmcalc_on_every_vector(site) -> None:
+    _language, result = site
+    vectors = [lora_vectors(), memory_vectors(), kvcache_vectors()]
+    with browser_page() as (page, log):
+        page.goto((result.outdir / "index.html").as_uri())
+        outcome = page.evaluate(COMPARE_SCRIPT, vectors)
+    assert outcome == {"checked": sum(map(len, vectors)), "bad": []}
+    assert outcome["checked"] > 2000
+    assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    ("rank", "trainable", "share"),
+    [("16", "131,072", "0.78%"), ("64", "524,288", "3.13%"), ("1", "8,192", "0.05%")],
+)
+def test_lora_widget_shows_the_documented_figures(site, rank: str, trainable: str, share: str) -> None:
+    _language, result = site
+    with browser_page() as (page, log):
+        page.goto((result.outdir / "index.html").as_uri())
+        page.locator('[name="rank-box"]').fill(rank)
+        out = lambda key: page.locator(f'.calculator[data-calculator="lora"] [data-out="{key}"]').inner_text()  # noqa: E731
+        assert out("trainable") == trainable
+        assert out("original") == "16,777,216"
+        assert out("share") == share
+        assert out("formula") == f"{rank} × (4,096 + 4,096) = {trainable}"
+        assert page.locator('[name="rank"]').input_value() == rank
+    assert log.errors == []
+
+
+@pytest.mark.browser
+def test_lora_slider_works_from_the_keyboard(site) -> None:
+    _language, result = site
+    with browser_page() as (page, _log):
+        page.goto((result.outdir / "index.html").as_uri())
+        page.locator('[name="rank"]').focus()
+        page.keyboard.press("ArrowRight")
+        assert page.locator('[name="rank-box"]').input_value() == "17"
+        assert page.locator('[data-out="trainable"]').inner_text() == "139,264"
+
+
+BAD_INPUTS = [
+    ("lora", "rank-box", ""),
+    ("lora", "rank-box", "-4"),
+    ("lora", "rank-box", "abc"),
+    ("lora", "rank-box", "2.5"),
+    ("lora", "rank-box", "1e308"),
+    ("lora", "d_in", "0"),
+    ("lora", "d_in", "8"),  # rank 16 > min(d_in, d_out)
+    ("memory", "params", ""),
+    ("memory", "params", "-1"),
+    ("memory", "params", "7.5"),
+    ("memory", "params", "99999999999999999999"),
+    ("kvcache", "tokens", ""),
+    ("kvcache", "batch", "0"),
+    ("kvcache", "layers", "3.5"),
+    ("kvcache", "kv_heads", "3"),  # 10 query heads are not a multiple of 3
+    ("kvcache", "head_dim", "1e9"),
+]
+
+
+def type_like_a_reader(field, text: str) -> None:
+    """Clear the field and type: a number field keeps whatever the browser lets through."""
+    field.click()
+    field.press("Control+A")
+    field.press("Backspace")
+    field.page.keyboard.type(text)
+
+
+@pytest.mark.browser
+def test_bad_input_shows_a_message_never_nan(site) -> None:
+    language, result = site
+    with browser_page() as (page, log):
+        page.goto((result.outdir / "index.html").as_uri())
+        for calculator, name, value in BAD_INPUTS:
+            page.reload()
+            type_like_a_reader(page.locator(f'.calculator[data-calculator="{calculator}"] input[name="{name}"]'), value)
+            root = page.locator(f'.calculator[data-calculator="{calculator}"]')
+            error = root.locator(".calc-error")
+            assert error.is_visible(), (calculator, name, value)
+            message = error.inner_text()
+            assert message and not re.search(r"\{|NaN|undefined|Infinity", message), message
+            assert not re.search(r"NaN|undefined|Infinity", root.inner_text()), (calculator, name, value)
+        page.reload()
+        page.locator('[name="rank-box"]').fill("300")
+        expected = {"en": "Rank r must be a whole number from 1 to 256.", "zh_TW": "秩 r 必須是 1 到 256 之間的整數。"}
+        assert page.locator('.calculator[data-calculator="lora"] .calc-error').inner_text() == expected[language]
+    assert log.errors == []
+
+
+@pytest.mark.browser
+def test_memory_and_kvcache_widgets_use_presets(site) -> None:
+    _language, result = site
+    with browser_page() as (page, _log):
+        page.goto((result.outdir / "index.html").as_uri())
+        page.select_option('.calculator[data-calculator="memory"] select[name="preset"]', "llama-2-70b")
+        cell = lambda key: page.locator(f'[data-out="{key}"]').inner_text()  # noqa: E731
+        n = llmcalc.param_count(llmcalc.PRESETS["llama-2-70b"])
+        assert cell("gb-bf16") == f"{llmcalc.weight_bytes(n, 'bf16') / 1e9:,.2f}"
+        assert cell("gib-int4") == f"{llmcalc.weight_bytes(n, 'int4') / 2**30:,.2f}"
+        page.select_option('.calculator[data-calculator="kvcache"] select[name="preset"]', "llama-3-8b")
+        page.locator('.calculator[data-calculator="kvcache"] input[name="tokens"]').fill("8192")
+        expected = llmcalc.kv_cache_bytes(llmcalc.PRESETS["llama-3-8b"], 8192)
+        assert cell("total").startswith(f"{expected:,} B")
+        assert cell("saving") == "4.00×"
