@@ -37,6 +37,8 @@ extensions = [
     "mathml",  # LaTeX to MathML at build time: no MathJax, no CDN
     "zhsearch",  # Chinese search: glossary terms as jieba words, working search page
     "langswitch",  # link to the same page in the other language
+    "calculators",  # LoRA / memory / KV-cache widgets, checked against llmcalc
+    "termpreviews",  # hover/focus previews of term definitions, written into each page
 ]
 
 exclude_patterns = ["_ext", "_root", "_static", "_templates"]

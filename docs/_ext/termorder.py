@@ -171,11 +171,16 @@ def collect_entries(app: Sphinx, doctree: nodes.document) -> None:
                     names=[_term_text(term) for term in terms],
                     line=line,
                     uses=uses,
-                    summary=_first_sentences(definitions[0].astext()),
+                    summary=_first_sentences(_opening_paragraph(definitions[0])),
                 )
             )
     if records:
         _entries(app.env)[app.env.docname] = records
+
+
+def _opening_paragraph(definition: nodes.definition) -> str:
+    paragraph = definition.next_node(nodes.paragraph)
+    return paragraph.astext() if paragraph is not None else definition.astext()
 
 
 def _entry_line(terms: list[nodes.term], definition: nodes.definition) -> int:
