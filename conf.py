@@ -39,6 +39,7 @@ extensions = [
     "langswitch",  # link to the same page in the other language
     "calculators",  # LoRA / memory / KV-cache widgets, checked against llmcalc
     "termpreviews",  # hover/focus previews of term definitions, written into each page
+    "copycode",  # copy buttons that leave out >>> prompts and output
 ]
 
 exclude_patterns = ["_ext", "_root", "_static", "_templates"]

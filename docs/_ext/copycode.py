@@ -1,0 +1,36 @@
+"""Copy buttons on code examples that copy only the code, not prompts or output.
+
+A reader copying a doctest wants ``import llmcalc as lc`` and the calls, not the
+``>>>`` prompts and the printed results.  The button's labels come from the
+``sphinx`` message catalog (``locales/zh_TW/LC_MESSAGES/sphinx.po``), so they are
+translated like the theme's own strings; sphinx-copybutton has no zh_TW labels.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from sphinx.locale import get_translation
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.util.typing import ExtensionMetadata
+
+_ = get_translation("sphinx")
+
+
+def add_copy_buttons(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    if app.builder.format != "html" or 'class="highlight"' not in context.get("body", ""):
+        return
+    labels = {"copy": _("Copy"), "copied": _("Copied!"), "failed": _("Copy failed")}
+    data = json.dumps(labels, ensure_ascii=False).replace("</", "<\\/")
+    context["body"] += f'<script type="application/json" id="copy-labels">{data}</script>'
+    app.add_js_file("copycode.js", defer="defer")
+
+
+def setup(app: Sphinx) -> ExtensionMetadata:
+    app.connect("html-page-context", add_copy_buttons)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
