@@ -116,6 +116,21 @@ def test_term_headers_read_english_then_chinese(catalog: Path) -> None:
     assert wrong == []
 
 
+def term_targets(text: str) -> list[str]:
+    return sorted((match["target"] or match["text"]).strip() for match in TERM_ROLE.finditer(text))
+
+
+@pytest.mark.parametrize("catalog", CATALOGS, ids=catalog_id)
+def test_term_references_target_exactly_what_the_source_targets(catalog: Path) -> None:
+    """Sphinx matches a translation's term targets to the source's case-sensitively."""
+    wrong = [
+        f"{catalog.name}:{m.lineno}: source targets {term_targets(m.id)}, translation {term_targets(m.string)}"
+        for m in messages(catalog)
+        if m.string and term_targets(m.id) != term_targets(m.string)
+    ]
+    assert wrong == []
+
+
 @pytest.mark.parametrize("catalog", CATALOGS, ids=catalog_id)
 def test_term_references_keep_english_targets_and_terminology(catalog: Path) -> None:
     """``{term}`詞元 <Token>``: anchors stay English; the visible words follow the list."""

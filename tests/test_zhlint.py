@@ -15,6 +15,8 @@ from zhlint import lint_text, simplified_only_characters, visible_text
         "在台灣，工程師用「記憶體」與「演算法」這兩個詞。",
         "Token（詞元）",
         "**為什麼重要：** 它決定了 `kv_cache_bytes` 的大小。",
+        "這一步叫做*訓練*，之後是。*推論*的階段。",
+        "**為什麼重要**：它決定了記憶體用量。",
         "縮放因子是 $1/\\sqrt{d}$，也就是 8 的倒數。",
         "請參考 [範例](https://example.org/x.html) 與表格。",
         "干擾、布局、台灣都是正體字。",
@@ -42,6 +44,8 @@ def test_taiwan_style_text_passes(text: str) -> None:
         ("結束了.", ["half-width punctuation next to Chinese text: '了.'"]),
         ("詞元(Token)", ["half-width punctuation next to Chinese text: '元('"]),
         ("（見下方)結束", ["half-width punctuation next to Chinese text: '方)'", "half-width punctuation next to Chinese text: ')結'"]),
+        ("**為什麼重要：**它很關鍵", ["emphasis markers that will show as asterisks: ['**為什麼重要：**它很關鍵']"]),
+        ("這是**「引用」**文字", ["emphasis markers that will show as asterisks: ['這是**「引用」**文字']"]),
         ("使用LoRA微調", [
             "no space between Chinese and Latin text: '用L'",
             "no space between Chinese and Latin text: 'A微'",
@@ -68,4 +72,4 @@ def test_visible_text_keeps_role_text_and_drops_targets() -> None:
 def test_simplified_table_excludes_characters_valid_in_traditional() -> None:
     table = simplified_only_characters()
     assert {"这", "为", "数", "门", "个"} <= table
-    assert not {"台", "干", "布", "里", "后", "系"} & table
+    assert not {"台", "干", "布", "里", "后", "系", "峰", "群", "啟", "偽"} & table

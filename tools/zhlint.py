@@ -17,12 +17,14 @@ from pathlib import Path
 
 import opencc
 from babel.messages.pofile import read_po
+from markdown_it import MarkdownIt
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 """Han characters (the ranges our text uses)."""
 
 MAINLAND_TERMS: dict[str, str] = {
-    "程序": "程式",
+    # 預存程序 (a database's stored procedure) is the right word in Taiwan too.
+    "(?<!預存)程序": "程式",
     "數據": "資料",
     "內存": "記憶體",
     "默認": "預設",
@@ -42,7 +44,6 @@ MAINLAND_TERMS: dict[str, str] = {
     "線程": "執行緒",
     "屏幕": "螢幕",
     "服務器": "伺服器",
-    "代碼": "程式碼",
     "調用": "呼叫",
     "批量": "批次",
     "並行": "平行",
@@ -58,6 +59,7 @@ MAINLAND_TERMS: dict[str, str] = {
 }
 """Mainland usage (regex) -> what Taiwan writes instead."""
 
+MARKDOWN = MarkdownIt("commonmark")
 ROLE = re.compile(r"\{[a-z:]+\}`([^`<]*?)\s*(?:<[^`>]*>)?`")
 INLINE_CODE = re.compile(r"``?[^`]+``?")
 MATH = re.compile(r"\$[^$]+\$")
@@ -82,19 +84,39 @@ def visible_text(message: str) -> str:
 def simplified_only_characters() -> frozenset[str]:
     """Characters that exist only in Simplified Chinese, from OpenCC's dictionaries.
 
-    A character OpenCC converts from Simplified to Traditional is Simplified-only
-    unless it is also a Traditional character in its own right (台, 干, 布…).
+    A character is Simplified-only when OpenCC's Simplified-to-Taiwan conversion
+    changes it and it is not a Traditional character in its own right: 台, 干 and 后
+    are converted in some words but are correct Traditional characters, and 峰 or 群
+    are what Taiwan writes even though OpenCC's plain Traditional prefers 峯 and 羣.
     """
     dictionaries = Path(opencc.__file__).parent / "dictionary"
+    to_taiwan = opencc.OpenCC("s2tw")
     simplified: set[str] = set()
     traditional: set[str] = set()
     for line in (dictionaries / "STCharacters.txt").read_text(encoding="utf-8").splitlines():
         source, targets = line.split("\t")
-        simplified.add(source)
+        if to_taiwan.convert(source) != source:
+            simplified.add(source)
         traditional.update(targets.split())
+        traditional.update(to_taiwan.convert(target) for target in targets.split())
     for line in (dictionaries / "TSCharacters.txt").read_text(encoding="utf-8").splitlines():
         traditional.add(line.split("\t")[0])
     return frozenset(simplified - traditional)
+
+
+def stray_emphasis_markers(message: str) -> list[str]:
+    """Text runs in which ``*`` survives Markdown parsing, i.e. shows up literally.
+
+    CommonMark does not close ``**`` right after punctuation when a letter follows,
+    so ``**重要：**說明`` shows its asterisks; ``**重要**：說明`` works.
+    """
+    tokens = MARKDOWN.parseInline(MATH.sub("x", message))
+    return [
+        child.content
+        for token in tokens
+        for child in token.children or []
+        if child.type == "text" and "*" in child.content
+    ]
 
 
 def lint_text(message: str) -> list[str]:
@@ -106,6 +128,9 @@ def lint_text(message: str) -> list[str]:
     for pattern, taiwan in MAINLAND_TERMS.items():
         for match in re.finditer(pattern, message):
             problems.append(f"mainland term {match.group()!r}: Taiwan writes {taiwan!r}")
+    stray = stray_emphasis_markers(message)
+    if stray:
+        problems.append(f"emphasis markers that will show as asterisks: {stray!r}")
     text = visible_text(message)
     for match in HALF_WIDTH_PUNCTUATION.finditer(text):
         problems.append(f"half-width punctuation next to Chinese text: {match.group(1)!r}")
@@ -128,7 +153,10 @@ def lint_catalog(path: Path) -> list[str]:
 
 def main(argv: list[str]) -> int:
     problems = [problem for name in argv for problem in lint_catalog(Path(name))]
-    print("\n".join(problems) if problems else f"{len(argv)} catalogs clean")
+    for problem in problems:
+        print(problem)
+    if not problems:
+        print(f"{len(argv)} catalogs clean")
     return 1 if problems else 0
 
 
