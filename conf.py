@@ -40,6 +40,7 @@ extensions = [
     "calculators",  # LoRA / memory / KV-cache widgets, checked against llmcalc
     "termpreviews",  # hover/focus previews of term definitions, written into each page
     "copycode",  # copy buttons that leave out >>> prompts and output
+    "themestrings",  # Furo's English-only labels through the translation catalog
 ]
 
 exclude_patterns = ["_ext", "_root", "_static", "_templates"]

@@ -136,3 +136,22 @@ def test_every_section_page_runs_examples_in_both_languages() -> None:
     assert english == chinese
     assert [docname for docname in SECTION_PAGES if english.get(docname, 0) < 1] == []
     assert sum(english.values()) >= 100
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["切換淺色／深色／自動配色", "開關網站導覽側欄", "淺色模式", "深色模式", "回到頂端", "下一頁", "搜尋"],
+)
+def test_zh_tw_theme_interface_is_translated(label: str) -> None:
+    assert label in str(page("zh_TW", "05-the-transformer"))
+
+
+def test_no_markdown_emphasis_markers_leak_into_zh_tw_text() -> None:
+    leaks = []
+    for docname in reading_order():
+        soup = page("zh_TW", docname)
+        for node in soup.select("pre, code, script, style"):
+            node.decompose()
+        if "**" in soup.get_text():
+            leaks.append(docname)
+    assert leaks == []

@@ -1,0 +1,62 @@
+"""Translate the interface strings that the Furo theme writes in English only.
+
+Furo passes most of its labels through Sphinx's translations, but a few are literal
+English in its templates: the light/dark switch, the sidebar toggles and the titles
+of its icons.  Rather than copy whole templates to change a few words, this Jinja
+extension rewrites those literals into ``{{ _("…") }}`` calls as Furo's templates are
+loaded, so they are looked up in the ``sphinx`` catalog
+(``locales/zh_TW/LC_MESSAGES/sphinx.po``) like every other theme string.  The test
+suite checks the zh_TW pages for the translations, so a Furo release that rewords a
+string cannot silently bring English back.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from jinja2.ext import Extension
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.util.typing import ExtensionMetadata
+
+ARIA_LABELS = (
+    "Toggle site navigation sidebar",
+    "Toggle table of contents sidebar",
+    "Toggle Light / Dark / Auto color theme",
+)
+ICON_TITLES = (
+    "Contents",
+    "Menu",
+    "Expand",
+    "Light mode",
+    "Dark mode",
+    "Auto light/dark, in light mode",
+    "Auto light/dark, in dark mode",
+)
+TEMPLATES = ("page.html", "partials/icons.html")
+
+
+def translatable(source: str) -> str:
+    """Wrap Furo's literal English labels in gettext calls."""
+    for label in ARIA_LABELS:
+        source = source.replace(f'aria-label="{label}"', f'aria-label="{{{{ _({label!r}) }}}}"')
+    for title in ICON_TITLES:
+        source = source.replace(f"<title>{title}</title>", f"<title>{{{{ _({title!r}) }}}}</title>")
+    return source
+
+
+class TranslateThemeLiterals(Extension):
+    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
+        return translatable(source) if name in TEMPLATES else source
+
+
+def install(app: Sphinx) -> None:
+    templates = getattr(app.builder, "templates", None)
+    if templates is not None and hasattr(templates, "environment"):
+        templates.environment.add_extension(TranslateThemeLiterals)
+
+
+def setup(app: Sphinx) -> ExtensionMetadata:
+    app.connect("builder-inited", install)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
