@@ -153,3 +153,17 @@ def test_interface_catalog_translates_the_engine_labels() -> None:
     assert catalog["Builds on:"] == "先備概念："
     assert catalog["Used by:"] == "延伸概念："
     assert catalog["Back to top"] == "回到頂端"
+
+
+ENTRY_LABELS = {"**Why it matters:**": "**為什麼重要**：", "**Analogy:**": "**類比**："}
+
+
+@pytest.mark.parametrize("catalog", CATALOGS, ids=catalog_id)
+def test_entry_labels_read_the_same_on_every_page(catalog: Path) -> None:
+    wrong = [
+        f"{catalog.name}:{m.lineno}: {m.string[:20]!r} should start with {zh!r}"
+        for m in messages(catalog)
+        for english, zh in ENTRY_LABELS.items()
+        if m.id.startswith(english) and not m.string.startswith(zh)
+    ]
+    assert wrong == []
