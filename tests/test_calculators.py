@@ -287,3 +287,30 @@ def test_memory_and_kvcache_widgets_use_presets(site) -> None:
         expected = llmcalc.kv_cache_bytes(llmcalc.PRESETS["llama-3-8b"], 8192)
         assert cell("total").startswith(f"{expected:,} B")
         assert cell("saving") == "4.00×"
+
+
+SITE = REPO / "_build" / "html"
+REAL_PAGES = {
+    "lora": "10-pre-training-and-fine-tuning",
+    "memory": "08-precision-and-quantization",
+    "kvcache": "06-modern-attention-and-moe",
+}
+
+
+@pytest.mark.site
+@pytest.mark.browser
+@pytest.mark.parametrize(("language", "rank_label"), [("en", "Rank r"), ("zh_TW", "秩 r")])
+def test_glossary_pages_carry_working_translated_calculators(language: str, rank_label: str) -> None:
+    with browser_page() as (page, log):
+        for kind, docname in REAL_PAGES.items():
+            path = SITE / language / f"{docname}.html"
+            assert path.exists(), "run `make html` first"
+            page.goto(path.as_uri())
+            root = page.locator(f'.calculator[data-calculator="{kind}"]')
+            assert root.count() == 1, docname
+            assert not re.search(r"NaN|undefined|Infinity|—", root.locator(".calc-results").inner_text()), docname
+        page.goto((SITE / language / f"{REAL_PAGES['lora']}.html").as_uri())
+        assert page.locator('.calculator[data-calculator="lora"] label').first.inner_text() == rank_label
+        assert page.locator('[data-out="trainable"]').inner_text() == "131,072"
+        assert page.locator('[data-out="share"]').inner_text() == "0.78%"
+    assert log.errors == [] and log.requests == []

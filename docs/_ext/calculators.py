@@ -90,9 +90,11 @@ class CalculatorDirective(SphinxDirective):
                 f"{self.name}: the content must end with one bullet list of {len(expected)} "
                 f"labels ({', '.join(expected)}); found {found}"
             )
-        labels = {key: item.astext().strip() for key, item in zip(expected, lists[0].children, strict=True)}
-        node = calculator(kind=self.kind, labels=labels, serial=self.env.new_serialno("calculator"))
-        node.extend(child for child in container.children if child is not lists[0])
+        # The label list stays in the doctree until it is resolved, so that its items
+        # are extracted for translation and replaced by the translated text.
+        lists[0]["classes"].append("calculator-labels")
+        node = calculator(kind=self.kind, serial=self.env.new_serialno("calculator"))
+        node.extend(container.children)
         self.set_source_info(node)
         return [node]
 
@@ -225,6 +227,20 @@ def keep_explanation_only(self: nodes.NodeVisitor, node: calculator) -> None:
     """Writers that cannot run JavaScript show the explanation without the widget."""
 
 
+def collect_labels(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Turn each calculator's (translated) label list into the labels its widget shows."""
+    if app.builder.name == "gettext":
+        return  # the message catalog builder reads resolved doctrees: it needs the list
+    for node in doctree.findall(calculator):
+        label_list = next(
+            child for child in node.children
+            if isinstance(child, nodes.bullet_list) and "calculator-labels" in child["classes"]
+        )
+        items = [item.astext().strip() for item in label_list.children]
+        node["labels"] = dict(zip(LABELS[node["kind"]], items, strict=True))
+        node.remove(label_list)
+
+
 def add_script(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: nodes.document | None) -> None:
     if doctree is not None and any(doctree.findall(calculator)):
         app.add_js_file("calculators.js", defer="defer")
@@ -241,5 +257,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("lora-calculator", LoraCalculator)
     app.add_directive("memory-calculator", MemoryCalculator)
     app.add_directive("kvcache-calculator", KVCacheCalculator)
+    app.connect("doctree-resolved", collect_labels)
     app.connect("html-page-context", add_script)
-    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
+    # env_version: doctrees pickled by an older version of this file lack the label list.
+    return {"version": "1.1", "env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}
