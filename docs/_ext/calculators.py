@@ -125,9 +125,13 @@ def _number(ident: str, name: str, value: int, low: int, high: int, label: str) 
     return _field(ident, label, control)
 
 
-def _select(ident: str, name: str, options: list[tuple[str, str]], label: str) -> str:
+def _select(
+    ident: str, name: str, options: list[tuple[str, str]], label: str, selected: str = ""
+) -> str:
     items = "".join(
-        f'<option value="{html.escape(value)}">{html.escape(text)}</option>' for value, text in options
+        f'<option value="{html.escape(value)}"{" selected" if value == selected else ""}>'
+        f"{html.escape(text)}</option>"
+        for value, text in options
     )
     return _field(ident, label, f'<select id="{ident}" name="{name}">{items}</select>')
 
@@ -161,12 +165,14 @@ def _memory_form(prefix: str, labels: dict[str, str]) -> str:
 
 def _kvcache_form(prefix: str, labels: dict[str, str]) -> str:
     options = [("", labels["custom"])] + [(name, name) for name in KV_PRESETS]
+    reference = llmcalc.PRESETS["reference"]
     return "".join([
-        _select(f"{prefix}-preset", "preset", options, labels["preset"]),
-        _number(f"{prefix}-layers", "layers", 20, 1, 1024, labels["layers"]),
-        _number(f"{prefix}-heads", "heads", 10, 1, 1024, labels["heads"]),
-        _number(f"{prefix}-kvheads", "kv_heads", 2, 1, 1024, labels["kv_heads"]),
-        _number(f"{prefix}-headdim", "head_dim", 64, 1, 4096, labels["head_dim"]),
+        # The widget opens on the reference model's shape, so the list starts on it.
+        _select(f"{prefix}-preset", "preset", options, labels["preset"], selected="reference"),
+        _number(f"{prefix}-layers", "layers", reference.n_layers, 1, 1024, labels["layers"]),
+        _number(f"{prefix}-heads", "heads", reference.n_heads, 1, 1024, labels["heads"]),
+        _number(f"{prefix}-kvheads", "kv_heads", reference.n_kv_heads, 1, 1024, labels["kv_heads"]),
+        _number(f"{prefix}-headdim", "head_dim", reference.head_dim, 1, 4096, labels["head_dim"]),
         _number(f"{prefix}-tokens", "tokens", 4096, 1, 10_000_000, labels["tokens"]),
         _number(f"{prefix}-batch", "batch", 1, 1, 4096, labels["batch"]),
         _select(f"{prefix}-dtype", "dtype", [(d, d) for d in KV_DTYPES], labels["dtype"]),
