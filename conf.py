@@ -8,6 +8,7 @@ so they live in :func:`apply_language_settings`, a ``config-inited`` handler.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -87,6 +88,14 @@ html_copy_source = False
 # file:// URLs; the site must work from a folder, so results show titles only.
 html_show_search_summary = False
 html_show_sourcelink = False
+
+
+# -- Read the Docs -----------------------------------------------------------------------
+# There the editions live at /en/<version>/ and /zh-tw/<version>/ rather than side by
+# side, so the language switch computes its links for that layout.
+if os.environ.get("READTHEDOCS") == "True":
+    language_switch_layout = "readthedocs"
+    language_switch_version = os.environ.get("READTHEDOCS_VERSION", "latest")
 
 
 def apply_language_settings(app: Sphinx, config: Config) -> None:

@@ -2,7 +2,9 @@
 
 Both editions are built side by side (``_build/html/en/`` and ``_build/html/zh_TW/``),
 so the link is a relative path computed at build time: it works from ``file://``, a
-zip or any static host, with no server-side redirect.  The sidebar template
+zip or any static host, with no server-side redirect.  On Read the Docs the editions
+live at ``/<language>/<version>/`` instead (``/en/latest/``, ``/zh-tw/latest/``): the
+build there sets ``language_switch_layout = "readthedocs"`` (see conf.py).  The sidebar template
 ``sidebar/language.html`` renders it; a one-line script carries the reader's current
 ``#anchor`` across, since anchors are identical in both languages.
 """
@@ -23,14 +25,25 @@ def other_edition(language: str) -> str:
     return "zh_TW" if language == "en" else "en"
 
 
-def language_switch_url(pagename: str, target: str, suffix: str = ".html") -> str:
+READTHEDOCS_LANGUAGES = {"en": "en", "zh_TW": "zh-tw"}
+"""Output directory name -> the language segment of Read the Docs URLs."""
+
+
+def language_switch_url(
+    pagename: str, target: str, suffix: str = ".html", *, layout: str = "sibling", version: str = "latest"
+) -> str:
     """Relative URL from ``pagename`` in one edition to the same page in ``target``.
 
     >>> language_switch_url("index", "zh_TW")
     '../zh_TW/index.html'
     >>> language_switch_url("guide/lora", "en")
     '../../en/guide/lora.html'
+    >>> language_switch_url("index", "zh_TW", layout="readthedocs", version="latest")
+    '../../zh-tw/latest/index.html'
     """
+    if layout == "readthedocs":
+        depth = pagename.count("/") + 2
+        return "../" * depth + f"{READTHEDOCS_LANGUAGES[target]}/{version}/{pagename}{suffix}"
     depth = pagename.count("/") + 1
     return "../" * depth + f"{target}/{pagename}{suffix}"
 
@@ -41,12 +54,20 @@ def add_switch(
     target = other_edition(app.config.language)
     label, tag = EDITIONS[target]
     context["language_switch"] = {
-        "url": language_switch_url(pagename, target, app.builder.out_suffix),
+        "url": language_switch_url(
+            pagename,
+            target,
+            app.builder.out_suffix,
+            layout=app.config.language_switch_layout,
+            version=app.config.language_switch_version,
+        ),
         "label": label,
         "hreflang": tag,
     }
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
+    app.add_config_value("language_switch_layout", "sibling", "html", str)
+    app.add_config_value("language_switch_version", "latest", "html", str)
     app.connect("html-page-context", add_switch)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
