@@ -60,6 +60,11 @@
     };
   }
 
+  /* The page's (translated) message for a value outside [min, max]. */
+  function rangeMessage(template, label, min, max, format) {
+    return template.replace("{label}", label).replace("{min}", format.count(min)).replace("{max}", format.count(max));
+  }
+
   /* A whole number in [min, max], or an error message naming the field and the range. */
   function readInteger(input, template, format) {
     var text = input.value.trim();
@@ -67,11 +72,7 @@
     var max = Number(input.max);
     var value = Number(text);
     if (text === "" || !/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
-      var message = template
-        .replace("{label}", input.dataset.label || input.name)
-        .replace("{min}", format.count(min))
-        .replace("{max}", format.count(max));
-      return { error: message };
+      return { error: rangeMessage(template, input.dataset.label || input.name, min, max, format) };
     }
     return { value: value };
   }
@@ -125,10 +126,7 @@
       var rank = values["rank-box"];
       var limit = Math.min(values.d_in, values.d_out);
       if (rank > limit) {
-        showError(root, root.dataset.errorTemplate
-          .replace("{label}", box.dataset.label)
-          .replace("{min}", format.count(1))
-          .replace("{max}", format.count(limit)), out);
+        showError(root, rangeMessage(root.dataset.errorTemplate, box.dataset.label, 1, limit, format), out);
         return;
       }
       var trainable = loraParams(values.d_in, values.d_out, rank);
