@@ -140,7 +140,7 @@ def test_every_section_page_runs_examples_in_both_languages() -> None:
 
 @pytest.mark.parametrize(
     "label",
-    ["切換淺色／深色／自動配色", "開關網站導覽側欄", "淺色模式", "深色模式", "回到頂端", "下一頁", "搜尋"],
+    ["切換淺色／深色／自動配色", "開關網站導覽側欄", "淺色模式", "深色模式", "回到頂端", "下一頁", "搜尋", "跳到主要內容"],
 )
 def test_zh_tw_theme_interface_is_translated(label: str) -> None:
     assert label in str(page("zh_TW", "05-the-transformer"))
