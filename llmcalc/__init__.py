@@ -14,7 +14,15 @@ Examples
 40.0
 """
 
-from .compute import chinchilla_tokens, effective_batch_size, forward_flops_per_token, training_flops
+from .compute import (
+    chinchilla_tokens,
+    effective_batch_size,
+    forward_flops_per_token,
+    matmul_arithmetic_intensity,
+    matmul_flops,
+    model_flops_utilization,
+    training_flops,
+)
 from .config import FFN_KINDS, NORM_KINDS, ModelConfig
 from .fmt import format_bytes, format_count
 from .inference import (
@@ -36,32 +44,67 @@ from .memory import (
     training_memory,
     weight_bytes,
 )
+from .metrics import (
+    ConfusionCounts,
+    accuracy,
+    bert_score,
+    bleu_unigram_precision,
+    confusion_counts,
+    cosine_similarity,
+    f1_score,
+    precision,
+    recall,
+    rouge1_recall,
+    unigram_overlap,
+    win_rate,
+    win_rate_margin,
+    win_rate_standard_error,
+)
 from .nn import (
     attention_scale,
     causal_mask,
     cross_entropy,
+    cross_entropy_gradient,
     initial_loss,
     perplexity,
     rope_rotate,
     scaled_dot_product_attention,
     softmax,
 )
+from .numerics import FLOAT_FORMATS, FloatLimits, bf16_round, float_limits, fp16_round
 from .params import COMPONENTS, active_param_count, param_breakdown, param_count
 from .presets import PRESETS, REFERENCE, get_preset
-from .quant import absmax_quantize, dequantize, quantization_error
+from .quant import absmax_quantize, dequantize, quantization_error, scale_overhead_bits
 from .sampling import top_k_filter, top_p_filter
+from .schedules import cosine_schedule, linear_warmup
+from .serving import kv_cache_max_sequences, paged_kv_blocks, paged_kv_idle_slots, request_latency
 from .tokenize import bpe_encode, bpe_train
+from .training import (
+    accumulated_gradient,
+    adam_update,
+    decoupled_weight_decay,
+    ema_update,
+    init_std,
+    inverted_dropout,
+    sgd_step,
+)
 from .units import GB, KB, MB, TB, GiB, KiB, MiB, TiB
 
 __all__ = [
-    "ALL_LINEAR", "COMPONENTS", "DTYPE_BITS", "DTYPE_BYTES", "FFN_KINDS", "GB", "GiB", "KB", "KiB", "MB",
-    "MiB", "ModelConfig", "NORM_KINDS", "OPTIMIZERS", "PRECISIONS", "PRESETS", "REFERENCE", "TARGETS", "TB",
-    "TiB", "absmax_quantize", "active_param_count", "attention_scale", "bpe_encode", "bpe_train",
-    "causal_mask", "chinchilla_tokens", "cross_entropy", "decode_tokens_per_second_bound", "dequantize",
-    "effective_batch_size", "format_bytes", "format_count", "forward_flops_per_token", "get_preset",
-    "gqa_cache_reduction", "initial_loss", "kv_cache_bytes", "kv_cache_bytes_per_token", "lora_model_params",
-    "lora_model_share", "lora_params", "lora_share", "mla_cache_reduction", "param_breakdown", "param_count",
-    "perplexity", "quantization_error", "rope_rotate", "scaled_dot_product_attention", "softmax",
-    "speculative_expected_tokens", "speculative_speedup", "top_k_filter", "top_p_filter", "training_bytes_per_param",
-    "training_flops", "training_memory", "weight_bytes",
+    "ALL_LINEAR", "COMPONENTS", "ConfusionCounts", "DTYPE_BITS", "DTYPE_BYTES", "FFN_KINDS", "FLOAT_FORMATS",
+    "FloatLimits", "GB", "GiB", "KB", "KiB", "MB", "MiB", "ModelConfig", "NORM_KINDS", "OPTIMIZERS", "PRECISIONS",
+    "PRESETS", "REFERENCE", "TARGETS", "TB", "TiB", "absmax_quantize", "accumulated_gradient", "accuracy",
+    "active_param_count", "adam_update", "attention_scale", "bert_score", "bf16_round", "bleu_unigram_precision",
+    "bpe_encode", "bpe_train", "causal_mask", "chinchilla_tokens", "confusion_counts", "cosine_schedule",
+    "cosine_similarity", "cross_entropy", "cross_entropy_gradient", "decode_tokens_per_second_bound",
+    "decoupled_weight_decay", "dequantize", "effective_batch_size", "ema_update", "f1_score", "float_limits",
+    "format_bytes", "format_count", "forward_flops_per_token", "fp16_round", "get_preset", "gqa_cache_reduction",
+    "init_std", "initial_loss", "inverted_dropout", "kv_cache_bytes", "kv_cache_bytes_per_token",
+    "kv_cache_max_sequences", "linear_warmup", "lora_model_params", "lora_model_share", "lora_params", "lora_share",
+    "matmul_arithmetic_intensity", "matmul_flops", "mla_cache_reduction", "model_flops_utilization",
+    "paged_kv_blocks", "paged_kv_idle_slots", "param_breakdown", "param_count", "perplexity", "precision",
+    "quantization_error", "recall", "request_latency", "rope_rotate", "rouge1_recall", "scale_overhead_bits",
+    "scaled_dot_product_attention", "sgd_step", "softmax", "speculative_expected_tokens", "speculative_speedup",
+    "top_k_filter", "top_p_filter", "training_bytes_per_param", "training_flops", "training_memory",
+    "unigram_overlap", "weight_bytes", "win_rate", "win_rate_margin", "win_rate_standard_error",
 ]

@@ -112,3 +112,79 @@ def effective_batch_size(
         bound *= check.magnitude(value)
     check.checked_int64(bound, "effective_batch_size")
     return check.as_result_int(np.prod(np.broadcast_arrays(*values), axis=0))
+
+
+def matmul_flops(m: int | np.ndarray, k: int | np.ndarray, n: int | np.ndarray) -> int | np.ndarray:
+    """FLOPs of an ``(m x k) @ (k x n)`` matrix product: ``2 * m * k * n``.
+
+    Each of the ``m * n`` outputs takes ``k`` multiplications and ``k``
+    additions (counting the first add into zero, as every FLOP count does).
+    Exact integer.
+
+    Examples
+    --------
+    >>> f"{matmul_flops(4096, 4096, 4096):,}"
+    '137,438,953,472'
+    >>> matmul_flops(np.array([1, 8]), 4096, 4096)  # batch-1 vs batch-8 token
+    array([ 33554432, 268435456])
+    """
+    dims = {"m": check.integer("m", m), "k": check.integer("k", k), "n": check.integer("n", n)}
+    if check.is_scalar(*dims.values()):
+        return 2 * dims["m"] * dims["k"] * dims["n"]
+    check.broadcastable(**dims)
+    check.checked_int64(2 * check.magnitude(dims["m"]) * check.magnitude(dims["k"]) * check.magnitude(dims["n"]),
+                        "matmul_flops")
+    return check.as_result_int(2 * np.multiply(np.multiply(dims["m"], dims["k"]), dims["n"]))
+
+
+def matmul_arithmetic_intensity(
+    m: int | np.ndarray, k: int | np.ndarray, n: int | np.ndarray, bytes_per_value: float | np.ndarray = 2
+) -> float | np.ndarray:
+    """FLOPs per byte moved by an ``(m x k) @ (k x n)`` product: ``2mkn / (bytes * (mk + kn + mn))``.
+
+    Assumes each input is read from memory once and the output written once
+    (ideal caching).  Compare with the hardware's FLOPs-per-byte ratio: far
+    below it the product is memory-bound, far above it compute-bound.  A
+    square product has intensity ``n / 3`` at 2 bytes per value; a
+    matrix-vector product (decoding one token) about 1.
+
+    Examples
+    --------
+    >>> round(matmul_arithmetic_intensity(4096, 4096, 4096), 1)
+    1365.3
+    >>> round(matmul_arithmetic_intensity(4096, 4096, 1), 2)  # weight matrix times one vector
+    1.0
+    """
+    dims = [check.integer(name, value, maximum=check.FLOAT_EXACT_INT) for name, value in (("m", m), ("k", k), ("n", n))]
+    size = check.real("bytes_per_value", bytes_per_value, minimum=0, min_inclusive=False)
+    check.broadcastable(m=dims[0], k=dims[1], n=dims[2], bytes_per_value=size)
+    rows, inner, cols = (np.asarray(d, dtype=np.float64) for d in dims)
+    return check.float_result(
+        "matmul_arithmetic_intensity",
+        lambda: 2.0 * rows * inner * cols / (np.multiply(size, rows * inner + inner * cols + rows * cols)),
+    )
+
+
+def model_flops_utilization(
+    n_params: float | np.ndarray, tokens_per_second: float | np.ndarray, peak_flops_per_s: float | np.ndarray
+) -> float | np.ndarray:
+    """Model FLOPs utilization (MFU): ``6 * N * tokens_per_second / peak_flops_per_s``.
+
+    The share of the hardware's peak that goes into the model's own training
+    arithmetic (:func:`training_flops` per second).  Recomputed activations
+    and other overheads do not count as useful work, so MFU is comparable
+    across implementations (Chowdhery et al., 2022).  Good large runs reach
+    about 0.4-0.6.
+
+    Examples
+    --------
+    The reference model at 100,000 tokens per second on a 300-TFLOPS accelerator:
+
+    >>> f"{model_flops_utilization(179_594_880, 100_000, 300e12):.1%}"
+    '35.9%'
+    """
+    rate = check.real("tokens_per_second", tokens_per_second, minimum=0)
+    peak = check.real("peak_flops_per_s", peak_flops_per_s, minimum=0, min_inclusive=False)
+    n = check.real("n_params", n_params, minimum=0, min_inclusive=False)
+    check.broadcastable(n_params=n, tokens_per_second=rate, peak_flops_per_s=peak)
+    return check.float_result("model_flops_utilization", lambda: 6.0 * np.multiply(n, rate) / peak)

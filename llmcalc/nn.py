@@ -224,6 +224,33 @@ def cross_entropy(logits: np.ndarray, target: int | np.ndarray) -> float:
     return check.float_result("cross_entropy", mean_loss)
 
 
+def cross_entropy_gradient(logits: np.ndarray, target: int | np.ndarray) -> np.ndarray:
+    """Gradient of :func:`cross_entropy` with respect to the logits: ``(softmax(logits) - one_hot(target)) / n``.
+
+    For one position (``n = 1``) it is simply predicted probabilities minus
+    the one-hot target: negative for the right token (raise its score),
+    positive for every other token in proportion to its probability.  With
+    ``n`` positions each row is divided by ``n`` because the loss is a mean.
+
+    Examples
+    --------
+    >>> cross_entropy_gradient(np.array([1.0, 2.0, 0.0]), 0).round(3)
+    array([-0.755,  0.665,  0.09 ])
+    >>> abs(float(cross_entropy_gradient(np.array([1.0, 2.0, 0.0]), 0).sum())) < 1e-12  # both terms sum to 1
+    True
+    """
+    z = check.finite_array("logits", logits, min_ndim=1)
+    vocab = z.shape[-1]
+    if vocab == 0:
+        raise ValueError(f"logits must have a non-empty vocabulary axis; got shape {z.shape}")
+    ids = np.asarray(check.integer("target", target, minimum=0, maximum=vocab - 1))
+    if ids.shape != z.shape[:-1]:
+        raise ValueError(f"target must have shape {z.shape[:-1]} (one id per row of logits); got shape {ids.shape}")
+    gradient = softmax(z)
+    np.put_along_axis(gradient, ids[..., None], np.take_along_axis(gradient, ids[..., None], axis=-1) - 1.0, axis=-1)
+    return gradient / max(1, ids.size)
+
+
 def initial_loss(vocab_size: int | np.ndarray) -> float | np.ndarray:
     """Expected loss of an untrained model: ``ln(vocab_size)``.
 

@@ -79,3 +79,43 @@ def quantization_error(x: np.ndarray, bits: int = 8) -> float:
     codes, scale = absmax_quantize(x, bits)
     values = np.asarray(x, dtype=np.float64)
     return float(np.abs(values - codes.astype(np.float64) * scale).max()) if values.size else 0.0
+
+
+def scale_overhead_bits(
+    block_size: int | np.ndarray,
+    scale_bits: int | np.ndarray = 32,
+    *,
+    double_quant_block: int | np.ndarray | None = None,
+    quantized_scale_bits: int | np.ndarray = 8,
+) -> float | np.ndarray:
+    """Extra bits per weight spent on quantization scales: ``scale_bits / block_size``.
+
+    One ``scale_bits`` constant per block of ``block_size`` weights.  With
+    double quantization (QLoRA) the constants are themselves stored in
+    ``quantized_scale_bits`` bits, with one ``scale_bits`` constant per
+    ``double_quant_block`` of them::
+
+        quantized_scale_bits / block_size + scale_bits / (block_size * double_quant_block)
+
+    Zero-points, when a scheme has them, are not counted.
+
+    Examples
+    --------
+    QLoRA's NF4 setup: 64-weight blocks, constants double-quantized in groups of 256.
+
+    >>> scale_overhead_bits(64)
+    0.5
+    >>> round(scale_overhead_bits(64, double_quant_block=256), 3)
+    0.127
+    """
+    block = check.integer("block_size", block_size, maximum=check.FLOAT_EXACT_INT)
+    bits = check.integer("scale_bits", scale_bits, maximum=64)
+    if double_quant_block is None:
+        check.broadcastable(block_size=block, scale_bits=bits)
+        return check.float_result("scale_overhead_bits", lambda: np.divide(bits, block, dtype=np.float64))
+    group = check.integer("double_quant_block", double_quant_block, maximum=check.FLOAT_EXACT_INT)
+    code_bits = check.integer("quantized_scale_bits", quantized_scale_bits, maximum=64)
+    check.broadcastable(block_size=block, scale_bits=bits, double_quant_block=group, quantized_scale_bits=code_bits)
+    block_f = np.asarray(block, dtype=np.float64)
+    group_f = np.asarray(group, dtype=np.float64)
+    return check.float_result("scale_overhead_bits", lambda: code_bits / block_f + np.divide(bits, block_f * group_f))

@@ -120,3 +120,33 @@ def test_cross_entropy_batch_is_mean_of_rows():
 @pytest.mark.parametrize("loss, expected", [(0.0, 1.0), (1.0, math.e), (math.log(50), 50.0)])
 def test_perplexity(loss, expected):
     assert lc.perplexity(loss) == pytest.approx(expected, rel=1e-15)
+
+
+@pytest.mark.parametrize("logits, target", [
+    (np.array([1.0, 2.0, 0.0]), 0),
+    (np.array([[0.5, -1.0, 2.0, 0.0], [3.0, 3.0, -2.0, 1.0]]), np.array([2, 1])),
+    (RNG.normal(size=(2, 3, 5)), np.array([[0, 4, 2], [1, 1, 3]])),
+])
+def test_cross_entropy_gradient_matches_finite_differences(logits, target):
+    analytic = lc.cross_entropy_gradient(logits, target)
+    numeric = np.zeros_like(logits)
+    h = 1e-6
+    for index in np.ndindex(logits.shape):
+        up, down = logits.copy(), logits.copy()
+        up[index] += h
+        down[index] -= h
+        numeric[index] = (lc.cross_entropy(up, target) - lc.cross_entropy(down, target)) / (2 * h)
+    np.testing.assert_allclose(analytic, numeric, atol=1e-8)
+
+
+def test_cross_entropy_gradient_single_position_is_probs_minus_one_hot():
+    logits = np.array([1.0, 2.0, 0.0])
+    expected = np.exp(logits) / np.exp(logits).sum() - np.array([1.0, 0.0, 0.0])
+    np.testing.assert_allclose(lc.cross_entropy_gradient(logits, 0), expected, rtol=1e-14)
+
+
+def test_cross_entropy_gradient_rejects():
+    with pytest.raises(ValueError, match=r"target must be an integer in \[0, 2\]; got 3"):
+        lc.cross_entropy_gradient(np.zeros(3), 3)
+    with pytest.raises(ValueError, match=r"target must have shape \(2,\)"):
+        lc.cross_entropy_gradient(np.zeros((2, 3)), 1)

@@ -46,3 +46,30 @@ def test_more_bits_less_error():
     x = RNG.normal(size=1000)
     errors = [lc.quantization_error(x, bits) for bits in (2, 4, 8, 16)]
     assert errors == sorted(errors, reverse=True)
+
+
+# QLoRA (Dettmers et al., 2023), section 3: 32/64 = 0.5 bits per parameter, double-quantized 8/64 + 32/(64*256) = 0.127.
+@pytest.mark.parametrize("block, scale_bits, dq_block, code_bits, expected", [
+    (64, 32, None, 8, 0.5),
+    (64, 32, 256, 8, 8 / 64 + 32 / (64 * 256)),
+    (128, 16, None, 8, 0.125),
+    (32, 16, 64, 8, 8 / 32 + 16 / (32 * 64)),
+])
+def test_scale_overhead_bits(block, scale_bits, dq_block, code_bits, expected):
+    result = lc.scale_overhead_bits(block, scale_bits, double_quant_block=dq_block, quantized_scale_bits=code_bits)
+    assert result == pytest.approx(expected, rel=1e-15)
+
+
+def test_qlora_double_quant_saving_on_70b():
+    saved_bits = lc.scale_overhead_bits(64) - lc.scale_overhead_bits(64, double_quant_block=256)
+    assert round(saved_bits, 3) == 0.373
+    assert round(saved_bits * 70e9 / 8 / 1e9, 2) == 3.26
+
+
+def test_scale_overhead_bits_rejects():
+    with pytest.raises(ValueError, match=r"block_size must be an integer in \[1, .*\]; got 0"):
+        lc.scale_overhead_bits(0)
+    with pytest.raises(ValueError, match=r"double_quant_block must be an integer in \[1, .*\]; got 0"):
+        lc.scale_overhead_bits(64, double_quant_block=0)
+    with pytest.raises(TypeError, match=r"scale_bits must be an integer .*got 32\.0"):
+        lc.scale_overhead_bits(64, 32.0)
