@@ -20,7 +20,7 @@ endif
 SPHINXBUILD = $(BIN)/sphinx-build -c . $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
-.PHONY: help install html doctest pytest test clean gettext intl-update intl-stats
+.PHONY: help install html doctest pytest test clean gettext intl-update intl-stats dist
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  make %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -57,7 +57,11 @@ intl-stats: $(INSTALLED) ## Translated / fuzzy / untranslated messages per zh_TW
 pytest: $(INSTALLED) ## Unit tests, llmcalc doctests and checks of the built site
 	$(BIN)/python -m pytest
 
-test: html doctest pytest ## Everything: both builds, both languages' doctests, pytest
+test: html doctest dist pytest ## Everything: both builds, both languages' doctests, the offline bundles, pytest
+
+dist: html ## Offline bundles per language: dist/llm-glossary-<lang>-html.zip and .epub, checked
+	$(BIN)/python tools/make_dist.py --languages $(LANGUAGES) --html-dir $(BUILDDIR)/html \
+		--build-dir $(BUILDDIR) --dist dist --sphinx-options "$(SPHINXOPTS)"
 
 clean: ## Remove build output (keeps .venv)
-	rm -rf $(BUILDDIR)
+	rm -rf $(BUILDDIR) dist

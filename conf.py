@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ author = "The LLM Glossary contributors"
 copyright = "2026, The LLM Glossary contributors"
 language = "en"
 root_doc = "index"
+version = release = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 
 extensions = [
     "myst_parser",
@@ -42,11 +44,19 @@ extensions = [
     "termpreviews",  # hover/focus previews of term definitions, written into each page
     "copycode",  # copy buttons that leave out >>> prompts and output
     "themestrings",  # Furo's English-only labels through the translation catalog
+    "conceptmap",  # the dependency graph of all terms, drawn as SVG at build time
 ]
 
 exclude_patterns = ["_ext", "_root", "_static", "_templates"]
 templates_path = ["docs/_templates"]  # relative to this file
 
+
+# -- EPUB (make dist) -------------------------------------------------------------------
+# Under -W, Sphinx's EPUB 3 checks fail the build on any empty or "unknown" metadata.
+epub_description = "Large language model engineering terms, each defined only with terms defined before it."
+epub_contributor = "LLM Glossary translators"
+# epub_title, epub_language, epub_identifier and epub_uid depend on the language:
+# see apply_language_settings.
 
 # -- MyST ----------------------------------------------------------------------------
 myst_enable_extensions = ["colon_fence", "dollarmath", "deflist"]
@@ -100,8 +110,15 @@ if os.environ.get("READTHEDOCS") == "True":
 
 def apply_language_settings(app: Sphinx, config: Config) -> None:
     """Settings that depend on ``-D language``, which is only known after conf.py ran."""
+    # EPUB wants a BCP 47 tag (zh-TW), and each edition its own stable identifier.
+    # Sphinx writes epub_uid where readers expect the identifier itself (toc.ncx), so the
+    # two are one value, which must then be an XML name: no URN or UUID with colons.
+    config.epub_language = config.language.replace("_", "-")
+    config.epub_identifier = config.epub_uid = f"llm-engineering-glossary-{config.epub_language}"
     if config.language == "zh_TW":
         config.html_title = "LLM 工程術語表"
+        config.epub_title = "LLM 工程術語表"
+        config.epub_description = "大型語言模型工程術語：每個術語只用前面已定義的術語來解釋。"
 
 
 def setup(app: Sphinx) -> None:

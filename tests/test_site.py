@@ -64,7 +64,7 @@ def glossary_terms(soup: BeautifulSoup) -> list[tuple[str, str]]:
 
 
 def test_reading_order_lists_every_section_page() -> None:
-    assert reading_order() == ["index", *SECTION_PAGES, "all-terms"]
+    assert reading_order() == ["index", *SECTION_PAGES, "all-terms", "concept-map"]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -205,6 +205,8 @@ FORMS = {"lora": _lora_form, "memory": _memory_form, "kvcache": _kvcache_form}
 
 
 def visit_calculator(self: HTML5Translator, node: calculator) -> None:
+    if self.builder.name == "epub":
+        return  # e-readers run no scripts: the explanation alone is rendered
     kind, labels = node["kind"], node["labels"]
     attributes = {
         "data-calculator": kind,
@@ -220,6 +222,8 @@ def visit_calculator(self: HTML5Translator, node: calculator) -> None:
 
 
 def depart_calculator(self: HTML5Translator, node: calculator) -> None:
+    if self.builder.name == "epub":
+        return
     kind, labels = node["kind"], node["labels"]
     prefix = f"calc-{kind}-{node['serial']}"
     self.body.append("</div>")
@@ -248,7 +252,7 @@ def collect_labels(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
 
 def add_script(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: nodes.document | None) -> None:
-    if doctree is not None and any(doctree.findall(calculator)):
+    if app.builder.name != "epub" and doctree is not None and any(doctree.findall(calculator)):
         app.add_js_file("calculators.js", defer="defer")
         app.add_css_file("calculators.css")
 

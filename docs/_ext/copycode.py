@@ -23,7 +23,8 @@ _ = get_translation("sphinx")
 def add_copy_buttons(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    if app.builder.format != "html" or 'class="highlight"' not in context.get("body", ""):
+    # E-readers run no scripts: no buttons in the EPUB.
+    if app.builder.name == "epub" or app.builder.format != "html" or 'class="highlight"' not in context.get("body", ""):
         return
     labels = {"copy": _("Copy"), "copied": _("Copied!"), "failed": _("Copy failed")}
     data = json.dumps(labels, ensure_ascii=False).replace("</", "<\\/")

@@ -39,7 +39,8 @@ def previews_for_page(app: Sphinx, pagename: str, body: str) -> dict[str, dict[s
 def add_previews(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    if app.builder.format != "html" or "body" not in context:
+    # E-readers run no scripts, and the JSON could break EPUB's strict XHTML.
+    if app.builder.format != "html" or app.builder.name == "epub" or "body" not in context:
         return
     previews = previews_for_page(app, pagename, context["body"])
     if not previews:
