@@ -117,4 +117,7 @@ def kv_cache_max_sequences(
         raise ValueError(f"reserved_bytes must not exceed memory_bytes; got reserved_bytes={r}, memory_bytes={m}")
     if check.is_scalar(per_sequence, memory, reserved):
         return (memory - reserved) // per_sequence
+    # A scalar beside arrays may still be a Python int beyond int64; numpy would overflow.
+    bound = max(check.magnitude(v) for v in (per_sequence, memory, reserved))
+    check.checked_int64(bound, "kv_cache_max_sequences")
     return check.as_result_int(np.floor_divide(np.subtract(memory, reserved), per_sequence))
