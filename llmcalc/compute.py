@@ -188,3 +188,30 @@ def model_flops_utilization(
     n = check.real("n_params", n_params, minimum=0, min_inclusive=False)
     check.broadcastable(n_params=n, tokens_per_second=rate, peak_flops_per_s=peak)
     return check.float_result("model_flops_utilization", lambda: 6.0 * np.multiply(n, rate) / peak)
+
+
+def training_seconds(
+    total_flops: float | np.ndarray, flops_per_s_per_gpu: float | np.ndarray, *, n_gpus: int | np.ndarray = 1
+) -> float | np.ndarray:
+    """Wall-clock seconds to do ``total_flops`` of work: ``total_flops / (flops_per_s_per_gpu * n_gpus)``.
+
+    ``flops_per_s_per_gpu`` is the *sustained* rate, i.e. peak times MFU
+    (:func:`model_flops_utilization`), not the datasheet peak.  Assumes
+    perfect scaling across GPUs; communication, failures and restarts make
+    real runs longer.
+
+    Examples
+    --------
+    A compute-optimal 7B run (5.88e21 FLOPs) at a sustained 400 TFLOPS:
+
+    >>> flops = training_flops(7e9, chinchilla_tokens(7e9))
+    >>> round(training_seconds(flops, 400e12) / 86_400, 1)  # days on one GPU
+    170.1
+    >>> round(training_seconds(flops, 400e12, n_gpus=1_024) / 3_600, 1)  # hours on 1,024 GPUs
+    4.0
+    """
+    work = check.real("total_flops", total_flops, minimum=0)
+    rate = check.real("flops_per_s_per_gpu", flops_per_s_per_gpu, minimum=0, min_inclusive=False)
+    gpus = check.integer("n_gpus", n_gpus, maximum=check.FLOAT_EXACT_INT)
+    check.broadcastable(total_flops=work, flops_per_s_per_gpu=rate, n_gpus=gpus)
+    return check.float_result("training_seconds", lambda: np.divide(work, np.multiply(rate, gpus, dtype=np.float64)))

@@ -119,3 +119,48 @@ def speculative_speedup(
     tokens = speculative_expected_tokens(acceptance_rate, draft_tokens)
     check.broadcastable(acceptance_rate=np.asarray(acceptance_rate), cost_ratio=c)
     return check.float_result("speculative_speedup", lambda: tokens / (np.multiply(draft_tokens, c) + 1.0))
+
+
+def kv_cache_positions(
+    tokens: int | np.ndarray,
+    *,
+    n_layers: int,
+    window: int | np.ndarray | None = None,
+    n_global_layers: int = 0,
+) -> int | np.ndarray:
+    """Token positions held in the KV cache, summed over layers, with optional sliding-window layers.
+
+    ``n_global_layers * tokens + (n_layers - n_global_layers) * min(window, tokens)``.
+    Full-attention ("global") layers cache every position; sliding-window
+    layers keep only the last ``window`` positions.  ``window=None`` means
+    every layer is global.  Multiply by the bytes per position and layer
+    (``2 * n_kv_heads * head_dim * bytes``) for the cache size.
+
+    Examples
+    --------
+    Gemma-style 1 global layer in 4, window 512, 20 layers, 8k context:
+
+    >>> kv_cache_positions(8192, n_layers=20, window=512, n_global_layers=5)
+    48640
+    >>> kv_cache_positions(8192, n_layers=20)
+    163840
+    >>> kv_cache_positions(np.array([256, 1024]), n_layers=2, window=512)  # short contexts fit the window
+    array([ 512, 1024])
+    """
+    n_tokens = check.integer("tokens", tokens, minimum=0)
+    layers = check.integer("n_layers", n_layers)
+    if not isinstance(layers, int):
+        raise TypeError(f"n_layers must be a single integer >= 1; got an array of shape {np.shape(layers)}")
+    n_global = check.integer("n_global_layers", n_global_layers, minimum=0, maximum=layers)
+    if not isinstance(n_global, int):
+        raise TypeError(f"n_global_layers must be a single integer in [0, {layers}]; got an array")
+    if window is None:
+        if n_global:
+            raise ValueError(f"n_global_layers needs a window for the other layers; got n_global_layers={n_global}")
+        n_global = layers
+    width = n_tokens if window is None else check.integer("window", window)
+    if check.is_scalar(n_tokens, width):
+        return n_global * n_tokens + (layers - n_global) * min(width, n_tokens)
+    check.broadcastable(tokens=n_tokens, window=width)
+    check.checked_int64(layers * check.magnitude(n_tokens), "kv_cache_positions")
+    return check.as_result_int(n_global * np.asarray(n_tokens) + (layers - n_global) * np.minimum(width, n_tokens))

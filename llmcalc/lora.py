@@ -1,4 +1,4 @@
-"""LoRA adapter sizes.
+"""Sizes of parameter-efficient fine-tuning: LoRA, bottleneck adapters, prompt and prefix tuning.
 
 LoRA freezes a weight matrix ``W`` (``d_out x d_in``) and learns a low-rank
 update ``B @ A`` with ``A`` of shape ``rank x d_in`` and ``B`` of shape
@@ -177,3 +177,127 @@ def lora_model_share(
     """
     adapters = lora_model_params(cfg, rank, targets)
     return check.float_result("lora_model_share", lambda: np.divide(adapters, param_count(cfg)))
+
+
+def lora_scaling(alpha: float | np.ndarray, rank: int | np.ndarray, *, rslora: bool = False) -> float | np.ndarray:
+    """Factor that multiplies the LoRA update ``B @ A``: ``alpha / rank``, or ``alpha / sqrt(rank)`` for rsLoRA.
+
+    With the classic ``alpha / rank`` a fixed ``alpha`` shrinks the update
+    as the rank grows, so higher ranks learn more slowly; rank-stabilised
+    LoRA (Kalajdzievski, 2023; ``use_rslora=True`` in peft) divides by
+    ``sqrt(rank)`` instead.
+
+    Examples
+    --------
+    >>> lora_scaling(32, 16)
+    2.0
+    >>> lora_scaling(16, np.array([4, 16, 64])), lora_scaling(16, np.array([4, 16, 64]), rslora=True)
+    (array([4.  , 1.  , 0.25]), array([8., 4., 2.]))
+    """
+    a = check.real("alpha", alpha, minimum=0, min_inclusive=False)
+    r = check.integer("rank", rank, maximum=check.FLOAT_EXACT_INT)
+    check.broadcastable(alpha=a, rank=r)
+    divisor = np.sqrt(np.asarray(r, dtype=np.float64)) if check.flag("rslora", rslora) else np.asarray(r, np.float64)
+    return check.float_result("lora_scaling", lambda: np.divide(a, divisor))
+
+
+def bottleneck_adapter_params(d_model: int | np.ndarray, bottleneck: int | np.ndarray) -> int | np.ndarray:
+    """Parameters of one bottleneck adapter: ``2 * d_model * bottleneck + bottleneck + d_model``.
+
+    A down-projection ``d_model -> bottleneck`` and an up-projection back,
+    each with its bias (Houlsby et al., 2019).  Arguments broadcast.
+
+    Examples
+    --------
+    >>> bottleneck_adapter_params(640, 64)
+    82624
+    >>> bottleneck_adapter_params(4096, np.array([16, 64]))
+    array([135184, 528448])
+    """
+    d = check.integer("d_model", d_model)
+    width = check.integer("bottleneck", bottleneck)
+    if check.is_scalar(d, width):
+        return 2 * d * width + width + d
+    check.broadcastable(d_model=d, bottleneck=width)
+    check.checked_int64(3 * check.magnitude(d) * check.magnitude(width), "bottleneck_adapter_params")
+    return check.as_result_int(2 * np.multiply(d, width) + width + d)
+
+
+def bottleneck_adapter_model_params(
+    cfg: ModelConfig, bottleneck: int | np.ndarray, *, adapters_per_layer: int = 2
+) -> int | np.ndarray:
+    """Trainable parameters of bottleneck adapters in every layer of ``cfg``.
+
+    ``n_layers * adapters_per_layer * bottleneck_adapter_params(d_model, bottleneck)``.
+    Houlsby's design puts two adapters in each block (after attention and
+    after the FFN); Pfeiffer's puts one (``adapters_per_layer=1``).  The
+    LayerNorms that adapter methods often also train are not counted.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> bottleneck_adapter_model_params(get_preset("reference"), 64)
+    3304960
+    """
+    if not isinstance(cfg, ModelConfig):
+        raise TypeError(f"cfg must be a ModelConfig; got {type(cfg).__name__}")
+    per_layer = check.integer("adapters_per_layer", adapters_per_layer)
+    if not isinstance(per_layer, int):
+        raise TypeError(
+            f"adapters_per_layer must be a single integer >= 1; got an array of shape {np.shape(per_layer)}"
+        )
+    per_adapter = bottleneck_adapter_params(cfg.d_model, bottleneck)
+    copies = cfg.n_layers * per_layer
+    if check.is_scalar(per_adapter):
+        return copies * per_adapter
+    check.checked_int64(copies * check.magnitude(per_adapter), "bottleneck_adapter_model_params")
+    return copies * per_adapter
+
+
+def _virtual_tokens(n_virtual_tokens: int | np.ndarray) -> int | np.ndarray:
+    return check.integer("n_virtual_tokens", n_virtual_tokens)
+
+
+def prompt_tuning_params(cfg: ModelConfig, n_virtual_tokens: int | np.ndarray) -> int | np.ndarray:
+    """Trainable parameters of prompt tuning: ``n_virtual_tokens * d_model``.
+
+    One learned input embedding per virtual token, prepended to the
+    prompt; the model itself stays frozen (Lester et al., 2021).
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> prompt_tuning_params(get_preset("reference"), 20)
+    12800
+    """
+    if not isinstance(cfg, ModelConfig):
+        raise TypeError(f"cfg must be a ModelConfig; got {type(cfg).__name__}")
+    n = _virtual_tokens(n_virtual_tokens)
+    if not check.is_scalar(n):
+        check.checked_int64(check.magnitude(n) * cfg.d_model, "prompt_tuning_params")
+    return n * cfg.d_model
+
+
+def prefix_tuning_params(cfg: ModelConfig, n_virtual_tokens: int | np.ndarray) -> int | np.ndarray:
+    """Parameters of a trained prefix: ``n_virtual_tokens * n_layers * 2 * kv_dim``.
+
+    Prefix tuning learns, for every layer, a key and a value vector per
+    virtual token: exactly what the KV cache would hold for that many
+    tokens, so with grouped-query attention only the ``kv_dim`` values of
+    the shared KV heads (Li and Liang, 2021).  Counted: the prefix that is
+    kept after training.  Not counted: the reparameterisation MLP that is
+    often used during training and then thrown away.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> prefix_tuning_params(get_preset("reference"), 20)
+    102400
+    """
+    if not isinstance(cfg, ModelConfig):
+        raise TypeError(f"cfg must be a ModelConfig; got {type(cfg).__name__}")
+    n = _virtual_tokens(n_virtual_tokens)
+    per_token = cfg.n_layers * 2 * cfg.kv_dim
+    if not check.is_scalar(n):
+        check.checked_int64(check.magnitude(n) * per_token, "prefix_tuning_params")
+    return n * per_token

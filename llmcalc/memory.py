@@ -214,3 +214,87 @@ def decode_tokens_per_second_bound(
     cache = check.real("kv_cache_bytes", kv_cache_bytes, minimum=0)
     check.broadcastable(weight_bytes_total=weights, bandwidth_bytes_per_s=bandwidth, kv_cache_bytes=cache)
     return check.float_result("decode_tokens_per_second_bound", lambda: np.divide(bandwidth, np.add(weights, cache)))
+
+
+def weight_bytes_at_bits(n_params: float | np.ndarray, bits_per_weight: float | np.ndarray) -> float | np.ndarray:
+    """Bytes for ``n_params`` values at an average of ``bits_per_weight`` bits each: ``n_params * bits / 8``.
+
+    For formats whose cost per weight is not a whole dtype: block-quantized
+    files (4.5 bits per weight for GGUF Q4_K, see
+    :func:`llmcalc.gguf_bits_per_weight`) or the scale overhead of
+    :func:`llmcalc.scale_overhead_bits` on its own.  A float, not rounded to
+    whole bytes: the bits are an average over blocks.  For a plain dtype use
+    :func:`weight_bytes`, which is exact.
+
+    Examples
+    --------
+    >>> weight_bytes_at_bits(7_000_000_000, 4.5) / GB
+    3.9375
+    >>> weight_bytes_at_bits(64, np.array([0.5, 16.0]))
+    array([  4., 128.])
+    """
+    count = check.real("n_params", n_params, minimum=0)
+    bits = check.real("bits_per_weight", bits_per_weight, minimum=0, maximum=64)
+    check.broadcastable(n_params=count, bits_per_weight=bits)
+    return check.float_result("weight_bytes_at_bits", lambda: np.multiply(count, bits) / 8.0)
+
+
+ZERO_STAGES = (0, 1, 2, 3)
+# Training-state parts each ZeRO stage splits across the data-parallel GPUs (stage 0 is plain data parallelism).
+_ZERO_SHARDED = {
+    0: frozenset(),
+    1: frozenset({"optimizer_states", "master_weights"}),
+    2: frozenset({"optimizer_states", "master_weights", "gradients"}),
+    3: frozenset({"optimizer_states", "master_weights", "gradients", "weights"}),
+}
+
+
+def zero_memory_per_gpu(
+    n_params: int | np.ndarray,
+    stage: int,
+    n_gpus: int | np.ndarray,
+    optimizer: str = "adamw",
+    precision: str = "mixed",
+) -> dict[str, int | np.ndarray]:
+    """Training-state bytes per GPU under ZeRO data parallelism, by part (as :func:`training_memory`).
+
+    Stage 0 is plain data parallelism: every GPU holds everything.  Stage 1
+    splits the optimizer states (with the fp32 master weights) across the
+    ``n_gpus`` data-parallel GPUs, stage 2 also the gradients, stage 3 also
+    the weights (Rajbhandari et al., 2020; PyTorch FSDP corresponds to
+    stage 3).  A split part costs ``ceil(n_params / n_gpus)`` parameters'
+    worth of bytes per GPU, the padded equal shards DeepSpeed uses.  Not
+    counted, as in :func:`training_memory`: activations, the temporary
+    full-size buffers that stage 3 gathers layer by layer, and
+    communication buffers.
+
+    Examples
+    --------
+    A 7B model, mixed-precision AdamW, 8 GPUs:
+
+    >>> for stage in ZERO_STAGES:
+    ...     print(stage, sum(zero_memory_per_gpu(7_000_000_000, stage, 8).values()) / GB)
+    0 112.0
+    1 38.5
+    2 26.25
+    3 14.0
+    """
+    level = check.integer("stage", stage, minimum=0, maximum=3)
+    if not isinstance(level, int):
+        raise TypeError(f"stage must be a single integer in [0, 3]; got an array of shape {np.shape(level)}")
+    count = check.integer("n_params", n_params, minimum=0)
+    gpus = check.integer("n_gpus", n_gpus)
+    check.broadcastable(n_params=count, n_gpus=gpus)
+    if check.is_scalar(count, gpus):
+        shard = -(-count // gpus)
+    else:
+        check.checked_int64(check.magnitude(count) * 32, "zero_memory_per_gpu")
+        shard = check.as_result_int(-(-np.asarray(count) // np.asarray(gpus)))
+    full = training_memory(count, optimizer, precision)
+    per_shard = _training_parts(shard, optimizer, precision)
+    parts = {part: per_shard[part] if part in _ZERO_SHARDED[level] else full[part] for part in full}
+    if check.is_scalar(count, gpus):
+        return parts
+    # Unsharded parts follow n_params' shape only; give every part the full broadcast shape.
+    shape = np.broadcast_shapes(np.shape(count), np.shape(gpus))
+    return {part: np.broadcast_to(value, shape).astype(np.int64) for part, value in parts.items()}

@@ -429,3 +429,22 @@ def rouge1_recall(candidate: Sequence[str], reference: Sequence[str]) -> float:
     0.714
     """
     return unigram_overlap(candidate, reference) / len(_tokens("reference", reference))
+
+
+def jaccard_similarity(a: Sequence[str], b: Sequence[str]) -> float:
+    """Jaccard similarity of two token lists as sets: ``|A & B| / |A | B|``.
+
+    1 for the same set of words, 0 for no word in common; order and
+    repetition are ignored.  A cheap near-duplicate test, e.g. for
+    filtering generated instructions that are too close to existing ones.
+
+    Examples
+    --------
+    >>> round(jaccard_similarity("write a haiku about snow".split(), "write a haiku about rain".split()), 2)
+    0.67
+    >>> jaccard_similarity(["a", "a", "b"], ["b", "a"])
+    1.0
+    """
+    first = set(_tokens("a", a))
+    second = set(_tokens("b", b))
+    return len(first & second) / len(first | second)

@@ -7,6 +7,7 @@ along unchanged.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -279,3 +280,270 @@ def perplexity(loss: float | np.ndarray) -> float | np.ndarray:
     """
     value = check.real("loss", loss, minimum=0, maximum=709)  # e**709.8 overflows float64
     return check.float_result("perplexity", lambda: np.exp(value))
+
+
+def sliding_window_mask(n: int, window: int) -> np.ndarray:
+    """Boolean ``n x n`` mask for sliding-window attention: query ``i`` sees keys ``i - window + 1 .. i``.
+
+    The causal mask (:func:`causal_mask`) with everything more than
+    ``window - 1`` positions back removed, so each row has at most
+    ``window`` True entries.  ``window >= n`` gives the plain causal mask.
+
+    Examples
+    --------
+    >>> sliding_window_mask(4, 2).astype(int)
+    array([[1, 0, 0, 0],
+           [1, 1, 0, 0],
+           [0, 1, 1, 0],
+           [0, 0, 1, 1]])
+    """
+    mask = causal_mask(n)
+    width = check.integer("window", window)
+    if not isinstance(width, int):
+        raise TypeError(f"window must be a single integer >= 1; got an array of shape {np.shape(width)}")
+    return mask & np.triu(np.ones_like(mask), k=-(min(width, mask.shape[0]) - 1))
+
+
+def rope_wavelengths(head_dim: int, *, base: float = 10000.0) -> np.ndarray:
+    """Wavelength in positions of each RoPE dimension pair: ``2 * pi * base**(2i / head_dim)``.
+
+    Pair ``i`` turns by ``base**(-2i/head_dim)`` radians per position
+    (:func:`rope_rotate`), so it completes one full turn every
+    ``2 * pi * base**(2i/head_dim)`` positions: about 6 positions for the
+    first pair, up to nearly ``2 * pi * base`` for the last.  Context
+    extension methods such as YaRN decide per pair from this wavelength
+    whether to leave it alone or to interpolate it.
+
+    Examples
+    --------
+    >>> rope_wavelengths(4, base=100.0).round(2)  # pairs turn 1 and 0.1 rad per position
+    array([ 6.28, 62.83])
+    >>> int((rope_wavelengths(128) > 4096).sum())  # Llama 2 pairs that never finish a turn in 4k positions
+    18
+    """
+    d = check.integer("head_dim", head_dim, maximum=MAX_MASK_SIZE)
+    if not isinstance(d, int) or d % 2:
+        raise ValueError(f"head_dim must be a single even integer in [2, {MAX_MASK_SIZE}]; got {head_dim!r}")
+    theta = check.real("base", base, minimum=1, min_inclusive=False)
+    if not isinstance(theta, float):
+        raise TypeError(f"base must be a single number > 1; got an array of shape {np.shape(theta)}")
+    return check.float_result("rope_wavelengths", lambda: 2 * np.pi * theta ** (np.arange(0, d, 2) / d))
+
+
+def _activation_input(x: Any) -> float | np.ndarray:
+    array = check.finite_array("x", x)
+    return float(array) if array.ndim == 0 else array
+
+
+def sigmoid(x: float | np.ndarray) -> float | np.ndarray:
+    """Logistic sigmoid ``1 / (1 + e**-x)``: squashes any number into ``(0, 1)``.
+
+    ``sigmoid(x)`` equals the first entry of ``softmax([x, 0])``, so it is
+    the two-way softmax.  Computed without overflow for large ``|x|``.
+
+    Examples
+    --------
+    >>> sigmoid(0.0)
+    0.5
+    >>> sigmoid(np.array([-2.0, 2.0])).round(3)
+    array([0.119, 0.881])
+    >>> sigmoid(-1000.0)  # no overflow warning
+    0.0
+    """
+    z = _activation_input(x)
+
+    def logistic() -> np.ndarray:
+        # e**-|x| never overflows; the two branches are the same function rearranged.
+        small = np.exp(-np.abs(z))
+        return np.where(np.asarray(z) >= 0, 1.0 / (1.0 + small), small / (1.0 + small))
+
+    return check.float_result("sigmoid", logistic)
+
+
+def relu(x: float | np.ndarray) -> float | np.ndarray:
+    """Rectified linear unit ``max(0, x)``, element by element.
+
+    Integer input gives an integer result (the operation is exact); real
+    input gives float64.
+
+    Examples
+    --------
+    >>> relu(np.array([-2, 0, 3]))
+    array([0, 0, 3])
+    >>> relu(np.array([-1.5, 2.5]))
+    array([0. , 2.5])
+    >>> relu(-4)
+    0
+    """
+    exact = isinstance(x, np.ndarray) and x.dtype.kind in "iu"
+    if exact or (isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))):
+        n = check.integer("x", x, minimum=-check.INT64_MAX - 1)
+        return max(0, n) if isinstance(n, int) else np.maximum(n, 0)
+    z = _activation_input(x)
+    return check.float_result("relu", lambda: np.maximum(z, 0.0))
+
+
+def silu(x: float | np.ndarray) -> float | np.ndarray:
+    """SiLU (also called swish): ``x * sigmoid(x)``.
+
+    Smooth, slightly negative for small negative inputs (minimum about
+    -0.278 at ``x = -1.278``) and close to ReLU far from 0.  The gate of the
+    SwiGLU feed-forward block.
+
+    Examples
+    --------
+    >>> silu(np.array([-1.0, 0.0, 1.0])).round(3)
+    array([-0.269,  0.   ,  0.731])
+    """
+    z = _activation_input(x)
+    gate = sigmoid(z)
+    return check.float_result("silu", lambda: np.multiply(z, gate))
+
+
+GELU_APPROXIMATIONS = ("none", "tanh")
+
+# Vectorised math.erf: numpy has no erf, and scipy is not a dependency.
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def gelu(x: float | np.ndarray, *, approximate: str = "none") -> float | np.ndarray:
+    """GELU ``x * Phi(x)``, with ``Phi`` the standard normal CDF.
+
+    ``approximate="none"`` (the default, as in PyTorch) uses the exact CDF
+    ``Phi(x) = (1 + erf(x / sqrt(2))) / 2``.  ``approximate="tanh"`` is the
+    approximation of Hendrycks and Gimpel (2016) used by GPT-2 and BERT::
+
+        0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x**3)))
+
+    The two differ by less than 0.001 everywhere.
+
+    Examples
+    --------
+    >>> gelu(np.array([-1.0, 0.0, 1.0])).round(4)
+    array([-0.1587,  0.    ,  0.8413])
+    >>> gelu(np.array([-1.0, 0.0, 1.0]), approximate="tanh").round(4)
+    array([-0.1588,  0.    ,  0.8412])
+    """
+    z = _activation_input(x)
+    kind = check.choice("approximate", approximate, GELU_APPROXIMATIONS)
+    if kind == "tanh":
+        # For huge |x| the cube overflows to inf; tanh(+-inf) = +-1 is then the right limit.
+        return check.float_result(
+            "gelu",
+            lambda: 0.5 * np.asarray(z) * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (z + 0.044715 * np.power(z, 3)))),
+        )
+    return check.float_result("gelu", lambda: 0.5 * np.asarray(z) * (1.0 + _erf(np.asarray(z) / math.sqrt(2.0))))
+
+
+def _normalisable(x: Any, eps: Any) -> tuple[np.ndarray, float]:
+    values = check.finite_array("x", x, min_ndim=1)
+    if values.shape[-1] == 0:
+        raise ValueError(f"x must have a non-empty last axis (the features to normalise); got shape {values.shape}")
+    epsilon = check.real("eps", eps, minimum=0)
+    if not isinstance(epsilon, float):
+        raise TypeError(f"eps must be a single number >= 0; got an array of shape {np.shape(epsilon)}")
+    return values, epsilon
+
+
+def layer_norm(x: np.ndarray, *, eps: float = 1e-5) -> np.ndarray:
+    """LayerNorm without its learned scale and bias: ``(x - mean) / sqrt(var + eps)`` along the last axis.
+
+    ``var`` is the population variance (divided by the number of
+    features, not that minus 1), as in PyTorch.  ``eps`` (PyTorch's
+    default 1e-5) keeps a constant vector from dividing by zero.  The
+    learned per-feature scale and bias are applied afterwards.
+
+    Examples
+    --------
+    >>> layer_norm(np.array([1.0, 2.0, 3.0]), eps=0.0).round(4)
+    array([-1.2247,  0.    ,  1.2247])
+    """
+    values, epsilon = _normalisable(x, eps)
+    centred = values - values.mean(axis=-1, keepdims=True)
+    variance = np.mean(centred**2, axis=-1, keepdims=True)
+    if epsilon == 0 and (variance == 0).any():
+        raise ValueError("layer_norm with eps=0 needs features that are not all equal; got a constant vector")
+    return check.float_result("layer_norm", lambda: centred / np.sqrt(variance + epsilon))
+
+
+def rms_norm(x: np.ndarray, *, eps: float = 1e-5) -> np.ndarray:
+    """RMSNorm without its learned scale: ``x / sqrt(mean(x**2) + eps)`` along the last axis.
+
+    Unlike :func:`layer_norm` it does not subtract the mean, which saves a
+    reduction.  ``eps`` 1e-5 is Llama 2's setting; the learned
+    per-feature scale is applied afterwards.
+
+    Examples
+    --------
+    >>> rms_norm(np.array([1.0, 2.0, 3.0]), eps=0.0).round(3)  # RMS = sqrt(14/3) = 2.160
+    array([0.463, 0.926, 1.389])
+    """
+    values, epsilon = _normalisable(x, eps)
+    # Scaling by the largest entry first keeps the squares inside float64.
+    peak = np.abs(values).max(axis=-1, keepdims=True)
+    if epsilon == 0 and (peak == 0).any():
+        raise ValueError("rms_norm with eps=0 needs a vector that is not all zeros")
+
+    def normalise() -> np.ndarray:
+        if epsilon == 0:
+            unit = values / peak
+            return unit / np.sqrt(np.mean(unit**2, axis=-1, keepdims=True))
+        return values / np.sqrt(np.mean(values**2, axis=-1, keepdims=True) + epsilon)
+
+    return check.float_result("rms_norm", normalise)
+
+
+def _distribution(name: str, value: Any) -> np.ndarray:
+    p = check.finite_array(name, value, min_ndim=1)
+    if p.shape[-1] == 0:
+        raise ValueError(f"{name} must have a non-empty last axis; got shape {p.shape}")
+    if (p < 0).any():
+        raise ValueError(f"{name} must be non-negative (probabilities); got minimum {p.min().item()!r}")
+    totals = p.sum(axis=-1)
+    if not np.allclose(totals, 1.0, rtol=0, atol=1e-6):
+        raise ValueError(f"{name} must sum to 1 along the last axis (within 1e-6); got sums {totals!r}")
+    return p
+
+
+def kl_divergence(p: np.ndarray, q: np.ndarray) -> float | np.ndarray:
+    """Kullback-Leibler divergence ``KL(p || q) = sum_i p_i ln(p_i / q_i)`` in nats, along the last axis.
+
+    How much extra surprise, on average, ``q`` gives to outcomes drawn from
+    ``p``.  Zero only when the distributions are equal, never negative, and
+    not symmetric: ``KL(p || q) != KL(q || p)`` in general.  Terms with
+    ``p_i = 0`` contribute 0; a ``q_i = 0`` where ``p_i > 0`` makes the
+    divergence infinite, which is refused rather than returned.  Leading
+    axes broadcast (one KL per position).
+
+    Examples
+    --------
+    >>> round(kl_divergence(np.array([0.9, 0.1]), np.array([0.5, 0.5])), 3)
+    0.368
+    >>> round(kl_divergence(np.array([0.5, 0.5]), np.array([0.9, 0.1])), 3)
+    0.511
+    >>> kl_divergence(np.array([1.0, 0.0]), np.array([0.5, 0.5])) == math.log(2)
+    True
+    """
+    pa = _distribution("p", p)
+    qa = _distribution("q", q)
+    if pa.shape[-1] != qa.shape[-1]:
+        raise ValueError(f"p and q must have the same last dimension (outcomes); got shapes {pa.shape} and {qa.shape}")
+    try:
+        pb, qb = np.broadcast_arrays(pa, qa)
+    except ValueError:
+        raise ValueError(f"leading axes of p and q must broadcast; got shapes {pa.shape} and {qa.shape}") from None
+    impossible = (qb == 0) & (pb > 0)
+    if impossible.any():
+        index = tuple(int(i) for i in np.argwhere(impossible)[0])
+        where = index[0] if len(index) == 1 else index
+        raise ValueError(
+            f"KL(p || q) is infinite: q is 0 where p is {pb[index].item()!r} (at index {where}); "
+            "q must be > 0 wherever p > 0"
+        )
+
+    def divergence() -> np.ndarray:
+        # p_i = 0 terms are 0 by convention; the safe ratio avoids log(0) in discarded entries.
+        terms = np.where(pb > 0, pb * np.log(np.where(pb > 0, pb, 1.0) / np.where(pb > 0, qb, 1.0)), 0.0)
+        return terms.sum(axis=-1)
+
+    return check.float_result("kl_divergence", divergence)

@@ -10,6 +10,9 @@ in small blocks with one scale each.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 import numpy as np
 
 from . import _validate as check
@@ -119,3 +122,66 @@ def scale_overhead_bits(
     block_f = np.asarray(block, dtype=np.float64)
     group_f = np.asarray(group, dtype=np.float64)
     return check.float_result("scale_overhead_bits", lambda: code_bits / block_f + np.divide(bits, block_f * group_f))
+
+
+GGUF_BLOCKS: Mapping[str, tuple[int, int]] = MappingProxyType({
+    # name: (weights per block, bytes per block), from the block structs in ggml's ggml-common.h
+    "F32": (1, 4),
+    "F16": (1, 2),
+    "BF16": (1, 2),
+    "Q8_0": (32, 34),     # 32 int8 codes + one fp16 scale
+    "Q5_1": (32, 24),     # fp16 scale and min + 32 high bits + 32 4-bit low parts
+    "Q5_0": (32, 22),     # fp16 scale + 32 high bits + 32 4-bit low parts
+    "Q4_1": (32, 20),     # fp16 scale and min + 32 4-bit codes
+    "Q4_0": (32, 18),     # fp16 scale + 32 4-bit codes
+    "Q6_K": (256, 210),   # 6-bit codes + 16 int8 sub-block scales + fp16 super-block scale
+    "Q5_K": (256, 176),   # 5-bit codes + 8 x (6-bit scale, 6-bit min) + fp16 scale and min
+    "Q4_K": (256, 144),   # 4-bit codes + 8 x (6-bit scale, 6-bit min) + fp16 scale and min
+    "Q3_K": (256, 110),   # 3-bit codes + 16 6-bit scales + fp16 scale
+    "Q2_K": (256, 84),    # 2-bit codes + 16 x (4-bit scale, 4-bit min) + fp16 scale and min
+})
+"""GGUF tensor types: weights per block and bytes per block (codes plus the block's constants)."""
+
+
+def _gguf_block(kind: str) -> tuple[int, int]:
+    return GGUF_BLOCKS[check.choice("kind", kind, GGUF_BLOCKS)]
+
+
+def gguf_bits_per_weight(kind: str) -> float:
+    """Average bits per weight of a GGUF tensor type: ``8 * bytes per block / weights per block``.
+
+    Includes the block's scales (and mins), which is why Q8_0 costs 8.5
+    bits, not 8.  See :data:`GGUF_BLOCKS` for the layouts.
+
+    Examples
+    --------
+    >>> gguf_bits_per_weight("Q8_0"), gguf_bits_per_weight("Q4_0"), gguf_bits_per_weight("Q4_K")
+    (8.5, 4.5, 4.5)
+    >>> gguf_bits_per_weight("Q6_K")
+    6.5625
+    """
+    weights, size = _gguf_block(kind)
+    return 8 * size / weights
+
+
+def gguf_weight_bytes(n_params: int | np.ndarray, kind: str) -> int | np.ndarray:
+    """Bytes of ``n_params`` weights stored as GGUF type ``kind``: ``ceil(n_params / block) * block_bytes``.
+
+    Treats the weights as one tensor in one type.  Real GGUF files round up
+    per tensor and keep some tensors (norms, often the embedding or output
+    matrix) in another type, so a file differs from this by those tensors
+    plus its metadata.
+
+    Examples
+    --------
+    >>> gguf_weight_bytes(32, "Q8_0"), gguf_weight_bytes(33, "Q8_0")
+    (34, 68)
+    >>> gguf_weight_bytes(np.array([256, 512]), "Q4_K")
+    array([144, 288])
+    """
+    weights, size = _gguf_block(kind)
+    count = check.integer("n_params", n_params, minimum=0)
+    if check.is_scalar(count):
+        return -(-count // weights) * size
+    check.checked_int64(check.magnitude(count) * size, "gguf_weight_bytes")
+    return check.as_result_int(-(-count // weights) * size)

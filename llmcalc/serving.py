@@ -113,7 +113,8 @@ def kv_cache_max_sequences(
     over = np.asarray(np.greater(reserved, memory))
     if over.any():
         index = tuple(int(i) for i in np.argwhere(over)[0]) if over.ndim else ()
-        m, r = (np.broadcast_to(np.asarray(v), over.shape)[index].item() for v in (memory, reserved))
+        # int(), not .item(): a Python int beyond int64 sits in an object array and has no .item().
+        m, r = (int(np.broadcast_to(np.asarray(v), over.shape)[index]) for v in (memory, reserved))
         raise ValueError(f"reserved_bytes must not exceed memory_bytes; got reserved_bytes={r}, memory_bytes={m}")
     if check.is_scalar(per_sequence, memory, reserved):
         return (memory - reserved) // per_sequence

@@ -102,3 +102,13 @@ def test_model_flops_utilization(n, tps, peak, expected):
 def test_new_compute_functions_reject(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+@pytest.mark.parametrize("flops, rate, gpus, expected", [
+    (3.6e15, 1e12, 1, 3600.0),           # one hour at one TFLOPS
+    (3.6e15, 1e12, 8, 450.0),
+    (0.0, 1e12, 4, 0.0),
+    (5.88e21, 400e12, 1, 5.88e21 / 4e14),
+])
+def test_training_seconds(flops, rate, gpus, expected):
+    assert lc.training_seconds(flops, rate, n_gpus=gpus) == pytest.approx(expected, rel=1e-15)

@@ -53,3 +53,14 @@ def test_speculative_sweep():
 ])
 def test_speculative_speedup(a, k, c, expected):
     assert lc.speculative_speedup(a, k, c) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("tokens, n_layers, window, n_global, expected", [
+    (8192, 20, 512, 5, 5 * 8192 + 15 * 512),
+    (8192, 20, None, 0, 20 * 8192),
+    (300, 4, 512, 1, 4 * 300),            # context shorter than the window: no saving
+    (0, 3, 16, 0, 0),
+    (4096, 32, 4096, 0, 32 * 4096),       # Mistral-7B's 4k window at 4k context
+])
+def test_kv_cache_positions(tokens, n_layers, window, n_global, expected):
+    assert lc.kv_cache_positions(tokens, n_layers=n_layers, window=window, n_global_layers=n_global) == expected

@@ -70,3 +70,32 @@ def test_lora_model_params_rank_array():
 def test_lora_model_share():
     cfg = lc.get_preset("llama-2-7b")
     assert lc.lora_model_share(cfg, 8) == pytest.approx(4_194_304 / 6_738_415_616)
+
+
+@pytest.mark.parametrize("alpha, rank, rslora, expected", [
+    (32, 16, False, 2.0),
+    (16, 256, False, 0.0625),
+    (16, 256, True, 1.0),
+    (8, 2, True, 8 / 2**0.5),
+])
+def test_lora_scaling(alpha, rank, rslora, expected):
+    assert lc.lora_scaling(alpha, rank, rslora=rslora) == pytest.approx(expected, rel=1e-15)
+
+
+@pytest.mark.parametrize("d_model, bottleneck, expected", [
+    (640, 64, 640 * 64 + 64 + 64 * 640 + 640),
+    (768, 64, 2 * 768 * 64 + 64 + 768),          # BERT-base adapter, Houlsby et al.
+    (1, 1, 4),
+])
+def test_bottleneck_adapter_params(d_model, bottleneck, expected):
+    assert lc.bottleneck_adapter_params(d_model, bottleneck) == expected
+
+
+def test_adapter_and_prompt_counts_on_a_model():
+    ref = lc.get_preset("reference")
+    assert lc.bottleneck_adapter_model_params(ref, 64) == 20 * 2 * 82_624
+    assert lc.bottleneck_adapter_model_params(ref, 64, adapters_per_layer=1) == 20 * 82_624
+    assert lc.prompt_tuning_params(ref, 20) == 20 * 640
+    assert lc.prefix_tuning_params(ref, 20) == 20 * 20 * 2 * 2 * 64     # 2 KV heads of 64 per layer
+    llama = lc.get_preset("llama-2-7b")
+    assert lc.prefix_tuning_params(llama, np.array([1, 10])).tolist() == [32 * 2 * 4096, 10 * 32 * 2 * 4096]

@@ -134,3 +134,45 @@ def test_decode_bound_scalar_is_python_float():
 def test_units():
     assert (lc.KB, lc.MB, lc.GB, lc.TB) == (1000, 1000**2, 1000**3, 1000**4)
     assert (lc.KiB, lc.MiB, lc.GiB, lc.TiB) == (1024, 1024**2, 1024**3, 1024**4)
+
+
+@pytest.mark.parametrize("n_params, bits, expected", [
+    (7_000_000_000, 4.5, 3_937_500_000.0),
+    (64, 0.5, 4.0),
+    (6_738_415_616, 0.5, 421_150_976.0),          # QLoRA's fp32 scale per 64 weights on Llama-2-7B
+    (1_000, 16, 2_000.0),
+    (0, 8.5, 0.0),
+])
+def test_weight_bytes_at_bits(n_params, bits, expected):
+    assert lc.weight_bytes_at_bits(n_params, bits) == pytest.approx(expected, rel=1e-15)
+
+
+def test_weight_bytes_at_bits_agrees_with_weight_bytes_for_whole_dtypes():
+    for dtype, bits in lc.DTYPE_BITS.items():
+        assert lc.weight_bytes_at_bits(1_000_000, bits) == lc.weight_bytes(1_000_000, dtype)
+
+
+# ZeRO paper (Rajbhandari et al., 2020), Figure 1: 7.5B parameters, mixed-precision Adam (K = 12), 64 GPUs:
+# 120 GB, 31.4 GB, 16.6 GB and 1.9 GB per GPU for the baseline and stages 1, 2 and 3.
+@pytest.mark.parametrize("stage, expected_gb", [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.9)])
+def test_zero_memory_matches_the_paper(stage, expected_gb):
+    per_gpu = sum(lc.zero_memory_per_gpu(7_500_000_000, stage, 64).values())
+    assert round(per_gpu / lc.GB, 1) == expected_gb
+
+
+@pytest.mark.parametrize("stage, expected", [
+    (0, {"weights": 2 * 10, "gradients": 2 * 10, "optimizer_states": 8 * 10, "master_weights": 4 * 10}),
+    (1, {"weights": 2 * 10, "gradients": 2 * 10, "optimizer_states": 8 * 3, "master_weights": 4 * 3}),   # ceil(10/4)
+    (2, {"weights": 2 * 10, "gradients": 2 * 3, "optimizer_states": 8 * 3, "master_weights": 4 * 3}),
+    (3, {"weights": 2 * 3, "gradients": 2 * 3, "optimizer_states": 8 * 3, "master_weights": 4 * 3}),
+])
+def test_zero_memory_parts_pad_uneven_shards(stage, expected):
+    assert lc.zero_memory_per_gpu(10, stage, 4) == expected
+
+
+def test_zero_memory_one_gpu_is_plain_training_and_arrays_broadcast():
+    for stage in lc.ZERO_STAGES:
+        assert lc.zero_memory_per_gpu(1_000, stage, 1, "sgd", "fp32") == lc.training_memory(1_000, "sgd", "fp32")
+    parts = lc.zero_memory_per_gpu(80, 2, np.array([1, 2, 8]))
+    assert parts["weights"].tolist() == [160, 160, 160]
+    assert parts["gradients"].tolist() == [160, 80, 20]

@@ -199,3 +199,13 @@ def test_metrics_raise_only_value_or_type_errors(a, b, which):
             calls[which]()
         except (ValueError, TypeError):
             pass
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    ("write a haiku about snow", "write a haiku about rain", 4 / 6),
+    ("the cat", "the cat", 1.0),
+    ("a b", "c d", 0.0),
+    ("a a a b", "b c", 1 / 3),       # sets: {a, b} and {b, c}
+])
+def test_jaccard_similarity(a, b, expected):
+    assert lc.jaccard_similarity(a.split(), b.split()) == pytest.approx(expected, rel=1e-15)

@@ -150,3 +150,111 @@ def test_cross_entropy_gradient_rejects():
         lc.cross_entropy_gradient(np.zeros(3), 3)
     with pytest.raises(ValueError, match=r"target must have shape \(2,\)"):
         lc.cross_entropy_gradient(np.zeros((2, 3)), 1)
+
+
+# Activations against their textbook definitions, evaluated one scalar at a time with the math module.
+ACTIVATION_POINTS = [-30.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 30.0]
+
+
+@pytest.mark.parametrize("x", ACTIVATION_POINTS)
+def test_sigmoid_silu_gelu_definitions(x):
+    logistic = 1 / (1 + math.exp(-x))
+    assert lc.sigmoid(x) == pytest.approx(logistic, rel=1e-15, abs=1e-300)
+    assert lc.silu(x) == pytest.approx(x * logistic, rel=1e-15, abs=1e-300)
+    assert lc.gelu(x) == pytest.approx(0.5 * x * (1 + math.erf(x / math.sqrt(2))), rel=1e-15, abs=1e-300)
+    tanh_form = 0.5 * x * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    assert lc.gelu(x, approximate="tanh") == pytest.approx(tanh_form, rel=1e-15, abs=1e-300)
+
+
+@pytest.mark.parametrize("x, expected", [
+    (1.0, 0.8413447460685429),     # Phi(1) from normal tables
+    (-1.0, -0.15865525393145707),
+    (2.0, 2 * 0.9772498680518208),
+])
+def test_gelu_exact_is_x_times_normal_cdf(x, expected):
+    assert lc.gelu(x) == pytest.approx(expected, rel=1e-14)
+
+
+def test_gelu_tanh_approximation_stays_close():
+    x = np.linspace(-6, 6, 2001)
+    assert np.abs(lc.gelu(x) - lc.gelu(x, approximate="tanh")).max() < 1e-3
+
+
+def test_sigmoid_is_two_way_softmax_and_saturates_cleanly():
+    x = np.array([-3.0, 0.25, 4.0])
+    np.testing.assert_allclose(lc.sigmoid(x), [lc.softmax(np.array([v, 0.0]))[0] for v in x], rtol=1e-15)
+    assert lc.sigmoid(-800.0) == 0.0 and lc.sigmoid(800.0) == 1.0
+
+
+@pytest.mark.parametrize("x, expected", [
+    (np.array([-2, 0, 3]), np.array([0, 0, 3])),
+    (np.array([-1.5, 0.0, 2.5]), np.array([0.0, 0.0, 2.5])),
+    (-4, 0),
+    (7, 7),
+    (-0.25, 0.0),
+])
+def test_relu(x, expected):
+    result = lc.relu(x)
+    np.testing.assert_array_equal(result, expected)
+    assert np.asarray(result).dtype.kind == np.asarray(expected).dtype.kind
+
+
+@pytest.mark.parametrize("x, expected", [
+    ([1.0, 2.0, 3.0], [-math.sqrt(1.5), 0.0, math.sqrt(1.5)]),   # population std sqrt(2/3)
+    ([5.0, 5.0, 5.0, 9.0], [-1 / math.sqrt(3)] * 3 + [math.sqrt(3)]),
+])
+def test_layer_norm(x, expected):
+    np.testing.assert_allclose(lc.layer_norm(np.array(x), eps=0.0), expected, rtol=1e-14, atol=1e-15)
+
+
+def test_layer_norm_eps_and_batches():
+    x = np.array([[1.0, 3.0], [2.0, 2.0]])
+    np.testing.assert_allclose(lc.layer_norm(x, eps=1.0), [[-1 / math.sqrt(2), 1 / math.sqrt(2)], [0.0, 0.0]])
+    with pytest.raises(ValueError, match="layer_norm with eps=0 needs features that are not all equal"):
+        lc.layer_norm(x, eps=0.0)
+
+
+@pytest.mark.parametrize("x, eps, expected", [
+    ([1.0, 2.0, 3.0], 0.0, [1 / math.sqrt(14 / 3), 2 / math.sqrt(14 / 3), 3 / math.sqrt(14 / 3)]),
+    ([3.0, -4.0], 0.0, [3 / math.sqrt(12.5), -4 / math.sqrt(12.5)]),
+    ([1.0, 1.0], 3.0, [0.5, 0.5]),                 # sqrt(1 + 3) = 2
+    ([1e200, 1e200], 0.0, [1.0, 1.0]),             # squares would overflow without rescaling
+])
+def test_rms_norm(x, eps, expected):
+    np.testing.assert_allclose(lc.rms_norm(np.array(x), eps=eps), expected, rtol=1e-14)
+
+
+@pytest.mark.parametrize("n, window", [(1, 1), (5, 1), (6, 3), (4, 4), (4, 9)])
+def test_sliding_window_mask(n, window):
+    expected = [[i - window < j <= i for j in range(n)] for i in range(n)]
+    assert lc.sliding_window_mask(n, window).tolist() == expected
+
+
+def test_rope_wavelengths_match_rotation_speed():
+    wavelengths = lc.rope_wavelengths(8, base=10000.0)
+    np.testing.assert_allclose(wavelengths, [2 * math.pi * 10000 ** (i / 8) for i in (0, 2, 4, 6)], rtol=1e-15)
+    # After one full wavelength every pair is back where it started.
+    x = np.ones((1, 8))
+    for pair, wavelength in enumerate(wavelengths):
+        turned = lc.rope_rotate(x, [wavelength])
+        np.testing.assert_allclose(turned[0, 2 * pair:2 * pair + 2], [1.0, 1.0], atol=1e-9)
+
+
+@pytest.mark.parametrize("p, q, expected", [
+    ([0.9, 0.1], [0.5, 0.5], 0.9 * math.log(1.8) + 0.1 * math.log(0.2)),
+    ([0.5, 0.5], [0.9, 0.1], 0.5 * math.log(0.5 / 0.9) + 0.5 * math.log(5.0)),
+    ([1.0, 0.0], [0.25, 0.75], math.log(4)),       # p_i = 0 terms vanish
+    ([0.2, 0.3, 0.5], [0.2, 0.3, 0.5], 0.0),
+])
+def test_kl_divergence(p, q, expected):
+    assert lc.kl_divergence(np.array(p), np.array(q)) == pytest.approx(expected, rel=1e-14, abs=1e-15)
+
+
+def test_kl_divergence_batches_and_refuses_infinite():
+    p = np.array([[0.9, 0.1], [0.5, 0.5]])
+    expected = [0.9 * math.log(1.8) + 0.1 * math.log(0.2), 0.0]
+    np.testing.assert_allclose(lc.kl_divergence(p, np.array([0.5, 0.5])), expected, atol=1e-15)
+    with pytest.raises(ValueError, match=r"KL\(p \|\| q\) is infinite: q is 0 where p is 0\.5 \(at index 1\)"):
+        lc.kl_divergence(np.array([0.5, 0.5]), np.array([1.0, 0.0]))
+    with pytest.raises(ValueError, match=r"q must sum to 1 along the last axis"):
+        lc.kl_divergence(np.array([0.5, 0.5]), np.array([0.5, 0.6]))

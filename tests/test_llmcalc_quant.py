@@ -73,3 +73,33 @@ def test_scale_overhead_bits_rejects():
         lc.scale_overhead_bits(64, double_quant_block=0)
     with pytest.raises(TypeError, match=r"scale_bits must be an integer .*got 32\.0"):
         lc.scale_overhead_bits(64, 32.0)
+
+
+# Block sizes from the structs in ggml's ggml-common.h; bits per weight as stated there.
+@pytest.mark.parametrize("kind, weights, size, bits", [
+    ("F16", 1, 2, 16.0),
+    ("Q8_0", 32, 2 + 32, 8.5),
+    ("Q5_1", 32, 2 + 2 + 4 + 16, 6.0),
+    ("Q5_0", 32, 2 + 4 + 16, 5.5),
+    ("Q4_1", 32, 2 + 2 + 16, 5.0),
+    ("Q4_0", 32, 2 + 16, 4.5),
+    ("Q6_K", 256, 128 + 64 + 16 + 2, 6.5625),
+    ("Q5_K", 256, 2 + 2 + 12 + 32 + 128, 5.5),
+    ("Q4_K", 256, 2 + 2 + 12 + 128, 4.5),
+    ("Q3_K", 256, 32 + 64 + 12 + 2, 3.4375),
+    ("Q2_K", 256, 16 + 64 + 2 + 2, 2.625),
+])
+def test_gguf_blocks(kind, weights, size, bits):
+    assert lc.GGUF_BLOCKS[kind] == (weights, size)
+    assert lc.gguf_bits_per_weight(kind) == bits
+    assert lc.gguf_weight_bytes(weights * 1000, kind) == size * 1000
+
+
+def test_gguf_weight_bytes_rounds_up_to_whole_blocks():
+    assert lc.gguf_weight_bytes(0, "Q4_K") == 0
+    assert lc.gguf_weight_bytes(1, "Q4_K") == 144
+    assert lc.gguf_weight_bytes(np.array([31, 32, 33]), "Q8_0").tolist() == [34, 34, 68]
+    n = 6_738_415_616   # Llama-2-7B, a multiple of 256
+    assert lc.gguf_weight_bytes(n, "Q8_0") == lc.weight_bytes(n, "int8") + n // 32 * lc.weight_bytes(1, "fp16")
+    with pytest.raises(ValueError, match=r"kind must be one of 'F32', .*; got 'Q4_K_M'"):
+        lc.gguf_weight_bytes(n, "Q4_K_M")

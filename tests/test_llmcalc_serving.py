@@ -101,3 +101,10 @@ def test_serving_raises_only_value_or_type_errors(a, b, which):
             calls[which]()
         except (ValueError, TypeError):
             pass
+
+
+def test_kv_cache_max_sequences_reports_huge_reserved_bytes():
+    # Python ints beyond int64 once crashed the error message with an AttributeError.
+    message = r"reserved_bytes must not exceed memory_bytes; got reserved_bytes=10{30}, memory_bytes=10{29}$"
+    with pytest.raises(ValueError, match=message):
+        lc.kv_cache_max_sequences(lc.REFERENCE, 100, 10**29, reserved_bytes=10**30)
