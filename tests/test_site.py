@@ -155,3 +155,14 @@ def test_no_markdown_emphasis_markers_leak_into_zh_tw_text() -> None:
         if "**" in soup.get_text():
             leaks.append(docname)
     assert leaks == []
+
+
+@pytest.mark.parametrize("docname", SECTION_PAGES)
+def test_every_entry_is_a_real_paragraph_with_why_it_matters(docname: str) -> None:
+    """A glossary entry is a paragraph a beginner understands, not a one-liner."""
+    thin = []
+    for dd in page("en", docname).select("dl.glossary > dd"):
+        opening = dd.find("p").get_text(" ", strip=True)
+        if len(opening.split()) < 25 or "Why it matters:" not in dd.get_text():
+            thin.append(dd.find_previous_sibling("dt")["id"])
+    assert thin == []
