@@ -8,12 +8,13 @@ left to the build.
 from __future__ import annotations
 
 import csv
+import io
 import re
 from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog, Message
-from babel.messages.pofile import read_po
+from babel.messages.pofile import read_po, write_po
 
 from pocheck import check_po
 from zhlint import lint_catalog
@@ -167,3 +168,12 @@ def test_entry_labels_read_the_same_on_every_page(catalog: Path) -> None:
         if m.id.startswith(english) and not m.string.startswith(zh)
     ]
     assert wrong == []
+
+
+@pytest.mark.parametrize("catalog", CATALOGS, ids=catalog_id)
+def test_catalog_is_wrapped_the_way_sphinx_intl_writes_it(catalog: Path) -> None:
+    """Hand edits keep the canonical form, so a later `make intl-update` diff shows only real changes."""
+    raw = catalog.read_bytes()
+    canonical = io.BytesIO()
+    write_po(canonical, read_po(io.BytesIO(raw)), width=76, include_previous=False)
+    assert raw.decode("utf-8").splitlines() == canonical.getvalue().decode("utf-8").splitlines()
