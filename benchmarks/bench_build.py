@@ -1,0 +1,586 @@
+"""How much slower our build is than plain Sphinx on the same amount of text.
+
+Three measurements, each for both languages together (two ``sphinx-build`` runs, as
+``make html`` does):
+
+* **fresh**: a full build with ``-E`` into empty output and doctree folders;
+* **no-op**: the same build again with nothing changed;
+* **one page**: the same build after touching one page (its mtime only).
+
+They are taken for two sites, side by side in the same run:
+
+* **project**: a snapshot of this repository (without ``.git``, ``.venv``, build output
+  and caches) copied into a temporary folder, so that touching a page, and the ``.mo``
+  files Sphinx compiles, never reach the working tree; built as the Makefile does:
+  ``sphinx-build -c . -b html -D language=<en|zh_TW> -W --keep-going -n -q``;
+* **plain**: a generated site with ``myst_parser`` and the Furo theme only (none of
+  our extensions, no translation), built twice with ``-D language=en`` to stand in
+  for the two languages.  It mirrors the real pages: the same pages, the same glossary
+  entries per page with the same number of names each, and every definition (and the
+  text around the glossaries) made of the same number of words, drawn from the real
+  page's own words in shuffled order, with the same number of ``{term}`` links to
+  earlier entries, and its examples as ``pycon`` code blocks (the same lines).
+  Math, calculators and diagrams are left out: they are features of ours.
+
+Each measurement is repeated N times (``--repeat``, default 3) and the median is
+used; project and plain alternate so that a slow moment of the machine hits both.
+The ratios are of wall-clock time; the same ratio on CPU time (user + system of the
+sphinx-build processes) is printed next to it, steadier when other work shares the
+machine, and an English-only ratio (project ``en`` against one plain build) that
+leaves out what translating costs.
+The ratios project/plain are compared with the targets: fresh <= 2.0x, no-op <= 1.5x,
+one page <= 2.0x.  Timing is information, not a test: missing a target does not fail
+the run.  Before the timed rounds each site is built once with ``-j auto``, which also
+warms the caches (``.mo`` files, bytecode); the project's parallel build must not
+give any warning, and the run exits 1 if it does, or if any build fails.
+
+``--profile fresh|noop|onepage`` also runs that project build once under cProfile
+(English and zh_TW) and prints where the time goes, per extension / library.
+
+Run:  python benchmarks/bench_build.py [--repeat N] [--touch PAGE] [--profile STEP]
+Everything happens in a temporary folder; nothing under ``_build/`` is touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pstats
+import random
+import resource
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SPHINX_BUILD = REPO_ROOT / ".venv" / "bin" / "sphinx-build"
+SPHINX_OPTIONS = ["-W", "--keep-going", "-n", "-q"]  # as SPHINXOPTS in the Makefile
+PROJECT_LANGUAGES = ("en", "zh_TW")
+FAILURE_CONTEXT_LINES = 12  # of a failed build's stderr, shown in the report
+STEPS = ("fresh", "noop", "onepage")
+STEP_LABELS = {"fresh": "fresh (-E)", "noop": "no-op rebuild", "onepage": "one page touched"}
+TARGET_RATIOS = {"fresh": 2.0, "noop": 1.5, "onepage": 2.0}
+DEFAULT_TOUCHED_PAGE = "05-the-transformer"
+# Left out of the project snapshot: version control, the virtualenv, build output and
+# caches (compiled .mo catalogs included, so the first build compiles them as make does).
+SNAPSHOT_IGNORED = (
+    ".git", ".venv", "_build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis", "node_modules", "*.mo",
+)
+
+# Source folders Sphinx does not read as pages (conf.py's exclude_patterns).
+EXCLUDED_SOURCE_DIRS = {"_ext", "_root", "_static", "_templates"}
+FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|:{3,})(?P<info>.*)$")
+TERM_ROLE = re.compile(r"\{term\}`(?P<text>[^`<]*?)(?:\s*<[^>]*>)?`")
+WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+PLAIN_CONF = '''\
+"""Plain Sphinx baseline: MyST-Parser and Furo, nothing else."""
+
+project = "Plain baseline"
+extensions = ["myst_parser"]
+html_theme = "furo"
+'''
+
+
+# -- The real pages, measured ----------------------------------------------------------
+
+
+@dataclass
+class Block:
+    """A run of text: prose (``code`` is False) or the lines of one code example."""
+
+    code: bool
+    lines: list[str]
+
+
+@dataclass
+class Entry:
+    """One glossary entry: its names and its definition as prose and code blocks."""
+
+    names: int
+    blocks: list[Block]
+    term_links: int
+
+
+@dataclass
+class PageShape:
+    """What the plain twin of a page has to match."""
+
+    stem: str
+    prose: list[Block] = field(default_factory=list)  # text outside the glossaries
+    entries: list[Entry] = field(default_factory=list)
+
+
+def split_blocks(lines: list[str]) -> list[Block]:
+    """Split dedented Markdown lines into prose paragraphs and code-fence contents.
+
+    >>> [(b.code, b.lines) for b in split_blocks(["Some text", "", "```doctest", ">>> 1", "1", "```", "More"])]
+    [(False, ['Some text']), (True, ['>>> 1', '1']), (False, ['More'])]
+    """
+    blocks: list[Block] = []
+    current: list[str] = []
+    fence: str | None = None
+
+    def close(code: bool) -> None:
+        if current:
+            blocks.append(Block(code=code, lines=list(current)))
+            current.clear()
+
+    for line in lines:
+        match = FENCE.match(line)
+        if fence is None and match and match["fence"].startswith("`"):
+            close(code=False)
+            fence = match["fence"]
+        elif fence is not None and line.strip() == fence:
+            close(code=True)
+            fence = None
+        elif fence is not None:
+            current.append(line)
+        elif not line.strip():
+            close(code=False)
+        elif not (match and match["fence"].startswith(":")):  # directive markers are not text
+            current.append(line)
+    close(code=fence is not None)
+    return blocks
+
+
+def parse_glossary(lines: list[str]) -> list[Entry]:
+    """Entries of one glossary body: unindented lines are names, indented ones definitions."""
+    entries: list[tuple[int, list[str]]] = []
+    for line in lines:
+        if line.strip() and not line.startswith(" "):
+            if entries and not entries[-1][1]:
+                entries[-1] = (entries[-1][0] + 1, [])
+            else:
+                entries.append((1, []))
+        elif entries:
+            entries[-1][1].append(line)
+    return [
+        Entry(
+            names=names,
+            blocks=split_blocks(textwrap.dedent("\n".join(body)).splitlines()),
+            term_links=sum(len(TERM_ROLE.findall(line)) for line in body),
+        )
+        for names, body in entries
+    ]
+
+
+def page_shape(path: Path) -> PageShape:
+    """The prose, code and glossary entries of one MyST page."""
+    shape = PageShape(stem=path.stem)
+    outside: list[str] = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    index = 0
+    while index < len(lines):
+        match = FENCE.match(lines[index])
+        if match and not match["indent"] and match["info"].strip() == "{glossary}":
+            end = next(i for i in range(index + 1, len(lines)) if lines[i].strip() == match["fence"])
+            shape.entries += parse_glossary(lines[index + 1 : end])
+            index = end + 1
+            continue
+        if match and match["info"].strip().startswith("{") and not lines[index].startswith(" "):
+            # Other directives (toctree, calculators, the term index...) are features,
+            # not text: skip their body, keep whatever prose they wrap.
+            if match["info"].strip() in ("{toctree}", "{glossary-index}", "{concept-map}"):
+                end = next(i for i in range(index + 1, len(lines)) if lines[i].strip() == match["fence"])
+                index = end + 1
+                continue
+        if not lines[index].startswith("#"):
+            outside.append(lines[index])
+        index += 1
+    shape.prose = split_blocks(outside)
+    return shape
+
+
+def source_pages(srcdir: Path) -> list[Path]:
+    return sorted(
+        path for path in srcdir.rglob("*.md") if not EXCLUDED_SOURCE_DIRS.intersection(path.relative_to(srcdir).parts)
+    )
+
+
+# -- The plain twin, generated ----------------------------------------------------------
+
+
+class PlainSiteWriter:
+    """Writes the MyST twin of each real page (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.defined_terms: list[str] = []
+        self.random = random.Random(20261129)
+
+    def prose(self, block: Block, links: int = 0) -> str:
+        """A paragraph with as many words as ``block``, its own words shuffled."""
+        words = WORD.findall(TERM_ROLE.sub(lambda m: m["text"], " ".join(block.lines))) or ["text"]
+        self.random.shuffle(words)
+        positions = sorted(self.random.sample(range(len(words)), min(links, len(words))))
+        for position, term in zip(positions, self.earlier_terms(links)):
+            words[position] = f"{{term}}`{term}`"
+        return "\n".join(textwrap.wrap(" ".join(words), width=88, break_long_words=False, break_on_hyphens=False))
+
+    def earlier_terms(self, count: int) -> list[str]:
+        if not self.defined_terms:
+            return []
+        return [self.defined_terms[self.random.randrange(len(self.defined_terms))] for _ in range(count)]
+
+    @staticmethod
+    def code(block: Block) -> str:
+        """The example's own lines, as a pycon block (what Sphinx highlights a doctest as)."""
+        return "```pycon\n" + textwrap.dedent("\n".join(block.lines)) + "\n```"
+
+    def render_blocks(self, blocks: list[Block], links: int) -> list[str]:
+        prose_blocks = sum(not block.code for block in blocks) or 1
+        rendered = []
+        for block in blocks:
+            if block.code:
+                rendered.append(self.code(block))
+            else:
+                share, links = -(-links // prose_blocks), links - -(-links // prose_blocks)
+                prose_blocks -= 1
+                rendered.append(self.prose(block, share))
+        return rendered
+
+    def page(self, shape: PageShape, number: int) -> str:
+        half = len(shape.prose) // 2  # text before and after the glossary, like the real pages
+        parts = [f"# Page {number}"]
+        parts += self.render_blocks(shape.prose[:half], 0)
+        if shape.entries:
+            glossary = []
+            for entry_number, entry in enumerate(shape.entries, 1):
+                # Names without spaces, so that wrapping never splits a {term} link.
+                names = [f"term-{number}-{entry_number}"] + [
+                    f"term-{number}-{entry_number}-alias-{alias}" for alias in range(1, entry.names)
+                ]
+                body = "\n\n".join(self.render_blocks(entry.blocks, entry.term_links))
+                glossary.append("\n".join(names) + "\n" + textwrap.indent(body, "  "))
+                self.defined_terms.append(names[0])
+            parts.append("````{glossary}\n" + "\n\n".join(glossary) + "\n````")
+        parts += self.render_blocks(shape.prose[half:], 0)
+        return "\n\n".join(parts) + "\n"
+
+
+def write_plain_site(shapes: list[PageShape], srcdir: Path) -> None:
+    srcdir.mkdir(parents=True)
+    (srcdir / "conf.py").write_text(PLAIN_CONF, encoding="utf-8")
+    writer = PlainSiteWriter()
+    others = [shape for shape in shapes if shape.stem != "index"]
+    for number, shape in enumerate(others, 1):
+        (srcdir / f"{shape.stem}.md").write_text(writer.page(shape, number), encoding="utf-8")
+    index = next((shape for shape in shapes if shape.stem == "index"), PageShape(stem="index"))
+    toctree = "```{toctree}\n:maxdepth: 1\n\n" + "\n".join(shape.stem for shape in others) + "\n```\n"
+    (srcdir / "index.md").write_text(writer.page(index, 0) + "\n" + toctree, encoding="utf-8")
+
+
+# -- Building and timing ---------------------------------------------------------------
+
+
+@dataclass
+class Site:
+    """A site to build: its source folder, and one sphinx-build run per language."""
+
+    name: str
+    root: Path  # working directory of sphinx-build; conf.py lives here
+    srcdir: Path
+    runs: dict[str, list[str]]  # run name -> the -D options of that run
+    touched_page: Path
+
+    def command(self, run: str, outdir: Path, extra: list[str]) -> list[str]:
+        return [
+            str(SPHINX_BUILD), "-c", ".", "-b", "html", *self.runs[run], *SPHINX_OPTIONS, *extra,
+            "-d", str(outdir / "doctrees" / run), str(self.srcdir), str(outdir / "html" / run),
+        ]  # fmt: skip
+
+
+@dataclass
+class BuildResult:
+    seconds: dict[str, float]  # wall-clock, per run (language)
+    cpu_seconds: float  # user + system time of the sphinx-build processes, all runs
+    failures: list[str]  # "run: exit status and stderr" for each failed run
+    warnings: list[str]  # every line sphinx-build printed to stderr
+    pages_written: int
+
+    @property
+    def total(self) -> float:
+        return sum(self.seconds.values())
+
+
+def build(site: Site, outdir: Path, extra: list[str]) -> BuildResult:
+    """Build every language of ``site`` into ``outdir``, one sphinx-build each."""
+    started = time.time()
+    seconds, failures, warnings = {}, [], []
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    for run in site.runs:
+        command = site.command(run, outdir, extra)
+        begin = time.perf_counter()
+        finished = subprocess.run(command, cwd=site.root, capture_output=True, text=True)
+        seconds[run] = time.perf_counter() - begin
+        warnings += [f"{site.name}/{run}: {line}" for line in finished.stderr.splitlines() if line.strip()]
+        if finished.returncode:
+            tail = finished.stderr.strip().splitlines()[-FAILURE_CONTEXT_LINES:]
+            last_lines = "\n".join(f"    {line}" for line in tail)
+            failures.append(f"{site.name}/{run}: exit status {finished.returncode}\n{last_lines}")
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_seconds = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
+    written = sum(
+        1
+        for page in (outdir / "html").rglob("*.html")
+        if "_static" not in page.parts and page.stat().st_mtime >= started
+    )
+    return BuildResult(seconds, cpu_seconds, failures, warnings, written)
+
+
+def touch(page: Path) -> None:
+    """Give a page a new modification time, as an editor saving it unchanged would."""
+    now = time.time()
+    os.utime(page, (now, max(now, page.stat().st_mtime + 1)))
+
+
+def measure_round(site: Site, workdir: Path) -> dict[str, BuildResult]:
+    """One fresh, no-op and one-page build of ``site``, in that order, in a new folder."""
+    outdir = workdir / f"{site.name}-out"
+    shutil.rmtree(outdir, ignore_errors=True)
+    results = {"fresh": build(site, outdir, ["-E"]), "noop": build(site, outdir, [])}
+    touch(site.touched_page)
+    results["onepage"] = build(site, outdir, [])
+    shutil.rmtree(outdir, ignore_errors=True)
+    return results
+
+
+def snapshot_project(workdir: Path) -> Path:
+    """Copy the repository, without its build output and caches, into ``workdir/project``.
+
+    The whole tree, not a list of what the build reads today: conf.py may read any
+    file of the repository (it reads pyproject.toml for the version, for example).
+    """
+    root = workdir / "project"
+    shutil.copytree(REPO_ROOT, root, ignore=shutil.ignore_patterns(*SNAPSHOT_IGNORED))
+    return root
+
+
+# -- Profiling -------------------------------------------------------------------------
+
+
+def profile_group(filename: str) -> str:
+    """Which extension or library a profiled function belongs to."""
+    path = filename.replace("\\", "/")
+    if "/docs/_ext/" in path:
+        return "ours: " + Path(path).stem
+    match = re.search(r"site-packages/([A-Za-z0-9_]+)", path)
+    if match:
+        package = match[1]
+        if package == "sphinx":
+            sub = re.search(r"site-packages/sphinx/([A-Za-z0-9_]+)", path)
+            return f"sphinx.{sub[1]}" if sub else "sphinx"
+        return package
+    if path == "~" or path.startswith("<") or "/lib/python" in path:
+        return "python stdlib / builtins"
+    return "other"
+
+
+def profile_project(site: Site, workdir: Path, step: str, top: int) -> None:
+    """Run the project's ``step`` build once under cProfile and print time per group."""
+    outdir = workdir / "profile-out"
+    shutil.rmtree(outdir, ignore_errors=True)
+    if step != "fresh":
+        build(site, outdir, ["-E"])
+        if step == "onepage":
+            touch(site.touched_page)
+    print(f"\n== cProfile: project, {STEP_LABELS[step]} ==")
+    for run in site.runs:
+        stats_file = workdir / f"profile-{run}.pstats"
+        command = site.command(run, outdir, ["-E"] if step == "fresh" else [])
+        subprocess.run(
+            [
+                str(SPHINX_BUILD.parent / "python"), "-m", "cProfile", "-o", str(stats_file),
+                "-m", "sphinx", *command[1:],
+            ],
+            cwd=site.root, capture_output=True, text=True,
+        )  # fmt: skip
+        stats = pstats.Stats(str(stats_file))
+        by_group: dict[str, float] = {}
+        for (filename, _, _), (_, _, own_time, _, _) in stats.stats.items():
+            group = profile_group(filename)
+            by_group[group] = by_group.get(group, 0.0) + own_time
+        total = sum(by_group.values())
+        print(f"-- {run}: {total:.2f} s profiled (own time per extension / library)")
+        for group, seconds in sorted(by_group.items(), key=lambda item: -item[1])[:top]:
+            print(f"  {seconds:7.2f} s  {seconds / total:6.1%}  {group}")
+        ours = {
+            (Path(filename).stem, function): cumulative
+            for (filename, _, function), (_, _, _, cumulative, _) in stats.stats.items()
+            if "/docs/_ext/" in filename
+        }
+        print("  our extensions' heaviest functions (cumulative, includes what they call):")
+        for (module, function), seconds in sorted(ours.items(), key=lambda item: -item[1])[:8]:
+            print(f"  {seconds:7.2f} s  {module}.{function}")
+    shutil.rmtree(outdir, ignore_errors=True)
+
+
+# -- Report ----------------------------------------------------------------------------
+
+
+def median_result(results: list[BuildResult]) -> dict[str, float]:
+    runs = results[0].seconds
+    medians = {run: statistics.median(result.seconds[run] for result in results) for run in runs}
+    medians["total"] = statistics.median(result.total for result in results)
+    medians["cpu"] = statistics.median(result.cpu_seconds for result in results)
+    return medians
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3, help="measurements per step; the median is used (default 3)")
+    parser.add_argument(
+        "--touch",
+        default=DEFAULT_TOUCHED_PAGE,
+        help=f"page touched for the one-page rebuild (default {DEFAULT_TOUCHED_PAGE})",
+    )
+    parser.add_argument("--profile", choices=STEPS, help="also profile this project build with cProfile")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
+    if not SPHINX_BUILD.is_file():
+        print(f"{SPHINX_BUILD} not found: run `make install` first", file=sys.stderr)
+        return 2
+
+    with tempfile.TemporaryDirectory(prefix="bench-build-") as temp:
+        workdir = Path(temp)
+        project_root = snapshot_project(workdir)
+        touched = project_root / "docs" / f"{args.touch}.md"
+        if not touched.is_file():
+            parser.error(f"--touch: no page docs/{args.touch}.md")
+        shapes = [page_shape(path) for path in source_pages(project_root / "docs")]
+        plain_src = workdir / "plain"
+        write_plain_site(shapes, plain_src)
+        project = Site(
+            "project", project_root, project_root / "docs",
+            {language: ["-D", f"language={language}"] for language in PROJECT_LANGUAGES}, touched,
+        )  # fmt: skip
+        plain = Site(
+            "plain", plain_src, plain_src,
+            {f"copy{n}": ["-D", "language=en"] for n in (1, 2)}, plain_src / touched.name,
+        )  # fmt: skip
+        entries = sum(len(shape.entries) for shape in shapes)
+        names = sum(entry.names for shape in shapes for entry in shape.entries)
+        links = sum(entry.term_links for shape in shapes for entry in shape.entries)
+        if not args.json:
+            print(
+                f"{len(shapes)} pages, {entries} glossary entries ({names} term names, {links} term links "
+                f"in definitions) in docs/ and in the plain twin; touching {args.touch}.md; "
+                f"median of {args.repeat}",
+                flush=True,
+            )
+
+        # The parallel build first: it must be warning-free, and it warms the caches.
+        parallel = {
+            site.name: build(site, workdir / f"{site.name}-parallel", ["-E", "-j", "auto"]) for site in (project, plain)
+        }
+        results: dict[str, dict[str, list[BuildResult]]] = {
+            site.name: {step: [] for step in STEPS} for site in (project, plain)
+        }
+        for repetition in range(args.repeat):
+            for site in (project, plain):
+                for step, result in measure_round(site, workdir).items():
+                    results[site.name][step].append(result)
+            print(f"  round {repetition + 1}/{args.repeat} done", file=sys.stderr, flush=True)
+
+        timed = [result for site in results.values() for step in site.values() for result in step]
+        every_build = [*timed, *parallel.values()]
+        failures = list(dict.fromkeys(failure for result in every_build for failure in result.failures))
+        warnings = list(dict.fromkeys(warning for result in timed for warning in result.warnings))
+        report = {
+            "date": time.strftime("%Y-%m-%d"),
+            "cpus": os.cpu_count(),
+            "pages": len(shapes),
+            "glossary_entries": entries,
+            "term_names": names,
+            "repeat": args.repeat,
+            "touched_page": args.touch,
+            "steps": {},
+            "parallel": {
+                name: {
+                    "seconds": result.total,
+                    "warnings": result.warnings,
+                    # What a parallel build adds is what matters for parallel safety.
+                    "warnings_not_in_serial_builds": [w for w in result.warnings if w not in warnings],
+                    "failures": result.failures,
+                }
+                for name, result in parallel.items()
+            },
+            "failures": failures,
+            "warnings": warnings,
+        }
+        for step in STEPS:
+            project_median = median_result(results["project"][step])
+            plain_median = median_result(results["plain"][step])
+            ratio = project_median["total"] / plain_median["total"]
+            # A failed build stops early: its time says nothing about the real build.
+            failed = any(r.failures for name in results for r in results[name][step])
+            report["steps"][step] = {
+                "project_seconds": project_median,
+                "plain_seconds": plain_median,
+                "ratio": ratio,
+                # English only: our extensions without the cost of translating.
+                "ratio_en_only": project_median["en"] / plain_median["copy1"],
+                # CPU time hardly depends on what else the machine runs: a steadier ratio.
+                "ratio_cpu": project_median["cpu"] / plain_median["cpu"],
+                "target": TARGET_RATIOS[step],
+                "meets_target": None if failed else ratio <= TARGET_RATIOS[step],
+                "project_pages_written": statistics.median(r.pages_written for r in results["project"][step]),
+                "plain_pages_written": statistics.median(r.pages_written for r in results["plain"][step]),
+            }
+
+        if args.json:
+            print(json.dumps(report, indent=2))
+        else:
+            print_report(report)
+        if args.profile:
+            profile_project(project, workdir, args.profile, top=15)
+
+    parallel_warnings = report["parallel"]["project"]["warnings"]
+    return 1 if failures or parallel_warnings else 0
+
+
+def print_report(report: dict) -> None:
+    print(
+        f"\n{'step':<18}{'project s':>10}{'en':>7}{'zh_TW':>7}{'plain s':>9}{'ratio':>8}{'target':>8}"
+        f"{'':7}{'en-only':>8}{'cpu':>8}   pages written (project/plain)"
+    )
+    for step, row in report["steps"].items():
+        project, plain = row["project_seconds"], row["plain_seconds"]
+        verdict = {True: "ok", False: "MISSES", None: "FAILED"}[row["meets_target"]]
+        print(
+            f"{STEP_LABELS[step]:<18}{project['total']:>10.2f}{project['en']:>7.2f}{project['zh_TW']:>7.2f}"
+            f"{plain['total']:>9.2f}{row['ratio']:>7.2f}x{'<=' + str(row['target']) + 'x':>8} {verdict:<6}"
+            f"{row['ratio_en_only']:>7.2f}x{row['ratio_cpu']:>7.2f}x   "
+            f"{row['project_pages_written']:.0f} / {row['plain_pages_written']:.0f}"
+        )
+    print(
+        "(medians of wall-clock seconds; 'plain s' is the plain twin built twice; ratio = project / plain;\n"
+        " en-only = project en / one plain build; cpu = the same ratio on user+system CPU time)"
+    )
+    for name, result in report["parallel"].items():
+        state = "no warnings" if not result["warnings"] else f"{len(result['warnings'])} warning line(s)"
+        new = len(result["warnings_not_in_serial_builds"])
+        print(f"-j auto fresh build, {name}: {result['seconds']:.2f} s, {state} ({new} not also in the serial builds)")
+        for line in result["warnings"][:FAILURE_CONTEXT_LINES]:
+            print(f"    {line}")
+    if report["warnings"]:
+        print(f"\n{len(report['warnings'])} distinct warning line(s) in the timed builds:")
+        for line in report["warnings"][:20]:
+            print(f"    {line}")
+    for failure in report["failures"]:
+        print(f"\nBUILD FAILED {failure}")
+    if report["failures"]:
+        print("\nA build failed: the times and ratios above do not measure the real build.")
+
+if __name__ == "__main__":
+    sys.exit(main())
