@@ -233,3 +233,40 @@ def test_glossary_index_rejects_unknown_order(tmp_path: Path, order: str) -> Non
         f"'order': {order}-ish: \"{order}-ish\" unknown; choose from \"reading\", or "
         f"\"alphabetical\" [myst.directive_option]"
     ]
+
+
+def written_pages(result_dir: Path, before: dict[str, int]) -> set[str]:
+    return {
+        path.stem
+        for path in result_dir.glob("*.html")
+        if path.stem in before and path.stat().st_mtime_ns != before[path.stem]
+    }
+
+
+def page_times(outdir: Path) -> dict[str, int]:
+    return {path.stem: path.stat().st_mtime_ns for path in outdir.glob("*.html")}
+
+
+def test_editing_prose_rewrites_only_the_edited_page(tmp_path: Path) -> None:
+    srcdir = project(tmp_path)
+    first = build(srcdir)
+    before = page_times(first.outdir)
+    time.sleep(0.01)
+    write_tree(srcdir, {"advanced.md": textwrap.dedent(ADVANCED_BACKWARD) + "\nA closing remark.\n"})
+    second = build(srcdir)
+    assert second.warnings == ""
+    # index: Sphinx itself rewrites a toctree's parent when a child changes.
+    assert written_pages(second.outdir, before) - {"genindex", "search"} == {"advanced", "index"}
+
+
+def test_changing_a_definition_rewrites_the_pages_that_show_it(tmp_path: Path) -> None:
+    srcdir = project(tmp_path)
+    first = build(srcdir)
+    before = page_times(first.outdir)
+    time.sleep(0.01)
+    write_tree(srcdir, {"basics.md": BASICS.replace("A piece of text.", "A short piece of text.")})
+    second = build(srcdir)
+    # advanced.md links Token ("Builds on"), and the all-terms page lists every entry.
+    assert written_pages(second.outdir, before) - {"genindex", "search"} == {
+        "basics", "index", "advanced", "all-terms",
+    }

@@ -23,8 +23,6 @@ from typing import TYPE_CHECKING, ClassVar
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-import llmcalc
-
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.util.typing import ExtensionMetadata, OptionSpec
@@ -59,6 +57,7 @@ class calculator(nodes.General, nodes.Element):
 
 def preset_data(kind: str) -> dict[str, dict[str, int]]:
     """What the widget needs of each preset, computed by llmcalc at build time."""
+    import llmcalc  # imported when a widget is written: a no-op build skips numpy
     if kind == "memory":
         return {name: {"params": llmcalc.param_count(cfg)} for name, cfg in llmcalc.PRESETS.items()}
     return {
@@ -156,6 +155,7 @@ def _lora_form(prefix: str, labels: dict[str, str]) -> str:
 
 
 def _memory_form(prefix: str, labels: dict[str, str]) -> str:
+    import llmcalc
     options = [("", labels["custom"])] + [(name, name) for name in llmcalc.PRESETS]
     return "".join([
         _select(f"{prefix}-preset", "preset", options, labels["preset"]),
@@ -164,6 +164,7 @@ def _memory_form(prefix: str, labels: dict[str, str]) -> str:
 
 
 def _kvcache_form(prefix: str, labels: dict[str, str]) -> str:
+    import llmcalc
     options = [("", labels["custom"])] + [(name, name) for name in KV_PRESETS]
     reference = llmcalc.PRESETS["reference"]
     return "".join([

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from docutils import nodes
-from latex2mathml.converter import convert
 from sphinx.errors import ExtensionError
 from sphinx.util.math import get_node_equation_number
 
@@ -23,6 +22,8 @@ if TYPE_CHECKING:
 
 
 def to_mathml(latex: str, node: nodes.Element, *, display: str) -> str:
+    from latex2mathml.converter import convert  # only builds that write math pay for it
+
     try:
         return convert(latex, display=display)
     except Exception as error:  # latex2mathml raises many unrelated exception types

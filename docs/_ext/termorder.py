@@ -15,6 +15,7 @@ when the visible term is translated.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
 
@@ -176,6 +177,13 @@ def collect_entries(app: Sphinx, doctree: nodes.document) -> None:
             )
     if records:
         _entries(app.env)[app.env.docname] = records
+    linked = sorted({
+        xref["reftarget"].lower()
+        for xref in doctree.findall(addnodes.pending_xref)
+        if xref.get("refdomain") == "std" and xref.get("reftype") == "term"
+    })
+    if linked:
+        _linked_terms(app.env)[app.env.docname] = linked
 
 
 def _opening_paragraph(definition: nodes.definition) -> str:
@@ -224,15 +232,55 @@ def check_order(app: Sphinx, env: BuildEnvironment) -> None:
 
 
 def dependent_documents(app: Sphinx, env: BuildEnvironment) -> list[str]:
-    """Documents whose output shows other documents' entries, rewritten when any changes.
+    """Documents not re-read whose output shows glossary data that changed.
 
-    A page's "used by" lines and the all-terms page depend on entries elsewhere, so an
-    incremental build that re-reads one page must rewrite them too.
+    A page shows data from other pages' entries: its entries' "builds on" and "used
+    by" links, and the name and opening sentences of every entry it links (the hover
+    previews).  The all-terms page and the concept map show the whole glossary.  After
+    an incremental read, each page's share of that data is compared with what it was
+    at the last build; only pages whose share changed are rewritten.
     """
     if not getattr(env, "glossary_reread", False):
         return []
     env.glossary_reread = False
-    return sorted(set(_entries(env)) | _dependent_pages(env))
+    graph = glossary_graph(env)
+    signatures = _page_signatures(env, graph)
+    previous = getattr(env, "glossary_signatures", {})
+    env.glossary_signatures = signatures
+    return sorted(doc for doc, signature in signatures.items() if previous.get(doc) != signature)
+
+
+def _page_signatures(env: BuildEnvironment, graph: GlossaryGraph) -> dict[str, str]:
+    def shown(entry: Entry) -> tuple[str, str, str, str]:
+        return (entry.docname, entry.anchor, entry.name, entry.record["summary"])
+
+    terms = env.domains.standard_domain._terms
+    by_anchor = {(entry.docname, anchor): entry for entry in graph.entries for anchor in entry.record["ids"]}
+    pages: dict[str, list[object]] = {}
+    for docname, targets in _linked_terms(env).items():
+        linked = (by_anchor.get(terms.get(target, ("", ""))) for target in targets)
+        pages.setdefault(docname, []).append(sorted(shown(entry) for entry in linked if entry))
+    for entry in graph.entries:
+        relations = [
+            [shown(used) for used, _line in graph.uses[entry.key]],
+            [shown(user) for user in graph.used_by.get(entry.key, [])],
+        ]
+        pages.setdefault(entry.docname, []).append((entry.anchor, relations))
+    whole = [
+        (entry.docname, env.titles[entry.docname].astext(), shown(entry),
+         [used.key for used, _line in graph.uses[entry.key]])
+        for entry in graph.entries
+    ]
+    for docname in _dependent_pages(env):
+        pages.setdefault(docname, []).append(whole)
+    return {docname: hashlib.sha256(repr(data).encode()).hexdigest() for docname, data in pages.items()}
+
+
+def _linked_terms(env: BuildEnvironment) -> dict[str, list[str]]:
+    """docname -> every term target the document links, anywhere on the page."""
+    if not hasattr(env, "glossary_linked_terms"):
+        env.glossary_linked_terms = {}
+    return env.glossary_linked_terms
 
 
 def _dependent_pages(env: BuildEnvironment) -> set[str]:
@@ -251,6 +299,7 @@ def purge_document(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
     # this is also where a build learns that dependent pages need rewriting.
     env.glossary_reread = True
     _entries(env).pop(docname, None)
+    _linked_terms(env).pop(docname, None)
     _dependent_pages(env).discard(docname)
 
 
@@ -260,6 +309,8 @@ def merge_from_worker(
     for docname in docnames:
         if docname in _entries(other):
             _entries(env)[docname] = _entries(other)[docname]
+        if docname in _linked_terms(other):
+            _linked_terms(env)[docname] = _linked_terms(other)[docname]
         if docname in _dependent_pages(other):
             _dependent_pages(env).add(docname)
 
@@ -271,8 +322,8 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("env-get-updated", dependent_documents)
     app.connect("env-check-consistency", check_order)
     return {
-        "version": "1.0",
-        "env_version": 1,
+        "version": "1.1",
+        "env_version": 2,
         "parallel_read_safe": True,
         "parallel_write_safe": True,
     }

@@ -10,9 +10,9 @@ Two problems with Sphinx 9.0.4's stock Chinese search, both silent:
 * Its ``language_data.js`` ends with ``window.Stemmer = ChineseStemmer;``, a class
   that does not exist (Chinese search stems Latin words with the English stemmer), so
   the search page throws ``ReferenceError`` and shows "Searching…" forever (upstream
-  sphinx-doc/sphinx#14229, fixed by #14416 after 9.0.4).  :class:`SearchTraditionalChinese`
-  ships the English stemmer under the name the search page uses.  Drop the class once
-  the project's pinned Sphinx contains that fix.
+  sphinx-doc/sphinx#14229, fixed by #14416 after 9.0.4).
+  :func:`traditional_chinese_search` ships the English stemmer under the name the
+  search page uses.  Drop it once the project's pinned Sphinx contains that fix.
 """
 
 from __future__ import annotations
@@ -22,9 +22,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import jieba
 from sphinx.search import _MINIFIED_JS_PATH
-from sphinx.search.zh import SearchChinese
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -42,11 +40,19 @@ def _english_stemmer_code() -> str:
     return "\n".join([*parts, "window.Stemmer = EnglishStemmer;"])
 
 
-class SearchTraditionalChinese(SearchChinese):
-    """Sphinx's Chinese search with a JavaScript stemmer that actually exists."""
+def traditional_chinese_search() -> type:
+    """Sphinx's Chinese search with a JavaScript stemmer that actually exists.
 
-    js_stemmer_rawcode = ""
-    js_stemmer_code = _english_stemmer_code()
+    Built on demand: importing Sphinx's Chinese search imports jieba, which an English
+    build does not need.
+    """
+    from sphinx.search.zh import SearchChinese
+
+    return type(
+        "SearchTraditionalChinese",
+        (SearchChinese,),
+        {"js_stemmer_rawcode": "", "js_stemmer_code": _english_stemmer_code()},
+    )
 
 
 def terminology_words(terminology: Path = TERMINOLOGY) -> list[str]:
@@ -70,14 +76,16 @@ def configure_chinese_search(app: Sphinx, config: Config) -> None:
     """For a Chinese build, index text with the glossary's terms as a jieba dictionary."""
     if not config.language.startswith("zh"):
         return
+    import jieba
+
     # jieba logs its dictionary loading at DEBUG level to stderr on every build.
     jieba.setLogLevel(logging.WARNING)
+    app.add_search_language(traditional_chinese_search())
     user_dictionary = Path(app.doctreedir) / "jieba-terms.txt"
     write_user_dictionary(user_dictionary, terminology_words())
     config.html_search_options = {**config.html_search_options, "dict": str(user_dictionary)}
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
-    app.add_search_language(SearchTraditionalChinese)
     app.connect("config-inited", configure_chinese_search)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
