@@ -45,6 +45,7 @@ extensions = [
     "copycode",  # copy buttons that leave out >>> prompts and output
     "themestrings",  # Furo's English-only labels through the translation catalog
     "conceptmap",  # the dependency graph of all terms, drawn as SVG at build time
+    "mystsettings",  # translated builds: docutils defaults built once, not per message
 ]
 
 exclude_patterns = ["_ext", "_root", "_static", "_templates"]
