@@ -9,7 +9,12 @@ from mystsettings import default_settings
 
 
 def test_each_document_gets_the_same_defaults_as_a_fresh_build() -> None:
-    assert vars(default_settings(RSTParser)) == vars(get_default_settings(RSTParser))
+    cached, fresh = vars(default_settings(RSTParser)), vars(get_default_settings(RSTParser))
+    # A DependencyList compares by identity: each document must get its own, empty one.
+    cached_deps, fresh_deps = cached.pop("record_dependencies"), fresh.pop("record_dependencies")
+    assert cached == fresh
+    assert type(cached_deps) is type(fresh_deps) and cached_deps.list == fresh_deps.list == []
+    assert default_settings(RSTParser).record_dependencies is not default_settings(RSTParser).record_dependencies
 
 
 def test_changing_one_copy_leaves_the_next_untouched() -> None:
