@@ -27,15 +27,6 @@ def _values(name: str, value: Any) -> float | np.ndarray:
     return float(array) if array.ndim == 0 else array
 
 
-def _broadcast(**named: Any) -> None:
-    shapes = {name: np.shape(value) for name, value in named.items()}
-    try:
-        np.broadcast_shapes(*shapes.values())
-    except ValueError:
-        listing = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
-        raise ValueError(f"array arguments must broadcast together; got shapes {listing}") from None
-
-
 def init_std(fan_in: int | np.ndarray, *, gain: float = 1.0) -> float | np.ndarray:
     """Standard deviation for random initial weights: ``gain / sqrt(fan_in)``.
 
@@ -70,7 +61,7 @@ def sgd_step(weights: float | np.ndarray, grads: float | np.ndarray, *, lr: floa
     w = _values("weights", weights)
     g = _values("grads", grads)
     rate = _single_real("lr", lr, minimum=0)
-    _broadcast(weights=w, grads=g)
+    check.broadcastable(weights=w, grads=g)
     return check.float_result("sgd_step", lambda: w - rate * np.asarray(g))
 
 
@@ -93,7 +84,7 @@ def ema_update(average: float | np.ndarray, value: float | np.ndarray, *, beta: 
     avg = _values("average", average)
     new = _values("value", value)
     b = _single_real("beta", beta, minimum=0, maximum=1, max_inclusive=False)
-    _broadcast(average=avg, value=new)
+    check.broadcastable(average=avg, value=new)
     return check.float_result("ema_update", lambda: b * np.asarray(avg) + (1.0 - b) * np.asarray(new))
 
 
@@ -143,7 +134,7 @@ def adam_update(
     b1 = _single_real("beta1", beta1, minimum=0, maximum=1, max_inclusive=False)
     b2 = _single_real("beta2", beta2, minimum=0, maximum=1, max_inclusive=False)
     epsilon = _single_real("eps", eps, minimum=0, min_inclusive=False)
-    _broadcast(grads=g, m=first, v=second)
+    check.broadcastable(grads=g, m=first, v=second)
     if (np.asarray(second) < 0).any():
         raise ValueError(f"v must be >= 0 (it averages squared gradients); got minimum {float(np.min(second))!r}")
     new_m = check.float_result("adam_update m", lambda: b1 * np.asarray(first) + (1.0 - b1) * np.asarray(g))
@@ -228,5 +219,5 @@ def inverted_dropout(activations: np.ndarray, keep: np.ndarray, *, p: float) -> 
     if mask.dtype.kind != "b":
         raise TypeError(f"keep must be a boolean array (True = kept); got dtype {mask.dtype}")
     rate = _single_real("p", p, minimum=0, maximum=1, max_inclusive=False)
-    _broadcast(activations=x, keep=mask)
+    check.broadcastable(activations=x, keep=mask)
     return check.float_result("inverted_dropout", lambda: np.where(mask, x / (1.0 - rate), 0.0))
