@@ -149,6 +149,20 @@ def accuracy(correct: int | np.ndarray, total: int | np.ndarray) -> float | np.n
     return check.float_result("accuracy", lambda: np.divide(right, n, dtype=np.float64))
 
 
+def _true_positive_share(
+    what: str, other: int | np.ndarray, other_name: str, true_pos: int | np.ndarray, undefined: str
+) -> float | np.ndarray:
+    """``TP / (TP + other)``, for precision (other = FP) and recall (other = FN)."""
+    tp = check.integer("true_pos", true_pos, minimum=0, maximum=check.FLOAT_EXACT_INT)
+    rest = check.integer(other_name, other, minimum=0, maximum=check.FLOAT_EXACT_INT)
+    check.broadcastable(**{"true_pos": tp, other_name: rest})
+    _refuse_zero_denominator(
+        np.add(tp, rest), f"{what} is undefined {undefined} (true_pos + {other_name} must be >= 1)",
+        **{"true_pos": tp, other_name: rest},
+    )
+    return check.float_result(what, lambda: np.divide(tp, np.add(tp, rest), dtype=np.float64))
+
+
 def precision(true_pos: int | np.ndarray, false_pos: int | np.ndarray) -> float | np.ndarray:
     """Share of predicted positives that are real: ``TP / (TP + FP)``.
 
@@ -161,14 +175,7 @@ def precision(true_pos: int | np.ndarray, false_pos: int | np.ndarray) -> float 
     >>> precision(np.array([40, 5]), np.array([10, 0]))
     array([0.8, 1. ])
     """
-    tp = check.integer("true_pos", true_pos, minimum=0, maximum=check.FLOAT_EXACT_INT)
-    fp = check.integer("false_pos", false_pos, minimum=0, maximum=check.FLOAT_EXACT_INT)
-    check.broadcastable(true_pos=tp, false_pos=fp)
-    _refuse_zero_denominator(
-        np.add(tp, fp), "precision is undefined without predicted positives (true_pos + false_pos must be >= 1)",
-        true_pos=tp, false_pos=fp,
-    )
-    return check.float_result("precision", lambda: np.divide(tp, np.add(tp, fp), dtype=np.float64))
+    return _true_positive_share("precision", false_pos, "false_pos", true_pos, "without predicted positives")
 
 
 def recall(true_pos: int | np.ndarray, false_neg: int | np.ndarray) -> float | np.ndarray:
@@ -181,14 +188,7 @@ def recall(true_pos: int | np.ndarray, false_neg: int | np.ndarray) -> float | n
     >>> round(recall(40, 20), 3)
     0.667
     """
-    tp = check.integer("true_pos", true_pos, minimum=0, maximum=check.FLOAT_EXACT_INT)
-    fn = check.integer("false_neg", false_neg, minimum=0, maximum=check.FLOAT_EXACT_INT)
-    check.broadcastable(true_pos=tp, false_neg=fn)
-    _refuse_zero_denominator(
-        np.add(tp, fn), "recall is undefined without real positives (true_pos + false_neg must be >= 1)",
-        true_pos=tp, false_neg=fn,
-    )
-    return check.float_result("recall", lambda: np.divide(tp, np.add(tp, fn), dtype=np.float64))
+    return _true_positive_share("recall", false_neg, "false_neg", true_pos, "without real positives")
 
 
 def f1_score(precision: float | np.ndarray, recall: float | np.ndarray) -> float | np.ndarray:
