@@ -58,3 +58,11 @@ def test_copy_button_copies_code_without_prompts_or_output(language: str, label:
         assert ">>>" not in copied and copied.strip()
         assert all(line in pre.inner_text() for line in copied.splitlines())
     assert log.errors == []
+
+
+@pytest.mark.parametrize(("locale", "edition"), [("en-US", "en"), ("zh-TW", "zh_TW"), ("fr-FR", "en")])
+def test_site_root_sends_readers_to_their_language(locale: str, edition: str) -> None:
+    with browser_page(locale=locale) as (page, log):
+        page.goto((BUILD / "index.html").as_uri())
+        page.wait_for_url(f"**/{edition}/index.html")
+    assert log.errors == [] and log.requests == []
