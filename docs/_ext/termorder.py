@@ -73,8 +73,15 @@ class GlossaryGraph:
 
     entries: list[Entry]
     by_key: dict[EntryKey, Entry]
+    targets: dict[str, tuple[str, str]]
+    """The standard domain's terms: lower-cased term text -> (docname, anchor)."""
+    by_anchor: dict[tuple[str, str], Entry]
     uses: dict[EntryKey, list[tuple[Entry, int]]] = field(default_factory=dict)
     used_by: dict[EntryKey, list[Entry]] = field(default_factory=dict)
+
+    def resolve(self, target: str) -> Entry | None:
+        """The entry a (lower-cased) term reference points to, or None if unknown."""
+        return self.by_anchor.get(self.targets.get(target, ("", "")))
 
 
 def reading_order(env: BuildEnvironment) -> list[str]:
@@ -103,16 +110,19 @@ def glossary_graph(env: BuildEnvironment) -> GlossaryGraph:
     for docname in reading_order(env):
         for record in records.get(docname, []):
             entries.append(Entry(docname, len(entries), record))
-    by_key = {entry.key: entry for entry in entries}
     by_anchor = {
         (entry.docname, anchor): entry for entry in entries for anchor in entry.record["ids"]
     }
-    terms = env.domains.standard_domain._terms
-    graph = GlossaryGraph(entries, by_key)
+    graph = GlossaryGraph(
+        entries,
+        by_key={entry.key: entry for entry in entries},
+        targets=env.domains.standard_domain._terms,
+        by_anchor=by_anchor,
+    )
     for entry in entries:
         resolved: list[tuple[Entry, int]] = []
         for target, line in entry.record["uses"]:
-            used = by_anchor.get(terms.get(target, ("", "")))
+            used = graph.resolve(target)
             # Unknown terms are reported by Sphinx itself (nitpicky mode).
             if used is not None and used is not entry:
                 resolved.append((used, line))
@@ -163,8 +173,7 @@ def collect_entries(app: Sphinx, doctree: nodes.document) -> None:
             uses = [
                 (xref["reftarget"].lower(), xref.line or line)
                 for definition in definitions
-                for xref in definition.findall(addnodes.pending_xref)
-                if xref.get("refdomain") == "std" and xref.get("reftype") == "term"
+                for xref in _term_references(definition)
             ]
             records.append(
                 EntryRecord(
@@ -177,13 +186,16 @@ def collect_entries(app: Sphinx, doctree: nodes.document) -> None:
             )
     if records:
         _entries(app.env)[app.env.docname] = records
-    linked = sorted({
-        xref["reftarget"].lower()
-        for xref in doctree.findall(addnodes.pending_xref)
-        if xref.get("refdomain") == "std" and xref.get("reftype") == "term"
-    })
+    linked = sorted({xref["reftarget"].lower() for xref in _term_references(doctree)})
     if linked:
         _linked_terms(app.env)[app.env.docname] = linked
+
+
+def _term_references(node: nodes.Node) -> Iterable[addnodes.pending_xref]:
+    """Every unresolved ``{term}`` reference below ``node``."""
+    for xref in node.findall(addnodes.pending_xref):
+        if xref.get("refdomain") == "std" and xref.get("reftype") == "term":
+            yield xref
 
 
 def _opening_paragraph(definition: nodes.definition) -> str:
@@ -254,11 +266,9 @@ def _page_signatures(env: BuildEnvironment, graph: GlossaryGraph) -> dict[str, s
     def shown(entry: Entry) -> tuple[str, str, str, str]:
         return (entry.docname, entry.anchor, entry.name, entry.record["summary"])
 
-    terms = env.domains.standard_domain._terms
-    by_anchor = {(entry.docname, anchor): entry for entry in graph.entries for anchor in entry.record["ids"]}
     pages: dict[str, list[object]] = {}
     for docname, targets in _linked_terms(env).items():
-        linked = (by_anchor.get(terms.get(target, ("", ""))) for target in targets)
+        linked = (graph.resolve(target) for target in targets)
         pages.setdefault(docname, []).append(sorted(shown(entry) for entry in linked if entry))
     for entry in graph.entries:
         relations = [
