@@ -33,6 +33,16 @@ def best_of(repeats: int, func):
     return best, result
 
 
+def timed_and_checked(name: str, vectorized, loop, bare) -> tuple[float, float, float]:
+    """Best times of the three ways, after checking that they compute the same numbers."""
+    vec_time, vec_result = best_of(5, vectorized)
+    loop_time, loop_result = best_of(1, loop)
+    bare_time, bare_result = best_of(1, bare)
+    if not vec_result.tolist() == loop_result == bare_result:
+        raise SystemExit(f"vectorized and looped {name} results differ")
+    return vec_time, loop_time, bare_time
+
+
 def lora_sweep() -> tuple[float, float, float]:
     ranks = np.arange(1, SIDE + 1)
     widths = np.arange(1024, 1024 + SIDE)
@@ -46,12 +56,7 @@ def lora_sweep() -> tuple[float, float, float]:
     def bare():
         return [[int(r) * (int(w) + int(w)) for r in ranks] for w in widths]
 
-    vec_time, vec_result = best_of(5, vectorized)
-    loop_time, loop_result = best_of(1, loop)
-    bare_time, bare_result = best_of(1, bare)
-    if not vec_result.tolist() == loop_result == bare_result:
-        raise SystemExit("vectorized and looped LoRA results differ")
-    return vec_time, loop_time, bare_time
+    return timed_and_checked("LoRA", vectorized, loop, bare)
 
 
 def kv_sweep() -> tuple[float, float, float]:
@@ -70,12 +75,7 @@ def kv_sweep() -> tuple[float, float, float]:
     def bare():
         return [[per_token * int(t) * int(b) for b in batches] for t in contexts]
 
-    vec_time, vec_result = best_of(5, vectorized)
-    loop_time, loop_result = best_of(1, loop)
-    bare_time, bare_result = best_of(1, bare)
-    if not vec_result.tolist() == loop_result == bare_result:
-        raise SystemExit("vectorized and looped KV-cache results differ")
-    return vec_time, loop_time, bare_time
+    return timed_and_checked("KV-cache", vectorized, loop, bare)
 
 
 def main() -> None:
