@@ -24,7 +24,7 @@ from .compute import (
     training_flops,
     training_seconds,
 )
-from .config import FFN_KINDS, NORM_KINDS, ModelConfig
+from .config import ModelConfig
 from .fmt import format_bytes, format_count
 from .inference import (
     gqa_cache_reduction,
@@ -33,32 +33,13 @@ from .inference import (
     speculative_expected_tokens,
     speculative_speedup,
 )
-from .lora import (
-    ALL_LINEAR,
-    TARGETS,
-    bottleneck_adapter_model_params,
-    bottleneck_adapter_params,
-    lora_model_params,
-    lora_model_share,
-    lora_params,
-    lora_scaling,
-    lora_share,
-    prefix_tuning_params,
-    prompt_tuning_params,
-)
+from .lora import lora_model_params, lora_model_share, lora_params, lora_targets
 from .memory import (
     DTYPE_BITS,
-    DTYPE_BYTES,
-    OPTIMIZERS,
-    PRECISIONS,
-    decode_tokens_per_second_bound,
     kv_cache_bytes,
     kv_cache_bytes_per_token,
-    training_bytes_per_param,
-    ZERO_STAGES,
     training_memory,
     weight_bytes,
-    weight_bytes_at_bits,
     zero_memory_per_gpu,
 )
 from .metrics import (
@@ -101,7 +82,7 @@ from .nn import (
     softmax,
 )
 from .numerics import FLOAT_FORMATS, FloatLimits, bf16_round, float_limits, fp16_round
-from .params import COMPONENTS, active_param_count, param_breakdown, param_count
+from .params import active_param_count, param_breakdown, param_count
 from .presets import PRESETS, REFERENCE, get_preset
 from .preference import dpo_loss, group_advantages, pairwise_preference_loss
 from .quant import (
@@ -126,29 +107,32 @@ from .training import (
     inverted_dropout,
     sgd_step,
 )
-from .units import GB, KB, MB, TB, GiB, KiB, MiB, TiB
+from .units import GB, MB, TB, GiB, KiB, MiB
 
 __all__ = [
-    "ALL_LINEAR", "COMPONENTS", "ConfusionCounts", "DTYPE_BITS", "DTYPE_BYTES", "FFN_KINDS", "FLOAT_FORMATS",
-    "FloatLimits", "GB", "GELU_APPROXIMATIONS", "GGUF_BLOCKS", "GiB", "KB", "KiB", "MB", "MiB", "ModelConfig",
-    "NORM_KINDS", "OPTIMIZERS", "PRECISIONS", "PRESETS", "REFERENCE", "TARGETS", "TB", "TiB", "ZERO_STAGES",
-    "absmax_quantize", "accumulated_gradient", "accuracy", "active_param_count", "adam_update", "attention_scale",
-    "bert_score", "bf16_round", "bleu_unigram_precision", "bottleneck_adapter_model_params",
-    "bottleneck_adapter_params", "bpe_encode", "bpe_train", "causal_mask", "chinchilla_tokens", "confusion_counts",
-    "cosine_schedule", "cosine_similarity", "cross_entropy", "cross_entropy_gradient",
-    "decode_tokens_per_second_bound", "decoupled_weight_decay", "dequantize", "dpo_loss", "effective_batch_size",
-    "ema_update", "expert_bias_update", "f1_score", "float_limits", "format_bytes", "format_count",
-    "forward_flops_per_token", "fp16_round", "gelu", "get_preset", "gguf_bits_per_weight", "gguf_weight_bytes",
-    "gqa_cache_reduction", "group_advantages", "init_std", "initial_loss", "inverted_dropout", "jaccard_similarity",
-    "kl_divergence", "kv_cache_bytes", "kv_cache_bytes_per_token", "kv_cache_max_sequences", "kv_cache_positions",
-    "layer_norm", "linear_warmup", "load_balancing_loss", "lora_model_params", "lora_model_share", "lora_params",
-    "lora_scaling", "lora_share", "matmul_arithmetic_intensity", "matmul_flops", "mla_cache_reduction",
-    "model_flops_utilization", "paged_kv_blocks", "paged_kv_idle_slots", "pairwise_preference_loss",
-    "param_breakdown", "param_count", "perplexity", "precision", "prefix_tuning_params", "prompt_tuning_params",
-    "quantization_error", "recall", "relu", "request_latency", "rms_norm", "rope_rotate", "rope_wavelengths",
-    "rouge1_recall", "scale_overhead_bits", "scaled_dot_product_attention", "sgd_step", "sigmoid", "silu",
-    "sliding_window_mask", "softmax", "speculative_expected_tokens", "speculative_speedup", "top_k_filter",
-    "top_p_filter", "training_bytes_per_param", "training_flops", "training_memory", "training_seconds", "unigram_overlap",
-    "weight_bytes", "weight_bytes_at_bits", "win_rate", "win_rate_margin", "win_rate_standard_error",
+    "DTYPE_BITS",
+    "GB",
+    "MB",
+    "PRESETS",
+    "REFERENCE",
+    "TB",
+    "GiB",
+    "KiB",
+    "MiB",
+    "ModelConfig",
+    "active_param_count",
+    "format_bytes",
+    "format_count",
+    "get_preset",
+    "kv_cache_bytes",
+    "kv_cache_bytes_per_token",
+    "lora_model_params",
+    "lora_model_share",
+    "lora_params",
+    "lora_targets",
+    "param_breakdown",
+    "param_count",
+    "training_memory",
+    "weight_bytes",
     "zero_memory_per_gpu",
 ]

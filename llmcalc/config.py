@@ -1,23 +1,39 @@
-"""Description of a decoder-only transformer, precise enough to count its parameters.
+"""Description of a decoder-only transformer, precise enough to count what it stores.
 
 A :class:`ModelConfig` records only the hyperparameters that change the number
-of stored values: matrix shapes, which layers carry biases, how many norms
-there are and whether the output head shares the embedding matrix.  Things that
-do not change the count (RoPE base, dropout, activation choice within a family,
-context length when positions are rotary) are deliberately absent.
+of stored values (matrix shapes, biases, norms, experts, the tied head) or the
+size of the KV cache (KV heads, latent attention, sliding windows).  What
+changes neither (RoPE base and scaling, partial rotary embeddings, dropout,
+activation choice within a family, soft-capping) is deliberately absent.
+
+Two fields are derived when left at 0: ``n_kv_heads`` (= ``n_heads``) and
+``head_dim`` (= ``d_model // n_heads``), and ``sliding_window_layers``
+(= every layer) when a window is given.  A derived value remembers that it was
+derived, so ``dataclasses.replace(cfg, d_model=2048)`` derives it again from the
+new shape instead of keeping a stale number.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
-import numpy as np
+import os
+from dataclasses import dataclass, fields
+from typing import Any, Literal, get_args
 
 from . import _validate as check
 
-FFN_KINDS = ("swiglu", "mlp")
-NORM_KINDS = ("rmsnorm", "layernorm")
+Ffn = Literal["swiglu", "mlp"]
+Norm = Literal["rmsnorm", "layernorm", "parameter-free"]
+QKNorm = Literal["none", "per-head", "per-projection"]
+Layout = Literal["llama", "gpt2", "gpt_neox", "falcon", "phi", "phi3", "starcoder2"]
+
+
+_CHOICES = {"Ffn": get_args(Ffn), "Norm": get_args(Norm), "QKNorm": get_args(QKNorm), "Layout": get_args(Layout)}
+
+
+class _Derived(int):
+    """An int that llmcalc derived rather than the caller gave; ``replace`` derives it anew."""
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True)
@@ -26,56 +42,77 @@ class ModelConfig:
 
     Parameters
     ----------
-    vocab_size : int
-        Number of tokens in the vocabulary (rows of the embedding matrix).
-    d_model : int
-        Width of the residual stream (hidden size).
-    n_layers : int
-        Number of transformer blocks.
-    n_heads : int
-        Number of query heads.
-    n_kv_heads : int, optional
-        Number of key/value heads; ``None`` means ``n_heads`` (plain multi-head
-        attention).  Fewer KV heads than query heads is grouped-query attention
-        (GQA); ``1`` is multi-query attention.  Must divide ``n_heads``.
-    head_dim : int, optional
-        Size of one head; ``None`` means ``d_model // n_heads`` and then
-        ``n_heads`` must divide ``d_model``.
+    vocab_size, d_model, n_layers, n_heads : int
+        Vocabulary size (embedding rows), residual width, blocks and query heads.
+    n_kv_heads : int
+        Key/value heads; 0 (default) means ``n_heads`` (multi-head attention).
+        Fewer is grouped-query attention (GQA), 1 is multi-query attention.
+        Must divide ``n_heads``.
+    head_dim : int
+        Size of one query/key head; 0 (default) means ``d_model // n_heads``.
+        With latent attention it is the full query/key head, rotary part included.
     d_ff : int
-        Inner width of the feed-forward block (per expert for MoE models).
+        Inner width of a dense feed-forward block (and of each expert unless
+        ``expert_d_ff`` says otherwise).
     ffn : {"swiglu", "mlp"}
-        ``"swiglu"``: gated FFN with three matrices (gate, up, down), as in
-        Llama.  ``"mlp"``: classic two-matrix FFN (up, down), as in GPT-2.
+        Gated FFN with gate, up and down matrices (Llama), or two matrices (GPT-2).
     n_experts, experts_per_token : int
-        Mixture of experts: each layer holds ``n_experts`` copies of the FFN
-        plus a router (a ``d_model x n_experts`` matrix without bias), and
-        each token uses ``experts_per_token`` of them.  ``1, 1`` is a dense model.
+        Mixture of experts: routed experts per MoE layer (each with a router
+        column) and how many a token uses.  ``1, 1`` is a dense model.
+    expert_d_ff : int
+        Inner width of one routed expert; 0 means ``d_ff``.
+    shared_expert_d_ff : int
+        Inner width of the FFN every token passes through beside the routed
+        experts (DeepSeek's shared experts, summed; Qwen-MoE's shared expert); 0 for none.
+    shared_expert_gate : bool
+        A learned sigmoid gate (``d_model`` weights) scales the shared expert (Qwen-MoE).
+    dense_layers : int
+        Leading layers whose FFN is dense (width ``d_ff``) in an MoE model (DeepSeek).
     tie_embeddings : bool
         The output head reuses the embedding matrix (no separate LM head).
     qkv_bias, out_bias, mlp_bias, lm_head_bias : bool
         Which linear layers carry a bias vector.
-    norm : {"rmsnorm", "layernorm"}
-        RMSNorm stores one scale vector (``d_model`` values); LayerNorm stores
-        a scale and a bias (``2 * d_model``).
+    norm : {"rmsnorm", "layernorm", "parameter-free"}
+        RMSNorm stores a scale (``d_model``), LayerNorm a scale and a bias
+        (``2 * d_model``); OLMo's LayerNorm stores nothing.
     norms_per_layer : int
-        Norms inside each block: 2 for the usual pre-norm block, 1 for a
-        parallel attention+FFN block such as Phi-2's.  The final norm before
-        the head is always counted, once.
+        Norms of width ``d_model`` inside each block: 2 in the usual pre-norm
+        block, 1 where attention and FFN run in parallel off one norm (Phi-2,
+        Falcon-7B), 4 with extra post-norms (Gemma 2 and 3).  The final norm
+        before the head is always counted, once.
+    qk_norm : {"none", "per-head", "per-projection"}
+        RMSNorm on queries and keys before attention: one ``head_dim`` scale
+        each for queries and keys (Qwen3, Gemma 3), or one over the whole query
+        and key projections (OLMo 2, OLMoE).
     learned_positions : int
-        Rows of a learned absolute-position table (GPT-2: 1024); 0 for rotary
-        or other parameter-free position schemes.
-
-    Notes
-    -----
-    ``n_kv_heads`` and ``head_dim`` are resolved to integers when the object
-    is created, so ``dataclasses.replace(cfg, n_heads=...)`` keeps the old
-    resolved values: pass them again explicitly when changing head counts.
+        Rows of a learned absolute-position table (GPT-2: 1024); 0 for rotary.
+    q_lora_rank, kv_lora_rank, rope_head_dim, v_head_dim : int
+        Multi-head latent attention (DeepSeek-V2/V3) when ``kv_lora_rank > 0``:
+        keys and values are rebuilt from a ``kv_lora_rank`` latent plus one
+        shared ``rope_head_dim`` rotary key, and only those are cached; queries
+        go through a ``q_lora_rank`` bottleneck (0: a full projection); value
+        heads have ``v_head_dim`` (0: ``head_dim``).
+    sliding_window, sliding_window_layers : int
+        Attention window in tokens (0: none) and how many of the layers use it
+        (0 with a window means all of them).  Only those layers cap their KV cache.
+    layout : {"llama", "gpt2", "gpt_neox", "falcon", "phi", "phi3", "starcoder2"}
+        Module names and fusions as the implementation builds them: fused Q/K/V
+        (``c_attn``, ``query_key_value``, ``qkv_proj``) and fused gate/up
+        (``gate_up_proj``) change what a LoRA adapter on a module costs, not the
+        parameter count.
+    model_type : str
+        The Hugging Face ``model_type`` this describes, where known ("" if not).
+        It changes no count; peft decides by it how to adapt MoE experts
+        (see :func:`llmcalc.lora_model_params`).
 
     Examples
     --------
     >>> cfg = ModelConfig(vocab_size=1000, d_model=64, n_layers=2, n_heads=4, d_ff=256)
     >>> cfg.n_kv_heads, cfg.head_dim
     (4, 16)
+    >>> import dataclasses
+    >>> dataclasses.replace(cfg, d_model=128).head_dim  # derived again, not kept at 16
+    32
     >>> ModelConfig(vocab_size=1000, d_model=64, n_layers=2, n_heads=6, d_ff=256)
     Traceback (most recent call last):
     ...
@@ -86,10 +123,10 @@ class ModelConfig:
     d_model: int
     n_layers: int
     n_heads: int
-    n_kv_heads: int | None = None
-    head_dim: int | None = None
+    n_kv_heads: int = 0
+    head_dim: int = 0
     d_ff: int = 0
-    ffn: Literal["swiglu", "mlp"] = "swiglu"
+    ffn: Ffn = "swiglu"
     n_experts: int = 1
     experts_per_token: int = 1
     tie_embeddings: bool = False
@@ -97,57 +134,130 @@ class ModelConfig:
     out_bias: bool = False
     mlp_bias: bool = False
     lm_head_bias: bool = False
-    norm: Literal["rmsnorm", "layernorm"] = "rmsnorm"
+    norm: Norm = "rmsnorm"
     norms_per_layer: int = 2
     learned_positions: int = 0
+    expert_d_ff: int = 0
+    shared_expert_d_ff: int = 0
+    shared_expert_gate: bool = False
+    dense_layers: int = 0
+    qk_norm: QKNorm = "none"
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0
+    rope_head_dim: int = 0
+    v_head_dim: int = 0
+    sliding_window: int = 0
+    sliding_window_layers: int = 0
+    layout: Layout = "llama"
+    model_type: str = ""
 
     def __post_init__(self) -> None:
-        def scalar_int(name: str, minimum: int) -> int:
-            value = getattr(self, name)
-            if not _is_integer_scalar(value):
-                raise TypeError(f"{name} must be an integer >= {minimum}; got {value!r} ({type(value).__name__})")
-            number = check.integer(name, value, minimum=minimum)
-            object.__setattr__(self, name, number)
-            return number
+        def setting(name: str, value: object) -> None:
+            object.__setattr__(self, name, value)
 
-        for name in ("vocab_size", "d_model", "n_layers", "n_heads", "d_ff", "n_experts", "experts_per_token"):
-            scalar_int(name, 1)
-        for name in ("norms_per_layer", "learned_positions"):
-            scalar_int(name, 0)
-        check.choice("ffn", self.ffn, FFN_KINDS)
-        check.choice("norm", self.norm, NORM_KINDS)
-        for name in ("tie_embeddings", "qkv_bias", "out_bias", "mlp_bias", "lm_head_bias"):
-            object.__setattr__(self, name, check.flag(name, getattr(self, name)))
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if item.type == "bool":
+                setting(item.name, check.flag(item.name, value))
+            elif item.type == "str":
+                if not isinstance(value, str):
+                    raise TypeError(f"{item.name} must be a str; got {value!r} ({type(value).__name__})")
+            elif item.type == "int":
+                required = item.name in ("vocab_size", "d_model", "n_layers", "n_heads", "n_experts", "experts_per_token")
+                if value is None and not required:  # None was the "derive" marker before 0 was
+                    value = 0
+                given = check.count(item.name, value, minimum=1 if required else 0)
+                setting(item.name, value if isinstance(value, _Derived) else given)
+            else:
+                setting(item.name, check.choice(item.name, value, _CHOICES[str(item.type)]))
 
-        if self.head_dim is None:
+        if isinstance(self.head_dim, _Derived) or self.head_dim == 0:
             if self.d_model % self.n_heads:
                 raise ValueError(
                     f"n_heads={self.n_heads} does not divide d_model={self.d_model}; pass head_dim explicitly "
                     "or choose n_heads among the divisors of d_model"
                 )
-            object.__setattr__(self, "head_dim", self.d_model // self.n_heads)
-        else:
-            scalar_int("head_dim", 1)
-
-        if self.n_kv_heads is None:
-            object.__setattr__(self, "n_kv_heads", self.n_heads)
-        else:
-            kv_heads = scalar_int("n_kv_heads", 1)
-            if kv_heads > self.n_heads or self.n_heads % kv_heads:
-                raise ValueError(
-                    f"n_kv_heads must divide n_heads={self.n_heads} (each KV head serves a whole group of "
-                    f"query heads); got n_kv_heads={kv_heads}"
-                )
-
-        if self.experts_per_token > self.n_experts:
+            setting("head_dim", _Derived(self.d_model // self.n_heads))
+        if isinstance(self.n_kv_heads, _Derived) or self.n_kv_heads == 0:
+            setting("n_kv_heads", _Derived(self.n_heads))
+        elif self.n_heads % self.n_kv_heads:
             raise ValueError(
-                f"experts_per_token must be in [1, n_experts={self.n_experts}]; got {self.experts_per_token}"
+                f"n_kv_heads must divide n_heads={self.n_heads} (each KV head serves a whole group of query "
+                f"heads); got n_kv_heads={self.n_kv_heads}"
             )
+        if self.experts_per_token > self.n_experts:
+            raise ValueError(f"experts_per_token must be in [1, n_experts={self.n_experts}]; got {self.experts_per_token}")
+        if self.d_ff == 0 and (not self.is_moe or self.expert_d_ff == 0 or self.dense_layers):
+            raise ValueError("d_ff must be an integer >= 1 (the FFN inner width); got 0")
+        if self.dense_layers >= self.n_layers or (self.dense_layers and not self.is_moe):
+            raise ValueError(
+                f"dense_layers must be in [0, n_layers-1={self.n_layers - 1}] and needs n_experts > 1; "
+                f"got {self.dense_layers} with n_experts={self.n_experts}"
+            )
+        moe_only = {"expert_d_ff": self.expert_d_ff, "shared_expert_d_ff": self.shared_expert_d_ff}
+        for name, value in moe_only.items():
+            if value and not self.is_moe:
+                raise ValueError(f"{name}={value} describes a mixture of experts; set n_experts > 1 or leave it 0")
+        if self.shared_expert_gate and not self.shared_expert_d_ff:
+            raise ValueError("shared_expert_gate=True needs a shared expert: set shared_expert_d_ff")
+        if isinstance(self.sliding_window_layers, _Derived) or self.sliding_window_layers == 0:
+            setting("sliding_window_layers", _Derived(self.n_layers if self.sliding_window else 0))
+        elif not self.sliding_window or self.sliding_window_layers > self.n_layers:
+            raise ValueError(
+                f"sliding_window_layers must be in [0, n_layers={self.n_layers}] and needs a sliding_window; "
+                f"got {self.sliding_window_layers} with sliding_window={self.sliding_window}"
+            )
+        self._check_latent_attention()
+
+    def _check_latent_attention(self) -> None:
+        latent = {"q_lora_rank": self.q_lora_rank, "rope_head_dim": self.rope_head_dim, "v_head_dim": self.v_head_dim}
+        if not self.kv_lora_rank:
+            for name, value in latent.items():
+                if value:
+                    raise ValueError(f"{name}={value} describes latent attention; set kv_lora_rank > 0 or leave it 0")
+            return
+        if not 0 < self.rope_head_dim < self.head_dim:
+            raise ValueError(
+                f"rope_head_dim must be in [1, head_dim-1={self.head_dim - 1}] with latent attention "
+                f"(the rotary part of each query/key head); got {self.rope_head_dim}"
+            )
+        if self.layout != "llama" or self.qk_norm != "none" or self.n_kv_heads != self.n_heads:
+            raise ValueError(
+                "latent attention (kv_lora_rank > 0) is modelled with layout='llama', qk_norm='none' and "
+                f"n_kv_heads = n_heads; got layout={self.layout!r}, qk_norm={self.qk_norm!r}, "
+                f"n_kv_heads={self.n_kv_heads}"
+            )
+
+    @classmethod
+    def from_hf_config(cls, source: dict[str, Any] | str | os.PathLike[str]) -> ModelConfig:
+        """Read a Hugging Face ``config.json`` (a dict, or a path to the file).
+
+        Both the full ``config.to_dict()`` and the shorter file ``save_pretrained``
+        writes are accepted: an absent key means transformers' default for that
+        ``model_type``.  An unsupported ``model_type``, or a setting that changes
+        the count and that llmcalc does not model, raises ``ValueError`` naming it.
+        See :mod:`llmcalc.hf` for the supported types.
+
+        Examples
+        --------
+        >>> cfg = ModelConfig.from_hf_config({"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096,
+        ...     "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32})
+        >>> cfg.n_kv_heads, cfg.head_dim, cfg.tie_embeddings
+        (32, 128, False)
+        """
+        from .hf import config_from_hf
+
+        return config_from_hf(source)
 
     @property
     def is_moe(self) -> bool:
         """True when the FFN is a mixture of experts (more than one expert)."""
         return self.n_experts > 1
+
+    @property
+    def uses_latent_attention(self) -> bool:
+        """True for multi-head latent attention (``kv_lora_rank > 0``)."""
+        return self.kv_lora_rank > 0
 
     @property
     def q_dim(self) -> int:
@@ -159,6 +269,19 @@ class ModelConfig:
         """Width of all key (or value) heads together: ``n_kv_heads * head_dim``."""
         return self.n_kv_heads * self.head_dim
 
+    @property
+    def moe_layers(self) -> int:
+        """Layers whose FFN is a mixture of experts (0 for a dense model)."""
+        return self.n_layers - self.dense_layers if self.is_moe else 0
 
-def _is_integer_scalar(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    @property
+    def routed_expert_d_ff(self) -> int:
+        """Inner width of one routed expert."""
+        return self.expert_d_ff or self.d_ff
+
+
+def as_model_config(cfg: object) -> ModelConfig:
+    """Return ``cfg`` if it is a :class:`ModelConfig`, else raise a ``TypeError`` naming what it is."""
+    if not isinstance(cfg, ModelConfig):
+        raise TypeError(f"cfg must be a ModelConfig (see llmcalc.get_preset or ModelConfig.from_hf_config); got {type(cfg).__name__}")
+    return cfg

@@ -32,8 +32,8 @@ def format_count(n: int | float, digits: int = 2) -> str:
     >>> format_count(179_594_880), format_count(4_194_304, 1), format_count(512)
     ('179.59 M', '4.2 M', '512')
     """
-    value = check.real("n", n)
-    places = check.integer("digits", digits, minimum=0, maximum=12)
+    value = check.number("n", n)
+    places = check.count("digits", digits, minimum=0, maximum=12)
     return _scaled(value, _COUNT_SUFFIXES, places, "")
 
 
@@ -47,8 +47,8 @@ def format_bytes(n: int | float, digits: int = 2) -> str:
     >>> format_bytes(100)
     '100 B'
     """
-    value = check.real("n", n, minimum=0)
-    places = check.integer("digits", digits, minimum=0, maximum=12)
+    value = check.number("n", n, minimum=0)
+    places = check.count("digits", digits, minimum=0, maximum=12)
     decimal = _scaled(value, _DECIMAL, places, "B")
     binary = _scaled(value, _BINARY, places, "B")
     return decimal if decimal == binary else f"{decimal} ({binary})"

@@ -1,41 +1,177 @@
-"""Exact parameter counts of a :class:`~llmcalc.config.ModelConfig`.
+"""Exact parameter counts of a :class:`~llmcalc.config.ModelConfig`, as transformers instantiates the model.
 
 The count is the number of stored values, component by component:
 
-* embedding: ``vocab_size * d_model``
-* positions: ``learned_positions * d_model`` (0 for rotary models)
-* attention, per layer: Q ``d_model * n_heads*head_dim``, K and V
-  ``d_model * n_kv_heads*head_dim`` each, output ``n_heads*head_dim * d_model``,
-  plus biases where the config says so
-* ffn, per layer and expert: SwiGLU ``3 * d_model * d_ff``, classic MLP
-  ``2 * d_model * d_ff``, plus biases (``d_ff`` per up/gate, ``d_model`` for down)
-* router, per MoE layer: ``d_model * n_experts`` (no bias)
-* norms: ``(n_layers * norms_per_layer + 1)`` norms of ``d_model`` values
-  (RMSNorm) or ``2 * d_model`` (LayerNorm: scale and bias)
+* embedding: ``vocab_size * d_model``; positions: ``learned_positions * d_model``
+* attention, per layer: the Q, K, V and output projections (fused or not, the
+  same count), or latent attention's down- and up-projections, plus biases
+* ffn, per layer: a dense FFN (SwiGLU ``3 * d_model * d_ff``, classic MLP
+  ``2 * d_model * d_ff``, plus biases), or in an MoE layer every routed expert
+  and the shared expert (always active)
+* router, per MoE layer: ``d_model * n_experts`` (no bias), plus the shared
+  expert's gate (``d_model``) where there is one
+* norms: ``n_layers * norms_per_layer + 1`` norms of ``d_model`` values
+  (RMSNorm), ``2 * d_model`` (LayerNorm) or none (parameter-free), plus QK-norm
+  and latent-attention norms
 * lm_head: ``vocab_size * d_model`` (+ ``vocab_size`` bias), or 0 when tied
 
-All results are Python ints, so even a 10^12-parameter model is exact.
+Buffers that are not parameters (DeepSeek-V3's router score-correction bias,
+rotary frequency tables) are not counted, as in ``model.parameters()``.  All
+results are Python ints, so a 10^12-parameter model is exact.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from . import _validate as check
-from .config import ModelConfig
+from .config import ModelConfig, as_model_config
 
-COMPONENTS = ("embedding", "positions", "attention", "ffn", "router", "norms", "lm_head")
+# Module paths inside one block, per layout: (attention prefix, names by role; MLP prefix, names by role).
+_ATTENTION = {
+    "llama": ("self_attn", {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj"}),
+    "starcoder2": ("self_attn", {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj"}),
+    "phi": ("self_attn", {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "dense"}),
+    "phi3": ("self_attn", {"qkv": "qkv_proj", "o": "o_proj"}),
+    "gpt2": ("attn", {"qkv": "c_attn", "o": "c_proj"}),
+    "gpt_neox": ("attention", {"qkv": "query_key_value", "o": "dense"}),
+    "falcon": ("self_attention", {"qkv": "query_key_value", "o": "dense"}),
+}
+_MLP = {
+    "llama": {"gate": "gate_proj", "up": "up_proj", "down": "down_proj"},
+    "starcoder2": {"up": "c_fc", "down": "c_proj"},
+    "phi": {"up": "fc1", "down": "fc2"},
+    "phi3": {"gate_up": "gate_up_proj", "down": "down_proj"},
+    "gpt2": {"up": "c_fc", "down": "c_proj"},
+    "gpt_neox": {"up": "dense_h_to_4h", "down": "dense_4h_to_h"},
+    "falcon": {"up": "dense_h_to_4h", "down": "dense_4h_to_h"},
+}
 
 
-def _attention_per_layer(cfg: ModelConfig) -> int:
-    weights = cfg.d_model * cfg.q_dim + 2 * cfg.d_model * cfg.kv_dim + cfg.q_dim * cfg.d_model
-    biases = (cfg.q_dim + 2 * cfg.kv_dim if cfg.qkv_bias else 0) + (cfg.d_model if cfg.out_bias else 0)
-    return weights + biases
+@dataclass(frozen=True)
+class Linear:
+    """One linear (or GPT-2 ``Conv1D``) module of the model, repeated ``copies`` times.
+
+    ``path`` is its name inside a block (``self_attn.q_proj``) or in the model
+    (``lm_head``); ``role`` is what it computes (``q``, ``kv_b``, ``down``,
+    ``router``…); ``component`` is the :func:`param_breakdown` key it counts under.
+    ``adaptable`` is False for weights that are not ``nn.Linear`` modules in
+    transformers 5 (routed experts are fused 3-D tensors, routers plain
+    weights): peft's LoRA cannot target them by module name.
+    """
+
+    path: str
+    role: str
+    component: str
+    d_in: int
+    d_out: int
+    bias: bool
+    copies: int
+    adaptable: bool = True
+
+    @property
+    def params(self) -> int:
+        return self.copies * (self.d_in * self.d_out + (self.d_out if self.bias else 0))
 
 
-def _ffn_per_expert(cfg: ModelConfig) -> int:
-    up_matrices = 2 if cfg.ffn == "swiglu" else 1
-    weights = (up_matrices + 1) * cfg.d_model * cfg.d_ff
-    biases = up_matrices * cfg.d_ff + cfg.d_model if cfg.mlp_bias else 0
-    return weights + biases
+def _norm_size(cfg: ModelConfig, width: int) -> int:
+    return {"rmsnorm": width, "layernorm": 2 * width, "parameter-free": 0}[cfg.norm]
+
+
+def _attention(cfg: ModelConfig) -> list[Linear]:
+    layers, d = cfg.n_layers, cfg.d_model
+    if cfg.uses_latent_attention:
+        v_head = cfg.v_head_dim or cfg.head_dim
+        modules = []
+        if cfg.q_lora_rank:
+            modules += [
+                Linear("self_attn.q_a_proj", "q_a", "attention", d, cfg.q_lora_rank, cfg.qkv_bias, layers),
+                Linear("self_attn.q_b_proj", "q", "attention", cfg.q_lora_rank, cfg.q_dim, False, layers),
+            ]
+        else:
+            modules.append(Linear("self_attn.q_proj", "q", "attention", d, cfg.q_dim, False, layers))
+        kv_latent = cfg.kv_lora_rank + cfg.rope_head_dim
+        kv_b_out = cfg.n_heads * (cfg.head_dim - cfg.rope_head_dim + v_head)
+        return [
+            *modules,
+            Linear("self_attn.kv_a_proj_with_mqa", "kv_a", "attention", d, kv_latent, cfg.qkv_bias, layers),
+            Linear("self_attn.kv_b_proj", "kv_b", "attention", cfg.kv_lora_rank, kv_b_out, False, layers),
+            Linear("self_attn.o_proj", "o", "attention", cfg.n_heads * v_head, d, cfg.out_bias, layers),
+        ]
+    prefix, names = _ATTENTION[cfg.layout]
+    widths = {"q": cfg.q_dim, "k": cfg.kv_dim, "v": cfg.kv_dim, "qkv": cfg.q_dim + 2 * cfg.kv_dim}
+    modules = [
+        Linear(f"{prefix}.{names[role]}", role, "attention", d, widths[role], cfg.qkv_bias, layers)
+        for role in ("q", "k", "v", "qkv")
+        if role in names
+    ]
+    return [*modules, Linear(f"{prefix}.{names['o']}", "o", "attention", cfg.q_dim, d, cfg.out_bias, layers)]
+
+
+def _ffn(cfg: ModelConfig, prefix: str, width: int, copies: int, *, adaptable: bool = True) -> list[Linear]:
+    names = _MLP[cfg.layout]
+    d, bias = cfg.d_model, cfg.mlp_bias
+    if cfg.ffn == "mlp":
+        ups = [("up", width)]
+    elif "gate_up" in names:
+        ups = [("gate_up", 2 * width)]
+    else:
+        ups = [("gate", width), ("up", width)]
+    return [
+        *(Linear(f"{prefix}.{names[role]}", role, "ffn", d, out, bias, copies, adaptable) for role, out in ups),
+        Linear(f"{prefix}.{names['down']}", "down", "ffn", width, d, bias, copies, adaptable),
+    ]
+
+
+def linear_modules(cfg: ModelConfig) -> list[Linear]:
+    """Every linear module of the model with its shape and number of copies.
+
+    This is what :func:`param_breakdown` and :func:`llmcalc.lora_model_params`
+    both count, so the two always describe the same model.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> for m in linear_modules(get_preset("gpt2")):
+    ...     print(f"{m.path:12s} {m.d_in:5d} -> {m.d_out:5d} x{m.copies}")
+    attn.c_attn    768 ->  2304 x12
+    attn.c_proj    768 ->   768 x12
+    mlp.c_fc       768 ->  3072 x12
+    mlp.c_proj    3072 ->   768 x12
+
+    GPT-2's head is tied to the embedding, so it has no ``lm_head`` of its own here.
+    """
+    cfg = as_model_config(cfg)
+    mlp_prefix = "mlp"
+    modules = _attention(cfg)
+    dense = cfg.n_layers - cfg.moe_layers
+    if dense:
+        modules += _ffn(cfg, mlp_prefix, cfg.d_ff, dense)
+    if cfg.is_moe:
+        moe = cfg.moe_layers
+        modules.append(Linear(f"{mlp_prefix}.gate", "router", "router", cfg.d_model, cfg.n_experts, False, moe, False))
+        modules += _ffn(cfg, f"{mlp_prefix}.experts", cfg.routed_expert_d_ff, moe * cfg.n_experts, adaptable=False)
+        if cfg.shared_expert_d_ff:
+            shared = f"{mlp_prefix}.shared_experts" if cfg.uses_latent_attention else f"{mlp_prefix}.shared_expert"
+            modules += _ffn(cfg, shared, cfg.shared_expert_d_ff, moe)
+        if cfg.shared_expert_gate:
+            modules.append(Linear(f"{mlp_prefix}.shared_expert_gate", "shared_gate", "router", cfg.d_model, 1, False, moe))
+    if not cfg.tie_embeddings:
+        modules.append(Linear("lm_head", "lm_head", "lm_head", cfg.d_model, cfg.vocab_size, cfg.lm_head_bias, 1))
+    elif cfg.lm_head_bias:
+        raise ValueError("lm_head_bias=True needs an untied head (tie_embeddings=False): a tied head has no bias of its own")
+    return modules
+
+
+def _norms(cfg: ModelConfig) -> int:
+    per_layer = cfg.norms_per_layer * _norm_size(cfg, cfg.d_model)
+    if cfg.qk_norm == "per-head":
+        per_layer += 2 * _norm_size(cfg, cfg.head_dim)
+    elif cfg.qk_norm == "per-projection":
+        per_layer += _norm_size(cfg, cfg.q_dim) + _norm_size(cfg, cfg.kv_dim)
+    if cfg.uses_latent_attention:
+        per_layer += _norm_size(cfg, cfg.kv_lora_rank) + (_norm_size(cfg, cfg.q_lora_rank) if cfg.q_lora_rank else 0)
+    return cfg.n_layers * per_layer + _norm_size(cfg, cfg.d_model)
 
 
 def param_breakdown(cfg: ModelConfig, *, active: bool = False) -> dict[str, int]:
@@ -45,8 +181,8 @@ def param_breakdown(cfg: ModelConfig, *, active: bool = False) -> dict[str, int]
     ----------
     cfg : ModelConfig
     active : bool
-        Count only what one token uses: for a mixture of experts the FFN
-        shrinks to ``experts_per_token`` experts (see :func:`active_param_count`).
+        Count only what one token uses: in each MoE layer the routed experts
+        shrink to ``experts_per_token`` of them (see :func:`active_param_count`).
 
     Examples
     --------
@@ -67,20 +203,16 @@ def param_breakdown(cfg: ModelConfig, *, active: bool = False) -> dict[str, int]
     >>> sum(parts.values())
     124439808
     """
-    if not isinstance(cfg, ModelConfig):
-        raise TypeError(f"cfg must be a ModelConfig; got {type(cfg).__name__}")
-    experts = cfg.experts_per_token if check.flag("active", active) else cfg.n_experts
-    norm_size = cfg.d_model if cfg.norm == "rmsnorm" else 2 * cfg.d_model
-    lm_head = 0 if cfg.tie_embeddings else cfg.vocab_size * cfg.d_model + (cfg.vocab_size if cfg.lm_head_bias else 0)
-    return {
-        "embedding": cfg.vocab_size * cfg.d_model,
-        "positions": cfg.learned_positions * cfg.d_model,
-        "attention": cfg.n_layers * _attention_per_layer(cfg),
-        "ffn": cfg.n_layers * experts * _ffn_per_expert(cfg),
-        "router": cfg.n_layers * cfg.d_model * cfg.n_experts if cfg.is_moe else 0,
-        "norms": (cfg.n_layers * cfg.norms_per_layer + 1) * norm_size,
-        "lm_head": lm_head,
-    }
+    cfg = as_model_config(cfg)
+    used_share = (cfg.experts_per_token, cfg.n_experts) if check.flag("active", active) else (1, 1)
+    parts = dict.fromkeys(("embedding", "positions", "attention", "ffn", "router", "norms", "lm_head"), 0)
+    parts["embedding"] = cfg.vocab_size * cfg.d_model
+    parts["positions"] = cfg.learned_positions * cfg.d_model
+    for module in linear_modules(cfg):
+        routed = module.path.startswith("mlp.experts.")
+        parts[module.component] += module.params * used_share[0] // used_share[1] if routed else module.params
+    parts["norms"] = _norms(cfg)
+    return parts
 
 
 def param_count(cfg: ModelConfig) -> int:
@@ -103,11 +235,12 @@ def param_count(cfg: ModelConfig) -> int:
 def active_param_count(cfg: ModelConfig) -> int:
     """Parameters used to process one token (exact; equals :func:`param_count` for dense models).
 
-    For a mixture of experts only ``experts_per_token`` of the ``n_experts``
-    FFNs run for a given token.  Everything else is counted in full: the
-    attention, the router, the norms, the LM head and the embedding matrix
-    (conventionally, although a token only looks up one row of it), which is
-    how the published "12.9B active" figure for Mixtral-8x7B is counted.
+    In each MoE layer only ``experts_per_token`` of the ``n_experts`` routed
+    experts run for a given token.  Everything else is counted in full: the
+    attention, the router, shared experts, dense layers, the norms, the LM head
+    and the embedding matrix (conventionally, although a token only looks up
+    one row of it), which is how the published "12.9B active" figure for
+    Mixtral-8x7B is counted.
 
     Examples
     --------

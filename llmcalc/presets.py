@@ -22,7 +22,7 @@ PRESETS: Mapping[str, ModelConfig] = MappingProxyType({
                              head_dim=64, d_ff=3072),
     "gpt2": ModelConfig(vocab_size=50257, d_model=768, n_layers=12, n_heads=12, d_ff=3072, ffn="mlp",
                         tie_embeddings=True, qkv_bias=True, out_bias=True, mlp_bias=True,
-                        norm="layernorm", learned_positions=1024),
+                        norm="layernorm", learned_positions=1024, layout="gpt2"),
     "llama-2-7b": ModelConfig(vocab_size=32000, d_model=4096, n_layers=32, n_heads=32, d_ff=11008),
     "llama-2-70b": ModelConfig(vocab_size=32000, d_model=8192, n_layers=80, n_heads=64, n_kv_heads=8,
                                d_ff=28672),
@@ -33,12 +33,12 @@ PRESETS: Mapping[str, ModelConfig] = MappingProxyType({
     "qwen2.5-0.5b": ModelConfig(vocab_size=151936, d_model=896, n_layers=24, n_heads=14, n_kv_heads=2,
                                 d_ff=4864, qkv_bias=True, tie_embeddings=True),
     "mixtral-8x7b": ModelConfig(vocab_size=32000, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,
-                                d_ff=14336, n_experts=8, experts_per_token=2),
+                                d_ff=14336, n_experts=8, experts_per_token=2, model_type="mixtral"),
     # Phi-2: attention and MLP run in parallel off ONE LayerNorm per block;
     # biases on q/k/v, on the output projection ("dense"), in the MLP and on the LM head.
     "phi-2": ModelConfig(vocab_size=51200, d_model=2560, n_layers=32, n_heads=32, d_ff=10240, ffn="mlp",
                          qkv_bias=True, out_bias=True, mlp_bias=True, lm_head_bias=True,
-                         norm="layernorm", norms_per_layer=1),
+                         norm="layernorm", norms_per_layer=1, layout="phi"),
 })
 
 REFERENCE: ModelConfig = PRESETS["reference"]
@@ -54,6 +54,6 @@ def get_preset(name: str) -> ModelConfig:
     >>> get_preset("llama-4")
     Traceback (most recent call last):
     ...
-    ValueError: name must be one of 'reference', 'gpt2', 'llama-2-7b', 'llama-2-70b', 'llama-3-8b', 'mistral-7b', 'qwen2.5-0.5b', 'mixtral-8x7b', 'phi-2'; got 'llama-4'
+    ValueError: name must be one of 'reference', 'gpt2', 'llama-2-7b', 'llama-2-70b', 'llama-3-8b', 'mistral-7b', 'qwen2.5-0.5b', 'mixtral-8x7b', 'phi-2'; got 'llama-4' (did you mean 'llama-3-8b'?)
     """
     return PRESETS[check.choice("name", name, PRESETS)]

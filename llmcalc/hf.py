@@ -1,0 +1,385 @@
+"""Read a Hugging Face ``config.json`` into a :class:`~llmcalc.config.ModelConfig`, or refuse it.
+
+Written here rather than taken from ``transformers`` because the glossary's
+promise is exact counts offline, in the browser too, without a 2 GB install:
+the rules below are the ones ``transformers`` 5.24 applies when it builds each
+model, and ``tests/data/hf_models/`` checks them against that library for every
+supported ``model_type``, in both forms a user meets: the full
+``config.to_dict()`` and the shorter file ``save_pretrained`` writes, where an
+absent key means the default of that ``model_type``'s config class.
+
+What llmcalc cannot model is refused with a ``ValueError`` naming the key: an
+unknown ``model_type``, a setting that changes what is stored in a way not
+modelled (Qwen-MoE's ``mlp_only_layers``, Falcon's new decoder architecture,
+a quantized checkpoint), or an unfamiliar key whose name says it is about sizes.
+Never a silent approximation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .config import ModelConfig
+
+# Default values of the size-related keys, from each transformers 5.24 config class's __init__.  ``None``
+# means the class derives the value (e.g. num_key_value_heads -> num_attention_heads).
+_LLAMA = {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+          "num_attention_heads": 32, "num_key_value_heads": None, "head_dim": None, "tie_word_embeddings": False,
+          "attention_bias": False, "mlp_bias": False}
+_DEFAULTS: dict[str, dict[str, Any]] = {
+    "llama": _LLAMA,
+    "mistral": {**_LLAMA, "intermediate_size": 14336, "num_key_value_heads": 8, "sliding_window": 4096},
+    "mixtral": {**_LLAMA, "intermediate_size": 14336, "num_key_value_heads": 8, "sliding_window": None,
+                "num_local_experts": 8, "num_experts_per_tok": 2},
+    "qwen2": {**_LLAMA, "vocab_size": 151936, "intermediate_size": 22016, "num_key_value_heads": 32,
+              "use_sliding_window": False, "sliding_window": 4096, "max_window_layers": 28, "layer_types": None},
+    "qwen2_moe": {**_LLAMA, "vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 5632,
+                  "num_hidden_layers": 24, "num_attention_heads": 16, "num_key_value_heads": 16,
+                  "use_sliding_window": False, "sliding_window": 4096, "max_window_layers": 28, "layer_types": None,
+                  "decoder_sparse_step": 1, "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
+                  "num_experts_per_tok": 4, "num_experts": 60, "mlp_only_layers": None, "qkv_bias": True},
+    "qwen3": {**_LLAMA, "vocab_size": 151936, "intermediate_size": 22016, "num_key_value_heads": 32, "head_dim": 128,
+              "use_sliding_window": False, "sliding_window": 4096, "max_window_layers": 28, "layer_types": None},
+    "qwen3_moe": {**_LLAMA, "vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 6144,
+                  "num_hidden_layers": 24, "num_key_value_heads": 4, "use_sliding_window": False,
+                  "sliding_window": 4096, "decoder_sparse_step": 1, "moe_intermediate_size": 768,
+                  "num_experts_per_tok": 8, "num_experts": 128, "mlp_only_layers": None},
+    "gemma": {**_LLAMA, "vocab_size": 256000, "hidden_size": 3072, "intermediate_size": 24576,
+              "num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 256,
+              "tie_word_embeddings": True},
+    "gemma2": {**_LLAMA, "vocab_size": 256000, "hidden_size": 2304, "intermediate_size": 9216,
+               "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+               "tie_word_embeddings": True, "sliding_window": 4096, "layer_types": None},
+    "gemma3_text": {**_LLAMA, "vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216,
+                    "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+                    "tie_word_embeddings": True, "sliding_window": 4096, "layer_types": None,
+                    "use_bidirectional_attention": False},
+    "phi": {**_LLAMA, "vocab_size": 51200, "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 24,
+            "qk_layernorm": False},
+    "phi3": {**_LLAMA, "vocab_size": 32064, "hidden_size": 3072, "intermediate_size": 8192, "sliding_window": None},
+    "falcon": {"vocab_size": 65024, "hidden_size": 4544, "num_hidden_layers": 32, "num_attention_heads": 71,
+               "num_ln_in_parallel_attn": None, "num_kv_heads": None, "alibi": False,
+               "new_decoder_architecture": False, "multi_query": True, "parallel_attn": True, "bias": False,
+               "ffn_hidden_size": None, "tie_word_embeddings": True},
+    "gpt2": {"vocab_size": 50257, "n_positions": 1024, "n_embd": 768, "n_layer": 12, "n_head": 12, "n_inner": None,
+             "add_cross_attention": False, "tie_word_embeddings": True},
+    "gpt_neox": {"vocab_size": 50432, "hidden_size": 6144, "num_hidden_layers": 44, "num_attention_heads": 64,
+                 "intermediate_size": 24576, "tie_word_embeddings": False, "attention_bias": True},
+    "starcoder2": {**_LLAMA, "vocab_size": 49152, "hidden_size": 3072, "intermediate_size": 12288,
+                   "num_hidden_layers": 30, "num_attention_heads": 24, "num_key_value_heads": 2,
+                   "sliding_window": None, "use_bias": True, "tie_word_embeddings": True},
+    "olmo": {**_LLAMA, "vocab_size": 50304},
+    "olmo2": {**_LLAMA, "vocab_size": 50304},
+    "olmoe": {**_LLAMA, "vocab_size": 50304, "hidden_size": 2048, "intermediate_size": 2048, "num_hidden_layers": 16,
+              "num_attention_heads": 16, "num_experts_per_tok": 8, "num_experts": 64},
+    "deepseek_v2": {**_LLAMA, "vocab_size": 102400, "first_k_dense_replace": 0, "kv_lora_rank": 512,
+                    "q_lora_rank": 1536, "n_routed_experts": 64, "n_shared_experts": 2, "qk_nope_head_dim": 128,
+                    "qk_rope_head_dim": 64, "v_head_dim": 128, "num_experts_per_tok": None,
+                    "moe_intermediate_size": 1407},
+    "deepseek_v3": {**_LLAMA, "vocab_size": 129280, "hidden_size": 7168, "intermediate_size": 18432,
+                    "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 128,
+                    "num_key_value_heads": 128, "n_shared_experts": 1, "n_routed_experts": 256, "kv_lora_rank": 512,
+                    "q_lora_rank": 1536, "qk_rope_head_dim": 64, "v_head_dim": 128, "qk_nope_head_dim": 128,
+                    "num_experts_per_tok": 8, "first_k_dense_replace": 3},
+}
+SUPPORTED_MODEL_TYPES = tuple(_DEFAULTS)
+# Second names that transformers writes into the full to_dict() for the same setting (its attribute_map).
+_ALIASES = {"qwen3_moe": {"num_local_experts": "num_experts"}, "qwen2_moe": {"num_local_experts": "num_experts"},
+            "olmoe": {"num_local_experts": "num_experts"}, "deepseek_v2": {"num_local_experts": "n_routed_experts"},
+            "deepseek_v3": {"num_local_experts": "n_routed_experts"}}
+
+# Keys that change nothing llmcalc counts (numerics, training, generation, bookkeeping, no-parameter position
+# schemes, routing arithmetic) or that it reads through another key.  An unfamiliar key whose name matches
+# _SIZE_WORDS is refused, any other unfamiliar key is ignored.
+_IRRELEVANT = frozenset("""
+_name_or_path _sliding_window_pattern sliding_window_pattern activation activation_function alibi architectures
+attention_dropout attn_logit_softcapping attn_pdrop auto_map bos_token_id chunk_size_feed_forward classifier_dropout
+clip_qkv dtype torch_dtype embd_pdrop embedding_dropout eos_token_id final_logit_softcapping hidden_act
+hidden_activation hidden_dropout id2label initializer_range is_decoder is_encoder_decoder label2id layer_norm_eps
+layer_norm_epsilon max_position_embeddings model_type n_ctx n_group norm_epsilon norm_topk_prob num_nextn_predict_layers
+original_max_position_embeddings output_attentions output_hidden_states output_router_logits pad_token_id
+pretraining_tp problem_type qk_head_dim query_pre_attn_scalar reorder_and_upcast_attn resid_pdrop residual_dropout
+return_dict rms_norm_eps rope_interleave rope_parameters rope_scaling rope_theta rope_local_base_freq
+routed_scaling_factor router_aux_loss_coef router_jitter_noise scale_attn_by_inverse_layer_idx scale_attn_weights
+summary_activation summary_first_dropout summary_proj_to_labels summary_type summary_use_proj tie_encoder_decoder
+topk_group topk_method transformers_version use_cache use_parallel_residual partial_rotary_factor rotary_pct
+rotary_emb_base rotary_dim rope_pct aux_loss_alpha seq_aux scoring_func ep_size moe_layer_freq
+tokenizer_class use_bfloat16 pruned_heads cross_attention_hidden_size decoder_start_token_id sep_token_id
+finetuning_task task_specific_params prefix tf_legacy_loss torchscript output_scores return_dict_in_generate
+""".split())
+_SIZE_WORDS = re.compile(r"size|dim|layer|head|expert|rank|vocab|bias|norm|tie|window|lora|moe|shared|dense|"
+                         r"intermediate|proj|qk|kv|parallel|fused|mtp|nextn|num_|n_")
+
+
+class _Reader:
+    """Looks keys up in the file first, then in the class defaults of its ``model_type``."""
+
+    def __init__(self, data: Mapping[str, Any], model_type: str) -> None:
+        self.data, self.model_type, self.defaults = data, model_type, _DEFAULTS[model_type]
+        self.used: set[str] = {"model_type"}
+
+    def __call__(self, key: str) -> Any:
+        self.used.add(key)
+        return self.data[key] if key in self.data else self.defaults.get(key)
+
+    def refuse_unless(self, key: str, accepted: Callable[[Any], bool], why: str) -> None:
+        value = self(key)
+        if not accepted(value):
+            raise ValueError(f"{self.model_type} config: {key}={value!r} {why}; llmcalc does not model it")
+
+    def check_rest(self) -> None:
+        for key in self.data:
+            if key not in self.used and key not in _IRRELEVANT and key not in self.defaults and _SIZE_WORDS.search(key):
+                raise ValueError(
+                    f"{self.model_type} config: unknown key {key!r} (value {self.data[key]!r}) may change the "
+                    "parameter count or the KV cache; llmcalc does not model it, so it refuses rather than guess"
+                )
+
+
+def _load(source: Mapping[str, Any] | str | os.PathLike[str]) -> Mapping[str, Any]:
+    if isinstance(source, Mapping):
+        return source
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"source must be a dict or a path to a config.json; got {type(source).__name__}")
+    path = Path(source)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ValueError(f"cannot read {str(path)!r}: {error.strerror or error}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{str(path)!r} is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{str(path)!r} must hold a JSON object (a config); got a {type(data).__name__}")
+    return data
+
+
+def _positive(read: _Reader, key: str, *, zero: bool = False) -> int:
+    value = read(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero else 1):
+        lowest = 0 if zero else 1
+        shown = "missing" if value is None else repr(value)
+        raise ValueError(f"{read.model_type} config: {key} must be an integer >= {lowest}; got {shown}")
+    return value
+
+
+def _flag(read: _Reader, key: str) -> bool:
+    value = read(key)
+    if not isinstance(value, bool):
+        raise ValueError(f"{read.model_type} config: {key} must be true or false; got {value!r}")
+    return value
+
+
+def _sliding(read: _Reader, n_layers: int, *, every_layer_when_no_types: bool) -> dict[str, int]:
+    """Window and windowed-layer count, from ``layer_types`` when given (as transformers' cache reads it)."""
+    window = read("sliding_window")
+    types = read("layer_types")
+    if types is not None:
+        if not isinstance(types, list) or len(types) != n_layers:
+            raise ValueError(f"{read.model_type} config: layer_types must list one type per layer ({n_layers}); got {types!r}")
+        unknown = sorted({t for t in types if t not in ("full_attention", "sliding_attention")})
+        if unknown:
+            raise ValueError(f"{read.model_type} config: layer_types {unknown} are not modelled; llmcalc knows full_attention and sliding_attention")
+        windowed = types.count("sliding_attention")
+    else:
+        windowed = n_layers if every_layer_when_no_types and window else 0
+    if windowed and not (isinstance(window, int) and not isinstance(window, bool) and window >= 2):
+        raise ValueError(f"{read.model_type} config: sliding_window must be an integer >= 2 for windowed layers; got {window!r}")
+    return {"sliding_window": window if windowed else 0, "sliding_window_layers": windowed}
+
+
+def _layer_types(read: _Reader, n_layers: int, sliding: Callable[[int], bool]) -> None:
+    """Fill in transformers' own default ``layer_types`` rule when the file has none."""
+    if read("layer_types") is None:
+        read.data = {**read.data, "layer_types": ["sliding_attention" if sliding(i) else "full_attention" for i in range(n_layers)]}
+
+
+def _common(read: _Reader) -> dict[str, Any]:
+    d, heads = _positive(read, "hidden_size"), _positive(read, "num_attention_heads")
+    kv_heads = read("num_key_value_heads")
+    head_dim = read("head_dim")
+    return {
+        "vocab_size": _positive(read, "vocab_size"),
+        "d_model": d,
+        "n_layers": _positive(read, "num_hidden_layers"),
+        "n_heads": heads,
+        "n_kv_heads": heads if kv_heads is None else _positive(read, "num_key_value_heads"),
+        "head_dim": d // heads if head_dim is None else _positive(read, "head_dim"),
+        "tie_embeddings": _flag(read, "tie_word_embeddings"),
+    }
+
+
+# model_types whose attention_bias puts a bias on q, k, v and the output projection (or on MLA's down-projections).
+_ATTENTION_BIAS = ("llama", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text", "olmo", "olmo2", "olmoe",
+                   "deepseek_v2", "deepseek_v3")
+
+
+def _llama_like(read: _Reader) -> dict[str, Any]:
+    cfg = _common(read)
+    cfg["d_ff"] = _positive(read, "intermediate_size")
+    mt = read.model_type
+    if mt in _ATTENTION_BIAS:
+        cfg["qkv_bias"] = cfg["out_bias"] = _flag(read, "attention_bias")
+    if mt in ("llama", "deepseek_v2"):
+        cfg["mlp_bias"] = _flag(read, "mlp_bias")
+    if mt == "qwen2":
+        cfg["qkv_bias"] = True  # Qwen2's q, k and v projections always carry a bias, the output projection none
+    if mt == "qwen2_moe":
+        cfg["qkv_bias"] = _flag(read, "qkv_bias")
+    return cfg
+
+
+def _moe(read: _Reader, cfg: dict[str, Any], experts_key: str, width_key: str | None) -> None:
+    if "decoder_sparse_step" in read.defaults:
+        read.refuse_unless("decoder_sparse_step", lambda v: v == 1, "makes only every n-th layer an MoE layer")
+        read.refuse_unless("mlp_only_layers", lambda v: v in (None, []), "makes some layers dense")
+    cfg["n_experts"] = _positive(read, experts_key)
+    cfg["experts_per_token"] = _positive(read, "num_experts_per_tok")
+    if width_key:
+        cfg["expert_d_ff"] = _positive(read, width_key)
+
+
+def _qwen_sliding(read: _Reader, n_layers: int) -> dict[str, int]:
+    """Qwen's ``use_sliding_window`` and ``max_window_layers``, with each config class's own layer rule."""
+    mt, use = read.model_type, _flag(read, "use_sliding_window")
+    if mt == "qwen3_moe":  # no layer_types: transformers' cache windows every layer once the window is on
+        return _sliding(read, n_layers, every_layer_when_no_types=use)
+    first = _positive(read, "max_window_layers", zero=True)
+    if mt == "qwen2_moe":
+        _layer_types(read, n_layers, lambda i: use and bool((i + 1) % 2) and i < first)
+    else:
+        _layer_types(read, n_layers, lambda i: use and read("sliding_window") is not None and i >= first)
+    return _sliding(read, n_layers, every_layer_when_no_types=False)
+
+
+def _build(read: _Reader) -> dict[str, Any]:
+    mt = read.model_type
+    if mt == "gpt2":
+        read.refuse_unless("add_cross_attention", lambda v: not v, "adds cross-attention layers")
+        d = _positive(read, "n_embd")
+        inner = read("n_inner")
+        return {"vocab_size": _positive(read, "vocab_size"), "d_model": d, "n_layers": _positive(read, "n_layer"),
+                "n_heads": _positive(read, "n_head"), "d_ff": 4 * d if inner is None else _positive(read, "n_inner"),
+                "ffn": "mlp", "tie_embeddings": _flag(read, "tie_word_embeddings"), "qkv_bias": True, "out_bias": True,
+                "mlp_bias": True, "norm": "layernorm", "learned_positions": _positive(read, "n_positions"),
+                "layout": "gpt2"}
+    if mt == "falcon":
+        read.refuse_unless("new_decoder_architecture", lambda v: not v,
+                           "(Falcon-40B/180B) makes transformers cache keys and values expanded to every query head")
+        d, heads = _positive(read, "hidden_size"), _positive(read, "num_attention_heads")
+        ffn = read("ffn_hidden_size")
+        bias = _flag(read, "bias")
+        two_norms = not _flag(read, "parallel_attn") or read("num_ln_in_parallel_attn") == 2
+        # The old decoder architecture builds Q, K and V for every head unless multi_query: num_kv_heads is unused.
+        return {"vocab_size": _positive(read, "vocab_size"), "d_model": d, "n_layers": _positive(read, "num_hidden_layers"),
+                "n_heads": heads, "n_kv_heads": 1 if _flag(read, "multi_query") else heads,
+                "d_ff": 4 * d if ffn is None else _positive(read, "ffn_hidden_size"), "ffn": "mlp",
+                "tie_embeddings": _flag(read, "tie_word_embeddings"), "qkv_bias": bias, "out_bias": bias,
+                "mlp_bias": bias, "norm": "layernorm", "norms_per_layer": 2 if two_norms else 1,
+                "layout": "falcon"}
+    if mt == "gpt_neox":
+        cfg = _common(read)
+        bias = _flag(read, "attention_bias")
+        cfg.update(d_ff=_positive(read, "intermediate_size"), ffn="mlp", qkv_bias=bias, out_bias=bias, mlp_bias=True,
+                   norm="layernorm", layout="gpt_neox")
+        return cfg
+    if mt == "phi":
+        cfg = _common(read)
+        cfg.update(d_ff=_positive(read, "intermediate_size"), ffn="mlp", qkv_bias=True, out_bias=True, mlp_bias=True,
+                   lm_head_bias=True, norm="layernorm", norms_per_layer=1, layout="phi",
+                   qk_norm="per-head" if _flag(read, "qk_layernorm") else "none")
+        return cfg
+    if mt == "starcoder2":
+        cfg = _common(read)
+        bias = _flag(read, "use_bias")
+        cfg.update(d_ff=_positive(read, "intermediate_size"), ffn="mlp", qkv_bias=bias, out_bias=bias, mlp_bias=bias,
+                   norm="layernorm", layout="starcoder2", **_sliding(read, cfg["n_layers"], every_layer_when_no_types=True))
+        return cfg
+
+    cfg = _llama_like(read)
+    n_layers = cfg["n_layers"]
+    if mt in ("mistral", "mixtral", "phi3"):
+        cfg.update(_sliding(read, n_layers, every_layer_when_no_types=True))
+    if mt in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe"):
+        cfg.update(_qwen_sliding(read, n_layers))
+    if mt == "gemma2":
+        _layer_types(read, n_layers, lambda i: bool((i + 1) % 2))
+        cfg.update(_sliding(read, n_layers, every_layer_when_no_types=False), norms_per_layer=4)
+    if mt == "gemma3_text":
+        read.refuse_unless("use_bidirectional_attention", lambda v: not v, "changes the sliding window (embedding models)")
+        pattern = read.data.get("sliding_window_pattern", read.data.get("_sliding_window_pattern", 6))
+        _layer_types(read, n_layers, lambda i: bool((i + 1) % pattern))
+        cfg.update(_sliding(read, n_layers, every_layer_when_no_types=False), norms_per_layer=4, qk_norm="per-head")
+    if mt in ("qwen3", "qwen3_moe"):
+        cfg["qk_norm"] = "per-head"
+    if mt == "olmo":
+        cfg["norm"] = "parameter-free"
+    if mt in ("olmo2", "olmoe"):
+        cfg["qk_norm"] = "per-projection"
+    if mt == "phi3":
+        cfg["layout"] = "phi3"
+    if mt == "mixtral":
+        _moe(read, cfg, "num_local_experts", None)
+    if mt == "olmoe":
+        _moe(read, cfg, "num_experts", None)
+    if mt in ("qwen2_moe", "qwen3_moe"):
+        _moe(read, cfg, "num_experts", "moe_intermediate_size")
+    if mt == "qwen2_moe":
+        cfg["shared_expert_d_ff"] = _positive(read, "shared_expert_intermediate_size")
+        cfg["shared_expert_gate"] = True
+    if mt in ("deepseek_v2", "deepseek_v3"):
+        _moe(read, cfg, "n_routed_experts", "moe_intermediate_size")
+        nope, rope = _positive(read, "qk_nope_head_dim"), _positive(read, "qk_rope_head_dim")
+        q_rank = read("q_lora_rank")
+        cfg.update(head_dim=nope + rope, rope_head_dim=rope, v_head_dim=_positive(read, "v_head_dim"),
+                   kv_lora_rank=_positive(read, "kv_lora_rank"),
+                   q_lora_rank=0 if q_rank is None else _positive(read, "q_lora_rank"),
+                   n_kv_heads=cfg["n_heads"], dense_layers=_positive(read, "first_k_dense_replace", zero=True),
+                   shared_expert_d_ff=_positive(read, "n_shared_experts", zero=True) * cfg["expert_d_ff"])
+    return cfg
+
+
+def config_from_hf(source: Mapping[str, Any] | str | os.PathLike[str]) -> ModelConfig:
+    """Build a :class:`ModelConfig` from a ``config.json`` (see :meth:`ModelConfig.from_hf_config`).
+
+    Examples
+    --------
+    >>> config_from_hf({"model_type": "bert"})
+    Traceback (most recent call last):
+    ...
+    ValueError: model_type 'bert' is not supported; supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi, phi3, falcon, gpt2, gpt_neox, starcoder2, olmo, olmo2, olmoe, deepseek_v2, deepseek_v3
+    >>> config_from_hf({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+    ...                 "quantization_config": {"bits": 4}})
+    Traceback (most recent call last):
+    ...
+    ValueError: llama config: quantization_config describes a quantized checkpoint, whose stored tensors transformers packs differently; remove it to count the model it was quantized from
+    """
+    data = _load(source)
+    model_type = data.get("model_type")
+    if model_type not in _DEFAULTS:
+        hint = " (a multimodal config: pass its text_config)" if isinstance(data.get("text_config"), dict) else ""
+        shown = "missing" if model_type is None else repr(model_type)
+        raise ValueError(f"model_type {shown} is not supported{hint}; supported: {', '.join(SUPPORTED_MODEL_TYPES)}")
+    if "quantization_config" in data:
+        raise ValueError(
+            f"{model_type} config: quantization_config describes a quantized checkpoint, whose stored tensors "
+            "transformers packs differently; remove it to count the model it was quantized from"
+        )
+    read = _Reader(data, model_type)
+    fields = _build(read)
+    for alias, key in _ALIASES.get(model_type, {}).items():
+        if alias in data and data[alias] != read(key):
+            raise ValueError(f"{model_type} config: {alias}={data[alias]!r} contradicts {key}={read(key)!r}")
+        read.used.add(alias)
+    read.check_rest()
+    fields["model_type"] = model_type
+    try:
+        return ModelConfig(**fields)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{model_type} config: {error}") from None
