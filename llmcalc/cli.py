@@ -1,28 +1,75 @@
-"""Command-line interface: ``llmcalc params|memory|kv-cache|lora|presets``.
+"""Command line: ``llmcalc params|memory|kv-cache|lora MODEL`` and ``llmcalc presets``.
 
-A model is a preset (``--preset llama-2-7b``), explicit flags
-(``--vocab-size 32000 --d-model 4096 ...``), or a preset with some fields
-overridden.  Output is a plain-text table.
+MODEL is a preset name (``llama-2-7b``) or the path of a Hugging Face
+``config.json``; field flags (``--d-model 8192``) override it, or describe a
+model from scratch.  An override changes only the fields given: values the
+preset or file states (such as its KV heads) stay, values llmcalc derived
+(``head_dim`` from ``d_model / n_heads``) are derived again, and every command
+prints the configuration it used, marking what was derived.  ``--json``
+prints the same as JSON.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
-from .config import FFN_KINDS, NORM_KINDS, ModelConfig
+from . import _validate as check
+from .config import ModelConfig, _Derived
 from .fmt import format_bytes, format_count
-from .lora import ALL_LINEAR, TARGETS, lora_model_params, lora_model_share
-from .memory import DTYPE_BITS, OPTIMIZERS, PRECISIONS, kv_cache_bytes, training_memory, weight_bytes
+from .lora import ALL_LINEAR, lora_model_params
+from .memory import DTYPE_BITS, _OPTIMIZERS, _PRECISIONS, kv_cache_bytes, training_memory, weight_bytes
 from .params import active_param_count, param_breakdown, param_count
 from .presets import PRESETS, get_preset
 
-_INT_FIELDS = ("vocab_size", "d_model", "n_layers", "n_heads", "n_kv_heads", "head_dim", "d_ff",
-               "n_experts", "experts_per_token", "norms_per_layer", "learned_positions")
-_BOOL_FIELDS = ("tie_embeddings", "qkv_bias", "out_bias", "mlp_bias", "lm_head_bias")
-_REQUIRED = ("vocab_size", "d_model", "n_layers", "n_heads", "d_ff")
+_FIELD_HELP = {
+    "vocab_size": "tokens in the vocabulary",
+    "d_model": "residual-stream width (hidden_size)",
+    "n_layers": "transformer blocks",
+    "n_heads": "query heads",
+    "n_kv_heads": "key/value heads (0: as many as query heads)",
+    "head_dim": "size of one head (0: d_model / n_heads)",
+    "d_ff": "inner width of a dense FFN",
+    "n_experts": "routed experts per MoE layer (1: dense)",
+    "experts_per_token": "experts each token uses",
+    "expert_d_ff": "inner width of one routed expert (0: d_ff)",
+    "shared_expert_d_ff": "inner width of the always-on shared expert (0: none)",
+    "dense_layers": "leading layers with a dense FFN in an MoE model",
+    "norms_per_layer": "d_model-wide norms in each block",
+    "learned_positions": "rows of a learned position table (0: rotary)",
+    "q_lora_rank": "latent attention: query bottleneck (0: full projection)",
+    "kv_lora_rank": "latent attention: cached latent width (0: no latent attention)",
+    "rope_head_dim": "latent attention: rotary part of a query/key head",
+    "v_head_dim": "latent attention: value head size (0: head_dim)",
+    "sliding_window": "attention window in tokens (0: none)",
+    "sliding_window_layers": "layers that use the window (0: all, when there is one)",
+}
+_TOKEN_SUFFIXES = {"": 1, "k": 2**10, "m": 2**20}
+_TOKENS_HELP = "token counts: plain integers or with a suffix, k = 1,024 and M = 1,048,576 tokens (8k = 8,192, as the glossary counts)"
+
+
+def tokens(text: str) -> int:
+    """Parse a token count such as ``4096``, ``8k`` (8,192) or ``1M`` (1,048,576).
+
+    >>> tokens("8k"), tokens("128K"), tokens("1.5k"), tokens("1M")
+    (8192, 131072, 1536, 1048576)
+    """
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*", text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a token count: {_TOKENS_HELP}")
+    number, suffix = match.groups()
+    whole, _, fraction = number.partition(".")
+    scale = _TOKEN_SUFFIXES[suffix.lower()]
+    value = int(whole) * scale + (int(fraction) * scale) // 10 ** len(fraction) if fraction else int(whole) * scale
+    if fraction and (int(fraction) * scale) % 10 ** len(fraction):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of tokens")
+    return value
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -33,128 +80,163 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         parts = [str(cells[0]).ljust(widths[0])] + [str(c).rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True)]
         return "  ".join(parts).rstrip()
 
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(headers), rule, *(line(row) for row in rows)])
+    return "\n".join([line(headers), "  ".join("-" * w for w in widths), *(line(row) for row in rows)])
+
+
+def _model_fields() -> list[dataclasses.Field[Any]]:
+    return [f for f in dataclasses.fields(ModelConfig) if f.name != "model_type"]
 
 
 def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("model (a preset, explicit fields, or a preset with overrides)")
-    group.add_argument("--preset", choices=list(PRESETS), help="start from a known model")
-    for field in _INT_FIELDS:
-        group.add_argument(f"--{field.replace('_', '-')}", type=int, metavar="N")
-    group.add_argument("--ffn", choices=FFN_KINDS)
-    group.add_argument("--norm", choices=NORM_KINDS)
-    for field in _BOOL_FIELDS:
-        group.add_argument(f"--{field.replace('_', '-')}", action=argparse.BooleanOptionalAction, default=None)
+    parser.add_argument("model", nargs="?", metavar="MODEL",
+                        help="a preset name (see 'llmcalc presets') or the path of a config.json")
+    group = parser.add_argument_group("model fields (override MODEL's, or give all of vocab-size, d-model, "
+                                      "n-layers, n-heads and d-ff)")
+    for field in _model_fields():
+        flag = f"--{field.name.replace('_', '-')}"
+        if field.type == "bool":
+            group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=argparse.SUPPRESS
+                               if field.name == "shared_expert_gate" else None)
+        elif field.type == "int":
+            group.add_argument(flag, type=int, metavar="N", help=_FIELD_HELP.get(field.name))
+        else:
+            group.add_argument(flag, metavar="NAME", help=f"one of {', '.join(_choices(field))}")
 
 
-def _model_from_args(args: argparse.Namespace) -> tuple[str, ModelConfig]:
-    overrides = {
-        field: getattr(args, field)
-        for field in (*_INT_FIELDS, *_BOOL_FIELDS, "ffn", "norm")
-        if getattr(args, field) is not None
-    }
-    if args.preset:
-        base = get_preset(args.preset)
-        if "n_heads" in overrides or "d_model" in overrides:
-            # Re-derive head sizes from the new shape unless given explicitly.
-            overrides.setdefault("head_dim", None)
-            overrides.setdefault("n_kv_heads", None if "n_heads" in overrides else base.n_kv_heads)
-        label = args.preset + (" (modified)" if overrides else "")
-        return label, dataclasses.replace(base, **overrides)
-    missing = [f"--{field.replace('_', '-')}" for field in _REQUIRED if field not in overrides]
-    if missing:
-        raise ValueError(f"give --preset NAME or all of {', '.join(missing)}")
-    return "custom model", ModelConfig(**overrides)
+def _choices(field: dataclasses.Field[Any]) -> tuple[str, ...]:
+    from .config import _CHOICES
+
+    return _CHOICES[str(field.type)]
 
 
-def _cmd_params(label: str, cfg: ModelConfig, args: argparse.Namespace) -> str:
-    total = param_count(cfg)
-    parts = param_breakdown(cfg)
+def _resolve_model(args: argparse.Namespace) -> tuple[str, ModelConfig, ModelConfig | None]:
+    """The model to use, its label, and the unmodified base (None when built from flags alone)."""
+    overrides = {f.name: getattr(args, f.name) for f in _model_fields() if getattr(args, f.name) is not None}
+    base: ModelConfig | None
+    if args.model is None:
+        required = ("vocab_size", "d_model", "n_layers", "n_heads", "d_ff")
+        missing = [f"--{name.replace('_', '-')}" for name in required if name not in overrides]
+        if missing:
+            raise ValueError(f"give MODEL (a preset name or a config.json path) or all of {', '.join(missing)}")
+        return "custom model", ModelConfig(**overrides), None
+    if args.model.endswith(".json") or Path(args.model).is_file():
+        base, label = ModelConfig.from_hf_config(args.model), args.model
+    else:
+        base, label = get_preset(check.choice("MODEL", args.model, PRESETS)), args.model
+    if not overrides:
+        return label, base, base
+    try:
+        changed = dataclasses.replace(base, **overrides)
+    except ValueError as error:
+        raise ValueError(f"{error} (the override keeps {label}'s other fields: set them too)") from None
+    return f"{label} (modified)", changed, base
+
+
+def _config_lines(cfg: ModelConfig, base: ModelConfig | None) -> list[str]:
+    defaults = {f.name: f.default for f in dataclasses.fields(ModelConfig)}
+    shown = []
+    for f in dataclasses.fields(ModelConfig):
+        value = getattr(cfg, f.name)
+        if value == defaults[f.name] or (isinstance(value, _Derived) and value == 0):
+            continue
+        note = " (derived)" if isinstance(value, _Derived) else ""
+        if base is not None and getattr(base, f.name) != value:
+            note += f" (was {getattr(base, f.name)})"
+        shown.append(f"{f.name}={value}{note}")
+    return shown
+
+
+def _params(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    total, parts = param_count(cfg), param_breakdown(cfg)
     rows = [(name, f"{count:,d}", f"{100 * count / total:.2f}%") for name, count in parts.items()]
     rows.append(("total", f"{total:,d}", format_count(total)))
+    result: dict[str, Any] = {"total": total, "breakdown": parts}
     if cfg.is_moe:
-        active = active_param_count(cfg)
+        result["active"] = active = active_param_count(cfg)
         rows.append(("active per token", f"{active:,d}", format_count(active)))
-    return f"Parameters of {label}\n" + _table(("component", "parameters", "share"), rows)
+    return result, _table(("component", "parameters", "share"), rows)
 
 
-def _cmd_memory(label: str, cfg: ModelConfig, args: argparse.Namespace) -> str:
+def _memory(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     total = param_count(cfg)
-    weights = _table(
-        ("dtype", "bytes", "size"),
-        [(dtype, f"{weight_bytes(total, dtype):,d}", format_bytes(weight_bytes(total, dtype))) for dtype in args.dtype],
-    )
+    weights = {dtype: weight_bytes(total, dtype) for dtype in args.dtype}
     parts = training_memory(total, args.optimizer, args.precision)
-    training_rows = [(name.replace("_", " "), f"{value:,d}", format_bytes(value)) for name, value in parts.items()]
-    training_rows.append(("total", f"{sum(parts.values()):,d}", format_bytes(sum(parts.values()))))
-    return (
-        f"Weights of {label} ({total:,d} parameters; no quantization scales, KV cache or activations)\n"
-        f"{weights}\n\n"
-        f"Training state, {args.optimizer} with {args.precision} precision (activations not included)\n"
-        + _table(("part", "bytes", "size"), training_rows)
+    result = {"parameters": total, "weight_bytes": weights, "training_bytes": parts}
+    text = (
+        f"Weights ({total:,d} parameters; no quantization scales, KV cache or activations)\n"
+        + _table(("dtype", "bytes", "size"), [(d, f"{b:,d}", format_bytes(b)) for d, b in weights.items()])
+        + f"\n\nTraining state, {args.optimizer} with {args.precision} precision (activations not included)\n"
+        + _table(("part", "bytes", "size"), [
+            *((name.replace("_", " "), f"{value:,d}", format_bytes(value)) for name, value in parts.items()),
+            ("total", f"{sum(parts.values()):,d}", format_bytes(sum(parts.values()))),
+        ])
     )
+    return result, text
 
 
-def _cmd_kv_cache(label: str, cfg: ModelConfig, args: argparse.Namespace) -> str:
-    rows = []
-    for tokens in args.tokens:
-        size = kv_cache_bytes(cfg, tokens, batch=args.batch, dtype=args.dtype)
-        rows.append((f"{tokens:,d}", f"{size:,d}", format_bytes(size)))
-    return (
-        f"KV cache of {label}: 2 x {cfg.n_layers} layers x {cfg.n_kv_heads} KV heads x {cfg.head_dim} dims"
-        f" x {args.dtype}, batch {args.batch}\n" + _table(("tokens", "bytes", "size"), rows)
-    )
+def _kv_cache(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    sizes = {n: kv_cache_bytes(cfg, n, batch=args.batch, dtype=args.dtype) for n in args.tokens}
+    result = {"dtype": args.dtype, "batch": args.batch, "bytes": {str(n): size for n, size in sizes.items()}}
+    rows = [(f"{n:,d}", f"{size:,d}", format_bytes(size)) for n, size in sizes.items()]
+    return result, f"KV cache in {args.dtype}, batch {args.batch}\n" + _table(("tokens", "bytes", "size"), rows)
 
 
-def _cmd_lora(label: str, cfg: ModelConfig, args: argparse.Namespace) -> str:
-    targets = ALL_LINEAR if args.targets == [ALL_LINEAR] else tuple(args.targets)
-    rows = []
-    for rank in args.rank:
-        count = lora_model_params(cfg, rank, targets)
-        rows.append((str(rank), f"{count:,d}", f"{100 * lora_model_share(cfg, rank, targets):.3f}%"))
+def _lora(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    targets: str | list[str] = ALL_LINEAR if args.targets == [ALL_LINEAR] else args.targets
+    total = param_count(cfg)
+    counts = {rank: lora_model_params(cfg, rank, targets) for rank in args.rank}
+    result = {"targets": targets, "trainable": {str(rank): n for rank, n in counts.items()}}
+    rows = [(str(rank), f"{n:,d}", f"{100 * n / total:.3f}%") for rank, n in counts.items()]
     shown = targets if isinstance(targets, str) else ",".join(targets)
-    return f"LoRA on {label}, targets {shown}\n" + _table(("rank", "trainable", "of model"), rows)
+    return result, f"LoRA, targets {shown}\n" + _table(("rank", "trainable", "of model"), rows)
 
 
-def _cmd_presets(args: argparse.Namespace) -> str:
-    rows = [
-        (name, f"{param_count(cfg):,d}", format_count(param_count(cfg)), str(cfg.n_layers), str(cfg.d_model),
-         f"{cfg.n_heads}/{cfg.n_kv_heads}")
-        for name, cfg in PRESETS.items()
-    ]
-    return _table(("preset", "parameters", "short", "layers", "d_model", "heads/kv"), rows)
+def _presets() -> tuple[dict[str, Any], str]:
+    result = {name: param_count(cfg) for name, cfg in PRESETS.items()}
+    rows = [(name, f"{param_count(cfg):,d}", format_count(param_count(cfg)), str(cfg.n_layers), str(cfg.d_model),
+             f"{cfg.n_heads}/{cfg.n_kv_heads}") for name, cfg in PRESETS.items()]
+    return result, _table(("preset", "parameters", "short", "layers", "d_model", "heads/kv"), rows)
+
+
+_COMMANDS: dict[str, Callable[[ModelConfig, argparse.Namespace], tuple[dict[str, Any], str]]] = {
+    "params": _params, "memory": _memory, "kv-cache": _kv_cache, "lora": _lora,
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="llmcalc", description="Exact LLM parameter and memory figures.")
+    """The argument parser, with a sub-command per figure."""
+    formatter = argparse.ArgumentDefaultsHelpFormatter
+    parser = argparse.ArgumentParser(prog="llmcalc", description="Exact LLM parameter and memory figures.",
+                                     formatter_class=formatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    sub.add_parser("presets", help="list the built-in models")
+    def command(name: str, text: str) -> argparse.ArgumentParser:
+        cmd = sub.add_parser(name, help=text, description=text, formatter_class=formatter)
+        cmd.add_argument("--json", action="store_true", help="print the result as JSON")
+        return cmd
 
-    params = sub.add_parser("params", help="parameter count by component")
-    _add_model_arguments(params)
-
-    memory = sub.add_parser("memory", help="weight memory per dtype and training-state memory")
+    command("presets", "list the built-in models")
+    _add_model_arguments(command("params", "parameter count by component (exact, as transformers builds the model)"))
+    memory = command("memory", "weight bytes per number format and training-state bytes (no activations)")
     _add_model_arguments(memory)
-    memory.add_argument("--dtype", nargs="+", choices=list(DTYPE_BITS), default=list(DTYPE_BITS))
-    memory.add_argument("--optimizer", choices=list(OPTIMIZERS), default="adamw")
-    memory.add_argument("--precision", choices=list(PRECISIONS), default="mixed")
-
-    kv = sub.add_parser("kv-cache", help="KV-cache size for some context lengths")
+    memory.add_argument("--dtype", nargs="+", choices=list(DTYPE_BITS), default=list(DTYPE_BITS),
+                        help="number formats of the weights")
+    memory.add_argument("--optimizer", choices=list(_OPTIMIZERS), default="adamw", help="optimizer whose state is counted")
+    memory.add_argument("--precision", choices=list(_PRECISIONS), default="mixed",
+                        help="mixed: 16-bit weights and gradients, fp32 master weights and states")
+    kv = command("kv-cache", "KV-cache bytes for some context lengths")
     _add_model_arguments(kv)
-    kv.add_argument("--tokens", nargs="+", type=int, default=[2048, 4096, 8192, 32768, 131072], metavar="N")
-    kv.add_argument("--batch", type=int, default=1, metavar="N")
-    kv.add_argument("--dtype", choices=list(DTYPE_BITS), default="bf16")
-
-    lora = sub.add_parser("lora", help="trainable LoRA parameters for some ranks")
+    kv.add_argument("--tokens", nargs="+", type=tokens, default=[2048, 4096, 8192, 32768, 131072], metavar="N",
+                    help=_TOKENS_HELP)
+    kv.add_argument("--batch", type=int, default=1, metavar="N", help="sequences held at once")
+    kv.add_argument("--dtype", choices=list(DTYPE_BITS), default="bf16", help="number format of the cache")
+    lora = command("lora", "trainable LoRA parameters for some ranks, as peft counts them")
     _add_model_arguments(lora)
-    lora.add_argument("--rank", nargs="+", type=int, default=[4, 8, 16, 32, 64], metavar="R")
-    lora.add_argument("--targets", nargs="+", choices=[*TARGETS, ALL_LINEAR], default=["q", "v"])
+    lora.add_argument("--rank", nargs="+", type=int, default=[4, 8, 16, 32, 64], metavar="R", help="LoRA ranks")
+    lora.add_argument("--targets", nargs="+", default=["q", "v"], metavar="NAME",
+                      help="module names as peft matches them (q_proj, query_key_value, c_attn ...), the roles "
+                           f"q k v o gate up down, or {ALL_LINEAR}")
     return parser
-
-
-_COMMANDS = {"params": _cmd_params, "memory": _cmd_memory, "kv-cache": _cmd_kv_cache, "lora": _cmd_lora}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -163,13 +245,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "presets":
-            output = _cmd_presets(args)
+            result, text = _presets()
         else:
-            label, cfg = _model_from_args(args)
-            output = _COMMANDS[args.command](label, cfg, args)
+            label, cfg, base = _resolve_model(args)
+            check.count("batch", getattr(args, "batch", 1))
+            result, text = _COMMANDS[args.command](cfg, args)
+            result = {"model": label, "config": {k: int(v) if isinstance(v, _Derived) else v
+                                                 for k, v in dataclasses.asdict(cfg).items()}, **result}
+            text = f"{label}: " + " ".join(_config_lines(cfg, base)) + "\n\n" + text
     except (ValueError, TypeError) as error:
         parser.exit(2, f"{parser.prog} {args.command}: error: {error}\n")
-    print(output)
+    print(json.dumps(result, indent=2) if args.json else text)
     return 0
 
 
