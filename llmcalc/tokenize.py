@@ -51,9 +51,7 @@ def bpe_train(words: list[str], n_merges: int) -> list[tuple[str, str]]:
     [('e', 's'), ('es', 't'), ('l', 'o'), ('lo', 'w')]
     """
     corpus = Counter(tuple(word) for word in _check_words(words))
-    count = check.integer("n_merges", n_merges, minimum=0)
-    if not isinstance(count, int):
-        raise TypeError(f"n_merges must be a single integer >= 0; got an array of shape {count.shape}")
+    count = check.count("n_merges", n_merges, minimum=0)
     merges: list[tuple[str, str]] = []
     for _ in range(count):
         pairs: Counter[tuple[str, str]] = Counter()
