@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from itertools import pairwise
 
 from . import _validate as check
 
@@ -56,7 +57,7 @@ def bpe_train(words: list[str], n_merges: int) -> list[tuple[str, str]]:
     for _ in range(count):
         pairs: Counter[tuple[str, str]] = Counter()
         for symbols, frequency in corpus.items():
-            for pair in zip(symbols, symbols[1:], strict=False):
+            for pair in pairwise(symbols):
                 pairs[pair] += frequency
         if not pairs:
             break

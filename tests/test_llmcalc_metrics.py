@@ -8,7 +8,7 @@ import llmcalc as lc
 # Papineni et al. (2002), section 2.1: the degenerate "the" candidate has modified precision 2/7.
 def test_bleu_papineni_example():
     candidate = ["the"] * 7
-    reference = "the cat is on the mat".split()
+    reference = ["the", "cat", "is", "on", "the", "mat"]
     assert lc.unigram_overlap(candidate, reference) / len(candidate) == pytest.approx(2 / 7)
 
 
