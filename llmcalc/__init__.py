@@ -2,7 +2,7 @@
 
 Every figure in the glossary comes from here.  Exact quantities (parameter
 counts, byte counts) are Python ints; estimates (FLOPs, speeds) are floats
-and say what they assume.
+and say what they assume.  Array arguments broadcast.
 
 Examples
 --------
