@@ -15,14 +15,10 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
-
-INT64_MAX = int(np.iinfo(np.int64).max)
-# Integers that feed float formulas are capped where float64 stops being exact.
-FLOAT_EXACT_INT = 2**53
 
 
 def _first_bad(array: np.ndarray, bad: np.ndarray) -> str:
@@ -30,92 +26,6 @@ def _first_bad(array: np.ndarray, bad: np.ndarray) -> str:
     index = tuple(int(i) for i in np.argwhere(bad)[0])
     where = index[0] if len(index) == 1 else index
     return f"{array[index].item()!r} (at index {where})"
-
-
-def _as_array(name: str, value: Any, accepted: str) -> np.ndarray:
-    try:
-        return np.asarray(value)
-    except (ValueError, TypeError):
-        raise TypeError(f"{name} must be {accepted}; got {value!r}, which is not a number or array") from None
-
-
-def integer(name: str, value: Any, *, minimum: int = 1, maximum: int | None = None) -> int | np.ndarray:
-    """Check an exact count: a Python/numpy integer, or an array of them.
-
-    Booleans and floats are rejected even when they look whole (``True``,
-    ``7.0``): an exact count must be given exactly.
-    """
-    accepted = f"an integer >= {minimum}" if maximum is None else f"an integer in [{minimum}, {maximum}]"
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be {accepted}; got {value!r} (a bool)")
-    if isinstance(value, (int, np.integer)):
-        number = int(value)
-        if number < minimum or (maximum is not None and number > maximum):
-            raise ValueError(f"{name} must be {accepted}; got {number!r}")
-        return number
-    if isinstance(value, (float, np.floating)):
-        raise TypeError(f"{name} must be {accepted}; got {value!r} (a float); pass an int, e.g. int({value!r})")
-    array = _as_array(name, value, accepted)
-    if array.dtype.kind == "b":
-        raise TypeError(f"{name} must be {accepted}; got an array of bools")
-    if array.dtype.kind not in "iu":
-        raise TypeError(f"{name} must be {accepted} or an integer array; got dtype {array.dtype} from {value!r}")
-    if array.ndim == 0:
-        return integer(name, array.item(), minimum=minimum, maximum=maximum)
-    if array.size and array.dtype.kind == "u" and int(array.max()) > INT64_MAX:
-        raise ValueError(f"{name} must fit in int64; got {int(array.max())!r}")
-    array = array.astype(np.int64)
-    bad = array < minimum
-    if maximum is not None:
-        bad |= array > maximum
-    if bad.any():
-        raise ValueError(f"{name} must be {accepted}; got {_first_bad(array, bad)}")
-    return array
-
-
-def real(
-    name: str,
-    value: Any,
-    *,
-    minimum: float | None = None,
-    maximum: float | None = None,
-    min_inclusive: bool = True,
-    max_inclusive: bool = True,
-) -> float | np.ndarray:
-    """Check a finite real number (or array of them) within optional bounds."""
-    low = "" if minimum is None else ("[" if min_inclusive else "(") + f"{minimum:g}"
-    high = "" if maximum is None else f"{maximum:g}" + ("]" if max_inclusive else ")")
-    if minimum is None and maximum is None:
-        accepted = "a finite real number"
-    elif maximum is None:
-        accepted = f"a finite number {'>=' if min_inclusive else '>'} {minimum:g}"
-    elif minimum is None:
-        accepted = f"a finite number {'<=' if max_inclusive else '<'} {maximum:g}"
-    else:
-        accepted = f"a finite number in {low}, {high}"
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be {accepted}; got {value!r} (a bool)")
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        try:
-            array = np.asarray(float(value))
-        except OverflowError:
-            raise ValueError(f"{name} must be {accepted}; got {value!r}, too large for a float") from None
-    else:
-        array = _as_array(name, value, accepted)
-    if array.dtype.kind == "b":
-        raise TypeError(f"{name} must be {accepted}; got an array of bools")
-    if array.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be {accepted}; got dtype {array.dtype} from {value!r}")
-    array = array.astype(np.float64)
-    bad = ~np.isfinite(array)
-    if minimum is not None:
-        bad |= (array < minimum) if min_inclusive else (array <= minimum)
-    if maximum is not None:
-        bad |= (array > maximum) if max_inclusive else (array >= maximum)
-    if bad.any():
-        shown = repr(float(array)) if array.ndim == 0 else _first_bad(array, bad)
-        raise ValueError(f"{name} must be {accepted}; got {shown}")
-    return float(array) if array.ndim == 0 else array
 
 
 def choice(name: str, value: Any, valid: Iterable[str]) -> str:
@@ -142,87 +52,6 @@ def flag(name: str, value: Any) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False; got {value!r} ({type(value).__name__})")
     return bool(value)
-
-
-def checked_int64(bound: int, what: str) -> None:
-    """Refuse an array computation whose largest result would overflow int64.
-
-    ``bound`` is an upper bound on the absolute value of any result, computed
-    with Python integers before numpy does the arithmetic.
-    """
-    if bound > INT64_MAX:
-        raise ValueError(
-            f"{what} would exceed the int64 range ({INT64_MAX:,d}) for these array inputs; "
-            "pass Python ints (scalars) for exact results of any size"
-        )
-
-
-def magnitude(value: int | np.ndarray) -> int:
-    """Largest absolute value of an int or int64 array, but at least 1, as a Python int.
-
-    The floor of 1 makes a product of magnitudes bound every single factor as
-    well, so a huge scalar next to an all-zero array is still caught before
-    numpy tries to convert it to int64.
-    """
-    if isinstance(value, np.ndarray):
-        return max(1, int(np.abs(value).max())) if value.size else 1
-    return max(1, abs(int(value)))
-
-
-def broadcastable(**named: Any) -> None:
-    """Refuse array arguments whose shapes do not broadcast, naming them."""
-    shapes = {name: np.shape(value) for name, value in named.items()}
-    try:
-        np.broadcast_shapes(*shapes.values())
-    except ValueError:
-        listing = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
-        raise ValueError(f"array arguments must broadcast together; got shapes {listing}") from None
-
-
-def is_scalar(*values: Any) -> bool:
-    return all(not isinstance(value, np.ndarray) for value in values)
-
-
-def finite_array(name: str, value: Any, *, allow_neg_inf: bool = False, min_ndim: int = 0) -> np.ndarray:
-    """Check a float array with no NaN and no infinity (optionally allowing -inf, e.g. masked logits)."""
-    accepted = "a finite real array" + (" (-inf allowed for masked entries)" if allow_neg_inf else "")
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be {accepted}; got {value!r} (a bool)")
-    array = _as_array(name, value, accepted)
-    if array.dtype.kind == "b" or array.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be {accepted}; got dtype {array.dtype}")
-    array = array.astype(np.float64)
-    if array.ndim < min_ndim:
-        raise ValueError(f"{name} must have at least {min_ndim} dimension(s); got shape {array.shape}")
-    bad = np.isnan(array) | (array == np.inf)
-    if not allow_neg_inf:
-        bad |= array == -np.inf
-    if bad.any():
-        raise ValueError(f"{name} must be {accepted}; got {_first_bad(array, bad)}")
-    return array
-
-
-def as_result_int(value: Any) -> int | np.ndarray:
-    """Return Python int for 0-d results, int64 array otherwise."""
-    if isinstance(value, np.ndarray) and value.ndim > 0:
-        return value.astype(np.int64)
-    return int(value)
-
-
-def float_result(what: str, compute: Callable[[], Any]) -> float | np.ndarray:
-    """Run a float computation and refuse a non-finite result instead of returning inf/NaN.
-
-    numpy's own overflow warnings are silenced inside ``compute`` because the
-    result is checked here: Python float for 0-d results, float64 array otherwise.
-    """
-    with np.errstate(all="ignore"):
-        value = np.asarray(compute(), dtype=np.float64)
-    if not np.isfinite(value).all():
-        raise ValueError(
-            f"{what}: the result overflows the float64 range (max {np.finfo(np.float64).max:.3g}) "
-            "for these inputs; scale the inputs down"
-        )
-    return float(value) if value.ndim == 0 else value
 
 
 def count(name: str, value: Any, *, minimum: int = 1, maximum: int | None = None) -> int:
@@ -307,7 +136,24 @@ def values(name: str, value: Any, *, allow_neg_inf: bool = False, min_ndim: int 
     ...
     ValueError: logits must be a finite real array; got nan (at index 1)
     """
-    return finite_array(name, value, allow_neg_inf=allow_neg_inf, min_ndim=min_ndim).copy()
+    accepted = "a finite real array" + (" (-inf allowed for masked entries)" if allow_neg_inf else "")
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be {accepted}; got {value!r} (a bool)")
+    try:
+        array = np.array(value)
+    except (ValueError, TypeError):
+        raise TypeError(f"{name} must be {accepted}; got {value!r}, which is not a number or array") from None
+    if array.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be {accepted}; got dtype {array.dtype}")
+    array = array.astype(np.float64)
+    if array.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} dimension(s); got shape {array.shape}")
+    bad = np.isnan(array) | (array == np.inf)
+    if not allow_neg_inf:
+        bad |= array == -np.inf
+    if bad.any():
+        raise ValueError(f"{name} must be {accepted}; got {_first_bad(array, bad)}")
+    return array
 
 
 def probabilities(name: str, value: Any, *, atol: float = 1e-9) -> np.ndarray:
