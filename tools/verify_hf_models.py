@@ -50,7 +50,7 @@ import platform
 import re
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import peft
@@ -88,12 +88,23 @@ class ModelSpec:
     reduced: dict[str, Any]
     lora_qv: tuple[str, ...]
     note: str = ""
-    dropped_keys: tuple[str, ...] = field(default=())
+    dropped_keys: tuple[str, ...] = ()
 
 
 def hub(repo: str) -> str:
     return f"{repo} config.json (Hugging Face Hub), values written out by hand from the published file"
 
+
+# Qwen/Qwen3-8B config.json; Qwen3-0.6B differs from it only in width, depth and tied embeddings.
+QWEN3_8B: dict[str, Any] = {
+    "architectures": ["Qwen3ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
+    "bos_token_id": 151643, "eos_token_id": 151645, "head_dim": 128, "hidden_act": "silu",
+    "hidden_size": 4096, "initializer_range": 0.02, "intermediate_size": 12288,
+    "max_position_embeddings": 40960, "max_window_layers": 36, "model_type": "qwen3",
+    "num_attention_heads": 32, "num_hidden_layers": 36, "num_key_value_heads": 8, "rms_norm_eps": 1e-06,
+    "rope_scaling": None, "rope_theta": 1000000, "sliding_window": None, "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16", "use_cache": True, "use_sliding_window": False, "vocab_size": 151936,
+}
 
 MODELS: tuple[ModelSpec, ...] = (
     ModelSpec(
@@ -178,30 +189,15 @@ MODELS: tuple[ModelSpec, ...] = (
     ModelSpec(
         name="qwen3-8b",
         source=hub("Qwen/Qwen3-8B"),
-        published={
-            "architectures": ["Qwen3ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
-            "bos_token_id": 151643, "eos_token_id": 151645, "head_dim": 128, "hidden_act": "silu",
-            "hidden_size": 4096, "initializer_range": 0.02, "intermediate_size": 12288,
-            "max_position_embeddings": 40960, "max_window_layers": 36, "model_type": "qwen3",
-            "num_attention_heads": 32, "num_hidden_layers": 36, "num_key_value_heads": 8, "rms_norm_eps": 1e-06,
-            "rope_scaling": None, "rope_theta": 1000000, "sliding_window": None, "tie_word_embeddings": False,
-            "torch_dtype": "bfloat16", "use_cache": True, "use_sliding_window": False, "vocab_size": 151936,
-        },
+        published=QWEN3_8B,
         reduced={"num_hidden_layers": 1, "intermediate_size": REDUCED_FFN},
         lora_qv=("q_proj", "v_proj"),
     ),
     ModelSpec(
         name="qwen3-0.6b",
         source=hub("Qwen/Qwen3-0.6B"),
-        published={
-            "architectures": ["Qwen3ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
-            "bos_token_id": 151643, "eos_token_id": 151645, "head_dim": 128, "hidden_act": "silu",
-            "hidden_size": 1024, "initializer_range": 0.02, "intermediate_size": 3072,
-            "max_position_embeddings": 40960, "max_window_layers": 28, "model_type": "qwen3",
-            "num_attention_heads": 16, "num_hidden_layers": 28, "num_key_value_heads": 8, "rms_norm_eps": 1e-06,
-            "rope_scaling": None, "rope_theta": 1000000, "sliding_window": None, "tie_word_embeddings": True,
-            "torch_dtype": "bfloat16", "use_cache": True, "use_sliding_window": False, "vocab_size": 151936,
-        },
+        published={**QWEN3_8B, "hidden_size": 1024, "intermediate_size": 3072, "max_window_layers": 28,
+                   "num_attention_heads": 16, "num_hidden_layers": 28, "tie_word_embeddings": True},
         reduced={"num_hidden_layers": 1, "intermediate_size": REDUCED_FFN},
         lora_qv=("q_proj", "v_proj"),
         note="a second qwen3 model: tied embeddings, and head_dim*heads (2048) != hidden_size (1024)",
@@ -481,6 +477,7 @@ NOT_SIZE_KEYS = {"output_router_logits", "router_aux_loss_coef", "router_jitter_
 
 
 def build_config(spec: ModelSpec, overrides: dict[str, Any] | None = None) -> PretrainedConfig:
+    """The config object transformers makes from the published keys, as ``from_pretrained`` would."""
     values = dict(spec.published)
     model_type = values.pop("model_type")
     values.update(overrides or {})
@@ -488,6 +485,7 @@ def build_config(spec: ModelSpec, overrides: dict[str, Any] | None = None) -> Pr
 
 
 def build_meta_model(config: PretrainedConfig) -> torch.nn.Module:
+    """The full model with every tensor on the meta device: shapes only, no memory."""
     with torch.device("meta"):
         return AutoModelForCausalLM.from_config(config)
 
@@ -506,6 +504,7 @@ def layer_pattern(name: str) -> str:
 
 
 def decoder_layers(model: torch.nn.Module) -> torch.nn.ModuleList:
+    """The stack of decoder layers, whatever the architecture calls it (``layers``, ``h``)."""
     for module in model.modules():
         if isinstance(module, torch.nn.ModuleList) and len(module) == model.config.num_hidden_layers:
             return module
@@ -525,10 +524,12 @@ def layer_types_of(config: PretrainedConfig) -> list[str]:
 
 
 def is_routed_expert(param_name: str) -> bool:
+    """``mlp.experts.gate_up_proj`` is; ``mlp.shared_expert.up_proj.weight`` and ``mlp.shared_experts...`` are not."""
     return re.search(r"(^|\.)experts\.", param_name) is not None and "shared_expert" not in param_name
 
 
 def layer_kind(config: PretrainedConfig, index: int, layer: torch.nn.Module) -> str:
+    """``<attention type>/<dense|moe>``, e.g. ``sliding_attention/dense``."""
     ffn = "moe" if any(is_routed_expert(n) for n, _ in layer.named_parameters()) else "dense"
     return f"{layer_types_of(config)[index]}/{ffn}"
 
@@ -587,8 +588,10 @@ def active_parameters(model: torch.nn.Module, breakdown: dict[str, Any]) -> dict
     per_kind = {}
     for kind, info in moe_kinds.items():
         expert_params = {n: s for n, s in info["shapes_by_name"].items() if is_routed_expert(n)}
-        stacked = [s for s in expert_params.values() if len(s) == 3]
-        n_routed = stacked[0][0] if stacked else len({n.split("experts.")[1].split(".")[0] for n in expert_params})
+        leading = {shape[0] for shape in expert_params.values() if len(shape) == 3}
+        if len(leading) != 1 or any(len(shape) != 3 for shape in expert_params.values()):
+            raise RuntimeError(f"{kind}: expected routed experts stacked as 3-D tensors, got {expert_params}")
+        n_routed = leading.pop()
         expert_numel = sum(info["params_by_name"][n] for n in expert_params)
         if expert_numel % n_routed:
             raise RuntimeError(f"{kind}: {expert_numel} expert parameters do not split over {n_routed} experts")
@@ -605,6 +608,10 @@ def active_parameters(model: torch.nn.Module, breakdown: dict[str, Any]) -> dict
 
 
 def lora_record(spec: ModelSpec, rank: int, targets: list[str] | str) -> dict[str, Any]:
+    """Wrap a fresh meta-device model with LoRA and record what peft trains and which modules it wrapped.
+
+    The wrapped modules' LoRA weights must add up to peft's own trainable count.
+    """
     model = build_meta_model(build_config(spec))
     lora_config = peft.LoraConfig(r=rank, lora_alpha=2 * rank, target_modules=targets, lora_dropout=0.0)
     wrapped = peft.get_peft_model(model, lora_config)
@@ -642,20 +649,19 @@ def nbytes(tensor: torch.Tensor) -> int:
     return tensor.numel() * tensor.element_size()
 
 
-def cache_layers(cache: Any) -> list[Any]:
-    return list(cache.layers)
-
-
 def tensors_held(cache_layer: Any) -> dict[str, torch.Tensor]:
+    """Every tensor attribute of one cache layer: keys, values and any bookkeeping tensor."""
     return {name: value for name, value in sorted(vars(cache_layer).items()) if isinstance(value, torch.Tensor)}
 
 
 def reduced_overrides(spec: ModelSpec) -> dict[str, Any]:
+    """Keys changed for the KV-cache run; token ids are cleared as they may not fit the small vocabulary."""
     return {"vocab_size": REDUCED_VOCAB, "pad_token_id": None, "bos_token_id": None, "eos_token_id": None,
             "dtype": "float32", **spec.reduced}
 
 
 def measured_lengths(window: int | None) -> list[int]:
+    """Sequence lengths to run: a few fixed ones, and around the reduced sliding window if there is one."""
     lengths = set(MEASURED_LENGTHS)
     if window:
         lengths |= {window - 1, window, window + 1, 2 * window + 3}
@@ -679,7 +685,7 @@ def kv_cache_record(spec: ModelSpec, full_config: PretrainedConfig) -> dict[str,
         kv_bytes, other_bytes = [], []
         layer_classes = []
         last_shapes = {}
-        for index, cache_layer in enumerate(cache_layers(cache)):
+        for index, cache_layer in enumerate(cache.layers):
             held = tensors_held(cache_layer)
             kv_bytes.append(sum(nbytes(t) for t in held.values() if t.dim() >= 3))
             other_bytes.append(sum(nbytes(t) for t in held.values() if t.dim() < 3))
@@ -760,6 +766,7 @@ def kv_rule(kv: dict[str, Any], full_config: PretrainedConfig) -> dict[str, Any]
 
 
 def class_defaults() -> dict[str, dict[str, Any]]:
+    """Per model_type, the size-relevant keys of a config built with no arguments."""
     defaults = {}
     for model_type in sorted({spec.published["model_type"] for spec in MODELS}):
         config_class = transformers.CONFIG_MAPPING[model_type]
@@ -773,6 +780,7 @@ def class_defaults() -> dict[str, dict[str, Any]]:
 
 
 def saved_config_text(config: PretrainedConfig) -> str:
+    """The ``config.json`` that ``save_pretrained`` writes, byte for byte."""
     with tempfile.TemporaryDirectory() as directory:
         config.save_pretrained(directory)
         return (pathlib.Path(directory) / "config.json").read_text(encoding="utf-8")
