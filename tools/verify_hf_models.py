@@ -329,8 +329,8 @@ MODELS: tuple[ModelSpec, ...] = (
             "layer_norm_epsilon": 1e-05, "model_type": "gpt2", "n_ctx": 1024, "n_embd": 768, "n_head": 12,
             "n_layer": 12, "n_positions": 1024, "resid_pdrop": 0.1, "summary_activation": None,
             "summary_first_dropout": 0.1, "summary_proj_to_labels": True, "summary_type": "cls_index",
-            "summary_use_proj": True, "task_specific_params": {"text-generation": {"do_sample": True, "max_length": 50}},
-            "vocab_size": 50257,
+            "summary_use_proj": True, "vocab_size": 50257,
+            "task_specific_params": {"text-generation": {"do_sample": True, "max_length": 50}},
         },
         reduced={"n_layer": 1, "n_inner": REDUCED_FFN},
         lora_qv=("c_attn",),
@@ -690,7 +690,8 @@ def kv_cache_record(spec: ModelSpec, full_config: PretrainedConfig) -> dict[str,
             kv_bytes.append(sum(nbytes(t) for t in held.values() if t.dim() >= 3))
             other_bytes.append(sum(nbytes(t) for t in held.values() if t.dim() < 3))
             layer_classes.append(type(cache_layer).__name__)
-            last_shapes[str(index)] = {name: {"shape": list(t.shape), "dtype": str(t.dtype)} for name, t in held.items()}
+            last_shapes[str(index)] = {name: {"shape": list(t.shape), "dtype": str(t.dtype)}
+                                       for name, t in held.items()}
         runs[str(length)] = {"kv_bytes_per_layer": kv_bytes, "bookkeeping_bytes_per_layer": other_bytes,
                              "bytes_total": sum(kv_bytes) + sum(other_bytes)}
     kinds = [layer_kind(config, i, layer) for i, layer in enumerate(decoder_layers(model))]
