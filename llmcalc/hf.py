@@ -47,7 +47,7 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
               "use_sliding_window": False, "sliding_window": 4096, "max_window_layers": 28, "layer_types": None},
     "qwen3_moe": {**_LLAMA, "vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 6144,
                   "num_hidden_layers": 24, "num_key_value_heads": 4, "use_sliding_window": False,
-                  "sliding_window": 4096, "decoder_sparse_step": 1, "moe_intermediate_size": 768,
+                  "sliding_window": 4096, "max_window_layers": None, "decoder_sparse_step": 1, "moe_intermediate_size": 768,
                   "num_experts_per_tok": 8, "num_experts": 128, "mlp_only_layers": None},
     "gemma": {**_LLAMA, "vocab_size": 256000, "hidden_size": 3072, "intermediate_size": 24576,
               "num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 256,
@@ -88,16 +88,15 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
                     "num_experts_per_tok": 8, "first_k_dense_replace": 3},
 }
 SUPPORTED_MODEL_TYPES = tuple(_DEFAULTS)
-# Second names that transformers writes into the full to_dict() for the same setting (its attribute_map).
-_ALIASES = {"qwen3_moe": {"num_local_experts": "num_experts"}, "qwen2_moe": {"num_local_experts": "num_experts"},
-            "olmoe": {"num_local_experts": "num_experts"}, "deepseek_v2": {"num_local_experts": "n_routed_experts"},
-            "deepseek_v3": {"num_local_experts": "n_routed_experts"}}
+# A second name for the same setting: transformers 5 writes Qwen3-MoE's num_experts as num_local_experts.
+_ALIASES = {"qwen3_moe": {"num_experts": "num_local_experts"}}
 
 # Keys that change nothing llmcalc counts (numerics, training, generation, bookkeeping, no-parameter position
-# schemes, routing arithmetic) or that it reads through another key.  An unfamiliar key whose name matches
+# schemes, routing arithmetic), that it reads through another key, or that transformers 5 no longer reads
+# (Gemma 2's old sliding_window_size; Qwen3-MoE's max_window_layers is listed with its defaults).  An unfamiliar key whose name matches
 # _SIZE_WORDS is refused, any other unfamiliar key is ignored.
 _IRRELEVANT = frozenset("""
-_name_or_path _sliding_window_pattern sliding_window_pattern activation activation_function alibi architectures
+_name_or_path apply_residual_connection_post_layernorm sliding_window_size _sliding_window_pattern sliding_window_pattern activation activation_function alibi architectures
 attention_dropout attn_logit_softcapping attn_pdrop auto_map bos_token_id chunk_size_feed_forward classifier_dropout
 clip_qkv dtype torch_dtype embd_pdrop embedding_dropout eos_token_id final_logit_softcapping hidden_act
 hidden_activation hidden_dropout id2label initializer_range is_decoder is_encoder_decoder label2id layer_norm_eps
@@ -124,8 +123,14 @@ class _Reader:
         self.used: set[str] = {"model_type"}
 
     def __call__(self, key: str) -> Any:
-        self.used.add(key)
-        return self.data[key] if key in self.data else self.defaults.get(key)
+        alias = _ALIASES.get(self.model_type, {}).get(key, key)
+        self.used |= {key, alias}
+        if key in self.data and alias in self.data and self.data[key] != self.data[alias]:
+            raise ValueError(f"{self.model_type} config: {key}={self.data[key]!r} contradicts {alias}={self.data[alias]!r}")
+        for name in (key, alias):
+            if name in self.data:
+                return self.data[name]
+        return self.defaults.get(key)
 
     def refuse_unless(self, key: str, accepted: Callable[[Any], bool], why: str) -> None:
         value = self(key)
@@ -373,10 +378,6 @@ def config_from_hf(source: Mapping[str, Any] | str | os.PathLike[str]) -> ModelC
         )
     read = _Reader(data, model_type)
     fields = _build(read)
-    for alias, key in _ALIASES.get(model_type, {}).items():
-        if alias in data and data[alias] != read(key):
-            raise ValueError(f"{model_type} config: {alias}={data[alias]!r} contradicts {key}={read(key)!r}")
-        read.used.add(alias)
     read.check_rest()
     fields["model_type"] = model_type
     try:
