@@ -187,7 +187,8 @@ def _sliding(read: _Reader, n_layers: int, *, every_layer_when_no_types: bool) -
     types = read("layer_types")
     if types is not None:
         if not isinstance(types, list) or len(types) != n_layers:
-            raise ValueError(f"{read.model_type} config: layer_types must list one type per layer ({n_layers}); got {types!r}")
+            got = f"{len(types)} entries" if isinstance(types, list) else repr(types)
+            raise ValueError(f"{read.model_type} config: layer_types must list one type per layer ({n_layers}); got {got}")
         unknown = sorted({t for t in types if t not in ("full_attention", "sliding_attention")})
         if unknown:
             raise ValueError(f"{read.model_type} config: layer_types {unknown} are not modelled; llmcalc knows full_attention and sliding_attention")

@@ -1,0 +1,122 @@
+"""llmcalc against transformers 5.24 and peft 0.21.2 on 22 real model configurations, in both config forms.
+
+The oracle is ``tests/data/hf_models/``, written by ``tools/verify_hf_models.py`` from the libraries themselves
+(models built on the meta device, peft adapters counted, KV caches measured after real forward passes).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import llmcalc as lc
+from llmcalc.hf import _DEFAULTS, SUPPORTED_MODEL_TYPES
+
+DATA = Path(__file__).parent / "data" / "hf_models"
+RECORDED = json.loads((DATA / "_reference.json").read_text())["models"]
+CASES = [(name, form) for name in RECORDED for form in ("full", "short")]
+
+
+def load(name: str, form: str) -> lc.ModelConfig:
+    return lc.ModelConfig.from_hf_config(DATA / RECORDED[name]["config_files"][form])
+
+
+def test_every_supported_model_type_has_a_recorded_model():
+    recorded_types = {json.loads((DATA / r["config_files"]["full"]).read_text())["model_type"] for r in RECORDED.values()}
+    assert recorded_types == set(SUPPORTED_MODEL_TYPES)
+
+
+@pytest.mark.parametrize("name, form", CASES)
+def test_parameters_match_transformers(name, form):
+    cfg, recorded = load(name, form), RECORDED[name]
+    assert lc.param_count(cfg) == recorded["total"]
+    active = recorded["active"]["active"] if recorded["active"] else recorded["total"]
+    assert lc.active_param_count(cfg) == active
+
+
+@pytest.mark.parametrize("name, form", CASES)
+def test_lora_matches_peft(name, form):
+    cfg, recorded = load(name, form), RECORDED[name]
+    qv = recorded["lora_qv_r8"]
+    assert lc.lora_model_params(cfg, 8, qv["targets_requested"]) == qv["trainable"]
+    assert lc.lora_model_params(cfg, 16, "all-linear") == recorded["lora_all_linear_r16"]["trainable"]
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_kv_cache_matches_a_real_forward_pass(name):
+    """The reduced copy's cache, measured after forward passes of T tokens (below, at and past any window)."""
+    kv = RECORDED[name]["kv_cache"]
+    published = json.loads((DATA / RECORDED[name]["config_files"]["short"]).read_text())
+    overrides = {k: v for k, v in kv["reduced_overrides"].items() if not k.endswith("token_id") and k != "dtype"}
+    if "num_experts" in overrides:  # the same keyword transformers maps onto num_local_experts
+        published.pop("num_local_experts", None)
+    if "layer_types" not in overrides:  # the reduced copy was built from the published values, without them
+        published.pop("layer_types", None)
+    reduced = lc.ModelConfig.from_hf_config({**published, **overrides})
+    for tokens, run in kv["runs"].items():
+        assert lc.kv_cache_bytes(reduced, int(tokens), dtype="fp32") == sum(run["kv_bytes_per_layer"]), tokens
+    assert lc.kv_cache_bytes(load(name, "full"), 4096) == kv["full_depth_bf16_bytes_at_T4096"]
+
+
+def test_class_defaults_match_transformers():
+    """An absent key in a short config.json means the class default that transformers recorded."""
+    recorded = json.loads((DATA / "_class_defaults.json").read_text())["model_types"]
+    checked = 0
+    for model_type, defaults in _DEFAULTS.items():
+        library = recorded[model_type]["size_keys"]
+        for key, value in defaults.items():
+            # None on either side: derived at init (num_key_value_heads, head_dim) or cleared (Qwen's unused window)
+            if key in library and library[key] is not None and value is not None:
+                assert library[key] == value, (model_type, key)
+                checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"model_type": "bert"}, "model_type 'bert' is not supported; supported: llama, mistral"),
+    ({"hidden_size": 64}, "model_type missing is not supported"),
+    ({"model_type": "gemma3", "text_config": {}}, "a multimodal config: pass its text_config"),
+    ({"model_type": "llama", "quantization_config": {}}, "quantization_config describes a quantized checkpoint"),
+    ({"model_type": "qwen2_moe", "mlp_only_layers": [0, 5]}, "mlp_only_layers=[0, 5] makes some layers dense"),
+    ({"model_type": "qwen2_moe", "decoder_sparse_step": 2}, "decoder_sparse_step=2 makes only every n-th layer"),
+    ({"model_type": "falcon", "new_decoder_architecture": True}, "new_decoder_architecture=True (Falcon-40B/180B)"),
+    ({"model_type": "gpt2", "add_cross_attention": True}, "add_cross_attention=True adds cross-attention layers"),
+    ({"model_type": "llama", "num_mtp_modules": 2}, "unknown key 'num_mtp_modules' (value 2) may change"),
+    ({"model_type": "llama", "hidden_size": "4096"}, "hidden_size must be an integer >= 1; got '4096'"),
+    ({"model_type": "llama", "num_attention_heads": 0}, "num_attention_heads must be an integer >= 1; got 0"),
+    ({"model_type": "llama", "tie_word_embeddings": "no"}, "tie_word_embeddings must be true or false; got 'no'"),
+    ({"model_type": "llama", "num_key_value_heads": 5}, "llama config: n_kv_heads must divide n_heads=32"),
+    ({"model_type": "gemma2", "layer_types": ["full_attention"]}, "layer_types must list one type per layer (26); got 1 entries"),
+    ({"model_type": "qwen3_moe", "num_experts": 8, "num_local_experts": 16}, "num_experts=8 contradicts num_local_experts=16"),
+    ({"model_type": "deepseek_v2"}, "num_experts_per_tok must be an integer >= 1; got missing"),
+])
+def test_unmodelled_or_malformed_configs_are_refused(data, message):
+    with pytest.raises(ValueError) as error:
+        lc.ModelConfig.from_hf_config(data)
+    assert message in str(error.value)
+
+
+def test_file_errors_name_the_file(tmp_path):
+    broken = tmp_path / "config.json"
+    broken.write_text('{"model_type": "llama",\n "hidden_size": }')
+    with pytest.raises(ValueError, match=r"config.json' is not valid JSON: Expecting value at line 2, column 17"):
+        lc.ModelConfig.from_hf_config(broken)
+    broken.write_text("[1, 2]")
+    with pytest.raises(ValueError, match="must hold a JSON object"):
+        lc.ModelConfig.from_hf_config(broken)
+    with pytest.raises(ValueError, match="cannot read .*missing.json"):
+        lc.ModelConfig.from_hf_config(tmp_path / "missing.json")
+    with pytest.raises(TypeError, match="source must be a dict or a path to a config.json; got int"):
+        lc.ModelConfig.from_hf_config(7)  # type: ignore[arg-type]
+
+
+def test_sliding_window_layers_follow_layer_types():
+    """Gemma 3's 5:1 local/global pattern and Mistral's window on every layer, as transformers' cache sees them."""
+    gemma3 = load("gemma-3-1b-pt", "short")
+    assert (gemma3.n_layers, gemma3.sliding_window_layers) == (26, 22)
+    mistral = load("mistral-7b-v0.1", "short")
+    assert (mistral.sliding_window, mistral.sliding_window_layers) == (4096, 32)
+    per_token = lc.kv_cache_bytes_per_token(mistral)
+    assert lc.kv_cache_bytes(mistral, 100_000) == per_token * 4095  # capped at W - 1 tokens on every layer
