@@ -71,6 +71,20 @@ def lora_params(d_in: int, d_out: int, rank: int) -> int:
     return r * (fan_in + fan_out)
 
 
+def _target_names(targets: str | Iterable[str]) -> list[str]:
+    names = [targets] if isinstance(targets, str) else targets
+    try:
+        names = list(names)
+    except TypeError:
+        raise TypeError(f"targets must be {ALL_LINEAR!r} or a sequence of module names; got {targets!r}") from None
+    if not names:
+        raise ValueError(f"targets must be {ALL_LINEAR!r} or a non-empty sequence of module names; got {names!r}")
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"targets must hold module names (str); got {name!r} ({type(name).__name__})")
+    return names
+
+
 def _matches(module: Linear, target: str) -> bool:
     return target == module.role or module.path == target or module.path.endswith("." + target)
 
@@ -94,20 +108,11 @@ def lora_targets(cfg: ModelConfig, targets: str | Iterable[str] = ("q", "v")) ->
     """
     modules = linear_modules(as_model_config(cfg))
     adaptable = [m for m in modules if m.adaptable]
-    if isinstance(targets, str):
-        if targets == ALL_LINEAR:
-            return [m for m in adaptable if m.role != "lm_head"]
-        targets = [targets]
-    try:
-        names = list(targets)
-    except TypeError:
-        raise TypeError(f"targets must be {ALL_LINEAR!r} or a sequence of module names; got {targets!r}") from None
-    if not names:
-        raise ValueError(f"targets must be {ALL_LINEAR!r} or a non-empty sequence of module names; got {names!r}")
+    if isinstance(targets, str) and targets == ALL_LINEAR:
+        return [m for m in adaptable if m.role != "lm_head"]
+    names = _target_names(targets)
     chosen: list[Linear] = []
     for name in names:
-        if not isinstance(name, str):
-            raise TypeError(f"targets must hold module names (str); got {name!r} ({type(name).__name__})")
         hits = [m for m in adaptable if _matches(m, name)]
         if not hits:
             listing = ", ".join(dict.fromkeys(m.path for m in adaptable))
@@ -174,7 +179,7 @@ def lora_model_params(cfg: ModelConfig, rank: int, targets: str | Iterable[str] 
                 f"(one of {', '.join(sorted({'qwen2_moe', *_PEFT_MOE_NAMES}))}) or name the targets"
             )
     else:
-        names = [targets] if isinstance(targets, str) else list(targets)
+        names = _target_names(targets)
     stacked, module_names = _stacked_expert_params(cfg, r, names)
     chosen = lora_targets(cfg, module_names) if module_names else []
     return stacked + r * sum(m.copies * (m.d_in + m.d_out) for m in chosen)

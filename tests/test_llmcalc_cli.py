@@ -1,69 +1,94 @@
-"""The command line: tables for presets and explicit models, clear errors for bad input."""
+"""The command line: a preset or config.json as MODEL, overrides that never reset a stated field, clear errors."""
 
-import pathlib
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from llmcalc.cli import main
 
+HF_MODELS = Path(__file__).parent / "data" / "hf_models"
+
 
 def run(capsys, *argv):
-    status = main(list(argv))
-    return status, capsys.readouterr().out
+    assert main(list(argv)) == 0
+    return capsys.readouterr().out
+
+
+def rows(text):
+    return [" ".join(line.split()) for line in text.splitlines()]
 
 
 # Each expected row is given as its whitespace-separated cells, so column widths do not matter.
 @pytest.mark.parametrize("argv, expected_row", [
-    (["params", "--preset", "llama-2-7b"], "total 6,738,415,616 6.74 B"),
-    (["params", "--preset", "mixtral-8x7b"], "active per token 12,879,925,248 12.88 B"),
+    (["params", "llama-2-7b"], "total 6,738,415,616 6.74 B"),
+    (["params", "mixtral-8x7b"], "active per token 12,879,925,248 12.88 B"),
     (["params", "--vocab-size", "10", "--d-model", "8", "--n-layers", "2", "--n-heads", "2", "--d-ff", "16"],
      "total 1,480 1.48 K"),
-    (["params", "--preset", "llama-2-7b", "--n-kv-heads", "8"], "total 5,933,109,248 5.93 B"),
-    (["memory", "--preset", "llama-2-7b", "--dtype", "bf16"], "bf16 13,476,831,232 13.48 GB (12.55 GiB)"),
-    (["memory", "--preset", "reference"], "total 2,873,518,080 2.87 GB (2.68 GiB)"),
-    (["memory", "--preset", "reference", "--optimizer", "sgd", "--precision", "fp32"],
-     "total 1,436,759,040 1.44 GB (1.34 GiB)"),
-    (["kv-cache", "--preset", "llama-2-7b", "--tokens", "4096"], "4,096 2,147,483,648 2.15 GB (2.00 GiB)"),
-    (["kv-cache", "--preset", "llama-3-8b", "--tokens", "8192", "--batch", "4", "--dtype", "fp8"],
-     "8,192 2,147,483,648 2.15 GB (2.00 GiB)"),
-    (["lora", "--preset", "llama-2-7b", "--rank", "8"], "8 4,194,304 0.062%"),
-    (["lora", "--preset", "reference", "--rank", "16", "--targets", "all-linear"], "16 4,874,240 2.714%"),
+    (["params", "llama-2-7b", "--n-kv-heads", "8"], "total 5,933,109,248 5.93 B"),
+    (["memory", "llama-2-7b", "--dtype", "bf16"], "bf16 13,476,831,232 13.48 GB (12.55 GiB)"),
+    (["memory", "reference"], "total 2,873,518,080 2.87 GB (2.68 GiB)"),
+    (["kv-cache", "llama-2-7b", "--tokens", "4k"], "4,096 2,147,483,648 2.15 GB (2.00 GiB)"),
+    (["kv-cache", "llama-3-8b", "--tokens", "8k", "--batch", "4", "--dtype", "fp8"], "8,192 2,147,483,648 2.15 GB (2.00 GiB)"),
+    (["lora", "llama-2-7b", "--rank", "8"], "8 4,194,304 0.062%"),
+    (["lora", "reference", "--rank", "16", "--targets", "all-linear"], "16 4,874,240 2.714%"),
+    (["lora", "gpt2", "--rank", "8", "--targets", "c_attn"], "8 294,912 0.237%"),
+    (["params", str(HF_MODELS / "deepseek-v2-lite.json")], "active per token 2,661,150,208 2.66 B"),
     (["presets"], "llama-2-70b 68,976,648,192 68.98 B 80 8192 64/8"),
 ])
-def test_cli_tables(capsys, argv, expected_row):
-    status, out = run(capsys, *argv)
-    assert status == 0
-    rows = [" ".join(line.split()) for line in out.splitlines()]
-    assert expected_row in rows, out
+def test_tables(capsys, argv, expected_row):
+    assert expected_row in rows(run(capsys, *argv))
+
+
+def test_override_keeps_the_presets_kv_heads_and_shows_the_configuration(capsys):
+    """The newcomer review's case: Llama-3-8B widened to 70B-class keeps its 8 KV heads (70.55 B, not 79.95 B)."""
+    out = run(capsys, "params", "llama-3-8b", "--d-model", "8192", "--n-layers", "80", "--n-heads", "64",
+              "--d-ff", "28672")
+    assert "total 70,553,706,496 70.55 B" in rows(out)
+    header = out.splitlines()[0]
+    assert header.startswith("llama-3-8b (modified): ")
+    assert "n_kv_heads=8 " in header and "d_model=8192 (was 4096)" in header and "head_dim=128 (derived)" in header
+
+
+def test_an_override_that_breaks_a_stated_field_is_refused(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["params", "llama-3-8b", "--n-heads", "12", "--head-dim", "128"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "n_kv_heads must divide n_heads=12" in err and "set them too" in err
+
+
+def test_json_output(capsys):
+    result = json.loads(run(capsys, "kv-cache", "reference", "--tokens", "1k", "8k", "--json"))
+    assert result["bytes"] == {"1024": 10_485_760, "8192": 83_886_080}
+    assert result["config"]["n_kv_heads"] == 2 and result["model"] == "reference"
+    assert json.loads(run(capsys, "presets", "--json"))["gpt2"] == 124_439_808
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["params", "--vocab-size", "10"], "give --preset NAME or all of --d-model, --n-layers, --n-heads, --d-ff"),
-    (["params", "--vocab-size", "10", "--d-model", "64", "--n-layers", "2", "--n-heads", "6", "--d-ff", "8"],
-     "n_heads=6 does not divide d_model=64"),
-    (["lora", "--preset", "gpt2", "--rank", "1000"], "rank must be an integer in [1, smallest targeted matrix side=768]"),
-    (["lora", "--preset", "gpt2", "--targets", "gate"], "an ffn='mlp' model has no gate matrix"),
-    (["kv-cache", "--preset", "gpt2", "--tokens", "-5"], "tokens must be an integer >= 0; got -5"),
-    (["params", "--preset", "gpt2", "--d-model", "0"], "d_model must be an integer >= 1; got 0"),
+    (["params", "--vocab-size", "10"], "give MODEL (a preset name or a config.json path) or all of --d-model"),
+    (["params", "llama-2-7"], "MODEL must be one of 'reference'"),
+    (["params", "llama-2-7"], "(did you mean 'llama-2-7b'?)"),
+    (["params", "missing.json"], "cannot read 'missing.json'"),
+    (["lora", "gpt2", "--rank", "8"], "target 'q' matches no module of this model (it fuses 'q' into 'attn.c_attn'"),
+    (["kv-cache", "gpt2", "--batch", "0"], "batch must be an integer >= 1; got 0"),
+    (["params", "gpt2", "--d-model", "0"], "d_model must be an integer >= 1; got 0"),
+    (["kv-cache", "gpt2", "--tokens", "8q"], "'8q' is not a token count: token counts: plain integers or with a suffix"),
+    (["kv-cache", "gpt2", "--tokens", "1.0001k"], "'1.0001k' is not a whole number of tokens"),
 ])
-def test_cli_errors_exit_2_with_message(capsys, argv, message):
+def test_errors_exit_2_with_a_message(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
 
 
-def test_unknown_preset_rejected_by_argparse(capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(["params", "--preset", "gpt-5"])
-    assert exit_info.value.code == 2
-    assert "invalid choice: 'gpt-5'" in capsys.readouterr().err
-
-
-def test_python_dash_m():
-    result = subprocess.run([sys.executable, "-m", "llmcalc", "params", "--preset", "gpt2"],
-                            capture_output=True, text=True, check=True,
-                            cwd=pathlib.Path(__file__).resolve().parent.parent)
-    assert "124,439,808" in result.stdout
+def test_help_describes_fields_defaults_and_units():
+    result = subprocess.run([sys.executable, "-m", "llmcalc", "kv-cache", "--help"], capture_output=True, text=True,
+                            check=True)
+    text = " ".join(result.stdout.split())
+    assert "key/value heads (0: as many as query heads)" in text
+    assert "k = 1,024 and M = 1,048,576 tokens (8k = 8,192" in text
+    assert "number format of the cache (default: bf16)" in text

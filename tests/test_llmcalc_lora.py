@@ -1,101 +1,74 @@
-"""LoRA counts on single matrices and whole models (peft-verified cases are in test_llmcalc_presets)."""
+"""LoRA counts by hand; the counts on real models against peft are in test_llmcalc_hf.py and test_llmcalc_presets.py."""
 
-import numpy as np
 import pytest
 
 import llmcalc as lc
 
 
 @pytest.mark.parametrize("d_in, d_out, rank, expected", [
-    (4096, 4096, 8, 8 * 8192),
-    (4096, 11008, 16, 16 * 15104),
-    (640, 128, 128, 128 * 768),
+    (4096, 4096, 8, 8 * (4096 + 4096)),
+    (640, 128, 16, 16 * (640 + 128)),
     (1, 1, 1, 2),
-    (10**9, 10**9, 10**6, 2 * 10**15),
 ])
 def test_lora_params(d_in, d_out, rank, expected):
-    result = lc.lora_params(d_in, d_out, rank)
-    assert result == expected and type(result) is int
+    assert lc.lora_params(d_in, d_out, rank) == expected
 
 
-def test_lora_params_rank_sweep_is_one_call():
-    ranks = np.arange(1, 65)
-    assert lc.lora_params(4096, 4096, ranks).tolist() == [r * 8192 for r in range(1, 65)]
+def test_rank_above_the_matrix_is_refused():
+    with pytest.raises(ValueError, match=r"rank must be an integer in \[1, min\(d_in, d_out\)=16\]; got 20"):
+        lc.lora_params(16, 32, 20)
 
 
-def test_lora_params_broadcast_grid():
-    result = lc.lora_params(np.array([[64], [128]]), 256, np.array([1, 8]))
-    assert result.tolist() == [[320, 2560], [384, 3072]]
-
-
-@pytest.mark.parametrize("d_in, d_out, rank, expected", [
-    (4096, 4096, 8, 8 * 8192 / 4096**2),
-    (640, 640, 64, 0.2),
-    (100, 100, 50, 1.0),   # at half the size LoRA is as big as the matrix
-])
-def test_lora_share(d_in, d_out, rank, expected):
-    assert lc.lora_share(d_in, d_out, rank) == pytest.approx(expected, rel=1e-12)
-
-
-# Reference model per layer: q 640->640, k/v 640->128, o 640->640, gate/up 640->3072, down 3072->640.
+# Reference model: d_model 640, q 640x640, k and v 640x128, o 640x640, FFN 640x3072 (x3); 20 layers.
 @pytest.mark.parametrize("targets, per_layer_per_rank", [
-    (("q",), 1280),
-    (("q", "v"), 1280 + 768),
-    (("k", "v"), 768 + 768),
-    (("q", "k", "v", "o"), 1280 + 768 + 768 + 1280),
-    (("gate", "up", "down"), 3 * 3712),
-    ("all-linear", 1280 + 768 + 768 + 1280 + 3 * 3712),
-    ("down", 3712),
+    (("q", "v"), (640 + 640) + (640 + 128)),
+    (["q_proj", "k_proj"], (640 + 640) + (640 + 128)),
+    (["self_attn.o_proj"], 640 + 640),
+    ("all-linear", 2 * (640 + 640) + 2 * (640 + 128) + 3 * (640 + 3072)),
 ])
 def test_reference_model_targets(targets, per_layer_per_rank):
     assert lc.lora_model_params(lc.REFERENCE, 8, targets) == 20 * 8 * per_layer_per_rank
 
 
-def test_moe_experts_each_get_an_adapter():
-    cfg = lc.get_preset("mixtral-8x7b")
-    assert lc.lora_model_params(cfg, 4, ("up",)) == 32 * 8 * 4 * (4096 + 14336)
+def test_fused_modules_get_one_adapter():
+    """GPT-2's c_attn is one 768 -> 2304 matrix: one adapter, not three; peft's c_proj matches both c_proj."""
+    gpt2 = lc.get_preset("gpt2")
+    assert lc.lora_model_params(gpt2, 4, ["c_attn"]) == 12 * 4 * (768 + 2304)
+    assert lc.lora_model_params(gpt2, 1, ["c_proj"]) == 12 * ((768 + 768) + (3072 + 768))
+    with pytest.raises(ValueError, match=r"target 'q' matches no module of this model \(it fuses 'q' into 'attn.c_attn'"):
+        lc.lora_model_params(gpt2, 8, ["q", "v"])
 
 
-def test_mlp_all_linear_has_no_gate():
-    cfg = lc.get_preset("gpt2")
-    assert lc.lora_model_params(cfg, 1, "all-linear") == 12 * (4 * 1536 + 2 * (768 + 3072))
+def test_mixtral_all_linear_as_peft_0_21_converts_stacked_experts():
+    """Router r(d+E); gate_up with rank 2r over E experts: 2rE(d + 2f); down rE(f + d); per MoE layer."""
+    mixtral = lc.get_preset("mixtral-8x7b")
+    d, f, experts, r = 4096, 14336, 8, 16
+    attention = (d + d) + 2 * (d + 1024) + (d + d)
+    moe = r * (d + experts) + 2 * r * experts * (d + 2 * f) + r * experts * (f + d)
+    assert lc.lora_model_params(mixtral, r, "all-linear") == 32 * (r * attention + moe)
+    with pytest.raises(ValueError, match=r"targets \['w1'\] need \['w1', 'w3'\] together"):
+        lc.lora_model_params(mixtral, r, ["w1"])
 
 
-def test_lora_model_params_rank_array():
-    result = lc.lora_model_params(lc.get_preset("llama-2-7b"), np.array([8, 16]))
-    assert result.dtype == np.int64
-    assert result.tolist() == [4_194_304, 8_388_608]
+def test_all_linear_on_an_moe_needs_its_model_type():
+    import dataclasses
+
+    anonymous = dataclasses.replace(lc.get_preset("mixtral-8x7b"), model_type="")
+    with pytest.raises(ValueError, match="'all-linear' on a mixture of experts depends on the model_type in peft"):
+        lc.lora_model_params(anonymous, 8, "all-linear")
 
 
 def test_lora_model_share():
     cfg = lc.get_preset("llama-2-7b")
-    assert lc.lora_model_share(cfg, 8) == pytest.approx(4_194_304 / 6_738_415_616)
+    assert lc.lora_model_share(cfg, 8) == 4_194_304 / 6_738_415_616
 
 
-@pytest.mark.parametrize("alpha, rank, rslora, expected", [
-    (32, 16, False, 2.0),
-    (16, 256, False, 0.0625),
-    (16, 256, True, 1.0),
-    (8, 2, True, 8 / 2**0.5),
+@pytest.mark.parametrize("targets, error, message", [
+    ([], ValueError, "non-empty sequence of module names"),
+    (["q", 3], TypeError, r"targets must hold module names \(str\); got 3"),
+    (5, TypeError, r"targets must be 'all-linear' or a sequence of module names; got 5"),
+    (["gate_proj", "lm_head2"], ValueError, "target 'lm_head2' matches no module of this model; adaptable modules: "),
 ])
-def test_lora_scaling(alpha, rank, rslora, expected):
-    assert lc.lora_scaling(alpha, rank, rslora=rslora) == pytest.approx(expected, rel=1e-15)
-
-
-@pytest.mark.parametrize("d_model, bottleneck, expected", [
-    (640, 64, 640 * 64 + 64 + 64 * 640 + 640),
-    (768, 64, 2 * 768 * 64 + 64 + 768),          # BERT-base adapter, Houlsby et al.
-    (1, 1, 4),
-])
-def test_bottleneck_adapter_params(d_model, bottleneck, expected):
-    assert lc.bottleneck_adapter_params(d_model, bottleneck) == expected
-
-
-def test_adapter_and_prompt_counts_on_a_model():
-    ref = lc.get_preset("reference")
-    assert lc.bottleneck_adapter_model_params(ref, 64) == 20 * 2 * 82_624
-    assert lc.bottleneck_adapter_model_params(ref, 64, adapters_per_layer=1) == 20 * 82_624
-    assert lc.prompt_tuning_params(ref, 20) == 20 * 640
-    assert lc.prefix_tuning_params(ref, 20) == 20 * 20 * 2 * 2 * 64     # 2 KV heads of 64 per layer
-    llama = lc.get_preset("llama-2-7b")
-    assert lc.prefix_tuning_params(llama, np.array([1, 10])).tolist() == [32 * 2 * 4096, 10 * 32 * 2 * 4096]
+def test_bad_targets(targets, error, message):
+    with pytest.raises(error, match=message):
+        lc.lora_model_params(lc.REFERENCE, 8, targets)

@@ -52,6 +52,30 @@ CASES = [
     pytest.param({"n_experts": 4, "experts_per_token": 2}, dict(
         embedding=80, positions=0, attention=512, ffn=2 * 4 * (3 * 8 * 16), router=2 * 8 * 4, norms=40,
         lm_head=80), id="moe"),
+    # Qwen-MoE style: routed experts of width 4, a shared expert of width 12 with a 1-output sigmoid gate.
+    pytest.param({"n_experts": 4, "experts_per_token": 2, "expert_d_ff": 4, "shared_expert_d_ff": 12,
+                  "shared_expert_gate": True}, dict(
+        embedding=80, positions=0, attention=512, ffn=2 * (4 * 3 * 8 * 4 + 3 * 8 * 12), router=2 * (8 * 4 + 8),
+        norms=40, lm_head=80), id="shared-expert"),
+    # DeepSeek style: the first layer dense (d_ff 16), the second MoE.
+    pytest.param({"n_experts": 4, "experts_per_token": 2, "expert_d_ff": 4, "dense_layers": 1}, dict(
+        embedding=80, positions=0, attention=512, ffn=3 * 8 * 16 + 4 * 3 * 8 * 4, router=8 * 4, norms=40,
+        lm_head=80), id="dense-first-layer"),
+    pytest.param({"qk_norm": "per-head"}, dict(
+        embedding=80, positions=0, attention=512, ffn=768, router=0, norms=40 + 2 * (4 + 4), lm_head=80),
+        id="qk-norm-per-head"),
+    pytest.param({"qk_norm": "per-projection", "n_kv_heads": 1}, dict(
+        embedding=80, positions=0, attention=2 * (8 * 8 + 8 * 4 + 8 * 4 + 8 * 8), ffn=768, router=0,
+        norms=40 + 2 * (8 + 4), lm_head=80), id="qk-norm-per-projection"),
+    pytest.param({"norm": "parameter-free"}, dict(
+        embedding=80, positions=0, attention=512, ffn=768, router=0, norms=0, lm_head=80), id="olmo-norms"),
+    pytest.param({"layout": "phi3"}, dict(
+        embedding=80, positions=0, attention=512, ffn=768, router=0, norms=40, lm_head=80), id="fused-same-count"),
+    # Latent attention, 2 heads of 6 (4 + 2 rotary), q bottleneck 3, latent 5, value heads 3:
+    # q_a 8x3, q_b 3x12, kv_a 8x(5+2), kv_b 5x(2*(4+3)), o 6x8; norms of the q and kv latents.
+    pytest.param({"head_dim": 6, "q_lora_rank": 3, "kv_lora_rank": 5, "rope_head_dim": 2, "v_head_dim": 3}, dict(
+        embedding=80, positions=0, attention=2 * (8 * 3 + 3 * 12 + 8 * 7 + 5 * 14 + 6 * 8), ffn=768, router=0,
+        norms=40 + 2 * (3 + 5), lm_head=80), id="latent-attention"),
 ]
 
 
@@ -60,7 +84,7 @@ def test_breakdown_by_hand(overrides, expected):
     cfg = lc.ModelConfig(**{**BASE, **overrides})
     assert lc.param_breakdown(cfg) == expected
     assert lc.param_count(cfg) == sum(expected.values())
-    assert list(lc.param_breakdown(cfg)) == list(lc.COMPONENTS)
+    assert list(lc.param_breakdown(cfg)) == ["embedding", "positions", "attention", "ffn", "router", "norms", "lm_head"]
 
 
 @pytest.mark.parametrize("n_experts, per_token, expected_active", [
@@ -86,11 +110,25 @@ def test_trillion_parameter_model_is_exact():
 
 
 def test_breakdown_rejects_non_config():
-    with pytest.raises(TypeError, match="cfg must be a ModelConfig; got dict"):
+    with pytest.raises(TypeError, match=r"cfg must be a ModelConfig \(see .*\); got dict"):
         lc.param_count(BASE)
 
 
-def test_replace_revalidates():
-    cfg = lc.ModelConfig(**BASE)
+def test_replace_revalidates_stated_fields():
+    cfg = lc.ModelConfig(**BASE, n_kv_heads=2)
     with pytest.raises(ValueError, match="n_kv_heads must divide n_heads=3"):
         dataclasses.replace(cfg, n_heads=3, head_dim=4)
+
+
+def test_derived_fields_are_derived_again_after_replace():
+    """A head size llmcalc derived follows the new width; one the caller stated stays."""
+    derived = lc.ModelConfig(**BASE)
+    assert (derived.head_dim, derived.n_kv_heads) == (4, 2)
+    wider = dataclasses.replace(derived, d_model=16, n_heads=4)
+    assert (wider.head_dim, wider.n_kv_heads) == (4, 4)
+    assert lc.param_count(wider) == lc.param_count(lc.ModelConfig(**{**BASE, "d_model": 16, "n_heads": 4}))
+    stated = lc.ModelConfig(**BASE, head_dim=6, n_kv_heads=1)
+    assert (dataclasses.replace(stated, d_model=16).head_dim, dataclasses.replace(stated, n_heads=4).n_kv_heads) == (6, 1)
+    llama3 = lc.get_preset("llama-3-8b")
+    seventy = dataclasses.replace(llama3, d_model=8192, n_layers=80, n_heads=64, d_ff=28672)
+    assert (seventy.n_kv_heads, seventy.head_dim, lc.param_count(seventy)) == (8, 128, 70_553_706_496)
