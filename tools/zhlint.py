@@ -1,4 +1,4 @@
-"""Style checks for the zh_TW translation: Traditional characters and Taiwan usage.
+"""Style checks for the zh_TW translation: Traditional characters, Taiwan usage, one term one rendering.
 
 Usage: python tools/zhlint.py locales/zh_TW/LC_MESSAGES/*.po
 
@@ -6,12 +6,19 @@ python-docs-zh-tw enforces its style rules by review; ours are enforced by the t
 suite, which runs these checks over every translated message.  Each check works on
 the text a reader sees: roles, inline code, math and link targets are reduced to
 their visible text first, so markup never hides or fakes a problem.
+
+The terminology checks follow ``locales/zh_TW/POLICY.md``: its ``link_text`` column
+in ``terminology.tsv`` says whether a term is written in English or in Chinese in
+running text and link text, and each glossary header must say something its English
+does not.
 """
 
 from __future__ import annotations
 
+import csv
 import re
 import sys
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -21,6 +28,12 @@ from markdown_it import MarkdownIt
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 """Han characters (the ranges our text uses)."""
+
+TERMINOLOGY = Path(__file__).resolve().parent.parent / "locales" / "zh_TW" / "terminology.tsv"
+LINK_TEXT_POLICIES = ("english", "name", "chinese")
+"""english: an acronym or term of art engineers keep in English (LoRA, softmax); its
+Chinese expansion is only the header gloss.  name: a proper name, identifier, format
+or unit (PyTorch, head_dim, FP16), whose gloss describes it.  chinese: written in Chinese."""
 
 MAINLAND_TERMS: dict[str, str] = {
     # 預存程序 (a database's stored procedure) is the right word in Taiwan too.
@@ -56,8 +69,41 @@ MAINLAND_TERMS: dict[str, str] = {
     "歸一化": "正規化",
     "文檔": "文件",
     "運行": "執行",
+    # 錯誤代碼, 語言代碼, 國家代碼 and 狀態代碼 are Taiwan usage too.
+    "(?<!錯誤)(?<!語言)(?<!國家)(?<!狀態)代碼": "程式碼, or 整數值／編碼 for quantized values",
+    # 計算力 is an ordinary word.
+    "(?<!計)算力": "運算能力 or 運算量",
+    # 增加載入 and 附加載荷 only look like 加載.
+    "(?<![增附追])加載": "載入 (software) or 增加負載 (electrical load)",
+    "查找": "查詢, 查表 or 尋找",
+    # 放大模型, 擴大模型 and 加大模型 mean "make the model bigger"; 強大模型 is "a strong model".
+    "(?<![放擴加強巨龐])大模型": "大型模型 or 較大的模型",
 }
 """Mainland usage (regex) -> what Taiwan writes instead."""
+
+HOUSE_TERMS: dict[str, str] = {
+    "LM 輸出頭": "語言模型輸出頭",
+    "(?i:up|down) 投影|(?<![之以])[上下]投影": "升維投影／降維投影 (up/down projection)",
+    "破壞性壓縮": "失真壓縮",
+    "依賴關係": "相依關係",
+    "腦浮點": "BF16 (header gloss: Brain 16 位元浮點數)",
+    "吉位元組|吉比位元組": "GB／GiB (header gloss: 十億位元組／2³⁰ 位元組)",
+    "提示詞詞元": "提示詞的詞元 or 提示詞中的詞元",
+    "套件登錄庫": "套件庫（package registry）",
+    "開關(?=網站導覽|本頁目錄)": "切換",
+}
+"""A second rendering of a term the glossary writes one way (regex) -> the rendering it uses."""
+
+COLUMN_AS_HANG = re.compile(r"[列與每某一幾個兩]行|\d+ 行|行向量")
+"""行 for a matrix column: correct in Taiwan, but 行 is also what mainland texts call a row."""
+
+CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
+    (re.compile(r"\bpresets?\b"), re.compile("預設(?:設定|組態|值)"),
+     "a preset is not a default: write 內建組態（preset） or 參考組態"),
+    (re.compile(r"\bcolumns?\b"), COLUMN_AS_HANG, "a matrix column is 欄 throughout, never 行"),
+)
+"""(English in the source, rendering in the translation, fix) for words whose right
+rendering depends on what the English says."""
 
 MARKDOWN = MarkdownIt("commonmark")
 ROLE = re.compile(r"\{[a-z:]+\}`([^`<]*?)\s*(?:<[^`>]*>)?`")
@@ -69,6 +115,135 @@ EMPHASIS = re.compile(r"\*{1,2}")
 # Lookaheads, so that overlapping pairs ("叫x函") are each reported.
 HALF_WIDTH_PUNCTUATION = re.compile(rf"(?=([{CJK}][,.;:!?()]|[,;:!?()][{CJK}]))")
 MISSING_SPACE = re.compile(rf"(?=([{CJK}][A-Za-z0-9]|[A-Za-z0-9][{CJK}]))")
+
+
+TERM_ROLE = re.compile(r"\{term\}`(?P<text>[^`<]*?)\s*(?:<(?P<target>[^`>]*)>)?`")
+HAN = re.compile(f"[{CJK}]")
+LATIN_END = re.compile(r"[A-Za-z0-9)]$")
+LATIN_START = re.compile(r"^[A-Za-z]")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One row of ``terminology.tsv``: how a glossary term reads in zh_TW."""
+
+    english: str
+    chinese: str
+    link_text: str
+    line: int
+
+    @property
+    def header(self) -> str:
+        return f"{self.english}（{self.chinese}）"
+
+
+def read_terminology(path: Path = TERMINOLOGY) -> dict[str, Term]:
+    """The terminology list, keyed by lower-case English (Sphinx's term lookup is case-insensitive).
+
+    >>> read_terminology()["lora"]
+    Term(english='LoRA', chinese='低秩適應', link_text='english', line=350)
+    """
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    terms: dict[str, Term] = {}
+    for line, row in enumerate(rows, start=2):
+        if row["link_text"] not in LINK_TEXT_POLICIES:
+            raise ValueError(
+                f"{path}:{line}: link_text {row['link_text']!r} for {row['english']!r}: "
+                f"expected one of {', '.join(LINK_TEXT_POLICIES)}"
+            )
+        terms[row["english"].lower()] = Term(row["english"], row["zh_TW"], row["link_text"], line)
+    return terms
+
+
+def header_problems(term: Term) -> list[str]:
+    """A header ``English（中文）`` must say something its English does not.
+
+    >>> header_problems(Term("SWA", "SWA", "chinese", 2))
+    ["header 'SWA（SWA）' glosses 'SWA' without Chinese: give its meaning, e.g. SWA（滑動視窗注意力）"]
+    """
+    if not HAN.search(term.chinese):
+        return [
+            f"header {term.header!r} glosses {term.english!r} without Chinese: "
+            "give its meaning, e.g. SWA（滑動視窗注意力）"
+        ]
+    if re.search(rf"(?<![A-Za-z]){re.escape(term.english)}(?![A-Za-z])", term.chinese, re.IGNORECASE):
+        return [
+            f"header {term.header!r} repeats {term.english!r} inside its gloss: keep only what it "
+            "means or is, e.g. PyTorch（深度學習框架）"
+        ]
+    return []
+
+
+def english_display(term: Term) -> str:
+    """How an English-policy term is written in Chinese text: acronyms as they are, words in lower case."""
+    return term.english if term.english.isupper() or not term.english.istitle() else term.english.lower()
+
+
+def link_problems(message: str, terminology: dict[str, Term]) -> list[str]:
+    """Term links whose visible text contradicts the terminology list's ``link_text`` policy."""
+    problems: list[str] = []
+    for match in TERM_ROLE.finditer(message):
+        text, target = match["text"].strip(), (match["target"] or match["text"]).strip()
+        term = terminology.get(target.lower())
+        if term is None:
+            problems.append(f"link {match.group()!r}: target {target!r} is not a term of terminology.tsv")
+        elif term.link_text == "chinese" and term.chinese not in text:
+            problems.append(
+                f"link {match.group()!r}: {term.english} is written in Chinese, "
+                f"{{term}}`{term.chinese} <{target}>`"
+            )
+        elif term.link_text != "chinese" and (
+            target.lower() not in text.lower() or term.chinese in text
+        ):
+            display = english_display(term)
+            written = f"{{term}}`{display}`" if display == target else f"{{term}}`{display} <{target}>`"
+            problems.append(
+                f"link {match.group()!r}: {term.english} stays in English in running text, {written}"
+            )
+    return problems
+
+
+@cache
+def spelled_out_renderings(terminology_items: tuple[tuple[str, Term], ...]) -> dict[str, Term]:
+    """Chinese expansions of English-policy terms that no Chinese-policy term shares."""
+    shared = {term.chinese for _, term in terminology_items if term.link_text != "english"}
+    return {
+        term.chinese: term
+        for _, term in terminology_items
+        if term.link_text == "english" and term.chinese not in shared
+    }
+
+
+def is_gloss(text: str, start: int, end: int) -> bool:
+    """``LoRA（低秩適應）`` or ``低秩適應（LoRA）``: the expansion glosses the English next to it."""
+    opening = text.rfind("（", 0, start)
+    inside_gloss = opening > 0 and "）" not in text[opening:start] and bool(LATIN_END.search(text[:opening]))
+    return inside_gloss or (text[end : end + 1] == "（" and bool(LATIN_START.search(text[end + 1 :])))
+
+
+def expansion_problems(message: str, terminology: dict[str, Term]) -> list[str]:
+    """Running text that spells out a term the policy keeps in English (低秩適應 for LoRA)."""
+    text = visible_text(TERM_ROLE.sub(lambda match: (match["target"] or match["text"]).strip(), message))
+    renderings = spelled_out_renderings(tuple(sorted(terminology.items())))
+    return [
+        f"{found.group()!r} spells out {term.english}: write {english_display(term)!r} in running text "
+        f"(the header {term.header!r} already glosses it)"
+        for rendering, term in renderings.items()
+        for found in re.finditer(re.escape(rendering), text)
+        if not is_gloss(text, found.start(), found.end())
+    ]
+
+
+def context_problems(source: str, message: str) -> list[str]:
+    """Renderings that are wrong for what this message's English says."""
+    text = visible_text(message)
+    return [
+        f"{found.group()!r} for {english.search(source).group()!r}: {fix}"  # type: ignore[union-attr]
+        for english, rendering, fix in CONTEXT_TERMS
+        if english.search(source)
+        for found in rendering.finditer(text)
+    ]
 
 
 def visible_text(message: str) -> str:
@@ -128,6 +303,9 @@ def lint_text(message: str) -> list[str]:
     for pattern, taiwan in MAINLAND_TERMS.items():
         for match in re.finditer(pattern, message):
             problems.append(f"mainland term {match.group()!r}: Taiwan writes {taiwan!r}")
+    for pattern, house in HOUSE_TERMS.items():
+        for match in re.finditer(pattern, message):
+            problems.append(f"second rendering {match.group()!r}: the glossary writes {house!r}")
     stray = stray_emphasis_markers(message)
     if stray:
         problems.append(f"emphasis markers that will show as asterisks: {stray!r}")
@@ -139,20 +317,36 @@ def lint_text(message: str) -> list[str]:
     return problems
 
 
-def lint_catalog(path: Path) -> list[str]:
-    """``file:line: problem`` for every translated message of a ``.po`` file."""
-    with path.open("rb") as handle:
-        catalog = read_po(handle)
+def lint_message(source: str, message: str, terminology: dict[str, Term]) -> list[str]:
+    """Every problem of one translated message: style, Taiwan usage and terminology policy."""
     return [
-        f"{path}:{message.lineno}: {problem}"
-        for message in catalog
-        if message.id and isinstance(message.string, str)
-        for problem in lint_text(message.string)
+        *lint_text(message),
+        *link_problems(message, terminology),
+        *expansion_problems(message, terminology),
+        *context_problems(source, message),
     ]
 
 
+def lint_catalog(path: Path, terminology: dict[str, Term] | None = None) -> list[str]:
+    """``file:line: msgid '…': problem`` for every translated message of a ``.po`` file."""
+    terms = read_terminology() if terminology is None else terminology
+    with path.open("rb") as handle:
+        catalog = read_po(handle)
+    return [
+        f"{path}:{message.lineno}: msgid {message.id[:60]!r}: {problem}"
+        for message in catalog
+        if message.id and isinstance(message.string, str) and message.string
+        for problem in lint_message(message.id, message.string, terms)
+    ]
+
+
+def lint_terminology(path: Path = TERMINOLOGY) -> list[str]:
+    """``file:line: problem`` for every header gloss of the terminology list that says nothing new."""
+    return [f"{path}:{term.line}: {problem}" for term in read_terminology(path).values() for problem in header_problems(term)]
+
+
 def main(argv: list[str]) -> int:
-    problems = [problem for name in argv for problem in lint_catalog(Path(name))]
+    problems = [*lint_terminology(), *(problem for name in argv for problem in lint_catalog(Path(name)))]
     for problem in problems:
         print(problem)
     if not problems:
