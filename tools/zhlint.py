@@ -19,7 +19,7 @@ import csv
 import re
 import sys
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 import opencc
@@ -31,6 +31,8 @@ CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 
 TERMINOLOGY = Path(__file__).resolve().parent.parent / "locales" / "zh_TW" / "terminology.tsv"
 LINK_TEXT_POLICIES = ("english", "name", "chinese")
+WRITTEN_IN_LOWER_CASE = {"softmax", "logits", "sigmoid", "dropout"}
+"""Terms of art that engineers, like the English pages, write in lower case mid-sentence."""
 """english: an acronym or term of art engineers keep in English (LoRA, softmax); its
 Chinese expansion is only the header gloss.  name: a proper name, identifier, format
 or unit (PyTorch, head_dim, FP16), whose gloss describes it.  chinese: written in Chinese."""
@@ -125,7 +127,17 @@ LATIN_START = re.compile(r"^[A-Za-z]")
 
 @dataclass(frozen=True)
 class Term:
-    """One row of ``terminology.tsv``: how a glossary term reads in zh_TW."""
+    """One row of ``terminology.tsv``: how a glossary term reads in zh_TW.
+
+    Attributes
+    ----------
+    english, chinese
+        The term and its rendering; the glossary header reads ``english（chinese）``.
+    link_text
+        One of :data:`LINK_TEXT_POLICIES`: how running text and link text write the term.
+    line
+        The row's line in the file, for error messages.
+    """
 
     english: str
     chinese: str
@@ -136,20 +148,67 @@ class Term:
     def header(self) -> str:
         return f"{self.english}（{self.chinese}）"
 
+    @property
+    def in_running_text(self) -> str:
+        """How the policy writes the term in a sentence.
 
-def read_terminology(path: Path = TERMINOLOGY) -> dict[str, Term]:
-    """The terminology list, keyed by lower-case English (Sphinx's term lookup is case-insensitive).
+        >>> Term("Softmax", "正規化指數函數", "english", 2).in_running_text
+        'softmax'
+        >>> Term("LoRA", "低秩適應", "english", 3).in_running_text
+        'LoRA'
+        >>> Term("Token", "詞元", "chinese", 4).in_running_text
+        '詞元'
+        """
+        if self.link_text == "chinese":
+            return self.chinese
+        return self.english.lower() if self.english.lower() in WRITTEN_IN_LOWER_CASE else self.english
 
-    >>> read_terminology()["lora"]
-    Term(english='LoRA', chinese='低秩適應', link_text='english', line=350)
+    def link(self, target: str) -> str:
+        """The ``{term}`` role that writes this term as the policy says, keeping the link's target.
+
+        >>> Term("LoRA", "低秩適應", "english", 3).link("LoRA")
+        '{term}`LoRA`'
+        >>> Term("Token", "詞元", "chinese", 4).link("tokens")
+        '{term}`詞元 <tokens>`'
+        """
+        text = self.in_running_text
+        return f"{{term}}`{text}`" if text == target else f"{{term}}`{text} <{target}>`"
+
+
+class Terminology(dict[str, Term]):
+    """The terminology list, keyed by lower-case English, as Sphinx looks terms up."""
+
+    @cached_property
+    def spelled_out(self) -> dict[str, Term]:
+        """Chinese expansions of English-policy terms, unless a Chinese-policy term shares them.
+
+        多頭注意力 renders both MHA and Multi-head attention; only MHA keeps its acronym,
+        so the words themselves stay allowed.
+        """
+        shared = {term.chinese for term in self.values() if term.link_text != "english"}
+        return {term.chinese: term for term in self.values() if term.link_text == "english" and term.chinese not in shared}
+
+
+def read_terminology(path: Path = TERMINOLOGY) -> Terminology:
+    """Read ``terminology.tsv`` (columns english, zh_TW, link_text, note).
+
+    Raises
+    ------
+    ValueError
+        A row's ``link_text`` is not one of :data:`LINK_TEXT_POLICIES`.
+
+    Examples
+    --------
+    >>> read_terminology()["lora"].link_text
+    'english'
     """
     with path.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
-    terms: dict[str, Term] = {}
+    terms = Terminology()
     for line, row in enumerate(rows, start=2):
         if row["link_text"] not in LINK_TEXT_POLICIES:
             raise ValueError(
-                f"{path}:{line}: link_text {row['link_text']!r} for {row['english']!r}: "
+                f"{path}:{line}: link_text {row['link_text']!r} for {row['english']!r}; "
                 f"expected one of {', '.join(LINK_TEXT_POLICIES)}"
             )
         terms[row["english"].lower()] = Term(row["english"], row["zh_TW"], row["link_text"], line)
@@ -157,10 +216,16 @@ def read_terminology(path: Path = TERMINOLOGY) -> dict[str, Term]:
 
 
 def header_problems(term: Term) -> list[str]:
-    """A header ``English（中文）`` must say something its English does not.
+    """Why a header ``English（中文）`` says nothing its English does not (empty if it is fine).
 
+    Examples
+    --------
     >>> header_problems(Term("SWA", "SWA", "chinese", 2))
     ["header 'SWA（SWA）' glosses 'SWA' without Chinese: give its meaning, e.g. SWA（滑動視窗注意力）"]
+    >>> header_problems(Term("PyTorch", "PyTorch 深度學習框架", "name", 3))
+    ["header 'PyTorch（PyTorch 深度學習框架）' repeats 'PyTorch' in its gloss: keep only what it means or is, e.g. PyTorch（深度學習框架）"]
+    >>> header_problems(Term("KV cache", "KV 快取", "chinese", 4))
+    []
     """
     if not HAN.search(term.chinese):
         return [
@@ -169,19 +234,21 @@ def header_problems(term: Term) -> list[str]:
         ]
     if re.search(rf"(?<![A-Za-z]){re.escape(term.english)}(?![A-Za-z])", term.chinese, re.IGNORECASE):
         return [
-            f"header {term.header!r} repeats {term.english!r} inside its gloss: keep only what it "
+            f"header {term.header!r} repeats {term.english!r} in its gloss: keep only what it "
             "means or is, e.g. PyTorch（深度學習框架）"
         ]
     return []
 
 
-def english_display(term: Term) -> str:
-    """How an English-policy term is written in Chinese text: acronyms as they are, words in lower case."""
-    return term.english if term.english.isupper() or not term.english.istitle() else term.english.lower()
+def link_problems(message: str, terminology: Terminology) -> list[str]:
+    """Term links whose visible text contradicts the ``link_text`` policy of their term.
 
-
-def link_problems(message: str, terminology: dict[str, Term]) -> list[str]:
-    """Term links whose visible text contradicts the terminology list's ``link_text`` policy."""
+    Examples
+    --------
+    >>> terms = Terminology(lora=Term("LoRA", "低秩適應", "english", 2))
+    >>> link_problems("{term}`低秩適應 <LoRA>`的秩", terms)
+    ["link '{term}`低秩適應 <LoRA>`': LoRA stays in English in running text: {term}`LoRA`"]
+    """
     problems: list[str] = []
     for match in TERM_ROLE.finditer(message):
         text, target = match["text"].strip(), (match["target"] or match["text"]).strip()
@@ -189,61 +256,58 @@ def link_problems(message: str, terminology: dict[str, Term]) -> list[str]:
         if term is None:
             problems.append(f"link {match.group()!r}: target {target!r} is not a term of terminology.tsv")
         elif term.link_text == "chinese" and term.chinese not in text:
+            problems.append(f"link {match.group()!r}: {term.english} is written in Chinese: {term.link(target)}")
+        elif term.link_text != "chinese" and (target.lower() not in text.lower() or term.chinese in text):
             problems.append(
-                f"link {match.group()!r}: {term.english} is written in Chinese, "
-                f"{{term}}`{term.chinese} <{target}>`"
-            )
-        elif term.link_text != "chinese" and (
-            target.lower() not in text.lower() or term.chinese in text
-        ):
-            display = english_display(term)
-            written = f"{{term}}`{display}`" if display == target else f"{{term}}`{display} <{target}>`"
-            problems.append(
-                f"link {match.group()!r}: {term.english} stays in English in running text, {written}"
+                f"link {match.group()!r}: {term.english} stays in English in running text: {term.link(target)}"
             )
     return problems
 
 
-@cache
-def spelled_out_renderings(terminology_items: tuple[tuple[str, Term], ...]) -> dict[str, Term]:
-    """Chinese expansions of English-policy terms that no Chinese-policy term shares."""
-    shared = {term.chinese for _, term in terminology_items if term.link_text != "english"}
-    return {
-        term.chinese: term
-        for _, term in terminology_items
-        if term.link_text == "english" and term.chinese not in shared
-    }
-
-
 def is_gloss(text: str, start: int, end: int) -> bool:
-    """``LoRA（低秩適應）`` or ``低秩適應（LoRA）``: the expansion glosses the English next to it."""
+    """Whether ``text[start:end]`` glosses the English beside it: ``LoRA（低秩適應）`` or ``低秩適應（LoRA）``."""
     opening = text.rfind("（", 0, start)
-    inside_gloss = opening > 0 and "）" not in text[opening:start] and bool(LATIN_END.search(text[:opening]))
-    return inside_gloss or (text[end : end + 1] == "（" and bool(LATIN_START.search(text[end + 1 :])))
+    after_english = opening > 0 and "）" not in text[opening:start] and bool(LATIN_END.search(text[:opening]))
+    before_english = text[end : end + 1] == "（" and bool(LATIN_START.search(text[end + 1 :]))
+    return after_english or before_english
 
 
-def expansion_problems(message: str, terminology: dict[str, Term]) -> list[str]:
-    """Running text that spells out a term the policy keeps in English (低秩適應 for LoRA)."""
+def expansion_problems(message: str, terminology: Terminology) -> list[str]:
+    """Running text that spells out a term the policy keeps in English, outside a gloss.
+
+    Examples
+    --------
+    >>> terms = Terminology(lora=Term("LoRA", "低秩適應", "english", 2))
+    >>> expansion_problems("先做低秩適應，再合併。", terms)
+    ["'低秩適應' spells out LoRA: write 'LoRA' in running text (the header 'LoRA（低秩適應）' glosses it)"]
+    >>> expansion_problems("LoRA（低秩適應）只訓練兩個小矩陣。", terms)
+    []
+    """
     text = visible_text(TERM_ROLE.sub(lambda match: (match["target"] or match["text"]).strip(), message))
-    renderings = spelled_out_renderings(tuple(sorted(terminology.items())))
     return [
-        f"{found.group()!r} spells out {term.english}: write {english_display(term)!r} in running text "
-        f"(the header {term.header!r} already glosses it)"
-        for rendering, term in renderings.items()
+        f"{found.group()!r} spells out {term.english}: write {term.in_running_text!r} in running text "
+        f"(the header {term.header!r} glosses it)"
+        for rendering, term in terminology.spelled_out.items()
         for found in re.finditer(re.escape(rendering), text)
         if not is_gloss(text, found.start(), found.end())
     ]
 
 
 def context_problems(source: str, message: str) -> list[str]:
-    """Renderings that are wrong for what this message's English says."""
+    """Renderings that are wrong for what this message's English says (see :data:`CONTEXT_TERMS`).
+
+    Examples
+    --------
+    >>> context_problems("In the reference preset", "在參考預設設定中")
+    ["'預設設定' for 'preset': a preset is not a default: write 內建組態（preset） or 參考組態"]
+    """
     text = visible_text(message)
-    return [
-        f"{found.group()!r} for {english.search(source).group()!r}: {fix}"  # type: ignore[union-attr]
-        for english, rendering, fix in CONTEXT_TERMS
-        if english.search(source)
-        for found in rendering.finditer(text)
-    ]
+    problems: list[str] = []
+    for english, rendering, fix in CONTEXT_TERMS:
+        said = english.search(source)
+        if said:
+            problems += [f"{found.group()!r} for {said.group()!r}: {fix}" for found in rendering.finditer(text)]
+    return problems
 
 
 def visible_text(message: str) -> str:
@@ -317,7 +381,7 @@ def lint_text(message: str) -> list[str]:
     return problems
 
 
-def lint_message(source: str, message: str, terminology: dict[str, Term]) -> list[str]:
+def lint_message(source: str, message: str, terminology: Terminology) -> list[str]:
     """Every problem of one translated message: style, Taiwan usage and terminology policy."""
     return [
         *lint_text(message),
@@ -327,7 +391,7 @@ def lint_message(source: str, message: str, terminology: dict[str, Term]) -> lis
     ]
 
 
-def lint_catalog(path: Path, terminology: dict[str, Term] | None = None) -> list[str]:
+def lint_catalog(path: Path, terminology: Terminology | None = None) -> list[str]:
     """``file:line: msgid '…': problem`` for every translated message of a ``.po`` file."""
     terms = read_terminology() if terminology is None else terminology
     with path.open("rb") as handle:
@@ -342,7 +406,11 @@ def lint_catalog(path: Path, terminology: dict[str, Term] | None = None) -> list
 
 def lint_terminology(path: Path = TERMINOLOGY) -> list[str]:
     """``file:line: problem`` for every header gloss of the terminology list that says nothing new."""
-    return [f"{path}:{term.line}: {problem}" for term in read_terminology(path).values() for problem in header_problems(term)]
+    return [
+        f"{path}:{term.line}: {problem}"
+        for term in read_terminology(path).values()
+        for problem in header_problems(term)
+    ]
 
 
 def main(argv: list[str]) -> int:
