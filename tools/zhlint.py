@@ -31,11 +31,12 @@ CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 
 TERMINOLOGY = Path(__file__).resolve().parent.parent / "locales" / "zh_TW" / "terminology.tsv"
 LINK_TEXT_POLICIES = ("english", "name", "chinese")
-WRITTEN_IN_LOWER_CASE = {"softmax", "logits", "sigmoid", "dropout"}
-"""Terms of art that engineers, like the English pages, write in lower case mid-sentence."""
 """english: an acronym or term of art engineers keep in English (LoRA, softmax); its
 Chinese expansion is only the header gloss.  name: a proper name, identifier, format
 or unit (PyTorch, head_dim, FP16), whose gloss describes it.  chinese: written in Chinese."""
+
+WRITTEN_IN_LOWER_CASE = {"softmax", "logits", "sigmoid", "dropout"}
+"""Terms of art that engineers, like the English pages, write in lower case mid-sentence."""
 
 MAINLAND_TERMS: dict[str, str] = {
     # 預存程序 (a database's stored procedure) is the right word in Taiwan too.
@@ -186,7 +187,11 @@ class Terminology(dict[str, Term]):
         so the words themselves stay allowed.
         """
         shared = {term.chinese for term in self.values() if term.link_text != "english"}
-        return {term.chinese: term for term in self.values() if term.link_text == "english" and term.chinese not in shared}
+        return {
+            term.chinese: term
+            for term in self.values()
+            if term.link_text == "english" and term.chinese not in shared
+        }
 
 
 def read_terminology(path: Path = TERMINOLOGY) -> Terminology:
@@ -222,8 +227,8 @@ def header_problems(term: Term) -> list[str]:
     --------
     >>> header_problems(Term("SWA", "SWA", "chinese", 2))
     ["header 'SWA（SWA）' glosses 'SWA' without Chinese: give its meaning, e.g. SWA（滑動視窗注意力）"]
-    >>> header_problems(Term("PyTorch", "PyTorch 深度學習框架", "name", 3))
-    ["header 'PyTorch（PyTorch 深度學習框架）' repeats 'PyTorch' in its gloss: keep only what it means or is, e.g. PyTorch（深度學習框架）"]
+    >>> print(*header_problems(Term("PyTorch", "PyTorch 深度學習框架", "name", 3)))
+    header 'PyTorch（PyTorch 深度學習框架）' repeats 'PyTorch' in its gloss: keep only what it means or is, e.g. PyTorch（深度學習框架）
     >>> header_problems(Term("KV cache", "KV 快取", "chinese", 4))
     []
     """
@@ -265,7 +270,10 @@ def link_problems(message: str, terminology: Terminology) -> list[str]:
 
 
 def is_gloss(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` glosses the English beside it: ``LoRA（低秩適應）`` or ``低秩適應（LoRA）``."""
+    """Whether ``text[start:end]`` glosses the English beside it.
+
+    The gloss follows the English, ``LoRA（低秩適應）``, or precedes it, ``低秩適應（LoRA）``.
+    """
     opening = text.rfind("（", 0, start)
     after_english = opening > 0 and "）" not in text[opening:start] and bool(LATIN_END.search(text[:opening]))
     before_english = text[end : end + 1] == "（" and bool(LATIN_START.search(text[end + 1 :]))
