@@ -89,6 +89,17 @@ def test_zh_tw_headers_and_anchors_match_english(docname: str) -> None:
     assert [text for _, text in chinese] == [f"{text}（{TERMINOLOGY[text]}）" for _, text in english]
 
 
+@pytest.mark.parametrize("docname", SECTION_PAGES)
+def test_zh_tw_headers_gloss_what_the_english_does_not_say(docname: str) -> None:
+    """A rendered header ``English（中文）``: the Chinese has Chinese in it and does not repeat the English."""
+    repeats = []
+    for (_, english), (_, chinese) in zip(glossary_terms(page("en", docname)), glossary_terms(page("zh_TW", docname))):
+        gloss = chinese.removeprefix(english).removeprefix("（").removesuffix("）")
+        if not re.search("[\u4e00-\u9fff]", gloss) or english.lower() in gloss.lower():
+            repeats.append(chinese)
+    assert repeats == []
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_html_lang_attribute(language: str) -> None:
     expected = {"en": "en", "zh_TW": "zh-TW"}[language]
@@ -140,7 +151,7 @@ def test_every_section_page_runs_examples_in_both_languages() -> None:
 
 @pytest.mark.parametrize(
     "label",
-    ["切換淺色／深色／自動配色", "開關網站導覽側欄", "淺色模式", "深色模式", "回到頂端", "下一頁", "搜尋", "跳到主要內容"],
+    ["切換淺色／深色／自動配色", "切換網站導覽側欄", "切換本頁目錄側欄", "淺色模式", "深色模式", "回到頂端", "下一頁", "搜尋", "跳到主要內容"],
 )
 def test_zh_tw_theme_interface_is_translated(label: str) -> None:
     assert label in str(page("zh_TW", "05-the-transformer"))

@@ -1,10 +1,27 @@
-"""tools/zhlint.py: the zh_TW style checks, on a table of good and bad sentences."""
+"""tools/zhlint.py: the zh_TW style and terminology checks, each on seeded good and bad examples."""
 
 from __future__ import annotations
 
+import doctest
+from pathlib import Path
+
 import pytest
 
-from zhlint import lint_text, simplified_only_characters, visible_text
+import zhlint
+from zhlint import (
+    Term,
+    Terminology,
+    context_problems,
+    expansion_problems,
+    header_problems,
+    link_problems,
+    lint_catalog,
+    lint_terminology,
+    lint_text,
+    read_terminology,
+    simplified_only_characters,
+    visible_text,
+)
 
 
 @pytest.mark.parametrize(
@@ -73,3 +90,156 @@ def test_simplified_table_excludes_characters_valid_in_traditional() -> None:
     table = simplified_only_characters()
     assert {"这", "为", "数", "门", "个"} <= table
     assert not {"台", "干", "布", "里", "后", "系", "峰", "群", "啟", "偽"} & table
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("把它對應到最大的整數代碼", ["mainland term '代碼': Taiwan writes '程式碼, or 整數值／編碼 for quantized values'"]),
+        ("訓練花掉的算力", ["mainland term '算力': Taiwan writes '運算能力 or 運算量'"]),
+        ("逐步加載", ["mainland term '加載': Taiwan writes '載入 (software) or 增加負載 (electrical load)'"]),
+        ("一張查找表", ["mainland term '查找': Taiwan writes '查詢, 查表 or 尋找'"]),
+        ("再由大模型檢查", ["mainland term '大模型': Taiwan writes '大型模型 or 較大的模型'"]),
+        ("不含 LM 輸出頭", ["second rendering 'LM 輸出頭': the glossary writes '語言模型輸出頭'"]),
+        ("FFN 下投影", ["second rendering '下投影': the glossary writes '升維投影／降維投影 (up/down projection)'"]),
+        ("前饋網路的 up 投影", ["second rendering 'up 投影': the glossary writes '升維投影／降維投影 (up/down projection)'"]),
+        ("JPEG 這類破壞性壓縮", ["second rendering '破壞性壓縮': the glossary writes '失真壓縮'"]),
+        ("術語之間的依賴關係", ["second rendering '依賴關係': the glossary writes '相依關係'"]),
+        ("每個提示詞詞元", ["second rendering '提示詞詞元': the glossary writes '提示詞的詞元 or 提示詞中的詞元'"]),
+        ("開關網站導覽側欄", ["second rendering '開關': the glossary writes '切換'"]),
+    ],
+)
+def test_mainland_words_and_second_renderings_are_named(text: str, expected: list[str]) -> None:
+    assert lint_text(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["錯誤代碼 404", "語言代碼 zh_TW", "計算力", "增加載入時間", "把模型放大模型就更準", "強大模型", "可以開關的思考模式", "降維投影"],
+)
+def test_contexts_where_the_listed_words_are_fine(text: str) -> None:
+    assert lint_text(text) == []
+
+
+TERMS = Terminology(
+    lora=Term("LoRA", "低秩適應", "english", 2),
+    softmax=Term("Softmax", "正規化指數函數", "english", 3),
+    pytorch=Term("PyTorch", "深度學習框架", "name", 4),
+    token=Term("Token", "詞元", "chinese", 5),
+    mha=Term("MHA", "多頭注意力", "english", 6),
+    **{"multi-head attention": Term("Multi-head attention", "多頭注意力", "chinese", 7)},
+)
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("{term}`LoRA` 的秩", []),
+        ("{term}`softmax <Softmax>` 的輸出", []),
+        ("{term}`詞元 <Token>`的數量", []),
+        ("以 {term}`PyTorch` 撰寫", []),
+        ("{term}`低秩適應 <LoRA>`的秩", ["link '{term}`低秩適應 <LoRA>`': LoRA stays in English in running text: {term}`LoRA`"]),
+        (
+            "{term}`LoRA（低秩適應） <LoRA>`的秩",
+            ["link '{term}`LoRA（低秩適應） <LoRA>`': LoRA stays in English in running text: {term}`LoRA`"],
+        ),
+        (
+            "{term}`正規化指數函數 <softmax>`",
+            ["link '{term}`正規化指數函數 <softmax>`': Softmax stays in English in running text: {term}`softmax`"],
+        ),
+        ("{term}`Token` 的數量", ["link '{term}`Token`': Token is written in Chinese: {term}`詞元 <Token>`"]),
+        ("{term}`張量 <Tensor>`", ["link '{term}`張量 <Tensor>`': target 'Tensor' is not a term of terminology.tsv"]),
+    ],
+)
+def test_link_text_follows_the_policy(message: str, expected: list[str]) -> None:
+    assert link_problems(message, TERMS) == expected
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("做 softmax 之後", []),
+        ("LoRA（低秩適應）只訓練兩個小矩陣", []),
+        ("低秩適應（LoRA）只訓練兩個小矩陣", []),
+        ("{term}`LoRA`（低秩適應）只訓練兩個小矩陣", []),
+        ("每一層都用多頭注意力", []),
+        (
+            "再做正規化指數函數",
+            ["'正規化指數函數' spells out Softmax: write 'softmax' in running text (the header 'Softmax（正規化指數函數）' glosses it)"],
+        ),
+        # A link's text is link_problems' concern; reporting it here too would say it twice.
+        ("{term}`低秩適應 <LoRA>`兩個矩陣", []),
+    ],
+)
+def test_running_text_keeps_english_policy_terms_in_english(message: str, expected: list[str]) -> None:
+    assert expansion_problems(message, TERMS) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "message", "expected"),
+    [
+        ("In the reference preset", "在參考組態（preset）中", []),
+        ("the default settings", "預設設定", []),
+        ("In the reference preset", "在參考預設設定中", ["'預設設定' for 'preset': a preset is not a default: write 內建組態（preset） or 參考組態"]),
+        ("stores them as a preset", "存成預設組態", ["'預設組態' for 'preset': a preset is not a default: write 內建組態（preset） or 參考組態"]),
+        ("$m$ rows and $n$ columns", "$m$ 列、$n$ 欄", []),
+        ("rows and columns", "排成列與行", ["'與行' for 'columns': a matrix column is 欄 throughout, never 行"]),
+        ("runs the code line by line", "一行一行地執行", []),
+    ],
+)
+def test_renderings_that_depend_on_the_english(source: str, message: str, expected: list[str]) -> None:
+    assert context_problems(source, message) == expected
+
+
+@pytest.mark.parametrize(
+    ("term", "expected"),
+    [
+        (Term("SWA", "滑動視窗注意力", "chinese", 2), []),
+        (Term("KV cache", "KV 快取", "chinese", 3), []),
+        (Term("LoRA adapter", "LoRA 配接器", "chinese", 4), []),
+        (Term("F1", "F1", "chinese", 5), ["header 'F1（F1）' glosses 'F1' without Chinese: give its meaning, e.g. SWA（滑動視窗注意力）"]),
+        (
+            Term("head_dim", "head_dim 頭維度", "name", 6),
+            ["header 'head_dim（head_dim 頭維度）' repeats 'head_dim' in its gloss: keep only what it means or is, e.g. PyTorch（深度學習框架）"],
+        ),
+        (
+            Term("Transformer", "transformer 架構", "name", 7),
+            ["header 'Transformer（transformer 架構）' repeats 'Transformer' in its gloss: keep only what it means or is, e.g. PyTorch（深度學習框架）"],
+        ),
+    ],
+)
+def test_a_header_says_something_its_english_does_not(term: Term, expected: list[str]) -> None:
+    assert header_problems(term) == expected
+
+
+def test_terminology_rejects_an_unknown_link_text_policy(tmp_path: Path) -> None:
+    tsv = tmp_path / "terminology.tsv"
+    tsv.write_text("english\tzh_TW\tlink_text\tnote\nLoRA\t低秩適應\tacronym\t\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"terminology.tsv:2: link_text 'acronym' for 'LoRA'; expected one of english, name, chinese"):
+        read_terminology(tsv)
+
+
+def test_catalog_problems_name_catalog_line_msgid_and_fix(tmp_path: Path) -> None:
+    catalog = tmp_path / "99-seeded.po"
+    catalog.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=utf-8\\n"\n\n'
+        'msgid "The rank of {term}`LoRA` caps the update."\n'
+        'msgstr "{term}`低秩適應 <LoRA>`的秩限制了更新量。"\n',
+        encoding="utf-8",
+    )
+    assert lint_catalog(catalog, TERMS) == [
+        f"{catalog}:5: msgid 'The rank of {{term}}`LoRA` caps the update.': "
+        "link '{term}`低秩適應 <LoRA>`': LoRA stays in English in running text: {term}`LoRA`"
+    ]
+
+
+def test_terminology_header_problems_name_file_and_line(tmp_path: Path) -> None:
+    tsv = tmp_path / "terminology.tsv"
+    tsv.write_text("english\tzh_TW\tlink_text\tnote\nToken\t詞元\tchinese\t\nSWA\tSWA\tchinese\t\n", encoding="utf-8")
+    assert lint_terminology(tsv) == [
+        f"{tsv}:3: header 'SWA（SWA）' glosses 'SWA' without Chinese: give its meaning, e.g. SWA（滑動視窗注意力）"
+    ]
+
+
+def test_docstring_examples_run() -> None:
+    assert doctest.testmod(zhlint).failed == 0

@@ -1,4 +1,4 @@
-"""Style checks for the zh_TW translation: Traditional characters and Taiwan usage.
+"""Style checks for the zh_TW translation: Traditional characters, Taiwan usage, one term one rendering.
 
 Usage: python tools/zhlint.py locales/zh_TW/LC_MESSAGES/*.po
 
@@ -6,13 +6,20 @@ python-docs-zh-tw enforces its style rules by review; ours are enforced by the t
 suite, which runs these checks over every translated message.  Each check works on
 the text a reader sees: roles, inline code, math and link targets are reduced to
 their visible text first, so markup never hides or fakes a problem.
+
+The terminology checks follow ``locales/zh_TW/POLICY.md``: its ``link_text`` column
+in ``terminology.tsv`` says whether a term is written in English or in Chinese in
+running text and link text, and each glossary header must say something its English
+does not.
 """
 
 from __future__ import annotations
 
+import csv
 import re
 import sys
-from functools import cache
+from dataclasses import dataclass
+from functools import cache, cached_property
 from pathlib import Path
 
 import opencc
@@ -21,6 +28,15 @@ from markdown_it import MarkdownIt
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 """Han characters (the ranges our text uses)."""
+
+TERMINOLOGY = Path(__file__).resolve().parent.parent / "locales" / "zh_TW" / "terminology.tsv"
+LINK_TEXT_POLICIES = ("english", "name", "chinese")
+"""english: an acronym or term of art engineers keep in English (LoRA, softmax); its
+Chinese expansion is only the header gloss.  name: a proper name, identifier, format
+or unit (PyTorch, head_dim, FP16), whose gloss describes it.  chinese: written in Chinese."""
+
+WRITTEN_IN_LOWER_CASE = {"softmax", "logits", "sigmoid", "dropout"}
+"""Terms of art that engineers, like the English pages, write in lower case mid-sentence."""
 
 MAINLAND_TERMS: dict[str, str] = {
     # 預存程序 (a database's stored procedure) is the right word in Taiwan too.
@@ -56,8 +72,41 @@ MAINLAND_TERMS: dict[str, str] = {
     "歸一化": "正規化",
     "文檔": "文件",
     "運行": "執行",
+    # 錯誤代碼, 語言代碼, 國家代碼 and 狀態代碼 are Taiwan usage too.
+    "(?<!錯誤)(?<!語言)(?<!國家)(?<!狀態)代碼": "程式碼, or 整數值／編碼 for quantized values",
+    # 計算力 is an ordinary word.
+    "(?<!計)算力": "運算能力 or 運算量",
+    # 增加載入 and 附加載荷 only look like 加載.
+    "(?<![增附追])加載": "載入 (software) or 增加負載 (electrical load)",
+    "查找": "查詢, 查表 or 尋找",
+    # 放大模型, 擴大模型 and 加大模型 mean "make the model bigger"; 強大模型 is "a strong model".
+    "(?<![放擴加強巨龐])大模型": "大型模型 or 較大的模型",
 }
 """Mainland usage (regex) -> what Taiwan writes instead."""
+
+HOUSE_TERMS: dict[str, str] = {
+    "LM 輸出頭": "語言模型輸出頭",
+    "(?i:up|down) 投影|(?<![之以])[上下]投影": "升維投影／降維投影 (up/down projection)",
+    "破壞性壓縮": "失真壓縮",
+    "依賴關係": "相依關係",
+    "腦浮點": "BF16 (header gloss: Brain 16 位元浮點數)",
+    "吉位元組|吉比位元組": "GB／GiB (header gloss: 十億位元組／2³⁰ 位元組)",
+    "提示詞詞元": "提示詞的詞元 or 提示詞中的詞元",
+    "套件登錄庫": "套件庫（package registry）",
+    "開關(?=網站導覽|本頁目錄)": "切換",
+}
+"""A second rendering of a term the glossary writes one way (regex) -> the rendering it uses."""
+
+COLUMN_AS_HANG = re.compile(r"[列與每某一幾個兩]行|\d+ 行|行向量")
+"""行 for a matrix column: correct in Taiwan, but 行 is also what mainland texts call a row."""
+
+CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
+    (re.compile(r"\bpresets?\b"), re.compile("預設(?:設定|組態|值)"),
+     "a preset is not a default: write 內建組態（preset） or 參考組態"),
+    (re.compile(r"\bcolumns?\b"), COLUMN_AS_HANG, "a matrix column is 欄 throughout, never 行"),
+)
+"""(English in the source, rendering in the translation, fix) for words whose right
+rendering depends on what the English says."""
 
 MARKDOWN = MarkdownIt("commonmark")
 ROLE = re.compile(r"\{[a-z:]+\}`([^`<]*?)\s*(?:<[^`>]*>)?`")
@@ -69,6 +118,204 @@ EMPHASIS = re.compile(r"\*{1,2}")
 # Lookaheads, so that overlapping pairs ("叫x函") are each reported.
 HALF_WIDTH_PUNCTUATION = re.compile(rf"(?=([{CJK}][,.;:!?()]|[,;:!?()][{CJK}]))")
 MISSING_SPACE = re.compile(rf"(?=([{CJK}][A-Za-z0-9]|[A-Za-z0-9][{CJK}]))")
+
+
+TERM_ROLE = re.compile(r"\{term\}`(?P<text>[^`<]*?)\s*(?:<(?P<target>[^`>]*)>)?`")
+HAN = re.compile(f"[{CJK}]")
+LATIN_END = re.compile(r"[A-Za-z0-9)]$")
+LATIN_START = re.compile(r"^[A-Za-z]")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One row of ``terminology.tsv``: how a glossary term reads in zh_TW.
+
+    Attributes
+    ----------
+    english, chinese
+        The term and its rendering; the glossary header reads ``english（chinese）``.
+    link_text
+        One of :data:`LINK_TEXT_POLICIES`: how running text and link text write the term.
+    line
+        The row's line in the file, for error messages.
+    """
+
+    english: str
+    chinese: str
+    link_text: str
+    line: int
+
+    @property
+    def header(self) -> str:
+        return f"{self.english}（{self.chinese}）"
+
+    @property
+    def in_running_text(self) -> str:
+        """How the policy writes the term in a sentence.
+
+        >>> Term("Softmax", "正規化指數函數", "english", 2).in_running_text
+        'softmax'
+        >>> Term("LoRA", "低秩適應", "english", 3).in_running_text
+        'LoRA'
+        >>> Term("Token", "詞元", "chinese", 4).in_running_text
+        '詞元'
+        """
+        if self.link_text == "chinese":
+            return self.chinese
+        return self.english.lower() if self.english.lower() in WRITTEN_IN_LOWER_CASE else self.english
+
+    def link(self, target: str) -> str:
+        """The ``{term}`` role that writes this term as the policy says, keeping the link's target.
+
+        >>> Term("LoRA", "低秩適應", "english", 3).link("LoRA")
+        '{term}`LoRA`'
+        >>> Term("Token", "詞元", "chinese", 4).link("tokens")
+        '{term}`詞元 <tokens>`'
+        """
+        text = self.in_running_text
+        return f"{{term}}`{text}`" if text == target else f"{{term}}`{text} <{target}>`"
+
+
+class Terminology(dict[str, Term]):
+    """The terminology list, keyed by lower-case English, as Sphinx looks terms up."""
+
+    @cached_property
+    def spelled_out(self) -> dict[str, Term]:
+        """Chinese expansions of English-policy terms, unless a Chinese-policy term shares them.
+
+        多頭注意力 renders both MHA and Multi-head attention; only MHA keeps its acronym,
+        so the words themselves stay allowed.
+        """
+        shared = {term.chinese for term in self.values() if term.link_text != "english"}
+        return {
+            term.chinese: term
+            for term in self.values()
+            if term.link_text == "english" and term.chinese not in shared
+        }
+
+
+def read_terminology(path: Path = TERMINOLOGY) -> Terminology:
+    """Read ``terminology.tsv`` (columns english, zh_TW, link_text, note).
+
+    Raises
+    ------
+    ValueError
+        A row's ``link_text`` is not one of :data:`LINK_TEXT_POLICIES`.
+
+    Examples
+    --------
+    >>> read_terminology()["lora"].link_text
+    'english'
+    """
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    terms = Terminology()
+    for line, row in enumerate(rows, start=2):
+        if row["link_text"] not in LINK_TEXT_POLICIES:
+            raise ValueError(
+                f"{path}:{line}: link_text {row['link_text']!r} for {row['english']!r}; "
+                f"expected one of {', '.join(LINK_TEXT_POLICIES)}"
+            )
+        terms[row["english"].lower()] = Term(row["english"], row["zh_TW"], row["link_text"], line)
+    return terms
+
+
+def header_problems(term: Term) -> list[str]:
+    """Why a header ``English（中文）`` says nothing its English does not (empty if it is fine).
+
+    Examples
+    --------
+    >>> header_problems(Term("SWA", "SWA", "chinese", 2))
+    ["header 'SWA（SWA）' glosses 'SWA' without Chinese: give its meaning, e.g. SWA（滑動視窗注意力）"]
+    >>> print(*header_problems(Term("PyTorch", "PyTorch 深度學習框架", "name", 3)))
+    header 'PyTorch（PyTorch 深度學習框架）' repeats 'PyTorch' in its gloss: keep only what it means or is, e.g. PyTorch（深度學習框架）
+    >>> header_problems(Term("KV cache", "KV 快取", "chinese", 4))
+    []
+    """
+    if not HAN.search(term.chinese):
+        return [
+            f"header {term.header!r} glosses {term.english!r} without Chinese: "
+            "give its meaning, e.g. SWA（滑動視窗注意力）"
+        ]
+    if re.search(rf"(?<![A-Za-z]){re.escape(term.english)}(?![A-Za-z])", term.chinese, re.IGNORECASE):
+        return [
+            f"header {term.header!r} repeats {term.english!r} in its gloss: keep only what it "
+            "means or is, e.g. PyTorch（深度學習框架）"
+        ]
+    return []
+
+
+def link_problems(message: str, terminology: Terminology) -> list[str]:
+    """Term links whose visible text contradicts the ``link_text`` policy of their term.
+
+    Examples
+    --------
+    >>> terms = Terminology(lora=Term("LoRA", "低秩適應", "english", 2))
+    >>> link_problems("{term}`低秩適應 <LoRA>`的秩", terms)
+    ["link '{term}`低秩適應 <LoRA>`': LoRA stays in English in running text: {term}`LoRA`"]
+    """
+    problems: list[str] = []
+    for match in TERM_ROLE.finditer(message):
+        text, target = match["text"].strip(), (match["target"] or match["text"]).strip()
+        term = terminology.get(target.lower())
+        if term is None:
+            problems.append(f"link {match.group()!r}: target {target!r} is not a term of terminology.tsv")
+        elif term.link_text == "chinese" and term.chinese not in text:
+            problems.append(f"link {match.group()!r}: {term.english} is written in Chinese: {term.link(target)}")
+        elif term.link_text != "chinese" and (target.lower() not in text.lower() or term.chinese in text):
+            problems.append(
+                f"link {match.group()!r}: {term.english} stays in English in running text: {term.link(target)}"
+            )
+    return problems
+
+
+def is_gloss(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` glosses the English beside it.
+
+    The gloss follows the English, ``LoRA（低秩適應）``, or precedes it, ``低秩適應（LoRA）``.
+    """
+    opening = text.rfind("（", 0, start)
+    after_english = opening > 0 and "）" not in text[opening:start] and bool(LATIN_END.search(text[:opening]))
+    before_english = text[end : end + 1] == "（" and bool(LATIN_START.search(text[end + 1 :]))
+    return after_english or before_english
+
+
+def expansion_problems(message: str, terminology: Terminology) -> list[str]:
+    """Running text that spells out a term the policy keeps in English, outside a gloss.
+
+    Examples
+    --------
+    >>> terms = Terminology(lora=Term("LoRA", "低秩適應", "english", 2))
+    >>> expansion_problems("先做低秩適應，再合併。", terms)
+    ["'低秩適應' spells out LoRA: write 'LoRA' in running text (the header 'LoRA（低秩適應）' glosses it)"]
+    >>> expansion_problems("LoRA（低秩適應）只訓練兩個小矩陣。", terms)
+    []
+    """
+    text = visible_text(TERM_ROLE.sub(lambda match: (match["target"] or match["text"]).strip(), message))
+    return [
+        f"{found.group()!r} spells out {term.english}: write {term.in_running_text!r} in running text "
+        f"(the header {term.header!r} glosses it)"
+        for rendering, term in terminology.spelled_out.items()
+        for found in re.finditer(re.escape(rendering), text)
+        if not is_gloss(text, found.start(), found.end())
+    ]
+
+
+def context_problems(source: str, message: str) -> list[str]:
+    """Renderings that are wrong for what this message's English says (see :data:`CONTEXT_TERMS`).
+
+    Examples
+    --------
+    >>> context_problems("In the reference preset", "在參考預設設定中")
+    ["'預設設定' for 'preset': a preset is not a default: write 內建組態（preset） or 參考組態"]
+    """
+    text = visible_text(message)
+    problems: list[str] = []
+    for english, rendering, fix in CONTEXT_TERMS:
+        said = english.search(source)
+        if said:
+            problems += [f"{found.group()!r} for {said.group()!r}: {fix}" for found in rendering.finditer(text)]
+    return problems
 
 
 def visible_text(message: str) -> str:
@@ -128,6 +375,9 @@ def lint_text(message: str) -> list[str]:
     for pattern, taiwan in MAINLAND_TERMS.items():
         for match in re.finditer(pattern, message):
             problems.append(f"mainland term {match.group()!r}: Taiwan writes {taiwan!r}")
+    for pattern, house in HOUSE_TERMS.items():
+        for match in re.finditer(pattern, message):
+            problems.append(f"second rendering {match.group()!r}: the glossary writes {house!r}")
     stray = stray_emphasis_markers(message)
     if stray:
         problems.append(f"emphasis markers that will show as asterisks: {stray!r}")
@@ -139,20 +389,40 @@ def lint_text(message: str) -> list[str]:
     return problems
 
 
-def lint_catalog(path: Path) -> list[str]:
-    """``file:line: problem`` for every translated message of a ``.po`` file."""
+def lint_message(source: str, message: str, terminology: Terminology) -> list[str]:
+    """Every problem of one translated message: style, Taiwan usage and terminology policy."""
+    return [
+        *lint_text(message),
+        *link_problems(message, terminology),
+        *expansion_problems(message, terminology),
+        *context_problems(source, message),
+    ]
+
+
+def lint_catalog(path: Path, terminology: Terminology | None = None) -> list[str]:
+    """``file:line: msgid '…': problem`` for every translated message of a ``.po`` file."""
+    terms = read_terminology() if terminology is None else terminology
     with path.open("rb") as handle:
         catalog = read_po(handle)
     return [
-        f"{path}:{message.lineno}: {problem}"
+        f"{path}:{message.lineno}: msgid {message.id[:60]!r}: {problem}"
         for message in catalog
-        if message.id and isinstance(message.string, str)
-        for problem in lint_text(message.string)
+        if message.id and isinstance(message.string, str) and message.string
+        for problem in lint_message(message.id, message.string, terms)
+    ]
+
+
+def lint_terminology(path: Path = TERMINOLOGY) -> list[str]:
+    """``file:line: problem`` for every header gloss of the terminology list that says nothing new."""
+    return [
+        f"{path}:{term.line}: {problem}"
+        for term in read_terminology(path).values()
+        for problem in header_problems(term)
     ]
 
 
 def main(argv: list[str]) -> int:
-    problems = [problem for name in argv for problem in lint_catalog(Path(name))]
+    problems = [*lint_terminology(), *(problem for name in argv for problem in lint_catalog(Path(name)))]
     for problem in problems:
         print(problem)
     if not problems:
