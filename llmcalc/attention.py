@@ -39,7 +39,7 @@ def softmax(logits: np.ndarray, *, temperature: float = 1.0, axis: int = -1) -> 
     along = check.count("axis", axis, minimum=-z.ndim, maximum=z.ndim - 1)
     top = z.max(axis=along, keepdims=True)
     if np.isneginf(top).any():
-        raise ValueError("logits must have at least one finite entry along the softmax axis; got a slice that is all -inf")
+        raise ValueError("logits must have at least one finite entry along the softmax axis; got an all -inf slice")
     # Every exponent is <= 0 after subtracting the maximum; a gap beyond float64 underflows to 0, as it should.
     with np.errstate(under="ignore"):
         e = np.exp((z - top) / t)
@@ -85,7 +85,7 @@ def scaled_dot_product_attention(
     if qa.shape[-1] != ka.shape[-1]:
         raise ValueError(f"q and k must have the same last dimension (head_dim); got shapes {qa.shape} and {ka.shape}")
     if ka.shape[-2] != va.shape[-2]:
-        raise ValueError(f"k and v must have the same number of positions (axis -2); got shapes {ka.shape} and {va.shape}")
+        raise ValueError(f"k and v must have as many positions (axis -2) as each other; got {ka.shape} and {va.shape}")
     if 0 in (qa.shape[-1], qa.shape[-2], ka.shape[-2]):
         raise ValueError(f"q, k and v must be non-empty; got shapes {qa.shape}, {ka.shape}, {va.shape}")
     try:
@@ -121,12 +121,12 @@ def rope_rotate(x: np.ndarray, positions: np.ndarray | list[int] | int, *, base:
     xa = check.values("x", x, min_ndim=2)
     d = xa.shape[-1]
     if d == 0 or d % 2:
-        raise ValueError(f"x must have an even, non-zero last dimension (pairs of dims are rotated); got shape {xa.shape}")
+        raise ValueError(f"x must have an even, non-zero last dimension (pairs are rotated); got shape {xa.shape}")
     pos = check.values("positions", positions)
     theta = check.number("base", base, minimum=1, min_inclusive=False)
     angles = pos[..., None] * theta ** (-np.arange(0, d, 2, dtype=np.float64) / d)
     try:
-        shape = np.broadcast_shapes(xa.shape, angles.shape[:-1] + (d,))
+        shape = np.broadcast_shapes(xa.shape, (*angles.shape[:-1], d))
     except ValueError:
         raise ValueError(f"positions of shape {pos.shape} must match the rows of x (shape {xa.shape})") from None
     cos, sin = np.cos(angles), np.sin(angles)

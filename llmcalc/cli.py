@@ -24,7 +24,7 @@ from . import _validate as check
 from .config import ModelConfig, _Derived
 from .fmt import format_bytes, format_count
 from .lora import ALL_LINEAR, lora_model_params
-from .memory import DTYPE_BITS, _OPTIMIZERS, _PRECISIONS, kv_cache_bytes, training_memory, weight_bytes
+from .memory import _OPTIMIZERS, _PRECISIONS, DTYPE_BITS, kv_cache_bytes, training_memory, weight_bytes
 from .params import active_param_count, param_breakdown, param_count
 from .presets import PRESETS, get_preset
 
@@ -51,7 +51,8 @@ _FIELD_HELP = {
     "sliding_window_layers": "layers that use the window (0: all, when there is one)",
 }
 _TOKEN_SUFFIXES = {"": 1, "k": 2**10, "m": 2**20}
-_TOKENS_HELP = "token counts: plain integers or with a suffix, k = 1,024 and M = 1,048,576 tokens (8k = 8,192, as the glossary counts)"
+_TOKENS_HELP = ("token counts: plain integers or with a suffix, k = 1,024 and M = 1,048,576 tokens "
+                "(8k = 8,192, as the glossary counts)")
 
 
 def tokens(text: str) -> int:
@@ -221,7 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(memory)
     memory.add_argument("--dtype", nargs="+", choices=list(DTYPE_BITS), default=list(DTYPE_BITS),
                         help="number formats of the weights")
-    memory.add_argument("--optimizer", choices=list(_OPTIMIZERS), default="adamw", help="optimizer whose state is counted")
+    memory.add_argument("--optimizer", choices=list(_OPTIMIZERS), default="adamw",
+                        help="optimizer whose state is counted")
     memory.add_argument("--precision", choices=list(_PRECISIONS), default="mixed",
                         help="mixed: 16-bit weights and gradients, fp32 master weights and states")
     kv = command("kv-cache", "KV-cache bytes for some context lengths")

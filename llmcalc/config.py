@@ -27,6 +27,9 @@ QKNorm = Literal["none", "per-head", "per-projection"]
 Layout = Literal["llama", "gpt2", "gpt_neox", "falcon", "phi", "phi3", "starcoder2"]
 
 
+# The FFN each layout's implementation builds (Llama's naming is used for both kinds).
+_LAYOUT_FFN = {"phi3": "swiglu", "gpt2": "mlp", "gpt_neox": "mlp", "falcon": "mlp", "phi": "mlp", "starcoder2": "mlp"}
+_AT_LEAST_ONE = ("vocab_size", "d_model", "n_layers", "n_heads", "n_experts", "experts_per_token")
 _CHOICES = {"Ffn": get_args(Ffn), "Norm": get_args(Norm), "QKNorm": get_args(QKNorm), "Layout": get_args(Layout)}
 
 
@@ -116,7 +119,7 @@ class ModelConfig:
     >>> ModelConfig(vocab_size=1000, d_model=64, n_layers=2, n_heads=6, d_ff=256)
     Traceback (most recent call last):
     ...
-    ValueError: n_heads=6 does not divide d_model=64; pass head_dim explicitly or choose n_heads among the divisors of d_model
+    ValueError: n_heads=6 does not divide d_model=64; pass head_dim explicitly or choose n_heads among ...
     """
 
     vocab_size: int
@@ -163,7 +166,7 @@ class ModelConfig:
                 if not isinstance(value, str):
                     raise TypeError(f"{item.name} must be a str; got {value!r} ({type(value).__name__})")
             elif item.type == "int":
-                required = item.name in ("vocab_size", "d_model", "n_layers", "n_heads", "n_experts", "experts_per_token")
+                required = item.name in _AT_LEAST_ONE
                 if value is None and not required:  # None was the "derive" marker before 0 was
                     value = 0
                 given = check.count(item.name, value, minimum=1 if required else 0)
@@ -186,7 +189,8 @@ class ModelConfig:
                 f"heads); got n_kv_heads={self.n_kv_heads}"
             )
         if self.experts_per_token > self.n_experts:
-            raise ValueError(f"experts_per_token must be in [1, n_experts={self.n_experts}]; got {self.experts_per_token}")
+            raise ValueError(f"experts_per_token must be in [1, n_experts={self.n_experts}]; "
+                             f"got {self.experts_per_token}")
         if self.d_ff == 0 and (not self.is_moe or self.expert_d_ff == 0 or self.dense_layers):
             raise ValueError("d_ff must be an integer >= 1 (the FFN inner width); got 0")
         if self.dense_layers >= self.n_layers or (self.dense_layers and not self.is_moe):
@@ -207,6 +211,9 @@ class ModelConfig:
                 f"sliding_window_layers must be in [0, n_layers={self.n_layers}] and needs a sliding_window; "
                 f"got {self.sliding_window_layers} with sliding_window={self.sliding_window}"
             )
+        needs = _LAYOUT_FFN.get(self.layout)
+        if needs and self.ffn != needs:
+            raise ValueError(f"layout={self.layout!r} builds ffn={needs!r} blocks; got ffn={self.ffn!r}")
         self._check_latent_attention()
 
     def _check_latent_attention(self) -> None:
@@ -283,5 +290,6 @@ class ModelConfig:
 def as_model_config(cfg: object) -> ModelConfig:
     """Return ``cfg`` if it is a :class:`ModelConfig`, else raise a ``TypeError`` naming what it is."""
     if not isinstance(cfg, ModelConfig):
-        raise TypeError(f"cfg must be a ModelConfig (see llmcalc.get_preset or ModelConfig.from_hf_config); got {type(cfg).__name__}")
+        raise TypeError("cfg must be a ModelConfig (see llmcalc.get_preset or ModelConfig.from_hf_config); "
+                        f"got {type(cfg).__name__}")
     return cfg

@@ -47,7 +47,8 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
               "use_sliding_window": False, "sliding_window": 4096, "max_window_layers": 28, "layer_types": None},
     "qwen3_moe": {**_LLAMA, "vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 6144,
                   "num_hidden_layers": 24, "num_key_value_heads": 4, "use_sliding_window": False,
-                  "sliding_window": 4096, "max_window_layers": None, "decoder_sparse_step": 1, "moe_intermediate_size": 768,
+                  "sliding_window": 4096, "max_window_layers": None, "decoder_sparse_step": 1,
+                  "moe_intermediate_size": 768,
                   "num_experts_per_tok": 8, "num_experts": 128, "mlp_only_layers": None},
     "gemma": {**_LLAMA, "vocab_size": 256000, "hidden_size": 3072, "intermediate_size": 24576,
               "num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 256,
@@ -91,25 +92,25 @@ SUPPORTED_MODEL_TYPES = tuple(_DEFAULTS)
 # A second name for the same setting: transformers 5 writes Qwen3-MoE's num_experts as num_local_experts.
 _ALIASES = {"qwen3_moe": {"num_experts": "num_local_experts"}}
 
-# Keys that change nothing llmcalc counts (numerics, training, generation, bookkeeping, no-parameter position
-# schemes, routing arithmetic), that it reads through another key, or that transformers 5 no longer reads
-# (Gemma 2's old sliding_window_size; Qwen3-MoE's max_window_layers is listed with its defaults).  An unfamiliar key whose name matches
-# _SIZE_WORDS is refused, any other unfamiliar key is ignored.
+# Keys that change nothing llmcalc counts (numerics, training, generation, bookkeeping, parameter-free position
+# schemes, routing arithmetic), or that transformers 5 no longer reads (Gemma 2's sliding_window_size). An unfamiliar
+# key whose name matches _SIZE_WORDS is refused; any other unfamiliar key is ignored.
 _IRRELEVANT = frozenset("""
-_name_or_path apply_residual_connection_post_layernorm sliding_window_size _sliding_window_pattern sliding_window_pattern activation activation_function alibi architectures
-attention_dropout attn_logit_softcapping attn_pdrop auto_map bos_token_id chunk_size_feed_forward classifier_dropout
-clip_qkv dtype torch_dtype embd_pdrop embedding_dropout eos_token_id final_logit_softcapping hidden_act
+_name_or_path _sliding_window_pattern activation activation_function alibi apply_residual_connection_post_layernorm
+architectures attention_dropout attn_logit_softcapping attn_pdrop auto_map aux_loss_alpha bos_token_id
+chunk_size_feed_forward classifier_dropout clip_qkv cross_attention_hidden_size decoder_start_token_id dtype
+embd_pdrop embedding_dropout eos_token_id ep_size final_logit_softcapping finetuning_task hidden_act
 hidden_activation hidden_dropout id2label initializer_range is_decoder is_encoder_decoder label2id layer_norm_eps
-layer_norm_epsilon max_position_embeddings model_type n_ctx n_group norm_epsilon norm_topk_prob num_nextn_predict_layers
-original_max_position_embeddings output_attentions output_hidden_states output_router_logits pad_token_id
-pretraining_tp problem_type qk_head_dim query_pre_attn_scalar reorder_and_upcast_attn resid_pdrop residual_dropout
-return_dict rms_norm_eps rope_interleave rope_parameters rope_scaling rope_theta rope_local_base_freq
-routed_scaling_factor router_aux_loss_coef router_jitter_noise scale_attn_by_inverse_layer_idx scale_attn_weights
-summary_activation summary_first_dropout summary_proj_to_labels summary_type summary_use_proj tie_encoder_decoder
-topk_group topk_method transformers_version use_cache use_parallel_residual partial_rotary_factor rotary_pct
-rotary_emb_base rotary_dim rope_pct aux_loss_alpha seq_aux scoring_func ep_size moe_layer_freq
-tokenizer_class use_bfloat16 pruned_heads cross_attention_hidden_size decoder_start_token_id sep_token_id
-finetuning_task task_specific_params prefix tf_legacy_loss torchscript output_scores return_dict_in_generate
+layer_norm_epsilon max_position_embeddings model_type moe_layer_freq n_ctx n_group norm_epsilon norm_topk_prob
+num_nextn_predict_layers original_max_position_embeddings output_attentions output_hidden_states
+output_router_logits output_scores pad_token_id partial_rotary_factor prefix pretraining_tp problem_type
+pruned_heads qk_head_dim query_pre_attn_scalar reorder_and_upcast_attn resid_pdrop residual_dropout return_dict
+return_dict_in_generate rms_norm_eps rope_interleave rope_local_base_freq rope_parameters rope_pct rope_scaling
+rope_theta rotary_dim rotary_emb_base rotary_pct routed_scaling_factor router_aux_loss_coef router_jitter_noise
+scale_attn_by_inverse_layer_idx scale_attn_weights scoring_func sep_token_id seq_aux sliding_window_pattern
+sliding_window_size summary_activation summary_first_dropout summary_proj_to_labels summary_type summary_use_proj
+task_specific_params tf_legacy_loss tie_encoder_decoder tokenizer_class topk_group topk_method torch_dtype
+torchscript transformers_version use_bfloat16 use_cache use_parallel_residual
 """.split())
 _SIZE_WORDS = re.compile(r"size|dim|layer|head|expert|rank|vocab|bias|norm|tie|window|lora|moe|shared|dense|"
                          r"intermediate|proj|qk|kv|parallel|fused|mtp|nextn|num_|n_")
@@ -126,24 +127,25 @@ class _Reader:
         alias = _ALIASES.get(self.model_type, {}).get(key, key)
         self.used |= {key, alias}
         if key in self.data and alias in self.data and self.data[key] != self.data[alias]:
-            raise ValueError(f"{self.model_type} config: {key}={self.data[key]!r} contradicts {alias}={self.data[alias]!r}")
+            raise self.fail(f"{key}={self.data[key]!r} contradicts {alias}={self.data[alias]!r}")
         for name in (key, alias):
             if name in self.data:
                 return self.data[name]
         return self.defaults.get(key)
 
+    def fail(self, problem: str) -> ValueError:
+        return ValueError(f"{self.model_type} config: {problem}")
+
     def refuse_unless(self, key: str, accepted: Callable[[Any], bool], why: str) -> None:
         value = self(key)
         if not accepted(value):
-            raise ValueError(f"{self.model_type} config: {key}={value!r} {why}; llmcalc does not model it")
+            raise self.fail(f"{key}={value!r} {why}; llmcalc does not model it")
 
     def check_rest(self) -> None:
         for key in self.data:
             if key not in self.used and key not in _IRRELEVANT and key not in self.defaults and _SIZE_WORDS.search(key):
-                raise ValueError(
-                    f"{self.model_type} config: unknown key {key!r} (value {self.data[key]!r}) may change the "
-                    "parameter count or the KV cache; llmcalc does not model it, so it refuses rather than guess"
-                )
+                raise self.fail(f"unknown key {key!r} (value {self.data[key]!r}) may change the parameter count or "
+                                "the KV cache; llmcalc does not model it, so it refuses rather than guess")
 
 
 def _load(source: Mapping[str, Any] | str | os.PathLike[str]) -> Mapping[str, Any]:
@@ -159,7 +161,8 @@ def _load(source: Mapping[str, Any] | str | os.PathLike[str]) -> Mapping[str, An
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise ValueError(f"{str(path)!r} is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}") from None
+        where = f"line {error.lineno}, column {error.colno}"
+        raise ValueError(f"{str(path)!r} is not valid JSON: {error.msg} at {where}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{str(path)!r} must hold a JSON object (a config); got a {type(data).__name__}")
     return data
@@ -168,16 +171,15 @@ def _load(source: Mapping[str, Any] | str | os.PathLike[str]) -> Mapping[str, An
 def _positive(read: _Reader, key: str, *, zero: bool = False) -> int:
     value = read(key)
     if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero else 1):
-        lowest = 0 if zero else 1
         shown = "missing" if value is None else repr(value)
-        raise ValueError(f"{read.model_type} config: {key} must be an integer >= {lowest}; got {shown}")
+        raise read.fail(f"{key} must be an integer >= {0 if zero else 1}; got {shown}")
     return value
 
 
 def _flag(read: _Reader, key: str) -> bool:
     value = read(key)
     if not isinstance(value, bool):
-        raise ValueError(f"{read.model_type} config: {key} must be true or false; got {value!r}")
+        raise read.fail(f"{key} must be true or false; got {value!r}")
     return value
 
 
@@ -188,22 +190,23 @@ def _sliding(read: _Reader, n_layers: int, *, every_layer_when_no_types: bool) -
     if types is not None:
         if not isinstance(types, list) or len(types) != n_layers:
             got = f"{len(types)} entries" if isinstance(types, list) else repr(types)
-            raise ValueError(f"{read.model_type} config: layer_types must list one type per layer ({n_layers}); got {got}")
+            raise read.fail(f"layer_types must list one type per layer ({n_layers}); got {got}")
         unknown = sorted({t for t in types if t not in ("full_attention", "sliding_attention")})
         if unknown:
-            raise ValueError(f"{read.model_type} config: layer_types {unknown} are not modelled; llmcalc knows full_attention and sliding_attention")
+            raise read.fail(f"layer_types {unknown} are not modelled (only full_attention and sliding_attention)")
         windowed = types.count("sliding_attention")
     else:
         windowed = n_layers if every_layer_when_no_types and window else 0
     if windowed and not (isinstance(window, int) and not isinstance(window, bool) and window >= 2):
-        raise ValueError(f"{read.model_type} config: sliding_window must be an integer >= 2 for windowed layers; got {window!r}")
+        raise read.fail(f"sliding_window must be an integer >= 2 for windowed layers; got {window!r}")
     return {"sliding_window": window if windowed else 0, "sliding_window_layers": windowed}
 
 
 def _layer_types(read: _Reader, n_layers: int, sliding: Callable[[int], bool]) -> None:
     """Fill in transformers' own default ``layer_types`` rule when the file has none."""
     if read("layer_types") is None:
-        read.data = {**read.data, "layer_types": ["sliding_attention" if sliding(i) else "full_attention" for i in range(n_layers)]}
+        types = ["sliding_attention" if sliding(i) else "full_attention" for i in range(n_layers)]
+        read.data = {**read.data, "layer_types": types}
 
 
 def _common(read: _Reader) -> dict[str, Any]:
@@ -283,8 +286,9 @@ def _build(read: _Reader) -> dict[str, Any]:
         bias = _flag(read, "bias")
         two_norms = not _flag(read, "parallel_attn") or read("num_ln_in_parallel_attn") == 2
         # The old decoder architecture builds Q, K and V for every head unless multi_query: num_kv_heads is unused.
-        return {"vocab_size": _positive(read, "vocab_size"), "d_model": d, "n_layers": _positive(read, "num_hidden_layers"),
-                "n_heads": heads, "n_kv_heads": 1 if _flag(read, "multi_query") else heads,
+        return {"vocab_size": _positive(read, "vocab_size"), "d_model": d, "n_heads": heads,
+                "n_layers": _positive(read, "num_hidden_layers"),
+                "n_kv_heads": 1 if _flag(read, "multi_query") else heads,
                 "d_ff": 4 * d if ffn is None else _positive(read, "ffn_hidden_size"), "ffn": "mlp",
                 "tie_embeddings": _flag(read, "tie_word_embeddings"), "qkv_bias": bias, "out_bias": bias,
                 "mlp_bias": bias, "norm": "layernorm", "norms_per_layer": 2 if two_norms else 1,
@@ -305,7 +309,8 @@ def _build(read: _Reader) -> dict[str, Any]:
         cfg = _common(read)
         bias = _flag(read, "use_bias")
         cfg.update(d_ff=_positive(read, "intermediate_size"), ffn="mlp", qkv_bias=bias, out_bias=bias, mlp_bias=bias,
-                   norm="layernorm", layout="starcoder2", **_sliding(read, cfg["n_layers"], every_layer_when_no_types=True))
+                   norm="layernorm", layout="starcoder2")
+        cfg.update(_sliding(read, cfg["n_layers"], every_layer_when_no_types=True))
         return cfg
 
     cfg = _llama_like(read)
@@ -318,7 +323,7 @@ def _build(read: _Reader) -> dict[str, Any]:
         _layer_types(read, n_layers, lambda i: bool((i + 1) % 2))
         cfg.update(_sliding(read, n_layers, every_layer_when_no_types=False), norms_per_layer=4)
     if mt == "gemma3_text":
-        read.refuse_unless("use_bidirectional_attention", lambda v: not v, "changes the sliding window (embedding models)")
+        read.refuse_unless("use_bidirectional_attention", lambda v: not v, "changes the window (embedding models)")
         pattern = read.data.get("sliding_window_pattern", read.data.get("_sliding_window_pattern", 6))
         _layer_types(read, n_layers, lambda i: bool((i + 1) % pattern))
         cfg.update(_sliding(read, n_layers, every_layer_when_no_types=False), norms_per_layer=4, qk_norm="per-head")
@@ -359,12 +364,11 @@ def config_from_hf(source: Mapping[str, Any] | str | os.PathLike[str]) -> ModelC
     >>> config_from_hf({"model_type": "bert"})
     Traceback (most recent call last):
     ...
-    ValueError: model_type 'bert' is not supported; supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi, phi3, falcon, gpt2, gpt_neox, starcoder2, olmo, olmo2, olmoe, deepseek_v2, deepseek_v3
-    >>> config_from_hf({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
-    ...                 "quantization_config": {"bits": 4}})
+    ValueError: model_type 'bert' is not supported; supported: llama, mistral, mixtral, ..., deepseek_v2, deepseek_v3
+    >>> config_from_hf({"model_type": "llama", "quantization_config": {"bits": 4}})
     Traceback (most recent call last):
     ...
-    ValueError: llama config: quantization_config describes a quantized checkpoint, whose stored tensors transformers packs differently; remove it to count the model it was quantized from
+    ValueError: llama config: quantization_config describes a quantized checkpoint, ...
     """
     data = _load(source)
     model_type = data.get("model_type")

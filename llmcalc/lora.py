@@ -104,7 +104,7 @@ def lora_targets(cfg: ModelConfig, targets: str | Iterable[str] = ("q", "v")) ->
     >>> lora_targets(get_preset("gpt2"), ["q", "v"])
     Traceback (most recent call last):
     ...
-    ValueError: target 'q' matches no module of this model (it fuses 'q' into 'attn.c_attn': target that); adaptable modules: attn.c_attn, attn.c_proj, mlp.c_fc, mlp.c_proj
+    ValueError: target 'q' matches no module of this model (it fuses 'q' into 'attn.c_attn': target that); ...
     """
     modules = linear_modules(as_model_config(cfg))
     adaptable = [m for m in modules if m.adaptable]
@@ -128,10 +128,10 @@ def _stacked_expert_params(cfg: ModelConfig, rank: int, names: list[str]) -> tup
     conversion = _PEFT_MOE_NAMES.get(cfg.model_type) if cfg.is_moe else None
     if not conversion:
         return 0, names
-    mapped = {conversion[name]: [] for name in names if name in conversion}
+    mapped: dict[str, list[str]] = {}
     for name in names:
         if name in conversion:
-            mapped[conversion[name]].append(name)
+            mapped.setdefault(conversion[name], []).append(name)
     fused_sources = [name for name, weight in conversion.items() if weight == "gate_up"]
     if 0 < len(mapped.get("gate_up", [])) < len(fused_sources):
         raise ValueError(

@@ -36,7 +36,7 @@ _PRECISIONS: Mapping[str, tuple[int, int, int, int]] = MappingProxyType({
 })
 
 # Training-state parts each ZeRO stage splits across the data-parallel GPUs (stage 0 is plain data parallelism).
-_ZERO_SHARDED = (
+_ZERO_SHARDED: tuple[frozenset[str], ...] = (
     frozenset(),
     frozenset({"optimizer_states", "master_weights"}),
     frozenset({"optimizer_states", "master_weights", "gradients"}),
@@ -70,7 +70,7 @@ def weight_bytes(n_params: int, dtype: str = "bf16") -> int:
     >>> weight_bytes(7_000_000_000, "fp64")
     Traceback (most recent call last):
     ...
-    ValueError: dtype must be one of 'fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4', 'nf4'; got 'fp64' (did you mean 'fp16'?)
+    ValueError: dtype must be one of 'fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4', 'nf4'; got 'fp64' ...
     """
     bits = _dtype_bits(dtype)
     return -(-check.count("n_params", n_params, minimum=0) * bits // 8)

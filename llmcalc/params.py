@@ -155,11 +155,12 @@ def linear_modules(cfg: ModelConfig) -> list[Linear]:
             shared = f"{mlp_prefix}.shared_experts" if cfg.uses_latent_attention else f"{mlp_prefix}.shared_expert"
             modules += _ffn(cfg, shared, cfg.shared_expert_d_ff, moe)
         if cfg.shared_expert_gate:
-            modules.append(Linear(f"{mlp_prefix}.shared_expert_gate", "shared_gate", "router", cfg.d_model, 1, False, moe))
+            gate = Linear(f"{mlp_prefix}.shared_expert_gate", "shared_gate", "router", cfg.d_model, 1, False, moe)
+            modules.append(gate)
     if not cfg.tie_embeddings:
         modules.append(Linear("lm_head", "lm_head", "lm_head", cfg.d_model, cfg.vocab_size, cfg.lm_head_bias, 1))
     elif cfg.lm_head_bias:
-        raise ValueError("lm_head_bias=True needs an untied head (tie_embeddings=False): a tied head has no bias of its own")
+        raise ValueError("lm_head_bias=True needs an untied head (tie_embeddings=False): a tied one has no bias")
     return modules
 
 

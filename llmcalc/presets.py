@@ -54,6 +54,6 @@ def get_preset(name: str) -> ModelConfig:
     >>> get_preset("llama-4")
     Traceback (most recent call last):
     ...
-    ValueError: name must be one of 'reference', 'gpt2', 'llama-2-7b', 'llama-2-70b', 'llama-3-8b', 'mistral-7b', 'qwen2.5-0.5b', 'mixtral-8x7b', 'phi-2'; got 'llama-4' (did you mean 'llama-3-8b'?)
+    ValueError: name must be one of 'reference', 'gpt2', ... got 'llama-4' (did you mean 'llama-3-8b'?)
     """
     return PRESETS[check.choice("name", name, PRESETS)]

@@ -29,6 +29,7 @@ CONFIG_ERRORS = [
     ({"rope_head_dim": 8}, ValueError, "rope_head_dim=8 describes latent attention; set kv_lora_rank > 0"),
     ({"kv_lora_rank": 32, "rope_head_dim": 16}, ValueError, "rope_head_dim must be in [1, head_dim-1=15]"),
     ({"sliding_window_layers": 1}, ValueError, "sliding_window_layers must be in [0, n_layers=2] and needs a sliding_window"),
+    ({"layout": "gpt2"}, ValueError, "layout='gpt2' builds ffn='mlp' blocks; got ffn='swiglu'"),
     ({"ffn": "geglu"}, ValueError, "ffn must be one of 'swiglu', 'mlp'; got 'geglu'"),
     ({"norm": "rmsnrom"}, ValueError, "norm must be one of 'rmsnorm', 'layernorm', 'parameter-free'; got 'rmsnrom' (did you mean 'rmsnorm'?)"),
     ({"norm": None}, TypeError, "norm must be one of 'rmsnorm', 'layernorm', 'parameter-free'; got None (NoneType)"),
