@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _validate as check
-from .config import ModelConfig, _Derived
+from .config import _CHOICES, ModelConfig, _Derived
 from .fmt import format_bytes, format_count
 from .lora import ALL_LINEAR, lora_model_params
 from .memory import _OPTIMIZERS, _PRECISIONS, DTYPE_BITS, kv_cache_bytes, training_memory, weight_bytes
@@ -29,22 +29,16 @@ from .params import active_param_count, param_breakdown, param_count
 from .presets import PRESETS, get_preset
 
 _FIELD_HELP = {
-    "vocab_size": "tokens in the vocabulary",
-    "d_model": "residual-stream width (hidden_size)",
-    "n_layers": "transformer blocks",
-    "n_heads": "query heads",
-    "n_kv_heads": "key/value heads (0: as many as query heads)",
-    "head_dim": "size of one head (0: d_model / n_heads)",
-    "d_ff": "inner width of a dense FFN",
-    "n_experts": "routed experts per MoE layer (1: dense)",
-    "experts_per_token": "experts each token uses",
+    "vocab_size": "tokens in the vocabulary", "d_model": "residual-stream width (hidden_size)",
+    "n_layers": "transformer blocks", "n_heads": "query heads", "d_ff": "inner width of a dense FFN",
+    "n_kv_heads": "key/value heads (0: as many as query heads)", "head_dim": "size of one head (0: d_model / n_heads)",
+    "n_experts": "routed experts per MoE layer (1: dense)", "experts_per_token": "experts each token uses",
     "expert_d_ff": "inner width of one routed expert (0: d_ff)",
     "shared_expert_d_ff": "inner width of the always-on shared expert (0: none)",
     "dense_layers": "leading layers with a dense FFN in an MoE model",
-    "norms_per_layer": "d_model-wide norms in each block",
-    "learned_positions": "rows of a learned position table (0: rotary)",
+    "norms_per_layer": "d_model-wide norms in each block", "learned_positions": "rows of a position table (0: rotary)",
     "q_lora_rank": "latent attention: query bottleneck (0: full projection)",
-    "kv_lora_rank": "latent attention: cached latent width (0: no latent attention)",
+    "kv_lora_rank": "latent attention: cached latent width (0: none)",
     "rope_head_dim": "latent attention: rotary part of a query/key head",
     "v_head_dim": "latent attention: value head size (0: head_dim)",
     "sliding_window": "attention window in tokens (0: none)",
@@ -66,20 +60,18 @@ def tokens(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a token count: {_TOKENS_HELP}")
     number, suffix = match.groups()
     whole, _, fraction = number.partition(".")
-    scale = _TOKEN_SUFFIXES[suffix.lower()]
-    value = int(whole) * scale + (int(fraction) * scale) // 10 ** len(fraction) if fraction else int(whole) * scale
-    if fraction and (int(fraction) * scale) % 10 ** len(fraction):
+    scaled, divisor = int(whole + fraction) * _TOKEN_SUFFIXES[suffix.lower()], int("1" + "0" * len(fraction))
+    if scaled % divisor:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of tokens")
-    return value
+    return scaled // divisor
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """Left-align the first column, right-align the others."""
-    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=True)]
+    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows, strict=True)]
 
     def line(cells: Sequence[str]) -> str:
-        parts = [str(cells[0]).ljust(widths[0])] + [str(c).rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True)]
-        return "  ".join(parts).rstrip()
+        return "  ".join([cells[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True))])
 
     return "\n".join([line(headers), "  ".join("-" * w for w in widths), *(line(row) for row in rows)])
 
@@ -96,18 +88,11 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
     for field in _model_fields():
         flag = f"--{field.name.replace('_', '-')}"
         if field.type == "bool":
-            group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=argparse.SUPPRESS
-                               if field.name == "shared_expert_gate" else None)
+            group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None)
         elif field.type == "int":
             group.add_argument(flag, type=int, metavar="N", help=_FIELD_HELP.get(field.name))
         else:
-            group.add_argument(flag, metavar="NAME", help=f"one of {', '.join(_choices(field))}")
-
-
-def _choices(field: dataclasses.Field[Any]) -> tuple[str, ...]:
-    from .config import _CHOICES
-
-    return _CHOICES[str(field.type)]
+            group.add_argument(flag, metavar="NAME", help=f"one of {', '.join(_CHOICES[str(field.type)])}")
 
 
 def _resolve_model(args: argparse.Namespace) -> tuple[str, ModelConfig, ModelConfig | None]:

@@ -48,65 +48,51 @@ class ModelConfig:
     vocab_size, d_model, n_layers, n_heads : int
         Vocabulary size (embedding rows), residual width, blocks and query heads.
     n_kv_heads : int
-        Key/value heads; 0 (default) means ``n_heads`` (multi-head attention).
-        Fewer is grouped-query attention (GQA), 1 is multi-query attention.
-        Must divide ``n_heads``.
+        Key/value heads; 0 means ``n_heads`` (multi-head attention), fewer is
+        grouped-query attention, 1 multi-query attention.  Must divide ``n_heads``.
     head_dim : int
-        Size of one query/key head; 0 (default) means ``d_model // n_heads``.
-        With latent attention it is the full query/key head, rotary part included.
+        Size of one query/key head, rotary part included; 0 means ``d_model // n_heads``.
     d_ff : int
-        Inner width of a dense feed-forward block (and of each expert unless
-        ``expert_d_ff`` says otherwise).
+        Inner width of a dense FFN (and of each expert unless ``expert_d_ff`` is set).
     ffn : {"swiglu", "mlp"}
         Gated FFN with gate, up and down matrices (Llama), or two matrices (GPT-2).
     n_experts, experts_per_token : int
-        Mixture of experts: routed experts per MoE layer (each with a router
-        column) and how many a token uses.  ``1, 1`` is a dense model.
-    expert_d_ff : int
-        Inner width of one routed expert; 0 means ``d_ff``.
-    shared_expert_d_ff : int
-        Inner width of the FFN every token passes through beside the routed
-        experts (DeepSeek's shared experts, summed; Qwen-MoE's shared expert); 0 for none.
+        Mixture of experts: routed experts per MoE layer and how many a token uses; ``1, 1`` is dense.
+    expert_d_ff, shared_expert_d_ff : int
+        Inner width of one routed expert (0: ``d_ff``) and of the FFN every token
+        also passes through (DeepSeek's shared experts summed, Qwen-MoE's shared expert; 0: none).
     shared_expert_gate : bool
         A learned sigmoid gate (``d_model`` weights) scales the shared expert (Qwen-MoE).
     dense_layers : int
         Leading layers whose FFN is dense (width ``d_ff``) in an MoE model (DeepSeek).
     tie_embeddings : bool
-        The output head reuses the embedding matrix (no separate LM head).
+        The output head reuses the embedding matrix.
     qkv_bias, out_bias, mlp_bias, lm_head_bias : bool
         Which linear layers carry a bias vector.
     norm : {"rmsnorm", "layernorm", "parameter-free"}
-        RMSNorm stores a scale (``d_model``), LayerNorm a scale and a bias
-        (``2 * d_model``); OLMo's LayerNorm stores nothing.
+        RMSNorm stores ``d_model`` values, LayerNorm ``2 * d_model``, OLMo's LayerNorm none.
     norms_per_layer : int
-        Norms of width ``d_model`` inside each block: 2 in the usual pre-norm
-        block, 1 where attention and FFN run in parallel off one norm (Phi-2,
-        Falcon-7B), 4 with extra post-norms (Gemma 2 and 3).  The final norm
-        before the head is always counted, once.
+        Norms of width ``d_model`` in each block: 2 in a pre-norm block, 1 where
+        attention and FFN run in parallel off one norm (Phi-2, Falcon-7B), 4 with
+        post-norms (Gemma 2 and 3).  The final norm is always counted, once.
     qk_norm : {"none", "per-head", "per-projection"}
-        RMSNorm on queries and keys before attention: one ``head_dim`` scale
-        each for queries and keys (Qwen3, Gemma 3), or one over the whole query
-        and key projections (OLMo 2, OLMoE).
+        RMSNorm on queries and keys: a ``head_dim`` scale each (Qwen3, Gemma 3), or
+        one over the whole query and key projections (OLMo 2, OLMoE).
     learned_positions : int
         Rows of a learned absolute-position table (GPT-2: 1024); 0 for rotary.
     q_lora_rank, kv_lora_rank, rope_head_dim, v_head_dim : int
-        Multi-head latent attention (DeepSeek-V2/V3) when ``kv_lora_rank > 0``:
-        keys and values are rebuilt from a ``kv_lora_rank`` latent plus one
-        shared ``rope_head_dim`` rotary key, and only those are cached; queries
-        go through a ``q_lora_rank`` bottleneck (0: a full projection); value
-        heads have ``v_head_dim`` (0: ``head_dim``).
+        Multi-head latent attention (DeepSeek) when ``kv_lora_rank > 0``: keys and
+        values are rebuilt from a ``kv_lora_rank`` latent plus one shared
+        ``rope_head_dim`` rotary key, and only those are cached; queries pass a
+        ``q_lora_rank`` bottleneck (0: none); value heads have ``v_head_dim`` (0: ``head_dim``).
     sliding_window, sliding_window_layers : int
-        Attention window in tokens (0: none) and how many of the layers use it
-        (0 with a window means all of them).  Only those layers cap their KV cache.
+        Attention window in tokens (0: none) and how many layers use it (0: all of them).
     layout : {"llama", "gpt2", "gpt_neox", "falcon", "phi", "phi3", "starcoder2"}
         Module names and fusions as the implementation builds them: fused Q/K/V
-        (``c_attn``, ``query_key_value``, ``qkv_proj``) and fused gate/up
-        (``gate_up_proj``) change what a LoRA adapter on a module costs, not the
-        parameter count.
+        (``c_attn``, ``query_key_value``, ``qkv_proj``) and gate/up (``gate_up_proj``)
+        change what a LoRA adapter costs, not the parameter count.
     model_type : str
-        The Hugging Face ``model_type`` this describes, where known ("" if not).
-        It changes no count; peft decides by it how to adapt MoE experts
-        (see :func:`llmcalc.lora_model_params`).
+        The Hugging Face ``model_type``, where known; peft adapts MoE experts by it.
 
     Examples
     --------
@@ -155,85 +141,64 @@ class ModelConfig:
     model_type: str = ""
 
     def __post_init__(self) -> None:
-        def setting(name: str, value: object) -> None:
-            object.__setattr__(self, name, value)
-
         for item in fields(self):
             value = getattr(self, item.name)
             if item.type == "bool":
-                setting(item.name, check.flag(item.name, value))
-            elif item.type == "str":
-                if not isinstance(value, str):
-                    raise TypeError(f"{item.name} must be a str; got {value!r} ({type(value).__name__})")
-            elif item.type == "int":
+                value = check.flag(item.name, value)
+            elif item.type == "str" and not isinstance(value, str):
+                raise TypeError(f"{item.name} must be a str; got {value!r} ({type(value).__name__})")
+            elif item.type == "int" and not isinstance(value, _Derived):
                 required = item.name in _AT_LEAST_ONE
-                if value is None and not required:  # None was the "derive" marker before 0 was
-                    value = 0
-                given = check.count(item.name, value, minimum=1 if required else 0)
-                setting(item.name, value if isinstance(value, _Derived) else given)
-            else:
-                setting(item.name, check.choice(item.name, value, _CHOICES[str(item.type)]))
+                value = check.count(item.name, 0 if value is None and not required else value, minimum=int(required))
+            elif item.type not in ("int", "str"):
+                value = check.choice(item.name, value, _CHOICES[str(item.type)])
+            object.__setattr__(self, item.name, value)
 
-        if isinstance(self.head_dim, _Derived) or self.head_dim == 0:
+        def unset(value: int) -> bool:
+            return isinstance(value, _Derived) or value == 0
+
+        if unset(self.head_dim):
             if self.d_model % self.n_heads:
-                raise ValueError(
-                    f"n_heads={self.n_heads} does not divide d_model={self.d_model}; pass head_dim explicitly "
-                    "or choose n_heads among the divisors of d_model"
-                )
-            setting("head_dim", _Derived(self.d_model // self.n_heads))
-        if isinstance(self.n_kv_heads, _Derived) or self.n_kv_heads == 0:
-            setting("n_kv_heads", _Derived(self.n_heads))
-        elif self.n_heads % self.n_kv_heads:
-            raise ValueError(
-                f"n_kv_heads must divide n_heads={self.n_heads} (each KV head serves a whole group of query "
-                f"heads); got n_kv_heads={self.n_kv_heads}"
-            )
-        if self.experts_per_token > self.n_experts:
-            raise ValueError(f"experts_per_token must be in [1, n_experts={self.n_experts}]; "
-                             f"got {self.experts_per_token}")
-        if self.d_ff == 0 and (not self.is_moe or self.expert_d_ff == 0 or self.dense_layers):
-            raise ValueError("d_ff must be an integer >= 1 (the FFN inner width); got 0")
-        if self.dense_layers >= self.n_layers or (self.dense_layers and not self.is_moe):
-            raise ValueError(
-                f"dense_layers must be in [0, n_layers-1={self.n_layers - 1}] and needs n_experts > 1; "
-                f"got {self.dense_layers} with n_experts={self.n_experts}"
-            )
-        moe_only = {"expert_d_ff": self.expert_d_ff, "shared_expert_d_ff": self.shared_expert_d_ff}
-        for name, value in moe_only.items():
-            if value and not self.is_moe:
-                raise ValueError(f"{name}={value} describes a mixture of experts; set n_experts > 1 or leave it 0")
-        if self.shared_expert_gate and not self.shared_expert_d_ff:
-            raise ValueError("shared_expert_gate=True needs a shared expert: set shared_expert_d_ff")
-        if isinstance(self.sliding_window_layers, _Derived) or self.sliding_window_layers == 0:
-            setting("sliding_window_layers", _Derived(self.n_layers if self.sliding_window else 0))
-        elif not self.sliding_window or self.sliding_window_layers > self.n_layers:
-            raise ValueError(
-                f"sliding_window_layers must be in [0, n_layers={self.n_layers}] and needs a sliding_window; "
-                f"got {self.sliding_window_layers} with sliding_window={self.sliding_window}"
-            )
-        needs = _LAYOUT_FFN.get(self.layout)
-        if needs and self.ffn != needs:
-            raise ValueError(f"layout={self.layout!r} builds ffn={needs!r} blocks; got ffn={self.ffn!r}")
-        self._check_latent_attention()
-
-    def _check_latent_attention(self) -> None:
+                raise ValueError(f"n_heads={self.n_heads} does not divide d_model={self.d_model}; pass head_dim "
+                                 "explicitly or choose n_heads among the divisors of d_model")
+            object.__setattr__(self, "head_dim", _Derived(self.d_model // self.n_heads))
+        if unset(self.n_kv_heads):
+            object.__setattr__(self, "n_kv_heads", _Derived(self.n_heads))
+        if unset(self.sliding_window_layers):
+            object.__setattr__(self, "sliding_window_layers", _Derived(self.n_layers if self.sliding_window else 0))
+        needs = _LAYOUT_FFN.get(self.layout, self.ffn)
         latent = {"q_lora_rank": self.q_lora_rank, "rope_head_dim": self.rope_head_dim, "v_head_dim": self.v_head_dim}
-        if not self.kv_lora_rank:
-            for name, value in latent.items():
-                if value:
-                    raise ValueError(f"{name}={value} describes latent attention; set kv_lora_rank > 0 or leave it 0")
-            return
-        if not 0 < self.rope_head_dim < self.head_dim:
-            raise ValueError(
-                f"rope_head_dim must be in [1, head_dim-1={self.head_dim - 1}] with latent attention "
-                f"(the rotary part of each query/key head); got {self.rope_head_dim}"
-            )
-        if self.layout != "llama" or self.qk_norm != "none" or self.n_kv_heads != self.n_heads:
-            raise ValueError(
-                "latent attention (kv_lora_rank > 0) is modelled with layout='llama', qk_norm='none' and "
-                f"n_kv_heads = n_heads; got layout={self.layout!r}, qk_norm={self.qk_norm!r}, "
-                f"n_kv_heads={self.n_kv_heads}"
-            )
+        problems = [
+            (self.n_heads % self.n_kv_heads, f"n_kv_heads must divide n_heads={self.n_heads} (each KV head serves a "
+             f"whole group of query heads); got n_kv_heads={self.n_kv_heads}"),
+            (self.experts_per_token > self.n_experts,
+             f"experts_per_token must be in [1, n_experts={self.n_experts}]; got {self.experts_per_token}"),
+            (self.d_ff == 0 and (not self.is_moe or not self.expert_d_ff or self.dense_layers),
+             "d_ff must be an integer >= 1 (the FFN inner width); got 0"),
+            (self.dense_layers >= self.n_layers or (self.dense_layers and not self.is_moe),
+             f"dense_layers must be in [0, n_layers-1={self.n_layers - 1}] and needs n_experts > 1; "
+             f"got {self.dense_layers} with n_experts={self.n_experts}"),
+            *((value and not self.is_moe, f"{name}={value} describes a mixture of experts; set n_experts > 1 or "
+               "leave it 0") for name, value in (("expert_d_ff", self.expert_d_ff),
+                                                ("shared_expert_d_ff", self.shared_expert_d_ff))),
+            (self.shared_expert_gate and not self.shared_expert_d_ff,
+             "shared_expert_gate=True needs a shared expert: set shared_expert_d_ff"),
+            (not self.sliding_window and self.sliding_window_layers or self.sliding_window_layers > self.n_layers,
+             f"sliding_window_layers must be in [0, n_layers={self.n_layers}] and needs a sliding_window; "
+             f"got {self.sliding_window_layers} with sliding_window={self.sliding_window}"),
+            (needs != self.ffn, f"layout={self.layout!r} builds ffn={needs!r} blocks; got ffn={self.ffn!r}"),
+            *((value and not self.kv_lora_rank, f"{name}={value} describes latent attention; set kv_lora_rank > 0 "
+               "or leave it 0") for name, value in latent.items()),
+            (self.kv_lora_rank and not 0 < self.rope_head_dim < self.head_dim,
+             f"rope_head_dim must be in [1, head_dim-1={self.head_dim - 1}] with latent attention (the rotary "
+             f"part of each query/key head); got {self.rope_head_dim}"),
+            (self.kv_lora_rank and (self.layout, self.qk_norm, self.n_kv_heads) != ("llama", "none", self.n_heads),
+             "latent attention (kv_lora_rank > 0) is modelled with layout='llama', qk_norm='none' and n_kv_heads = "
+             f"n_heads; got layout={self.layout!r}, qk_norm={self.qk_norm!r}, n_kv_heads={self.n_kv_heads}"),
+        ]
+        for failed, message in problems:
+            if failed:
+                raise ValueError(message)
 
     @classmethod
     def from_hf_config(cls, source: dict[str, Any] | str | os.PathLike[str]) -> ModelConfig:
