@@ -19,7 +19,8 @@ from .attention import causal_mask, rope_rotate, scaled_dot_product_attention, s
 from .config import ModelConfig
 from .flops import matmul_params
 from .fmt import format_bytes, format_count
-from .lora import lora_model_params, lora_model_share, lora_params, lora_targets
+from .lora import lora_model_params, lora_model_share, lora_params
+from .loss import cross_entropy
 from .memory import (
     DTYPE_BITS,
     kv_cache_bytes,
@@ -35,51 +36,13 @@ from .presets import PRESETS, REFERENCE, get_preset
 from .quant import absmax_quantize, gguf_bits_per_weight, gguf_weight_bytes
 from .sampling import top_k_filter, top_p_filter
 from .tokenize import bpe_encode, bpe_train
-from .training import adam_update, cosine_schedule, cross_entropy
 from .units import GB, MB, TB, GiB, KiB, MiB
 
 __all__ = [
-    "DTYPE_BITS",
-    "GB",
-    "MB",
-    "PRESETS",
-    "REFERENCE",
-    "TB",
-    "GiB",
-    "KiB",
-    "MiB",
-    "ModelConfig",
-    "absmax_quantize",
-    "active_param_count",
-    "adam_update",
-    "bf16_round",
-    "bpe_encode",
-    "bpe_train",
-    "causal_mask",
-    "cosine_schedule",
-    "cross_entropy",
-    "float_limits",
-    "format_bytes",
-    "format_count",
-    "get_preset",
-    "gguf_bits_per_weight",
-    "gguf_weight_bytes",
-    "kv_cache_bytes",
-    "kv_cache_bytes_per_token",
-    "lora_model_params",
-    "lora_model_share",
-    "lora_params",
-    "lora_targets",
-    "matmul_params",
-    "param_breakdown",
-    "param_count",
-    "rope_rotate",
-    "scaled_dot_product_attention",
-    "softmax",
-    "top_k_filter",
-    "top_p_filter",
-    "training_memory",
-    "unigram_overlap",
-    "weight_bytes",
-    "zero_memory_per_gpu",
+    "DTYPE_BITS", "GB", "MB", "PRESETS", "REFERENCE", "TB", "GiB", "KiB", "MiB", "ModelConfig", "absmax_quantize",
+    "active_param_count", "bf16_round", "bpe_encode", "bpe_train", "causal_mask", "cross_entropy", "float_limits",
+    "format_bytes", "format_count", "get_preset", "gguf_bits_per_weight", "gguf_weight_bytes", "kv_cache_bytes",
+    "kv_cache_bytes_per_token", "lora_model_params", "lora_model_share", "lora_params", "matmul_params",
+    "param_breakdown", "param_count", "rope_rotate", "scaled_dot_product_attention", "softmax", "top_k_filter",
+    "top_p_filter", "training_memory", "unigram_overlap", "weight_bytes", "zero_memory_per_gpu",
 ]

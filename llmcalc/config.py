@@ -6,11 +6,9 @@ size of the KV cache (KV heads, latent attention, sliding windows).  What
 changes neither (RoPE base and scaling, partial rotary embeddings, dropout,
 activation choice within a family, soft-capping) is deliberately absent.
 
-Two fields are derived when left at 0: ``n_kv_heads`` (= ``n_heads``) and
-``head_dim`` (= ``d_model // n_heads``), and ``sliding_window_layers``
-(= every layer) when a window is given.  A derived value remembers that it was
-derived, so ``dataclasses.replace(cfg, d_model=2048)`` derives it again from the
-new shape instead of keeping a stale number.
+Fields left at 0 are derived: ``n_kv_heads`` = ``n_heads``, ``head_dim`` =
+``d_model // n_heads``, ``sliding_window_layers`` = every layer.  A derived value
+remembers it, so ``dataclasses.replace(cfg, d_model=2048)`` derives it anew.
 """
 
 from __future__ import annotations
@@ -183,7 +181,7 @@ class ModelConfig:
                                                 ("shared_expert_d_ff", self.shared_expert_d_ff))),
             (self.shared_expert_gate and not self.shared_expert_d_ff,
              "shared_expert_gate=True needs a shared expert: set shared_expert_d_ff"),
-            (not self.sliding_window and self.sliding_window_layers or self.sliding_window_layers > self.n_layers,
+            ((not self.sliding_window and self.sliding_window_layers) or self.sliding_window_layers > self.n_layers,
              f"sliding_window_layers must be in [0, n_layers={self.n_layers}] and needs a sliding_window; "
              f"got {self.sliding_window_layers} with sliding_window={self.sliding_window}"),
             (needs != self.ffn, f"layout={self.layout!r} builds ffn={needs!r} blocks; got ffn={self.ffn!r}"),
@@ -202,13 +200,10 @@ class ModelConfig:
 
     @classmethod
     def from_hf_config(cls, source: dict[str, Any] | str | os.PathLike[str]) -> ModelConfig:
-        """Read a Hugging Face ``config.json`` (a dict, or a path to the file).
+        """Read a Hugging Face ``config.json`` (a dict, or a path to the file); see :mod:`llmcalc.hf`.
 
         Both the full ``config.to_dict()`` and the shorter file ``save_pretrained``
-        writes are accepted: an absent key means transformers' default for that
-        ``model_type``.  An unsupported ``model_type``, or a setting that changes
-        the count and that llmcalc does not model, raises ``ValueError`` naming it.
-        See :mod:`llmcalc.hf` for the supported types.
+        writes are accepted.  What llmcalc does not model raises ``ValueError`` naming it.
 
         Examples
         --------

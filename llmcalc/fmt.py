@@ -1,12 +1,4 @@
-"""Human-readable formatting of counts and byte sizes, for the CLI and the pages.
-
-Examples
---------
->>> format_count(6_738_415_616)
-'6.74 B'
->>> format_bytes(13_476_831_232)
-'13.48 GB (12.55 GiB)'
-"""
+"""Human-readable formatting of counts and byte sizes, for the CLI and the pages."""
 
 from __future__ import annotations
 

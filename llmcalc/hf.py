@@ -1,12 +1,11 @@
 """Read a Hugging Face ``config.json`` into a :class:`~llmcalc.config.ModelConfig`, or refuse it.
 
 Written here rather than taken from ``transformers`` because the glossary's
-promise is exact counts offline, in the browser too, without a 2 GB install:
-the rules below are the ones ``transformers`` 5.24 applies when it builds each
-model, and ``tests/data/hf_models/`` checks them against that library for every
-supported ``model_type``, in both forms a user meets: the full
-``config.to_dict()`` and the shorter file ``save_pretrained`` writes, where an
-absent key means the default of that ``model_type``'s config class.
+promise is exact counts offline, without a 2 GB install: the rules below are the
+ones ``transformers`` 5.24 applies, and ``tests/data/hf_models/`` checks them against
+it for every supported ``model_type`` in both forms a user meets (the full
+``config.to_dict()`` and the shorter ``save_pretrained`` file, where an absent key
+means the config class's default).
 
 What llmcalc cannot model is refused with a ``ValueError`` naming the key: an
 unknown ``model_type``, a setting that changes what is stored in a way not
@@ -48,14 +47,12 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
     "qwen3_moe": {**_LLAMA, "vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 6144,
                   "num_hidden_layers": 24, "num_key_value_heads": 4, "use_sliding_window": False,
                   "sliding_window": 4096, "max_window_layers": None, "decoder_sparse_step": 1,
-                  "moe_intermediate_size": 768,
-                  "num_experts_per_tok": 8, "num_experts": 128, "mlp_only_layers": None},
-    "gemma": {**_LLAMA, "vocab_size": 256000, "hidden_size": 3072, "intermediate_size": 24576,
-              "num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 256,
-              "tie_word_embeddings": True},
-    "gemma2": {**_LLAMA, "vocab_size": 256000, "hidden_size": 2304, "intermediate_size": 9216,
-               "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
-               "tie_word_embeddings": True, "sliding_window": 4096, "layer_types": None},
+                  "moe_intermediate_size": 768, "num_experts_per_tok": 8, "num_experts": 128, "mlp_only_layers": None},
+    "gemma": {**_LLAMA, "vocab_size": 256000, "hidden_size": 3072, "intermediate_size": 24576, "num_hidden_layers": 28,
+              "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 256, "tie_word_embeddings": True},
+    "gemma2": {**_LLAMA, "vocab_size": 256000, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
+               "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "tie_word_embeddings": True,
+               "sliding_window": 4096, "layer_types": None},
     "gemma3_text": {**_LLAMA, "vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216,
                     "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
                     "tie_word_embeddings": True, "sliding_window": 4096, "layer_types": None,
@@ -73,7 +70,7 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
                  "intermediate_size": 24576, "tie_word_embeddings": False, "attention_bias": True},
     "starcoder2": {**_LLAMA, "vocab_size": 49152, "hidden_size": 3072, "intermediate_size": 12288,
                    "num_hidden_layers": 30, "num_attention_heads": 24, "num_key_value_heads": 2,
-                   "sliding_window": None, "use_bias": True, "tie_word_embeddings": True},
+                   "tie_word_embeddings": True, "sliding_window": None, "use_bias": True},
     "olmo": {**_LLAMA, "vocab_size": 50304},
     "olmo2": {**_LLAMA, "vocab_size": 50304},
     "olmoe": {**_LLAMA, "vocab_size": 50304, "hidden_size": 2048, "intermediate_size": 2048, "num_hidden_layers": 16,
@@ -83,8 +80,8 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
                     "qk_rope_head_dim": 64, "v_head_dim": 128, "num_experts_per_tok": None,
                     "moe_intermediate_size": 1407},
     "deepseek_v3": {**_LLAMA, "vocab_size": 129280, "hidden_size": 7168, "intermediate_size": 18432,
-                    "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 128,
-                    "num_key_value_heads": 128, "n_shared_experts": 1, "n_routed_experts": 256, "kv_lora_rank": 512,
+                    "num_hidden_layers": 61, "num_attention_heads": 128, "num_key_value_heads": 128,
+                    "moe_intermediate_size": 2048, "n_shared_experts": 1, "n_routed_experts": 256, "kv_lora_rank": 512,
                     "q_lora_rank": 1536, "qk_rope_head_dim": 64, "v_head_dim": 128, "qk_nope_head_dim": 128,
                     "num_experts_per_tok": 8, "first_k_dense_replace": 3},
 }
@@ -92,28 +89,18 @@ SUPPORTED_MODEL_TYPES = tuple(_DEFAULTS)
 # A second name for the same setting: transformers 5 writes Qwen3-MoE's num_experts as num_local_experts.
 _ALIASES = {"qwen3_moe": {"num_experts": "num_local_experts"}}
 
-# Keys that change nothing llmcalc counts (numerics, training, generation, bookkeeping, parameter-free position
-# schemes, routing arithmetic), or that transformers 5 no longer reads (Gemma 2's sliding_window_size). An unfamiliar
-# key whose name matches _SIZE_WORDS is refused; any other unfamiliar key is ignored.
+# Keys whose names sound like sizes but change nothing llmcalc counts (epsilons, routing arithmetic, DeepSeek's
+# multi-token-prediction layers, which transformers does not build), or that transformers 5 no longer reads (Gemma 2's
+# sliding_window_size).  Any other unfamiliar key whose name matches _SIZE_WORDS is refused; the rest are ignored.
 _IRRELEVANT = frozenset("""
-_name_or_path _sliding_window_pattern activation activation_function alibi apply_residual_connection_post_layernorm
-architectures attention_dropout attn_logit_softcapping attn_pdrop auto_map aux_loss_alpha bos_token_id
-chunk_size_feed_forward classifier_dropout clip_qkv cross_attention_hidden_size decoder_start_token_id dtype
-embd_pdrop embedding_dropout eos_token_id ep_size final_logit_softcapping finetuning_task hidden_act
-hidden_activation hidden_dropout id2label initializer_range is_decoder is_encoder_decoder label2id layer_norm_eps
-layer_norm_epsilon max_position_embeddings model_type moe_layer_freq n_ctx n_group norm_epsilon norm_topk_prob
-num_nextn_predict_layers original_max_position_embeddings output_attentions output_hidden_states
-output_router_logits output_scores pad_token_id partial_rotary_factor prefix pretraining_tp problem_type
-pruned_heads qk_head_dim query_pre_attn_scalar reorder_and_upcast_attn resid_pdrop residual_dropout return_dict
-return_dict_in_generate rms_norm_eps rope_interleave rope_local_base_freq rope_parameters rope_pct rope_scaling
-rope_theta rotary_dim rotary_emb_base rotary_pct routed_scaling_factor router_aux_loss_coef router_jitter_noise
-scale_attn_by_inverse_layer_idx scale_attn_weights scoring_func sep_token_id seq_aux sliding_window_pattern
-sliding_window_size summary_activation summary_first_dropout summary_proj_to_labels summary_type summary_use_proj
-task_specific_params tf_legacy_loss tie_encoder_decoder tokenizer_class topk_group topk_method torch_dtype
-torchscript transformers_version use_bfloat16 use_cache use_parallel_residual
+_sliding_window_pattern apply_residual_connection_post_layernorm chunk_size_feed_forward clip_qkv
+cross_attention_hidden_size ep_size layer_norm_eps layer_norm_epsilon moe_layer_freq n_ctx n_group norm_epsilon
+norm_topk_prob num_nextn_predict_layers pruned_heads qk_head_dim rms_norm_eps rotary_dim
+scale_attn_by_inverse_layer_idx sliding_window_pattern sliding_window_size summary_proj_to_labels summary_use_proj
+tie_encoder_decoder use_parallel_residual topk_group
 """.split())
 _SIZE_WORDS = re.compile(r"size|dim|layer|head|expert|rank|vocab|bias|norm|tie|window|lora|moe|shared|dense|"
-                         r"intermediate|proj|qk|kv|parallel|fused|mtp|nextn|num_|n_")
+                         r"intermediate|proj|qk|kv|parallel|fused|mtp|nextn|^num_|^n_")
 
 
 class _Reader:
@@ -293,24 +280,16 @@ def _build(read: _Reader) -> dict[str, Any]:
                 "tie_embeddings": _flag(read, "tie_word_embeddings"), "qkv_bias": bias, "out_bias": bias,
                 "mlp_bias": bias, "norm": "layernorm", "norms_per_layer": 2 if two_norms else 1,
                 "layout": "falcon"}
-    if mt == "gpt_neox":
-        cfg = _common(read)
-        bias = _flag(read, "attention_bias")
-        cfg.update(d_ff=_positive(read, "intermediate_size"), ffn="mlp", qkv_bias=bias, out_bias=bias, mlp_bias=True,
-                   norm="layernorm", layout="gpt_neox")
-        return cfg
-    if mt == "phi":
-        cfg = _common(read)
-        cfg.update(d_ff=_positive(read, "intermediate_size"), ffn="mlp", qkv_bias=True, out_bias=True, mlp_bias=True,
-                   lm_head_bias=True, norm="layernorm", norms_per_layer=1, layout="phi",
-                   qk_norm="per-head" if _flag(read, "qk_layernorm") else "none")
-        return cfg
-    if mt == "starcoder2":
-        cfg = _common(read)
-        bias = _flag(read, "use_bias")
-        cfg.update(d_ff=_positive(read, "intermediate_size"), ffn="mlp", qkv_bias=bias, out_bias=bias, mlp_bias=bias,
-                   norm="layernorm", layout="starcoder2")
-        cfg.update(_sliding(read, cfg["n_layers"], every_layer_when_no_types=True))
+    if mt in ("gpt_neox", "phi", "starcoder2"):  # classic two-matrix MLP with LayerNorm
+        cfg = {**_common(read), "d_ff": _positive(read, "intermediate_size"), "ffn": "mlp", "norm": "layernorm",
+               "layout": mt, "mlp_bias": True}
+        bias_key = {"gpt_neox": "attention_bias", "starcoder2": "use_bias"}.get(mt)
+        cfg["qkv_bias"] = cfg["out_bias"] = _flag(read, bias_key) if bias_key else True
+        if mt == "phi":
+            qk_norm = "per-head" if _flag(read, "qk_layernorm") else "none"
+            cfg.update(lm_head_bias=True, norms_per_layer=1, qk_norm=qk_norm)
+        if mt == "starcoder2":
+            cfg.update(mlp_bias=cfg["qkv_bias"], **_sliding(read, cfg["n_layers"], every_layer_when_no_types=True))
         return cfg
 
     cfg = _llama_like(read)

@@ -5,13 +5,12 @@ update ``B @ A`` with ``A`` of shape ``rank x d_in`` and ``B`` of shape
 ``d_out x rank``: ``rank * (d_in + d_out)`` trainable values instead of
 ``d_in * d_out``.
 
-Model-level counts follow ``peft.LoraConfig(target_modules=...)`` on the model
-transformers builds (checked with transformers 5.24 and peft 0.21.2, see
-``tests/data/hf_models/``): a target names a module the way peft matches it
-(the module's name or a dotted suffix of its path, e.g. ``q_proj``,
-``query_key_value``, ``c_attn``, ``gate_up_proj``, ``self_attn.o_proj``), or
-one of the roles ``q``, ``k``, ``v``, ``o``, ``gate``, ``up``, ``down``.
-``"all-linear"`` is peft's rule: every linear module except the output head.
+Model-level counts follow ``peft.LoraConfig(target_modules=...)`` (checked with
+transformers 5.24 and peft 0.21.2 in ``tests/data/hf_models/``): a target names a
+module as peft matches it (its name or a dotted suffix of its path: ``q_proj``,
+``query_key_value``, ``c_attn``, ``self_attn.o_proj``), or a role ``q``, ``k``,
+``v``, ``o``, ``gate``, ``up``, ``down``.  ``"all-linear"`` is every linear module
+but the output head.
 
 Mixture-of-experts models follow peft 0.21.2 on transformers 5.24 exactly, a
 convention that differs between library versions.  In transformers 5 the routed
@@ -92,9 +91,8 @@ def _matches(module: Linear, target: str) -> bool:
 def lora_targets(cfg: ModelConfig, targets: str | Iterable[str] = ("q", "v")) -> list[Linear]:
     """The linear modules that ``targets`` selects, as peft would match them.
 
-    Raises ``ValueError`` naming a target that matches nothing (and the
-    module names the model does have), or a role the model fuses into another
-    module (``q`` on a fused ``query_key_value``).
+    A target that matches nothing raises ``ValueError`` listing the modules
+    the model has, and naming the fused module a role is part of.
 
     Examples
     --------

@@ -51,13 +51,9 @@ def _dtype_bits(dtype: str) -> int:
 def weight_bytes(n_params: int, dtype: str = "bf16") -> int:
     """Bytes needed to store ``n_params`` weights in ``dtype``.
 
-    ``n_params * bits / 8``, rounded up to a whole byte (two 4-bit values
-    share a byte, so an odd count needs one extra half-used byte).
-
-    Counted: the weight values only.  Not counted: quantization scales and
-    zero-points (NF4 with one fp32 scale per 64 weights adds 0.5 bits per
-    weight), the KV cache (:func:`kv_cache_bytes`), activations, and framework
-    overhead.  See :data:`DTYPE_BITS` for the accepted names.
+    ``n_params * bits / 8``, rounded up to a whole byte.  Counted: the weight
+    values only, not quantization scales (NF4 with one fp32 scale per 64 weights
+    adds 0.5 bits per weight), the KV cache, activations or framework overhead.
 
     Examples
     --------
@@ -87,10 +83,8 @@ def kv_cache_bytes_per_token(cfg: ModelConfig, dtype: str = "bf16") -> int:
     """KV-cache bytes one more token adds while the context is shorter than every sliding window.
 
     ``2 * n_layers * n_kv_heads * head_dim * bytes``: one key and one value
-    vector per KV head per layer.  With GQA only the ``n_kv_heads`` shared heads
-    are cached; with latent attention each layer caches
-    ``kv_lora_rank + rope_head_dim`` values instead.  Past a sliding window the
-    windowed layers stop growing: use :func:`kv_cache_bytes`.
+    vector per KV head per layer (latent attention: ``kv_lora_rank +
+    rope_head_dim`` values per layer).  Past a sliding window see :func:`kv_cache_bytes`.
 
     Examples
     --------
@@ -141,12 +135,10 @@ def training_memory(n_params: int, optimizer: str = "adamw", precision: str = "m
     """Training-state bytes by part: weights, gradients, optimizer states, master weights.
 
     Mixed precision with AdamW: 2 (bf16 weights) + 2 (bf16 gradients) + 4 + 4
-    (fp32 first and second moments) + 4 (fp32 master weights) = 16 bytes per
-    parameter.  Optimizers: ``adamw``, ``adam``, ``adamw-8bit`` (1-byte
-    states), ``lion``, ``sgd-momentum``, ``sgd``; precisions: ``mixed``,
-    ``fp32``, ``bf16`` (no master copy).  Assumes every parameter is trained
-    and nothing is sharded (see :func:`zero_memory_per_gpu`) or offloaded.
-    Not counted: activations, temporary buffers and framework overhead.
+    (fp32 moments) + 4 (fp32 master weights) = 16 bytes per parameter.
+    Optimizers: ``adamw``, ``adam``, ``adamw-8bit`` (1-byte states), ``lion``,
+    ``sgd-momentum``, ``sgd``; precisions: ``mixed``, ``fp32``, ``bf16`` (no
+    master copy).  Every parameter trained, nothing sharded or offloaded; no activations.
 
     Examples
     --------
@@ -181,10 +173,8 @@ def zero_memory_per_gpu(
     ``n_gpus`` data-parallel GPUs, stage 2 also the gradients, stage 3 also
     the weights (Rajbhandari et al., 2020; PyTorch FSDP corresponds to
     stage 3).  A split part costs ``ceil(n_params / n_gpus)`` parameters'
-    worth of bytes per GPU, the padded equal shards DeepSpeed uses.  Not
-    counted, as in :func:`training_memory`: activations, the temporary
-    full-size buffers that stage 3 gathers layer by layer, and
-    communication buffers.
+    worth of bytes per GPU (DeepSpeed's padded shards).  Not counted: activations
+    and the gather and communication buffers.
 
     Examples
     --------

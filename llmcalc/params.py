@@ -2,22 +2,18 @@
 
 The count is the number of stored values, component by component:
 
-* embedding: ``vocab_size * d_model``; positions: ``learned_positions * d_model``
-* attention, per layer: the Q, K, V and output projections (fused or not, the
-  same count), or latent attention's down- and up-projections, plus biases
-* ffn, per layer: a dense FFN (SwiGLU ``3 * d_model * d_ff``, classic MLP
-  ``2 * d_model * d_ff``, plus biases), or in an MoE layer every routed expert
-  and the shared expert (always active)
-* router, per MoE layer: ``d_model * n_experts`` (no bias), plus the shared
-  expert's gate (``d_model``) where there is one
-* norms: ``n_layers * norms_per_layer + 1`` norms of ``d_model`` values
-  (RMSNorm), ``2 * d_model`` (LayerNorm) or none (parameter-free), plus QK-norm
-  and latent-attention norms
-* lm_head: ``vocab_size * d_model`` (+ ``vocab_size`` bias), or 0 when tied
+* embedding ``vocab_size * d_model``; positions ``learned_positions * d_model``
+* attention: Q, K, V and output projections (fused or not, the same count), or
+  latent attention's down- and up-projections, plus biases
+* ffn: a dense FFN (SwiGLU ``3 * d_model * d_ff``, classic MLP ``2 * d_model * d_ff``),
+  or every routed expert plus the shared expert, plus biases
+* router: ``d_model * n_experts`` per MoE layer, plus the shared expert's gate
+* norms: ``n_layers * norms_per_layer + 1`` norms of ``d_model`` (RMSNorm),
+  ``2 * d_model`` (LayerNorm) or none, plus QK-norm and latent-attention norms
+* lm_head: ``vocab_size * d_model`` (+ bias), or 0 when tied
 
-Buffers that are not parameters (DeepSeek-V3's router score-correction bias,
-rotary frequency tables) are not counted, as in ``model.parameters()``.  All
-results are Python ints, so a 10^12-parameter model is exact.
+Buffers are not counted (DeepSeek-V3's router score-correction bias, rotary
+tables), as in ``model.parameters()``.  Results are exact Python ints.
 """
 
 from __future__ import annotations
@@ -50,14 +46,12 @@ _MLP = {
 
 @dataclass(frozen=True)
 class Linear:
-    """One linear (or GPT-2 ``Conv1D``) module of the model, repeated ``copies`` times.
+    """One linear (or GPT-2 ``Conv1D``) module, repeated ``copies`` times.
 
-    ``path`` is its name inside a block (``self_attn.q_proj``) or in the model
-    (``lm_head``); ``role`` is what it computes (``q``, ``kv_b``, ``down``,
-    ``router``…); ``component`` is the :func:`param_breakdown` key it counts under.
-    ``adaptable`` is False for weights that are not ``nn.Linear`` modules in
-    transformers 5 (routed experts are fused 3-D tensors, routers plain
-    weights): peft's LoRA cannot target them by module name.
+    ``path``: its name in a block (``self_attn.q_proj``) or the model (``lm_head``);
+    ``role``: what it computes (``q``, ``kv_b``, ``down``, ``router``...);
+    ``component``: its :func:`param_breakdown` key.  ``adaptable`` is False for
+    weights transformers 5 does not build as ``nn.Linear`` (stacked routed experts, routers).
     """
 
     path: str
@@ -237,11 +231,9 @@ def active_param_count(cfg: ModelConfig) -> int:
     """Parameters used to process one token (exact; equals :func:`param_count` for dense models).
 
     In each MoE layer only ``experts_per_token`` of the ``n_experts`` routed
-    experts run for a given token.  Everything else is counted in full: the
-    attention, the router, shared experts, dense layers, the norms, the LM head
-    and the embedding matrix (conventionally, although a token only looks up
-    one row of it), which is how the published "12.9B active" figure for
-    Mixtral-8x7B is counted.
+    experts run for a token; everything else counts in full, the embedding
+    matrix included (a token reads one row of it), as Mixtral's published
+    "12.9B active" counts it.
 
     Examples
     --------

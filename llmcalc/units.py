@@ -3,11 +3,7 @@
 Decimal units (GB = 10**9) are what vendors print on a GPU box; binary units
 (GiB = 2**30) are what ``nvidia-smi`` and most tools report.
 
-Examples
---------
->>> GB, GiB
-(1000000000, 1073741824)
->>> round(80 * GB / GiB, 2)
+>>> round(80 * GB / GiB, 2)  # an "80 GB" card in the units nvidia-smi shows
 74.51
 """
 

@@ -31,7 +31,8 @@ def rows(text):
     (["memory", "llama-2-7b", "--dtype", "bf16"], "bf16 13,476,831,232 13.48 GB (12.55 GiB)"),
     (["memory", "reference"], "total 2,873,518,080 2.87 GB (2.68 GiB)"),
     (["kv-cache", "llama-2-7b", "--tokens", "4k"], "4,096 2,147,483,648 2.15 GB (2.00 GiB)"),
-    (["kv-cache", "llama-3-8b", "--tokens", "8k", "--batch", "4", "--dtype", "fp8"], "8,192 2,147,483,648 2.15 GB (2.00 GiB)"),
+    (["kv-cache", "llama-3-8b", "--tokens", "8k", "--batch", "4", "--dtype", "fp8"],
+     "8,192 2,147,483,648 2.15 GB (2.00 GiB)"),
     (["lora", "llama-2-7b", "--rank", "8"], "8 4,194,304 0.062%"),
     (["lora", "reference", "--rank", "16", "--targets", "all-linear"], "16 4,874,240 2.714%"),
     (["lora", "gpt2", "--rank", "8", "--targets", "c_attn"], "8 294,912 0.237%"),
@@ -75,7 +76,7 @@ def test_json_output(capsys):
     (["lora", "gpt2", "--rank", "8"], "target 'q' matches no module of this model (it fuses 'q' into 'attn.c_attn'"),
     (["kv-cache", "gpt2", "--batch", "0"], "batch must be an integer >= 1; got 0"),
     (["params", "gpt2", "--d-model", "0"], "d_model must be an integer >= 1; got 0"),
-    (["kv-cache", "gpt2", "--tokens", "8q"], "'8q' is not a token count: token counts: plain integers or with a suffix"),
+    (["kv-cache", "gpt2", "--tokens", "8q"], "'8q' is not a token count: token counts: plain integers or with"),
     (["kv-cache", "gpt2", "--tokens", "1.0001k"], "'1.0001k' is not a whole number of tokens"),
 ])
 def test_errors_exit_2_with_a_message(capsys, argv, message):

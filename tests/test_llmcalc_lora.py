@@ -35,7 +35,7 @@ def test_fused_modules_get_one_adapter():
     gpt2 = lc.get_preset("gpt2")
     assert lc.lora_model_params(gpt2, 4, ["c_attn"]) == 12 * 4 * (768 + 2304)
     assert lc.lora_model_params(gpt2, 1, ["c_proj"]) == 12 * ((768 + 768) + (3072 + 768))
-    with pytest.raises(ValueError, match=r"target 'q' matches no module of this model \(it fuses 'q' into 'attn.c_attn'"):
+    with pytest.raises(ValueError, match=r"target 'q' matches no module .*\(it fuses 'q' into 'attn\.c_attn'"):
         lc.lora_model_params(gpt2, 8, ["q", "v"])
 
 

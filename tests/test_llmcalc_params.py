@@ -128,7 +128,8 @@ def test_derived_fields_are_derived_again_after_replace():
     assert (wider.head_dim, wider.n_kv_heads) == (4, 4)
     assert lc.param_count(wider) == lc.param_count(lc.ModelConfig(**{**BASE, "d_model": 16, "n_heads": 4}))
     stated = lc.ModelConfig(**BASE, head_dim=6, n_kv_heads=1)
-    assert (dataclasses.replace(stated, d_model=16).head_dim, dataclasses.replace(stated, n_heads=4).n_kv_heads) == (6, 1)
+    assert dataclasses.replace(stated, d_model=16).head_dim == 6
+    assert dataclasses.replace(stated, n_heads=4).n_kv_heads == 1
     llama3 = lc.get_preset("llama-3-8b")
     seventy = dataclasses.replace(llama3, d_model=8192, n_layers=80, n_heads=64, d_ff=28672)
     assert (seventy.n_kv_heads, seventy.head_dim, lc.param_count(seventy)) == (8, 128, 70_553_706_496)

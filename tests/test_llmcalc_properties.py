@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import llmcalc as lc
+from llmcalc.lora import lora_targets
 
 
 @st.composite
@@ -112,12 +113,13 @@ MODELS = configs()
 FUZZ: dict[str, tuple[Callable[..., Any], st.SearchStrategy[tuple[Any, ...]]]] = {
     "ModelConfig": (lambda *a: lc.ModelConfig(*a), st.tuples(INTS, INTS, INTS, INTS, INTS, INTS, INTS)),
     "weight_bytes": (lc.weight_bytes, st.tuples(INTS, DTYPES)),
-    "kv_cache_bytes": (lambda c, t, b, d: lc.kv_cache_bytes(c, t, batch=b, dtype=d), st.tuples(MODELS, INTS, INTS, DTYPES)),
+    "kv_cache_bytes": (lambda c, t, b, d: lc.kv_cache_bytes(c, t, batch=b, dtype=d),
+                       st.tuples(MODELS, INTS, INTS, DTYPES)),
     "kv_cache_bytes_per_token": (lc.kv_cache_bytes_per_token, st.tuples(MODELS, DTYPES)),
     "lora_params": (lc.lora_params, st.tuples(INTS, INTS, INTS)),
     "lora_model_params": (lc.lora_model_params, st.tuples(MODELS, INTS, names(["all-linear", "q", "v", "up_proj"]))),
     "lora_model_share": (lc.lora_model_share, st.tuples(MODELS, INTS)),
-    "lora_targets": (lc.lora_targets, st.tuples(MODELS, st.lists(names(["q", "k", "o_proj", "down"]), max_size=3))),
+    "lora_targets": (lora_targets, st.tuples(MODELS, st.lists(names(["q", "k", "o_proj", "down"]), max_size=3))),
     "training_memory": (lc.training_memory, st.tuples(INTS, names(["adamw", "sgd", "lion"]), names(["mixed", "bf16"]))),
     "zero_memory_per_gpu": (lc.zero_memory_per_gpu, st.tuples(INTS, INTS, INTS)),
     "param_breakdown": (lambda c, a: lc.param_breakdown(c, active=a), st.tuples(MODELS, st.booleans() | INTS)),
@@ -133,10 +135,6 @@ FUZZ: dict[str, tuple[Callable[..., Any], st.SearchStrategy[tuple[Any, ...]]]] =
                                      st.tuples(ARRAYS, st.booleans())),
     "rope_rotate": (lc.rope_rotate, st.tuples(ARRAYS, st.integers(-5, 10**6))),
     "cross_entropy": (lc.cross_entropy, st.tuples(ARRAYS, st.integers(-3, 8))),
-    "adam_update": (lambda g, s, lr: lc.adam_update(g, step=s, lr=lr), st.tuples(ARRAYS, INTS, FLOATS)),
-    "cosine_schedule": (lambda s, p, t, w: lc.cosine_schedule(s, peak_lr=p, total_steps=t, warmup_steps=w),
-                        st.tuples(ARRAYS | hnp.arrays(np.float64, 3, elements=st.floats(0, 1e4)), FLOATS,
-                                  st.integers(-2, 100), st.integers(-2, 100))),
     "bf16_round": (lc.bf16_round, st.tuples(ARRAYS)),
     "float_limits": (lc.float_limits, st.tuples(names(["fp32", "fp16", "bf16", "fp8-e4m3"]))),
     "absmax_quantize": (lc.absmax_quantize, st.tuples(ARRAYS, st.integers(-2, 16))),
