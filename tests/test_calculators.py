@@ -121,7 +121,13 @@ def lora_vectors() -> list[dict]:
         d_in, d_out = (int(x) for x in rng.integers(1, 1_000_001, size=2))
         cases.append((d_in, d_out, int(rng.integers(1, min(d_in, d_out, 256) + 1))))
     return [
-        {"d_in": d, "d_out": o, "rank": r, "params": str(llmcalc.lora_params(d, o, r)), "share": llmcalc.lora_share(d, o, r)}
+        {
+            "d_in": d,
+            "d_out": o,
+            "rank": r,
+            "params": str(llmcalc.lora_params(d, o, r)),
+            "share": llmcalc.lora_share(d, o, r),
+        }
         for d, o, r in cases
     ]
 

@@ -34,7 +34,10 @@ HEADER = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
         ('msgid "A"\n', [(5, "msgid without a following msgstr")]),
         ('msgstr "孤兒"\n', [(5, "msgstr without a preceding msgid")]),
         ('msgid "A"\nmsgstr "甲"\n\n"stray"\n', [(8, "unexpected text outside an entry: '\"stray\"'")]),
-        ('msgid "A"\nmsgstr "甲"\nmsgtext "x"\n', [(7, "malformed string (unterminated or bad escape): 'msgtext \"x\"'")]),
+        (
+            'msgid "A"\nmsgstr "甲"\nmsgtext "x"\n',
+            [(7, "malformed string (unterminated or bad escape): 'msgtext \"x\"'")],
+        ),
     ],
 )
 def test_check_po_reports_each_problem_with_its_line(

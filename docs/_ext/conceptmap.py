@@ -138,7 +138,7 @@ def wrap(text: str, width: float, max_lines: int) -> list[str]:
         rest = lines[max_lines - 1]
         for line in lines[max_lines:]:
             rest = _join(rest, line)
-        lines = lines[: max_lines - 1] + [rest]
+        lines = [*lines[:max_lines - 1], rest]
     return [fit(line, width) for line in lines]
 
 
@@ -218,7 +218,10 @@ def curve(source: Placed, target: Placed) -> str:
         x = source.left
         rows = abs(target.y - source.y) / ROW_HEIGHT
         bulge = min(COLUMN_GAP * 0.45, 6 + 3 * rows)
-        return f"M{x:.0f} {source.y:.0f}C{x - bulge:.0f} {source.y:.0f} {x - bulge:.0f} {target.y:.0f} {x:.0f} {target.y:.0f}"
+        return (
+            f"M{x:.0f} {source.y:.0f}C{x - bulge:.0f} {source.y:.0f} "
+            f"{x - bulge:.0f} {target.y:.0f} {x:.0f} {target.y:.0f}"
+        )
     x1, x2 = source.right, target.left
     pull = max(min(abs(x2 - x1) / 2, 120), COLUMN_GAP / 2)
     return (
