@@ -49,6 +49,12 @@ LABELS = {
                     "查詢頭數必須是 KV 頭數的整數倍。"],
     },
 }
+KEYS = {
+    "lora": ["rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"],
+    "memory": ["preset", "custom", "params", "precision", "gb", "gib", "error"],
+    "kvcache": ["preset", "custom", "layers", "kv_heads", "heads", "head_dim", "tokens", "batch", "dtype", "total",
+                "per_token", "mha", "saving", "error", "divisor_error"],
+}
 DIRECTIVES = {"lora": "lora-calculator", "memory": "memory-calculator", "kvcache": "kvcache-calculator"}
 REPO = Path(__file__).resolve().parent.parent
 
@@ -56,7 +62,10 @@ REPO = Path(__file__).resolve().parent.parent
 def calculator_page(language: str, kinds: tuple[str, ...] = ("lora", "memory", "kvcache")) -> str:
     parts = ["# Calculators\n"]
     for kind in kinds:
-        items = "\n".join(f"- {label}" for label in LABELS[language][kind])
+        # Keyed in the order of calculators.LABELS, the field each label belongs to.
+        items = "\n".join(
+            f"- {key}: {label}" for key, label in zip(KEYS[kind], LABELS[language][kind], strict=True)
+        )
         parts.append(f":::{{{DIRECTIVES[kind]}}}\nExplanation of the {kind} calculator.\n\n{items}\n:::\n")
     return "\n".join(parts)
 
@@ -103,13 +112,45 @@ def test_script_is_only_loaded_on_pages_with_a_calculator(tmp_path: Path) -> Non
     assert "calculators.js" not in result.html("index")
 
 
-def test_wrong_number_of_labels_is_an_error_naming_the_expected_labels(tmp_path: Path) -> None:
-    page = "# Calculators\n\n:::{lora-calculator}\nText.\n\n- Rank\n- Input\n:::\n"
+def test_labels_without_their_keys_are_an_error_naming_the_keys(tmp_path: Path) -> None:
+    page = "# Calculators\n\n:::{lora-calculator}\nText.\n\n- Rank\n- d_in: Input\n- d_in: Input again\n:::\n"
     result = build_calculators(tmp_path, "en", page)
     assert result.warning_lines() == [
-        f"{tmp_path / 'index.md'}:3: ERROR: lora-calculator: the content must end with one bullet list "
-        "of 8 labels (rank, d_in, d_out, trainable, original, share, formula, error); found 2 [docutils]"
+        f"{tmp_path / 'index.md'}:3: ERROR: lora-calculator: the label list must give each of rank, d_in, d_out, "
+        "trainable, original, share, formula, error once, as `key: label`; missing: rank, d_out, trainable, "
+        "original, share, formula, error; unknown: (no key); repeated: d_in [docutils]"
     ]
+
+
+def test_swapped_labels_land_on_their_own_fields(tmp_path: Path) -> None:
+    items = list(zip(KEYS["lora"], LABELS["en"]["lora"], strict=True))
+    items[0], items[1] = items[1], items[0]  # a translator reorders two items
+    page = ":::{lora-calculator}\nText.\n\n" + "\n".join(f"- {key}: {label}" for key, label in items) + "\n:::\n"
+    result = build_calculators(tmp_path, "en", "# Calculators\n\n" + page)
+    assert result.warnings == ""
+    soup = BeautifulSoup(result.html("index"), "html.parser")
+    assert soup.find("label", attrs={"for": "calc-lora-0-rank"}).get_text() == "Rank r"
+    assert soup.find("label", attrs={"for": "calc-lora-0-din"}).get_text() == "Input size d_in"
+
+
+def test_translation_that_loses_a_key_is_a_warning_at_the_calculator(tmp_path: Path) -> None:
+    page = calculator_page("en", ("memory",))
+    catalog = tmp_path / "locales" / "zh_TW" / "LC_MESSAGES"
+    catalog.mkdir(parents=True)
+    (catalog / "index.po").write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "custom: Custom"\nmsgstr "自訂"\n',
+        encoding="utf-8",
+    )
+    conf = CONF.format(ext=str(REPO / "docs" / "_ext"), static=str(REPO / "docs" / "_static"))
+    write_tree(tmp_path, {"conf.py": conf + 'locale_dirs = ["locales"]\n', "index.md": page})
+    result = build(tmp_path, overrides={"language": "zh_TW"})
+    assert result.warning_lines() == [
+        f"{tmp_path / 'index.md'}:3: WARNING: the translated labels of this memory calculator must keep each key "
+        "once (preset, custom, params, precision, gb, gib, error); missing: custom; unknown: (no key) "
+        "[calculator.labels]"
+    ]
+    assert "data-calculator" not in result.html("index")  # the explanation alone, not a mislabelled widget
 
 
 def lora_vectors() -> list[dict]:
