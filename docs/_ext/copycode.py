@@ -8,10 +8,11 @@ translated like the theme's own strings; sphinx-copybutton has no zh_TW labels.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from sphinx.locale import get_translation
+
+from glossary_html import inline_json
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -27,8 +28,7 @@ def add_copy_buttons(
     if app.builder.name == "epub" or app.builder.format != "html" or 'class="highlight"' not in context.get("body", ""):
         return
     labels = {"copy": _("Copy"), "copied": _("Copied!"), "failed": _("Copy failed")}
-    data = json.dumps(labels, ensure_ascii=False).replace("</", "<\\/")
-    context["body"] += f'<script type="application/json" id="copy-labels">{data}</script>'
+    context["body"] += inline_json("copy-labels", labels)
     app.add_js_file("copycode.js", defer="defer")
 
 
