@@ -25,7 +25,7 @@ endif
 SPHINXBUILD = $(BIN)/sphinx-build -c . $(STRICT) $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
-.PHONY: help install html doctest pytest site-check lint test clean gettext intl-update intl-stats dist \
+.PHONY: help install html doctest print pytest site-check lint test clean gettext intl-update intl-stats dist \
 	livehtml constraints
 
 help: ## List the targets
@@ -48,8 +48,9 @@ constraints: $(INSTALLED) ## Re-pin every dependency (direct and transitive) int
 html: $(addprefix html-,$(LANGUAGES)) ## Build English and zh_TW HTML into _build/html/<lang>/
 	cp docs/_root/index.html $(BUILDDIR)/html/index.html
 
-# Each language has its own doctree directory; the doctest run of a language reuses the
-# environment its HTML build saved, so it runs after it, never beside it (make -j).
+# Each language has its own doctree directory.  The other builders of a language reuse
+# the environment its HTML build saved, so they run one after another, never side by
+# side (make -j): html-<lang>, then doctest-, text-, latex-<lang>.
 html-%: $(INSTALLED) ## Build one language, e.g. make html-zh_TW
 	$(SPHINXBUILD) $(FRESH_OPTION) -b html -D language=$* -d $(BUILDDIR)/doctrees/$* docs $(BUILDDIR)/html/$*
 
@@ -58,6 +59,16 @@ doctest: $(addprefix doctest-,$(LANGUAGES)) ## Run the pages' examples in both l
 
 doctest-%: html-%
 	$(SPHINXBUILD) -b doctest -D language=$* -d $(BUILDDIR)/doctrees/$* docs $(BUILDDIR)/doctest/$*
+
+# Print and plain-text output: every page must build without JavaScript (calculators,
+# concept map and previews degrade to their explanation).  LaTeX sources only, no PDF.
+print: $(foreach lang,$(LANGUAGES),text-$(lang) latex-$(lang)) ## Text and LaTeX builds of both languages
+
+text-%: doctest-%
+	$(SPHINXBUILD) -b text -D language=$* -d $(BUILDDIR)/doctrees/$* docs $(BUILDDIR)/text/$*
+
+latex-%: text-%
+	$(SPHINXBUILD) -b latex -D language=$* -d $(BUILDDIR)/doctrees/$* docs $(BUILDDIR)/latex/$*
 
 livehtml: $(INSTALLED) ## Rebuild and reload the English site in a browser while editing
 	$(BIN)/sphinx-autobuild -c . $(STRICT) $(SPHINXOPTS) -b html -d $(BUILDDIR)/doctrees/live \
@@ -77,12 +88,12 @@ lint: $(INSTALLED) ## ruff over the repository, mypy --strict over llmcalc and d
 	$(BIN)/mypy
 
 # The site checks read _build/html and _build/doctest: they depend on building them.
-site-check: html doctest
+site-check: html doctest print
 
 pytest: site-check $(INSTALLED) ## Unit tests, llmcalc doctests and checks of the freshly built site
 	$(BIN)/python -m pytest
 
-test: lint dist pytest ## Everything: lint, both builds, both languages' doctests, the offline bundles, pytest
+test: lint dist pytest ## Everything: lint, both builds, doctests, text and LaTeX, the offline bundles, pytest
 
 dist: html ## Offline bundles per language: dist/llm-glossary-<lang>-html.zip and .epub, checked
 	$(BIN)/python tools/make_dist.py --languages $(LANGUAGES) --html-dir $(BUILDDIR)/html \
