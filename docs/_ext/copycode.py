@@ -3,7 +3,12 @@
 A reader copying a doctest wants ``import llmcalc as lc`` and the calls, not the
 ``>>>`` prompts and the printed results.  The button's labels come from the
 ``sphinx`` message catalog (``locales/zh_TW/LC_MESSAGES/sphinx.po``), so they are
-translated like the theme's own strings; sphinx-copybutton has no zh_TW labels.
+translated like the theme's own strings.
+
+Why not sphinx-copybutton (0.5.2), which strips prompts too: it fails our "translated
+labels" requirement.  Its labels are a table inside its JavaScript with ``zh-CN`` but no
+``zh-TW`` entry, keyed by the page's ``lang``, so the zh_TW edition would show English,
+and the table cannot be extended from a catalog.  It meets the offline requirement.
 """
 
 from __future__ import annotations
