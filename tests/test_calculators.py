@@ -22,8 +22,6 @@ from browser import browser_page
 from sphinxbuild import build, write_tree
 
 CONF = """\
-import sys
-sys.path.insert(0, {ext!r})
 extensions = ["myst_parser", "calculators"]
 myst_enable_extensions = ["colon_fence"]
 html_static_path = [{static!r}]
@@ -71,7 +69,7 @@ def calculator_page(language: str, kinds: tuple[str, ...] = ("lora", "memory", "
 
 
 def build_calculators(tmp_path: Path, language: str, page: str | None = None):
-    conf = CONF.format(ext=str(REPO / "docs" / "_ext"), static=str(REPO / "docs" / "_static"))
+    conf = CONF.format(static=str(REPO / "docs" / "_static"))
     write_tree(tmp_path, {"conf.py": conf, "index.md": page or calculator_page(language)})
     return build(tmp_path, overrides={"language": language})
 
@@ -106,7 +104,7 @@ def test_markup_has_labelled_inputs_presets_from_llmcalc_and_the_script(site) ->
 
 
 def test_script_is_only_loaded_on_pages_with_a_calculator(tmp_path: Path) -> None:
-    conf = CONF.format(ext=str(REPO / "docs" / "_ext"), static=str(REPO / "docs" / "_static"))
+    conf = CONF.format(static=str(REPO / "docs" / "_static"))
     write_tree(tmp_path, {
         "conf.py": conf,
         "index.md": "# Home\n\n```{toctree}\nplain\n```\n",
@@ -147,7 +145,7 @@ def test_translation_that_loses_a_key_is_a_warning_at_the_calculator(tmp_path: P
         'msgid "custom: Custom"\nmsgstr "自訂"\n',
         encoding="utf-8",
     )
-    conf = CONF.format(ext=str(REPO / "docs" / "_ext"), static=str(REPO / "docs" / "_static"))
+    conf = CONF.format(static=str(REPO / "docs" / "_static"))
     write_tree(tmp_path, {"conf.py": conf + 'locale_dirs = ["locales"]\n', "index.md": page})
     result = build(tmp_path, overrides={"language": "zh_TW"})
     assert result.warning_lines() == [

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from sphinxbuild import REPO, build, write_tree
-
-sys.path.insert(0, str(REPO / "tools"))
-
 from check_epub import check_epub, check_site_zip
 from make_dist import declare_content_properties, zip_site
+from sphinxbuild import REPO, build, write_tree
 
 CONF = """\
 extensions = ["myst_parser", "termorder", "termlinks", "termindex", "conceptmap", "mathml"]

@@ -28,8 +28,6 @@ import sys
 import zipfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 from check_epub import CONTAINER, CONTENT_PROPERTIES, check_epub, check_site_zip, parse_xml
 
 ROOT = Path(__file__).resolve().parent.parent
