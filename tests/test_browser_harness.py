@@ -50,6 +50,6 @@ def test_a_browser_test_is_decided_before_its_fixtures_are_built(
     no_chromium: pytest.MonkeyPatch, pytester: pytest.Pytester
 ) -> None:
     no_chromium.delenv("CI", raising=False)
-    pytester.makepyfile(test_site=SITE_TESTS)
+    pytester.makepyfile(test_chromium_probe=SITE_TESTS)  # a name no test module of ours has
     result = pytester.runpytest_inprocess(plugins=[conftest])
     result.assert_outcomes(skipped=1, passed=1)
