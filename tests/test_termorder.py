@@ -299,3 +299,23 @@ def test_the_index_alone_adds_no_relation_lines(tmp_path: Path) -> None:
     listed = [a.get_text() for a in index.select(".glossary-index a.term-link")]
     assert listed[:3] == ["Token", "Vocabulary", "Embedding"]
     assert BeautifulSoup(result.html("basics"), "html.parser").select(".term-relations") == []
+
+
+def test_the_graph_is_built_once_per_build_for_every_consumer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import glossary
+
+    builds: list[str] = []
+    build_graph = glossary.GlossaryDomain._build_graph
+
+    def counted(self: glossary.GlossaryDomain) -> glossary.GlossaryGraph:
+        builds.append("graph")
+        return build_graph(self)
+
+    monkeypatch.setattr(glossary.GlossaryDomain, "_build_graph", counted)
+    conf = DEFAULT_CONF.replace('"termindex"]', '"termindex", "termpreviews", "conceptmap"]')
+    index = INDEX.replace("    all-terms\n", "    all-terms\n    map\n")
+    result = build(project(tmp_path, conf=conf, index=index, map="# Map\n\n```{concept-map}\n```\n"))
+    assert result.warnings == ""
+    assert "cm-node" in result.html("map")
+    # The check, the relation lines, the index, the previews and the map share one graph.
+    assert builds == ["graph"]
