@@ -1,4 +1,4 @@
-"""Shared test set-up: helpers importable, browser tests decided before their fixtures run."""
+"""Shared test set-up: our script folders importable, browser tests decided before their fixtures run."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-for directory in (REPO / "tests", REPO / "docs" / "_ext", REPO / "tools"):
+for directory in (REPO / "tests", REPO / "docs" / "_ext", REPO / "tools", REPO / "benchmarks"):
     sys.path.insert(0, str(directory))
 
 from browser import require_chromium  # noqa: E402  (needs tests/ on sys.path, set just above)
