@@ -170,7 +170,7 @@ def lora_vectors() -> list[dict]:
             "d_out": o,
             "rank": r,
             "params": str(llmcalc.lora_params(d, o, r)),
-            "share": llmcalc.lora_share(d, o, r),
+            "share": llmcalc.lora_params(d, o, r) / (d * o),   # share of the adapted matrix
         }
         for d, o, r in cases
     ]
@@ -184,13 +184,14 @@ def memory_vectors() -> list[dict]:
     return [
         {"params": str(n), "dtype": dtype, "bytes": str(llmcalc.weight_bytes(n, dtype))}
         for n in counts
-        for dtype in llmcalc.DTYPE_BYTES
+        for dtype in llmcalc.DTYPE_BITS
     ]
 
 
 def kvcache_vectors() -> list[dict]:
     rng = np.random.default_rng(11)
-    configs = list(llmcalc.PRESETS.values())
+    # The widget models full attention only, so it offers no preset with a sliding window.
+    configs = [cfg for cfg in llmcalc.PRESETS.values() if not cfg.sliding_window]
     for _ in range(150):
         kv_heads = int(rng.integers(1, 17))
         configs.append(llmcalc.ModelConfig(

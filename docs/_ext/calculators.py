@@ -56,7 +56,8 @@ LABELS: dict[str, tuple[str, ...]] = {
 
 MEMORY_DTYPES = ("fp32", "bf16", "fp8", "int8", "int4")
 KV_DTYPES = ("bf16", "fp32", "fp8")
-KV_PRESETS = ("reference", "llama-3-8b", "mistral-7b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b")
+# Full-attention models only: the KV-cache widget has no sliding window (Mistral 7B's caps its cache).
+KV_PRESETS = ("reference", "llama-3-8b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b")
 TEMPLATES = Path(__file__).resolve().parent.parent / "_templates" / "calculators"
 
 
@@ -204,8 +205,6 @@ def model_data(kind: str) -> dict[str, dict[str, int]]:
     shapes = {}
     for name in KV_PRESETS:
         cfg = llmcalc.PRESETS[name]
-        # ModelConfig resolves both when it is created; only their declared types allow None.
-        assert cfg.n_kv_heads is not None and cfg.head_dim is not None
         shapes[name] = {
             "layers": cfg.n_layers,
             "kv_heads": cfg.n_kv_heads,
