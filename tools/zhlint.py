@@ -7,6 +7,11 @@ suite, which runs these checks over every translated message.  Each check works 
 the text a reader sees: roles, inline code, math and link targets are reduced to
 their visible text first, so markup never hides or fakes a problem.
 
+Why not autocorrect (autocorrect-py) for the CJK/Latin spacing rule: it reads plain text,
+not MyST, so it spaces one side of a role only (``這是{term}`LoRA` 的例子``: a space after
+the role, none before it) and cannot report a ``.po`` message by catalog line; the
+requirement is spacing as the reader sees it, located where the translator edits.
+
 The terminology checks follow ``locales/zh_TW/POLICY.md``: its ``link_text`` column
 in ``terminology.tsv`` says whether a term is written in English or in Chinese in
 running text and link text, and each glossary header must say something its English
