@@ -14,6 +14,8 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from llmcalc import ModelConfig
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.config import Config
@@ -33,6 +35,10 @@ extensions = [
     "myst_parser",
     "sphinx.ext.doctest",
     "sphinx_design",
+    "sphinx.ext.autodoc",  # the llmcalc reference pages, from the docstrings
+    "sphinx.ext.napoleon",  # ... which are numpy-style
+    "sphinx_codeautolink",  # llmcalc names in the pages' examples link to their reference entries
+    "sphinxarg.ext",  # the command line's reference, generated from its argparse parser
     # Ours, one concern each (docs/_ext/):
     "termorder",  # records entries, fails the build on forward references
     "termlinks",  # "Builds on" / "Used by" under each entry
@@ -65,6 +71,31 @@ myst_enable_extensions = ["colon_fence", "dollarmath", "deflist"]
 myst_fence_as_directive = ["doctest"]
 myst_heading_anchors = 3
 
+
+# -- llmcalc reference (autodoc, napoleon, codeautolink) ------------------------------------
+# Napoleon rather than numpydoc: it ships with Sphinx (no new dependency), renders the
+# short sections llmcalc's docstrings use, and leaves the parameter lists to the type hints.
+autodoc_typehints = "both"
+autodoc_typehints_description_target = "all"
+autodoc_typehints_format = "short"
+autodoc_member_order = "bysource"
+autodoc_preserve_defaults = True
+napoleon_google_docstring = False
+napoleon_numpy_docstring = True
+napoleon_preprocess_types = True  # {"swiglu", "mlp"} is a set of accepted values, not two classes
+# The docstrings' examples are run by pytest (--doctest-modules), in their module's
+# namespace; the doctest builder runs only the pages' own ```doctest examples.
+doctest_test_doctest_blocks = ""
+# The objects are documented where users import them (llmcalc.X, as in llmcalc.__all__),
+# and codeautolink finds a class and its members through the defining module: map one to
+# the other, so that ``lc.REFERENCE.d_model`` links too.
+codeautolink_inventory_map = {
+    f"llmcalc.config.ModelConfig{member}": f"llmcalc.ModelConfig{member}"
+    for member in ["", *(f".{name}" for name in [*ModelConfig.__dataclass_fields__, *dir(ModelConfig)]
+                         if not name.startswith("_"))]
+}
+# No intersphinx (the build is offline): types from outside llmcalc stay plain text.
+nitpick_ignore_regex = [("py:class", r"(numpy|np|collections\.abc|os|types)\..*|ndarray|NDArray|Mapping|Sequence")]
 
 # -- Internationalisation (sphinx-intl) ------------------------------------------------
 # Resolved relative to the *source* directory (docs/), not to this file: a wrong

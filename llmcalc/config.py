@@ -228,12 +228,12 @@ class ModelConfig:
 
     @property
     def q_dim(self) -> int:
-        """Width of all query heads together: ``n_heads * head_dim``."""
+        """Width of all query heads together, ``n_heads * head_dim``."""
         return self.n_heads * self.head_dim
 
     @property
     def kv_dim(self) -> int:
-        """Width of all key (or value) heads together: ``n_kv_heads * head_dim``."""
+        """Width of all key (or value) heads together, ``n_kv_heads * head_dim``."""
         return self.n_kv_heads * self.head_dim
 
     @property
