@@ -14,6 +14,9 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
+
 from llmcalc import ModelConfig
 
 if TYPE_CHECKING:
@@ -153,5 +156,23 @@ def apply_language_settings(app: Sphinx, config: Config) -> None:
         config.epub_description = "大型語言模型工程術語：每個術語只用前面已定義的術語來解釋。"
 
 
+class TranslateCommandLineReference(SphinxTransform):
+    """Give sphinx-argparse's paragraphs the page as their source, so gettext translates them.
+
+    sphinx-argparse builds the help of each option and command without a source, and Sphinx
+    treats text without one as its own built-in message: it would stay English on zh_TW pages.
+    """
+
+    default_priority = 10  # before sphinx.transforms.i18n.Locale (20) translates the page
+
+    def apply(self) -> None:
+        for option_list in self.document.findall(nodes.option_list):
+            section = option_list.parent
+            for node in section.findall(nodes.TextElement):
+                if not node.source:
+                    node.source, node.line = section.source or self.document["source"], section.line or 1
+
+
 def setup(app: Sphinx) -> None:
     app.connect("config-inited", apply_language_settings)
+    app.add_transform(TranslateCommandLineReference)
