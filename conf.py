@@ -8,6 +8,7 @@ so they live in :func:`apply_language_settings`, a ``config-inited`` handler.
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import tomllib
@@ -156,6 +157,14 @@ def apply_language_settings(app: Sphinx, config: Config) -> None:
         config.epub_description = "大型語言模型工程術語：每個術語只用前面已定義的術語來解釋。"
 
 
+def drop_inherited_docstrings_of_constants(app: Sphinx, what: str, name: str, obj: object,
+                                           options: object, lines: list[str]) -> None:
+    """A constant with no docstring of its own would show its type's (int's, ModelConfig's)."""
+    type_doc = type(obj).__doc__
+    if what == "data" and type_doc and "\n".join(lines).strip() == inspect.cleandoc(type_doc).strip():
+        lines.clear()
+
+
 class TranslateCommandLineReference(SphinxTransform):
     """Give sphinx-argparse's paragraphs the page as their source, so gettext translates them.
 
@@ -176,3 +185,4 @@ class TranslateCommandLineReference(SphinxTransform):
 def setup(app: Sphinx) -> None:
     app.connect("config-inited", apply_language_settings)
     app.add_transform(TranslateCommandLineReference)
+    app.connect("autodoc-process-docstring", drop_inherited_docstrings_of_constants, priority=100)
