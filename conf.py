@@ -175,8 +175,9 @@ class TranslateCommandLineReference(SphinxTransform):
     default_priority = 10  # before sphinx.transforms.i18n.Locale (20) translates the page
 
     def apply(self) -> None:
-        for option_list in self.document.findall(nodes.option_list):
-            section = option_list.parent
+        for section in self.document.findall(nodes.section):
+            if next(section.findall(nodes.option_list), None) is None:
+                continue
             for node in section.findall(nodes.TextElement):
                 if not node.source:
                     node.source, node.line = section.source or self.document["source"], section.line or 1
