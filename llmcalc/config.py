@@ -37,7 +37,7 @@ class _Derived(int):
     __slots__ = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModelConfig:
     """Shape of a decoder-only transformer language model.
 
