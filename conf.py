@@ -98,8 +98,9 @@ codeautolink_inventory_map = {
     for member in ["", *(f".{name}" for name in [*ModelConfig.__dataclass_fields__, *dir(ModelConfig)]
                          if not name.startswith("_"))]
 }
-# No intersphinx (the build is offline): types from outside llmcalc stay plain text.
-nitpick_ignore_regex = [("py:class", r"(numpy|np|collections\.abc|os|types)\..*|ndarray|NDArray|Mapping|Sequence")]
+# No intersphinx (the build is offline): numpy's and the standard library's types in the
+# signatures stay plain text.
+nitpick_ignore_regex = [("py:class", r"numpy\..*|collections\.abc\.(Iterable|Sequence)|os\.PathLike")]
 
 # -- Internationalisation (sphinx-intl) ------------------------------------------------
 # Resolved relative to the *source* directory (docs/), not to this file: a wrong
