@@ -15,6 +15,7 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import sphinx_codeautolink
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
@@ -115,7 +116,9 @@ gettext_language_team = "Traditional Chinese (Taiwan)"
 # -- HTML ------------------------------------------------------------------------------
 html_theme = "furo"
 html_title = "LLM Engineering Glossary"
-html_static_path = ["docs/_static"]  # relative to this file
+# codeautolink adds its stylesheet to every page but its folder only to HTML builds: the EPUB
+# (which gets no links, codeautolink only writes HTML) would link a missing file.
+html_static_path = ["docs/_static", str(Path(sphinx_codeautolink.__file__).parent / "static")]  # ours relative to this file
 html_css_files = ["glossary.css"]
 html_math_renderer = "mathml"
 # Furo's default sidebar, plus the language switch under the project name.
