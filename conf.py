@@ -118,7 +118,8 @@ html_theme = "furo"
 html_title = "LLM Engineering Glossary"
 # codeautolink adds its stylesheet to every page but its folder only to HTML builds: the EPUB
 # (which gets no links, codeautolink only writes HTML) would link a missing file.
-html_static_path = ["docs/_static", str(Path(sphinx_codeautolink.__file__).parent / "static")]  # ours relative to this file
+# Ours is relative to this file.
+html_static_path = ["docs/_static", str(Path(sphinx_codeautolink.__file__).parent / "static")]
 html_css_files = ["glossary.css"]
 html_math_renderer = "mathml"
 # Furo's default sidebar, plus the language switch under the project name.
