@@ -14,6 +14,10 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import sphinx_codeautolink
+
+from llmcalc import ModelConfig
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.config import Config
@@ -33,6 +37,11 @@ extensions = [
     "myst_parser",
     "sphinx.ext.doctest",
     "sphinx_design",
+    "sphinx.ext.autodoc",  # the llmcalc reference pages, from the docstrings
+    "sphinx.ext.napoleon",  # ... which are numpy-style
+    "sphinx_codeautolink",  # llmcalc names in the pages' examples link to their reference entries
+    "sphinxarg.ext",  # the command line's reference, generated from its argparse parser
+    "reference",  # ours: constants without their type's docstring, the CLI help translated
     # Ours, one concern each (docs/_ext/):
     "termorder",  # records entries, fails the build on forward references
     "termlinks",  # "Builds on" / "Used by" under each entry
@@ -66,6 +75,32 @@ myst_fence_as_directive = ["doctest"]
 myst_heading_anchors = 3
 
 
+# -- llmcalc reference (autodoc, napoleon, codeautolink) ------------------------------------
+# Napoleon rather than numpydoc: it ships with Sphinx (no new dependency), renders the
+# short sections llmcalc's docstrings use, and leaves the parameter lists to the type hints.
+autodoc_typehints = "both"
+autodoc_typehints_description_target = "all"
+autodoc_typehints_format = "short"
+autodoc_member_order = "bysource"
+autodoc_preserve_defaults = True
+napoleon_google_docstring = False
+napoleon_numpy_docstring = True
+napoleon_preprocess_types = True  # {"swiglu", "mlp"} is a set of accepted values, not two classes
+# The docstrings' examples are run by pytest (--doctest-modules), in their module's
+# namespace; the doctest builder runs only the pages' own ```doctest examples.
+doctest_test_doctest_blocks = ""
+# The objects are documented where users import them (llmcalc.X, as in llmcalc.__all__),
+# and codeautolink finds a class and its members through the defining module: map one to
+# the other, so that ``lc.REFERENCE.d_model`` links too.
+codeautolink_inventory_map = {
+    f"llmcalc.config.ModelConfig{member}": f"llmcalc.ModelConfig{member}"
+    for member in ["", *(f".{name}" for name in [*ModelConfig.__dataclass_fields__, *dir(ModelConfig)]
+                         if not name.startswith("_"))]
+}
+# No intersphinx (the build is offline): numpy's and the standard library's types in the
+# signatures stay plain text.
+nitpick_ignore_regex = [("py:class", r"numpy\..*|collections\.abc\.(Iterable|Sequence)|os\.PathLike")]
+
 # -- Internationalisation (sphinx-intl) ------------------------------------------------
 # Resolved relative to the *source* directory (docs/), not to this file: a wrong
 # path would silently build an untranslated site.
@@ -79,7 +114,10 @@ gettext_language_team = "Traditional Chinese (Taiwan)"
 # -- HTML ------------------------------------------------------------------------------
 html_theme = "furo"
 html_title = "LLM Engineering Glossary"
-html_static_path = ["docs/_static"]  # relative to this file
+# codeautolink adds its stylesheet to every page but its folder only to HTML builds: the EPUB
+# (which gets no links, codeautolink only writes HTML) would link a missing file.
+# Ours is relative to this file.
+html_static_path = ["docs/_static", str(Path(sphinx_codeautolink.__file__).parent / "static")]
 html_css_files = ["glossary.css"]
 html_math_renderer = "mathml"
 # Furo's default sidebar, plus the language switch under the project name.

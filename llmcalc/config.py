@@ -37,7 +37,7 @@ class _Derived(int):
     __slots__ = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModelConfig:
     """Shape of a decoder-only transformer language model.
 
@@ -228,12 +228,12 @@ class ModelConfig:
 
     @property
     def q_dim(self) -> int:
-        """Width of all query heads together: ``n_heads * head_dim``."""
+        """Width of all query heads together, ``n_heads * head_dim``."""
         return self.n_heads * self.head_dim
 
     @property
     def kv_dim(self) -> int:
-        """Width of all key (or value) heads together: ``n_kv_heads * head_dim``."""
+        """Width of all key (or value) heads together, ``n_kv_heads * head_dim``."""
         return self.n_kv_heads * self.head_dim
 
     @property

@@ -18,6 +18,7 @@ import pytest
 import sphinx.search
 
 import mystsettings
+import reference
 import themestrings
 import zhsearch
 from sphinxbuild import build, write_tree
@@ -26,6 +27,7 @@ WORKAROUNDS = [
     ("sphinx", zhsearch.STEMMER_BUG_VERSIONS, "docs/_ext/zhsearch.py (sphinx#14229)"),
     ("myst-parser", mystsettings.PATCHED_VERSIONS, "docs/_ext/mystsettings.py"),
     ("furo", themestrings.REWRITTEN_VERSIONS, "docs/_ext/themestrings.py"),
+    ("sphinx-argparse", reference.UNTRANSLATED_HELP_VERSIONS, "docs/_ext/reference.py (sphinx-argparse#67)"),
 ]
 
 

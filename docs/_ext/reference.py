@@ -1,0 +1,60 @@
+"""The llmcalc reference pages: what autodoc and sphinx-argparse need to read well in both languages.
+
+Two fixes, each for one upstream behaviour:
+
+* A module constant with no docstring of its own (``GB``, ``REFERENCE``) would show its
+  type's docstring (int's, ModelConfig's); autodoc does that by design, so this
+  ``autodoc-process-docstring`` handler simply drops a docstring that is the type's.
+* sphinx-argparse 0.6.1 builds each option's help paragraph without a source, and Sphinx
+  treats text without a source as its own built-in text: gettext skips it and the zh_TW
+  page keeps it in English (sphinx-doc/sphinx-argparse#67, open).  The transform gives
+  those paragraphs the page as their source before the i18n transform runs; it is applied
+  only to the sphinx-argparse release it was written for (tests/test_workarounds.py fails
+  when the pin moves).
+"""
+
+from __future__ import annotations
+
+import inspect
+from importlib.metadata import version
+from typing import TYPE_CHECKING
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.util.typing import ExtensionMetadata
+
+UNTRANSLATED_HELP_VERSIONS = frozenset({"0.6.1"})
+"""sphinx-argparse releases whose help paragraphs have no source (sphinx-argparse#67)."""
+
+
+def drop_inherited_docstrings_of_constants(
+    app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
+) -> None:
+    """A constant with no docstring of its own would show its type's (int's, ModelConfig's)."""
+    type_doc = type(obj).__doc__
+    if what == "data" and type_doc and "\n".join(lines).strip() == inspect.cleandoc(type_doc).strip():
+        lines.clear()
+
+
+class TranslateCommandLineReference(SphinxTransform):
+    """Give sphinx-argparse's paragraphs the page as their source, so gettext translates them."""
+
+    default_priority = 10  # before sphinx.transforms.i18n.Locale (20) translates the page
+
+    def apply(self) -> None:
+        for section in self.document.findall(nodes.section):
+            if next(section.findall(nodes.option_list), None) is None:
+                continue
+            for node in section.findall(nodes.TextElement):
+                if not node.source:
+                    node.source, node.line = section.source or self.document["source"], section.line or 1
+
+
+def setup(app: Sphinx) -> ExtensionMetadata:
+    app.connect("autodoc-process-docstring", drop_inherited_docstrings_of_constants, priority=100)
+    if version("sphinx-argparse") in UNTRANSLATED_HELP_VERSIONS:
+        app.add_transform(TranslateCommandLineReference)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
