@@ -48,8 +48,8 @@ doctest-%: $(INSTALLED)
 gettext: $(INSTALLED) ## Extract the English messages into _build/gettext/*.pot
 	$(SPHINXBUILD) -b gettext -d $(BUILDDIR)/doctrees/gettext docs $(BUILDDIR)/gettext
 
-intl-update: gettext ## Merge new English messages into locales/zh_TW/LC_MESSAGES/*.po
-	$(BIN)/sphinx-intl update --pot-dir $(BUILDDIR)/gettext --locale-dir locales --language zh_TW --line-width 76 --no-obsolete
+intl-update: gettext ## Merge new English messages into locales/zh_TW/LC_MESSAGES/*.po and rewrap every catalog
+	$(BIN)/python tools/intl_update.py $(BUILDDIR)/gettext locales/zh_TW/LC_MESSAGES
 
 intl-stats: $(INSTALLED) ## Translated / fuzzy / untranslated messages per zh_TW catalog
 	$(BIN)/python tools/intl_stats.py locales/zh_TW/LC_MESSAGES
