@@ -20,7 +20,7 @@ endif
 SPHINXBUILD = $(BIN)/sphinx-build -c . $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
-.PHONY: help install html doctest pytest test clean gettext intl-update intl-stats dist
+.PHONY: help install html doctest pytest test clean gettext intl-update intl-stats expected-terms dist
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  make %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -50,6 +50,9 @@ gettext: $(INSTALLED) ## Extract the English messages into _build/gettext/*.pot
 
 intl-update: gettext ## Merge new English messages into locales/zh_TW/LC_MESSAGES/*.po and rewrap every catalog
 	$(BIN)/python tools/intl_update.py $(BUILDDIR)/gettext locales/zh_TW/LC_MESSAGES
+
+expected-terms: html-en ## Rewrite tests/data/expected_terms.tsv from the built English pages (after adding a term)
+	$(BIN)/python tools/termlists.py $(BUILDDIR)/html/en tests/data/expected_terms.tsv
 
 intl-stats: $(INSTALLED) ## Translated / fuzzy / untranslated messages per zh_TW catalog
 	$(BIN)/python tools/intl_stats.py locales/zh_TW/LC_MESSAGES

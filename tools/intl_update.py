@@ -58,7 +58,7 @@ def canonical_bytes(catalog: Catalog) -> bytes:
     >>> catalog = Catalog(locale="zh_TW")
     >>> catalog.add("Token", "詞元", flags=["fuzzy"], previous_id=["token"])
     <Message 'Token' (flags: ['fuzzy'])>
-    >>> print(canonical_bytes(catalog).decode().split("\\n\\n")[-1].strip())
+    >>> print(canonical_bytes(catalog).decode().strip().split("\\n\\n")[-1])
     #, fuzzy
     #| msgid "token"
     msgid "Token"
@@ -75,6 +75,23 @@ def canonical_bytes(catalog: Catalog) -> bytes:
 def canonical_form(data: bytes) -> bytes:
     """``.po`` bytes rewritten in canonical form; equal to ``data`` when already canonical."""
     return canonical_bytes(read_catalog(data))
+
+
+def wrapping_problem(path: Path) -> str | None:
+    """``file:line: …`` at the first line that differs from the canonical form, or ``None``."""
+    lines = path.read_bytes().decode("utf-8").splitlines()
+    canonical = canonical_form(path.read_bytes()).decode("utf-8").splitlines()
+    if lines == canonical:
+        return None
+    line = next(
+        (number for number, (have, want) in enumerate(zip(lines, canonical), start=1) if have != want),
+        min(len(lines), len(canonical)) + 1,
+    )
+    want = canonical[line - 1] if line <= len(canonical) else "(end of file)"
+    return (
+        f"{path}:{line}: not wrapped the way `make intl-update` writes it (this line should read {want!r}); "
+        "run `make intl-update`, which rewraps every catalog without changing its messages"
+    )
 
 
 def _messages(catalog: Catalog) -> list[tuple[object, ...]]:
