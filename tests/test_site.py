@@ -73,19 +73,19 @@ def test_pages_are_chained_in_reading_order(language: str) -> None:
         assert link is not None and link["href"] == f"{following}.html", current
 
 
-def assert_no_problems(problems: list[str]) -> None:
+def assert_no_problems(problems: list[str], remedy: str = "") -> None:
     """Fail with every problem on a line of its own (pytest's list diff shows only the first)."""
     if problems:
-        pytest.fail(f"{len(problems)} problem(s):\n" + "\n".join(problems), pytrace=False)
+        pytest.fail("\n".join([f"{len(problems)} problem(s):", *problems, remedy]).strip(), pytrace=False)
 
 
 @pytest.mark.parametrize("docname", SECTION_PAGES)
 def test_every_planned_term_is_a_glossary_entry_in_order(docname: str) -> None:
     built = page_entries(str(page("en", docname)))
-    problems = planned_entry_problems(docname, built, planned_entries()[docname])
-    if problems:
-        problems.append("or run `make expected-terms` to rewrite tests/data/expected_terms.tsv from the built pages, and check its diff")
-    assert_no_problems(problems)
+    assert_no_problems(
+        planned_entry_problems(docname, built, planned_entries()[docname]),
+        "Or run `make expected-terms` to rewrite tests/data/expected_terms.tsv from the built pages, and check its diff.",
+    )
 
 
 def test_the_planned_terms_are_what_make_expected_terms_writes() -> None:

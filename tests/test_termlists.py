@@ -70,7 +70,7 @@ def test_a_term_without_a_terminology_row_names_the_file_and_the_row_to_add(tmp_
     terminology.write_text("english\tzh_TW\tlink_text\tnote\nKV cache\tKV 快取\tchinese\tTaiwan usage\n", encoding="utf-8")
     assert missing_terminology_rows(["KV cache", "Beam search", "Beam search"], terminology) == [
         f"{terminology}: 'Beam search' has no row: add the line 'Beam search\\t<Chinese>\\tchinese\\tTaiwan usage' "
-        "(columns english, zh_TW, link_text, note; see CONTRIBUTING.md, 'Translating a term')"
+        "(columns english, zh_TW, link_text, note; see CONTRIBUTING.md, step 3)"
     ]
 
 

@@ -28,6 +28,11 @@ Entry = tuple[str, tuple[str, ...]]
 """A glossary entry: its term and its aliases, as the page shows them."""
 
 
+def shown(path: Path) -> str:
+    """``path`` relative to the repository when it is inside it, as a contributor types it."""
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+
+
 def reading_order(docs: Path = REPO / "docs") -> list[str]:
     """The documents of the index's toctrees, in order."""
     index = (docs / "index.md").read_text(encoding="utf-8")
@@ -83,7 +88,7 @@ def planned_entry_problems(docname: str, built: list[Entry], planned: list[tuple
         if tag in ("delete", "replace"):
             for line, entry in planned[start:end]:
                 problems.append(
-                    f"{path}:{line}: {entry[0]!r} (aliases {list(entry[1])}) is planned on {docname} but the page "
+                    f"{shown(path)}:{line}: {entry[0]!r} (aliases {list(entry[1])}) is planned on {docname} but the page "
                     "has no such entry: delete the row if the entry was removed or renamed, or fix the entry"
                 )
         if tag in ("insert", "replace"):
@@ -91,7 +96,7 @@ def planned_entry_problems(docname: str, built: list[Entry], planned: list[tuple
             where = f"after line {line} ({after[0]!r})" if after else f"before line {line}"
             for entry in built[built_start:built_end]:
                 problems.append(
-                    f"{path}:{line}: {entry[0]!r} is a glossary entry on {docname} but has no row: "
+                    f"{shown(path)}:{line}: {entry[0]!r} is a glossary entry on {docname} but has no row: "
                     f"add the line {tsv_row(docname, entry)!r} {where}"
                 )
     return problems
@@ -102,8 +107,8 @@ def missing_terminology_rows(names: list[str], path: Path = TERMINOLOGY) -> list
     with path.open(encoding="utf-8", newline="") as handle:
         known = {row["english"] for row in csv.DictReader(handle, delimiter="\t")}
     return [
-        f"{path}: {name!r} has no row: add the line '{name}\\t<Chinese>\\tchinese\\tTaiwan usage' "
-        "(columns english, zh_TW, link_text, note; see CONTRIBUTING.md, 'Translating a term')"
+        f"{shown(path)}: {name!r} has no row: add the line '{name}\\t<Chinese>\\tchinese\\tTaiwan usage' "
+        "(columns english, zh_TW, link_text, note; see CONTRIBUTING.md, step 3)"
         for name in dict.fromkeys(names)
         if name not in known
     ]
