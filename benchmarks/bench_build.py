@@ -48,8 +48,8 @@ import json
 import os
 import pstats
 import random
-import resource
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -221,7 +221,7 @@ class PlainSiteWriter:
         words = WORD.findall(TERM_ROLE.sub(lambda m: m["text"], " ".join(block.lines))) or ["text"]
         self.random.shuffle(words)
         positions = sorted(self.random.sample(range(len(words)), min(links, len(words))))
-        for position, term in zip(positions, self.earlier_terms(links)):
+        for position, term in zip(positions, self.earlier_terms(links), strict=False):
             words[position] = f"{{term}}`{term}`"
         return "\n".join(textwrap.wrap(" ".join(words), width=88, break_long_words=False, break_on_hyphens=False))
 

@@ -252,9 +252,9 @@ def print_table(language: str, weights: list[PageWeight], summary: dict[str, obj
     widths = [max(len(str(row[column])) for row in [headers, *rows]) for column in range(len(headers))]
     print(f"\n== {language} ({summary['pages']} pages) ==")
     for row in [headers, *rows]:
-        numbers = [str(cell).rjust(width) for cell, width in zip(row[1:-1], widths[1:-1])]
+        numbers = [str(cell).rjust(width) for cell, width in zip(row[1:-1], widths[1:-1], strict=True)]
         cells = [str(row[0]).ljust(widths[0]), *numbers]
-        print("  ".join(cells + [str(row[-1])]).rstrip())
+        print("  ".join([*cells, str(row[-1])]).rstrip())
     typical = "within" if summary["median_within_target"] else "OVER"
     print(
         f"median {kilobytes(summary['median_bytes'])} KB ({typical} the 300 KB target), "

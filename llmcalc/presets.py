@@ -29,7 +29,7 @@ PRESETS: Mapping[str, ModelConfig] = MappingProxyType({
     "llama-3-8b": ModelConfig(vocab_size=128256, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,
                               d_ff=14336),
     "mistral-7b": ModelConfig(vocab_size=32000, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,
-                              d_ff=14336),
+                              d_ff=14336, sliding_window=4096, model_type="mistral"),
     "qwen2.5-0.5b": ModelConfig(vocab_size=151936, d_model=896, n_layers=24, n_heads=14, n_kv_heads=2,
                                 d_ff=4864, qkv_bias=True, tie_embeddings=True),
     "mixtral-8x7b": ModelConfig(vocab_size=32000, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,

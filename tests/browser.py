@@ -1,13 +1,17 @@
 """Headless Chromium for the browser tests, through Playwright.
 
 Always Debian's system Chromium (/usr/bin/chromium, installed by .ci/run): tests must
-never download a browser.  Without it the browser tests are skipped with that reason,
-so a machine without Chromium reports them as skipped, never as passed.  The flags stop
-Chromium's own background traffic, which would otherwise show up as network requests.
+never download a browser.  Without it a contributor's run reports the browser tests as
+skipped with that reason, never as passed; in CI (``CI`` set, as every CI service does)
+they fail instead, so a lost browser cannot turn the browser tier green by skipping.
+``conftest.py`` makes that decision before a browser test's fixtures are built.  The
+flags stop Chromium's own background traffic, which would otherwise show up as network
+requests.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,9 +41,16 @@ class PageLog:
     requests: list[str] = field(default_factory=list)
 
 
+MISSING = "Debian's chromium is not installed (.ci/run installs it: apt-get install chromium)"
+
+
 def require_chromium() -> None:
-    if shutil.which("chromium") is None:
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it: apt-get install chromium)")
+    """Skip the calling test without Chromium; fail it instead when running in CI."""
+    if shutil.which("chromium") is not None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{MISSING}; CI is set, so the browser tests may not skip", pytrace=False)
+    pytest.skip(MISSING)
 
 
 @contextmanager
@@ -61,7 +72,9 @@ def browser_page(locale: str = "en-US") -> Iterator[tuple[object, PageLog]]:
             )
             page.on(
                 "request",
-                lambda request: None if request.url.startswith(("file:", "data:", "blob:", "about:")) else log.requests.append(request.url),
+                lambda request: None
+                if request.url.startswith(("file:", "data:", "blob:", "about:"))
+                else log.requests.append(request.url),
             )
             yield page, log
         finally:

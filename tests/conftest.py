@@ -1,10 +1,21 @@
-"""Shared test set-up: make the helpers in tests/, docs/_ext/ and tools/ importable."""
+"""Shared test set-up: our script folders importable, browser tests decided before their fixtures run."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
-for directory in (REPO / "tests", REPO / "docs" / "_ext", REPO / "tools"):
+for directory in (REPO / "tests", REPO / "docs" / "_ext", REPO / "tools", REPO / "benchmarks"):
     sys.path.insert(0, str(directory))
+
+from browser import require_chromium  # noqa: E402  (needs tests/ on sys.path, set just above)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # Before any fixture: a browser test that cannot run must not first build its site.
+    if item.get_closest_marker("browser") is not None:
+        require_chromium()

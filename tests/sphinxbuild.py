@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import re
-import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,9 +16,6 @@ from pathlib import Path
 from sphinx.testing.util import SphinxTestApp
 
 REPO = Path(__file__).resolve().parent.parent
-EXTENSIONS_DIR = REPO / "docs" / "_ext"
-if str(EXTENSIONS_DIR) not in sys.path:
-    sys.path.insert(0, str(EXTENSIONS_DIR))
 
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from check_epub import check_epub, check_site_zip
+from make_dist import declare_content_properties, zip_site
 from sphinxbuild import REPO, build, write_tree
-
-sys.path.insert(0, str(REPO / "tools"))
-
-from check_epub import check_epub, check_site_zip  # noqa: E402
-from make_dist import declare_content_properties, zip_site  # noqa: E402
 
 CONF = """\
 extensions = ["myst_parser", "termorder", "termlinks", "termindex", "conceptmap", "mathml"]
@@ -103,7 +99,10 @@ def test_sphinx_epub_lacks_the_mathml_and_svg_properties_that_are_then_declared(
     built: dict[str, Path], tmp_path: Path
 ) -> None:
     opf = zipfile.ZipFile(built["epub"]).read("content.opf").decode("utf-8").splitlines()
-    line = {page: next(n for n, text in enumerate(opf, 1) if f'href="{page}"' in text) for page in ("basics.xhtml", "map.xhtml")}
+    line = {
+        page: next(n for n, text in enumerate(opf, 1) if f'href="{page}"' in text)
+        for page in ("basics.xhtml", "map.xhtml")
+    }
     assert check_epub(built["epub"]) == [
         f'content.opf:{line["basics.xhtml"]}: basics.xhtml contains mathml content; declare properties="mathml"',
         f'content.opf:{line["map.xhtml"]}: map.xhtml contains svg content; declare properties="svg"',

@@ -8,6 +8,7 @@ and the doctest reports of both languages.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import re
 from collections import defaultdict
@@ -68,7 +69,7 @@ def test_reading_order_lists_every_section_page() -> None:
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_pages_are_chained_in_reading_order(language: str) -> None:
     order = reading_order()
-    for current, following in zip(order, order[1:]):
+    for current, following in itertools.pairwise(order):
         link = page(language, current).find("link", rel="next")
         assert link is not None and link["href"] == f"{following}.html", current
 
@@ -111,7 +112,8 @@ def test_zh_tw_headers_and_anchors_match_english(docname: str) -> None:
 def test_zh_tw_headers_gloss_what_the_english_does_not_say(docname: str) -> None:
     """A rendered header ``English（中文）``: the Chinese has Chinese in it and does not repeat the English."""
     repeats = []
-    for (_, english), (_, chinese) in zip(glossary_terms(page("en", docname)), glossary_terms(page("zh_TW", docname))):
+    english_terms, chinese_terms = glossary_terms(page("en", docname)), glossary_terms(page("zh_TW", docname))
+    for (_, english), (_, chinese) in zip(english_terms, chinese_terms, strict=True):
         gloss = chinese.removeprefix(english).removeprefix("（").removesuffix("）")
         if not re.search("[\u4e00-\u9fff]", gloss) or english.lower() in gloss.lower():
             repeats.append(chinese)
@@ -169,7 +171,8 @@ def test_every_section_page_runs_examples_in_both_languages() -> None:
 
 @pytest.mark.parametrize(
     "label",
-    ["切換淺色／深色／自動配色", "切換網站導覽側欄", "切換本頁目錄側欄", "淺色模式", "深色模式", "回到頂端", "下一頁", "搜尋", "跳到主要內容"],
+    ["切換淺色／深色／自動配色", "切換網站導覽側欄", "切換本頁目錄側欄", "淺色模式", "深色模式",
+     "回到頂端", "下一頁", "搜尋", "跳到主要內容"],
 )
 def test_zh_tw_theme_interface_is_translated(label: str) -> None:
     assert label in str(page("zh_TW", "05-the-transformer"))

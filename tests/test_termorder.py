@@ -1,4 +1,4 @@
-"""The dependency-order engine (docs/_ext/termorder.py, termlinks.py, termindex.py)."""
+"""The dependency-order engine: the glossary store (glossary.py), termorder, termlinks, termindex."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from sphinxbuild import build, write_tree
+from sphinxbuild import DEFAULT_CONF, build, write_tree
 
 INDEX = """\
     # Test glossary
@@ -58,9 +58,10 @@ ALL_TERMS = """\
     """
 
 
-def project(tmp_path: Path, **pages: str) -> Path:
+def project(tmp_path: Path, conf: str = DEFAULT_CONF, **pages: str) -> Path:
     files = {"index.md": INDEX, "basics.md": BASICS, "advanced.md": ADVANCED_BACKWARD}
     files["all-terms.md"] = ALL_TERMS
+    files["conf.py"] = conf
     files.update({f"{name}.md": text for name, text in pages.items()})
     write_tree(tmp_path, files)
     return tmp_path
@@ -259,14 +260,62 @@ def test_editing_prose_rewrites_only_the_edited_page(tmp_path: Path) -> None:
     assert written_pages(second.outdir, before) - {"genindex", "search"} == {"advanced", "index"}
 
 
-def test_changing_a_definition_rewrites_the_pages_that_show_it(tmp_path: Path) -> None:
-    srcdir = project(tmp_path)
-    first = build(srcdir)
-    before = page_times(first.outdir)
+def rewritten_after(srcdir: Path, edit: dict[str, str]) -> set[str]:
+    """Build, apply ``edit``, build again: the pages the second build wrote (beyond Sphinx's own)."""
+    before = page_times(build(srcdir).outdir)
     time.sleep(0.01)
-    write_tree(srcdir, {"basics.md": BASICS.replace("A piece of text.", "A short piece of text.")})
+    write_tree(srcdir, edit)
     second = build(srcdir)
-    # advanced.md links Token ("Builds on"), and the all-terms page lists every entry.
-    assert written_pages(second.outdir, before) - {"genindex", "search"} == {
-        "basics", "index", "advanced", "all-terms",
-    }
+    assert second.warnings == ""
+    return written_pages(second.outdir, before) - {"genindex", "search"}
+
+
+SHORTER_TOKEN = {"basics.md": BASICS.replace("A piece of text.", "A short piece of text.")}
+
+
+def test_changing_a_definition_rewrites_the_pages_that_preview_it(tmp_path: Path) -> None:
+    conf = DEFAULT_CONF.replace('"termindex"]', '"termindex", "termpreviews"]')
+    srcdir = project(tmp_path, conf=conf)
+    # advanced.md links Token, so its hover preview shows Token's opening sentence;
+    # index: Sphinx itself rewrites a toctree's parent when a child changes.
+    assert rewritten_after(srcdir, SHORTER_TOKEN) == {"basics", "index", "advanced"}
+
+
+def test_a_definition_no_page_shows_elsewhere_rewrites_only_its_own_page(tmp_path: Path) -> None:
+    # Without previews, other pages show Token's name and place, never its definition.
+    assert rewritten_after(project(tmp_path), SHORTER_TOKEN) == {"basics", "index"}
+
+
+def test_a_new_entry_rewrites_the_pages_that_list_every_entry(tmp_path: Path) -> None:
+    with_byte = BASICS.replace("    Vocabulary\n", "    Byte\n      Eight bits.\n\n    Vocabulary\n")
+    assert rewritten_after(project(tmp_path), {"basics.md": with_byte}) == {"basics", "index", "all-terms"}
+
+
+def test_the_index_alone_adds_no_relation_lines(tmp_path: Path) -> None:
+    conf = 'extensions = ["myst_parser", "termindex"]\nexclude_patterns = ["_build"]\n'
+    result = build(project(tmp_path, conf=conf))
+    assert result.warnings == ""
+    index = BeautifulSoup(result.html("all-terms"), "html.parser")
+    listed = [a.get_text() for a in index.select(".glossary-index a.term-link")]
+    assert listed[:3] == ["Token", "Vocabulary", "Embedding"]
+    assert BeautifulSoup(result.html("basics"), "html.parser").select(".term-relations") == []
+
+
+def test_the_graph_is_built_once_per_build_for_every_consumer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import glossary
+
+    builds: list[str] = []
+    build_graph = glossary.GlossaryDomain._build_graph
+
+    def counted(self: glossary.GlossaryDomain) -> glossary.GlossaryGraph:
+        builds.append("graph")
+        return build_graph(self)
+
+    monkeypatch.setattr(glossary.GlossaryDomain, "_build_graph", counted)
+    conf = DEFAULT_CONF.replace('"termindex"]', '"termindex", "termpreviews", "conceptmap"]')
+    index = INDEX.replace("    all-terms\n", "    all-terms\n    map\n")
+    result = build(project(tmp_path, conf=conf, index=index, map="# Map\n\n```{concept-map}\n```\n"))
+    assert result.warnings == ""
+    assert "cm-node" in result.html("map")
+    # The check, the relation lines, the index, the previews and the map share one graph.
+    assert builds == ["graph"]

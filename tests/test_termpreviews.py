@@ -69,7 +69,10 @@ def test_each_page_carries_previews_of_exactly_the_entries_it_links(site) -> Non
             "name": "Token",
             "summary": "A piece of text that a model reads. Models count everything in these pieces.",
         },
-        "basics.html#term-Vocabulary": {"name": "Vocabulary", "summary": "Every Token a model knows, each with a number."},
+        "basics.html#term-Vocabulary": {
+            "name": "Vocabulary",
+            "summary": "Every Token a model knows, each with a number.",
+        },
     }
     # The glossary's own page: only the link inside Vocabulary's definition, not the ¶ anchors.
     assert set(previews(site.html("basics"))) == {"#term-Token"}

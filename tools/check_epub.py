@@ -208,15 +208,19 @@ def _check_package(
     for path, document in documents.items():
         if document.error:
             problems.append(f"{path}:{document.error}")
-    for path, media_type, properties, line in items.values():
+    for path, _media_type, properties, line in items.values():
         document = documents.get(path)
         if document is None or document.error:
             continue
         for feature in CONTENT_PROPERTIES:
             if feature in document.features and feature not in properties:
-                problems.append(f"{opf_name}:{line}: {path} contains {feature} content; declare properties=\"{feature}\"")
+                problems.append(
+                    f'{opf_name}:{line}: {path} contains {feature} content; declare properties="{feature}"'
+                )
             if feature in properties and feature not in document.features:
-                problems.append(f"{opf_name}:{line}: {path} declares properties=\"{feature}\" but has no {feature} content")
+                problems.append(
+                    f'{opf_name}:{line}: {path} declares properties="{feature}" but has no {feature} content'
+                )
     for path, document in sorted(documents.items()):
         if not document.error:
             problems += check_links(path, document, documents, files)
@@ -238,7 +242,8 @@ def _check_ncx_identifier(
             continue
         ncx = parse_xml(archive.read(path))
         for name, attributes, line in ncx.elements:
-            if name.endswith(" meta") and attributes.get("name") == "dtb:uid" and attributes.get("content") != identifier:
+            is_uid = name.endswith(" meta") and attributes.get("name") == "dtb:uid"
+            if is_uid and attributes.get("content") != identifier:
                 problems.append(
                     f"{path}:{line}: dtb:uid {attributes.get('content')!r} is not the package identifier {identifier!r}"
                 )

@@ -28,9 +28,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from check_epub import CONTENT_PROPERTIES, CONTAINER, check_epub, check_site_zip, parse_xml  # noqa: E402
+from check_epub import CONTAINER, CONTENT_PROPERTIES, check_epub, check_site_zip, parse_xml
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXED_TIME = (2000, 1, 1, 0, 0, 0)  # zip entries carry no build time: reproducible archives

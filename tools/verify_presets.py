@@ -208,7 +208,7 @@ def main() -> None:
         lora.append({"preset": name, "rank": rank,
                      "targets": targets if isinstance(targets, str) else list(targets),
                      "trainable": trainable})
-        print(f"LoRA {name:14s} r={rank:<3d} {str(targets):40s} trainable={trainable:>12,d}")
+        print(f"LoRA {name:14s} r={rank:<3d} {targets!s:40s} trainable={trainable:>12,d}")
 
     result = {
         "provenance": {

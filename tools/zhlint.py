@@ -227,8 +227,8 @@ def header_problems(term: Term) -> list[str]:
     --------
     >>> header_problems(Term("SWA", "SWA", "chinese", 2))
     ["header 'SWA（SWA）' glosses 'SWA' without Chinese: give its meaning, e.g. SWA（滑動視窗注意力）"]
-    >>> print(*header_problems(Term("PyTorch", "PyTorch 深度學習框架", "name", 3)))
-    header 'PyTorch（PyTorch 深度學習框架）' repeats 'PyTorch' in its gloss: keep only what it means or is, e.g. PyTorch（深度學習框架）
+    >>> print(*header_problems(Term("PyTorch", "PyTorch 深度學習框架", "name", 3)))  # doctest: +ELLIPSIS
+    header 'PyTorch（PyTorch 深度學習框架）' repeats 'PyTorch' in its gloss: ... e.g. PyTorch（深度學習框架）
     >>> header_problems(Term("KV cache", "KV 快取", "chinese", 4))
     []
     """

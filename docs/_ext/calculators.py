@@ -3,24 +3,34 @@
 Each calculator is a directive (``lora-calculator``, ``memory-calculator``,
 ``kvcache-calculator``).  Its content is ordinary MyST, so it is translated through
 the page's ``.po`` file like everything else: first any explanation paragraphs, then
-one bullet list whose items are the widget's labels *in a fixed order* (listed in
-:data:`LABELS`), which lets a translator reword a label freely.  The directive emits
-the widget markup; the behaviour is one vanilla-JS file (``calculators.js``), loaded
-only on pages that have a calculator.
+one bullet list of the widget's labels, each keyed (``- rank: Rank r``; the keys per
+calculator are in :data:`LABELS`).  A translator rewords the text after the key; a
+missing, unknown or repeated key is a warning that names the keys, in English and in
+every translation, so no label can silently land on the wrong field.
+
+The widget markup is a Jinja template (``docs/_templates/calculators/widget.html``);
+its behaviour is one vanilla-JS file (``calculators.js``), loaded only on pages that
+have a calculator.  Builders that run no JavaScript (EPUB, text, LaTeX, man, Texinfo,
+...) get the explanation alone, and the message catalog builder gets the labels too,
+so they are extracted for translation.
 
 The JavaScript repeats the few formulas it needs, so it must agree with ``llmcalc``,
 the project's one source of truth: the browser tests run hundreds of vectors computed
-by ``llmcalc`` through it and compare exactly.  Presets come from ``llmcalc.PRESETS``
-at build time, so a preset is never retyped here.
+by ``llmcalc`` through it and compare exactly.  Everything the widget knows of the
+models and number formats (presets, their parameter counts, bits per value) is read
+from ``llmcalc`` once per build and written into ``data-*`` attributes, never retyped.
 """
 
 from __future__ import annotations
 
-import html
+import functools
 import json
-from typing import TYPE_CHECKING, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
+import jinja2
 from docutils import nodes
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 if TYPE_CHECKING:
@@ -28,19 +38,17 @@ if TYPE_CHECKING:
     from sphinx.util.typing import ExtensionMetadata, OptionSpec
     from sphinx.writers.html5 import HTML5Translator
 
+logger = logging.getLogger(__name__)
+
 LABELS: dict[str, tuple[str, ...]] = {
-    "lora": (
-        "rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error",
-    ),
-    "memory": (
-        "preset", "custom", "params", "precision", "gb", "gib", "error",
-    ),
+    "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
+    "memory": ("preset", "custom", "params", "precision", "gb", "gib", "error"),
     "kvcache": (
         "preset", "custom", "layers", "kv_heads", "heads", "head_dim", "tokens", "batch", "dtype",
         "total", "per_token", "mha", "saving", "error", "divisor_error",
     ),
 }
-"""Label keys per calculator, in the order the directive's bullet list gives them.
+"""Label keys per calculator, each given once in the directive's keyed bullet list.
 
 ``error`` is a message template with ``{label}``, ``{min}`` and ``{max}`` placeholders;
 ``divisor_error`` says that the query heads must be a multiple of the KV heads.
@@ -48,31 +56,61 @@ LABELS: dict[str, tuple[str, ...]] = {
 
 MEMORY_DTYPES = ("fp32", "bf16", "fp8", "int8", "int4")
 KV_DTYPES = ("bf16", "fp32", "fp8")
-KV_PRESETS = ("reference", "llama-3-8b", "mistral-7b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b")
+# Full-attention models only: the KV-cache widget has no sliding window (Mistral 7B's caps its cache).
+KV_PRESETS = ("reference", "llama-3-8b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b")
+TEMPLATES = Path(__file__).resolve().parent.parent / "_templates" / "calculators"
 
 
 class calculator(nodes.General, nodes.Element):
-    """The widget: explanation children plus attributes the HTML visitor renders."""
+    """The widget: explanation children, the label list, and the calculator's kind."""
 
 
-def preset_data(kind: str) -> dict[str, dict[str, int]]:
-    """What the widget needs of each preset, computed by llmcalc at build time."""
-    import llmcalc  # imported when a widget is written: a no-op build skips numpy
-    if kind == "memory":
-        return {name: {"params": llmcalc.param_count(cfg)} for name, cfg in llmcalc.PRESETS.items()}
-    return {
-        name: {
-            "layers": cfg.n_layers,
-            "kv_heads": cfg.n_kv_heads,
-            "heads": cfg.n_heads,
-            "head_dim": cfg.head_dim,
-        }
-        for name, cfg in ((name, llmcalc.PRESETS[name]) for name in KV_PRESETS)
-    }
+def split_label(text: str) -> tuple[str, str]:
+    """``"rank: Rank r"`` -> ``("rank", "Rank r")``; an item without a key gives ``("", text)``.
+
+    >>> split_label("error: {label} must be from {min} to {max}.")
+    ('error', '{label} must be from {min} to {max}.')
+    >>> split_label("Rank r")
+    ('', 'Rank r')
+    """
+    key, colon, label = text.partition(":")
+    if not colon or not key.strip().isidentifier():
+        return "", text.strip()
+    return key.strip(), label.strip()
+
+
+def label_problems(kind: str, keys: list[str]) -> list[str]:
+    """What is wrong with a calculator's label keys (empty when each key appears once).
+
+    >>> label_problems("memory", ["preset", "custom", "params", "precision", "gb", "gib", "error"])
+    []
+    >>> label_problems("memory", ["preset", "preset", "size", "precision", "gb", "gib", "error"])
+    ['missing: custom, params', 'unknown: size', 'repeated: preset']
+    """
+    expected = LABELS[kind]
+    problems = []
+    missing = [key for key in expected if key not in keys]
+    unknown = [key or "(no key)" for key in keys if key not in expected]
+    repeated = sorted({key for key in keys if key in expected and keys.count(key) > 1})
+    for name, found in (("missing", missing), ("unknown", unknown), ("repeated", repeated)):
+        if found:
+            problems.append(f"{name}: {', '.join(found)}")
+    return problems
+
+
+def _label_list(node: nodes.Element) -> nodes.bullet_list:
+    return next(
+        child for child in node.children
+        if isinstance(child, nodes.bullet_list) and "calculator-labels" in child["classes"]
+    )
+
+
+def _items(label_list: nodes.bullet_list) -> list[tuple[str, str]]:
+    return [split_label(item.astext()) for item in label_list.children]
 
 
 class CalculatorDirective(SphinxDirective):
-    """Base: explanation paragraphs, then one bullet list of labels in :data:`LABELS` order."""
+    """Base: explanation paragraphs, then one bullet list of ``key: label`` items."""
 
     kind: ClassVar[str]
     has_content = True
@@ -82,12 +120,17 @@ class CalculatorDirective(SphinxDirective):
         container = nodes.container()
         self.state.nested_parse(self.content, self.content_offset, container)
         lists = [child for child in container.children if isinstance(child, nodes.bullet_list)]
-        expected = LABELS[self.kind]
-        if len(lists) != 1 or len(lists[0].children) != len(expected):
-            found = len(lists[0].children) if len(lists) == 1 else f"{len(lists)} lists"
+        expected = ", ".join(LABELS[self.kind])
+        if len(lists) != 1:
             raise self.error(
-                f"{self.name}: the content must end with one bullet list of {len(expected)} "
-                f"labels ({', '.join(expected)}); found {found}"
+                f"{self.name}: the content must end with one bullet list of `key: label` items "
+                f"({expected}); found {len(lists)} lists"
+            )
+        problems = label_problems(self.kind, [key for key, _label in _items(lists[0])])
+        if problems:
+            raise self.error(
+                f"{self.name}: the label list must give each of {expected} once, as `key: label`; "
+                + "; ".join(problems)
             )
         # The label list stays in the doctree until it is resolved, so that its items
         # are extracted for translation and replaced by the translated text.
@@ -110,165 +153,117 @@ class KVCacheCalculator(CalculatorDirective):
     kind = "kvcache"
 
 
-def _field(ident: str, label: str, control: str) -> str:
-    return (
-        f'<div class="calc-field"><label for="{ident}">{html.escape(label)}</label>{control}</div>'
+def runs_javascript(app: Sphinx) -> bool:
+    """Whether the builder's output can run the widget: HTML pages, not e-readers."""
+    return app.builder.format == "html" and app.builder.name != "epub"
+
+
+def resolve_calculators(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Give each widget its (translated) labels, or leave only the explanation.
+
+    Runs once the document is resolved, so it sees the translated label list, and so
+    builders that run no script get the explanation as ordinary paragraphs: no writer
+    but HTML ever meets the node.
+    """
+    if app.builder.name == "gettext":
+        return  # the message catalog builder extracts the label list: it stays
+    interactive = runs_javascript(app)
+    for node in list(doctree.findall(calculator)):
+        label_list = _label_list(node)
+        items = _items(label_list)
+        problems = label_problems(node["kind"], [key for key, _label in items])
+        if problems:
+            # The source was checked when it was read: this is the translation's fault.
+            logger.warning(
+                "the translated labels of this %s calculator must keep each key once (%s); %s",
+                node["kind"], ", ".join(LABELS[node["kind"]]), "; ".join(problems),
+                location=node, type="calculator", subtype="labels",
+            )
+        node.remove(label_list)
+        if interactive and not problems:
+            node["labels"] = dict(items)
+        else:
+            node.replace_self(node.children)
+
+
+@functools.cache
+def widget_template() -> Any:
+    """The template's macros (``open``, ``close``), loaded once per process."""
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined
     )
+    return environment.get_template("widget.html").module
 
 
-def _number(ident: str, name: str, value: int, low: int, high: int, label: str) -> str:
-    control = (
-        f'<input type="number" id="{ident}" name="{name}" value="{value}" min="{low}" '
-        f'max="{high}" step="1" inputmode="numeric" data-label="{html.escape(label)}" required>'
-    )
-    return _field(ident, label, control)
+@functools.cache
+def model_data(kind: str) -> dict[str, dict[str, int]]:
+    """What the widget needs of each preset, computed by llmcalc once per build."""
+    import llmcalc  # imported when a widget is written: a build without one skips numpy
 
-
-def _select(
-    ident: str, name: str, options: list[tuple[str, str]], label: str, selected: str = ""
-) -> str:
-    items = "".join(
-        f'<option value="{html.escape(value)}"{" selected" if value == selected else ""}>'
-        f"{html.escape(text)}</option>"
-        for value, text in options
-    )
-    return _field(ident, label, f'<select id="{ident}" name="{name}">{items}</select>')
-
-
-def _output(key: str, label: str) -> str:
-    return f'<div class="calc-result"><span>{html.escape(label)}</span> <output data-out="{key}">—</output></div>'
-
-
-def _lora_form(prefix: str, labels: dict[str, str]) -> str:
-    rank = labels["rank"]
-    return "".join([
-        _field(
-            f"{prefix}-rank",
-            rank,
-            f'<input type="range" id="{prefix}-rank" name="rank" min="1" max="256" value="16" step="1">'
-            f'<input type="number" name="rank-box" value="16" min="1" max="256" step="1" '
-            f'inputmode="numeric" aria-label="{html.escape(rank)}" data-label="{html.escape(rank)}" required>',
-        ),
-        _number(f"{prefix}-din", "d_in", 4096, 1, 1_000_000, labels["d_in"]),
-        _number(f"{prefix}-dout", "d_out", 4096, 1, 1_000_000, labels["d_out"]),
-    ])
-
-
-def _memory_form(prefix: str, labels: dict[str, str]) -> str:
-    import llmcalc
-    options = [("", labels["custom"])] + [(name, name) for name in llmcalc.PRESETS]
-    return "".join([
-        _select(f"{prefix}-preset", "preset", options, labels["preset"]),
-        _number(f"{prefix}-params", "params", 7_000_000_000, 1, 10**13, labels["params"]),
-    ])
-
-
-def _kvcache_form(prefix: str, labels: dict[str, str]) -> str:
-    import llmcalc
-    options = [("", labels["custom"])] + [(name, name) for name in KV_PRESETS]
-    reference = llmcalc.PRESETS["reference"]
-    return "".join([
-        # The widget opens on the reference model's shape, so the list starts on it.
-        _select(f"{prefix}-preset", "preset", options, labels["preset"], selected="reference"),
-        _number(f"{prefix}-layers", "layers", reference.n_layers, 1, 1024, labels["layers"]),
-        _number(f"{prefix}-heads", "heads", reference.n_heads, 1, 1024, labels["heads"]),
-        _number(f"{prefix}-kvheads", "kv_heads", reference.n_kv_heads, 1, 1024, labels["kv_heads"]),
-        _number(f"{prefix}-headdim", "head_dim", reference.head_dim, 1, 4096, labels["head_dim"]),
-        _number(f"{prefix}-tokens", "tokens", 4096, 1, 10_000_000, labels["tokens"]),
-        _number(f"{prefix}-batch", "batch", 1, 1, 4096, labels["batch"]),
-        _select(f"{prefix}-dtype", "dtype", [(d, d) for d in KV_DTYPES], labels["dtype"]),
-    ])
-
-
-def _results(kind: str, labels: dict[str, str]) -> str:
-    if kind == "lora":
-        outputs = [_output(key, labels[key]) for key in ("trainable", "original", "share")]
-        outputs.append(
-            f'<p class="calc-formula"><span>{html.escape(labels["formula"])}</span> '
-            f'<output data-out="formula">—</output></p>'
-            '<div class="calc-bar" aria-hidden="true"><div class="calc-bar-fill" data-out="bar"></div></div>'
-        )
-        return "".join(outputs)
     if kind == "memory":
-        head = (
-            f'<thead><tr><th scope="col">{html.escape(labels["precision"])}</th>'
-            f'<th scope="col">{html.escape(labels["gb"])}</th><th scope="col">{html.escape(labels["gib"])}</th></tr></thead>'
-        )
-        rows = "".join(
-            f'<tr><th scope="row">{dtype}</th><td data-out="gb-{dtype}">—</td><td data-out="gib-{dtype}">—</td></tr>'
-            for dtype in MEMORY_DTYPES
-        )
-        return f'<table class="calc-table">{head}<tbody>{rows}</tbody></table>'
-    return "".join(_output(key, labels[key]) for key in ("per_token", "total", "mha", "saving"))
+        return {name: {"params": int(llmcalc.param_count(cfg))} for name, cfg in llmcalc.PRESETS.items()}
+    shapes = {}
+    for name in KV_PRESETS:
+        cfg = llmcalc.PRESETS[name]
+        shapes[name] = {
+            "layers": cfg.n_layers,
+            "kv_heads": cfg.n_kv_heads,
+            "heads": cfg.n_heads,
+            "head_dim": cfg.head_dim,
+        }
+    return shapes
 
 
-FORMS = {"lora": _lora_form, "memory": _memory_form, "kvcache": _kvcache_form}
+@functools.cache
+def dtype_bits() -> dict[str, int]:
+    """Bits per value of every number format, from llmcalc (calculators.js reads them)."""
+    import llmcalc
+
+    return {name: int(bits) for name, bits in llmcalc.DTYPE_BITS.items()}
 
 
 def visit_calculator(self: HTML5Translator, node: calculator) -> None:
-    if self.builder.name == "epub":
-        return  # e-readers run no scripts: the explanation alone is rendered
     kind, labels = node["kind"], node["labels"]
-    attributes = {
-        "data-calculator": kind,
-        "data-error-template": labels["error"],
-    }
+    attributes = {"data-calculator": kind, "data-error-template": labels["error"]}
     if kind == "kvcache":
         attributes["data-divisor-error"] = labels["divisor_error"]
     if kind in ("memory", "kvcache"):
-        attributes["data-presets"] = json.dumps(preset_data(kind), separators=(",", ":"))
-    attrs = " ".join(f'{name}="{html.escape(value)}"' for name, value in attributes.items())
-    self.body.append(f'<div class="calculator" {attrs}>')
-    self.body.append('<div class="calc-explanation">')
+        attributes["data-presets"] = json.dumps(model_data(kind), separators=(",", ":"))
+        attributes["data-dtype-bits"] = json.dumps(dtype_bits(), separators=(",", ":"))
+    self.body.append(widget_template().open(attributes))
 
 
 def depart_calculator(self: HTML5Translator, node: calculator) -> None:
-    if self.builder.name == "epub":
-        return
-    kind, labels = node["kind"], node["labels"]
-    prefix = f"calc-{kind}-{node['serial']}"
-    self.body.append("</div>")
-    self.body.append(f'<form class="calc-form" onsubmit="return false">{FORMS[kind](prefix, labels)}</form>')
-    self.body.append('<p class="calc-error" role="alert" hidden></p>')
-    self.body.append(f'<div class="calc-results" aria-live="polite">{_results(kind, labels)}</div>')
-    self.body.append("</div>")
-
-
-def keep_explanation_only(self: nodes.NodeVisitor, node: calculator) -> None:
-    """Writers that cannot run JavaScript show the explanation without the widget."""
-
-
-def collect_labels(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """Turn each calculator's (translated) label list into the labels its widget shows."""
-    if app.builder.name == "gettext":
-        return  # the message catalog builder reads resolved doctrees: it needs the list
-    for node in doctree.findall(calculator):
-        label_list = next(
-            child for child in node.children
-            if isinstance(child, nodes.bullet_list) and "calculator-labels" in child["classes"]
+    kind = node["kind"]
+    presets = [(name, name) for name in model_data(kind)] if kind != "lora" else []
+    dtypes = MEMORY_DTYPES if kind == "memory" else KV_DTYPES
+    self.body.append(
+        widget_template().close(
+            kind=kind,
+            prefix=f"calc-{kind}-{node['serial']}",
+            labels=node["labels"],
+            presets=presets,
+            dtypes=[(dtype, dtype) for dtype in dtypes],
+            reference=model_data("kvcache")["reference"],
         )
-        items = [item.astext().strip() for item in label_list.children]
-        node["labels"] = dict(zip(LABELS[node["kind"]], items, strict=True))
-        node.remove(label_list)
+    )
 
 
-def add_script(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: nodes.document | None) -> None:
-    if app.builder.name != "epub" and doctree is not None and any(doctree.findall(calculator)):
+def add_script(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
+) -> None:
+    if runs_javascript(app) and doctree is not None and any(doctree.findall(calculator)):
         app.add_js_file("calculators.js", defer="defer")
         app.add_css_file("calculators.css")
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
-    app.add_node(
-        calculator,
-        html=(visit_calculator, depart_calculator),
-        text=(keep_explanation_only, None),
-        latex=(keep_explanation_only, None),
-    )
+    # Only HTML writers ever meet the node: resolve_calculators replaces it for the rest.
+    app.add_node(calculator, html=(visit_calculator, depart_calculator))
     app.add_directive("lora-calculator", LoraCalculator)
     app.add_directive("memory-calculator", MemoryCalculator)
     app.add_directive("kvcache-calculator", KVCacheCalculator)
-    app.connect("doctree-resolved", collect_labels)
+    app.connect("doctree-resolved", resolve_calculators)
     app.connect("html-page-context", add_script)
-    # env_version: doctrees pickled by an older version of this file lack the label list.
-    return {"version": "1.1", "env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}
+    # env_version: doctrees pickled by an older version of this file have positional labels.
+    return {"version": "2.0", "env_version": 3, "parallel_read_safe": True, "parallel_write_safe": True}

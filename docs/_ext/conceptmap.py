@@ -1,6 +1,6 @@
 """The concept map: every glossary entry and the earlier entries it uses, as one picture.
 
-The ``concept-map`` directive draws :mod:`termorder`'s dependency graph as inline SVG,
+The ``concept-map`` directive draws :mod:`glossary`'s dependency graph as inline SVG,
 written at build time in Python, so the map needs no JavaScript, no graph library and
 no network, and works from ``file://``, a zip or an EPUB.  The layout follows the
 reading order, which is what makes a graph of 300+ terms legible:
@@ -26,15 +26,16 @@ from __future__ import annotations
 import html
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-from termorder import Entry, GlossaryGraph, glossary_graph, note_dependent_page
+from glossary import Entry, GlossaryGraph, add_page_view, glossary
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
+    from sphinx.environment import BuildEnvironment
     from sphinx.util.typing import ExtensionMetadata
     from sphinx.writers.html5 import HTML5Translator
 
@@ -56,6 +57,9 @@ LATIN_CHAR_WIDTH = 0.6  # average advance of a sans-serif Latin character, in em
 WIDE_CHAR_WIDTH = 1.0  # CJK and full-width punctuation
 
 
+VIEW = "concept-map"
+
+
 class concept_map_placeholder(nodes.General, nodes.Element):
     """Stands where the map goes until every document has been read."""
 
@@ -70,7 +74,7 @@ class ConceptMapDirective(SphinxDirective):
     has_content = True
 
     def run(self) -> list[nodes.Node]:
-        note_dependent_page(self.env, self.env.docname)
+        glossary(self.env).note_shows_all(self.env.docname, VIEW)
         figure = nodes.container(classes=["concept-map-figure"])
         if self.content:
             # Parsed like any paragraph, so it is translated through the page's catalog.
@@ -138,7 +142,7 @@ def wrap(text: str, width: float, max_lines: int) -> list[str]:
         rest = lines[max_lines - 1]
         for line in lines[max_lines:]:
             rest = _join(rest, line)
-        lines = lines[: max_lines - 1] + [rest]
+        lines = [*lines[:max_lines - 1], rest]
     return [fit(line, width) for line in lines]
 
 
@@ -218,7 +222,10 @@ def curve(source: Placed, target: Placed) -> str:
         x = source.left
         rows = abs(target.y - source.y) / ROW_HEIGHT
         bulge = min(COLUMN_GAP * 0.45, 6 + 3 * rows)
-        return f"M{x:.0f} {source.y:.0f}C{x - bulge:.0f} {source.y:.0f} {x - bulge:.0f} {target.y:.0f} {x:.0f} {target.y:.0f}"
+        return (
+            f"M{x:.0f} {source.y:.0f}C{x - bulge:.0f} {source.y:.0f} "
+            f"{x - bulge:.0f} {target.y:.0f} {x:.0f} {target.y:.0f}"
+        )
     x1, x2 = source.right, target.left
     pull = max(min(abs(x2 - x1) / 2, 120), COLUMN_GAP / 2)
     return (
@@ -301,7 +308,7 @@ def plain_list(app: Sphinx, graph: GlossaryGraph) -> nodes.bullet_list:
     grouped: dict[str, list[Entry]] = {}
     for entry in graph.entries:
         grouped.setdefault(entry.docname, []).append(entry)
-    uses = {user.key: [] for user in graph.entries}
+    uses: dict[tuple[str, str], list[str]] = {user.key: [] for user in graph.entries}
     for used, user in edges(graph):
         uses[user.key].append(used.name)
     for docname, entries in grouped.items():
@@ -320,16 +327,29 @@ def fill_maps(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     placeholders = list(doctree.findall(concept_map_placeholder))
     if not placeholders:
         return
-    graph = glossary_graph(app.env)
+    graph = glossary(app.env).graph()
     for serial, placeholder in enumerate(placeholders, start=1):
         if app.builder.format != "html":
             placeholder.replace_self(plain_list(app, graph))
             continue
         figure = placeholder.parent
-        captions = [child for child in figure.children if "concept-map-caption" in child["classes"]]
+        captions = [
+            child
+            for child in (figure.children if figure is not None else [])
+            if isinstance(child, nodes.Element) and "concept-map-caption" in child["classes"]
+        ]
         text = captions[0].astext() if captions else app.env.titles[docname].astext()
         label = " ".join(text.split())
         placeholder.replace_self(concept_map(svg=render_svg(app, docname, graph, label, serial), label=label))
+
+
+def map_shown(app: Sphinx, env: BuildEnvironment, graph: GlossaryGraph) -> dict[str, object]:
+    """On each page with a map: every entry, its section title and its edges."""
+    drawing = [
+        (entry.shown()[:3], env.titles[entry.docname].astext(), [used.key for used in graph.builds_on(entry)])
+        for entry in graph.entries
+    ]
+    return dict.fromkeys(glossary(env).pages_showing_all(VIEW), drawing)
 
 
 def visit_concept_map(self: HTML5Translator, node: concept_map) -> None:
@@ -342,14 +362,15 @@ def visit_concept_map(self: HTML5Translator, node: concept_map) -> None:
 
 
 def add_stylesheet(
-    app: Sphinx, pagename: str, templatename: str, context: dict, doctree: nodes.document | None
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
 ) -> None:
     if doctree is not None and any(doctree.findall(concept_map)):
         app.add_css_file("conceptmap.css")
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
-    app.setup_extension("termorder")
+    app.setup_extension("glossary")
+    add_page_view(app, map_shown)
     app.add_node(concept_map_placeholder)
     app.add_node(concept_map, html=(visit_concept_map, None))
     app.add_directive("concept-map", ConceptMapDirective)

@@ -3,15 +3,21 @@
 A reader copying a doctest wants ``import llmcalc as lc`` and the calls, not the
 ``>>>`` prompts and the printed results.  The button's labels come from the
 ``sphinx`` message catalog (``locales/zh_TW/LC_MESSAGES/sphinx.po``), so they are
-translated like the theme's own strings; sphinx-copybutton has no zh_TW labels.
+translated like the theme's own strings.
+
+Why not sphinx-copybutton (0.5.2), which strips prompts too: it fails our "translated
+labels" requirement.  Its labels are a table inside its JavaScript with ``zh-CN`` but no
+``zh-TW`` entry, keyed by the page's ``lang``, so the zh_TW edition would show English,
+and the table cannot be extended from a catalog.  It meets the offline requirement.
 """
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from sphinx.locale import get_translation
+
+from glossary_html import inline_json
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -27,8 +33,7 @@ def add_copy_buttons(
     if app.builder.name == "epub" or app.builder.format != "html" or 'class="highlight"' not in context.get("body", ""):
         return
     labels = {"copy": _("Copy"), "copied": _("Copied!"), "failed": _("Copy failed")}
-    data = json.dumps(labels, ensure_ascii=False).replace("</", "<\\/")
-    context["body"] += f'<script type="application/json" id="copy-labels">{data}</script>'
+    context["body"] += inline_json("copy-labels", labels)
     app.add_js_file("copycode.js", defer="defer")
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sphinx.builders.html import StandaloneHTMLBuilder
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.util.typing import ExtensionMetadata
@@ -57,7 +59,7 @@ def add_switch(
         "url": language_switch_url(
             pagename,
             target,
-            app.builder.out_suffix,
+            app.builder.out_suffix if isinstance(app.builder, StandaloneHTMLBuilder) else ".html",
             layout=app.config.language_switch_layout,
             version=app.config.language_switch_version,
         ),

@@ -2,8 +2,9 @@
 
 Readers who already know a word want to jump to it; readers starting out want the
 order.  The ``glossary-index`` directive leaves a placeholder that is filled once all
-documents are read (``doctree-resolved``), from :mod:`termorder`'s graph, so the page
-can never fall out of step with the entries themselves.
+documents are read (``doctree-resolved``), from :mod:`glossary`'s graph, so the page
+can never fall out of step with the entries themselves.  It needs only the glossary
+store: the "Builds on" lines (:mod:`termlinks`) are a separate choice.
 """
 
 from __future__ import annotations
@@ -15,12 +16,16 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from termlinks import entry_link
-from termorder import Entry, glossary_graph, note_dependent_page
+from glossary import Entry, GlossaryGraph, add_page_view, glossary
+from glossary_html import entry_link
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
+    from sphinx.environment import BuildEnvironment
     from sphinx.util.typing import ExtensionMetadata, OptionSpec
+
+
+VIEW = "glossary-index"
 
 
 class glossary_index_placeholder(nodes.General, nodes.Element):
@@ -36,7 +41,7 @@ class GlossaryIndexDirective(SphinxDirective):
     }
 
     def run(self) -> list[nodes.Node]:
-        note_dependent_page(self.env, self.env.docname)
+        glossary(self.env).note_shows_all(self.env.docname, VIEW)
         placeholder = glossary_index_placeholder()
         placeholder["order"] = self.options.get("order", "reading")
         return [placeholder]
@@ -54,7 +59,7 @@ def _initial(name: str) -> str:
 def _entry_list(app: Sphinx, docname: str, entries: list[Entry]) -> nodes.bullet_list:
     listing = nodes.bullet_list(classes=["glossary-index-list"])
     for entry in entries:
-        listing += nodes.list_item("", nodes.paragraph("", "", entry_link(app, docname, entry)))
+        listing += nodes.list_item("", nodes.paragraph("", "", entry_link(app.builder, docname, entry)))
     return listing
 
 
@@ -85,7 +90,7 @@ def fill_indexes(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     placeholders = list(doctree.findall(glossary_index_placeholder))
     if not placeholders:
         return
-    entries = glossary_graph(app.env).entries
+    entries = glossary(app.env).graph().entries
     for placeholder in placeholders:
         render = _alphabetical if placeholder["order"] == "alphabetical" else _by_section
         placeholder.replace_self(
@@ -93,9 +98,16 @@ def fill_indexes(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         )
 
 
+def index_shown(app: Sphinx, env: BuildEnvironment, graph: GlossaryGraph) -> dict[str, object]:
+    """On each all-terms page: every entry's place, name and section title."""
+    listing = [(entry.shown()[:3], env.titles[entry.docname].astext()) for entry in graph.entries]
+    return dict.fromkeys(glossary(env).pages_showing_all(VIEW), listing)
+
+
 def setup(app: Sphinx) -> ExtensionMetadata:
-    app.setup_extension("termlinks")
+    app.setup_extension("glossary")
     app.add_node(glossary_index_placeholder)
     app.add_directive("glossary-index", GlossaryIndexDirective)
     app.connect("doctree-resolved", fill_indexes)
-    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
+    add_page_view(app, index_shown)
+    return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}

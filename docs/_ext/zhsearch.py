@@ -12,17 +12,20 @@ Two problems with Sphinx 9.0.4's stock Chinese search, both silent:
   the search page throws ``ReferenceError`` and shows "Searching…" forever (upstream
   sphinx-doc/sphinx#14229, fixed by #14416 after 9.0.4).
   :func:`traditional_chinese_search` ships the English stemmer under the name the
-  search page uses.  Drop it once the project's pinned Sphinx contains that fix.
+  search page uses, only on the Sphinx versions in :data:`STEMMER_BUG_VERSIONS`.  A
+  canary test fails when the installed Sphinx is not one of them: then check whether
+  the release has the fix (drop the workaround) or not (add the version).
 """
 
 from __future__ import annotations
 
 import csv
 import logging
+from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sphinx.search import _MINIFIED_JS_PATH
+import sphinx
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -30,18 +33,19 @@ if TYPE_CHECKING:
     from sphinx.util.typing import ExtensionMetadata
 
 TERMINOLOGY = Path(__file__).resolve().parents[2] / "locales" / "zh_TW" / "terminology.tsv"
+STEMMER_BUG_VERSIONS = frozenset({"9.0.4"})
+"""Sphinx releases whose Chinese ``language_data.js`` names a missing stemmer (sphinx#14229)."""
 
 
 def _english_stemmer_code() -> str:
-    parts = [
-        (_MINIFIED_JS_PATH / name).read_text(encoding="utf-8")
-        for name in ("base-stemmer.js", "english-stemmer.js")
-    ]
+    # The stemmers Sphinx ships as package data, found through the public resources API.
+    scripts = files("sphinx.search").joinpath("minified-js")
+    parts = [scripts.joinpath(name).read_text(encoding="utf-8") for name in ("base-stemmer.js", "english-stemmer.js")]
     return "\n".join([*parts, "window.Stemmer = EnglishStemmer;"])
 
 
 def traditional_chinese_search() -> type:
-    """Sphinx's Chinese search with a JavaScript stemmer that exists, and a lazy dictionary.
+    """Sphinx's Chinese search with a lazy dictionary, and a JavaScript stemmer that exists.
 
     Built on demand: importing Sphinx's Chinese search imports jieba, which an English
     build does not need.  The dictionary is loaded at the first text to index, not when
@@ -52,8 +56,9 @@ def traditional_chinese_search() -> type:
     from sphinx.search.zh import SearchChinese
 
     class SearchTraditionalChinese(SearchChinese):
-        js_stemmer_rawcode = ""
-        js_stemmer_code = _english_stemmer_code()
+        if sphinx.__version__ in STEMMER_BUG_VERSIONS:
+            js_stemmer_rawcode = ""
+            js_stemmer_code = _english_stemmer_code()
 
         def __init__(self, options: dict[str, str]) -> None:
             self.pending_dictionary = options.get("dict", "")

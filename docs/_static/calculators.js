@@ -1,15 +1,18 @@
 /* Interactive calculators (LoRA rank, model memory, KV cache), offline, no framework.
  *
- * The markup comes from docs/_ext/calculators.py.  The formulas below repeat the
- * few that llmcalc defines; the browser tests run hundreds of llmcalc-generated
- * vectors through window.LLMCalc and compare exactly, so the two cannot drift apart.
+ * The markup comes from docs/_templates/calculators/widget.html, rendered by
+ * docs/_ext/calculators.py.  The formulas below repeat the few that llmcalc defines;
+ * the browser tests run hundreds of llmcalc-generated vectors through window.LLMCalc
+ * and compare exactly, so the two cannot drift apart.
  * Counts use BigInt, so no size is ever rounded; results are written with
  * textContent only, never as HTML built from input.
  */
 (function () {
   "use strict";
 
-  var DTYPE_BITS = { fp32: 32n, fp16: 16n, bf16: 16n, fp8: 8n, int8: 8n, int4: 4n, nf4: 4n };
+  /* Bits per value of each number format: llmcalc.DTYPE_BITS, which the build writes
+   * into every memory and KV-cache widget's data-dtype-bits (read at init). */
+  var DTYPE_BITS = {};
   var GB = 1e9;
   var GIB = 1073741824;
 
@@ -224,6 +227,10 @@
   };
 
   function init() {
+    document.querySelectorAll(".calculator[data-dtype-bits]").forEach(function (root) {
+      var table = JSON.parse(root.dataset.dtypeBits);
+      Object.keys(table).forEach(function (dtype) { DTYPE_BITS[dtype] = BigInt(table[dtype]); });
+    });
     document.querySelectorAll(".calculator[data-calculator]").forEach(function (root) {
       SETUP[root.dataset.calculator](root, formatter());
     });

@@ -1,0 +1,37 @@
+"""Markup helpers shared by the glossary extensions (not an extension itself).
+
+* :func:`entry_link`: a link to a glossary entry, as the relation lines and the
+  all-terms page show it;
+* :func:`inline_json`: data for a page's script, written into the page itself, since
+  pages opened from ``file://`` may not fetch anything.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from docutils import nodes
+
+if TYPE_CHECKING:
+    from sphinx.builders import Builder
+
+    from glossary import Entry
+
+
+def entry_link(builder: Builder, fromdocname: str, entry: Entry) -> nodes.reference:
+    """A link from ``fromdocname`` to ``entry``'s anchor, showing its first name."""
+    uri = builder.get_relative_uri(fromdocname, entry.docname) + "#" + entry.anchor
+    return nodes.reference("", entry.name, internal=True, refuri=uri, classes=["term-link"])
+
+
+def inline_json(element_id: str, data: object) -> str:
+    """A ``<script type="application/json">`` element holding ``data``.
+
+    ``</`` is escaped (JSON allows ``<\\/``), so no string can end the element early.
+
+    >>> inline_json("labels", {"copy": "</script>複製"})
+    '<script type="application/json" id="labels">{"copy": "<\\\\/script>複製"}</script>'
+    """
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
+    return f'<script type="application/json" id="{element_id}">{text}</script>'

@@ -1,0 +1,70 @@
+"""Canaries for the workarounds of upstream bugs: each applies only where it was written for.
+
+When a pin in constraints.txt moves, the first test here fails and names the
+workaround to re-examine: drop it if the new release fixed the bug, or add the
+version to the workaround's list if it did not.  The other tests check that each
+workaround is still needed (the upstream bug is still there) and that it does nothing
+on a version it was not written for.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+from pathlib import Path
+
+import myst_parser
+import myst_parser.mdit_to_docutils.base as myst_base
+import pytest
+import sphinx.search
+
+import mystsettings
+import themestrings
+import zhsearch
+from sphinxbuild import build, write_tree
+
+WORKAROUNDS = [
+    ("sphinx", zhsearch.STEMMER_BUG_VERSIONS, "docs/_ext/zhsearch.py (sphinx#14229)"),
+    ("myst-parser", mystsettings.PATCHED_VERSIONS, "docs/_ext/mystsettings.py"),
+    ("furo", themestrings.REWRITTEN_VERSIONS, "docs/_ext/themestrings.py"),
+]
+
+
+@pytest.mark.parametrize(("package", "versions", "workaround"), WORKAROUNDS)
+def test_each_workaround_was_written_for_the_installed_release(
+    package: str, versions: frozenset[str], workaround: str
+) -> None:
+    installed = version(package)
+    assert installed in versions, (
+        f"{package} is now {installed}; {workaround} was written for {sorted(versions)}: "
+        "drop it if this release fixed the bug, else add the version"
+    )
+
+
+def language_data(tmp_path: Path, extensions: list[str]) -> str:
+    write_tree(tmp_path, {"conf.py": f"extensions = {extensions!r}\n", "index.rst": "Title\n=====\n\n詞元。\n"})
+    result = build(tmp_path, overrides={"language": "zh_TW"})
+    assert result.warnings == ""
+    return (result.outdir / "_static" / "language_data.js").read_text(encoding="utf-8")
+
+
+def test_sphinx_chinese_search_still_names_a_stemmer_it_does_not_ship(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # add_search_language replaces Sphinx's process-wide entry, so an earlier build with
+    # zhsearch in this process would otherwise stand in for the stock search.
+    monkeypatch.setitem(sphinx.search.languages, "zh", "sphinx.search.zh.SearchChinese")
+    stock = language_data(tmp_path / "stock", [])
+    assert "window.Stemmer = ChineseStemmer;" in stock and "class ChineseStemmer" not in stock
+    fixed = language_data(tmp_path / "fixed", ["zhsearch"])
+    assert "window.Stemmer = EnglishStemmer;" in fixed and "EnglishStemmer" in fixed.split("window.Stemmer")[0]
+
+
+def test_the_myst_settings_patch_is_left_out_on_other_releases(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = myst_base.get_default_settings  # type: ignore[attr-defined]
+    monkeypatch.setattr(myst_base, "get_default_settings", original)
+    monkeypatch.setattr(myst_parser, "__version__", "0.0.0")
+    mystsettings.setup(None)  # type: ignore[arg-type]
+    assert myst_base.get_default_settings is original  # type: ignore[attr-defined]
+    monkeypatch.setattr(myst_parser, "__version__", sorted(mystsettings.PATCHED_VERSIONS)[0])
+    mystsettings.setup(None)  # type: ignore[arg-type]
+    assert myst_base.get_default_settings is mystsettings.default_settings  # type: ignore[attr-defined]
