@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import doctest
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -27,7 +27,8 @@ NEW_ENGLISH = "A filter applied before sampling: keep the smallest set of tokens
 
 def template(*messages: str, created: str = "2026-11-30 09:00") -> Catalog:
     """A ``.pot`` as Sphinx's gettext builder writes it, with the given English messages."""
-    catalog = Catalog(project="LLM Engineering Glossary", creation_date=datetime.fromisoformat(created).replace(tzinfo=timezone.utc))
+    date = datetime.fromisoformat(created).replace(tzinfo=UTC)
+    catalog = Catalog(project="LLM Engineering Glossary", creation_date=date)
     for message in messages:
         catalog.add(message)
     return catalog
@@ -151,9 +152,10 @@ def test_stats_never_round_an_incomplete_catalog_up_and_say_what_is_left(tmp_pat
     stats = catalog_stats(path)
     assert (stats.translated, len(stats.fuzzy_lines), len(stats.untranslated_lines)) == (1999, 1, 0)
     lines = report([stats])
-    assert lines[-5].endswith("(99.9% translated)")
-    assert lines[-3] == "1 message still needs work (1 fuzzy, 0 untranslated):"
-    assert lines[-2] == f"  page.po: fuzzy at line {stats.fuzzy_lines[0]}"
+    assert lines[-6].endswith("(99.9% translated)")
+    assert lines[-4] == "1 message still needs work (1 fuzzy, 0 untranslated):"
+    assert lines[-3] == f"  page.po: fuzzy at line {stats.fuzzy_lines[0]}"
+    assert "'#| msgid'" in lines[-2]
     assert path.read_text(encoding="utf-8").splitlines()[stats.fuzzy_lines[0] - 1] == 'msgid "Message number 1999!"'
     assert "not a crash" in lines[-1]
     assert intl_stats.main([str(tmp_path)]) == 1

@@ -85,13 +85,15 @@ def test_every_planned_term_is_a_glossary_entry_in_order(docname: str) -> None:
     built = page_entries(str(page("en", docname)))
     assert_no_problems(
         planned_entry_problems(docname, built, planned_entries()[docname]),
-        "Or run `make expected-terms` to rewrite tests/data/expected_terms.tsv from the built pages, and check its diff.",
+        "Or run `make expected-terms` to rewrite tests/data/expected_terms.tsv from the built pages,"
+        " and check its diff.",
     )
 
 
 def test_the_planned_terms_are_what_make_expected_terms_writes() -> None:
     """`make expected-terms` reproduces the hand-kept list from the built pages, row for row."""
-    assert derived_rows(BUILD / "html" / "en") == (REPO / "tests" / "data" / "expected_terms.tsv").read_text(encoding="utf-8").splitlines()
+    planned = (REPO / "tests" / "data" / "expected_terms.tsv").read_text(encoding="utf-8")
+    assert derived_rows(BUILD / "html" / "en") == planned.splitlines()
 
 
 @pytest.mark.parametrize("docname", SECTION_PAGES)
@@ -103,7 +105,7 @@ def test_zh_tw_headers_and_anchors_match_english(docname: str) -> None:
     assert_no_problems([
         f"{docname}: zh_TW header {have!r} should read {want!r} (from locales/zh_TW/terminology.tsv): "
         f"translate the header msgid {text!r} in locales/zh_TW/LC_MESSAGES/{docname}.po as {want!r}"
-        for (_, text), (_, have) in zip(english, chinese)
+        for (_, text), (_, have) in zip(english, chinese, strict=True)
         if have != (want := f"{text}（{TERMINOLOGY[text]}）")
     ])
 

@@ -32,7 +32,8 @@ def test_entries_of_a_built_glossary_group_aliases_under_their_term() -> None:
 def test_a_new_entry_without_a_row_names_the_file_the_line_and_the_row_to_add(tmp_path: Path) -> None:
     """The newcomer's report: the old failure read only "At index 59 diff: 'Beam search' != 'KV cache'"."""
     terms = tmp_path / "expected_terms.tsv"
-    terms.write_text(f"page\tterm\taliases\n{PAGE}\tTop-p sampling\tNucleus sampling\n{PAGE}\tKV cache\t\n", encoding="utf-8")
+    rows = f"page\tterm\taliases\n{PAGE}\tTop-p sampling\tNucleus sampling\n{PAGE}\tKV cache\t\n"
+    terms.write_text(rows, encoding="utf-8")
     problems = planned_entry_problems(PAGE, [TOP_P, BEAM, KV_CACHE], planned_entries(terms)[PAGE], terms)
     assert problems == [
         f"{terms}:2: 'Beam search' is a glossary entry on {PAGE} but has no row: "
@@ -42,13 +43,17 @@ def test_a_new_entry_without_a_row_names_the_file_the_line_and_the_row_to_add(tm
 
 def test_a_new_first_entry_is_placed_before_the_page_s_first_row() -> None:
     problems = planned_entry_problems(PAGE, [BEAM, KV_CACHE], [(60, KV_CACHE)], Path("t.tsv"))
-    assert problems == [f"t.tsv:60: 'Beam search' is a glossary entry on {PAGE} but has no row: add the line '{PAGE}\\tBeam search\\t' before line 60"]
+    assert problems == [
+        f"t.tsv:60: 'Beam search' is a glossary entry on {PAGE} but has no row: "
+        f"add the line '{PAGE}\\tBeam search\\t' before line 60"
+    ]
 
 
 def test_a_removed_entry_names_the_row_to_delete() -> None:
     problems = planned_entry_problems(PAGE, [KV_CACHE], [(60, TOP_P), (61, KV_CACHE)], Path("t.tsv"))
     assert problems == [
-        f"t.tsv:60: 'Top-p sampling' (aliases ['Nucleus sampling']) is planned on {PAGE} but the page has no such entry: "
+        f"t.tsv:60: 'Top-p sampling' (aliases ['Nucleus sampling']) is planned on {PAGE} "
+        "but the page has no such entry: "
         "delete the row if the entry was removed or renamed, or fix the entry"
     ]
 
@@ -67,7 +72,8 @@ def test_a_page_that_matches_its_plan_has_no_problem() -> None:
 def test_a_term_without_a_terminology_row_names_the_file_and_the_row_to_add(tmp_path: Path) -> None:
     """The old failure was a bare ``KeyError: 'Beam search'``."""
     terminology = tmp_path / "terminology.tsv"
-    terminology.write_text("english\tzh_TW\tlink_text\tnote\nKV cache\tKV 快取\tchinese\tTaiwan usage\n", encoding="utf-8")
+    rows = "english\tzh_TW\tlink_text\tnote\nKV cache\tKV 快取\tchinese\tTaiwan usage\n"
+    terminology.write_text(rows, encoding="utf-8")
     assert missing_terminology_rows(["KV cache", "Beam search", "Beam search"], terminology) == [
         f"{terminology}: 'Beam search' has no row: add the line 'Beam search\\t<Chinese>\\tchinese\\tTaiwan usage' "
         "(columns english, zh_TW, link_text, note; see CONTRIBUTING.md, step 3)"

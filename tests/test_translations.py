@@ -79,7 +79,9 @@ def test_catalog_is_fully_translated(catalog: Path) -> None:
         for m in messages(catalog)
         if m.fuzzy
     ]
-    empty = [f"{catalog}:{m.lineno}: untranslated {m.id!r}: fill in its msgstr" for m in messages(catalog) if not m.string]
+    empty = [
+        f"{catalog}:{m.lineno}: untranslated {m.id!r}: fill in its msgstr" for m in messages(catalog) if not m.string
+    ]
     assert_no_problems(fuzzy + empty)
 
 
@@ -110,7 +112,11 @@ def test_terminology_covers_every_term_once() -> None:
         for name in [row["term"], *filter(None, (a.strip() for a in row["aliases"].split("|")))]
     ]
     assert_no_problems(missing_terminology_rows(names, TERMINOLOGY_FILE))
-    assert_no_problems([f"{TERMINOLOGY_FILE}: {row['english']!r} has no Chinese in its zh_TW column" for row in rows if not row["zh_TW"].strip()])
+    assert_no_problems([
+        f"{TERMINOLOGY_FILE}: {row['english']!r} has no Chinese in its zh_TW column"
+        for row in rows
+        if not row["zh_TW"].strip()
+    ])
 
 
 @pytest.mark.parametrize("catalog", CATALOGS, ids=catalog_id)
@@ -149,7 +155,10 @@ def target_mismatch(location: str, source: str, translation: str) -> str:
     """Which term targets the translation lacks and which it adds, with the form that fixes it."""
     lacking = sorted(set(term_targets(source)) - set(term_targets(translation)))
     extra = sorted(set(term_targets(translation)) - set(term_targets(source)))
-    counts = "" if lacking or extra else f": the English links {term_targets(source)}, the translation {term_targets(translation)}"
+    counts = (
+        "" if lacking or extra
+        else f": the English links {term_targets(source)}, the translation {term_targets(translation)}"
+    )
     return (
         f"{location}: term links differ from the English{counts}"
         + (f"; missing target(s) {lacking}" if lacking else "")
@@ -199,7 +208,7 @@ def test_entry_labels_read_the_same_on_every_page(catalog: Path) -> None:
 
 
 @pytest.mark.parametrize("catalog", CATALOGS, ids=catalog_id)
-def test_catalog_is_wrapped_the_way_sphinx_intl_writes_it(catalog: Path) -> None:
+def test_catalog_is_wrapped_the_way_make_intl_update_writes_it(catalog: Path) -> None:
     """Hand edits keep the canonical form, so a later `make intl-update` diff shows only real changes;
     `make intl-update` rewraps a hand-edited catalog (tests/test_intl_loop.py)."""
     assert_no_problems([problem for problem in [wrapping_problem(catalog)] if problem])

@@ -60,7 +60,8 @@ def report(stats: list[CatalogStats]) -> list[str]:
     """The table, its total, and what is left to do (or that nothing is)."""
     lines = [f"{'catalog':<40} {'translated':>10} {'fuzzy':>6} {'untranslated':>12}"]
     for entry in stats:
-        lines.append(f"{entry.name:<40} {entry.translated:>10} {len(entry.fuzzy_lines):>6} {len(entry.untranslated_lines):>12}")
+        fuzzy, untranslated = len(entry.fuzzy_lines), len(entry.untranslated_lines)
+        lines.append(f"{entry.name:<40} {entry.translated:>10} {fuzzy:>6} {untranslated:>12}")
     translated = sum(entry.translated for entry in stats)
     fuzzy = sum(len(entry.fuzzy_lines) for entry in stats)
     untranslated = sum(len(entry.untranslated_lines) for entry in stats)
@@ -79,11 +80,12 @@ def report(stats: list[CatalogStats]) -> list[str]:
         for kind, numbers in (("fuzzy", entry.fuzzy_lines), ("untranslated", entry.untranslated_lines)):
             if numbers:
                 lines.append(f"  {entry.name}: {kind} at line {', '.join(map(str, numbers))}")
-    lines.append(
-        "A fuzzy entry shows its old English as '#| msgid' lines: check the translation against "
-        "the new English, then delete the '#, fuzzy' and '#|' lines. This exits with status 1, "
-        "so make reports 'Error 1' below: that is the count above, not a crash."
-    )
+    if fuzzy:
+        lines.append(
+            "A fuzzy entry shows its old English as '#| msgid' lines: check the translation against "
+            "the new English, then delete the '#, fuzzy' and '#|' lines."
+        )
+    lines.append("This exits with status 1, so make reports 'Error 1' below: that is the count above, not a crash.")
     return lines
 
 

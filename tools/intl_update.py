@@ -84,7 +84,7 @@ def wrapping_problem(path: Path) -> str | None:
     if lines == canonical:
         return None
     line = next(
-        (number for number, (have, want) in enumerate(zip(lines, canonical), start=1) if have != want),
+        (number for number, (have, want) in enumerate(zip(lines, canonical, strict=False), start=1) if have != want),
         min(len(lines), len(canonical)) + 1,
     )
     want = canonical[line - 1] if line <= len(canonical) else "(end of file)"
@@ -162,7 +162,7 @@ def main(argv: list[str]) -> int:
         return 2
     report = update_catalogs(pot_dir, catalog_dir)
     print("\n".join(report) if report else f"every catalog in {catalog_dir} is up to date")
-    if report:
+    if any(not line.startswith("rewrapped") for line in report):
         print("next: translate the new and fuzzy entries, then `make intl-stats`")
     return 0
 

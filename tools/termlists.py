@@ -73,13 +73,18 @@ def planned_entries(path: Path = EXPECTED_TERMS) -> dict[str, list[tuple[int, En
     return planned
 
 
-def planned_entry_problems(docname: str, built: list[Entry], planned: list[tuple[int, Entry]], path: Path = EXPECTED_TERMS) -> list[str]:
+def planned_entry_problems(
+    docname: str, built: list[Entry], planned: list[tuple[int, Entry]], path: Path = EXPECTED_TERMS
+) -> list[str]:
     """What to change in ``path`` so that it plans exactly the entries the page shows.
 
     >>> planned = [(60, ("Top-p sampling", ("Nucleus sampling",))), (61, ("KV cache", ()))]
     >>> built = [("Top-p sampling", ("Nucleus sampling",)), ("Beam search", ()), ("KV cache", ())]
-    >>> print(planned_entry_problems("05-the-transformer", built, planned, Path("terms.tsv"))[0])
-    terms.tsv:60: 'Beam search' is a glossary entry on 05-the-transformer but has no row: add the line '05-the-transformer\\tBeam search\\t' after line 60 ('Top-p sampling')
+    >>> for problem in planned_entry_problems("05-the-transformer", built, planned, Path("terms.tsv")):
+    ...     print(problem.replace(": ", ":\\n", 2))
+    terms.tsv:60:
+    'Beam search' is a glossary entry on 05-the-transformer but has no row:
+    add the line '05-the-transformer\\tBeam search\\t' after line 60 ('Top-p sampling')
     """
     rows = [entry for _, entry in planned]
     problems = []
@@ -88,8 +93,9 @@ def planned_entry_problems(docname: str, built: list[Entry], planned: list[tuple
         if tag in ("delete", "replace"):
             for line, entry in planned[start:end]:
                 problems.append(
-                    f"{shown(path)}:{line}: {entry[0]!r} (aliases {list(entry[1])}) is planned on {docname} but the page "
-                    "has no such entry: delete the row if the entry was removed or renamed, or fix the entry"
+                    f"{shown(path)}:{line}: {entry[0]!r} (aliases {list(entry[1])}) is planned on {docname} "
+                    "but the page has no such entry: delete the row if the entry was removed or renamed, "
+                    "or fix the entry"
                 )
         if tag in ("insert", "replace"):
             line, after = planned[start - 1] if start else (planned[0][0] if planned else 1, None)
@@ -134,7 +140,8 @@ def main(argv: list[str]) -> int:
     old = target.read_text(encoding="utf-8").splitlines() if target.exists() else []
     new = derived_rows(html_dir)
     target.write_text("\n".join(new) + "\n", encoding="utf-8")
-    changes = [line for line in difflib.unified_diff(old, new, lineterm="", n=0) if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    diff = difflib.unified_diff(old, new, lineterm="", n=0)
+    changes = [line for line in diff if line[:1] in "+-" and line[:3] not in ("+++", "---")]
     print("\n".join(changes) if changes else f"{target} already lists every entry")
     return 0
 
