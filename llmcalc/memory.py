@@ -119,8 +119,8 @@ def kv_cache_bytes(cfg: ModelConfig, tokens: int, *, batch: int = 1, dtype: str 
     2147483648
     >>> kv_cache_bytes(get_preset("llama-2-70b"), 4096, batch=8) / GiB
     10.0
-    >>> [kv_cache_bytes(get_preset("mistral-7b"), t, dtype="fp8") // MiB for t in (1024, 8192, 32768)]
-    [64, 512, 2048]
+    >>> [kv_cache_bytes(get_preset("mistral-7b"), t, dtype="fp8") // MiB for t in (1024, 4096, 32768)]  # window 4,096
+    [64, 255, 255]
     """
     cfg = as_model_config(cfg)
     n_tokens = check.count("tokens", tokens, minimum=0)
