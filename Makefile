@@ -25,8 +25,8 @@ endif
 SPHINXBUILD = $(BIN)/sphinx-build -c . $(STRICT) $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
-.PHONY: help install html doctest print pytest site-check lint test clean gettext intl-update intl-stats dist \
-	livehtml constraints
+.PHONY: help install html doctest print pytest site-check lint test clean gettext intl-update intl-stats expected-terms \
+	dist livehtml constraints
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  make %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -77,8 +77,11 @@ livehtml: $(INSTALLED) ## Rebuild and reload the English site in a browser while
 gettext: $(INSTALLED) ## Extract the English messages into _build/gettext/*.pot
 	$(SPHINXBUILD) $(FRESH_OPTION) -b gettext -d $(BUILDDIR)/doctrees/gettext docs $(BUILDDIR)/gettext
 
-intl-update: gettext ## Merge new English messages into locales/zh_TW/LC_MESSAGES/*.po
-	$(BIN)/sphinx-intl update --pot-dir $(BUILDDIR)/gettext --locale-dir locales --language zh_TW --line-width 76 --no-obsolete
+intl-update: gettext ## Merge new English messages into locales/zh_TW/LC_MESSAGES/*.po and rewrap every catalog
+	$(BIN)/python tools/intl_update.py $(BUILDDIR)/gettext locales/zh_TW/LC_MESSAGES
+
+expected-terms: html-en ## Rewrite tests/data/expected_terms.tsv from the built English pages (after adding a term)
+	$(BIN)/python tools/termlists.py $(BUILDDIR)/html/en tests/data/expected_terms.tsv
 
 intl-stats: $(INSTALLED) ## Translated / fuzzy / untranslated messages per zh_TW catalog
 	$(BIN)/python tools/intl_stats.py locales/zh_TW/LC_MESSAGES

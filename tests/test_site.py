@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
+from termlists import derived_rows, missing_terminology_rows, page_entries, planned_entries, planned_entry_problems
+
 REPO = Path(__file__).resolve().parent.parent
 BUILD = REPO / "_build"
 LANGUAGES = ("en", "zh_TW")
@@ -41,10 +43,6 @@ def reading_order() -> list[str]:
     for block in re.findall(r"```\{toctree\}\n(.*?)```", index, flags=re.DOTALL):
         pages += [line.strip() for line in block.splitlines() if line.strip() and not line.startswith(":")]
     return ["index", *pages]
-
-
-def names(row: dict[str, str]) -> list[str]:
-    return [row["term"], *filter(None, (alias.strip() for alias in row["aliases"].split("|")))]
 
 
 def page(language: str, docname: str) -> BeautifulSoup:
@@ -78,10 +76,26 @@ def test_pages_are_chained_in_reading_order(language: str) -> None:
         assert link is not None and link["href"] == f"{following}.html", current
 
 
+def assert_no_problems(problems: list[str], remedy: str = "") -> None:
+    """Fail with every problem on a line of its own (pytest's list diff shows only the first)."""
+    if problems:
+        pytest.fail("\n".join([f"{len(problems)} problem(s):", *problems, remedy]).strip(), pytrace=False)
+
+
 @pytest.mark.parametrize("docname", SECTION_PAGES)
 def test_every_planned_term_is_a_glossary_entry_in_order(docname: str) -> None:
-    expected = [name for row in EXPECTED if row["page"] == docname for name in names(row)]
-    assert [text for _anchor, text in glossary_terms(page("en", docname))] == expected
+    built = page_entries(str(page("en", docname)))
+    assert_no_problems(
+        planned_entry_problems(docname, built, planned_entries()[docname]),
+        "Or run `make expected-terms` to rewrite tests/data/expected_terms.tsv from the built pages,"
+        " and check its diff.",
+    )
+
+
+def test_the_planned_terms_are_what_make_expected_terms_writes() -> None:
+    """`make expected-terms` reproduces the hand-kept list from the built pages, row for row."""
+    planned = (REPO / "tests" / "data" / "expected_terms.tsv").read_text(encoding="utf-8")
+    assert derived_rows(BUILD / "html" / "en") == planned.splitlines()
 
 
 @pytest.mark.parametrize("docname", SECTION_PAGES)
@@ -89,7 +103,13 @@ def test_zh_tw_headers_and_anchors_match_english(docname: str) -> None:
     english = glossary_terms(page("en", docname))
     chinese = glossary_terms(page("zh_TW", docname))
     assert [anchor for anchor, _ in chinese] == [anchor for anchor, _ in english]
-    assert [text for _, text in chinese] == [f"{text}（{TERMINOLOGY[text]}）" for _, text in english]
+    assert_no_problems(missing_terminology_rows([text for _, text in english]))
+    assert_no_problems([
+        f"{docname}: zh_TW header {have!r} should read {want!r} (from locales/zh_TW/terminology.tsv): "
+        f"translate the header msgid {text!r} in locales/zh_TW/LC_MESSAGES/{docname}.po as {want!r}"
+        for (_, text), (_, have) in zip(english, chinese, strict=True)
+        if have != (want := f"{text}（{TERMINOLOGY[text]}）")
+    ])
 
 
 @pytest.mark.parametrize("docname", SECTION_PAGES)

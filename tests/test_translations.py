@@ -8,15 +8,15 @@ left to the build.
 from __future__ import annotations
 
 import csv
-import io
 import re
 from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog, Message
-from babel.messages.pofile import read_po, write_po
 
+from intl_update import read_catalog, wrapping_problem
 from pocheck import check_po
+from termlists import missing_terminology_rows
 from zhlint import LINK_TEXT_POLICIES, lint_catalog, lint_terminology, read_terminology
 
 REPO = Path(__file__).resolve().parent.parent
@@ -43,8 +43,13 @@ TERMINOLOGY = {row["english"]: row["zh_TW"] for row in read_tsv(TERMINOLOGY_FILE
 
 
 def load(path: Path) -> Catalog:
-    with path.open("rb") as handle:
-        return read_po(handle)
+    return read_catalog(path.read_bytes())
+
+
+def assert_no_problems(problems: list[str]) -> None:
+    """Fail with every problem on a line of its own (pytest's list diff shows only the first)."""
+    if problems:
+        pytest.fail(f"{len(problems)} problem(s):\n" + "\n".join(problems), pytrace=False)
 
 
 def messages(path: Path) -> list[Message]:
@@ -67,9 +72,17 @@ def test_catalog_is_well_formed(catalog: Path) -> None:
 
 @pytest.mark.parametrize("catalog", CATALOGS, ids=catalog_id)
 def test_catalog_is_fully_translated(catalog: Path) -> None:
-    fuzzy = [f"{catalog.name}:{m.lineno}: fuzzy {m.id!r}" for m in messages(catalog) if m.fuzzy]
-    empty = [f"{catalog.name}:{m.lineno}: untranslated {m.id!r}" for m in messages(catalog) if not m.string]
-    assert fuzzy + empty == []
+    fuzzy = [
+        f"{catalog}:{m.lineno}: fuzzy {m.id!r}"
+        + (f" (the translation was written for {m.previous_id[0]!r})" if m.previous_id else "")
+        + ": check the translation, then delete the '#, fuzzy' and '#|' lines"
+        for m in messages(catalog)
+        if m.fuzzy
+    ]
+    empty = [
+        f"{catalog}:{m.lineno}: untranslated {m.id!r}: fill in its msgstr" for m in messages(catalog) if not m.string
+    ]
+    assert_no_problems(fuzzy + empty)
 
 
 @pytest.mark.parametrize("catalog", CATALOGS, ids=catalog_id)
@@ -77,7 +90,7 @@ def test_catalog_follows_taiwan_style_and_the_terminology_policy(catalog: Path) 
     """Every zhlint check: characters, mainland words, second renderings, punctuation and
     spacing, link text per ``link_text``, spelled-out English-policy terms, and renderings
     that depend on the English (preset, column).  Each problem names catalog, line, msgid and fix."""
-    assert lint_catalog(catalog) == []
+    assert_no_problems(lint_catalog(catalog))
 
 
 @pytest.mark.parametrize("catalog", CATALOGS, ids=catalog_id)
@@ -92,14 +105,18 @@ def test_terminology_covers_every_term_once() -> None:
     rows = read_tsv(TERMINOLOGY_FILE)
     english = [row["english"] for row in rows]
     duplicates = sorted({name for name in english if english.count(name) > 1})
-    assert duplicates == []
+    assert_no_problems([f"{TERMINOLOGY_FILE}: {name!r} has more than one row: keep one" for name in duplicates])
     names = [
         name
         for row in read_tsv(EXPECTED_TERMS)
         for name in [row["term"], *filter(None, (a.strip() for a in row["aliases"].split("|")))]
     ]
-    assert sorted(set(names) - set(english)) == []
-    assert all(row["zh_TW"].strip() for row in rows)
+    assert_no_problems(missing_terminology_rows(names, TERMINOLOGY_FILE))
+    assert_no_problems([
+        f"{TERMINOLOGY_FILE}: {row['english']!r} has no Chinese in its zh_TW column"
+        for row in rows
+        if not row["zh_TW"].strip()
+    ])
 
 
 @pytest.mark.parametrize("catalog", CATALOGS, ids=catalog_id)
@@ -111,12 +128,13 @@ def test_term_headers_read_english_then_chinese(catalog: Path) -> None:
         if row["page"] == catalog.stem
         for name in [row["term"], *filter(None, (a.strip() for a in row["aliases"].split("|")))]
     }
-    wrong = [
-        f"{catalog.name}:{m.lineno}: {m.string!r} should be {m.id}（{TERMINOLOGY[m.id]}）"
-        for m in messages(catalog)
-        if m.id in page_terms and m.string != f"{m.id}（{TERMINOLOGY[m.id]}）"
-    ]
-    assert wrong == []
+    headers = [m for m in messages(catalog) if m.id in page_terms]
+    assert_no_problems(missing_terminology_rows([m.id for m in headers], TERMINOLOGY_FILE))
+    assert_no_problems([
+        f"{catalog}:{m.lineno}: {m.string!r} should be {m.id}（{TERMINOLOGY[m.id]}）"
+        for m in headers
+        if m.string != f"{m.id}（{TERMINOLOGY[m.id]}）"
+    ])
 
 
 def term_targets(text: str) -> list[str]:
@@ -126,12 +144,27 @@ def term_targets(text: str) -> list[str]:
 @pytest.mark.parametrize("catalog", CATALOGS, ids=catalog_id)
 def test_term_references_target_exactly_what_the_source_targets(catalog: Path) -> None:
     """Sphinx matches a translation's term targets to the source's case-sensitively."""
-    wrong = [
-        f"{catalog.name}:{m.lineno}: source targets {term_targets(m.id)}, translation {term_targets(m.string)}"
+    assert_no_problems([
+        target_mismatch(f"{catalog}:{m.lineno}", m.id, m.string)
         for m in messages(catalog)
         if m.string and term_targets(m.id) != term_targets(m.string)
-    ]
-    assert wrong == []
+    ])
+
+
+def target_mismatch(location: str, source: str, translation: str) -> str:
+    """Which term targets the translation lacks and which it adds, with the form that fixes it."""
+    lacking = sorted(set(term_targets(source)) - set(term_targets(translation)))
+    extra = sorted(set(term_targets(translation)) - set(term_targets(source)))
+    counts = (
+        "" if lacking or extra
+        else f": the English links {term_targets(source)}, the translation {term_targets(translation)}"
+    )
+    return (
+        f"{location}: term links differ from the English{counts}"
+        + (f"; missing target(s) {lacking}" if lacking else "")
+        + (f"; target(s) not in the English {extra}" if extra else "")
+        + "; keep each English target exactly, e.g. {term}`token` -> {term}`詞元 <token>`"
+    )
 
 
 def test_terminology_says_how_each_term_is_written() -> None:
@@ -166,19 +199,16 @@ ENTRY_LABELS = {"**Why it matters:**": "**為什麼重要**：", "**Analogy:**":
 
 @pytest.mark.parametrize("catalog", CATALOGS, ids=catalog_id)
 def test_entry_labels_read_the_same_on_every_page(catalog: Path) -> None:
-    wrong = [
-        f"{catalog.name}:{m.lineno}: {m.string[:20]!r} should start with {zh!r}"
+    assert_no_problems([
+        f"{catalog}:{m.lineno}: {m.string[:20]!r} should start with {zh!r}"
         for m in messages(catalog)
         for english, zh in ENTRY_LABELS.items()
         if m.id.startswith(english) and not m.string.startswith(zh)
-    ]
-    assert wrong == []
+    ])
 
 
 @pytest.mark.parametrize("catalog", CATALOGS, ids=catalog_id)
-def test_catalog_is_wrapped_the_way_sphinx_intl_writes_it(catalog: Path) -> None:
-    """Hand edits keep the canonical form, so a later `make intl-update` diff shows only real changes."""
-    raw = catalog.read_bytes()
-    canonical = io.BytesIO()
-    write_po(canonical, read_po(io.BytesIO(raw)), width=76, include_previous=False)
-    assert raw.decode("utf-8").splitlines() == canonical.getvalue().decode("utf-8").splitlines()
+def test_catalog_is_wrapped_the_way_make_intl_update_writes_it(catalog: Path) -> None:
+    """Hand edits keep the canonical form, so a later `make intl-update` diff shows only real changes;
+    `make intl-update` rewraps a hand-edited catalog (tests/test_intl_loop.py)."""
+    assert_no_problems([problem for problem in [wrapping_problem(catalog)] if problem])

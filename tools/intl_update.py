@@ -1,0 +1,171 @@
+"""Merge the English messages into the zh_TW catalogs, in one canonical form (make intl-update).
+
+Usage: python tools/intl_update.py _build/gettext locales/zh_TW/LC_MESSAGES
+
+This does what ``sphinx-intl update --line-width 76 --no-obsolete`` did, with Babel's
+own merge, and three differences a translator relies on:
+
+- every catalog is rewritten in the canonical form (Babel's writer, 76 columns), even
+  when no message changed, so a translation typed on one line is rewrapped here
+  instead of failing the wrapping test;
+- a fuzzy entry keeps the English it was translated from as ``#| msgid`` lines
+  (gettext's ``msgmerge --previous``), so the translator sees what changed;
+- ``POT-Creation-Date`` changes only when a message did, so a rebuild alone leaves
+  every catalog byte for byte as it was.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+from babel.messages.catalog import Catalog, Message
+from babel.messages.pofile import denormalize, read_po, write_po
+
+WIDTH = 76
+"""Line width of the catalogs (sphinx-intl's default, which the catalogs were written with)."""
+
+LANGUAGE = "zh_TW"
+PREVIOUS_MARK = "|"
+"""Babel's reader keeps ``#| msgid "…"`` lines as user comments that start with ``|``."""
+
+
+def _restore_previous_id(message: Message) -> None:
+    """Turn the ``#|`` comments Babel read into the message's ``previous_id``."""
+    previous = [comment for comment in message.user_comments if comment.startswith(PREVIOUS_MARK)]
+    if not previous:
+        return
+    message.user_comments = [c for c in message.user_comments if not c.startswith(PREVIOUS_MARK)]
+    lines = [comment[len(PREVIOUS_MARK) :].strip().removeprefix("msgid").strip() for comment in previous]
+    message.previous_id = [denormalize("\n".join(lines))]
+
+
+def read_catalog(data: bytes) -> Catalog:
+    """A catalog from ``.po`` bytes, with the previous English of each fuzzy entry."""
+    catalog = read_po(io.BytesIO(data))
+    for message in catalog:
+        _restore_previous_id(message)
+    return catalog
+
+
+def canonical_bytes(catalog: Catalog) -> bytes:
+    """The catalog as ``make intl-update`` writes it.
+
+    A previous English is kept only while the entry is fuzzy: once the translator has
+    checked it and removed the flag, the old English is noise.
+
+    >>> catalog = Catalog(locale="zh_TW")
+    >>> catalog.add("Token", "詞元", flags=["fuzzy"], previous_id=["token"])
+    <Message 'Token' (flags: ['fuzzy'])>
+    >>> print(canonical_bytes(catalog).decode().strip().split("\\n\\n")[-1])
+    #, fuzzy
+    #| msgid "token"
+    msgid "Token"
+    msgstr "詞元"
+    """
+    for message in catalog:
+        if message.id and not message.fuzzy:
+            message.previous_id = []
+    output = io.BytesIO()
+    write_po(output, catalog, width=WIDTH, include_previous=True, ignore_obsolete=True)
+    return output.getvalue()
+
+
+def canonical_form(data: bytes) -> bytes:
+    """``.po`` bytes rewritten in canonical form; equal to ``data`` when already canonical."""
+    return canonical_bytes(read_catalog(data))
+
+
+def wrapping_problem(path: Path) -> str | None:
+    """``file:line: …`` at the first line that differs from the canonical form, or ``None``."""
+    lines = path.read_bytes().decode("utf-8").splitlines()
+    canonical = canonical_form(path.read_bytes()).decode("utf-8").splitlines()
+    if lines == canonical:
+        return None
+    line = next(
+        (number for number, (have, want) in enumerate(zip(lines, canonical, strict=False), start=1) if have != want),
+        min(len(lines), len(canonical)) + 1,
+    )
+    want = canonical[line - 1] if line <= len(canonical) else "(end of file)"
+    return (
+        f"{path}:{line}: not wrapped the way `make intl-update` writes it (this line should read {want!r}); "
+        "run `make intl-update`, which rewraps every catalog without changing its messages"
+    )
+
+
+def _messages(catalog: Catalog) -> list[tuple[object, ...]]:
+    return [
+        (m.id, m.context, m.string, m.fuzzy, tuple(m.previous_id), tuple(m.user_comments))
+        for m in catalog
+        if m.id
+    ]
+
+
+def merge(template: Catalog, old: bytes | None) -> bytes:
+    """The catalog ``old`` (``None``: none yet) updated to the messages of ``template``.
+
+    Babel matches a changed English message to its old translation (fuzzy) and records
+    the old English; an entry that stays fuzzy across updates keeps the English it was
+    first translated from.
+    """
+    if old is None:
+        template.locale = LANGUAGE
+        return canonical_bytes(template)
+    catalog = read_catalog(old)
+    before = _messages(catalog)
+    previous_ids = {m.id: m.previous_id for m in catalog if m.id and m.fuzzy and m.previous_id}
+    creation_date = catalog.creation_date
+    catalog.update(template)
+    for message in catalog:
+        if message.id and message.fuzzy and not message.previous_id and message.id in previous_ids:
+            message.previous_id = previous_ids[message.id]
+    if _messages(catalog) == before:
+        catalog.creation_date = creation_date
+    return canonical_bytes(catalog)
+
+
+def update_catalogs(pot_dir: Path, catalog_dir: Path) -> list[str]:
+    """Update every catalog of ``catalog_dir`` from ``pot_dir``; one line per catalog written."""
+    report = []
+    templates = {path.relative_to(pot_dir).with_suffix(".po"): path for path in sorted(pot_dir.rglob("*.pot"))}
+    catalogs = {path.relative_to(catalog_dir) for path in catalog_dir.rglob("*.po")}
+    for name in sorted(templates.keys() | catalogs):
+        path = catalog_dir / name
+        old = path.read_bytes() if path.exists() else None
+        if name in templates:
+            with templates[name].open("rb") as handle:
+                new = merge(read_po(handle), old)
+        else:  # a catalog with no page, e.g. sphinx.po for the theme's labels
+            new = canonical_form(old or b"")
+        if new == old:
+            continue
+        before = {m.id for m in read_catalog(old) if m.id} if old is not None else set()
+        after = read_catalog(new)
+        added = sum(1 for m in after if m.id and m.id not in before)
+        removed = len(before - {m.id for m in after if m.id})
+        fuzzy = sum(1 for m in after if m.id and m.fuzzy)
+        action = "created" if old is None else "updated" if added or removed else "rewrapped"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(new)
+        report.append(f"{action}: {path} (+{added} -{removed} messages, {fuzzy} fuzzy)")
+    return report
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    pot_dir, catalog_dir = Path(argv[0]), Path(argv[1])
+    if not any(pot_dir.rglob("*.pot")):
+        print(f"no .pot files in {pot_dir}: run `make gettext` first", file=sys.stderr)
+        return 2
+    report = update_catalogs(pot_dir, catalog_dir)
+    print("\n".join(report) if report else f"every catalog in {catalog_dir} is up to date")
+    if any(not line.startswith("rewrapped") for line in report):
+        print("next: translate the new and fuzzy entries, then `make intl-stats`")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
