@@ -106,6 +106,18 @@ def test_forward_reference_within_one_page(tmp_path: Path) -> None:
     ]
 
 
+def test_forward_reference_warning_points_at_the_link_not_its_paragraph(tmp_path: Path) -> None:
+    """MyST gives a paragraph's roles its first line; the warning names the line the link is on."""
+    basics = BASICS.replace("A piece of text.", "A piece of text, the unit a model reads,\n"
+                            "      often counted in a {term}`Vocabulary`, and\n"
+                            "      finally turned into an {term}`Embedding`.")
+    result = build(project(tmp_path, basics=basics))
+    assert result.warning_lines() == [
+        forward_warning(tmp_path, "basics.md", 6, "Token", "Vocabulary", "basics.md:9"),
+        forward_warning(tmp_path, "basics.md", 7, "Token", "Embedding", "advanced.md:4"),
+    ]
+
+
 def test_reference_through_an_alias_is_checked_against_its_entry(tmp_path: Path) -> None:
     advanced = """\
         # Advanced

@@ -29,9 +29,12 @@ the records change.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import re
 from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, cast
 
 from docutils import nodes
@@ -192,9 +195,40 @@ def _term_text(term: nodes.term) -> str:
     return "".join(child.astext() for child in term.children if not isinstance(child, addnodes.index))
 
 
+class _LinkLines:
+    """The source line of each term link, not its paragraph's first line.
+
+    MyST gives every role in a paragraph the paragraph's line, so a warning about the
+    fifth link of a long paragraph would point at its first line.  The role's text in
+    backticks is found in the source, searching forward from the paragraph's line and
+    past the links already placed; when it is not there (a link split over two lines,
+    or a translated page whose text is not in the English source) the paragraph's line stays.
+    """
+
+    def __init__(self, source: str) -> None:
+        try:
+            self.text = Path(source).read_text(encoding="utf-8")
+        except (OSError, TypeError):
+            self.text = ""
+        self.line_starts = [0, *(i + 1 for i, char in enumerate(self.text) if char == "\n")]
+        self.cursor: dict[int, int] = {}
+
+    def line_of(self, xref: addnodes.pending_xref, paragraph_line: int) -> int:
+        quoted = re.search(r"`[^`]+`", xref.rawsource)
+        if not quoted or not self.text or not 0 < paragraph_line <= len(self.line_starts):
+            return paragraph_line
+        start = self.cursor.get(paragraph_line, self.line_starts[paragraph_line - 1])
+        found = self.text.find(quoted.group(), start)
+        if found < 0:
+            return paragraph_line
+        self.cursor[paragraph_line] = found + len(quoted.group())
+        return bisect.bisect_right(self.line_starts, found)
+
+
 def entry_records(document: nodes.document) -> list[EntryRecord]:
     """The glossary entries of one document and the terms their definitions link."""
     records: list[EntryRecord] = []
+    link_lines = _LinkLines(document.get("source", ""))
     for glossary in document.findall(addnodes.glossary):
         for item in glossary.findall(nodes.definition_list_item):
             terms = [term for term in item.children if isinstance(term, nodes.term)]
@@ -203,7 +237,7 @@ def entry_records(document: nodes.document) -> list[EntryRecord]:
                 continue
             line = _entry_line(terms, definitions[0])
             uses = [
-                (xref["reftarget"].lower(), xref.line or line)
+                (xref["reftarget"].lower(), link_lines.line_of(xref, xref.line or line))
                 for definition in definitions
                 for xref in term_references(definition)
             ]
