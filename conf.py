@@ -42,6 +42,7 @@ extensions = [
     "sphinx_codeautolink",  # llmcalc names in the pages' examples link to their reference entries
     "sphinxarg.ext",  # the command line's reference, generated from its argparse parser
     "reference",  # ours: constants without their type's docstring, the CLI help translated
+    "translatedterms",  # ours: a translation's term links checked at the .po line
     # Ours, one concern each (docs/_ext/):
     "termorder",  # records entries, fails the build on forward references
     "termlinks",  # "Builds on" / "Used by" under each entry

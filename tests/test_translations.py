@@ -17,6 +17,7 @@ from babel.messages.catalog import Catalog, Message
 from intl_update import read_catalog, wrapping_problem
 from pocheck import check_po
 from termlists import missing_terminology_rows
+from translatedterms import term_targets
 from zhlint import LINK_TEXT_POLICIES, lint_catalog, lint_terminology, read_terminology
 
 REPO = Path(__file__).resolve().parent.parent
@@ -31,7 +32,6 @@ PAGES = sorted(
     if not any(part.startswith("_") for part in path.relative_to(DOCS).parts)
 )
 CATALOGS = sorted(MESSAGES.glob("*.po"))
-TERM_ROLE = re.compile(r"\{term\}`(?P<text>[^`<]*?)\s*(?:<(?P<target>[^`>]*)>)?`")
 
 
 def read_tsv(path: Path) -> list[dict[str, str]]:
@@ -135,10 +135,6 @@ def test_term_headers_read_english_then_chinese(catalog: Path) -> None:
         for m in headers
         if m.string != f"{m.id}（{TERMINOLOGY[m.id]}）"
     ])
-
-
-def term_targets(text: str) -> list[str]:
-    return sorted((match["target"] or match["text"]).strip() for match in TERM_ROLE.finditer(text))
 
 
 @pytest.mark.parametrize("catalog", CATALOGS, ids=catalog_id)
