@@ -1,13 +1,16 @@
 """Make translated builds faster: MyST's per-message setup is done once, not per message.
 
 For a translated page, Sphinx parses every translated message on its own, about 4,100
-of them in the zh_TW build.  MyST-Parser (5.2) pays two set-up costs for each of those
-small parses, and both results are the same every time:
+of them in the zh_TW build.  MyST-Parser (5.2) pays three set-up costs for each of those
+small parses, whose results are the same every time or never used:
 
 * **docutils' default settings.**  Each parse gets a fresh docutils document whose
   settings are built from scratch, by assembling an option parser of some 70 options
   (about a quarter of the zh_TW build).  They are now built once per parser class and
   each document gets its own deep copy: the same object a fresh build would give.
+* **A document that is thrown away.**  The renderer's set-up builds a new document
+  (settings and all) as the default for the document it is given, and discards it.
+  The shared parsers' renderer skips that default when a document is given.
 * **The markdown-it parser.**  ``MystParser.parse`` creates a new parser (core, block
   and inline rule chains, a dozen plugins, a renderer that collects its ``render_*``
   methods) for every message (2.7 s of the zh_TW build under the profiler).  Parsing
@@ -18,13 +21,14 @@ small parses, and both results are the same every time:
   gets a fresh one, as before.  ``tests/test_mystsettings.py`` checks that the doctrees
   are identical with and without reuse.
 
-Both replace module globals of MyST-Parser, so they apply only to the releases they
+These replace module globals of MyST-Parser, so they apply only to the releases they
 were written for (:data:`PATCHED_VERSIONS`); on any other the build runs unpatched,
 just slower.  A canary test fails when the installed MyST-Parser is not one of them:
 then check whether the release does this itself (drop the patch) or not (add the
-version).  Upstream: no MyST-Parser issue exists for either yet (none found on
+version).  Upstream: no MyST-Parser issue exists for any of them yet (none found on
 2026-11-30); the measurements above are what to file with one.  Offered upstream, the
-second would be a parser cache inside ``MystParser.parse`` with the same busy check.
+second is a one-line change in ``DocutilsRenderer.setup_render`` and the third a parser
+cache inside ``MystParser.parse`` with the same busy check.
 """
 
 from __future__ import annotations
@@ -62,9 +66,14 @@ def default_settings(*components: Any) -> Any:
     return copy.deepcopy(_pristine_defaults(*components))
 
 
+def _no_document(source_path: Any = None, parser_cls: Any = None) -> Any:
+    """Stands in for ``make_document`` where its document would be discarded."""
+    return None
+
+
 @functools.cache
 def _busy_tracking(renderer: type) -> type:
-    """``renderer`` with a flag that is set while a render runs."""
+    """``renderer`` with a flag that is set while a render runs, and no discarded document."""
 
     class Tracked(renderer):  # type: ignore[misc]
         rendering = False
@@ -75,6 +84,21 @@ def _busy_tracking(renderer: type) -> type:
                 return super().render(*args, **kwargs)
             finally:
                 self.rendering = False
+
+        def setup_render(self, options: dict[str, Any], env: Any) -> None:
+            # ``options.get("document", make_document())`` builds a whole document (and
+            # its settings) as the default even when a document is given, which for
+            # Sphinx is always: the upstream fix is to call make_document only when
+            # "document" is missing.  Until then it is swapped out for this one call.
+            if "document" not in options:
+                super().setup_render(options, env)
+                return
+            make_document = myst_base.make_document
+            myst_base.make_document = _no_document
+            try:
+                super().setup_render(options, env)
+            finally:
+                myst_base.make_document = make_document
 
     Tracked.__name__ = Tracked.__qualname__ = renderer.__name__
     return Tracked

@@ -23,7 +23,7 @@ import csv
 import logging
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sphinx
 
@@ -42,6 +42,29 @@ def _english_stemmer_code() -> str:
     scripts = files("sphinx.search").joinpath("minified-js")
     parts = [scripts.joinpath(name).read_text(encoding="utf-8") for name in ("base-stemmer.js", "english-stemmer.js")]
     return "\n".join([*parts, "window.Stemmer = EnglishStemmer;"])
+
+
+class RememberedStems:
+    """A Snowball stemmer that stems each word once per build.
+
+    Sphinx remembers stems for one page at a time; the same words recur on every page,
+    and stemming was a fifth of the Chinese search index's time.
+
+    >>> import snowballstemmer
+    >>> stemmer = RememberedStems(snowballstemmer.stemmer("english"))
+    >>> stemmer.stemWord("attention"), stemmer.stemWord("attention"), len(stemmer.stems)
+    ('attent', 'attent', 1)
+    """
+
+    def __init__(self, stemmer: Any) -> None:
+        self.stemmer = stemmer
+        self.stems: dict[str, str] = {}
+
+    def stemWord(self, word: str) -> str:  # the Snowball stemmer API
+        stem = self.stems.get(word)
+        if stem is None:
+            stem = self.stems[word] = self.stemmer.stemWord(word)
+        return stem
 
 
 def traditional_chinese_search() -> type:
@@ -64,6 +87,7 @@ def traditional_chinese_search() -> type:
             self.pending_dictionary = options.get("dict", "")
             self.segmented: dict[str, list[str]] = {}
             super().__init__({**options, "dict": ""})
+            self.stemmer = RememberedStems(self.stemmer)
 
         def split(self, input: str) -> list[str]:
             if self.pending_dictionary:
