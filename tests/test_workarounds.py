@@ -14,6 +14,7 @@ from pathlib import Path
 
 import myst_parser
 import myst_parser.mdit_to_docutils.base as myst_base
+import myst_parser.parsers.sphinx_ as myst_sphinx
 import pytest
 import sphinx.search
 
@@ -61,12 +62,16 @@ def test_sphinx_chinese_search_still_names_a_stemmer_it_does_not_ship(
     assert "window.Stemmer = EnglishStemmer;" in fixed and "EnglishStemmer" in fixed.split("window.Stemmer")[0]
 
 
-def test_the_myst_settings_patch_is_left_out_on_other_releases(monkeypatch: pytest.MonkeyPatch) -> None:
-    original = myst_base.get_default_settings  # type: ignore[attr-defined]
-    monkeypatch.setattr(myst_base, "get_default_settings", original)
+def test_the_myst_patches_are_left_out_on_other_releases(monkeypatch: pytest.MonkeyPatch) -> None:
+    original_settings = myst_base.get_default_settings  # type: ignore[attr-defined]
+    original_parser = myst_sphinx.create_md_parser  # type: ignore[attr-defined]
+    monkeypatch.setattr(myst_base, "get_default_settings", original_settings)
+    monkeypatch.setattr(myst_sphinx, "create_md_parser", original_parser)
     monkeypatch.setattr(myst_parser, "__version__", "0.0.0")
     mystsettings.setup(None)  # type: ignore[arg-type]
-    assert myst_base.get_default_settings is original  # type: ignore[attr-defined]
+    assert myst_base.get_default_settings is original_settings  # type: ignore[attr-defined]
+    assert myst_sphinx.create_md_parser is original_parser  # type: ignore[attr-defined]
     monkeypatch.setattr(myst_parser, "__version__", sorted(mystsettings.PATCHED_VERSIONS)[0])
     mystsettings.setup(None)  # type: ignore[arg-type]
     assert myst_base.get_default_settings is mystsettings.default_settings  # type: ignore[attr-defined]
+    assert myst_sphinx.create_md_parser is mystsettings.shared_md_parser  # type: ignore[attr-defined]

@@ -345,8 +345,9 @@ def fill_maps(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
 def map_shown(app: Sphinx, env: BuildEnvironment, graph: GlossaryGraph) -> dict[str, object]:
     """On each page with a map: every entry, its section title and its edges."""
+    titles = {docname: env.titles[docname].astext() for docname in {entry.docname for entry in graph.entries}}
     drawing = [
-        (entry.shown()[:3], env.titles[entry.docname].astext(), [used.key for used in graph.builds_on(entry)])
+        (entry.shown()[:3], titles[entry.docname], [used.key for used in graph.builds_on(entry)])
         for entry in graph.entries
     ]
     return dict.fromkeys(glossary(env).pages_showing_all(VIEW), drawing)

@@ -100,7 +100,8 @@ def fill_indexes(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
 def index_shown(app: Sphinx, env: BuildEnvironment, graph: GlossaryGraph) -> dict[str, object]:
     """On each all-terms page: every entry's place, name and section title."""
-    listing = [(entry.shown()[:3], env.titles[entry.docname].astext()) for entry in graph.entries]
+    titles = {docname: env.titles[docname].astext() for docname in {entry.docname for entry in graph.entries}}
+    listing = [(entry.shown()[:3], titles[entry.docname]) for entry in graph.entries]
     return dict.fromkeys(glossary(env).pages_showing_all(VIEW), listing)
 
 

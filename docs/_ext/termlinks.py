@@ -45,9 +45,12 @@ def _link_line(
 
 def add_relations(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """Append "Builds on" and "Used by" lines to every entry of this document."""
-    if app.builder.format != "html":
+    store = glossary(app.env)
+    # Only entries recorded under this docname get lines: most pages have none, and
+    # need no walk through their whole tree.
+    if app.builder.format != "html" or docname not in store.store["entries"]:
         return
-    graph = glossary(app.env).graph()
+    graph = store.graph()
     for item in doctree.findall(nodes.definition_list_item):
         if not isinstance(item.parent.parent, addnodes.glossary):
             continue
