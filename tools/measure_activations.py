@@ -51,6 +51,7 @@ import transformers
 from transformers import AutoConfig, AutoModelForCausalLM
 
 OUTPUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "activations" / "recordings.json"
+PEAKS = OUTPUT.with_name("peaks.json")
 
 NO_DROPOUT = {
     "llama": dict(attention_dropout=0.0),
@@ -159,20 +160,65 @@ def measure(model: torch.nn.Module, batch: int, seq_len: int, checkpointing: boo
     return record
 
 
+def measure_peak(model: torch.nn.Module, batch: int, seq_len: int, checkpointing: bool) -> dict[str, Any]:
+    """Run forward and backward under torch's ``MemTracker`` and return its activation figures.
+
+    ``MemTracker`` follows every storage the step allocates and frees (on CPU
+    too), sorted into parameters, gradients, activations (created in the
+    forward pass) and temporaries (created in the backward pass).  The peak is
+    the moment the total is largest.
+    """
+    from torch.distributed._tools.mem_tracker import MemTracker
+
+    if checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    else:
+        model.gradient_checkpointing_disable()
+    model.zero_grad(set_to_none=True)
+    generator = torch.Generator().manual_seed(batch * 100003 + seq_len)
+    input_ids = torch.randint(0, model.config.vocab_size, (batch, seq_len), generator=generator)
+    tracker = MemTracker()
+    tracker.track_external(model)
+    with tracker:
+        output = model(input_ids=input_ids, labels=input_ids, use_cache=False)
+        after_forward = tracker.get_tracker_snapshot()[torch.device("cpu")]
+        output.loss.backward()
+        peak = tracker.get_tracker_snapshot("peak")[torch.device("cpu")]
+    del output
+    model.zero_grad(set_to_none=True)
+    by_name = {str(getattr(key, "value", key)): value for key, value in peak.items()}
+    after = {str(getattr(key, "value", key)): value for key, value in after_forward.items()}
+    return {
+        "live_activations_after_forward": after["Activation"],
+        "peak_activations_and_temporaries": by_name["Activation"] + by_name["Temp"],
+        "gradients_at_peak": by_name["Gradient"],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"write {OUTPUT.relative_to(OUTPUT.parents[3])}")
     parser.add_argument("--arch", choices=sorted(ARCHITECTURES), action="append", help="only these architectures")
     parser.add_argument("--detail", action="store_true", help="print what kept each storage")
+    parser.add_argument("--peak", action="store_true",
+                        help=f"run forward and backward under MemTracker instead; --write writes {PEAKS.name}")
+    parser.add_argument("--attention", choices=ATTENTIONS, action="append", help="only these attention implementations")
     args = parser.parse_args()
     torch.set_num_threads(2)
 
     records = []
     for arch in args.arch or ARCHITECTURES:
-        for attention in ATTENTIONS:
+        for attention in args.attention or ATTENTIONS:
             model = build(arch, attention)
             for batch, seq_len in POINTS:
                 for checkpointing in (False, True):
+                    if args.peak:
+                        peak = measure_peak(model, batch, seq_len, checkpointing)
+                        records.append({"arch": arch, "attention": attention, "batch": batch, "seq_len": seq_len,
+                                        "checkpointing": checkpointing, **peak})
+                        print(f"{arch:6} {attention:5} b={batch} s={seq_len:5} ckpt={checkpointing!s:5} "
+                              + " ".join(f"{key}={value:,d}" for key, value in peak.items()), flush=True)
+                        continue
                     record = measure(model, batch, seq_len, checkpointing, detail=args.detail)
                     detail = record.pop("detail", None)
                     records.append({"arch": arch, "attention": attention, "batch": batch, "seq_len": seq_len,
@@ -183,7 +229,30 @@ def main() -> None:
                         print(f"      {item['bytes']:>13,d} B  {item['count']:3d} x {why}")
             del model
 
-    if args.write:
+    if args.write and args.peak:
+        document = {
+            "provenance": {
+                "script": "tools/measure_activations.py --peak",
+                "date": datetime.date.today().isoformat(),
+                "python": platform.python_version(),
+                "torch": torch.__version__,
+                "transformers": transformers.__version__,
+                "device": "cpu",
+                "dtype": "bf16: the whole model cast to torch.bfloat16 (no autocast)",
+                "dropout": "train mode, every dropout probability 0",
+                "counted": "torch.distributed._tools.mem_tracker.MemTracker over one forward and backward: "
+                           "live activation bytes at the end of the forward pass (saved tensors, the returned "
+                           "logits and loss), and activations plus backward temporaries at the step's peak",
+            },
+            "architectures": {
+                arch: {"model_type": model_type, "config": kwargs, "description": what}
+                for arch, (model_type, kwargs, what) in ARCHITECTURES.items()
+            },
+            "records": records,
+        }
+        PEAKS.write_text(json.dumps(document, indent=1) + "\n")
+        print(f"wrote {PEAKS}", file=sys.stderr)
+    elif args.write:
         document = {
             "provenance": {
                 "script": "tools/measure_activations.py",
