@@ -46,6 +46,14 @@ backward one block at a time is recomputed, so the peak adds one block's full
 activations: :attr:`ActivationMemory.recompute`, included in
 :attr:`ActivationMemory.peak` but not in :attr:`ActivationMemory.saved`.
 
+The loss at the peak.  The logits themselves are not saved, but transformers
+returns them (``e * T * V`` bytes for ``T`` tokens and ``V`` vocabulary
+entries), and backward through the fp32 cross-entropy holds two fp32
+``T x V`` gradients at once (``8 * T * V``) while the fp32 log-probabilities
+are still saved (``4 * T * V``): at realistic vocabularies and with
+checkpointing this, not the blocks, sets the peak
+(:attr:`ActivationMemory.peak`, measured with torch's ``MemTracker``).
+
 What was measured (``tools/measure_activations.py``, recordings in
 ``tests/data/activations/``): Llama-, GPT-2-, Qwen2- and Qwen3-style blocks in
 bf16 on CPU, eager and SDPA, three (batch, seq_len) points each, with and
@@ -93,6 +101,14 @@ class ActivationMemory:
     recompute : int
         One block's full activations, rebuilt during backward under
         checkpointing (0 without checkpointing).
+    logits : int
+        The logits in the model dtype, ``e * tokens * vocab_size``: not saved
+        for backward, but returned with the loss and alive as long as the
+        caller keeps the output (``out = model(...); out.loss.backward()``
+        keeps them through backward).
+    loss_backward : int
+        ``8 * tokens * vocab_size``: the fp32 gradients of the log-probabilities
+        and of the upcast logits, both alive while backward passes the loss.
     """
 
     per_layer: int
@@ -101,6 +117,8 @@ class ActivationMemory:
     head: int
     loss: int
     recompute: int
+    logits: int
+    loss_backward: int
 
     @property
     def saved(self) -> int:
@@ -109,8 +127,15 @@ class ActivationMemory:
 
     @property
     def peak(self) -> int:
-        """``saved`` plus the block recomputed during backward under checkpointing."""
-        return self.saved + self.recompute
+        """Largest activation memory of the step: ``saved + logits + max(loss_backward, recompute)``.
+
+        The loss's gradients and a recomputed block exist at different moments
+        of backward, hence the larger of the two.  Measured to within 0.01 %
+        where the loss is the larger (every recorded point); the recompute
+        branch is derived, and an upper bound, since the loss's tensors are
+        freed by then.
+        """
+        return self.saved + self.logits + max(self.loss_backward, self.recompute)
 
 
 def _check_modelled(cfg: ModelConfig) -> None:
@@ -128,7 +153,7 @@ def _check_modelled(cfg: ModelConfig) -> None:
                 "(only dense pre-norm blocks were measured, see tools/measure_activations.py)"
             )
     if cfg.layout == "llama":
-        if cfg.ffn != "swiglu" or cfg.norm == "layernorm" or cfg.learned_positions:
+        if cfg.ffn != "swiglu" or cfg.norm != "rmsnorm" or cfg.learned_positions:
             raise ValueError(
                 "activation memory is modelled for layout='llama' with ffn='swiglu', an RMSNorm and rotary "
                 f"positions; got ffn={cfg.ffn!r}, norm={cfg.norm!r}, learned_positions={cfg.learned_positions}"
@@ -146,20 +171,18 @@ def _check_modelled(cfg: ModelConfig) -> None:
 
 
 def _norm_bytes(cfg: ModelConfig, tokens: int, width: int, groups: int, element: int) -> int:
-    """Bytes one norm over ``width`` values keeps per its ``groups`` statistics per token.
+    """Bytes one norm over ``width`` values keeps, with ``groups`` statistics per token.
 
-    transformers' RMSNorm keeps its input upcast to fp32, one fp32 ``rsqrt``
-    per group, and the normalized values in the model dtype (the input of the
-    scale multiplication); in fp32 the upcast is a no-op and the same storage
-    serves both, so only the latter is counted once more.  A fused LayerNorm
-    keeps its input and a mean and a reciprocal standard deviation per token
-    (fp32 on GPU; CPU keeps them in bf16, a difference of 4 bytes a token).
+    transformers' RMSNorm keeps its input upcast to fp32 (in an fp32 model
+    the input itself), one fp32 ``rsqrt`` per group, and the normalized
+    values in the model dtype (the input of the scale multiplication).  A
+    fused LayerNorm keeps its input and a mean and a reciprocal standard
+    deviation per token (fp32 on GPU; CPU keeps them in bf16, 4 bytes a
+    token less).
     """
     if cfg.norm == "layernorm":
         return element * tokens * width + 2 * _FP32 * tokens * groups
-    upcast = _FP32 * tokens * width
-    normalized = element * tokens * width if element != _FP32 else _FP32 * tokens * width
-    return upcast + normalized + _FP32 * tokens * groups
+    return (_FP32 + element) * tokens * width + _FP32 * tokens * groups
 
 
 def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str) -> int:
@@ -232,11 +255,11 @@ def activation_memory(
     vocab_size`` bytes of fp32 log-probabilities, the token ids and the rotary
     tables.  Assumed: dropout probability 0; causal attention without a
     padding mask (a padding mask makes SDPA repeat grouped KV heads); the
-    whole model in ``dtype``, no autocast.  Not counted: gradients, the
-    logits in the model dtype and their fp32 upcast (``(e + 4) * T *
-    vocab_size`` bytes that exist while the loss is computed, on top of
-    everything saved; transformers also returns the former), other
-    temporaries freed during the forward pass, and allocator overhead.
+    whole model in ``dtype``, no autocast.  Not in ``saved`` but in
+    ``peak``: the returned logits, the loss's backward gradients and the
+    recomputed block.  Not counted at all: weight gradients, the fp32 copy
+    of the logits (freed before backward), other temporaries, and allocator
+    overhead.
 
     Parameters
     ----------
@@ -257,7 +280,9 @@ def activation_memory(
     Examples
     --------
     Llama 3 8B, one 4096-token sequence: 784 MiB per block, 2 GiB of fp32
-    log-probabilities, 26.6 GiB in all; checkpointing keeps 32 MiB per block.
+    log-probabilities, 26.6 GiB in all.  Checkpointing keeps 32 MiB per
+    block, 3.1 GiB in all, but backward through the loss over 128256
+    vocabulary entries lifts the peak to 8 GiB.
 
     >>> from llmcalc import get_preset, GiB, MiB
     >>> cfg = get_preset("llama-3-8b")
@@ -266,7 +291,7 @@ def activation_memory(
     (784, 2004, 26.6)
     >>> checkpointed = activation_memory(cfg, 1, 4096, checkpointing=True)
     >>> checkpointed.per_layer // MiB, round(checkpointed.saved / GiB, 1), round(checkpointed.peak / GiB, 1)
-    (32, 3.1, 3.9)
+    (32, 3.1, 8.0)
     """
     cfg = as_model_config(cfg)
     _check_modelled(cfg)
@@ -301,6 +326,8 @@ def activation_memory(
         head=head,
         loss=_FP32 * tokens * cfg.vocab_size + _FP32,  # log-probabilities, and the fp32 count of targets
         recompute=block if keep_inputs_only else 0,
+        logits=element * tokens * cfg.vocab_size,
+        loss_backward=2 * _FP32 * tokens * cfg.vocab_size,
     )
 
 

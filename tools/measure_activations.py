@@ -203,6 +203,8 @@ def main() -> None:
     parser.add_argument("--peak", action="store_true",
                         help=f"run forward and backward under MemTracker instead; --write writes {PEAKS.name}")
     parser.add_argument("--attention", choices=ATTENTIONS, action="append", help="only these attention implementations")
+    parser.add_argument("--point", type=int, nargs=2, action="append", metavar=("BATCH", "SEQ_LEN"),
+                        help="only these (batch, seq_len) points")
     args = parser.parse_args()
     torch.set_num_threads(2)
 
@@ -210,7 +212,7 @@ def main() -> None:
     for arch in args.arch or ARCHITECTURES:
         for attention in args.attention or ATTENTIONS:
             model = build(arch, attention)
-            for batch, seq_len in POINTS:
+            for batch, seq_len in args.point or POINTS:
                 for checkpointing in (False, True):
                     if args.peak:
                         peak = measure_peak(model, batch, seq_len, checkpointing)
