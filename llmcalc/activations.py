@@ -302,7 +302,8 @@ def activation_memory(
     attention_kind = check.choice("attention", attention, _ATTENTIONS)
     if cfg.learned_positions and n_seq > cfg.learned_positions:
         raise ValueError(
-            f"seq_len must be in [1, learned_positions={cfg.learned_positions}] for learned positions; got {n_seq}"
+            f"seq_len must be in [1, {cfg.learned_positions}] (the model learned {cfg.learned_positions} positions); "
+            f"got {n_seq}"
         )
 
     tokens = n_batch * n_seq
