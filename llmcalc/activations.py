@@ -57,7 +57,7 @@ checkpointing this, not the blocks, sets the peak
 What was measured (``tools/measure_activations.py``, recordings in
 ``tests/data/activations/``): Llama-, GPT-2-, Qwen2- and Qwen3-style blocks in
 bf16 on CPU, eager and SDPA, three (batch, seq_len) points each, with and
-without checkpointing.  What is refused because it was not measured: mixture
+without checkpointing; and the step's peak for the Llama-style model.  What is refused because it was not measured: mixture
 of experts, latent attention, sliding windows, parallel-block and fused
 layouts other than GPT-2's, extra norms, QK-norm over whole projections.
 """

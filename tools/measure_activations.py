@@ -33,6 +33,13 @@ what backward will read is fixed when the forward ends.
   checkpointing.
 
 Each point is recorded with ``attn_implementation="eager"`` and ``"sdpa"``.
+
+``--peak`` runs forward and backward instead, under torch's ``MemTracker``
+(``torch.distributed._tools.mem_tracker``, which follows every storage the
+step allocates and frees, on CPU too), and writes ``peaks.json`` beside the
+recordings: live activation bytes at the end of the forward pass, and
+activations plus backward temporaries at the step's peak.  It was run for the
+Llama-style model with SDPA (``--peak --arch llama --attention sdpa --write``).
 """
 
 from __future__ import annotations
