@@ -55,11 +55,11 @@ checkpointing this, not the blocks, sets the peak
 (:attr:`ActivationMemory.peak`, measured with torch's ``MemTracker``).
 
 What was measured (``tools/measure_activations.py``, recordings in
-``tests/data/activations/``): Llama-, GPT-2-, Qwen2- and Qwen3-style blocks in
+``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks in
 bf16 on CPU, eager and SDPA, three (batch, seq_len) points each, with and
 without checkpointing; and the step's peak for the Llama-style model.  What is refused because it was not measured: mixture
 of experts, latent attention, sliding windows, parallel-block and fused
-layouts other than GPT-2's, extra norms, QK-norm over whole projections.
+layouts other than GPT-2's, extra norms, QK-norm.
 """
 
 from __future__ import annotations
@@ -140,7 +140,8 @@ class ActivationMemory:
 
 def _check_modelled(cfg: ModelConfig) -> None:
     """Refuse the configurations whose saved tensors were never measured."""
-    unmeasured = {
+    unmeasured: dict[str, tuple[object, object, str]] = {
+        "qk_norm": (cfg.qk_norm, "none", "QK-norm"),
         "n_experts": (cfg.n_experts, 1, "mixture-of-experts routing"),
         "kv_lora_rank": (cfg.kv_lora_rank, 0, "latent attention"),
         "sliding_window": (cfg.sliding_window, 0, "sliding-window attention"),
@@ -149,7 +150,7 @@ def _check_modelled(cfg: ModelConfig) -> None:
     for name, (value, measured, what) in unmeasured.items():
         if value != measured:
             raise ValueError(
-                f"activation memory is not modelled for {what}: {name} must be {measured}; got {value} "
+                f"activation memory is not modelled for {what}: {name} must be {measured!r}; got {value!r} "
                 "(only dense pre-norm blocks were measured, see tools/measure_activations.py)"
             )
     if cfg.layout == "llama":
@@ -158,13 +159,11 @@ def _check_modelled(cfg: ModelConfig) -> None:
                 "activation memory is modelled for layout='llama' with ffn='swiglu', an RMSNorm and rotary "
                 f"positions; got ffn={cfg.ffn!r}, norm={cfg.norm!r}, learned_positions={cfg.learned_positions}"
             )
-        if cfg.qk_norm == "per-projection":
-            raise ValueError("activation memory is modelled for qk_norm 'none' or 'per-head'; got 'per-projection'")
     elif cfg.layout == "gpt2":
-        if cfg.ffn != "mlp" or cfg.norm != "layernorm" or cfg.qk_norm != "none":
+        if cfg.ffn != "mlp" or cfg.norm != "layernorm":
             raise ValueError(
-                "activation memory is modelled for layout='gpt2' with ffn='mlp', norm='layernorm' and no QK-norm; "
-                f"got ffn={cfg.ffn!r}, norm={cfg.norm!r}, qk_norm={cfg.qk_norm!r}"
+                "activation memory is modelled for layout='gpt2' with ffn='mlp' and norm='layernorm'; "
+                f"got ffn={cfg.ffn!r}, norm={cfg.norm!r}"
             )
     else:
         raise ValueError(f"activation memory is modelled for layout 'llama' or 'gpt2'; got layout={cfg.layout!r}")
@@ -194,9 +193,6 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
     norms = 2 * _norm_bytes(cfg, tokens, cfg.d_model, 1, element)
     # The attention input (shared by the Q, K and V projections) and the FFN input.
     linear_inputs = 2 * hidden
-    if cfg.qk_norm == "per-head":
-        norms += _norm_bytes(cfg, tokens, cfg.q_dim, cfg.n_heads, element)
-        norms += _norm_bytes(cfg, tokens, cfg.kv_dim, cfg.n_kv_heads, element)
 
     if attention == "sdpa":
         # Queries, unrepeated keys and values, the output (also the output projection's input), log-sum-exp.
@@ -243,8 +239,7 @@ def activation_memory(
     head_dim``, ``k = n_kv_heads * head_dim``, ``f = d_ff``, ``h = n_heads``:
 
     * norms: RMSNorm ``2 * (4 + e) * T * d`` plus fp32 statistics (LayerNorm:
-      ``2 * e * T * d`` plus statistics); per-head QK-norm adds
-      ``(4 + e) * T * (q + k)``;
+      ``2 * e * T * d`` plus statistics);
     * linear inputs: ``2 * e * T * d`` (attention and FFN inputs);
     * SDPA: ``e * T * (2q + 2k) + 4 * T * h`` (no score matrix);
       eager: ``4 * e * T * q + (4 + e) * batch * h * seq_len**2``

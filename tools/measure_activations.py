@@ -63,7 +63,6 @@ PEAKS = OUTPUT.with_name("peaks.json")
 NO_DROPOUT = {
     "llama": dict(attention_dropout=0.0),
     "qwen2": dict(attention_dropout=0.0),
-    "qwen3": dict(attention_dropout=0.0),
     "gpt2": dict(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, summary_first_dropout=0.0),
 }
 
@@ -87,13 +86,6 @@ ARCHITECTURES: dict[str, tuple[str, dict[str, Any], str]] = {
              num_attention_heads=14, num_key_value_heads=2, head_dim=64, tie_word_embeddings=True),
         "Qwen2.5-0.5B (RMSNorm, SwiGLU, GQA 7:1, Q/K/V biases, tied head, 151936-token vocabulary) "
         "with 2 of its 24 layers",
-    ),
-    "qwen3": (
-        "qwen3",
-        dict(vocab_size=151936, hidden_size=1024, intermediate_size=3072, num_hidden_layers=2,
-             num_attention_heads=16, num_key_value_heads=8, head_dim=128, tie_word_embeddings=True),
-        "Qwen3-0.6B (RMSNorm, SwiGLU, GQA 2:1, per-head QK-norm, head_dim 128 > d_model / n_heads, tied head, "
-        "151936-token vocabulary) with 2 of its 28 layers",
     ),
 }
 
