@@ -131,9 +131,10 @@ class ActivationMemory:
 
         The loss's gradients and a recomputed block exist at different moments
         of backward, hence the larger of the two.  Measured to within 0.01 %
-        where the loss is the larger (every recorded point); the recompute
+        for the Llama-style model, where the loss is the larger; the recompute
         branch is derived, and an upper bound, since the loss's tensors are
-        freed by then.
+        freed by then.  Weight gradients are not activations: GPT-2 on CPU
+        peaks later, computing its tied embedding's gradient.
         """
         return self.saved + self.logits + max(self.loss_backward, self.recompute)
 

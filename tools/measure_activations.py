@@ -194,6 +194,48 @@ def measure_peak(model: torch.nn.Module, batch: int, seq_len: int, checkpointing
     }
 
 
+def document(records: list[dict[str, Any]], *, peak: bool, command: str) -> dict[str, Any]:
+    """The recordings with their provenance, as written to ``recordings.json`` or ``peaks.json``."""
+    if peak:
+        counted = {
+            "counted": "torch.distributed._tools.mem_tracker.MemTracker over one forward and backward: "
+                       "live activation bytes at the end of the forward pass (saved tensors, the returned "
+                       "logits and loss), and activations plus backward temporaries at the step's peak",
+        }
+    else:
+        counted = {
+            "loss": "transformers' causal-LM loss, labels = input_ids (logits upcast to fp32)",
+            "counted": "unique storages of tensors saved for backward (saved_tensors_hooks) that are not "
+                       "parameters or buffers, plus, with checkpointing (use_reentrant=False), the tensor "
+                       "inputs each checkpointed layer keeps; at the end of the forward pass",
+            "not counted": "the backward recompute of one checkpointed layer (transient), gradients, "
+                           "temporaries freed during the forward pass",
+        }
+    return {
+        "provenance": {
+            "script": "tools/measure_activations.py",
+            "command": command,
+            "date": datetime.date.today().isoformat(),
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            "device": "cpu",
+            "dtype": "bf16: the whole model cast to torch.bfloat16 (no autocast)",
+            "dropout": "train mode, every dropout probability 0",
+            **counted,
+            "attention": {"eager": "attn_implementation='eager' (softmax probabilities kept)",
+                          "sdpa": "attn_implementation='sdpa' (torch's CPU flash kernel: keeps queries, keys, "
+                                  "values, output and log-sum-exp, no score matrix)"},
+        },
+        "architectures": {
+            arch: {"model_type": model_type, "config": kwargs, "description": what}
+            for arch, (model_type, kwargs, what) in ARCHITECTURES.items()
+            if any(record["arch"] == arch for record in records)
+        },
+        "records": records,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"write {OUTPUT.relative_to(OUTPUT.parents[3])}")
@@ -206,6 +248,14 @@ def main() -> None:
                         help="only these (batch, seq_len) points")
     args = parser.parse_args()
     torch.set_num_threads(2)
+    path = PEAKS if args.peak else OUTPUT
+    command = " ".join(["python tools/measure_activations.py", *sys.argv[1:]])
+
+    def save(records: list[dict[str, Any]]) -> None:
+        # After every point, so that a run cut short still leaves what it measured.
+        if args.write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(document(records, peak=args.peak, command=command), indent=1) + "\n")
 
     records = []
     for arch in args.arch or ARCHITECTURES:
@@ -219,6 +269,7 @@ def main() -> None:
                                         "checkpointing": checkpointing, **peak})
                         print(f"{arch:6} {attention:5} b={batch} s={seq_len:5} ckpt={checkpointing!s:5} "
                               + " ".join(f"{key}={value:,d}" for key, value in peak.items()), flush=True)
+                        save(records)
                         continue
                     record = measure(model, batch, seq_len, checkpointing, detail=args.detail)
                     detail = record.pop("detail", None)
@@ -228,60 +279,8 @@ def main() -> None:
                           f"{record['saved_bytes']:>14,d} B in {record['storages']} storages", flush=True)
                     for why, item in (detail or {}).items():
                         print(f"      {item['bytes']:>13,d} B  {item['count']:3d} x {why}")
+                    save(records)
             del model
-
-    if args.write and args.peak:
-        document = {
-            "provenance": {
-                "script": "tools/measure_activations.py --peak",
-                "date": datetime.date.today().isoformat(),
-                "python": platform.python_version(),
-                "torch": torch.__version__,
-                "transformers": transformers.__version__,
-                "device": "cpu",
-                "dtype": "bf16: the whole model cast to torch.bfloat16 (no autocast)",
-                "dropout": "train mode, every dropout probability 0",
-                "counted": "torch.distributed._tools.mem_tracker.MemTracker over one forward and backward: "
-                           "live activation bytes at the end of the forward pass (saved tensors, the returned "
-                           "logits and loss), and activations plus backward temporaries at the step's peak",
-            },
-            "architectures": {
-                arch: {"model_type": model_type, "config": kwargs, "description": what}
-                for arch, (model_type, kwargs, what) in ARCHITECTURES.items()
-            },
-            "records": records,
-        }
-        PEAKS.write_text(json.dumps(document, indent=1) + "\n")
-        print(f"wrote {PEAKS}", file=sys.stderr)
-    elif args.write:
-        document = {
-            "provenance": {
-                "script": "tools/measure_activations.py",
-                "date": datetime.date.today().isoformat(),
-                "python": platform.python_version(),
-                "torch": torch.__version__,
-                "transformers": transformers.__version__,
-                "device": "cpu",
-                "dtype": "bf16: the whole model cast to torch.bfloat16 (no autocast)",
-                "dropout": "train mode, every dropout probability 0",
-                "loss": "transformers' causal-LM loss, labels = input_ids (logits upcast to fp32)",
-                "counted": "unique storages of tensors saved for backward (saved_tensors_hooks) that are not "
-                           "parameters or buffers, plus, with checkpointing (use_reentrant=False), the tensor "
-                           "inputs each checkpointed layer keeps; at the end of the forward pass",
-                "not counted": "the backward recompute of one checkpointed layer (transient), gradients, "
-                               "temporaries freed during the forward pass",
-                "attention": {"eager": "attn_implementation='eager' (softmax probabilities kept)",
-                              "sdpa": "attn_implementation='sdpa' (torch CPU scaled_dot_product_attention)"},
-            },
-            "architectures": {
-                arch: {"model_type": model_type, "config": kwargs, "description": what}
-                for arch, (model_type, kwargs, what) in ARCHITECTURES.items()
-            },
-            "records": records,
-        }
-        OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-        OUTPUT.write_text(json.dumps(document, indent=1) + "\n")
-        print(f"wrote {OUTPUT}", file=sys.stderr)
 
 
 if __name__ == "__main__":
