@@ -30,9 +30,10 @@ and dropout mask (their ``5*a*s/h`` term).  What changes for the blocks here:
   both the fp32 probabilities and their copy in the model dtype, and repeats
   grouped KV heads before the matmuls, so keys and values are kept at
   ``n_heads`` width;
-* SDPA keeps no score matrix: torch's flash kernel (on CPU, and the flash or
-  memory-efficient kernels on GPU) keeps queries, keys and values (grouped KV
-  heads unrepeated), the output and one fp32 log-sum-exp per head and query;
+* SDPA keeps no score matrix: torch's CPU flash kernel keeps queries, keys
+  and values (grouped KV heads unrepeated), the output and one fp32
+  log-sum-exp per head and query, as the flash and memory-efficient kernels
+  do on GPU (not measured here; SDPA's math fallback would keep the scores);
 * the loss: the LM head's input, and the fp32 log-probabilities
   (``4 * batch * seq_len * vocab_size`` bytes) that cross-entropy keeps after
   transformers upcasts the logits to fp32.
@@ -41,10 +42,10 @@ Checkpointing (``use_reentrant=False``): each block keeps only its input
 hidden state (``e * batch * seq_len * d_model`` bytes) and the arguments shared
 by all blocks (rotary tables, and with eager attention the additive causal
 mask, one ``seq_len**2`` matrix per sequence); everything outside the blocks
-is kept as without checkpointing.  During
-backward one block at a time is recomputed, so the peak adds one block's full
-activations: :attr:`ActivationMemory.recompute`, included in
-:attr:`ActivationMemory.peak` but not in :attr:`ActivationMemory.saved`.
+is kept as without checkpointing.  During backward one block at a time is
+recomputed, so the peak adds one block's full activations:
+:attr:`ActivationMemory.recompute`, included in :attr:`ActivationMemory.peak`
+but not in :attr:`ActivationMemory.saved`.
 
 The loss at the peak.  The logits themselves are not saved, but transformers
 returns them (``e * T * V`` bytes for ``T`` tokens and ``V`` vocabulary
@@ -57,9 +58,10 @@ checkpointing this, not the blocks, sets the peak
 What was measured (``tools/measure_activations.py``, recordings in
 ``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks in
 bf16 on CPU, eager and SDPA, three (batch, seq_len) points each, with and
-without checkpointing; and the step's peak for the Llama-style model.  What is refused because it was not measured: mixture
-of experts, latent attention, sliding windows, parallel-block and fused
-layouts other than GPT-2's, extra norms, QK-norm.
+without checkpointing; and the step's peak for the Llama-style model.
+Refused because not measured: mixture of experts, latent attention, sliding
+windows, parallel-block and fused layouts other than GPT-2's, extra norms,
+QK-norm.
 """
 
 from __future__ import annotations
