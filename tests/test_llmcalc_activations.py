@@ -2,7 +2,8 @@
 
 The measurements are bytes of tensors saved for backward, recorded with torch's
 ``saved_tensors_hooks`` by ``tools/measure_activations.py`` and stored with their
-provenance in ``tests/data/activations/recordings.json``.
+provenance in ``tests/data/activations/recordings.json``; ``peaks.json`` beside it
+holds the same script's ``MemTracker`` figures for a whole forward and backward.
 """
 
 import dataclasses
