@@ -1,0 +1,366 @@
+"""Activation memory of a training step: the tensors a forward pass keeps for backward.
+
+Weights, gradients, optimizer state and the KV cache are exact by
+construction (:mod:`llmcalc.memory`).  Activations are not: which tensors an
+operation keeps for its backward pass depends on the implementation, so this
+module is a *model*, written tensor by tensor after Hugging Face
+``transformers``' decoder blocks and checked against measurements of them.
+
+Source.  Korthikanti et al. (2022), "Reducing Activation Recomputation in
+Large Transformer Models" (arXiv:2205.05198), Section 4.1, count a GPT block's
+activations as ``s*b*h*(34 + 5*a*s/h)`` bytes in 16-bit (their eq. 1, no
+parallelism): 2 bytes for each input of a linear layer or LayerNorm, the GELU
+input, 1-byte dropout masks, and the ``a*s*s`` attention scores, softmax output
+and dropout mask (their ``5*a*s/h`` term).  What changes for the blocks here:
+
+* no dropout (probability 0, as LLM fine-tuning usually runs): no masks,
+  and the softmax output is the only score-sized tensor, so ``34`` becomes
+  ``32`` and ``5*a*s/h`` becomes ``2*a*s/h``;
+* transformers' ``gelu_new`` (GPT-2) is written out in elementwise steps,
+  five of which keep a ``d_ff``-wide tensor where Korthikanti count two
+  (the GELU input and the next linear's input): ``+24``, so GPT-2's block
+  keeps ``s*b*h*(56 + 2*a*s/h)`` bytes, plus the norm statistics;
+* RMSNorm as transformers writes it upcasts its input to fp32, and keeps that
+  fp32 copy, the per-token ``rsqrt`` and the normalized tensor in the model
+  dtype: ``(4 + e)`` bytes per value instead of ``e`` (``e`` = bytes of
+  ``dtype``);
+* a SwiGLU FFN keeps the gate and up projections, the SiLU output and their
+  product: four ``d_ff``-wide tensors;
+* eager attention in the Llama family computes the softmax in fp32 and keeps
+  both the fp32 probabilities and their copy in the model dtype, and repeats
+  grouped KV heads before the matmuls, so keys and values are kept at
+  ``n_heads`` width;
+* SDPA keeps no score matrix: torch's CPU flash kernel keeps queries, keys
+  and values (grouped KV heads unrepeated), the output and one fp32
+  log-sum-exp per head and query, as the flash and memory-efficient kernels
+  do on GPU (not measured here; SDPA's math fallback would keep the scores);
+* the loss: the LM head's input, and the fp32 log-probabilities
+  (``4 * batch * seq_len * vocab_size`` bytes) that cross-entropy keeps after
+  transformers upcasts the logits to fp32.
+
+Checkpointing (``use_reentrant=False``): each block keeps only its input
+hidden state (``e * batch * seq_len * d_model`` bytes) and the arguments shared
+by all blocks (rotary tables, and with eager attention the additive causal
+mask, one ``seq_len**2`` matrix per sequence); everything outside the blocks
+is kept as without checkpointing.  During backward one block at a time is
+recomputed, so the peak adds one block's full activations:
+:attr:`ActivationMemory.recompute`, included in :attr:`ActivationMemory.peak`
+but not in :attr:`ActivationMemory.saved`.
+
+The loss at the peak.  The logits themselves are not saved, but transformers
+returns them (``e * T * V`` bytes for ``T`` tokens and ``V`` vocabulary
+entries), and backward through the fp32 cross-entropy holds two fp32
+``T x V`` gradients at once (``8 * T * V``) while the fp32 log-probabilities
+are still saved (``4 * T * V``): at realistic vocabularies and with
+checkpointing this, not the blocks, sets the peak
+(:attr:`ActivationMemory.peak`, measured with torch's ``MemTracker``).
+
+What was measured (``tools/measure_activations.py``, recordings in
+``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks in
+bf16 on CPU, eager and SDPA, three (batch, seq_len) points each, with and
+without checkpointing; and the step's peak for the Llama-style model.
+Refused because not measured: mixture of experts, latent attention, sliding
+windows, parallel-block and fused layouts other than GPT-2's, extra norms,
+QK-norm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from . import _validate as check
+from .config import ModelConfig, as_model_config
+
+Attention = Literal["sdpa", "eager"]
+
+# Bytes per element of the dtype the model computes in (weights and activations).
+_ELEMENT_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
+_ATTENTIONS = ("sdpa", "eager")
+_FP32 = 4
+_INT64 = 8
+
+
+@dataclass(frozen=True)
+class ActivationMemory:
+    """Activation bytes of one training step, by where they are kept (see :func:`activation_memory`).
+
+    Attributes
+    ----------
+    per_layer : int
+        Bytes each transformer block keeps for backward (under checkpointing,
+        its input hidden state only).
+    n_layers : int
+        Number of blocks.
+    shared : int
+        Kept once for all blocks: token ids, rotary tables and (eager
+        attention under checkpointing) the causal mask.
+    head : int
+        The final norm's and the LM head's inputs.
+    loss : int
+        The fp32 log-probabilities cross-entropy keeps, ``4 * tokens * vocab_size``,
+        and its fp32 count of targets (4 bytes).
+    recompute : int
+        One block's full activations, rebuilt during backward under
+        checkpointing (0 without checkpointing).
+    logits : int
+        The logits in the model dtype, ``e * tokens * vocab_size``: not saved
+        for backward, but returned with the loss and alive as long as the
+        caller keeps the output (``out = model(...); out.loss.backward()``
+        keeps them through backward).
+    loss_backward : int
+        ``8 * tokens * vocab_size``: the fp32 gradients of the log-probabilities
+        and of the upcast logits, both alive while backward passes the loss.
+    """
+
+    per_layer: int
+    n_layers: int
+    shared: int
+    head: int
+    loss: int
+    recompute: int
+    logits: int
+    loss_backward: int
+
+    @property
+    def saved(self) -> int:
+        """Bytes kept for backward at the end of the forward pass (what was measured)."""
+        return self.per_layer * self.n_layers + self.shared + self.head + self.loss
+
+    @property
+    def peak(self) -> int:
+        """Largest activation memory of the step: ``saved + logits + max(loss_backward, recompute)``.
+
+        The loss's gradients and a recomputed block exist at different moments
+        of backward, hence the larger of the two.  Measured to within 0.01 %
+        for the Llama-style model, where the loss is the larger; the recompute
+        branch is derived, and an upper bound, since the loss's tensors are
+        freed by then.  Weight gradients are not activations: GPT-2 on CPU
+        peaks later, computing its tied embedding's gradient.
+        """
+        return self.saved + self.logits + max(self.loss_backward, self.recompute)
+
+
+def _check_modelled(cfg: ModelConfig) -> None:
+    """Refuse the configurations whose saved tensors were never measured."""
+    unmeasured: dict[str, tuple[object, object, str]] = {
+        "qk_norm": (cfg.qk_norm, "none", "QK-norm"),
+        "n_experts": (cfg.n_experts, 1, "mixture-of-experts routing"),
+        "kv_lora_rank": (cfg.kv_lora_rank, 0, "latent attention"),
+        "sliding_window": (cfg.sliding_window, 0, "sliding-window attention"),
+        "norms_per_layer": (cfg.norms_per_layer, 2, "blocks without exactly two norms"),
+    }
+    for name, (value, measured, what) in unmeasured.items():
+        if value != measured:
+            raise ValueError(
+                f"activation memory is not modelled for {what}: {name} must be {measured!r}; got {value!r} "
+                "(only dense pre-norm blocks were measured, see tools/measure_activations.py)"
+            )
+    if cfg.layout == "llama":
+        if cfg.ffn != "swiglu" or cfg.norm != "rmsnorm" or cfg.learned_positions:
+            raise ValueError(
+                "activation memory is modelled for layout='llama' with ffn='swiglu', an RMSNorm and rotary "
+                f"positions; got ffn={cfg.ffn!r}, norm={cfg.norm!r}, learned_positions={cfg.learned_positions}"
+            )
+    elif cfg.layout == "gpt2":
+        if cfg.ffn != "mlp" or cfg.norm != "layernorm":
+            raise ValueError(
+                "activation memory is modelled for layout='gpt2' with ffn='mlp' and norm='layernorm'; "
+                f"got ffn={cfg.ffn!r}, norm={cfg.norm!r}"
+            )
+    else:
+        raise ValueError(f"activation memory is modelled for layout 'llama' or 'gpt2'; got layout={cfg.layout!r}")
+
+
+def _norm_bytes(cfg: ModelConfig, tokens: int, width: int, groups: int, element: int) -> int:
+    """Bytes one norm over ``width`` values keeps, with ``groups`` statistics per token.
+
+    transformers' RMSNorm keeps its input upcast to fp32 (in an fp32 model
+    the input itself), one fp32 ``rsqrt`` per group, and the normalized
+    values in the model dtype (the input of the scale multiplication).  A
+    fused LayerNorm keeps its input and a mean and a reciprocal standard
+    deviation per token (fp32 on GPU; CPU keeps them in bf16, 4 bytes a
+    token less).
+    """
+    if cfg.norm == "layernorm":
+        return element * tokens * width + 2 * _FP32 * tokens * groups
+    return (_FP32 + element) * tokens * width + _FP32 * tokens * groups
+
+
+def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str) -> int:
+    """Bytes one transformer block keeps for backward without checkpointing."""
+    tokens = batch * seq_len
+    hidden = element * tokens * cfg.d_model
+    queries = element * tokens * cfg.q_dim
+    scores = batch * cfg.n_heads * seq_len * seq_len
+    norms = 2 * _norm_bytes(cfg, tokens, cfg.d_model, 1, element)
+    # The attention input (shared by the Q, K and V projections) and the FFN input.
+    linear_inputs = 2 * hidden
+
+    if attention == "sdpa":
+        # Queries, unrepeated keys and values, the output (also the output projection's input), log-sum-exp.
+        attention_bytes = 2 * queries + 2 * element * tokens * cfg.kv_dim + _FP32 * cfg.n_heads * tokens
+    elif cfg.layout == "gpt2":
+        # Q, K and V are views of the fused projection, whose whole output stays; the softmax runs in the
+        # model dtype and its output is kept once; the output projection's input is a contiguous copy.
+        attention_bytes = element * tokens * (cfg.q_dim + 2 * cfg.kv_dim) + element * scores + queries
+    else:
+        # Queries, keys and values repeated to n_heads, fp32 softmax probabilities and their model-dtype
+        # copy (the same storage in fp32), and the output projection's input.
+        probabilities = _FP32 * scores + (element * scores if element != _FP32 else 0)
+        attention_bytes = 3 * queries + probabilities + queries
+
+    ffn_wide = element * tokens * cfg.d_ff
+    if cfg.layout == "gpt2":
+        # Fused Q/K/V with SDPA: the three saved views share one storage, counted above at full size.
+        # gelu_new, written out: FC output, tanh output, 0.5 * x, 1 + tanh, and the product (the down input).
+        ffn = 5 * ffn_wide
+    else:
+        # SwiGLU: gate and up projections, SiLU output, and their product (the down projection's input).
+        ffn = 4 * ffn_wide
+    return norms + linear_inputs + attention_bytes + ffn
+
+
+def activation_memory(
+    cfg: ModelConfig,
+    batch: int,
+    seq_len: int,
+    *,
+    checkpointing: bool = False,
+    dtype: str = "bf16",
+    attention: Attention = "sdpa",
+) -> ActivationMemory:
+    """Estimate the activation memory of one training step, by part.
+
+    An estimate, not an exact count: it follows which tensors transformers'
+    decoder blocks keep for backward (see the module docstring for the
+    formula, its source and what changes from Korthikanti et al. 2022), and
+    it matched every recorded measurement within 10 % (in fact within 0.1 %).
+
+    Per block without checkpointing, with ``T = batch * seq_len`` tokens,
+    ``e`` bytes per element of ``dtype``, ``d = d_model``, ``q = n_heads *
+    head_dim``, ``k = n_kv_heads * head_dim``, ``f = d_ff``, ``h = n_heads``:
+
+    * norms: RMSNorm ``2 * (4 + e) * T * d`` plus fp32 statistics (LayerNorm:
+      ``2 * e * T * d`` plus statistics);
+    * linear inputs: ``2 * e * T * d`` (attention and FFN inputs);
+    * SDPA: ``e * T * (2q + 2k) + 4 * T * h`` (no score matrix);
+      eager: ``4 * e * T * q + (4 + e) * batch * h * seq_len**2``
+      (GPT-2: ``e * T * (2q + 2k) + e * batch * h * seq_len**2``);
+    * FFN: SwiGLU ``4 * e * T * f``; GPT-2's ``gelu_new`` MLP ``5 * e * T * f``.
+
+    Outside the blocks: the final norm and LM-head input, ``4 * T *
+    vocab_size`` bytes of fp32 log-probabilities, the token ids and the rotary
+    tables.  Assumed: dropout probability 0; causal attention without a
+    padding mask (a padding mask makes SDPA repeat grouped KV heads); the
+    whole model in ``dtype``, no autocast.  Not in ``saved`` but in
+    ``peak``: the returned logits, the loss's backward gradients and the
+    recomputed block.  Not counted at all: weight gradients, the fp32 copy
+    of the logits (freed before backward), other temporaries, and allocator
+    overhead.
+
+    Parameters
+    ----------
+    cfg : ModelConfig
+        A dense model with layout ``"llama"`` (SwiGLU, RMSNorm, rotary) or
+        ``"gpt2"``; other layouts, experts, latent attention and sliding
+        windows raise ``ValueError`` because they were not measured.
+    batch, seq_len : int
+        Sequences per step and tokens per sequence.
+    checkpointing : bool
+        Activation checkpointing of every block (each keeps only its input).
+    dtype : {"bf16", "fp16", "fp32"}
+        The dtype the model computes in.
+    attention : {"sdpa", "eager"}
+        ``"sdpa"``: fused attention that keeps no score matrix (flash or
+        memory-efficient kernels); ``"eager"``: the explicit softmax.
+
+    Examples
+    --------
+    Llama 3 8B, one 4096-token sequence: 784 MiB per block, 2 GiB of fp32
+    log-probabilities, 26.6 GiB in all.  Checkpointing keeps 32 MiB per
+    block, 3.1 GiB in all, but backward through the loss over 128256
+    vocabulary entries lifts the peak to 8 GiB.
+
+    >>> from llmcalc import get_preset, GiB, MiB
+    >>> cfg = get_preset("llama-3-8b")
+    >>> memory = activation_memory(cfg, 1, 4096)
+    >>> memory.per_layer // MiB, memory.loss // MiB, round(memory.saved / GiB, 1)
+    (784, 2004, 26.6)
+    >>> checkpointed = activation_memory(cfg, 1, 4096, checkpointing=True)
+    >>> checkpointed.per_layer // MiB, round(checkpointed.saved / GiB, 1), round(checkpointed.peak / GiB, 1)
+    (32, 3.1, 8.0)
+    """
+    cfg = as_model_config(cfg)
+    _check_modelled(cfg)
+    n_batch = check.count("batch", batch)
+    n_seq = check.count("seq_len", seq_len)
+    keep_inputs_only = check.flag("checkpointing", checkpointing)
+    element = _ELEMENT_BYTES[check.choice("dtype", dtype, _ELEMENT_BYTES)]
+    attention_kind = check.choice("attention", attention, _ATTENTIONS)
+    if cfg.learned_positions and n_seq > cfg.learned_positions:
+        raise ValueError(
+            f"seq_len must be in [1, {cfg.learned_positions}] (the model learned {cfg.learned_positions} positions); "
+            f"got {n_seq}"
+        )
+
+    tokens = n_batch * n_seq
+    block = _block_bytes(cfg, n_batch, n_seq, element, attention_kind)
+    # Token ids kept by the embedding and by the loss (the shifted targets).
+    shared = 2 * _INT64 * tokens
+    if cfg.layout == "gpt2":
+        shared += _INT64 * n_seq  # position ids kept by the position embedding
+    else:
+        shared += 2 * element * n_seq * cfg.head_dim  # rotary cos and sin, shared by the batch
+    if keep_inputs_only:
+        if cfg.layout != "gpt2":
+            shared += _INT64 * n_seq  # position ids, an argument of every checkpointed block
+        if attention_kind == "eager":
+            shared += element * n_batch * n_seq * n_seq  # the additive causal mask, one per sequence
+    head = _norm_bytes(cfg, tokens, cfg.d_model, 1, element) + element * tokens * cfg.d_model
+    return ActivationMemory(
+        per_layer=element * tokens * cfg.d_model if keep_inputs_only else block,
+        n_layers=cfg.n_layers,
+        shared=shared,
+        head=head,
+        loss=_FP32 * tokens * cfg.vocab_size + _FP32,  # log-probabilities, and the fp32 count of targets
+        recompute=block if keep_inputs_only else 0,
+        logits=element * tokens * cfg.vocab_size,
+        loss_backward=2 * _FP32 * tokens * cfg.vocab_size,
+    )
+
+
+def activation_bytes(
+    cfg: ModelConfig,
+    batch: int,
+    seq_len: int,
+    *,
+    checkpointing: bool = False,
+    dtype: str = "bf16",
+    attention: Attention = "sdpa",
+) -> int:
+    """Estimated bytes a training step keeps for backward at the end of its forward pass.
+
+    ``activation_memory(...).saved``; see :func:`activation_memory` for the
+    formula, its source and assumptions.  Under checkpointing this excludes
+    the one block recomputed during backward (add
+    ``activation_memory(...).recompute``, or use ``.peak``).
+
+    Examples
+    --------
+    GPT-2 (124M) at batch 8 of 1024 tokens: the score matrices of eager
+    attention cost 2.2 GiB more than SDPA.
+
+    >>> from llmcalc import get_preset, GiB
+    >>> round(activation_bytes(get_preset("gpt2"), 8, 1024, attention="eager") / GiB, 1)
+    7.7
+    >>> round(activation_bytes(get_preset("gpt2"), 8, 1024) / GiB, 1)
+    5.5
+    >>> activation_bytes(get_preset("mixtral-8x7b"), 1, 4096)
+    Traceback (most recent call last):
+    ...
+    ValueError: activation memory is not modelled for mixture-of-experts routing: n_experts must be 1; got 8 (only dense pre-norm blocks were measured, see tools/measure_activations.py)
+    """
+    return activation_memory(
+        cfg, batch, seq_len, checkpointing=checkpointing, dtype=dtype, attention=attention
+    ).saved

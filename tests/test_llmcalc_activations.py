@@ -1,0 +1,201 @@
+"""Activation memory: the model against measurements of transformers, and against Korthikanti et al. (2022).
+
+The measurements are bytes of tensors saved for backward, recorded with torch's
+``saved_tensors_hooks`` by ``tools/measure_activations.py`` and stored with their
+provenance in ``tests/data/activations/recordings.json``; ``peaks.json`` beside it
+holds the same script's ``MemTracker`` figures for a whole forward and backward.
+"""
+
+import dataclasses
+import json
+import pathlib
+
+import pytest
+
+import llmcalc as lc
+from llmcalc.activations import ActivationMemory, activation_bytes, activation_memory
+
+DATA = pathlib.Path(__file__).parent / "data" / "activations"
+RECORDINGS = json.loads((DATA / "recordings.json").read_text("utf-8"))
+PEAKS = json.loads((DATA / "peaks.json").read_text("utf-8"))
+TOLERANCE = 0.10  # issue 12: within 10 % of every recorded point
+
+
+def _config(arch: str, recordings: dict = RECORDINGS) -> lc.ModelConfig:
+    recorded = recordings["architectures"][arch]
+    return lc.ModelConfig.from_hf_config({"model_type": recorded["model_type"], **recorded["config"]})
+
+
+def _record_id(record: dict) -> str:
+    checkpointing = "ckpt" if record["checkpointing"] else "full"
+    return f"{record['arch']}-{record['attention']}-b{record['batch']}-s{record['seq_len']}-{checkpointing}"
+
+
+def test_recordings_cover_the_issue():
+    provenance = RECORDINGS["provenance"]
+    for key in ("script", "date", "torch", "transformers", "dtype", "attention", "counted"):
+        assert provenance[key], key
+    records = RECORDINGS["records"]
+    architectures = {record["arch"] for record in records}
+    assert len(architectures) >= 3
+    for arch in architectures:
+        points = {(r["batch"], r["seq_len"]) for r in records if r["arch"] == arch}
+        assert len(points) >= 3, arch
+        for batch, seq_len in points:
+            settings = {(r["attention"], r["checkpointing"]) for r in records
+                        if (r["arch"], r["batch"], r["seq_len"]) == (arch, batch, seq_len)}
+            assert settings == {("eager", False), ("eager", True), ("sdpa", False), ("sdpa", True)}
+
+
+@pytest.mark.parametrize("record", RECORDINGS["records"], ids=_record_id)
+def test_matches_measurement(record):
+    estimate = activation_bytes(_config(record["arch"]), record["batch"], record["seq_len"],
+                                checkpointing=record["checkpointing"], dtype="bf16", attention=record["attention"])
+    measured = record["saved_bytes"]
+    assert type(estimate) is int
+    assert abs(estimate - measured) <= TOLERANCE * measured, f"{estimate:,d} vs measured {measured:,d}"
+
+
+@pytest.mark.parametrize("record", PEAKS["records"], ids=_record_id)
+def test_peak_matches_memtracker(record):
+    memory = activation_memory(_config(record["arch"], PEAKS), record["batch"], record["seq_len"],
+                               checkpointing=record["checkpointing"], dtype="bf16", attention=record["attention"])
+    after_forward = record["live_activations_after_forward"]  # the saved tensors and the returned logits
+    assert abs(memory.saved + memory.logits - after_forward) <= TOLERANCE * after_forward
+    peak = record["peak_activations_and_temporaries"]
+    if record["gradients_at_peak"] == 0:  # the peak is in the loss's backward, before any weight gradient
+        assert abs(memory.peak - peak) <= TOLERANCE * peak, f"{memory.peak:,d} vs measured {peak:,d}"
+    else:  # GPT-2 peaks later, in its tied embedding's weight gradient, which is not an activation
+        assert memory.peak < peak
+
+
+def test_peak_recordings_include_a_loss_peak_with_and_without_checkpointing():
+    at_the_loss = {(r["arch"], r["checkpointing"]) for r in PEAKS["records"] if r["gradients_at_peak"] == 0}
+    assert {("llama", False), ("llama", True)} <= at_the_loss
+
+
+def _korthikanti_gpt_block(s: int, b: int, h: int, a: int) -> int:
+    """Korthikanti et al. (2022), Section 4.1, in 16-bit, term by term, for one GPT block."""
+    qkv_input, q_and_k, values, output_input = 2 * s * b * h, 4 * s * b * h, 2 * s * b * h, 2 * s * b * h
+    softmax_output, softmax_dropout_mask, dropout_output = 2 * a * s * s * b, a * s * s * b, 2 * a * s * s * b
+    attention_dropout_mask = s * b * h
+    attention = (qkv_input + q_and_k + softmax_output + softmax_dropout_mask + dropout_output + values
+                 + output_input + attention_dropout_mask)
+    mlp_input, gelu_input, gelu_output, mlp_dropout_mask = 2 * s * b * h, 8 * s * b * h, 8 * s * b * h, s * b * h
+    mlp = mlp_input + gelu_input + gelu_output + mlp_dropout_mask
+    layer_norm_inputs = 4 * s * b * h
+    assert attention + mlp + layer_norm_inputs == s * b * h * (34 + 5 * a * s // h)  # their eq. 1
+    return attention + mlp + layer_norm_inputs
+
+
+def test_gpt2_block_is_korthikanti_without_dropout_plus_gelu_new():
+    s, b, h, a = 1024, 4, 768, 12
+    gpt2 = lc.get_preset("gpt2")
+    dropout_masks = 2 * s * b * h + a * s * s * b
+    dropout_output = 2 * a * s * s * b  # with p = 0 the matmul reads the softmax output itself
+    gelu_new_extra = 3 * 2 * s * b * 4 * h  # tanh output, 0.5 * x and 1 + tanh, each d_ff = 4h wide
+    layer_norm_statistics = 2 * 2 * 4 * s * b  # mean and rstd per token, fp32, two LayerNorms
+    expected = _korthikanti_gpt_block(s, b, h, a) - dropout_masks - dropout_output + gelu_new_extra
+    memory = activation_memory(gpt2, b, s, attention="eager")
+    assert memory.per_layer == expected + layer_norm_statistics
+
+
+def test_checkpointing_keeps_each_block_input_and_recomputes_one_block():
+    cfg = lc.get_preset("llama-3-8b")
+    full = activation_memory(cfg, 2, 2048)
+    checkpointed = activation_memory(cfg, 2, 2048, checkpointing=True)
+    assert checkpointed.per_layer == 2 * 2 * 2048 * cfg.d_model  # Korthikanti et al. Section 5: 2sbh per layer
+    assert checkpointed.recompute == full.per_layer and full.recompute == 0
+    assert checkpointed.head == full.head and checkpointed.loss == full.loss
+
+
+def test_peak_adds_the_logits_and_the_larger_backward_transient():
+    tokens = 4096
+    # Llama 3 8B: 128256 vocabulary entries, the loss's two fp32 gradients outweigh a recomputed block.
+    llama3 = activation_memory(lc.get_preset("llama-3-8b"), 1, tokens, checkpointing=True)
+    assert llama3.logits == 2 * tokens * 128256 and llama3.loss_backward == 8 * tokens * 128256
+    assert llama3.loss_backward > llama3.recompute
+    assert llama3.peak == llama3.saved + llama3.logits + llama3.loss_backward
+    # Llama 2 70B: 32000 entries, width 8192; the recomputed block is the larger.
+    llama2 = activation_memory(lc.get_preset("llama-2-70b"), 1, tokens, checkpointing=True)
+    assert llama2.recompute > llama2.loss_backward
+    assert llama2.peak == llama2.saved + llama2.logits + llama2.recompute
+    no_checkpointing = activation_memory(lc.get_preset("llama-2-70b"), 1, tokens)
+    assert no_checkpointing.peak == no_checkpointing.saved + no_checkpointing.logits + no_checkpointing.loss_backward
+
+
+def test_sdpa_is_linear_in_sequence_length_and_eager_is_not():
+    cfg = lc.REFERENCE
+    sdpa = [activation_memory(cfg, 1, seq_len).per_layer for seq_len in (1024, 2048)]
+    eager = [activation_memory(cfg, 1, seq_len, attention="eager").per_layer for seq_len in (1024, 2048)]
+    assert sdpa[1] == 2 * sdpa[0]
+    # The eager difference is the score matrices: fp32 probabilities and a bf16 copy, 6 bytes per score.
+    assert eager[1] - 2 * eager[0] == 6 * cfg.n_heads * (2048**2 - 2 * 1024**2)
+
+
+def test_loss_is_fp32_log_probabilities():
+    cfg = lc.get_preset("llama-3-8b")
+    memory = activation_memory(cfg, 1, 8192)
+    assert memory.loss == 4 * 8192 * 128256 + 4
+    assert memory.loss == activation_memory(cfg, 1, 8192, dtype="fp32").loss
+
+
+def test_fp32_model_keeps_one_norm_copy():
+    cfg = lc.REFERENCE
+    bf16 = activation_memory(cfg, 1, 256)
+    fp32 = activation_memory(cfg, 1, 256, dtype="fp32")
+    # Doubling every element doubles everything but the fp32 norm inputs and statistics, which stay.
+    assert bf16.head == (4 + 2) * 256 * cfg.d_model + 4 * 256 + 2 * 256 * cfg.d_model
+    assert fp32.head == (4 + 4) * 256 * cfg.d_model + 4 * 256 + 4 * 256 * cfg.d_model
+
+
+def test_breakdown_adds_up():
+    memory = activation_memory(lc.get_preset("qwen2.5-0.5b"), 3, 100, attention="eager")
+    assert isinstance(memory, ActivationMemory)
+    assert memory.n_layers == 24
+    assert memory.saved == 24 * memory.per_layer + memory.shared + memory.head + memory.loss
+
+
+@pytest.mark.parametrize("name", ["mixtral-8x7b", "phi-2"])
+def test_unmeasured_presets_are_refused(name):
+    with pytest.raises(ValueError, match="activation memory is modelled|not modelled"):
+        activation_bytes(lc.get_preset(name), 1, 128)
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(kv_lora_rank=512, rope_head_dim=16, n_kv_heads=0), "latent attention: kv_lora_rank must be 0; got 512"),
+    (dict(sliding_window=4096), "sliding-window attention: sliding_window must be 0; got 4096"),
+    (dict(norms_per_layer=4), "blocks without exactly two norms: norms_per_layer must be 2; got 4"),
+    (dict(qk_norm="per-head"), "QK-norm: qk_norm must be 'none'; got 'per-head'"),
+    (dict(ffn="mlp"), "ffn='swiglu'.*got ffn='mlp'"),
+    (dict(norm="parameter-free"), "an RMSNorm.*norm='parameter-free'"),
+    (dict(layout="phi3"), "layout 'llama' or 'gpt2'; got layout='phi3'"),
+])
+def test_unmeasured_architectures_are_refused(change, message):
+    cfg = dataclasses.replace(lc.REFERENCE, **change)
+    with pytest.raises(ValueError, match=message):
+        activation_memory(cfg, 1, 128)
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(batch=0), ValueError, "batch must be an integer >= 1; got 0"),
+    (dict(seq_len=2048.0), TypeError, "seq_len must be an integer >= 1; got 2048.0"),
+    (dict(dtype="bf61"), ValueError, "dtype must be one of 'bf16', 'fp16', 'fp32'; got 'bf61' \\(did you mean 'bf16'\\?\\)"),
+    (dict(dtype="int8"), ValueError, "dtype must be one of"),
+    (dict(attention="flash"), ValueError, "attention must be one of 'sdpa', 'eager'; got 'flash'"),
+    (dict(checkpointing=1), TypeError, "checkpointing must be True or False; got 1"),
+])
+def test_bad_input(kwargs, error, message):
+    arguments = dict(batch=1, seq_len=128) | kwargs
+    with pytest.raises(error, match=message):
+        activation_bytes(lc.REFERENCE, **arguments)
+
+
+def test_bad_config():
+    with pytest.raises(TypeError, match="cfg must be a ModelConfig"):
+        activation_bytes({"d_model": 768}, 1, 128)
+
+
+def test_learned_positions_bound_the_sequence():
+    with pytest.raises(ValueError, match=r"seq_len must be in \[1, 1024\] \(the model learned 1024 positions\); got 2048"):
+        activation_bytes(lc.get_preset("gpt2"), 1, 2048)

@@ -1,0 +1,287 @@
+"""Measure the bytes a causal-LM training step keeps for backward, for llmcalc's activation model.
+
+This script is NOT run by the tests, and torch/transformers are NOT llmcalc
+dependencies.  It writes ``tests/data/activations/recordings.json``, which
+``tests/test_llmcalc_activations.py`` compares :func:`llmcalc.activation_bytes`
+against.
+
+How to re-run (in a throwaway virtual environment, never the project's)::
+
+    python3 -m venv /tmp/act-venv
+    /tmp/act-venv/bin/pip install torch transformers
+    /tmp/act-venv/bin/python tools/measure_activations.py --write
+
+What is measured.  Each model is built from a configuration written out here
+(no hub download, random weights), cast to bfloat16 (the whole model, not
+autocast, so every saved tensor has the dtype the model code gives it), put in
+train mode with every dropout probability 0, and run forward once on random
+token ids with ``labels=input_ids`` (transformers' causal-LM loss: logits
+upcast to fp32, cross-entropy over the sequence).  No backward pass is needed:
+what backward will read is fixed when the forward ends.
+
+* ``torch.autograd.graph.saved_tensors_hooks`` sees every tensor an operation
+  saves for backward.  Bytes are counted once per storage
+  (``untyped_storage().data_ptr()``; a view counts its whole storage) and
+  storages of parameters and buffers are left out.
+* With activation checkpointing (``gradient_checkpointing_enable`` with
+  ``use_reentrant=False``) the tensors saved inside a checkpointed layer are
+  dropped by torch, and what stays is what the checkpoint keeps to recompute
+  the layer: its tensor arguments.  Those are recorded by wrapping each
+  layer's checkpoint function and deduplicated with the rest, in the same way.
+  The recompute during backward (one layer's activations at a time) is not in
+  these numbers: it is transient, and equals one layer of the run without
+  checkpointing.
+
+Each point is recorded with ``attn_implementation="eager"`` and ``"sdpa"``.
+
+``--peak`` runs forward and backward instead, under torch's ``MemTracker``
+(``torch.distributed._tools.mem_tracker``, which follows every storage the
+step allocates and frees, on CPU too), and writes ``peaks.json`` beside the
+recordings: live activation bytes at the end of the forward pass, and
+activations plus backward temporaries at the step's peak.  It was run for the
+Llama-style model with SDPA (``--peak --arch llama --attention sdpa --write``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import pathlib
+import platform
+import sys
+from collections import defaultdict
+from typing import Any
+
+import torch
+import transformers
+from transformers import AutoConfig, AutoModelForCausalLM
+
+OUTPUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "activations" / "recordings.json"
+PEAKS = OUTPUT.with_name("peaks.json")
+
+NO_DROPOUT = {
+    "llama": dict(attention_dropout=0.0),
+    "qwen2": dict(attention_dropout=0.0),
+    "gpt2": dict(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, summary_first_dropout=0.0),
+}
+
+# name -> (model_type, AutoConfig keyword arguments, what it is)
+ARCHITECTURES: dict[str, tuple[str, dict[str, Any], str]] = {
+    "llama": (
+        "llama",
+        dict(vocab_size=32000, hidden_size=512, intermediate_size=1792, num_hidden_layers=2,
+             num_attention_heads=8, num_key_value_heads=2, head_dim=64, tie_word_embeddings=False),
+        "Llama 3 block (RMSNorm, SwiGLU, GQA 4:1, RoPE) scaled to width 512 with Llama 3 8B's ratios "
+        "(d_ff = 3.5 d_model, head_dim 64), 2 layers, Llama 2's 32000-token vocabulary",
+    ),
+    "gpt2": (
+        "gpt2",
+        dict(vocab_size=50257, n_positions=1024, n_embd=768, n_layer=2, n_head=12),
+        "GPT-2 small (LayerNorm, GELU MLP with biases, learned positions, tied head) with 2 of its 12 layers",
+    ),
+    "qwen2": (
+        "qwen2",
+        dict(vocab_size=151936, hidden_size=896, intermediate_size=4864, num_hidden_layers=2,
+             num_attention_heads=14, num_key_value_heads=2, head_dim=64, tie_word_embeddings=True),
+        "Qwen2.5-0.5B (RMSNorm, SwiGLU, GQA 7:1, Q/K/V biases, tied head, 151936-token vocabulary) "
+        "with 2 of its 24 layers",
+    ),
+}
+
+POINTS = ((1, 1024), (2, 256), (4, 512))
+ATTENTIONS = ("eager", "sdpa")
+
+
+def build(arch: str, attention: str) -> torch.nn.Module:
+    model_type, kwargs, _ = ARCHITECTURES[arch]
+    config = AutoConfig.for_model(model_type, **kwargs, **NO_DROPOUT[model_type])
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(config, attn_implementation=attention, dtype=torch.bfloat16)
+    return model.train()
+
+
+def storage_key(tensor: torch.Tensor) -> int:
+    return tensor.untyped_storage().data_ptr()
+
+
+def measure(model: torch.nn.Module, batch: int, seq_len: int, checkpointing: bool, *, detail: bool) -> dict[str, Any]:
+    excluded = {storage_key(t) for t in [*model.parameters(), *model.buffers()]}
+    kept: dict[int, tuple[int, str]] = {}  # storage -> (bytes, what kept it)
+
+    def keep(tensor: torch.Tensor, why: str) -> None:
+        key = storage_key(tensor)
+        nbytes = tensor.untyped_storage().nbytes()
+        if nbytes and key not in excluded and key not in kept:
+            kept[key] = (nbytes, why)
+
+    def pack(tensor: torch.Tensor) -> torch.Tensor:
+        grad_fn = tensor.grad_fn.name() if tensor.grad_fn is not None else "leaf"
+        keep(tensor, f"saved {tuple(tensor.shape)} {str(tensor.dtype).removeprefix('torch.')} (from {grad_fn})")
+        return tensor
+
+    if checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        for module in model.modules():
+            checkpoint = getattr(module, "_gradient_checkpointing_func", None)
+            if checkpoint is None:
+                continue
+
+            def recording(function: Any, *args: Any, _checkpoint: Any = checkpoint) -> Any:
+                arguments = [*args, *getattr(function, "keywords", {}).values()]
+                for value in arguments:
+                    if isinstance(value, torch.Tensor):
+                        keep(value, f"checkpoint input {tuple(value.shape)} {str(value.dtype).removeprefix('torch.')}")
+                    elif isinstance(value, tuple):  # rotary (cos, sin)
+                        for item in value:
+                            if isinstance(item, torch.Tensor):
+                                keep(item, f"checkpoint input {tuple(item.shape)} {str(item.dtype).removeprefix('torch.')}")
+                return _checkpoint(function, *args)
+
+            module._gradient_checkpointing_func = recording
+    else:
+        model.gradient_checkpointing_disable()
+
+    generator = torch.Generator().manual_seed(batch * 100003 + seq_len)
+    input_ids = torch.randint(0, model.config.vocab_size, (batch, seq_len), generator=generator)
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        output = model(input_ids=input_ids, labels=input_ids, use_cache=False)
+    assert output.loss.requires_grad and torch.isfinite(output.loss)
+    del output
+    total = sum(nbytes for nbytes, _ in kept.values())
+    record: dict[str, Any] = {"saved_bytes": total, "storages": len(kept)}
+    if detail:
+        summary: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for nbytes, why in kept.values():
+            summary[why][0] += 1
+            summary[why][1] += nbytes
+        record["detail"] = {why: {"count": n, "bytes": b} for why, (n, b) in sorted(summary.items(), key=lambda kv: -kv[1][1])}
+    return record
+
+
+def measure_peak(model: torch.nn.Module, batch: int, seq_len: int, checkpointing: bool) -> dict[str, Any]:
+    """Run forward and backward under torch's ``MemTracker`` and return its activation figures.
+
+    ``MemTracker`` follows every storage the step allocates and frees (on CPU
+    too), sorted into parameters, gradients, activations (created in the
+    forward pass) and temporaries (created in the backward pass).  The peak is
+    the moment the total is largest.
+    """
+    from torch.distributed._tools.mem_tracker import MemTracker
+
+    if checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    else:
+        model.gradient_checkpointing_disable()
+    model.zero_grad(set_to_none=True)
+    generator = torch.Generator().manual_seed(batch * 100003 + seq_len)
+    input_ids = torch.randint(0, model.config.vocab_size, (batch, seq_len), generator=generator)
+    tracker = MemTracker()
+    tracker.track_external(model)
+    with tracker:
+        output = model(input_ids=input_ids, labels=input_ids, use_cache=False)
+        after_forward = tracker.get_tracker_snapshot()[torch.device("cpu")]
+        output.loss.backward()
+        peak = tracker.get_tracker_snapshot("peak")[torch.device("cpu")]
+    del output
+    model.zero_grad(set_to_none=True)
+    by_name = {str(getattr(key, "value", key)): value for key, value in peak.items()}
+    after = {str(getattr(key, "value", key)): value for key, value in after_forward.items()}
+    return {
+        "live_activations_after_forward": after["Activation"],
+        "peak_activations_and_temporaries": by_name["Activation"] + by_name["Temp"],
+        "gradients_at_peak": by_name["Gradient"],
+    }
+
+
+def document(records: list[dict[str, Any]], *, peak: bool, command: str) -> dict[str, Any]:
+    """The recordings with their provenance, as written to ``recordings.json`` or ``peaks.json``."""
+    if peak:
+        counted = {
+            "counted": "torch.distributed._tools.mem_tracker.MemTracker over one forward and backward: "
+                       "live activation bytes at the end of the forward pass (saved tensors, the returned "
+                       "logits and loss), and activations plus backward temporaries at the step's peak",
+        }
+    else:
+        counted = {
+            "loss": "transformers' causal-LM loss, labels = input_ids (logits upcast to fp32)",
+            "counted": "unique storages of tensors saved for backward (saved_tensors_hooks) that are not "
+                       "parameters or buffers, plus, with checkpointing (use_reentrant=False), the tensor "
+                       "inputs each checkpointed layer keeps; at the end of the forward pass",
+            "not counted": "the backward recompute of one checkpointed layer (transient), gradients, "
+                           "temporaries freed during the forward pass",
+        }
+    return {
+        "provenance": {
+            "script": "tools/measure_activations.py",
+            "command": command,
+            "date": datetime.date.today().isoformat(),
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            "device": "cpu",
+            "dtype": "bf16: the whole model cast to torch.bfloat16 (no autocast)",
+            "dropout": "train mode, every dropout probability 0",
+            **counted,
+            "attention": {"eager": "attn_implementation='eager' (softmax probabilities kept)",
+                          "sdpa": "attn_implementation='sdpa' (torch's CPU flash kernel: keeps queries, keys, "
+                                  "values, output and log-sum-exp, no score matrix)"},
+        },
+        "architectures": {
+            arch: {"model_type": model_type, "config": kwargs, "description": what}
+            for arch, (model_type, kwargs, what) in ARCHITECTURES.items()
+            if any(record["arch"] == arch for record in records)
+        },
+        "records": records,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help=f"write {OUTPUT.relative_to(OUTPUT.parents[3])}")
+    parser.add_argument("--arch", choices=sorted(ARCHITECTURES), action="append", help="only these architectures")
+    parser.add_argument("--detail", action="store_true", help="print what kept each storage")
+    parser.add_argument("--peak", action="store_true",
+                        help=f"run forward and backward under MemTracker instead; --write writes {PEAKS.name}")
+    parser.add_argument("--attention", choices=ATTENTIONS, action="append", help="only these attention implementations")
+    parser.add_argument("--point", type=int, nargs=2, action="append", metavar=("BATCH", "SEQ_LEN"),
+                        help="only these (batch, seq_len) points")
+    args = parser.parse_args()
+    torch.set_num_threads(2)
+    path = PEAKS if args.peak else OUTPUT
+    command = " ".join(["python tools/measure_activations.py", *sys.argv[1:]])
+
+    def save(records: list[dict[str, Any]]) -> None:
+        # After every point, so that a run cut short still leaves what it measured.
+        if args.write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(document(records, peak=args.peak, command=command), indent=1) + "\n")
+
+    records = []
+    for arch in args.arch or ARCHITECTURES:
+        for attention in args.attention or ATTENTIONS:
+            model = build(arch, attention)
+            for batch, seq_len in args.point or POINTS:
+                for checkpointing in (False, True):
+                    if args.peak:
+                        peak = measure_peak(model, batch, seq_len, checkpointing)
+                        records.append({"arch": arch, "attention": attention, "batch": batch, "seq_len": seq_len,
+                                        "checkpointing": checkpointing, **peak})
+                        print(f"{arch:6} {attention:5} b={batch} s={seq_len:5} ckpt={checkpointing!s:5} "
+                              + " ".join(f"{key}={value:,d}" for key, value in peak.items()), flush=True)
+                        save(records)
+                        continue
+                    record = measure(model, batch, seq_len, checkpointing, detail=args.detail)
+                    detail = record.pop("detail", None)
+                    records.append({"arch": arch, "attention": attention, "batch": batch, "seq_len": seq_len,
+                                     "checkpointing": checkpointing, **record})
+                    print(f"{arch:6} {attention:5} b={batch} s={seq_len:5} ckpt={checkpointing!s:5} "
+                          f"{record['saved_bytes']:>14,d} B in {record['storages']} storages", flush=True)
+                    for why, item in (detail or {}).items():
+                        print(f"      {item['bytes']:>13,d} B  {item['count']:3d} x {why}")
+                    save(records)
+            del model
+
+
+if __name__ == "__main__":
+    main()
