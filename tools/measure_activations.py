@@ -2,7 +2,7 @@
 
 This script is NOT run by the tests, and torch/transformers are NOT llmcalc
 dependencies.  It writes ``tests/data/activations/recordings.json``, which
-``tests/test_llmcalc_activations.py`` compares :func:`llmcalc.activation_bytes`
+``tests/test_activation_model.py`` compares ``tools/activation_model.activation_bytes``
 against.
 
 How to re-run (in a throwaway virtual environment, never the project's)::
@@ -135,7 +135,8 @@ def measure(model: torch.nn.Module, batch: int, seq_len: int, checkpointing: boo
                     elif isinstance(value, tuple):  # rotary (cos, sin)
                         for item in value:
                             if isinstance(item, torch.Tensor):
-                                keep(item, f"checkpoint input {tuple(item.shape)} {str(item.dtype).removeprefix('torch.')}")
+                                kind = str(item.dtype).removeprefix("torch.")
+                                keep(item, f"checkpoint input {tuple(item.shape)} {kind}")
                 return _checkpoint(function, *args)
 
             module._gradient_checkpointing_func = recording
@@ -155,7 +156,8 @@ def measure(model: torch.nn.Module, batch: int, seq_len: int, checkpointing: boo
         for nbytes, why in kept.values():
             summary[why][0] += 1
             summary[why][1] += nbytes
-        record["detail"] = {why: {"count": n, "bytes": b} for why, (n, b) in sorted(summary.items(), key=lambda kv: -kv[1][1])}
+        biggest_first = sorted(summary.items(), key=lambda kv: -kv[1][1])
+        record["detail"] = {why: {"count": n, "bytes": b} for why, (n, b) in biggest_first}
     return record
 
 

@@ -1,5 +1,10 @@
 """Activation memory of a training step: the tensors a forward pass keeps for backward.
 
+The model behind the coming memory planner (issue "Will it fit?"), kept in ``tools/``
+until the planner moves it into ``llmcalc``: the package is held to its size budget
+until then.  ``tests/test_activation_model.py`` checks it against the recordings in
+``tests/data/activations/`` (``tools/measure_activations.py``).
+
 Weights, gradients, optimizer state and the KV cache are exact by
 construction (:mod:`llmcalc.memory`).  Activations are not: which tensors an
 operation keeps for its backward pass depends on the implementation, so this
@@ -69,8 +74,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from . import _validate as check
-from .config import ModelConfig, as_model_config
+from llmcalc import _validate as check
+from llmcalc.config import ModelConfig, as_model_config
 
 Attention = Literal["sdpa", "eager"]
 
@@ -359,7 +364,7 @@ def activation_bytes(
     >>> activation_bytes(get_preset("mixtral-8x7b"), 1, 4096)
     Traceback (most recent call last):
     ...
-    ValueError: activation memory is not modelled for mixture-of-experts routing: n_experts must be 1; got 8 (only dense pre-norm blocks were measured, see tools/measure_activations.py)
+    ValueError: activation memory is not modelled for mixture-of-experts routing: n_experts must be 1; got 8 ...
     """
     return activation_memory(
         cfg, batch, seq_len, checkpointing=checkpointing, dtype=dtype, attention=attention
