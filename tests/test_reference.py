@@ -73,6 +73,19 @@ def test_function_entries_show_typed_signatures_and_parameters(language: str) ->
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(("docname", "name"), [
+    ("reference-memory", "weight_bytes"), ("reference-models", "ModelConfig"),
+    ("reference-math", "softmax"), ("reference-text", "bpe_train"),
+])
+def test_entries_name_the_errors_bad_input_raises(language: str, docname: str, name: str) -> None:
+    entry = soup(language, docname).find("dt", id=f"llmcalc.{name}").parent
+    label = {"en": "Raises", "zh_TW": "引發"}[language]  # the field label, from Sphinx's own catalog
+    fields = [dt.get_text(strip=True).rstrip(":") for dt in entry.select("dl.field-list > dt")]
+    text = entry.get_text(" ", strip=True)
+    assert label in fields and "ValueError" in text and "TypeError" in text, name
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_constants_do_not_show_their_types_docstring(language: str) -> None:
     """``GB`` is an int and ``REFERENCE`` a ModelConfig: neither may show int's or the class's help."""
     memory, models = soup(language, "reference-memory").get_text(), soup(language, "reference-models")

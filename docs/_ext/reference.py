@@ -30,6 +30,27 @@ UNTRANSLATED_HELP_VERSIONS = frozenset({"0.6.1"})
 """sphinx-argparse releases whose help paragraphs have no source (sphinx-argparse#67)."""
 
 
+RAISES = [
+    "",
+    "Raises",
+    "------",
+    "TypeError",
+    "    A value of the wrong kind (a float or a bool where an exact count is meant, a string that is not a name).",
+    "ValueError",
+    "    A value outside the accepted range, or a model setting llmcalc does not model; "
+    "the message names the parameter, the value and what is accepted.",
+]
+"""The contract every public llmcalc function and class keeps (its validation lives in ``llmcalc._validate``)."""
+
+
+def document_raised_errors(
+    app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
+) -> None:
+    """Give each llmcalc function, method and class entry the errors it raises on bad input."""
+    if what in ("function", "method", "class") and name.startswith("llmcalc.") and "Raises" not in lines:
+        lines.extend(RAISES)
+
+
 def drop_inherited_docstrings_of_constants(
     app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
 ) -> None:
@@ -55,6 +76,7 @@ class TranslateCommandLineReference(SphinxTransform):
 
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("autodoc-process-docstring", drop_inherited_docstrings_of_constants, priority=100)
+    app.connect("autodoc-process-docstring", document_raised_errors, priority=100)
     if version("sphinx-argparse") in UNTRANSLATED_HELP_VERSIONS:
         app.add_transform(TranslateCommandLineReference)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
