@@ -29,6 +29,7 @@ WORKAROUNDS = [
     ("myst-parser", mystsettings.PATCHED_VERSIONS, "docs/_ext/mystsettings.py"),
     ("furo", themestrings.REWRITTEN_VERSIONS, "docs/_ext/themestrings.py"),
     ("sphinx-argparse", reference.UNTRANSLATED_HELP_VERSIONS, "docs/_ext/reference.py (sphinx-argparse#67)"),
+    ("sphinx-codeautolink", reference.RST_ONLY_CACHE_VERSIONS, "docs/_ext/reference.py (codeautolink cache, #181)"),
 ]
 
 

@@ -1,6 +1,6 @@
 """The llmcalc reference pages: what autodoc and sphinx-argparse need to read well in both languages.
 
-Two fixes, each for one upstream behaviour:
+Three fixes, each for one upstream behaviour:
 
 * A module constant with no docstring of its own (``GB``, ``REFERENCE``) would show its
   type's docstring (int's, ModelConfig's); autodoc does that by design, so this
@@ -11,12 +11,19 @@ Two fixes, each for one upstream behaviour:
   those paragraphs the page as their source before the i18n transform runs; it is applied
   only to the sphinx-argparse release it was written for (tests/test_workarounds.py fails
   when the pin moves).
+* sphinx-codeautolink 0.19.0 reloads its saved examples only for pages whose source
+  ends in ``.rst``, so an incremental build that rewrites a MyST page without re-reading
+  it writes that page's examples with no links (felix-hilden/sphinx-codeautolink#181,
+  open, is the same symptom).  After it has loaded its cache, the saved examples of
+  pages with any of the project's source suffixes are restored; only for 0.19.0.
 """
 
 from __future__ import annotations
 
 import inspect
+import json
 from importlib.metadata import version
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docutils import nodes
@@ -27,6 +34,29 @@ if TYPE_CHECKING:
     from sphinx.util.typing import ExtensionMetadata
 
 UNTRANSLATED_HELP_VERSIONS = frozenset({"0.6.1"})
+"""sphinx-argparse releases whose help paragraphs have no source (sphinx-argparse#67)."""
+RST_ONLY_CACHE_VERSIONS = frozenset({"0.19.0"})
+"""sphinx-codeautolink releases that reload saved examples of ``.rst`` pages only."""
+
+
+def restore_saved_examples(app: Sphinx) -> None:
+    """Give codeautolink back the saved examples of pages whose source is not ``.rst``."""
+    from sphinx_codeautolink.extension.backref import CodeExample
+    from sphinx_codeautolink.extension.block import SourceTransform
+    from sphinx_codeautolink.parse import Name
+
+    transforms = getattr(app.env, "sphinx_codeautolink_transforms", None)
+    cache = Path(app.doctreedir, "codeautolink-cache.json")
+    if transforms is None or not cache.is_file():
+        return
+    for page, saved in json.loads(cache.read_text("utf-8")).items():
+        has_source = any(Path(app.srcdir, page + suffix).exists() for suffix in app.config.source_suffix)
+        if page in transforms or not has_source:
+            continue
+        for item in saved:
+            item["example"] = CodeExample(**item["example"])
+            item["names"] = [Name(**name) for name in item["names"]]
+        transforms[page] = [SourceTransform(**item) for item in saved]
 """sphinx-argparse releases whose help paragraphs have no source (sphinx-argparse#67)."""
 
 
@@ -79,4 +109,6 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("autodoc-process-docstring", document_raised_errors, priority=100)
     if version("sphinx-argparse") in UNTRANSLATED_HELP_VERSIONS:
         app.add_transform(TranslateCommandLineReference)
+    if version("sphinx-codeautolink") in RST_ONLY_CACHE_VERSIONS:
+        app.connect("builder-inited", restore_saved_examples, priority=600)  # after codeautolink loads its cache
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,44 @@
+"""Saved codeautolink examples of MyST pages survive an incremental build (see docs/_ext/reference.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from sphinx_codeautolink.extension.backref import CodeExample
+from sphinx_codeautolink.extension.block import SourceTransform
+from sphinx_codeautolink.extension.cache import DataCache
+from sphinx_codeautolink.parse import Name, NameBreak
+
+import reference
+
+
+def saved_cache(doctreedir: Path, srcdir: Path) -> DataCache:
+    """The cache codeautolink itself writes, for one example on a MyST page ``ex``."""
+    cache = DataCache(str(doctreedir), str(srcdir))
+    name = Name(import_components=["llmcalc", "weight_bytes"], code_str="weight_bytes", lineno=1,
+                end_lineno=1, context=NameBreak.call, resolved_location="llmcalc.weight_bytes")
+    example = CodeExample(document="ex", ref_id="codeautolink-0", headings=[])
+    cache.transforms["ex"] = [SourceTransform(source="weight_bytes(1)", names=[name], example=example, doc_lineno=3)]
+    cache.write()
+    return cache
+
+
+def test_codeautolink_alone_drops_a_myst_pages_examples(tmp_path: Path) -> None:
+    """The upstream behaviour the workaround exists for: reading the cache back keeps .rst pages only."""
+    (tmp_path / "ex.md").write_text("# Example\n", encoding="utf-8")
+    saved_cache(tmp_path, tmp_path)
+    reread = DataCache(str(tmp_path), str(tmp_path))
+    reread.read()
+    assert reread.transforms == {}
+
+
+def test_restored_examples_equal_what_was_saved(tmp_path: Path) -> None:
+    (tmp_path / "ex.md").write_text("# Example\n", encoding="utf-8")
+    saved = saved_cache(tmp_path, tmp_path)
+    transforms: dict[str, list[SourceTransform]] = {}
+    app = SimpleNamespace(env=SimpleNamespace(sphinx_codeautolink_transforms=transforms), doctreedir=str(tmp_path),
+                          srcdir=str(tmp_path), config=SimpleNamespace(source_suffix={".rst": "restructuredtext",
+                                                                                       ".md": "markdown"}))
+    reference.restore_saved_examples(app)  # type: ignore[arg-type]
+    assert transforms == saved.transforms
