@@ -11,6 +11,7 @@ from sphinx_codeautolink.extension.cache import DataCache
 from sphinx_codeautolink.parse import Name, NameBreak
 
 import reference
+from sphinxbuild import build, write_tree
 
 
 def saved_cache(doctreedir: Path, srcdir: Path) -> DataCache:
@@ -42,3 +43,29 @@ def test_restored_examples_equal_what_was_saved(tmp_path: Path) -> None:
                                                                                        ".md": "markdown"}))
     reference.restore_saved_examples(app)  # type: ignore[arg-type]
     assert transforms == saved.transforms
+
+
+CONF = 'extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx_codeautolink", "termorder", "termlinks"{extra}]\n'
+PAGES = {
+    "index.md": "# Tiny\n\n```{toctree}\nex\nother\napi\n```\n",
+    "ex.md": "# Example\n\n```{glossary}\nToken\n  A piece of text.\n```\n\n```python\nimport llmcalc\n"
+             "llmcalc.weight_bytes(7)\n```\n",
+    "other.md": "# Other\n\n```{glossary}\nVocabulary\n  Every {term}`Token` a model knows.\n```\n",
+    "api.md": "# API\n\n```{eval-rst}\n.. autofunction:: llmcalc.weight_bytes\n```\n",
+}
+
+
+def links_after_a_rewrite(tmp_path: Path, extra: str) -> int:
+    """Build, change what ex.md's "Used by" line shows without touching ex.md, build again; count its links."""
+    write_tree(tmp_path, {"conf.py": CONF.format(extra=extra), **PAGES})
+    first = build(tmp_path)
+    assert (first.outdir / "ex.html").read_text(encoding="utf-8").count('class="sphinx-codeautolink-a"') > 0
+    other = PAGES["other.md"].replace("Vocabulary", "Lexicon")
+    (tmp_path / "other.md").write_text(other, encoding="utf-8")
+    second = build(tmp_path)
+    return (second.outdir / "ex.html").read_text(encoding="utf-8").count('class="sphinx-codeautolink-a"')
+
+
+def test_a_page_rewritten_but_not_reread_keeps_its_links(tmp_path: Path) -> None:
+    assert links_after_a_rewrite(tmp_path / "without", "") == 0  # the upstream behaviour
+    assert links_after_a_rewrite(tmp_path / "with", ', "reference"') > 0

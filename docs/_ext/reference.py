@@ -15,7 +15,10 @@ Three fixes, each for one upstream behaviour:
   ends in ``.rst``, so an incremental build that rewrites a MyST page without re-reading
   it writes that page's examples with no links (felix-hilden/sphinx-codeautolink#181,
   open, is the same symptom).  After it has loaded its cache, the saved examples of
-  pages with any of the project's source suffixes are restored; only for 0.19.0.
+  pages with any of the project's source suffixes are restored.  It also links only the
+  pages that were out of date when the build started, not those rewritten because the
+  glossary they show changed; every page resolved for writing is added to its list.
+  Both apply only to 0.19.0.
 """
 
 from __future__ import annotations
@@ -81,6 +84,14 @@ def document_raised_errors(
         lines.extend(RAISES)
 
 
+def link_every_written_page(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Add a page being written to the pages codeautolink links (``doctree-resolved`` runs in the main process)."""
+    for listener in app.events.listeners.get("build-finished", []):
+        owner = getattr(listener.handler, "__self__", None)
+        if owner is not None and type(owner).__name__ == "SphinxCodeAutoLink":
+            owner.outdated_docs.add(docname)
+
+
 def drop_inherited_docstrings_of_constants(
     app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
 ) -> None:
@@ -111,4 +122,5 @@ def setup(app: Sphinx) -> ExtensionMetadata:
         app.add_transform(TranslateCommandLineReference)
     if version("sphinx-codeautolink") in RST_ONLY_CACHE_VERSIONS:
         app.connect("builder-inited", restore_saved_examples, priority=600)  # after codeautolink loads its cache
+        app.connect("doctree-resolved", link_every_written_page)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
