@@ -24,6 +24,7 @@ from sphinx.util.i18n import docname_to_domain
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
+    from sphinx.config import Config
     from sphinx.util.typing import ExtensionMetadata
 
 logger = logging.getLogger(__name__)
@@ -52,10 +53,10 @@ def mismatches(catalog: Path, mtime: float) -> tuple[tuple[int, list[str], list[
     return tuple(found)
 
 
-def catalogs(app: Sphinx, docname: str) -> Iterable[Path]:
-    domain = docname_to_domain(docname, app.config.gettext_compact)
-    for directory in app.config.locale_dirs:
-        path = Path(app.srcdir, directory, str(app.config.language), "LC_MESSAGES", f"{domain}.po")
+def catalogs(config: Config, srcdir: Path, docname: str) -> Iterable[Path]:
+    domain = docname_to_domain(docname, config.gettext_compact)
+    for directory in config.locale_dirs:
+        path = Path(srcdir, directory, str(config.language), "LC_MESSAGES", f"{domain}.po")
         if path.is_file():
             yield path
 
@@ -68,7 +69,7 @@ class TranslatedTermLinks(SphinxTransform):
     def apply(self) -> None:
         if self.config.language in (None, "en"):
             return
-        for catalog in catalogs(self.app, self.env.docname):
+        for catalog in catalogs(self.config, self.env.srcdir, self.env.docname):
             for line, lacking, extra in mismatches(catalog, catalog.stat().st_mtime):
                 logger.warning(
                     "translated message's term links differ from the English: lacks %s, adds %s; link the "
