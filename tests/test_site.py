@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
+import termlists
 from termlists import derived_rows, missing_terminology_rows, page_entries, planned_entries, planned_entry_problems
 
 REPO = Path(__file__).resolve().parent.parent
@@ -37,12 +38,8 @@ SECTION_PAGES = list(dict.fromkeys(row["page"] for row in EXPECTED))
 
 
 def reading_order() -> list[str]:
-    """The documents of the index's toctrees, in order (the reading order)."""
-    index = (REPO / "docs" / "index.md").read_text(encoding="utf-8")
-    pages: list[str] = []
-    for block in re.findall(r"```\{toctree\}\n(.*?)```", index, flags=re.DOTALL):
-        pages += [line.strip() for line in block.splitlines() if line.strip() and not line.startswith(":")]
-    return ["index", *pages]
+    """The reading order: the index, then the documents of its toctrees."""
+    return ["index", *termlists.reading_order()]
 
 
 def page(language: str, docname: str) -> BeautifulSoup:
