@@ -168,14 +168,14 @@ def lora_model_params(cfg: ModelConfig, rank: int, targets: str | Iterable[str] 
     cfg = as_model_config(cfg)
     r = check.count("rank", rank)
     if isinstance(targets, str) and targets == ALL_LINEAR:
-        linear = [m for m in linear_modules(cfg) if m.adaptable and m.role != "lm_head"]
-        names = list(dict.fromkeys(m.path.rsplit(".", 1)[-1] for m in linear))
-        names += [name for name in _PEFT_MOE_NAMES.get(cfg.model_type, {}) if cfg.is_moe and name not in names]
         if cfg.is_moe and not cfg.model_type:
             raise ValueError(
                 "'all-linear' on a mixture of experts depends on the model_type in peft; set model_type "
                 f"(one of {', '.join(sorted({'qwen2_moe', *_PEFT_MOE_NAMES}))}) or name the targets"
             )
+        # peft resolves "all-linear" to the leaf names of the linear modules, then maps MoE names as for a list.
+        names = list(dict.fromkeys(m.path.rsplit(".", 1)[-1] for m in lora_targets(cfg, ALL_LINEAR)))
+        names += [name for name in _PEFT_MOE_NAMES.get(cfg.model_type, {}) if cfg.is_moe and name not in names]
     else:
         names = _target_names(targets)
     stacked, module_names = _stacked_expert_params(cfg, r, names)
