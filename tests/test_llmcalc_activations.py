@@ -13,7 +13,7 @@ import pathlib
 import pytest
 
 import llmcalc as lc
-from activation_model import ActivationMemory, activation_bytes, activation_memory
+from llmcalc.activations import ActivationMemory, activation_bytes, activation_memory
 
 DATA = pathlib.Path(__file__).parent / "data" / "activations"
 RECORDINGS = json.loads((DATA / "recordings.json").read_text("utf-8"))

@@ -1,9 +1,8 @@
 """Activation memory of a training step: the tensors a forward pass keeps for backward.
 
-The model behind the coming memory planner (issue "Will it fit?"), kept in ``tools/``
-until the planner moves it into ``llmcalc``: the package is held to its size budget
-until then.  ``tests/test_activation_model.py`` checks it against the recordings in
-``tests/data/activations/`` (``tools/measure_activations.py``).
+The model behind the memory planner.  ``tests/test_llmcalc_activations.py`` checks
+it against the recordings in ``tests/data/activations/`` (made by
+``tools/measure_activations.py`` with transformers on CPU).
 
 Weights, gradients, optimizer state and the KV cache are exact by
 construction (:mod:`llmcalc.memory`).  Activations are not: which tensors an
@@ -74,8 +73,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from llmcalc import _validate as check
-from llmcalc.config import ModelConfig, as_model_config
+from . import _validate as check
+from .config import ModelConfig, as_model_config
 
 Attention = Literal["sdpa", "eager"]
 
