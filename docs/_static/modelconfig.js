@@ -200,7 +200,7 @@
           i += 2;
         } else if (escape === "u") {
           const hex = chars.slice(i + 2, i + 6).join("");
-          if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw new JsonError("Invalid \\uXXXX escape", i + 1);
+          if (i + 6 >= chars.length || !/^[0-9a-fA-F]{4}$/.test(hex)) throw new JsonError("Invalid \\uXXXX escape", i + 1);
           out += String.fromCharCode(parseInt(hex, 16)); // surrogate pairs join as UTF-16, as Python joins them
           i += 6;
         } else {
