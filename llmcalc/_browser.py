@@ -2,8 +2,10 @@
 
 The JavaScript ports the *rules* of :mod:`llmcalc.hf`, :mod:`llmcalc.config`,
 :mod:`llmcalc.params` and :mod:`llmcalc.lora`; the *data* those rules read (class
-defaults, aliases, module names, choices) stays here, in one place, and reaches
-the page as JSON.  A table retyped in JavaScript would drift from Python unnoticed.
+defaults, aliases, module names, choices) stays here, in one place, since a table
+retyped in JavaScript would drift from Python unnoticed.  It reaches the page as
+JSON (``glossary_html.inline_json("modelconfig-tables", browser_tables())``);
+nothing in it depends on the order of an object's keys, so sorted keys are fine.
 """
 
 from __future__ import annotations
@@ -47,5 +49,8 @@ def browser_tables() -> dict[str, Any]:
         "mlp": params._MLP,
         "allLinear": lora.ALL_LINEAR,
         "fusedInto": lora._FUSED_INTO,
-        "peftMoeNames": lora._PEFT_MOE_NAMES,
+        # Pairs, not an object: the order of peft's names shows in a message, and JSON objects may be re-sorted.
+        "peftMoeNames": {
+            model_type: [list(pair) for pair in names.items()] for model_type, names in lora._PEFT_MOE_NAMES.items()
+        },
     }

@@ -19,6 +19,7 @@ import pytest
 
 import llmcalc as lc
 from browser import browser_page
+from glossary_html import inline_json
 from llmcalc import hf
 from llmcalc._browser import browser_tables
 from llmcalc.config import _Derived
@@ -65,11 +66,12 @@ FROM_TEXTS = "([texts, lora]) => encode(texts.map((t) => fromText(t, lora)))"
 
 
 def page_html(tmp_path: Path) -> Path:
-    tables = json.dumps(browser_tables()).replace("</", "<\\/")
+    """The tables as a Sphinx page carries them: inline_json, which sorts keys (the script must not mind)."""
+    tables = inline_json("modelconfig-tables", browser_tables())
     script = (REPO / "docs" / "_static" / "modelconfig.js").as_uri()
     html = tmp_path / "modelconfig.html"
-    html.write_text(f'<!doctype html><meta charset="utf-8"><script>window.LLMModelConfigTables = {tables};</script>'
-                    f'<script src="{script}"></script><script>{HELPERS}</script>', encoding="utf-8")
+    html.write_text(f'<!doctype html><meta charset="utf-8"><script src="{script}"></script>{tables}'
+                    f"<script>{HELPERS}</script>", encoding="utf-8")
     return html
 
 

@@ -2,8 +2,9 @@
  *
  * Each function ports the Python function named alike (the comment above it names its twin) and gives the same
  * answer or the same error message.  The DATA those rules read (class defaults, aliases, module names, choices)
- * is not retyped here: it comes from llmcalc._browser.browser_tables() as JSON, in window.LLMModelConfigTables
- * or through LLMModelConfig.withTables(tables).
+ * is not retyped here: it comes from llmcalc._browser.browser_tables() as JSON, in the page's
+ * <script type="application/json" id="modelconfig-tables"> (glossary_html.inline_json), in
+ * window.LLMModelConfigTables, or through LLMModelConfig.withTables(tables).
  *
  * Values follow Python's JSON model so that every check and message can match Python's:
  *   dict -> Map (insertion order, as Python keeps it; a plain object would put keys like "1" first),
@@ -332,7 +333,7 @@
       mlp: nestedMap(rawTables.mlp),
       allLinear: rawTables.allLinear,
       fusedInto: toMap(rawTables.fusedInto),
-      peftMoeNames: nestedMap(rawTables.peftMoeNames),
+      peftMoeNames: nestedMap(rawTables.peftMoeNames, (pairs) => new Map(pairs)),
     };
     const made = new WeakSet(); // configs this module validated: the counts accept nothing else
 
@@ -1016,12 +1017,17 @@
     };
   }
 
-  // The API on window.LLMModelConfigTables, bound on first use so the two scripts may load in either order.
+  // The API on the page's tables, bound on first use so that the script and the tables may come in either order.
   let bound = null;
   const onPageTables = (name) => (...args) => {
     if (!bound) {
-      if (!window.LLMModelConfigTables) throw new Error("window.LLMModelConfigTables is not set (llmcalc._browser.browser_tables())");
-      bound = withTables(window.LLMModelConfigTables);
+      const element = document.getElementById("modelconfig-tables");
+      const tables = window.LLMModelConfigTables || (element && JSON.parse(element.textContent));
+      if (!tables) {
+        throw new Error("modelconfig.js needs llmcalc._browser.browser_tables() in #modelconfig-tables "
+          + "or window.LLMModelConfigTables");
+      }
+      bound = withTables(tables);
     }
     return bound[name](...args);
   };
