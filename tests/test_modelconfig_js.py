@@ -491,6 +491,15 @@ def test_malformed_text_gives_the_python_message(page: Any, tmp_path: Path) -> N
     assert None not in expected
 
 
+def test_absurd_nesting_is_refused_with_a_message(page: Any) -> None:
+    """Python gives up at its recursion limit (RecursionError); the page must not die on a stack overflow either."""
+    text = '{"a": ' + "[" * 1_000_000 + "]" * 1_000_000 + "}"
+    with pytest.raises(RecursionError):
+        json.loads(text)
+    error = page.evaluate("(t) => attempt(() => M.parseConfigText(t)).error", text)
+    assert error == ["RecursionError", "'config.json' nests lists or objects too deeply to read"]
+
+
 def test_size_word_pattern_means_the_same_in_javascript(page: Any) -> None:
     keys = sorted({key for path in MODEL_FILES for key in json.loads(path.read_text())}
                   | {key for defaults in hf._DEFAULTS.values() for key in defaults} | set(hf._IRRELEVANT)

@@ -106,6 +106,9 @@
     return String(value);
   }
 
+  /** repr(value) and its type, as llmcalc's checks show a value of the wrong kind: "'12' (str)". */
+  const described = (value) => `${pyRepr(value)} (${pyType(value)})`;
+
   /** Python's ==: bool, int and float compare as numbers (True == 1 == 1.0), containers item by item. */
   function pyEquals(a, b) {
     const numeric = (v) => typeof v === "boolean" || typeof v === "bigint" || typeof v === "number";
@@ -113,7 +116,7 @@
       const x = typeof a === "boolean" ? BigInt(a) : a;
       const y = typeof b === "boolean" ? BigInt(b) : b;
       if (typeof x === typeof y) return x === y;
-      return Number.isFinite(typeof x === "number" ? x : y) && x == y; // eslint-disable-line eqeqeq -- exact int/float
+      return Number.isFinite(typeof x === "number" ? x : y) && x == y; // == compares a BigInt and a Number exactly
     }
     if (a === b) return a === null || typeof a === "string" || typeof a === "object";
     if (Array.isArray(a) && Array.isArray(b)) {
@@ -201,7 +204,9 @@
           i += 2;
         } else if (escape === "u") {
           const hex = chars.slice(i + 2, i + 6).join("");
-          if (i + 6 >= chars.length || !/^[0-9a-fA-F]{4}$/.test(hex)) throw new JsonError("Invalid \\uXXXX escape", i + 1);
+          if (i + 6 >= chars.length || !/^[0-9a-fA-F]{4}$/.test(hex)) {
+            throw new JsonError("Invalid \\uXXXX escape", i + 1);
+          }
           out += String.fromCharCode(parseInt(hex, 16)); // surrogate pairs join as UTF-16, as Python joins them
           i += 6;
         } else {
@@ -300,6 +305,9 @@
     try {
       parsed = pyJsonLoads(String(text));
     } catch (error) {
+      if (error instanceof RangeError) { // the call stack ran out; Python raises RecursionError sooner (~1000 levels)
+        throw new PyError("RecursionError", `${pyStrRepr(name)} nests lists or objects too deeply to read`);
+      }
       if (!(error instanceof JsonError)) throw error;
       const before = Array.from(String(text)).slice(0, error.position);
       const line = before.filter((c) => c === "\n").length + 1;
@@ -341,7 +349,7 @@
 
     // _validate.flag
     function checkFlag(name, value) {
-      if (typeof value !== "boolean") throw typeError(`${name} must be True or False; got ${pyRepr(value)} (${pyType(value)})`);
+      if (typeof value !== "boolean") throw typeError(`${name} must be True or False; got ${described(value)}`);
       return value;
     }
 
@@ -353,7 +361,7 @@
         const hint = Number.isInteger(value) ? `; pass an int, e.g. int(${pyFloatRepr(value)})` : "";
         throw typeError(`${name} must be ${accepted}; got ${pyFloatRepr(value)} (a float)${hint}`);
       }
-      if (typeof value !== "bigint") throw typeError(`${name} must be ${accepted}; got ${pyRepr(value)} (${pyType(value)})`);
+      if (typeof value !== "bigint") throw typeError(`${name} must be ${accepted}; got ${described(value)}`);
       if (value < BigInt(minimum)) throw valueError(`${name} must be ${accepted}; got ${value}`);
       return value;
     }
@@ -398,14 +406,16 @@
     // _validate.choice
     function checkChoice(name, value, options) {
       const listing = options.map(pyStrRepr).join(", ");
-      if (typeof value !== "string") throw typeError(`${name} must be one of ${listing}; got ${pyRepr(value)} (${pyType(value)})`);
+      if (typeof value !== "string") throw typeError(`${name} must be one of ${listing}; got ${described(value)}`);
       if (!options.includes(value)) {
         // difflib.get_close_matches(value, options, n=1, cutoff=0.6): the best ratio, ties to the larger string
         let close = null;
         let bestScore = -1;
         for (const option of options) {
           const score = matchRatio(option, value);
-          if (score >= 0.6 && (score > bestScore || (score === bestScore && option > close))) [close, bestScore] = [option, score];
+          if (score >= 0.6 && (score > bestScore || (score === bestScore && option > close))) {
+            [close, bestScore] = [option, score];
+          }
         }
         const hint = close === null ? "" : ` (did you mean ${pyStrRepr(close)}?)`;
         throw valueError(`${name} must be one of ${listing}; got ${pyStrRepr(value)}${hint}`);
@@ -429,7 +439,8 @@
       if (unexpected !== undefined) {
         throw typeError(`ModelConfig.__init__() got an unexpected keyword argument ${pyStrRepr(unexpected)}`);
       }
-      const missing = tables.fields.filter((f) => f.default === null && !Object.hasOwn(given, f.name)).map((f) => pyStrRepr(f.name));
+      const missing = tables.fields.filter((f) => f.default === null && !Object.hasOwn(given, f.name))
+        .map((f) => pyStrRepr(f.name));
       if (missing.length) {
         const listed = missing.length === 1 ? missing[0] : missing.length === 2 ? missing.join(" and ")
           : `${missing.slice(0, -1).join(", ")}, and ${missing.at(-1)}`;
@@ -441,7 +452,7 @@
         let value = Object.hasOwn(given, field.name) ? given[field.name] : field.default;
         if (field.type === "bool") value = checkFlag(field.name, value);
         else if (field.type === "str") {
-          if (typeof value !== "string") throw typeError(`${field.name} must be a str; got ${pyRepr(value)} (${pyType(value)})`);
+          if (typeof value !== "string") throw typeError(`${field.name} must be a str; got ${described(value)}`);
         } else if (field.type === "int") {
           const required = tables.atLeastOne.includes(field.name);
           value = checkCount(field.name, value === null && !required ? 0n : value, required ? 1 : 0);
@@ -476,7 +487,8 @@
         [(!cfg.sliding_window && cfg.sliding_window_layers) || cfg.sliding_window_layers > cfg.n_layers,
           `sliding_window_layers must be in [0, n_layers=${cfg.n_layers}] and needs a sliding_window; `
           + `got ${cfg.sliding_window_layers} with sliding_window=${cfg.sliding_window}`],
-        [needs !== cfg.ffn, `layout=${pyStrRepr(cfg.layout)} builds ffn=${pyStrRepr(needs)} blocks; got ffn=${pyStrRepr(cfg.ffn)}`],
+        [needs !== cfg.ffn,
+          `layout=${pyStrRepr(cfg.layout)} builds ffn=${pyStrRepr(needs)} blocks; got ffn=${pyStrRepr(cfg.ffn)}`],
         ...["q_lora_rank", "rope_head_dim", "v_head_dim"].map((name) => [cfg[name] && !cfg.kv_lora_rank,
           `${name}=${cfg[name]} describes latent attention; set kv_lora_rank > 0 or leave it 0`]),
         [cfg.kv_lora_rank && !(0n < cfg.rope_head_dim && cfg.rope_head_dim < cfg.head_dim),
@@ -484,7 +496,8 @@
           + `part of each query/key head); got ${cfg.rope_head_dim}`],
         [cfg.kv_lora_rank && (cfg.layout !== "llama" || cfg.qk_norm !== "none" || cfg.n_kv_heads !== cfg.n_heads),
           "latent attention (kv_lora_rank > 0) is modelled with layout='llama', qk_norm='none' and n_kv_heads = "
-          + `n_heads; got layout=${pyStrRepr(cfg.layout)}, qk_norm=${pyStrRepr(cfg.qk_norm)}, n_kv_heads=${cfg.n_kv_heads}`],
+          + `n_heads; got layout=${pyStrRepr(cfg.layout)}, qk_norm=${pyStrRepr(cfg.qk_norm)}, `
+          + `n_kv_heads=${cfg.n_kv_heads}`],
       ];
       for (const [failed, message] of problems) if (failed) throw valueError(message);
       made.add(Object.freeze(cfg));
@@ -541,7 +554,8 @@
       // _Reader.check_rest
       checkRest() {
         for (const [key, value] of this.data) {
-          if (!this.used.has(key) && !tables.irrelevant.has(key) && !this.defaults.has(key) && tables.sizeWords.test(key)) {
+          const known = this.used.has(key) || tables.irrelevant.has(key) || this.defaults.has(key);
+          if (!known && tables.sizeWords.test(key)) {
             throw this.fail(`unknown key ${pyStrRepr(key)} (value ${pyRepr(value)}) may change the parameter count or `
               + "the KV cache; llmcalc does not model it, so it refuses rather than guess");
           }
@@ -589,7 +603,8 @@
         }
         const unknown = pySortedSet(types.filter((t) => t !== "full_attention" && t !== "sliding_attention"));
         if (unknown.length) {
-          throw read.fail(`layer_types ${pyRepr(unknown)} are not modelled (only full_attention and sliding_attention)`);
+          throw read.fail(`layer_types ${pyRepr(unknown)} are not modelled `
+            + "(only full_attention and sliding_attention)");
         }
         windowed = BigInt(types.filter((t) => t === "sliding_attention").length);
       } else {
@@ -619,7 +634,9 @@
         throw typeError(`unsupported operand type(s) for %: 'int' and '${pyType(pattern)}'`);
       }
       if (pattern === 0) throw new PyError("ZeroDivisionError", "float modulo");
-      if (nLayers > 1000000n) throw valueError(`sliding_window_pattern=${pyFloatRepr(pattern)} with more than 1000000 layers is not counted`);
+      if (nLayers > 1000000n) {
+        throw valueError(`sliding_window_pattern=${pyFloatRepr(pattern)} with more than 1000000 layers is not counted`);
+      }
       let count = 0n;
       for (let i = 1; i <= Number(nLayers); i++) if (i % pattern !== 0) count++;
       return count;
@@ -658,7 +675,8 @@
     function moeFields(read, cfg, expertsKey, widthKey) {
       if (read.defaults.has("decoder_sparse_step")) {
         read.refuseUnless("decoder_sparse_step", (v) => pyEquals(v, 1n), "makes only every n-th layer an MoE layer");
-        read.refuseUnless("mlp_only_layers", (v) => v === null || (Array.isArray(v) && v.length === 0), "makes some layers dense");
+        read.refuseUnless("mlp_only_layers", (v) => v === null || (Array.isArray(v) && v.length === 0),
+          "makes some layers dense");
       }
       cfg.n_experts = positive(read, expertsKey);
       cfg.experts_per_token = positive(read, "num_experts_per_tok");
@@ -676,7 +694,8 @@
         layerTypes(read, nLayers, () => (use ? ((first < nLayers ? first : nLayers) + 1n) / 2n : 0n));
       } else {
         // use and read("sliding_window") is not None and i >= first
-        layerTypes(read, nLayers, () => (use && read.read("sliding_window") !== null && first < nLayers ? nLayers - first : 0n));
+        layerTypes(read, nLayers,
+          () => (use && read.read("sliding_window") !== null && first < nLayers ? nLayers - first : 0n));
       }
       return sliding(read, nLayers, false);
     }
@@ -773,9 +792,13 @@
     // config_from_hf (ModelConfig.from_hf_config), on a parsed config: a Map from parseConfigText, or JSON.parse's
     function fromHfConfig(source) {
       const data = source instanceof Map ? source : fromJson(source);
-      if (!(data instanceof Map)) throw typeError(`source must be a dict or a path to a config.json; got ${pyType(data)}`);
+      if (!(data instanceof Map)) {
+        throw typeError(`source must be a dict or a path to a config.json; got ${pyType(data)}`);
+      }
       const modelType = data.has("model_type") ? data.get("model_type") : null;
-      if (Array.isArray(modelType) || modelType instanceof Map) throw typeError(`unhashable type: '${pyType(modelType)}'`);
+      if (Array.isArray(modelType) || modelType instanceof Map) { // `model_type not in _DEFAULTS` hashes it
+        throw typeError(`unhashable type: '${pyType(modelType)}'`);
+      }
       if (!tables.supported.includes(modelType)) {
         const hint = data.get("text_config") instanceof Map ? " (a multimodal config: pass its text_config)" : "";
         const shown = modelType === null ? "missing" : pyRepr(modelType);
@@ -834,7 +857,8 @@
       const { prefix, names } = tables.attention.get(cfg.layout);
       const widths = { q: qDim(cfg), k: kvDim(cfg), v: kvDim(cfg), qkv: qDim(cfg) + 2n * kvDim(cfg) };
       const modules = ["q", "k", "v", "qkv"].filter((role) => names.has(role))
-        .map((role) => linear(`${prefix}.${names.get(role)}`, role, "attention", d, widths[role], cfg.qkv_bias, layers));
+        .map((role) => linear(`${prefix}.${names.get(role)}`, role, "attention", d, widths[role], cfg.qkv_bias,
+          layers));
       return [...modules, linear(`${prefix}.${names.get("o")}`, "o", "attention", qDim(cfg), d, cfg.out_bias, layers)];
     }
 
@@ -848,7 +872,8 @@
       else if (names.has("gate_up")) ups = [["gate_up", 2n * width]];
       else ups = [["gate", width], ["up", width]];
       return [
-        ...ups.map(([role, out]) => linear(`${prefix}.${names.get(role)}`, role, "ffn", d, out, bias, copies, adaptable)),
+        ...ups.map(([role, out]) => linear(`${prefix}.${names.get(role)}`, role, "ffn", d, out, bias, copies,
+          adaptable)),
         linear(`${prefix}.${names.get("down")}`, "down", "ffn", width, d, bias, copies, adaptable),
       ];
     }
@@ -924,15 +949,17 @@
     function targetNames(targets) {
       const names = typeof targets === "string" ? [targets] : targets;
       if (!Array.isArray(names)) {
-        throw typeError(`targets must be ${pyStrRepr(tables.allLinear)} or a sequence of module names; got ${pyRepr(fromJson(targets))}`);
+        throw typeError(`targets must be ${pyStrRepr(tables.allLinear)} or a sequence of module names; `
+          + `got ${pyRepr(fromJson(targets))}`);
       }
       if (!names.length) {
-        throw valueError(`targets must be ${pyStrRepr(tables.allLinear)} or a non-empty sequence of module names; got []`);
+        throw valueError(`targets must be ${pyStrRepr(tables.allLinear)} or a non-empty sequence of module names; `
+          + "got []");
       }
       for (const name of names) {
         if (typeof name !== "string") {
           const value = fromJson(name);
-          throw typeError(`targets must hold module names (str); got ${pyRepr(value)} (${pyType(value)})`);
+          throw typeError(`targets must hold module names (str); got ${described(value)}`);
         }
       }
       return [...names];
@@ -955,7 +982,8 @@
           const fusedRole = tables.fusedInto.get(name);
           const fused = adaptable.find((m) => fusedRole !== undefined && m.role === fusedRole);
           const hint = fused ? ` (it fuses ${pyStrRepr(name)} into ${pyStrRepr(fused.path)}: target that)` : "";
-          throw valueError(`target ${pyStrRepr(name)} matches no module of this model${hint}; adaptable modules: ${listing}`);
+          throw valueError(`target ${pyStrRepr(name)} matches no module of this model${hint}; `
+            + `adaptable modules: ${listing}`);
         }
         chosen.push(...hits.filter((m) => !chosen.includes(m)));
       }
