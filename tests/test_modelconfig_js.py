@@ -470,7 +470,8 @@ def test_values_print_as_python_repr(page: Any) -> None:
 MALFORMED = ['{"model_type": "llama",\n "hidden_size": }', "[1, 2]", '"llama"', "", "   ", "{", '{"a" 1}', '{"a": 1,}',
              '{"a": 1 "b": 2}', "[1, 2", "[1 2]", "{} x", '{"a": "unterminated', '{"a": "\\x"}', '{"a": "\\u12"}',
              '{"a": "tab\there"}', "\ufeff{}", '{"a": 01}', '{"a": -}', '{"a": 1.}', '{"a": 1e}', "{'a': 1}",
-             '{\n  "a": [\n    1,\n    tru\n  ]\n}', '{"😀": 1, "b": ?}', "nul", "7"]
+             '{\n  "a": [\n    1,\n    tru\n  ]\n}', '{"😀": 1, "b": ?}', "nul", "7",
+             '{\r\n  "a": 1,\r\n  "b": }', '{\r  "a": "x\r"}']
 
 
 def test_malformed_text_gives_the_python_message(page: Any, tmp_path: Path) -> None:

@@ -154,12 +154,13 @@
       if (Array.isArray(item) || item instanceof Map) throw typeError(`unhashable type: '${pyType(item)}'`);
       if (!unique.some((seen) => pyEquals(seen, item))) unique.push(item);
     }
-    const kinds = new Set(unique.map((v) => (typeof v === "string" ? "str" : v === null ? "None" : "number")));
-    if (kinds.size > 1 || (kinds.has("None") && unique.length > 1)) {
-      // Python's own message here depends on set order, which differs between runs for strings.
-      throw typeError(`'<' not supported between instances of '${pyType(unique[1])}' and '${pyType(unique[0])}'`);
+    const kind = (v) => (typeof v === "string" ? "str" : v === null ? "None" : "number");
+    const other = unique.find((v, i) => i > 0 && (kind(v) !== kind(unique[0]) || v === null));
+    if (other !== undefined) {
+      // Python's own message names the pair in set order, which differs between runs when strings are in the set.
+      throw typeError(`'<' not supported between instances of '${pyType(other)}' and '${pyType(unique[0])}'`);
     }
-    if (kinds.has("str")) return unique.sort(compareCodePoints);
+    if (kind(unique[0]) === "str") return unique.sort(compareCodePoints);
     return unique.sort((a, b) => (a < b ? -1 : b < a ? 1 : 0)); // bool, int and float compare as numbers
   }
 
@@ -173,6 +174,7 @@
   }
 
   const WHITESPACE = " \t\n\r";
+  const ESCAPES = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
   const MAX_INT_DIGITS = 4300; // sys.get_int_max_str_digits() default
 
   /** json.loads(text), with Python's value model and the C scanner's error messages and positions. */
@@ -198,9 +200,8 @@
         }
         if (i + 1 >= chars.length) throw new JsonError("Unterminated string starting at", start - 1);
         const escape = chars[i + 1];
-        const simple = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
-        if (Object.hasOwn(simple, escape)) {
-          out += simple[escape];
+        if (Object.hasOwn(ESCAPES, escape)) {
+          out += ESCAPES[escape];
           i += 2;
         } else if (escape === "u") {
           const hex = chars.slice(i + 2, i + 6).join("");
@@ -296,29 +297,31 @@
     if (chars[0] === "\ufeff") throw new JsonError("Unexpected UTF-8 BOM (decode using utf-8-sig)", 0);
     const [value, end] = scanValue(skip(0));
     if (skip(end) !== chars.length) throw new JsonError("Extra data", skip(end));
-    return { value, chars };
+    return value;
   }
 
-  // _load (hf.py): the text of a config.json, refused unless it holds a JSON object.
+  // _load (hf.py): the text of a config.json, refused unless it holds a JSON object.  Path.read_text reads
+  // \r\n and \r as \n (universal newlines), which the line and column of an error show.
   function parseConfigText(text, name = "config.json") {
+    const lines = String(text).replace(/\r\n?/g, "\n");
     let parsed;
     try {
-      parsed = pyJsonLoads(String(text));
+      parsed = pyJsonLoads(lines);
     } catch (error) {
       if (error instanceof RangeError) { // the call stack ran out; Python raises RecursionError sooner (~1000 levels)
         throw new PyError("RecursionError", `${pyStrRepr(name)} nests lists or objects too deeply to read`);
       }
       if (!(error instanceof JsonError)) throw error;
-      const before = Array.from(String(text)).slice(0, error.position);
+      const before = Array.from(lines).slice(0, error.position);
       const line = before.filter((c) => c === "\n").length + 1;
       const lastNewline = before.lastIndexOf("\n");
       const where = `line ${line}, column ${error.position - lastNewline}`;
       throw valueError(`${pyStrRepr(name)} is not valid JSON: ${error.message} at ${where}`);
     }
-    if (!(parsed.value instanceof Map)) {
-      throw valueError(`${pyStrRepr(name)} must hold a JSON object (a config); got a ${pyType(parsed.value)}`);
+    if (!(parsed instanceof Map)) {
+      throw valueError(`${pyStrRepr(name)} must hold a JSON object (a config); got a ${pyType(parsed)}`);
     }
-    return parsed.value;
+    return parsed;
   }
 
   // ---------------------------------------------------------------- the model layer, bound to its tables
