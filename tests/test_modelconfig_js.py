@@ -23,6 +23,7 @@ from glossary_html import inline_json
 from llmcalc import hf
 from llmcalc._browser import browser_tables
 from llmcalc.config import _Derived
+from llmcalc.params import linear_modules
 
 pytestmark = pytest.mark.browser
 
@@ -142,6 +143,16 @@ def test_committed_configs_give_python_fields_counts_and_lora(page: Any) -> None
             counts = by_file[model["config_files"][form]]["ok"]
             assert counts["total"] == model["total"], name
             assert counts["lora"][1]["ok"] == model["lora_all_linear_r16"]["trainable"], name
+
+
+def test_linear_modules_have_python_paths_shapes_and_copies(page: Any) -> None:
+    """The module list both counts stand on, module by module (for LoRA: which ones are adaptable)."""
+    texts = [path.read_text(encoding="utf-8") for path in MODEL_FILES]
+    javascript = decode(page.evaluate("(texts) => encode(texts.map((t) => M.linearModules(M.fromHfConfig("
+                                      "M.parseConfigText(t)))))", texts))
+    python = [[{**dataclasses.asdict(m), "params": m.params} for m in linear_modules(
+        lc.ModelConfig.from_hf_config(path))] for path in MODEL_FILES]
+    assert mismatches([p.name for p in MODEL_FILES], python, javascript) == []
 
 
 def test_committed_configs_read_through_json_parse_give_the_same_config(page: Any) -> None:
