@@ -1,0 +1,56 @@
+"""The data tables behind ``docs/_static/modelconfig.js``, the browser's copy of the config reader and counts.
+
+The JavaScript ports the *rules* of :mod:`llmcalc.hf`, :mod:`llmcalc.config`,
+:mod:`llmcalc.params` and :mod:`llmcalc.lora`; the *data* those rules read (class
+defaults, aliases, module names, choices) stays here, in one place, since a table
+retyped in JavaScript would drift from Python unnoticed.  It reaches the page as
+JSON (``glossary_html.inline_json("modelconfig-tables", browser_tables())``);
+nothing in it depends on the order of an object's keys, so sorted keys are fine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, fields
+from typing import Any
+
+from . import config, hf, lora, params
+
+
+def browser_tables() -> dict[str, Any]:
+    """Every table ``modelconfig.js`` reads, as a JSON-serialisable dict.
+
+    Examples
+    --------
+    >>> import json
+    >>> tables = browser_tables()
+    >>> tables["supportedModelTypes"][:3], tables["aliases"]
+    (['llama', 'mistral', 'mixtral'], {'qwen3_moe': {'num_experts': 'num_local_experts'}})
+    >>> json.loads(json.dumps(tables)) == tables
+    True
+    """
+    return {
+        "supportedModelTypes": list(hf.SUPPORTED_MODEL_TYPES),
+        "defaults": hf._DEFAULTS,
+        "aliases": hf._ALIASES,
+        "irrelevant": sorted(hf._IRRELEVANT),
+        # Only alternation, anchors and literals: the same pattern in JavaScript's RegExp (tested).
+        "sizeWords": hf._SIZE_WORDS.pattern,
+        "attentionBias": list(hf._ATTENTION_BIAS),
+        "fields": [
+            {"name": item.name, "type": str(item.type), "default": None if item.default is MISSING else item.default}
+            for item in fields(config.ModelConfig)
+        ],
+        "atLeastOne": list(config._AT_LEAST_ONE),
+        "choices": {name: list(options) for name, options in config._CHOICES.items()},
+        "layoutFfn": config._LAYOUT_FFN,
+        "attention": {
+            layout: {"prefix": prefix, "names": names} for layout, (prefix, names) in params._ATTENTION.items()
+        },
+        "mlp": params._MLP,
+        "allLinear": lora.ALL_LINEAR,
+        "fusedInto": lora._FUSED_INTO,
+        # Pairs, not an object: the order of peft's names shows in a message, and JSON objects may be re-sorted.
+        "peftMoeNames": {
+            model_type: [list(pair) for pair in names.items()] for model_type, names in lora._PEFT_MOE_NAMES.items()
+        },
+    }

@@ -1,0 +1,120 @@
+"""Bytes of a model's weights in each inference weight format, as the libraries hold them in memory.
+
+Each format is a library recipe, counted tensor by tensor as transformers 5.24 loads it
+(measured: ``tools/measure_quantized.py``; the memory a kernel adds at run time is not counted):
+
+* ``bf16``: every parameter in 2 bytes.
+* ``int8``: bitsandbytes LLM.int8 (``BitsAndBytesConfig(load_in_8bit=True)``): an int8 code
+  per weight, an fp32 scale per output row (``SCB``).
+* ``nf4``: bitsandbytes ``load_in_4bit=True, bnb_4bit_quant_type="nf4"`` (blocksize 64): two codes
+  a byte, an fp32 absmax per 64 weights, a 16-entry fp32 code table per tensor (``get_4bit_type``).
+* ``nf4-dq``: the same with ``bnb_4bit_use_double_quant=True``: uint8 absmax, an fp32 absmax per 256
+  of them, an fp32 offset, and a 256-entry fp32 table copied per tensor (``quantize_blockwise``).
+* ``fp8``: transformers' ``FineGrainedFP8Config`` (DeepSeek-V3 style): an e4m3 byte per weight, an
+  fp32 ``weight_scale_inv`` per 128x128 block, rounded up on both sides (``FP8Linear``); routed
+  experts (``FP8Experts``) stack gate and up as one matrix with at least 2 block rows of scales.
+* ``int4``: GPTQ, 4 bits, group size 128 (gptqmodel ``GPTQQuantLinear._register_gptq_buffers``):
+  ``qweight`` int32 ``(ceil(d_in / 8), d_out)``, ``qzeros`` int32 ``(ceil(d_in / 128), ceil(d_out / 8))``,
+  ``scales`` fp16 ``(ceil(d_in / 128), d_out)``, ``g_idx`` int32 ``(d_in,)``.
+
+What the libraries convert: bitsandbytes every ``nn.Linear`` and GPT-2 ``Conv1D``;
+``FP8Linear`` only exact ``nn.Linear`` (not ``Conv1D``) plus the routed experts;
+GPTQ the linear layers of the blocks.  The output head always stays 16-bit
+(``get_keys_to_not_convert``), and so do embeddings, norms, biases (16-bit in
+every format), MoE routers, and in transformers 5 (where routed experts are
+stacked 3-D parameters, not ``nn.Linear``) bitsandbytes' routed experts.
+GPTQ is refused for MoE models (a GPTQ checkpoint quantizes every expert; transformers
+5.24 builds no module for them) and for GPT-2 (transformers 5.24 fails to load it with
+gptqmodel 7.7: GPT-2's weight initialisation reads ``c_proj.weight``, which a GPTQ layer lacks).
+"""
+
+from __future__ import annotations
+
+from . import _validate as check
+from .config import ModelConfig, as_model_config
+from .params import Linear, linear_modules, param_count
+
+WEIGHT_FORMATS = ("bf16", "fp8", "int8", "int4", "nf4", "nf4-dq")
+
+
+def _ceil(numerator: int, denominator: int) -> int:
+    return -(-numerator // denominator)
+
+
+def _converted(module: Linear, weight_format: str, cfg: ModelConfig) -> bool:
+    if weight_format == "bf16" or module.role == "lm_head":
+        return False
+    routed_expert = module.path.startswith("mlp.experts.")
+    if weight_format == "fp8":
+        return routed_expert or (module.adaptable and cfg.layout != "gpt2")
+    return module.adaptable
+
+
+def _codes_and_constants(weight_format: str, d_in: int, d_out: int, min_block_rows: int = 1) -> tuple[int, int]:
+    """Bytes of one quantized ``d_in -> d_out`` weight matrix: its codes and what decodes them."""
+    weights = d_in * d_out
+    if weight_format == "int8":
+        return weights, 4 * d_out
+    if weight_format == "fp8":
+        return weights, 4 * max(_ceil(d_out, 128), min_block_rows) * _ceil(d_in, 128)
+    if weight_format == "int4":
+        groups = _ceil(d_in, 128)
+        return 4 * _ceil(d_in, 8) * d_out, 4 * groups * _ceil(d_out, 8) + 2 * groups * d_out + 4 * d_in
+    blocks = _ceil(weights, 64)
+    nf4_table = 16 * 4
+    if weight_format == "nf4":
+        return _ceil(weights, 2), 4 * blocks + nf4_table
+    dynamic_table, offset = 256 * 4, 4
+    return _ceil(weights, 2), blocks + 4 * _ceil(blocks, 256) + offset + nf4_table + dynamic_table
+
+
+def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
+    """Bytes of the model's weights in ``weight_format``, by part; the parts sum to the total.
+
+    ``quantized``: codes of the converted weight matrices; ``constants``: what decodes
+    them; ``unquantized``: every parameter left in 16-bit.
+
+    Parameters
+    ----------
+    cfg : ModelConfig
+    weight_format : {"bf16", "fp8", "int8", "int4", "nf4", "nf4-dq"}
+
+    Examples
+    --------
+    Llama-2-7B: 224 linear layers hold 6,476,005,376 weights; embedding, head and norms stay 16-bit.
+
+    >>> from llmcalc import get_preset
+    >>> llama = get_preset("llama-2-7b")
+    >>> for weight_format in WEIGHT_FORMATS:
+    ...     parts = weight_format_bytes(llama, weight_format)
+    ...     print(f"{weight_format:6s}", " ".join(f"{n:>14,d}" for n in parts.values()), f"{sum(parts.values()):>15,d}")
+    bf16                0              0 13,476,831,232  13,476,831,232
+    fp8     6,476,005,376      1,581,056    524,820,480   7,002,406,912
+    int8    6,476,005,376      5,439,488    524,820,480   7,006,265,344
+    int4    3,238,002,688    131,039,232    524,820,480   3,893,862,400
+    nf4     3,238,002,688    404,764,672    524,820,480   4,167,587,840
+    nf4-dq  3,238,002,688    103,013,248    524,820,480   3,865,836,416
+
+    By hand, int8's scales: 4 bytes per output row, 4 x 4096 + 2 x 11008 + 4096 rows a block:
+
+    >>> 32 * 4 * (4 * 4096 + 2 * 11008 + 4096)
+    5439488
+    """
+    cfg = as_model_config(cfg)
+    check.choice("weight_format", weight_format, WEIGHT_FORMATS)
+    if weight_format == "int4" and (cfg.is_moe or cfg.layout == "gpt2"):
+        why = "an MoE model" if cfg.is_moe else "GPT-2's Conv1D layers"
+        raise ValueError(f"weight_format 'int4' (GPTQ) is not modelled for {why}; "
+                         f"use one of {', '.join(repr(f) for f in WEIGHT_FORMATS if f != 'int4')}")
+    quantized = constants = converted_weights = 0
+    for module in linear_modules(cfg):
+        routed_gate_or_up = module.path.startswith("mlp.experts.") and module.role in ("gate", "up")
+        stacked = weight_format == "fp8" and cfg.ffn == "swiglu" and routed_gate_or_up
+        if not _converted(module, weight_format, cfg) or (stacked and module.role == "up"):
+            continue  # FP8Experts stacks each routed expert's gate and up as one matrix: counted with the gate
+        rows = 2 * module.d_out if stacked else module.d_out
+        codes, decode = _codes_and_constants(weight_format, module.d_in, rows, min_block_rows=2 if stacked else 1)
+        quantized += module.copies * codes
+        constants += module.copies * decode
+        converted_weights += module.copies * module.d_in * rows
+    return {"quantized": quantized, "constants": constants, "unquantized": 2 * (param_count(cfg) - converted_weights)}

@@ -1,0 +1,529 @@
+"""docs/_static/modelconfig.js against llmcalc, in headless Chromium: the same configs, counts and messages.
+
+The page is a tiny local file holding the script and ``llmcalc._browser.browser_tables()``; no Sphinx build.
+Python is the oracle: for every committed ``config.json``, every preset, every refusal path and a few thousand
+generated mutations of the committed files, the JavaScript must give the same ``ModelConfig`` fields (or the
+same exception class and message), the same parameter counts and the same LoRA counts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import llmcalc as lc
+from browser import browser_page
+from glossary_html import inline_json
+from llmcalc import hf
+from llmcalc._browser import browser_tables
+from llmcalc.config import _Derived
+from llmcalc.params import linear_modules
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = REPO / "tests" / "data" / "hf_models"
+MODEL_FILES = sorted(path for path in DATA.glob("*.json") if not path.name.startswith("_"))
+LORA_SPECS: list[tuple[int, Any]] = [(8, ["q", "v"]), (16, "all-linear")]
+MODULE_TARGETS: list[Any] = [["q_proj", "v_proj"], ["self_attn.o_proj"], ["gate_proj", "up_proj"], ["down_proj"],
+                             ["c_attn"], ["query_key_value"], ["dense"], ["gate"], ["w1", "w3"], ["q"], ["kv_b_proj"]]
+
+HELPERS = """
+const M = window.LLMModelConfig;
+// BigInt, Map and float are tagged so that Python can tell int from float from bool.
+window.encode = (value) => JSON.stringify(value, (key, v) => {
+  if (typeof v === "bigint") return {$int: v.toString()};
+  if (v instanceof Map) return {$dict: [...v]};
+  if (typeof v === "number") return {$float: M.pyRepr(v)};
+  return v;
+});
+window.attempt = (fn) => {
+  try { return {ok: fn()}; } catch (e) { return {error: [e.name, e.message]}; }
+};
+window.counts = (cfg, lora) => ({
+  config: cfg, total: M.paramCount(cfg), active: M.activeParamCount(cfg), breakdown: M.paramBreakdown(cfg),
+  active_breakdown: M.paramBreakdown(cfg, {active: true}),
+  lora: lora.map(([rank, targets]) => attempt(() => M.loraModelParams(cfg, BigInt(rank), targets))),
+});
+window.fromText = (text, lora, name) => {
+  const parsed = attempt(() => M.fromHfConfig(M.parseConfigText(text, name)));
+  return parsed.error ? parsed : {ok: counts(parsed.ok, lora)};
+};
+"""
+
+
+def js_lora(lora: list[tuple[int, Any]]) -> list[tuple[str, Any]]:
+    """Ranks as decimal strings: Playwright would pass an int above 2^53 as a rounded double."""
+    return [(str(rank), targets) for rank, targets in lora]
+
+
+FROM_TEXTS = "([texts, lora]) => encode(texts.map((t) => fromText(t, lora)))"
+
+
+def page_html(tmp_path: Path) -> Path:
+    """The tables as a Sphinx page carries them: inline_json, which sorts keys (the script must not mind)."""
+    tables = inline_json("modelconfig-tables", browser_tables())
+    script = (REPO / "docs" / "_static" / "modelconfig.js").as_uri()
+    html = tmp_path / "modelconfig.html"
+    html.write_text(f'<!doctype html><meta charset="utf-8"><script src="{script}"></script>{tables}'
+                    f"<script>{HELPERS}</script>", encoding="utf-8")
+    return html
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with browser_page() as (browser, log):
+        browser.goto(page_html(tmp_path_factory.mktemp("modelconfig")).as_uri())
+        yield browser
+    assert log.errors == [] and log.requests == []
+
+
+def decode(encoded: str) -> Any:
+    def tagged(item: dict[str, Any]) -> Any:
+        if "$int" in item:
+            return int(item["$int"])
+        if "$float" in item:
+            return float(item["$float"])
+        if "$dict" in item:
+            return dict(item["$dict"])
+        return item
+
+    return json.loads(encoded, object_hook=tagged)
+
+
+def canonical(value: Any) -> str:
+    """Exact comparison: json tells True from 1, and 1 from 1.0; _Derived ints print as ints."""
+    return json.dumps(value, sort_keys=True)
+
+
+def attempt(function: Any, *args: Any) -> dict[str, Any]:
+    try:
+        return {"ok": function(*args)}
+    except (TypeError, ValueError, ZeroDivisionError) as error:
+        return {"error": [type(error).__name__, str(error)]}
+
+
+def python_counts(cfg: lc.ModelConfig, lora: list[tuple[int, Any]]) -> dict[str, Any]:
+    return {
+        "config": {key: int(v) if isinstance(v, _Derived) else v for key, v in dataclasses.asdict(cfg).items()},
+        "total": lc.param_count(cfg), "active": lc.active_param_count(cfg), "breakdown": lc.param_breakdown(cfg),
+        "active_breakdown": lc.param_breakdown(cfg, active=True),
+        "lora": [attempt(lc.lora_model_params, cfg, rank, targets) for rank, targets in lora],
+    }
+
+
+def python_outcome(data: Any, lora: list[tuple[int, Any]]) -> dict[str, Any]:
+    parsed = attempt(lc.ModelConfig.from_hf_config, data)
+    return parsed if "error" in parsed else {"ok": python_counts(parsed["ok"], lora)}
+
+
+def mismatches(cases: list[Any], python: list[Any], javascript: list[Any]) -> list[Any]:
+    assert len(python) == len(javascript) == len(cases)
+    return [(case, p, j) for case, p, j in zip(cases, python, javascript, strict=True) if canonical(p) != canonical(j)]
+
+
+def test_committed_configs_give_python_fields_counts_and_lora(page: Any) -> None:
+    lora = [*LORA_SPECS, *((8, targets) for targets in MODULE_TARGETS)]
+    texts = [path.read_text(encoding="utf-8") for path in MODEL_FILES]
+    javascript = decode(page.evaluate(FROM_TEXTS, [texts, js_lora(lora)]))
+    python = [python_outcome(path, lora) for path in MODEL_FILES]
+    assert mismatches([p.name for p in MODEL_FILES], python, javascript) == []
+    assert len(MODEL_FILES) == 44 and all("ok" in outcome for outcome in python)
+    # The recorded transformers/peft counts, not only Python's: the oracle of the oracle.
+    recorded = json.loads((DATA / "_reference.json").read_text())["models"]
+    by_file = dict(zip((p.name for p in MODEL_FILES), javascript, strict=True))
+    for name, model in recorded.items():
+        for form in ("full", "short"):
+            counts = by_file[model["config_files"][form]]["ok"]
+            assert counts["total"] == model["total"], name
+            assert counts["lora"][1]["ok"] == model["lora_all_linear_r16"]["trainable"], name
+
+
+def test_linear_modules_have_python_paths_shapes_and_copies(page: Any) -> None:
+    """The module list both counts stand on, module by module (for LoRA: which ones are adaptable)."""
+    texts = [path.read_text(encoding="utf-8") for path in MODEL_FILES]
+    javascript = decode(page.evaluate("(texts) => encode(texts.map((t) => M.linearModules(M.fromHfConfig("
+                                      "M.parseConfigText(t)))))", texts))
+    python = [[{**dataclasses.asdict(m), "params": m.params} for m in linear_modules(
+        lc.ModelConfig.from_hf_config(path))] for path in MODEL_FILES]
+    assert mismatches([p.name for p in MODEL_FILES], python, javascript) == []
+
+
+def test_committed_configs_read_through_json_parse_give_the_same_config(page: Any) -> None:
+    texts = [path.read_text(encoding="utf-8") for path in MODEL_FILES]
+    same = page.evaluate("""(texts) => texts.map((t) =>
+        encode(M.fromHfConfig(JSON.parse(t))) === encode(M.fromHfConfig(M.parseConfigText(t))))""", texts)
+    assert same == [True] * len(texts)
+
+
+def test_json_parse_cannot_tell_a_float_from_an_int_but_the_text_reader_can(page: Any) -> None:
+    """The one accepted difference: JSON.parse turns 4096.0 into 4096, so only parseConfigText refuses it."""
+    text = json.dumps({"model_type": "llama", "hidden_size": 4096.0})
+    outcome = page.evaluate("""(t) => [attempt(() => M.fromHfConfig(M.parseConfigText(t))).error,
+                                       attempt(() => M.paramCount(M.fromHfConfig(JSON.parse(t)))).ok.toString()]""",
+                            text)
+    python = python_outcome(json.loads(text), [])
+    assert outcome == [python["error"], str(lc.param_count(lc.ModelConfig.from_hf_config({"model_type": "llama"})))]
+    assert python["error"] == ["ValueError", "llama config: hidden_size must be an integer >= 1; got 4096.0"]
+
+
+def preset_fields(cfg: lc.ModelConfig) -> dict[str, Any]:
+    """The constructor's arguments: every field the preset did not leave to derivation."""
+    given = {f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg)}
+    return {name: value for name, value in given.items() if not isinstance(value, _Derived)}
+
+
+def test_presets_through_the_constructor_give_python_counts(page: Any) -> None:
+    lora = [*LORA_SPECS, *((8, targets) for targets in MODULE_TARGETS)]
+    names = list(lc.PRESETS)
+    fields = [preset_fields(lc.PRESETS[name]) for name in names]
+    javascript = decode(page.evaluate(
+        "([fields, lora]) => encode(fields.map((f) => attempt(() => counts(M.modelConfig(f), lora))))",
+        [fields, js_lora(lora)]))
+    python = [{"ok": python_counts(lc.PRESETS[name], lora)} for name in names]
+    assert mismatches(names, python, javascript) == []
+    assert javascript[names.index("llama-2-7b")]["ok"]["total"] == 6_738_415_616  # the page-08 figure
+
+
+CONSTRUCTOR_ERRORS: list[dict[str, Any]] = [
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 6, "d_ff": 256},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "norm": "rmsnom"},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "layout": "gpt3", "ffn": "mlp"},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "layout": "phi3", "ffn": "mlp"},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "norm": "batchnorm"},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "n_kv_heads": 3},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "n_experts": 2,
+     "experts_per_token": 3},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "dense_layers": 1},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "expert_d_ff": 8},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "shared_expert_gate": True},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "sliding_window_layers": 1},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "sliding_window": 8,
+     "sliding_window_layers": 3},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "q_lora_rank": 8},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "kv_lora_rank": 8},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "kv_lora_rank": 8,
+     "rope_head_dim": 4, "qk_norm": "per-head"},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "tie_embeddings": 1},
+    {"vocab_size": 1000.5, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256},
+    {"vocab_size": "1000", "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256},
+    {"vocab_size": None, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 0, "n_heads": 4, "d_ff": 256},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": -1},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "model_type": 5},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "norm": 5},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "learned_positions": True},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "width": 3},
+    {"vocab_size": 1000},
+    {"vocab_size": 1000, "d_model": 64, "n_layers": 2},
+    {},
+]
+
+
+def test_constructor_refuses_with_python_messages(page: Any) -> None:
+    javascript = decode(page.evaluate("(all) => encode(all.map((f) => attempt(() => M.modelConfig(f))))",
+                                      CONSTRUCTOR_ERRORS))
+    python = [attempt(lambda f: lc.ModelConfig(**f), fields) for fields in CONSTRUCTOR_ERRORS]
+    assert all("error" in outcome for outcome in python)
+    assert mismatches(CONSTRUCTOR_ERRORS, python, javascript) == []
+
+
+MOE = {"vocab_size": 1000, "d_model": 64, "n_layers": 2, "n_heads": 4, "d_ff": 256, "n_experts": 4,
+       "experts_per_token": 2}
+LORA_ERRORS: list[tuple[str | dict[str, Any], int | Any, Any]] = [
+    ("gpt2", 8, ["q", "v"]),  # fused into c_attn: the hint names it
+    ("gpt2", 8, []),
+    ("gpt2", 8, [5]),
+    ("gpt2", 8, 5),
+    ("gpt2", 0, ["c_attn"]),
+    ("gpt2", True, ["c_attn"]),
+    ("gpt2", 2.5, ["c_attn"]),
+    ("phi-2", 8, ["gate"]),
+    ("mixtral-8x7b", 8, ["w1"]),  # peft needs w1 and w3 together
+    ("mixtral-8x7b", 8, ["w1", "w3", "w2", "gate", "q_proj"]),
+    ("mixtral-8x7b", 8, "q_proj"),
+    (MOE, 8, "all-linear"),  # no model_type: peft's answer depends on it
+    ({**MOE, "model_type": "olmoe"}, 8, "all-linear"),
+    ({**MOE, "model_type": "qwen2_moe", "shared_expert_d_ff": 32, "shared_expert_gate": True}, 64, "all-linear"),
+    ({**MOE, "n_layers": 3, "dense_layers": 1, "model_type": "deepseek_v3", "kv_lora_rank": 16, "rope_head_dim": 4,
+      "q_lora_rank": 8, "shared_expert_d_ff": 32, "expert_d_ff": 16}, 4, ["gate_proj", "up_proj", "kv_b_proj"]),
+    ({**MOE, "tie_embeddings": True, "lm_head_bias": True}, 8, ["q"]),
+]
+
+
+def test_lora_targets_and_refusals_match_python(page: Any) -> None:
+    cases = [(preset if isinstance(preset, dict) else preset_fields(lc.PRESETS[preset]), rank, targets)
+             for preset, rank, targets in LORA_ERRORS]
+    javascript = decode(page.evaluate("""(cases) => encode(cases.map(([fields, rank, targets]) => attempt(() =>
+        M.loraModelParams(M.modelConfig(fields), typeof rank === "number" && Number.isInteger(rank)
+                          ? BigInt(rank) : rank, targets))))""", cases))
+    python = [attempt(lambda f, r, t: lc.lora_model_params(lc.ModelConfig(**f), r, t), *case) for case in cases]
+    assert sum("error" in outcome for outcome in python) >= 10
+    assert mismatches(cases, python, javascript) == []
+
+
+def refusal(**data: Any) -> dict[str, Any]:
+    return data
+
+
+LONG = 2**70 + 1
+REFUSALS: list[dict[str, Any]] = [
+    refusal(model_type="bert"),
+    refusal(hidden_size=64),
+    refusal(model_type=None),
+    refusal(model_type=7),
+    refusal(model_type=True),
+    refusal(model_type=["llama"]),
+    refusal(model_type="gemma3", text_config={"model_type": "gemma3_text"}),
+    refusal(model_type="gemma3", text_config="not a dict"),
+    refusal(model_type="llama", quantization_config={"bits": 4}),
+    refusal(model_type="qwen2_moe", mlp_only_layers=[0, 5]),
+    refusal(model_type="qwen2_moe", mlp_only_layers=[]),
+    refusal(model_type="qwen2_moe", decoder_sparse_step=2),
+    refusal(model_type="qwen2_moe", decoder_sparse_step=True),
+    refusal(model_type="qwen2_moe", decoder_sparse_step=1.0),
+    refusal(model_type="qwen3_moe", mlp_only_layers=[1]),
+    refusal(model_type="falcon", new_decoder_architecture=True),
+    refusal(model_type="falcon", new_decoder_architecture=0),
+    refusal(model_type="falcon", new_decoder_architecture="yes"),
+    refusal(model_type="gpt2", add_cross_attention=True),
+    refusal(model_type="gpt2", add_cross_attention={}),
+    refusal(model_type="gemma3_text", use_bidirectional_attention=True),
+    refusal(model_type="gemma3_text", sliding_window_pattern=0),
+    refusal(model_type="gemma3_text", sliding_window_pattern=1.5, num_hidden_layers=12),
+    refusal(model_type="gemma3_text", sliding_window_pattern="6"),
+    refusal(model_type="gemma3_text", _sliding_window_pattern=2),
+    refusal(model_type="gemma3_text", sliding_window_pattern=True),
+    refusal(model_type="gemma3_text", sliding_window_pattern=-4),
+    refusal(model_type="gemma2", layer_types=["full_attention"]),
+    refusal(model_type="gemma2", layer_types="full_attention"),
+    refusal(model_type="gemma2", layer_types=[3, "full_attention", 3.0, True, 2.5] + ["full_attention"] * 21),
+    refusal(model_type="gemma2", layer_types=["zeta", "alpha", "Beta", "zeta", "é"] + ["sliding_attention"] * 21),
+    refusal(model_type="gemma2", layer_types=["sliding_attention"] * 26, sliding_window=1),
+    refusal(model_type="gemma2", layer_types=["full_attention"] * 26, sliding_window=None),
+    refusal(model_type="mistral", sliding_window=None),
+    refusal(model_type="mistral", sliding_window=0),
+    refusal(model_type="mistral", sliding_window="4096"),
+    refusal(model_type="qwen2", use_sliding_window=True, max_window_layers=20, sliding_window=None),
+    refusal(model_type="qwen2", use_sliding_window=True, max_window_layers=20),
+    refusal(model_type="qwen2", use_sliding_window=True, max_window_layers=-1),
+    refusal(model_type="qwen2", use_sliding_window=1),
+    refusal(model_type="qwen2_moe", use_sliding_window=True, max_window_layers=7),
+    refusal(model_type="qwen3_moe", use_sliding_window=True),
+    refusal(model_type="qwen3_moe", use_sliding_window=True, sliding_window=None),
+    refusal(model_type="qwen3_moe", num_experts=8, num_local_experts=16),
+    refusal(model_type="qwen3_moe", num_experts=8, num_local_experts=8.0),
+    refusal(model_type="qwen3_moe", num_experts=None, num_local_experts=None),
+    refusal(model_type="llama", num_mtp_modules=2),
+    refusal(model_type="llama", **{"1_layer": 2, "0": 1}),
+    refusal(model_type="llama", fancy_head_count={"b": [1, 2.5, None, True, "x'y"], "10": {}, "2": 1}),
+    refusal(model_type="llama", rms_norm_eps=1e-6, rope_theta=10000.0, hidden_act="silu"),
+    refusal(model_type="llama", hidden_size="4096"),
+    refusal(model_type="llama", hidden_size=4096.0),
+    refusal(model_type="llama", hidden_size=1e15),
+    refusal(model_type="llama", hidden_size=float("nan")),
+    refusal(model_type="llama", hidden_size=float("-inf")),
+    refusal(model_type="llama", hidden_size=None),
+    refusal(model_type="llama", hidden_size=True),
+    refusal(model_type="llama", hidden_size=-1),
+    refusal(model_type="llama", hidden_size=[4096]),
+    refusal(model_type="llama", num_attention_heads=0),
+    refusal(model_type="llama", num_attention_heads=31),
+    refusal(model_type="llama", num_key_value_heads=5),
+    refusal(model_type="llama", num_key_value_heads=0),
+    refusal(model_type="llama", head_dim=0),
+    refusal(model_type="llama", vocab_size=LONG),
+    refusal(model_type="llama", tie_word_embeddings="no"),
+    refusal(model_type="llama", tie_word_embeddings=None),
+    refusal(model_type="llama", attention_bias=1),
+    refusal(model_type="llama", mlp_bias="false"),
+    refusal(model_type="deepseek_v2"),
+    refusal(model_type="deepseek_v2", num_experts_per_tok=6, first_k_dense_replace=27),
+    refusal(model_type="deepseek_v3", num_experts_per_tok=300),
+    refusal(model_type="deepseek_v3", q_lora_rank=None),
+    refusal(model_type="deepseek_v3", n_shared_experts=0, first_k_dense_replace=0),
+    refusal(model_type="deepseek_v3", qk_rope_head_dim=0),
+    refusal(model_type="qwen2_moe", num_experts=1),
+    refusal(model_type="mixtral", num_experts_per_tok=9),
+    refusal(model_type="phi", qk_layernorm=True),
+    refusal(model_type="phi", qk_layernorm=None),
+    refusal(model_type="starcoder2", use_bias=False, sliding_window=4096),
+    refusal(model_type="gpt_neox", attention_bias="yes"),
+    refusal(model_type="falcon", parallel_attn=False, num_ln_in_parallel_attn=2, multi_query=False, bias=True),
+    refusal(model_type="falcon", ffn_hidden_size=0),
+    refusal(model_type="gpt2", n_inner=0),
+    refusal(model_type="gpt2", n_positions=0),
+    refusal(model_type="olmo2", num_key_value_heads=8),
+]
+
+
+def test_every_refusal_gives_the_python_message(page: Any) -> None:
+    texts = [json.dumps(data) for data in REFUSALS]
+    javascript = decode(page.evaluate(FROM_TEXTS,
+                                      [texts, js_lora(LORA_SPECS)]))
+    python = [python_outcome(json.loads(text), LORA_SPECS) for text in texts]
+    assert mismatches(texts, python, javascript) == []
+    assert sum("error" in outcome for outcome in python) >= 55  # the rest are accepted on purpose (ignored keys)
+
+
+PERTURBATIONS: list[Any] = ["delete", 0, -1, True, False, "12", 1e15, 10**15, LONG, None, 4096.0, [], 3, 7]
+LAYER_KEYS = {"num_hidden_layers", "n_layer"}
+
+
+def mutation_vectors() -> list[tuple[int, str, bool, str]]:
+    """(file, key, delete?, JSON value): every size key of every committed file, and each absent default, perturbed."""
+    rng = random.Random(12)
+    vectors = []
+    for index, path in enumerate(MODEL_FILES):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        defaults = hf._DEFAULTS[data["model_type"]]
+        keys = [key for key in data if key in defaults or hf._SIZE_WORDS.search(key)]
+        keys += [key for key in defaults if key not in data]
+        for key in keys:
+            for value in rng.sample(PERTURBATIONS, 3):
+                if key in LAYER_KEYS and isinstance(value, int) and value > 10**5:
+                    value = 10**5  # Python builds a list with one entry per layer (the JavaScript does not)
+                vectors.append((index, key, value == "delete", json.dumps(value)))
+    return vectors
+
+
+def mutated(vector: tuple[int, str, bool, str]) -> dict[str, Any]:
+    index, key, delete, value = vector
+    data = json.loads(MODEL_FILES[index].read_text(encoding="utf-8"))
+    if delete:
+        data.pop(key, None)
+    else:
+        data[key] = json.loads(value)
+    return data
+
+
+MUTATE = """([texts, vectors, lora]) => {
+  const bases = texts.map((t) => M.parseConfigText(t));
+  return encode(vectors.map(([index, key, remove, value]) => {
+    const data = new Map(bases[index]);
+    if (remove) data.delete(key);
+    else data.set(key, M.parseConfigText(`{"v": ${value}}`).get("v"));
+    const parsed = attempt(() => M.fromHfConfig(data));
+    return parsed.error ? parsed : {ok: counts(parsed.ok, lora)};
+  }));
+}"""
+
+
+def test_generated_mutations_give_the_same_outcome(page: Any) -> None:
+    vectors = mutation_vectors()
+    texts = [path.read_text(encoding="utf-8") for path in MODEL_FILES]
+    javascript = decode(page.evaluate(MUTATE, [texts, vectors, js_lora(LORA_SPECS)]))
+    python = [python_outcome(mutated(vector), LORA_SPECS) for vector in vectors]
+    assert mismatches(vectors, python, javascript)[:3] == []
+    refused = sum("error" in outcome for outcome in python)
+    assert len(vectors) > 2000 and 500 < refused < len(vectors) - 300
+
+
+def test_absurd_sizes_are_exact_bigints(page: Any) -> None:
+    """10^15 and 10^34 parameters: exact, never NaN or Infinity (doubles hold integers exactly only to 2^53)."""
+    configs = [
+        {"model_type": "llama", "hidden_size": 10**6, "intermediate_size": 4 * 10**6, "num_hidden_layers": 100,
+         "num_attention_heads": 1000, "vocab_size": 10**6},
+        {"model_type": "mixtral", "hidden_size": 10**12 + 7, "intermediate_size": 3 * 10**12,
+         "num_hidden_layers": 10**9, "num_attention_heads": 10**12 + 7, "num_key_value_heads": 1,
+         "vocab_size": 2**60 + 1},
+    ]
+    lora = [(8, ["q", "v"]), (2**62 + 3, "all-linear")]
+    texts = [json.dumps(data) for data in configs]
+    javascript = decode(page.evaluate(FROM_TEXTS,
+                                      [texts, js_lora(lora)]))
+    python = [python_outcome(data, lora) for data in configs]
+    assert mismatches(texts, python, javascript) == []
+    assert 10**15 < python[0]["ok"]["total"] < 10**16 and python[1]["ok"]["total"] > 10**34
+
+
+def test_a_quadrillion_layers_do_not_freeze_the_page(page: Any) -> None:
+    """Python would build a 10^15-entry layer_types list; the JavaScript counts windowed layers arithmetically."""
+    layers = 10**15 + 1
+    fields = decode(page.evaluate("(t) => encode(M.fromHfConfig(M.parseConfigText(t)))",
+                                  json.dumps({"model_type": "gemma2", "num_hidden_layers": layers})))
+    assert fields["sliding_window_layers"] == (layers + 1) // 2  # layers 0, 2, 4, ... slide
+    python = lc.ModelConfig(**{k: v for k, v in fields.items() if k != "model_type"})
+    total = page.evaluate("(t) => M.paramCount(M.fromHfConfig(M.parseConfigText(t))).toString()",
+                          json.dumps({"model_type": "gemma2", "num_hidden_layers": layers}))
+    assert int(total) == lc.param_count(python)
+
+
+REPR_VALUES = ['"it\'s"', '"say \\"hi\\""', '"both \' and \\""', '"tab\\tnew\\nline\\r\\u0001\\u007f"',
+               '"caf\\u00e9 \\u200b \\u00a0 \\ud83d\\ude00 \\u2028 \\ud800"', '"back\\\\slash"', "0.1", "1e16", "1e15",
+               "123456789.125", "1e-5", "0.0001", "-0.0", "5e-324", "1.7976931348623157e308", "1e400", "NaN",
+               "-Infinity", "12345678901234567890123456789", "-0", "[]", "{}", '[1, 2.5, [true, null], {"a": "b"}]',
+               '{"b": 1, "a": {"1": 2, "0": 3}}']
+
+
+def test_unknown_layer_types_of_mixed_kinds_cannot_be_sorted(page: Any) -> None:
+    """Python's own message names the two kinds in set order, which varies between runs: only the kind is fixed."""
+    text = json.dumps({"model_type": "gemma2", "layer_types": ["chunked", 3] + ["full_attention"] * 24})
+    error = page.evaluate("(t) => attempt(() => M.fromHfConfig(M.parseConfigText(t))).error", text)
+    with pytest.raises(TypeError, match=r"'<' not supported between instances of '(int|str)' and '(int|str)'"):
+        lc.ModelConfig.from_hf_config(json.loads(text))
+    assert error == ["TypeError", "'<' not supported between instances of 'int' and 'str'"]
+
+
+def test_values_print_as_python_repr(page: Any) -> None:
+    javascript = page.evaluate("(values) => values.map((v) => M.pyRepr(M.parseConfigText(`{\"v\": ${v}}`).get('v')))",
+                               REPR_VALUES)
+    assert javascript == [repr(json.loads(f'{{"v": {value}}}')["v"]) for value in REPR_VALUES]
+
+
+MALFORMED = ['{"model_type": "llama",\n "hidden_size": }', "[1, 2]", '"llama"', "", "   ", "{", '{"a" 1}', '{"a": 1,}',
+             '{"a": 1 "b": 2}', "[1, 2", "[1 2]", "{} x", '{"a": "unterminated', '{"a": "\\x"}', '{"a": "\\u12"}',
+             '{"a": "tab\there"}', "\ufeff{}", '{"a": 01}', '{"a": -}', '{"a": 1.}', '{"a": 1e}', "{'a': 1}",
+             '{\n  "a": [\n    1,\n    tru\n  ]\n}', '{"😀": 1, "b": ?}', "nul", "7",
+             '{\r\n  "a": 1,\r\n  "b": }', '{\r  "a": "x\r"}']
+
+
+def test_malformed_text_gives_the_python_message(page: Any, tmp_path: Path) -> None:
+    expected = []
+    for number, text in enumerate(MALFORMED):
+        path = tmp_path / f"config{number}.json"
+        path.write_text(text, encoding="utf-8")
+        try:
+            hf._load(path)
+            expected.append(None)
+        except ValueError as error:
+            expected.append(str(error))
+    names = [str(tmp_path / f"config{number}.json") for number in range(len(MALFORMED))]
+    javascript = page.evaluate("""([texts, names]) => texts.map((t, i) => {
+        try { M.parseConfigText(t, names[i]); return null; } catch (e) { return e.message; } })""",
+                               [MALFORMED, names])
+    assert [(t, p, j) for t, p, j in zip(MALFORMED, expected, javascript, strict=True) if p != j] == []
+    assert None not in expected
+
+
+def test_absurd_nesting_is_refused_with_a_message(page: Any) -> None:
+    """Python gives up at its recursion limit (RecursionError); the page must not die on a stack overflow either."""
+    text = '{"a": ' + "[" * 1_000_000 + "]" * 1_000_000 + "}"
+    with pytest.raises(RecursionError):
+        json.loads(text)
+    error = page.evaluate("(t) => attempt(() => M.parseConfigText(t)).error", text)
+    assert error == ["RecursionError", "'config.json' nests lists or objects too deeply to read"]
+
+
+def test_size_word_pattern_means_the_same_in_javascript(page: Any) -> None:
+    keys = sorted({key for path in MODEL_FILES for key in json.loads(path.read_text())}
+                  | {key for defaults in hf._DEFAULTS.values() for key in defaults} | set(hf._IRRELEVANT)
+                  | {"num_", "x_num_y", "n_", "an_x", "NUM_X", "Size", "", "hidden\nsize", "été_dim", "n_\u00e9"})
+    matched = page.evaluate("([pattern, keys]) => keys.map((k) => new RegExp(pattern).test(k))",
+                            [hf._SIZE_WORDS.pattern, keys])
+    assert matched == [bool(hf._SIZE_WORDS.search(key)) for key in keys]
+    assert 0 < sum(matched) < len(keys)
+
+
+def test_counts_refuse_objects_the_module_did_not_validate(page: Any) -> None:
+    error = page.evaluate("""() => attempt(() => M.paramCount({...M.modelConfig(
+        {vocab_size: 10, d_model: 8, n_layers: 1, n_heads: 2, d_ff: 8}), d_model: -8n})).error""")
+    assert error == ["TypeError", "cfg must be a ModelConfig (see LLMModelConfig.modelConfig or fromHfConfig); "
+                     "got object"]

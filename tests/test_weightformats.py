@@ -1,0 +1,121 @@
+"""Weight-format bytes: llmcalc against the libraries' loaded models, and against hand derivations.
+
+The measurements are every tensor a model holds after transformers loads it in
+each format (bitsandbytes, FineGrainedFP8, GPTQ through gptqmodel), recorded by
+``tools/measure_quantized.py`` in ``tests/data/quantized/recordings.json``.
+"""
+
+import json
+import pathlib
+
+import pytest
+
+import llmcalc as lc
+from llmcalc.weightformats import WEIGHT_FORMATS, weight_format_bytes
+
+RECORDINGS = json.loads((pathlib.Path(__file__).parent / "data" / "quantized" / "recordings.json").read_text("utf-8"))
+PARTS = ("quantized", "constants", "unquantized")
+
+
+def _config(arch: str) -> lc.ModelConfig:
+    recorded = RECORDINGS["architectures"][arch]
+    return lc.ModelConfig.from_hf_config({"model_type": recorded["model_type"], **recorded["config"]})
+
+
+def test_recordings_cover_the_issue():
+    provenance = RECORDINGS["provenance"]
+    for key in ("script", "command", "date", "torch", "transformers", "bitsandbytes", "gptqmodel", "counted"):
+        assert provenance[key], key
+    measured = {(r["arch"], r["format"]) for r in RECORDINGS["records"]}
+    measured |= {(r["arch"], r["format"]) for r in RECORDINGS["refused"]}
+    assert {"llama", "qwen2", "gpt2", "phi3", "mixtral"} <= set(RECORDINGS["architectures"])
+    assert measured == {(arch, f) for arch in RECORDINGS["architectures"] for f in WEIGHT_FORMATS}
+
+
+@pytest.mark.parametrize("record", RECORDINGS["records"], ids=lambda r: f"{r['arch']}-{r['format']}")
+def test_matches_recording(record):
+    cfg = _config(record["arch"])
+    if record["format"] == "int4" and cfg.is_moe:
+        # What transformers built from a GPTQ config leaves the stacked experts in 16-bit, which no real
+        # GPTQ MoE checkpoint (every expert quantized) matches: llmcalc refuses rather than guess.
+        assert any("experts.gate_up_proj" in name for name in record["matrices_kept_16bit"])
+        with pytest.raises(ValueError, match="not modelled for an MoE model"):
+            weight_format_bytes(cfg, "int4")
+        return
+    assert weight_format_bytes(cfg, record["format"]) == {part: record["parts"][part] for part in PARTS}
+
+
+def test_gptq_refusal_for_gpt2_is_the_library_s():
+    refused = {(r["arch"], r["format"]) for r in RECORDINGS["refused"]}
+    assert refused == {("gpt2", "int4")}
+    with pytest.raises(ValueError, match="GPT-2's Conv1D"):
+        weight_format_bytes(_config("gpt2"), "int4")
+
+
+@pytest.mark.parametrize("weight_format", ["int8", "nf4", "nf4-dq", "int4"])
+def test_recorded_libraries_keep_stacked_experts_and_head_in_16_bit(weight_format):
+    record = next(r for r in RECORDINGS["records"] if (r["arch"], r["format"]) == ("mixtral", weight_format))
+    kept = record["matrices_kept_16bit"]
+    for name in ("lm_head.weight", "model.layers.0.mlp.experts.gate_up_proj", "model.layers.0.mlp.experts.down_proj",
+                 "model.layers.0.mlp.gate.weight"):
+        assert name in kept
+
+
+# One block, llama layout: q, k, v, o are 200 -> 200; gate and up 200 -> 300; down 300 -> 200.
+# 340,000 weights; embedding (10 x 200) and 3 RMSNorms (600) stay 16-bit, the head is tied.
+ONE_BLOCK = lc.ModelConfig(vocab_size=10, d_model=200, n_layers=1, n_heads=1, d_ff=300, tie_embeddings=True)
+SIXTEEN_BIT = 2 * (2000 + 600)
+
+
+@pytest.mark.parametrize("weight_format, quantized, constants", [
+    ("bf16", 0, 0),
+    # an fp32 scale per output row: 4 x 200 + 2 x 300 + 200 rows
+    ("int8", 340_000, 4 * 1600),
+    # 128 x 128 blocks rounded up: 200x200 -> 2x2, 300x200 and 200x300 -> 3x2 and 2x3
+    ("fp8", 340_000, 4 * (4 * 4 + 3 * 6)),
+    # absmax per 64 weights: 40,000 -> 625 blocks, 60,000 -> 938 (rounded up); a 16-entry fp32 table per tensor
+    ("nf4", 170_000, 4 * (4 * 625 + 3 * 938) + 7 * 64),
+    # uint8 absmax, fp32 per 256 of them (625 -> 3, 938 -> 4), fp32 offset, 16- and 256-entry fp32 tables
+    ("nf4-dq", 170_000, (4 * 625 + 3 * 938) + 4 * (4 * 3 + 3 * 4) + 7 * 4 + 7 * (64 + 1024)),
+    # qweight int32 (ceil(d_in/8), d_out); qzeros int32 (groups, ceil(d_out/8)); scales fp16 (groups, d_out);
+    # g_idx int32 (d_in,).  200 -> 200: 2 groups; 200 -> 300: 2 groups; 300 -> 200: 3 groups.
+    ("int4", 4 * (4 * 25 * 200 + 2 * 25 * 300 + 38 * 200),
+     4 * (4 * 2 * 25 + 2 * 2 * 38 + 3 * 25) + 2 * (4 * 2 * 200 + 2 * 2 * 300 + 3 * 200) + 4 * (6 * 200 + 300)),
+])
+def test_one_block_by_hand(weight_format, quantized, constants):
+    unquantized = SIXTEEN_BIT + (2 * 340_000 if weight_format == "bf16" else 0)
+    assert weight_format_bytes(ONE_BLOCK, weight_format) == {
+        "quantized": quantized, "constants": constants, "unquantized": unquantized}
+
+
+@pytest.mark.parametrize("expert_d_ff, gate_up_block_rows", [(32, 2), (192, 3)])
+def test_fp8_experts_stack_gate_and_up(expert_d_ff, gate_up_block_rows):
+    """FP8Experts: gate and up are one 2*d_ff-row matrix per expert, with at least 2 block rows of scales."""
+    moe = lc.ModelConfig(vocab_size=10, d_model=128, n_layers=1, n_heads=1, d_ff=expert_d_ff,
+                         n_experts=2, experts_per_token=1, tie_embeddings=True)
+    down_blocks = -(-expert_d_ff // 128)
+    attention_blocks = 4
+    expected = 4 * (attention_blocks + 2 * (gate_up_block_rows + down_blocks))
+    assert weight_format_bytes(moe, "fp8")["constants"] == expected
+
+
+def test_gpt2_conv1d_stays_16_bit_in_fp8_but_not_in_bitsandbytes():
+    gpt2 = lc.get_preset("gpt2")
+    assert weight_format_bytes(gpt2, "fp8") == weight_format_bytes(gpt2, "bf16")
+    # 12 blocks of c_attn 768 -> 2304, c_proj 768 -> 768, c_fc 768 -> 3072, mlp.c_proj 3072 -> 768
+    assert weight_format_bytes(gpt2, "int8")["quantized"] == 12 * 768 * (2304 + 768 + 3072 + 3072)
+
+
+def test_bad_input():
+    llama = lc.get_preset("llama-2-7b")
+    with pytest.raises(ValueError, match=r"weight_format must be one of 'bf16', .*'nf4-dq'; got 'nf4dq' "
+                                         r"\(did you mean 'nf4-dq'\?\)"):
+        weight_format_bytes(llama, "nf4dq")
+    with pytest.raises(ValueError, match="got 'fp4'"):
+        weight_format_bytes(llama, "fp4")
+    with pytest.raises(TypeError, match=r"weight_format must be one of .*; got 4 \(int\)"):
+        weight_format_bytes(llama, 4)
+    with pytest.raises(TypeError, match="cfg must be a ModelConfig"):
+        weight_format_bytes({"d_model": 4096}, "int8")
+    with pytest.raises(ValueError, match=r"'int4' \(GPTQ\) is not modelled for an MoE model; use one of 'bf16'"):
+        weight_format_bytes(lc.get_preset("mixtral-8x7b"), "int4")
