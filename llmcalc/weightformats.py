@@ -20,9 +20,9 @@ Each format is a library recipe, counted tensor by tensor as transformers 5.24 l
 What the libraries convert: bitsandbytes every ``nn.Linear`` and GPT-2 ``Conv1D``;
 ``FP8Linear`` only exact ``nn.Linear`` (not ``Conv1D``) plus the routed experts;
 GPTQ the linear layers of the blocks.  The output head always stays 16-bit
-(``get_keys_to_not_convert``), and so do embeddings, norms, biases (16-bit in
-every format), MoE routers, and in transformers 5 (where routed experts are
-stacked 3-D parameters, not ``nn.Linear``) bitsandbytes' routed experts.
+(``get_keys_to_not_convert``), and so do embeddings, norms, biases (in every
+format), MoE routers (fp32 in DeepSeek-V2/V3), and bitsandbytes' routed experts
+(transformers 5 stacks them as 3-D parameters, not ``nn.Linear``).
 GPTQ is refused for MoE models (a GPTQ checkpoint quantizes every expert; transformers
 5.24 builds no module for them) and for GPT-2 (transformers 5.24 fails to load it with
 gptqmodel 7.7: GPT-2's weight initialisation reads ``c_proj.weight``, which a GPTQ layer lacks).
@@ -35,6 +35,7 @@ from .config import ModelConfig, as_model_config
 from .params import Linear, linear_modules, param_count
 
 WEIGHT_FORMATS = ("bf16", "fp8", "int8", "int4", "nf4", "nf4-dq")
+_FP32_ROUTERS = ("deepseek_v2", "deepseek_v3")  # their _keep_in_fp32_modules_strict holds "gate.weight"
 
 
 def _ceil(numerator: int, denominator: int) -> int:
@@ -72,7 +73,7 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
     """Bytes of the model's weights in ``weight_format``, by part; the parts sum to the total.
 
     ``quantized``: codes of the converted weight matrices; ``constants``: what decodes
-    them; ``unquantized``: every parameter left in 16-bit.
+    them; ``unquantized``: every parameter left in 16-bit (DeepSeek's routers: 32-bit).
 
     Parameters
     ----------
@@ -94,11 +95,6 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
     int4    3,238,002,688    131,039,232    524,820,480   3,893,862,400
     nf4     3,238,002,688    404,764,672    524,820,480   4,167,587,840
     nf4-dq  3,238,002,688    103,013,248    524,820,480   3,865,836,416
-
-    By hand, int8's scales: 4 bytes per output row, 4 x 4096 + 2 x 11008 + 4096 rows a block:
-
-    >>> 32 * 4 * (4 * 4096 + 2 * 11008 + 4096)
-    5439488
     """
     cfg = as_model_config(cfg)
     check.choice("weight_format", weight_format, WEIGHT_FORMATS)
@@ -106,8 +102,10 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
         why = "an MoE model" if cfg.is_moe else "GPT-2's Conv1D layers"
         raise ValueError(f"weight_format 'int4' (GPTQ) is not modelled for {why}; "
                          f"use one of {', '.join(repr(f) for f in WEIGHT_FORMATS if f != 'int4')}")
-    quantized = constants = converted_weights = 0
+    quantized = constants = converted_weights = fp32_weights = 0
     for module in linear_modules(cfg):
+        if module.role == "router" and cfg.model_type in _FP32_ROUTERS:
+            fp32_weights += module.params
         routed_gate_or_up = module.path.startswith("mlp.experts.") and module.role in ("gate", "up")
         stacked = weight_format == "fp8" and cfg.ffn == "swiglu" and routed_gate_or_up
         if not _converted(module, weight_format, cfg) or (stacked and module.role == "up"):
@@ -117,4 +115,5 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
         quantized += module.copies * codes
         constants += module.copies * decode
         converted_weights += module.copies * module.d_in * rows
-    return {"quantized": quantized, "constants": constants, "unquantized": 2 * (param_count(cfg) - converted_weights)}
+    unquantized = 2 * (param_count(cfg) - converted_weights) + 2 * fp32_weights
+    return {"quantized": quantized, "constants": constants, "unquantized": unquantized}

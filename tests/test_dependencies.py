@@ -18,7 +18,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 SOURCES = ["conf.py", "docs/_ext/*.py", "tools/*.py", "tests/*.py", "benchmarks/*.py", "llmcalc/**/*.py"]
 # Run by hand in a separate environment with transformers and torch (see its docstring).
-SEPARATE_ENVIRONMENT = {"tools/verify_presets.py", "tools/verify_hf_models.py", "tools/measure_activations.py"}
+SEPARATE_ENVIRONMENT = {"tools/verify_presets.py", "tools/verify_hf_models.py", "tools/measure_activations.py",
+                        "tools/measure_quantized.py"}
 
 
 def normalise(name: str) -> str:

@@ -5,6 +5,7 @@ each format (bitsandbytes, FineGrainedFP8, GPTQ through gptqmodel), recorded by
 ``tools/measure_quantized.py`` in ``tests/data/quantized/recordings.json``.
 """
 
+import dataclasses
 import json
 import pathlib
 
@@ -97,6 +98,34 @@ def test_fp8_experts_stack_gate_and_up(expert_d_ff, gate_up_block_rows):
     attention_blocks = 4
     expected = 4 * (attention_blocks + 2 * (gate_up_block_rows + down_blocks))
     assert weight_format_bytes(moe, "fp8")["constants"] == expected
+
+
+def test_deepseek_routers_stay_in_fp32():
+    """transformers keeps DeepSeek-V2/V3's ``gate.weight`` in fp32 (``_keep_in_fp32_modules_strict``)."""
+    deepseek = _config("deepseek_v3")
+    router_weights = 352 * 4  # one MoE layer (the first is dense): d_model x n_routed_experts
+    for weight_format in ("bf16", "int8", "fp8"):
+        router_in_bf16 = weight_format_bytes(dataclasses.replace(deepseek, model_type="llama"), weight_format)
+        expected = router_in_bf16["unquantized"] + 2 * router_weights
+        assert weight_format_bytes(deepseek, weight_format)["unquantized"] == expected
+
+
+HF_CONFIGS = sorted(path for path in (pathlib.Path(__file__).parent / "data" / "hf_models").glob("*.json")
+                    if not path.name.startswith("_") and not path.name.endswith(".full.json"))
+
+
+@pytest.mark.parametrize("path", HF_CONFIGS, ids=lambda path: path.stem)
+def test_every_supported_model_type_shrinks_or_is_refused(path):
+    cfg = lc.ModelConfig.from_hf_config(path)
+    bf16 = sum(weight_format_bytes(cfg, "bf16").values())
+    for weight_format in (f for f in WEIGHT_FORMATS if f != "bf16"):
+        if weight_format == "int4" and (cfg.is_moe or cfg.layout == "gpt2"):
+            with pytest.raises(ValueError, match="not modelled"):
+                weight_format_bytes(cfg, weight_format)
+            continue
+        parts = weight_format_bytes(cfg, weight_format)
+        assert all(type(n) is int and n >= 0 for n in parts.values())
+        assert sum(parts.values()) < bf16 or (weight_format == "fp8" and cfg.layout == "gpt2")
 
 
 def test_gpt2_conv1d_stays_16_bit_in_fp8_but_not_in_bitsandbytes():

@@ -110,6 +110,15 @@ ARCHITECTURES: dict[str, tuple[str, dict[str, Any], str]] = {
              num_key_value_heads=1, num_experts=4, num_experts_per_tok=2, tie_word_embeddings=False),
         "Qwen-MoE block (Q/K/V biases, 4 stacked routed experts, a shared expert and its 1-output gate)",
     ),
+    "deepseek_v3": (
+        "deepseek_v3",
+        dict(vocab_size=1000, hidden_size=352, intermediate_size=928, moe_intermediate_size=448,
+             num_hidden_layers=2, first_k_dense_replace=1, num_attention_heads=11, num_key_value_heads=11,
+             q_lora_rank=224, kv_lora_rank=160, qk_rope_head_dim=32, qk_nope_head_dim=32, v_head_dim=32,
+             n_routed_experts=4, n_shared_experts=1, num_experts_per_tok=2, n_group=1, topk_group=1,
+             tie_word_embeddings=False),
+        "DeepSeek-V3 (latent attention, a dense first layer, then 4 stacked routed experts and a shared expert)",
+    ),
 }
 
 FORMATS = ("bf16", "int8", "nf4", "nf4-dq", "fp8", "int4")
