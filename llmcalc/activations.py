@@ -5,7 +5,7 @@ it against the recordings in ``tests/data/activations/`` (made by
 ``tools/measure_activations.py`` with transformers on CPU).
 
 Weights, gradients, optimizer state and the KV cache are exact by
-construction (:mod:`llmcalc.memory`).  Activations are not: which tensors an
+construction (``llmcalc.memory``).  Activations are not: which tensors an
 operation keeps for its backward pass depends on the implementation, so this
 module is a *model*, written tensor by tensor after Hugging Face
 ``transformers``' decoder blocks and checked against measurements of them.
@@ -133,7 +133,7 @@ class ActivationMemory:
 
     @property
     def peak(self) -> int:
-        """Largest activation memory of the step: ``saved + logits + max(loss_backward, recompute)``.
+        """The step's largest activation memory, ``saved + logits + max(loss_backward, recompute)``.
 
         The loss's gradients and a recomputed block exist at different moments
         of backward, hence the larger of the two.  Measured to within 0.01 %
@@ -265,7 +265,7 @@ def activation_memory(
 
     Parameters
     ----------
-    cfg : ModelConfig
+    cfg : llmcalc.ModelConfig
         A dense model with layout ``"llama"`` (SwiGLU, RMSNorm, rotary) or
         ``"gpt2"``; other layouts, experts, latent attention and sliding
         windows raise ``ValueError`` because they were not measured.

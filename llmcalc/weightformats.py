@@ -77,7 +77,7 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
 
     Parameters
     ----------
-    cfg : ModelConfig
+    cfg : llmcalc.ModelConfig
     weight_format : {"bf16", "fp8", "int8", "int4", "nf4", "nf4-dq"}
 
     Examples

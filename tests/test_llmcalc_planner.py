@@ -1,0 +1,119 @@
+"""The memory planner against hand derivations of its three worked cases, and its refusals.
+
+The parts it adds are checked against their own oracles elsewhere (transformers and
+peft in ``test_llmcalc_hf.py``, bitsandbytes in ``test_weightformats.py``, measured
+activations in ``test_llmcalc_activations.py``); here the oracle is arithmetic done by
+hand from Llama 2 7B's shapes (32 layers, width 4,096, 32 heads of 128, FFN 11,008,
+vocabulary 32,000, untied head: 6,738,415,616 parameters).
+"""
+
+import dataclasses
+from collections.abc import Callable
+
+import pytest
+
+import llmcalc as lc
+from llmcalc.activations import activation_memory
+from llmcalc.planner import GPUS, MAX_PARAMS, RESERVE, MemoryPlan, largest_fitting, plan_inference, plan_training
+
+LLAMA = lc.get_preset("llama-2-7b")
+N = 6_738_415_616
+GIB = 2**30
+
+
+def test_llama_2_7b_has_the_parameters_the_hand_count_gives() -> None:
+    embedding_and_head = 2 * 32_000 * 4096
+    per_layer = 4 * 4096 * 4096 + 3 * 4096 * 11_008 + 2 * 4096
+    assert lc.param_count(LLAMA) == embedding_and_head + 32 * per_layer + 4096 == N
+
+
+def test_inference_in_bf16_at_4k_is_weights_cache_and_reserve() -> None:
+    plan = plan_inference(LLAMA, context=4096)
+    kv = 2 * 32 * 32 * 128 * 2 * 4096  # keys and values, layers, KV heads, head size, bytes, tokens
+    assert plan == MemoryPlan(weights=2 * N, kv_cache=kv, gradients=0, optimizer_states=0, activations=0, reserve=GIB)
+    assert plan.total == 2 * N + kv + GIB == 16_698_056_704
+
+
+def test_full_fine_tuning_with_adamw_is_16_bytes_a_parameter_plus_activations() -> None:
+    plan = plan_training(LLAMA, task="full", seq_len=2048)
+    assert (plan.weights, plan.gradients, plan.optimizer_states) == (2 * N, 2 * N, 12 * N)
+    assert plan.activations == activation_memory(LLAMA, 1, 2048).peak
+    assert plan.kv_cache == 0 and plan.reserve == RESERVE
+
+
+@pytest.mark.parametrize(("stage", "weights", "gradients", "states"), [
+    (0, 2 * N, 2 * N, 12 * N),
+    (1, 2 * N, 2 * N, 12 * (N // 8)),
+    (2, 2 * N, 2 * (N // 8), 12 * (N // 8)),
+    (3, 2 * (N // 8), 2 * (N // 8), 12 * (N // 8)),
+])
+def test_zero_splits_the_training_state_over_the_gpus(stage: int, weights: int, gradients: int, states: int) -> None:
+    assert N % 8 == 0  # so each GPU's shard is exactly N / 8
+    plan = plan_training(LLAMA, task="full", seq_len=512, zero_stage=stage, n_gpus=8, checkpointing=True)
+    assert (plan.weights, plan.gradients, plan.optimizer_states) == (weights, gradients, states)
+
+
+@pytest.mark.parametrize(("optimizer", "state_bytes"), [("adamw", 12), ("adamw-8bit", 6), ("sgd-momentum", 8)])
+def test_optimizer_state_includes_the_fp32_master_copy(optimizer: str, state_bytes: int) -> None:
+    plan = plan_training(LLAMA, task="full", seq_len=128, optimizer=optimizer)
+    assert plan.optimizer_states == state_bytes * N
+
+
+def test_lora_adds_fp32_adapters_to_a_bf16_base() -> None:
+    adapters = 32 * 2 * 16 * (4096 + 4096)  # q and v in every layer, rank 16
+    plan = plan_training(LLAMA, task="lora", seq_len=2048, rank=16, targets=("q", "v"))
+    assert lc.lora_model_params(LLAMA, 16, ("q", "v")) == adapters == 8_388_608
+    assert (plan.weights, plan.gradients, plan.optimizer_states) == (2 * N + 4 * adapters, 4 * adapters, 8 * adapters)
+
+
+def test_qlora_base_is_nf4_with_double_quantization() -> None:
+    from llmcalc.weightformats import weight_format_bytes
+
+    adapters = 8_388_608
+    plan = plan_training(LLAMA, task="qlora", seq_len=2048, rank=16)
+    assert plan.weights == sum(weight_format_bytes(LLAMA, "nf4-dq").values()) + 4 * adapters
+    assert plan.weights < plan_training(LLAMA, task="lora", seq_len=2048).weights // 3
+
+
+def test_largest_context_is_what_the_free_memory_holds_per_token() -> None:
+    free = 24 * GIB - 2 * N - GIB
+    per_token = 2 * 32 * 32 * 128 * 2
+    longest = largest_fitting(lambda t: plan_inference(LLAMA, context=t), 24 * GIB, limit=2**24)
+    assert longest == free // per_token == 21_398
+
+
+def test_largest_is_zero_when_nothing_fits_and_the_limit_when_everything_does() -> None:
+    assert largest_fitting(lambda t: plan_inference(LLAMA, context=t), 8 * GIB, limit=4096) == 0
+    assert largest_fitting(lambda t: plan_inference(LLAMA, context=t), 80 * GIB, limit=4096) == 4096
+
+
+def test_fits_compares_the_total_with_the_card() -> None:
+    plan = plan_inference(LLAMA, context=4096)
+    assert plan.fits(plan.total) and not plan.fits(plan.total - 1)
+    assert plan.fits(GPUS["T4 (16 GB)"]) and not plan.fits(GPUS["RTX 3060 (12 GB)"])
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: plan_inference(LLAMA, context=0), "context must be an integer in [1, 16777216]; got 0"),
+    (lambda: plan_inference(LLAMA, context=10**9), "context must be an integer in [1, 16777216]; got 1000000000"),
+    (lambda: plan_inference(lc.get_preset("gpt2"), context=2048), "context must be an integer in [1, 1024]; got 2048"),
+    (lambda: plan_inference(LLAMA, context=4096, batch=-1), "batch must be an integer in [1, 65536]; got -1"),
+    (lambda: plan_inference(LLAMA, context=4096, weight_format="fp4"), "weight_format must be one of"),
+    (lambda: plan_inference(LLAMA, context=4096, kv_format="int4"), "kv_format must be one of"),
+    (lambda: plan_training(LLAMA, task="sft", seq_len=128), "task must be one of 'full', 'lora', 'qlora'"),
+    (lambda: plan_training(LLAMA, task="lora", seq_len=128, zero_stage=3, n_gpus=8), "ZeRO is planned for full"),
+    (lambda: plan_training(LLAMA, seq_len=128, zero_stage=4), "stage must be an integer in [0, 3]; got 4"),
+    (lambda: plan_training(LLAMA, seq_len=128, optimizer="lion"), "optimizer must be one of"),
+    (lambda: plan_training(lc.get_preset("mixtral-8x7b"), seq_len=128), "not modelled for mixture-of-experts"),
+])
+def test_bad_input_is_refused_naming_the_value(call: Callable[[], object], message: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        call()
+    assert message in str(raised.value)
+
+
+def test_an_absurd_model_is_refused_with_its_exact_size() -> None:
+    huge = dataclasses.replace(LLAMA, n_layers=200_000, d_model=65536, n_heads=512, d_ff=4 * 65536)
+    assert lc.param_count(huge) > MAX_PARAMS
+    with pytest.raises(ValueError, match=r"the model has [\d,]+ parameters; the planner takes models of up to "):
+        plan_inference(huge, context=1)
