@@ -33,6 +33,8 @@ from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from glossary_html import inline_json
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.util.typing import ExtensionMetadata, OptionSpec
@@ -47,16 +49,33 @@ LABELS: dict[str, tuple[str, ...]] = {
         "preset", "custom", "layers", "kv_heads", "heads", "head_dim", "tokens", "batch", "dtype",
         "total", "per_token", "mha", "saving", "error", "divisor_error",
     ),
+    "planner": (
+        "model", "preset", "config_own", "config_file", "config_paste", "config_use", "params", "active",
+        "task", "task_inference", "task_full", "task_lora", "task_qlora",
+        "weight_format", "kv_format", "context", "batch",
+        "optimizer", "opt_adamw", "opt_adamw8", "opt_sgd", "micro_batch", "seq_len", "checkpointing",
+        "zero_stage", "n_gpus", "rank", "targets", "targets_qv", "targets_all",
+        "gpu", "gpu_custom", "gpu_gib",
+        "weights", "kv_cache", "gradients", "optimizer_states", "activations", "reserve", "total",
+        "fits", "no_fit", "largest_context", "largest_micro_batch", "none_fits",
+        "error", "config_error", "plan_error",
+    ),
 }
 """Label keys per calculator, each given once in the directive's keyed bullet list.
 
 ``error`` is a message template with ``{label}``, ``{min}`` and ``{max}`` placeholders;
-``divisor_error`` says that the query heads must be a multiple of the KV heads.
+``divisor_error`` says that the query heads must be a multiple of the KV heads.  The
+planner's part labels (``weights`` ... ``reserve``) may be term links: the widget's legend
+links to the same entries.  Its ``fits`` and ``no_fit`` take ``{bytes}``; ``config_error``
+and ``plan_error`` take ``{detail}``, llmcalc's own (English) message.
 """
 
 MEMORY_DTYPES = ("fp32", "bf16", "fp8", "int8", "int4")
 KV_DTYPES = ("bf16", "fp32", "fp8")
 # Full-attention models only: the KV-cache widget has no sliding window (Mistral 7B's caps its cache).
+# The planner's messages that fill in a {detail} or {bytes}, or name what fits.
+PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
+                    "largest_context", "largest_micro_batch")
 KV_PRESETS = ("reference", "llama-3-8b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b")
 TEMPLATES = Path(__file__).resolve().parent.parent / "_templates" / "calculators"
 
@@ -109,6 +128,17 @@ def _items(label_list: nodes.bullet_list) -> list[tuple[str, str]]:
     return [split_label(item.astext()) for item in label_list.children]
 
 
+def _links(label_list: nodes.bullet_list) -> dict[str, str]:
+    """Key -> address of the first resolved link in that label (a term link), for labels that have one."""
+    links = {}
+    for item in label_list.children:
+        key, _label = split_label(item.astext())
+        reference = next(item.findall(nodes.reference), None)
+        if key and reference is not None and reference.get("refuri"):
+            links[key] = reference["refuri"]
+    return links
+
+
 class CalculatorDirective(SphinxDirective):
     """Base: explanation paragraphs, then one bullet list of ``key: label`` items."""
 
@@ -153,6 +183,10 @@ class KVCacheCalculator(CalculatorDirective):
     kind = "kvcache"
 
 
+class MemoryPlanner(CalculatorDirective):
+    kind = "planner"
+
+
 def runs_javascript(app: Sphinx) -> bool:
     """Whether the builder's output can run the widget: HTML pages, not e-readers."""
     return app.builder.format == "html" and app.builder.name != "epub"
@@ -182,6 +216,7 @@ def resolve_calculators(app: Sphinx, doctree: nodes.document, docname: str) -> N
         node.remove(label_list)
         if interactive and not problems:
             node["labels"] = dict(items)
+            node["links"] = _links(label_list)
         else:
             node.replace_self(node.children)
 
@@ -215,6 +250,35 @@ def model_data(kind: str) -> dict[str, dict[str, int]]:
 
 
 @functools.cache
+def planner_data() -> dict[str, str]:
+    """The planner's data-* attributes: presets, config rules, cards and limits, all from llmcalc."""
+    import dataclasses
+
+    import llmcalc
+    from llmcalc import planner
+
+    def compact(value: object) -> str:
+        return json.dumps(value, separators=(",", ":"))
+
+    limits = {"max_params": planner.MAX_PARAMS, "max_tokens": planner.MAX_TOKENS, "max_batch": planner.MAX_BATCH,
+              "max_gpus": planner.MAX_GPUS, "reserve": planner.RESERVE}
+    return {
+        "data-presets": compact({name: dataclasses.asdict(cfg) for name, cfg in llmcalc.PRESETS.items()}),
+        "data-gpus": compact(dict(planner.GPUS)),
+        "data-limits": compact(limits),
+    }
+
+
+@functools.cache
+def planner_template() -> Any:
+    """The planner template's ``close`` macro, loaded once per process."""
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined
+    )
+    return environment.get_template("planner.html").module
+
+
+@functools.cache
 def dtype_bits() -> dict[str, int]:
     """Bits per value of every number format, from llmcalc (calculators.js reads them)."""
     import llmcalc
@@ -230,11 +294,35 @@ def visit_calculator(self: HTML5Translator, node: calculator) -> None:
     if kind in ("memory", "kvcache"):
         attributes["data-presets"] = json.dumps(model_data(kind), separators=(",", ":"))
         attributes["data-dtype-bits"] = json.dumps(dtype_bits(), separators=(",", ":"))
+    if kind == "planner":
+        from llmcalc._browser import browser_tables
+
+        attributes.update(planner_data())
+        attributes.update({f"data-{key.replace('_', '-')}": labels[key] for key in PLANNER_MESSAGES})
+        # The rules' data for modelconfig.js, once per page (the page has one planner).
+        self.body.append(inline_json("modelconfig-tables", browser_tables()))
     self.body.append(widget_template().open(attributes))
 
 
 def depart_calculator(self: HTML5Translator, node: calculator) -> None:
     kind = node["kind"]
+    if kind == "planner":
+        import llmcalc
+        from llmcalc import planner
+        from llmcalc.weightformats import WEIGHT_FORMATS
+
+        self.body.append(
+            planner_template().close(
+                prefix=f"calc-planner-{node['serial']}",
+                labels=node["labels"],
+                links=node["links"],
+                presets=[(name, name) for name in llmcalc.PRESETS],
+                gpus=[(name, name) for name in planner.GPUS],
+                weight_formats=[(name, name) for name in WEIGHT_FORMATS],
+                kv_formats=[(name, name) for name in planner.KV_FORMATS],
+            )
+        )
+        return
     presets = [(name, name) for name in model_data(kind)] if kind != "lora" else []
     dtypes = MEMORY_DTYPES if kind == "memory" else KV_DTYPES
     self.body.append(
@@ -252,8 +340,16 @@ def depart_calculator(self: HTML5Translator, node: calculator) -> None:
 def add_script(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
 ) -> None:
-    if runs_javascript(app) and doctree is not None and any(doctree.findall(calculator)):
+    if not runs_javascript(app) or doctree is None:
+        return
+    kinds = {node["kind"] for node in doctree.findall(calculator)}
+    if kinds - {"planner"}:
         app.add_js_file("calculators.js", defer="defer")
+    if "planner" in kinds:
+        # Deferred scripts run in document order: the config reader before the planner that uses it.
+        app.add_js_file("modelconfig.js", defer="defer")
+        app.add_js_file("planner.js", defer="defer")
+    if kinds:
         app.add_css_file("calculators.css")
 
 
@@ -263,7 +359,8 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("lora-calculator", LoraCalculator)
     app.add_directive("memory-calculator", MemoryCalculator)
     app.add_directive("kvcache-calculator", KVCacheCalculator)
+    app.add_directive("memory-planner", MemoryPlanner)
     app.connect("doctree-resolved", resolve_calculators)
     app.connect("html-page-context", add_script)
-    # env_version: doctrees pickled by an older version of this file have positional labels.
-    return {"version": "2.0", "env_version": 3, "parallel_read_safe": True, "parallel_write_safe": True}
+    # env_version: doctrees pickled by an older version of this file have positional labels or no links.
+    return {"version": "2.1", "env_version": 4, "parallel_read_safe": True, "parallel_write_safe": True}

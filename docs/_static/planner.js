@@ -1,0 +1,526 @@
+/* "Will it fit?": the GPU memory planner, offline, no framework.
+ *
+ * The markup comes from docs/_templates/calculators/planner.html, rendered by
+ * docs/_ext/calculators.py; model configs are read by modelconfig.js
+ * (window.LLMModelConfig, the browser's copy of llmcalc's config.json reader).
+ * Every function below repeats one of llmcalc.planner, llmcalc.memory,
+ * llmcalc.weightformats or llmcalc.activations, named alike; the browser tests
+ * compare them with Python on generated vectors, byte for byte.  Bytes are BigInt, and so is
+ * every integer field of a config from modelconfig.js.
+ * What a reader types or loads is data: written with textContent, never as HTML.
+ */
+(function () {
+  "use strict";
+
+  var MC = window.LLMModelConfig;
+  var LIMITS = {};  // llmcalc.planner's MAX_* and RESERVE, from the widget's data-limits
+  var GIB = 1073741824n;
+
+  function big(value) { return BigInt(value); }
+  function ceilDiv(a, b) { return (a + b - 1n) / b; }
+
+  /* llmcalc._validate.count's message, for the planner's own range checks. */
+  function checkCount(name, value, minimum, maximum) {
+    if (value < minimum || value > maximum) {
+      throw new Error(name + " must be an integer in [" + minimum + ", " + maximum + "]; got " + value);
+    }
+    return value;
+  }
+
+  /* llmcalc.memory._kv_values_per_token_per_layer */
+  function kvValuesPerTokenPerLayer(cfg) {
+    if (cfg.kv_lora_rank > 0) { return big(cfg.kv_lora_rank + cfg.rope_head_dim); }
+    return 2n * big(cfg.n_kv_heads) * big(cfg.head_dim);
+  }
+
+  var KV_BITS = { bf16: 16n, fp16: 16n, fp8: 8n, fp32: 32n };
+
+  /* llmcalc.memory.kv_cache_bytes: full layers cache every token, sliding ones min(T, W - 1). */
+  function kvCacheBytes(cfg, tokens, batch, dtype) {
+    var windowed = big(cfg.sliding_window_layers);
+    var t = big(tokens);
+    var span = big(cfg.sliding_window) - 1n;
+    var kept = span > 0n ? span : 0n;
+    var cached = (big(cfg.n_layers) - windowed) * t + windowed * (t < kept ? t : kept);
+    return ceilDiv(cached * kvValuesPerTokenPerLayer(cfg) * KV_BITS[dtype] * big(batch), 8n);
+  }
+
+  /* llmcalc.memory._OPTIMIZERS and _PRECISIONS, for the recipes the planner offers. */
+  var OPTIMIZER_STATES = { "adamw": [2n, null], "adamw-8bit": [2n, 1n], "sgd-momentum": [1n, null] };
+  var PRECISIONS = { mixed: [2n, 2n, 4n, 4n], fp32: [4n, 4n, 0n, 4n] };
+
+  /* llmcalc.memory.training_memory */
+  function trainingMemory(n, optimizer, precision) {
+    var states = OPTIMIZER_STATES[optimizer];
+    var recipe = PRECISIONS[precision];
+    var perState = states[1] === null ? recipe[3] : states[1];
+    return { weights: recipe[0] * n, gradients: recipe[1] * n, optimizer_states: states[0] * perState * n,
+             master_weights: recipe[2] * n };
+  }
+
+  /* llmcalc.memory._ZERO_SHARDED and zero_memory_per_gpu */
+  var ZERO_SHARDED = [[], ["optimizer_states", "master_weights"],
+    ["optimizer_states", "master_weights", "gradients"],
+    ["optimizer_states", "master_weights", "gradients", "weights"]];
+
+  function zeroMemoryPerGpu(n, stage, nGpus, optimizer, precision) {
+    var full = trainingMemory(n, optimizer, precision);
+    var split = trainingMemory(ceilDiv(n, big(nGpus)), optimizer, precision);
+    var parts = {};
+    Object.keys(full).forEach(function (part) {
+      parts[part] = ZERO_SHARDED[stage].indexOf(part) >= 0 ? split[part] : full[part];
+    });
+    return parts;
+  }
+
+  /* ---- llmcalc.activations, for what the planner uses: SDPA attention, bf16 (2 bytes an element) ---- */
+
+  var ELEMENT = 2n;
+  var FP32 = 4n;
+  var INT64 = 8n;
+
+  function pyRepr(value) {
+    if (typeof value === "string") { return "'" + value + "'"; }
+    if (typeof value === "boolean") { return value ? "True" : "False"; }
+    return String(value);
+  }
+
+  /* llmcalc.activations._check_modelled: refuse the configurations whose saved tensors were never measured. */
+  function checkModelled(cfg) {
+    var unmeasured = [
+      ["qk_norm", cfg.qk_norm, "none", "QK-norm"],
+      ["n_experts", cfg.n_experts, 1, "mixture-of-experts routing"],
+      ["kv_lora_rank", cfg.kv_lora_rank, 0, "latent attention"],
+      ["sliding_window", cfg.sliding_window, 0, "sliding-window attention"],
+      ["norms_per_layer", cfg.norms_per_layer, 2, "blocks without exactly two norms"],
+    ];
+    unmeasured.forEach(function (item) {
+      if (String(item[1]) !== String(item[2])) {
+        throw new Error("activation memory is not modelled for " + item[3] + ": " + item[0] + " must be " +
+          pyRepr(item[2]) + "; got " + pyRepr(item[1]) +
+          " (only dense pre-norm blocks were measured, see tools/measure_activations.py)");
+      }
+    });
+    if (cfg.layout === "llama") {
+      if (cfg.ffn !== "swiglu" || cfg.norm !== "rmsnorm" || cfg.learned_positions) {
+        throw new Error("activation memory is modelled for layout='llama' with ffn='swiglu', an RMSNorm and rotary " +
+          "positions; got ffn=" + pyRepr(cfg.ffn) + ", norm=" + pyRepr(cfg.norm) + ", learned_positions=" +
+          cfg.learned_positions);
+      }
+    } else if (cfg.layout === "gpt2") {
+      if (cfg.ffn !== "mlp" || cfg.norm !== "layernorm") {
+        throw new Error("activation memory is modelled for layout='gpt2' with ffn='mlp' and norm='layernorm'; " +
+          "got ffn=" + pyRepr(cfg.ffn) + ", norm=" + pyRepr(cfg.norm));
+      }
+    } else {
+      throw new Error("activation memory is modelled for layout 'llama' or 'gpt2'; got layout=" + pyRepr(cfg.layout));
+    }
+  }
+
+  /* llmcalc.activations._norm_bytes */
+  function normBytes(cfg, tokens, width, groups) {
+    if (cfg.norm === "layernorm") { return ELEMENT * tokens * width + 2n * FP32 * tokens * groups; }
+    return (FP32 + ELEMENT) * tokens * width + FP32 * tokens * groups;
+  }
+
+  /* llmcalc.activations._block_bytes, SDPA branch */
+  function blockBytes(cfg, batch, seqLen) {
+    var tokens = batch * seqLen;
+    var dModel = big(cfg.d_model);
+    var hidden = ELEMENT * tokens * dModel;
+    var queries = ELEMENT * tokens * big(cfg.n_heads * cfg.head_dim);
+    var norms = 2n * normBytes(cfg, tokens, dModel, 1n);
+    var linearInputs = 2n * hidden;
+    var attention = 2n * queries + 2n * ELEMENT * tokens * big(cfg.n_kv_heads * cfg.head_dim) +
+      FP32 * big(cfg.n_heads) * tokens;
+    var ffnWide = ELEMENT * tokens * big(cfg.d_ff);
+    var ffn = (cfg.layout === "gpt2" ? 5n : 4n) * ffnWide;
+    return norms + linearInputs + attention + ffn;
+  }
+
+  /* llmcalc.activations.activation_memory(...).peak, SDPA, bf16 */
+  function activationPeak(cfg, microBatch, seqLen, checkpointing) {
+    checkModelled(cfg);
+    var batch = big(microBatch);
+    var seq = big(seqLen);
+    var tokens = batch * seq;
+    var block = blockBytes(cfg, batch, seq);
+    var shared = 2n * INT64 * tokens;
+    if (cfg.layout === "gpt2") {
+      shared += INT64 * seq;
+    } else {
+      shared += 2n * ELEMENT * seq * big(cfg.head_dim);
+    }
+    if (checkpointing && cfg.layout !== "gpt2") { shared += INT64 * seq; }
+    var dModel = big(cfg.d_model);
+    var vocab = big(cfg.vocab_size);
+    var head = normBytes(cfg, tokens, dModel, 1n) + ELEMENT * tokens * dModel;
+    var perLayer = checkpointing ? ELEMENT * tokens * dModel : block;
+    var loss = FP32 * tokens * vocab + FP32;
+    var recompute = checkpointing ? block : 0n;
+    var logits = ELEMENT * tokens * vocab;
+    var lossBackward = 2n * FP32 * tokens * vocab;
+    var saved = perLayer * big(cfg.n_layers) + shared + head + loss;
+    return saved + logits + (lossBackward > recompute ? lossBackward : recompute);
+  }
+
+  /* ---- llmcalc.weightformats ---- */
+
+  var WEIGHT_FORMATS = ["bf16", "fp8", "int8", "int4", "nf4", "nf4-dq"];
+  var FP32_ROUTERS = ["deepseek_v2", "deepseek_v3"];
+
+  /* llmcalc.weightformats._converted */
+  function converted(module, format, cfg) {
+    if (format === "bf16" || module.role === "lm_head") { return false; }
+    var routedExpert = module.path.indexOf("mlp.experts.") === 0;
+    if (format === "fp8") { return routedExpert || (module.adaptable && cfg.layout !== "gpt2"); }
+    return module.adaptable;
+  }
+
+  /* llmcalc.weightformats._codes_and_constants: bytes of one quantized d_in -> d_out matrix. */
+  function codesAndConstants(format, dIn, dOut, minBlockRows) {
+    var weights = dIn * dOut;
+    if (format === "int8") { return [weights, 4n * dOut]; }
+    if (format === "fp8") {
+      var rows = ceilDiv(dOut, 128n);
+      return [weights, 4n * (rows > minBlockRows ? rows : minBlockRows) * ceilDiv(dIn, 128n)];
+    }
+    if (format === "int4") {
+      var groups = ceilDiv(dIn, 128n);
+      return [4n * ceilDiv(dIn, 8n) * dOut, 4n * groups * ceilDiv(dOut, 8n) + 2n * groups * dOut + 4n * dIn];
+    }
+    var blocks = ceilDiv(weights, 64n);
+    var nf4Table = 16n * 4n;
+    if (format === "nf4") { return [ceilDiv(weights, 2n), 4n * blocks + nf4Table]; }
+    return [ceilDiv(weights, 2n), blocks + 4n * ceilDiv(blocks, 256n) + 4n + nf4Table + 256n * 4n];
+  }
+
+  /* llmcalc.weightformats.weight_format_bytes */
+  function weightFormatBytes(cfg, format) {
+    if (WEIGHT_FORMATS.indexOf(format) < 0) {
+      throw new Error("weight_format must be one of " + WEIGHT_FORMATS.map(pyRepr).join(", ") + "; got " +
+        pyRepr(format));
+    }
+    if (format === "int4" && (cfg.n_experts > 1 || cfg.layout === "gpt2")) {
+      throw new Error("weight_format 'int4' (GPTQ) is not modelled for " +
+        (cfg.n_experts > 1 ? "an MoE model" : "GPT-2's Conv1D layers") + "; use one of " +
+        WEIGHT_FORMATS.filter(function (f) { return f !== "int4"; }).map(pyRepr).join(", "));
+    }
+    var quantized = 0n;
+    var constants = 0n;
+    var convertedWeights = 0n;
+    var fp32Weights = 0n;
+    MC.linearModules(cfg).forEach(function (module) {
+      var copies = big(module.copies);
+      if (module.role === "router" && FP32_ROUTERS.indexOf(cfg.model_type) >= 0) {
+        fp32Weights += copies * (big(module.d_in) * big(module.d_out) + (module.bias ? big(module.d_out) : 0n));
+      }
+      var routedGateOrUp = module.path.indexOf("mlp.experts.") === 0 && (module.role === "gate" || module.role === "up");
+      var stacked = format === "fp8" && cfg.ffn === "swiglu" && routedGateOrUp;
+      if (!converted(module, format, cfg) || (stacked && module.role === "up")) { return; }
+      var rows = stacked ? 2n * big(module.d_out) : big(module.d_out);
+      var parts = codesAndConstants(format, big(module.d_in), rows, stacked ? 2n : 1n);
+      quantized += copies * parts[0];
+      constants += copies * parts[1];
+      convertedWeights += copies * big(module.d_in) * rows;
+    });
+    var unquantized = 2n * (MC.paramCount(cfg) - convertedWeights) + 2n * fp32Weights;
+    return { quantized: quantized, constants: constants, unquantized: unquantized };
+  }
+
+  /* llmcalc.planner.MemoryPlan: parts in display order, and their sum. */
+  var PARTS = ["weights", "kv_cache", "gradients", "optimizer_states", "activations", "reserve"];
+
+  function memoryPlan(weights, kv, gradients, optimizerStates, activations) {
+    return { weights: weights, kv_cache: kv, gradients: gradients, optimizer_states: optimizerStates,
+             activations: activations, reserve: big(LIMITS.reserve) };
+  }
+
+  function planTotal(plan) {
+    return PARTS.reduce(function (sum, part) { return sum + plan[part]; }, 0n);
+  }
+
+  /* llmcalc.planner._checked_model */
+  function checkedModel(cfg) {
+    var n = MC.paramCount(cfg);
+    if (n > big(LIMITS.max_params)) {
+      throw new Error("the model has " + n.toLocaleString("en-US") + " parameters; the planner takes models of up to " +
+        big(LIMITS.max_params).toLocaleString("en-US"));
+    }
+    return n;
+  }
+
+  /* llmcalc.planner._tokens */
+  function tokenLimit(cfg) {
+    var learned = Number(cfg.learned_positions);
+    return learned ? Math.min(learned, LIMITS.max_tokens) : LIMITS.max_tokens;
+  }
+
+  /* llmcalc.planner.plan_inference */
+  function planInference(cfg, options) {
+    checkedModel(cfg);
+    checkCount("context", options.context, 1, tokenLimit(cfg));
+    checkCount("batch", options.batch, 1, LIMITS.max_batch);
+    var kv = kvCacheBytes(cfg, options.context, options.batch, options.kvFormat);
+    var parts = weightFormatBytes(cfg, options.weightFormat);
+    var weights = Object.keys(parts).reduce(function (sum, key) { return sum + parts[key]; }, 0n);
+    return memoryPlan(weights, kv, 0n, 0n, 0n);
+  }
+
+  /* llmcalc.planner.plan_training */
+  function planTraining(cfg, options) {
+    var n = checkedModel(cfg);
+    checkCount("seq_len", options.seqLen, 1, tokenLimit(cfg));
+    checkCount("micro_batch", options.microBatch, 1, LIMITS.max_batch);
+    var activations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing);
+    if (options.task === "full") {
+      checkCount("n_gpus", options.nGpus, 1, LIMITS.max_gpus);
+      var parts = zeroMemoryPerGpu(n, options.zeroStage, options.nGpus, options.optimizer, "mixed");
+      return memoryPlan(parts.weights, 0n, parts.gradients, parts.optimizer_states + parts.master_weights,
+        activations);
+    }
+    var baseParts = weightFormatBytes(cfg, options.task === "qlora" ? "nf4-dq" : "bf16");
+    var base = Object.keys(baseParts).reduce(function (sum, key) { return sum + baseParts[key]; }, 0n);
+    var adapters = trainingMemory(MC.loraModelParams(cfg, options.rank, options.targets), options.optimizer, "fp32");
+    return memoryPlan(base + adapters.weights, 0n, adapters.gradients, adapters.optimizer_states, activations);
+  }
+
+  /* llmcalc.planner.largest_fitting: binary search for the largest n in [1, limit] whose plan fits. */
+  function largestFitting(plan, gpuBytes, limit) {
+    var low = 0;
+    var high = limit;
+    while (low < high) {
+      var middle = Math.floor((low + high + 1) / 2);
+      if (planTotal(plan(middle)) <= gpuBytes) { low = middle; } else { high = middle - 1; }
+    }
+    return low;
+  }
+
+  /* ---- The widget ---- */
+
+  function formatter() {
+    var lang = document.documentElement.lang || "en";
+    function count(value) { return big(value).toLocaleString(lang); }
+    function gib(bytes) {
+      return (Number(bytes) / Number(GIB)).toLocaleString(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    }
+    return { count: count, gib: gib, bytes: function (value) { return gib(value) + " GiB (" + count(value) + " B)"; } };
+  }
+
+  function fill(template, name, value) { return template.split("{" + name + "}").join(value); }
+
+  /* A whole number in the input's [min, max], or the page's translated message naming the field and range. */
+  function readInteger(root, name, format) {
+    var input = root.querySelector('[name="' + name + '"]');
+    var text = input.value.trim();
+    var value = Number(text);
+    var min = Number(input.min);
+    var max = Number(input.max);
+    var bad = !/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max;
+    input.setAttribute("aria-invalid", bad ? "true" : "false");
+    if (bad) {
+      var message = root.dataset.errorTemplate;
+      message = fill(fill(fill(message, "label", input.dataset.label), "min", format.count(min)), "max", format.count(max));
+      throw new PlannerInputError(message);
+    }
+    return value;
+  }
+
+  function PlannerInputError(message) { this.message = message; }
+
+  function setup(root) {
+    var format = formatter();
+    var presets = JSON.parse(root.dataset.presets);
+    var gpus = JSON.parse(root.dataset.gpus);
+    var form = root.querySelector("form");
+    var out = {};
+    root.querySelectorAll("[data-out]").forEach(function (node) { out[node.dataset.out] = node; });
+    var segments = {};
+    root.querySelectorAll("[data-segment]").forEach(function (node) { segments[node.dataset.segment] = node; });
+    var configError = root.querySelector('[data-error="config"]');
+    var planError = root.querySelector('[data-error="plan"]');
+    var preset = form.elements.preset;
+    var gpu = form.elements.gpu;
+    var gib = form.elements.gpu_gib;
+    var ownConfig = null;
+    var ownSource = null;  // [text, name] of the last config loaded, to name its error again
+
+    function say(box, message) {
+      box.textContent = message;
+      box.hidden = !message;
+    }
+
+    function task() { return form.querySelector('input[name="task"]:checked').value; }
+
+    function model() {
+      if (preset.value !== "config") { return MC.modelConfig(presets[preset.value]); }
+      if (!ownSource) { throw new Error("no config.json has been loaded yet"); }
+      return ownConfig || MC.fromHfConfig(MC.parseConfigText(ownSource[0], ownSource[1]));
+    }
+
+    function clearResults() {
+      PARTS.concat(["total"]).forEach(function (part) {
+        out[part].textContent = "—";
+        out[part + "-gib"].textContent = "—";
+        if (segments[part]) { segments[part].style.width = "0"; }
+      });
+      out.verdict.textContent = "—";
+      out.largest.textContent = "—";
+    }
+
+    function showModel(cfg) {
+      out.params.textContent = format.count(MC.paramCount(cfg));
+      out.active.textContent = format.count(MC.activeParamCount(cfg));
+      out.active.parentNode.hidden = cfg.n_experts <= 1;
+    }
+
+    function readOptions(kind) {
+      var options = { task: kind };
+      if (kind === "inference") {
+        options.weightFormat = form.elements.weight_format.value;
+        options.kvFormat = form.elements.kv_format.value;
+        options.context = readInteger(root, "context", format);
+        options.batch = readInteger(root, "batch", format);
+        return options;
+      }
+      options.optimizer = form.elements.optimizer.value;
+      options.microBatch = readInteger(root, "micro_batch", format);
+      options.seqLen = readInteger(root, "seq_len", format);
+      options.checkpointing = form.elements.checkpointing.checked;
+      options.zeroStage = 0;
+      options.nGpus = 1;
+      if (kind === "full") {
+        options.zeroStage = Number(form.elements.zero_stage.value);
+        options.nGpus = readInteger(root, "n_gpus", format);
+      } else {
+        options.rank = readInteger(root, "rank", format);
+        options.targets = form.elements.targets.value === "all-linear" ? "all-linear" : ["q", "v"];
+      }
+      return options;
+    }
+
+    function plan(cfg, options) {
+      return options.task === "inference" ? planInference(cfg, options) : planTraining(cfg, options);
+    }
+
+    function largest(cfg, options, budget) {
+      if (options.task === "inference") {
+        return [root.dataset.largestContext, largestFitting(function (n) {
+          return plan(cfg, Object.assign({}, options, { context: n }));
+        }, budget, tokenLimit(cfg))];
+      }
+      return [root.dataset.largestMicroBatch, largestFitting(function (n) {
+          return plan(cfg, Object.assign({}, options, { microBatch: n }));
+        }, budget, LIMITS.max_batch)];
+    }
+
+    function render(result, budget, cfg, options) {
+      var total = planTotal(result);
+      var scale = total > budget ? total : budget;
+      PARTS.forEach(function (part) {
+        out[part].textContent = format.count(result[part]) + " B";
+        out[part + "-gib"].textContent = format.gib(result[part]) + " GiB";
+        segments[part].style.width = (Number(result[part]) / Number(scale) * 100) + "%";
+        root.querySelector('[data-row="' + part + '"]').hidden = result[part] === 0n && part !== "weights";
+      });
+      out.total.textContent = format.count(total) + " B";
+      out["total-gib"].textContent = format.gib(total) + " GiB";
+      out.capacity.style.left = (Number(budget) / Number(scale) * 100) + "%";
+      var fits = total <= budget;
+      out.verdict.textContent = fill(fits ? root.dataset.fits : root.dataset.noFit, "bytes",
+        format.bytes(fits ? budget - total : total - budget));
+      out.verdict.className = "planner-verdict " + (fits ? "planner-fits" : "planner-no-fit");
+      var found = largest(cfg, options, budget);
+      out["largest-label"].textContent = found[0];
+      out.largest.textContent = found[1] ? format.count(found[1]) : root.dataset.noneFits;
+    }
+
+    function update() {
+      var kind = task();
+      root.querySelectorAll("[data-for]").forEach(function (group) {
+        group.hidden = group.dataset.for.split(" ").indexOf(kind) < 0;
+      });
+      var cfg;
+      try {
+        cfg = model();
+        say(configError, "");
+        showModel(cfg);
+      } catch (error) {
+        say(configError, fill(root.dataset.configError, "detail", error.message));
+        out.params.textContent = "—";
+        out.active.textContent = "—";
+        clearResults();
+        return;
+      }
+      try {
+        var options = readOptions(kind);
+        var budget = big(readInteger(root, "gpu_gib", format)) * GIB;
+        render(plan(cfg, options), budget, cfg, options);
+        say(planError, "");
+      } catch (error) {
+        say(planError, error instanceof PlannerInputError ? error.message
+          : fill(root.dataset.planError, "detail", error.message));
+        clearResults();
+      }
+    }
+
+    /* The file's text read as llmcalc reads a config.json (its messages name the file), then counted. */
+    function useConfigText(text, name) {
+      preset.value = "config";
+      try {
+        ownConfig = MC.fromHfConfig(MC.parseConfigText(text, name));
+      } catch (error) {
+        ownConfig = null;
+      }
+      ownSource = [text, name];
+      update();
+    }
+
+    form.elements.config_file.addEventListener("change", function () {
+      var file = form.elements.config_file.files[0];
+      if (file) { file.text().then(function (text) { useConfigText(text, file.name); }); }
+    });
+    form.elements.config_use.addEventListener("click", function () {
+      useConfigText(form.elements.config_paste.value, "config.json");
+    });
+    gpu.addEventListener("change", function () {
+      if (gpu.value) { gib.value = String(big(gpus[gpu.value]) / GIB); }
+      update();
+    });
+    gib.addEventListener("input", function () { gpu.value = ""; update(); });
+    form.addEventListener("input", function (event) { if (event.target !== gib) { update(); } });
+    form.addEventListener("change", function (event) {
+      if (event.target.type === "radio" || event.target.type === "checkbox" || event.target.tagName === "SELECT") {
+        if (event.target !== gpu) { update(); }
+      }
+    });
+    update();
+  }
+
+  function init() {
+    document.querySelectorAll('.calculator[data-calculator="planner"]').forEach(function (root) {
+      LIMITS = JSON.parse(root.dataset.limits);
+      setup(root);
+    });
+  }
+
+  window.LLMPlanner = {
+    kvCacheBytes: kvCacheBytes,
+    trainingMemory: trainingMemory,
+    zeroMemoryPerGpu: zeroMemoryPerGpu,
+    weightFormatBytes: function (cfg, format) { return weightFormatBytes(cfg, format); },
+    activationPeak: activationPeak,
+    tokenLimit: tokenLimit,
+    limits: function () { return LIMITS; },
+    planInference: planInference,
+    planTraining: planTraining,
+    planTotal: planTotal,
+    largestFitting: largestFitting,
+  };
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();

@@ -1,0 +1,334 @@
+"""The "Will it fit?" planner page in headless Chromium, both languages, against llmcalc.
+
+The oracle is ``llmcalc.planner`` (itself checked against transformers, peft,
+bitsandbytes and measured activations in the ``test_llmcalc_*`` modules): generated
+plans over every preset and every committed ``config.json`` go through the page's
+JavaScript and must give the same bytes, or the same refusal, as Python.  Then the
+widget as a reader uses it: loading the committed configs, the three worked cases of
+issue 12, the keyboard, and bad input.  Every page load is also checked for script
+errors and for requests that are not local files: the planner works offline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import llmcalc as lc
+from browser import browser_page
+from llmcalc.planner import GPUS, KV_FORMATS, MAX_BATCH, OPTIMIZERS, largest_fitting, plan_inference, plan_training
+from llmcalc.weightformats import WEIGHT_FORMATS
+
+pytestmark = [pytest.mark.site, pytest.mark.browser]
+
+REPO = Path(__file__).resolve().parent.parent
+SITE = REPO / "_build" / "html"
+PAGE = "19-will-it-fit.html"
+CONFIGS = REPO / "tests" / "data" / "hf_models"
+CONFIG_FILES = sorted(path for path in CONFIGS.glob("*.json") if not path.name.startswith("_"))
+LANGUAGES = ("en", "zh_TW")
+GIB = 2**30
+
+
+def page_path(language: str) -> Path:
+    path = SITE / language / PAGE
+    assert path.exists(), "run `make html` first"
+    return path
+
+
+def outcome(compute: Callable[[], object]) -> dict[str, object]:
+    """What Python answers: the plan's parts as decimal strings, or the refusal's message."""
+    try:
+        result = compute()
+    except ValueError as error:
+        return {"error": str(error)}
+    if isinstance(result, int):
+        return {"value": str(result)}
+    return {"parts": {field.name: str(getattr(result, field.name)) for field in dataclasses.fields(result)}}
+
+
+def model_sources() -> list[tuple[str, dict[str, object], lc.ModelConfig]]:
+    """(label, what the JavaScript is given, the config Python reads) for every preset and committed file."""
+    sources: list[tuple[str, dict[str, object], lc.ModelConfig]] = [
+        (name, {"fields": dataclasses.asdict(cfg)}, cfg) for name, cfg in lc.PRESETS.items()
+    ]
+    for path in CONFIG_FILES:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        sources.append((path.name, {"hf": data}, lc.ModelConfig.from_hf_config(data)))
+    return sources
+
+
+def inference_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: int, **kwargs: object):
+    """One inference vector: the plan and the longest context on ``gpu``, as Python answers them."""
+    def plan(context: int):
+        return plan_inference(cfg, context=context, **kwargs)  # type: ignore[arg-type]
+
+    limit = min(cfg.learned_positions or 2**24, 2**24)
+    options = {"task": "inference", "weightFormat": kwargs["weight_format"], "kvFormat": kwargs["kv_format"],
+               "batch": kwargs["batch"], "context": kwargs.pop("context")}
+    context = options["context"]
+    return {"model": label, "source": source, "options": options, "gpu": str(gpu),
+            "expected": outcome(lambda: plan(context)),  # type: ignore[arg-type]
+            "largest": outcome(lambda: largest_fitting(plan, gpu, limit=limit))}
+
+
+def training_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: int, **kwargs: object):
+    """One training vector: the plan and the largest micro-batch on ``gpu``, as Python answers them."""
+    def plan(micro_batch: int):
+        return plan_training(cfg, **{**kwargs, "micro_batch": micro_batch})  # type: ignore[arg-type]
+
+    targets = kwargs.get("targets", ("q", "v"))
+    options = {"task": kwargs["task"], "seqLen": kwargs["seq_len"], "microBatch": kwargs["micro_batch"],
+               "optimizer": kwargs["optimizer"], "checkpointing": kwargs["checkpointing"],
+               "zeroStage": kwargs.get("zero_stage", 0), "nGpus": kwargs.get("n_gpus", 1),
+               "rank": kwargs.get("rank", 16), "targets": targets if isinstance(targets, str) else list(targets)}
+    micro_batch = kwargs["micro_batch"]
+    return {"model": label, "source": source, "options": options, "gpu": str(gpu),
+            "expected": outcome(lambda: plan(micro_batch)),  # type: ignore[arg-type]
+            "largest": outcome(lambda: largest_fitting(plan, gpu, limit=MAX_BATCH))}
+
+
+def plan_vectors(seed: int = 20261130) -> list[dict[str, object]]:
+    """Plans over every model source: each task and option at random sizes, with their largest fits."""
+    rng = random.Random(seed)
+    cards = list(GPUS.values())
+    vectors = []
+    for label, source, cfg in model_sources():
+        limit = min(cfg.learned_positions or 2**24, 2**24)
+        for weight_format in WEIGHT_FORMATS:
+            vectors.append(inference_case(
+                label, source, cfg, rng.choice(cards), weight_format=weight_format,
+                kv_format=rng.choice(KV_FORMATS), context=rng.choice([1, 4096, rng.randint(1, limit)]),
+                batch=rng.choice([1, rng.randint(1, 64)]),
+            ))
+        for task in ("full", "lora", "qlora"):
+            for optimizer in OPTIMIZERS:
+                extra: dict[str, object] = (
+                    {"zero_stage": rng.randint(0, 3), "n_gpus": rng.choice([1, 2, 8, 64])} if task == "full"
+                    else {"rank": rng.choice([1, 8, 16, 64]), "targets": rng.choice([("q", "v"), "all-linear"])}
+                )
+                vectors.append(training_case(
+                    label, source, cfg, rng.choice(cards), task=task, optimizer=optimizer,
+                    seq_len=rng.choice([rng.randint(1, min(limit, 8192)), min(limit, 2048)]),
+                    micro_batch=rng.randint(1, 8), checkpointing=rng.random() < 0.5, **extra,
+                ))
+    return vectors
+
+
+COMPARE = """
+(vectors) => {
+  const M = window.LLMModelConfig, P = window.LLMPlanner, bad = [];
+  const answer = (compute) => {
+    try {
+      const result = compute();
+      if (typeof result === "number" || typeof result === "bigint") return {value: String(result)};
+      const parts = {};
+      for (const key of Object.keys(result)) parts[key] = String(result[key]);
+      return {parts};
+    } catch (error) {
+      return {error: error.message};
+    }
+  };
+  for (const v of vectors) {
+    const cfg = v.source.hf ? M.fromHfConfig(v.source.hf) : M.modelConfig(v.source.fields);
+    const plan = (options) =>
+      options.task === "inference" ? P.planInference(cfg, options) : P.planTraining(cfg, options);
+    const got = answer(() => plan(v.options));
+    const key = v.options.task === "inference" ? "context" : "microBatch";
+    const limit = v.options.task === "inference" ? P.tokenLimit(cfg) : P.limits().max_batch;
+    const largest = answer(() => P.largestFitting((n) => plan({...v.options, [key]: n}), BigInt(v.gpu), limit));
+    if (JSON.stringify(got) !== JSON.stringify(v.expected) || JSON.stringify(largest) !== JSON.stringify(v.largest)) {
+      bad.push({model: v.model, options: v.options, got, expected: v.expected, largest, expectedLargest: v.largest});
+    }
+  }
+  return {checked: vectors.length, bad: bad.slice(0, 4)};
+}
+"""
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_plan_matches_llmcalc(language: str) -> None:
+    vectors = plan_vectors()
+    refused = sum("error" in v["expected"] for v in vectors)  # type: ignore[operator]
+    assert len(vectors) > 400 and 0 < refused < len(vectors) / 2
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        result = page.evaluate(COMPARE, vectors)
+    assert result == {"checked": len(vectors), "bad": []}
+    assert log.errors == [] and log.requests == []
+
+
+def read(page, key: str) -> str:
+    return page.locator(f'.calculator[data-calculator="planner"] [data-out="{key}"]').inner_text()
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_loading_each_committed_config_shows_its_exact_counts(language: str) -> None:
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        for path in CONFIG_FILES:
+            cfg = lc.ModelConfig.from_hf_config(path)
+            page.locator('input[name="config_file"]').set_input_files(str(path))
+            expect_text(page, "params", f"{lc.param_count(cfg):,}")
+            assert page.locator('select[name="preset"]').input_value() == "config"
+            if cfg.is_moe:
+                assert read(page, "active") == f"{lc.active_param_count(cfg):,}", path.name
+            assert not page.locator('[data-error="config"]').is_visible(), path.name
+    assert log.errors == [] and log.requests == []
+
+
+def expect_text(page, key: str, text: str) -> None:
+    """Wait until an output shows ``text`` (a loaded file is read asynchronously)."""
+    selector = f'.calculator[data-calculator="planner"] [data-out="{key}"]'
+    page.wait_for_function(
+        "([selector, text]) => document.querySelector(selector).textContent === text", arg=[selector, text],
+        timeout=5000,
+    )
+
+
+def choose(page, *, task: str, **fields: str) -> None:
+    page.locator(f'input[name="task"][value="{task}"]').check()
+    for name, value in fields.items():
+        field = page.locator(f'.calculator[data-calculator="planner"] [name="{name}"]')
+        if field.evaluate("node => node.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
+
+
+def shown_parts(page) -> dict[str, int]:
+    parts = {}
+    for part in ("weights", "kv_cache", "gradients", "optimizer_states", "activations", "reserve", "total"):
+        text = read(page, part)
+        parts[part] = int(re.sub(r"[^\d]", "", text)) if re.search(r"\d", text) else 0
+    return parts
+
+
+def expected_parts(plan) -> dict[str, int]:
+    parts = {field.name: getattr(plan, field.name) for field in dataclasses.fields(plan)}
+    return {**parts, "total": plan.total}
+
+
+LLAMA = lc.get_preset("llama-2-7b")
+WORKED_CASES = {
+    "inference-bf16-4k": ({"task": "inference", "weight_format": "bf16", "context": "4096", "batch": "1"},
+                          lambda: plan_inference(LLAMA, context=4096)),
+    "full-adamw": ({"task": "full", "optimizer": "adamw", "seq_len": "2048", "micro_batch": "1"},
+                   lambda: plan_training(LLAMA, task="full", seq_len=2048)),
+    "qlora-r16": ({"task": "qlora", "optimizer": "adamw", "seq_len": "2048", "micro_batch": "1", "rank": "16"},
+                  lambda: plan_training(LLAMA, task="qlora", seq_len=2048, rank=16)),
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("case", WORKED_CASES)
+def test_worked_cases_show_llmcalc_bytes(language: str, case: str) -> None:
+    fields, compute = WORKED_CASES[case]
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        page.locator('select[name="preset"]').select_option("llama-2-7b")
+        assert read(page, "params") == "6,738,415,616"
+        choose(page, **fields)  # type: ignore[arg-type]
+        page.locator('select[name="gpu"]').select_option("A100 (80 GB)")
+        plan = compute()
+        assert shown_parts(page) == expected_parts(plan)
+        verdict = read(page, "verdict")
+        assert (f"{80 * GIB - plan.total:,} B" in verdict) == plan.fits(80 * GIB), verdict
+    assert log.errors == [] and log.requests == []
+
+
+def test_the_widget_works_from_the_keyboard() -> None:
+    with browser_page() as (page, log):
+        page.goto(page_path("en").as_uri())
+        page.locator('input[name="task"][value="inference"]').focus()
+        page.keyboard.press("ArrowRight")  # radio group: the next task, full fine-tuning
+        assert page.locator('input[name="task"][value="full"]').is_checked()
+        assert page.locator('[name="zero_stage"]').is_visible()
+        page.locator('[name="seq_len"]').focus()
+        page.keyboard.press("Control+A")
+        page.keyboard.type("1024")
+        page.keyboard.press("Tab")
+        plan = plan_training(LLAMA, task="full", seq_len=1024)
+        assert shown_parts(page) == expected_parts(plan)
+    assert log.errors == []
+
+
+BAD_CONFIGS = [
+    "{ not json",
+    '{"model_type": "llama", "hidden_size": 4096,}',
+    "[1, 2, 3]",
+    '{"model_type": "bert"}',
+    '{"hidden_size": 4096}',
+    '{"model_type": "llama", "hidden_size": 0}',
+    '{"model_type": "llama", "num_hidden_layers": -3}',
+    '{"model_type": "llama", "hidden_size": 4096.0}',
+    '{"model_type": "llama", "quantization_config": {"bits": 4}}',
+]
+ABSURD = ('{"model_type": "llama", "num_hidden_layers": 1000000000, "hidden_size": 65536, "num_attention_heads": 512,'
+          ' "intermediate_size": 262144}')
+
+
+def python_message(text: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """llmcalc's message for ``text`` saved as ``config.json`` (its messages name the file as given)."""
+    (folder / "config.json").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(folder)
+    with pytest.raises(ValueError) as raised:
+        plan_inference(lc.ModelConfig.from_hf_config("config.json"), context=1)
+    return str(raised.value)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_bad_configs_show_llmcalc_s_message_and_the_widget_recovers(
+    language: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        root = page.locator('.calculator[data-calculator="planner"]')
+        for text in [*BAD_CONFIGS, ABSURD]:
+            where, template = ("plan", "data-plan-error") if text == ABSURD else ("config", "data-config-error")
+            page.locator('textarea[name="config_paste"]').fill(text)
+            page.locator('button[name="config_use"]').click()
+            expected = root.get_attribute(template).replace("{detail}", python_message(text, tmp_path, monkeypatch))
+            assert page.locator(f'[data-error="{where}"]').inner_text() == expected
+            assert not re.search(r"NaN|undefined|Infinity", root.inner_text()), text
+            page.locator('select[name="preset"]').select_option("qwen2.5-0.5b")
+            assert read(page, "params") == f"{lc.param_count(lc.get_preset('qwen2.5-0.5b')):,}"
+            assert not page.locator('[data-error="config"]').is_visible()
+            assert read(page, "total") != "—"
+    assert log.errors == [] and log.requests == []
+
+
+BAD_FIELDS = [
+    ("inference", "context", "1000000000"),
+    ("inference", "context", "0"),
+    ("inference", "batch", "-2"),
+    ("inference", "batch", "2.5"),
+    ("full", "n_gpus", ""),
+    ("full", "micro_batch", "1e9"),
+    ("lora", "rank", "0"),
+    ("lora", "rank", "99999"),
+    ("inference", "gpu_gib", "0"),
+]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_bad_fields_show_a_translated_message_never_nan(language: str) -> None:
+    messages = {"en": "must be a whole number from", "zh_TW": "必須是"}
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        for task, name, value in BAD_FIELDS:
+            page.reload()
+            page.locator(f'input[name="task"][value="{task}"]').check()
+            page.locator(f'[name="{name}"]').fill(value)
+            box = page.locator('[data-error="plan"]')
+            assert box.is_visible(), (task, name, value)
+            text = box.inner_text()
+            assert messages[language] in text or "must be an integer" in text, text
+            assert not re.search(r"NaN|undefined|Infinity", page.locator(".calculator").inner_text())
+    assert log.errors == []
