@@ -22,10 +22,10 @@ What the libraries convert: bitsandbytes every ``nn.Linear`` and GPT-2 ``Conv1D`
 GPTQ the linear layers of the blocks.  The output head always stays 16-bit
 (``get_keys_to_not_convert``), and so do embeddings, norms, biases (in every
 format), MoE routers (fp32 in DeepSeek-V2/V3), and bitsandbytes' routed experts
-(transformers 5 stacks them as 3-D parameters, not ``nn.Linear``).
-GPTQ is refused for MoE models (a GPTQ checkpoint quantizes every expert; transformers
-5.24 builds no module for them) and for GPT-2 (transformers 5.24 fails to load it with
-gptqmodel 7.7: GPT-2's weight initialisation reads ``c_proj.weight``, which a GPTQ layer lacks).
+(transformers 5 stacks them as 3-D parameters, not ``nn.Linear``).  Falcon's layers are
+``FalconLinear``, an ``nn.Linear`` subclass that no format converts: Falcon stays 16-bit.
+GPTQ is refused where a real checkpoint's tensors would have no module to load into: MoE
+experts, Falcon, and GPT-2 (with gptqmodel 7.7, GPT-2's weight init reads ``c_proj.weight``).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from .params import Linear, linear_modules, param_count
 
 WEIGHT_FORMATS = ("bf16", "fp8", "int8", "int4", "nf4", "nf4-dq")
 _FP32_ROUTERS = ("deepseek_v2", "deepseek_v3")  # their _keep_in_fp32_modules_strict holds "gate.weight"
+_NO_GPTQ_LAYOUTS = {"gpt2": "GPT-2's Conv1D", "falcon": "Falcon's FalconLinear"}
 
 
 def _ceil(numerator: int, denominator: int) -> int:
@@ -43,7 +44,7 @@ def _ceil(numerator: int, denominator: int) -> int:
 
 
 def _converted(module: Linear, weight_format: str, cfg: ModelConfig) -> bool:
-    if weight_format == "bf16" or module.role == "lm_head":
+    if weight_format == "bf16" or module.role == "lm_head" or cfg.layout == "falcon":
         return False
     routed_expert = module.path.startswith("mlp.experts.")
     if weight_format == "fp8":
@@ -98,8 +99,8 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
     """
     cfg = as_model_config(cfg)
     check.choice("weight_format", weight_format, WEIGHT_FORMATS)
-    if weight_format == "int4" and (cfg.is_moe or cfg.layout == "gpt2"):
-        why = "an MoE model" if cfg.is_moe else "GPT-2's Conv1D layers"
+    if weight_format == "int4" and (cfg.is_moe or cfg.layout in _NO_GPTQ_LAYOUTS):
+        why = "an MoE model" if cfg.is_moe else _NO_GPTQ_LAYOUTS[cfg.layout]
         raise ValueError(f"weight_format 'int4' (GPTQ) is not modelled for {why}; "
                          f"use one of {', '.join(repr(f) for f in WEIGHT_FORMATS if f != 'int4')}")
     quantized = constants = converted_weights = fp32_weights = 0

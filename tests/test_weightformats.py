@@ -36,11 +36,12 @@ def test_recordings_cover_the_issue():
 @pytest.mark.parametrize("record", RECORDINGS["records"], ids=lambda r: f"{r['arch']}-{r['format']}")
 def test_matches_recording(record):
     cfg = _config(record["arch"])
-    if record["format"] == "int4" and cfg.is_moe:
-        # What transformers built from a GPTQ config leaves the stacked experts in 16-bit, which no real
-        # GPTQ MoE checkpoint (every expert quantized) matches: llmcalc refuses rather than guess.
-        assert any("experts.gate_up_proj" in name for name in record["matrices_kept_16bit"])
-        with pytest.raises(ValueError, match="not modelled for an MoE model"):
+    if record["format"] == "int4" and (cfg.is_moe or cfg.layout == "falcon"):
+        # What transformers built from a GPTQ config leaves the stacked experts (or every FalconLinear) in
+        # 16-bit, which no real GPTQ checkpoint (those quantized) matches: llmcalc refuses rather than guess.
+        kept = "experts.gate_up_proj" if cfg.is_moe else "self_attention.query_key_value.weight"
+        assert any(kept in name for name in record["matrices_kept_16bit"])
+        with pytest.raises(ValueError, match=r"not modelled for (an MoE model|Falcon's FalconLinear)"):
             weight_format_bytes(cfg, "int4")
         return
     assert weight_format_bytes(cfg, record["format"]) == {part: record["parts"][part] for part in PARTS}
@@ -49,7 +50,7 @@ def test_matches_recording(record):
 def test_gptq_refusal_for_gpt2_is_the_library_s():
     refused = {(r["arch"], r["format"]) for r in RECORDINGS["refused"]}
     assert refused == {("gpt2", "int4")}
-    with pytest.raises(ValueError, match="GPT-2's Conv1D"):
+    with pytest.raises(ValueError, match="not modelled for GPT-2's Conv1D"):
         weight_format_bytes(_config("gpt2"), "int4")
 
 
@@ -119,13 +120,14 @@ def test_every_supported_model_type_shrinks_or_is_refused(path):
     cfg = lc.ModelConfig.from_hf_config(path)
     bf16 = sum(weight_format_bytes(cfg, "bf16").values())
     for weight_format in (f for f in WEIGHT_FORMATS if f != "bf16"):
-        if weight_format == "int4" and (cfg.is_moe or cfg.layout == "gpt2"):
+        if weight_format == "int4" and (cfg.is_moe or cfg.layout in ("gpt2", "falcon")):
             with pytest.raises(ValueError, match="not modelled"):
                 weight_format_bytes(cfg, weight_format)
             continue
         parts = weight_format_bytes(cfg, weight_format)
         assert all(type(n) is int and n >= 0 for n in parts.values())
-        assert sum(parts.values()) < bf16 or (weight_format == "fp8" and cfg.layout == "gpt2")
+        unconverted = cfg.layout == "falcon" or (weight_format == "fp8" and cfg.layout == "gpt2")
+        assert sum(parts.values()) == bf16 if unconverted else sum(parts.values()) < bf16
 
 
 def test_gpt2_conv1d_stays_16_bit_in_fp8_but_not_in_bitsandbytes():

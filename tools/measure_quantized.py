@@ -90,6 +90,12 @@ ARCHITECTURES: dict[str, tuple[str, dict[str, Any], str]] = {
         dict(vocab_size=1000, n_positions=128, n_embd=384, n_layer=2, n_head=12),
         "GPT-2 (Conv1D layers with biases, fused c_attn, LayerNorm, learned positions, tied head)",
     ),
+    "falcon": (
+        "falcon",
+        dict(vocab_size=1000, hidden_size=352, num_hidden_layers=2, num_attention_heads=11, multi_query=True,
+             parallel_attn=True, new_decoder_architecture=False, bias=False, tie_word_embeddings=True),
+        "Falcon-7B block (fused multi-query query_key_value, parallel attention and MLP, FalconLinear), tied head",
+    ),
     "phi3": (
         "phi3",
         dict(vocab_size=1000, hidden_size=352, intermediate_size=928, num_hidden_layers=2,
