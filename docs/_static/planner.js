@@ -13,8 +13,16 @@
   "use strict";
 
   var MC = window.LLMModelConfig;
-  var LIMITS = {};  // llmcalc.planner's MAX_* and RESERVE, from the widget's data-limits
+  /* llmcalc's tables (planner limits and reserve, DTYPE_BITS, _OPTIMIZERS, _PRECISIONS, _ZERO_SHARDED and the
+   * weight-format rules), from the widget's data-tables: never retyped here. */
+  var TABLES = null;
+  var LIMITS = {};
   var GIB = 1073741824n;
+
+  function useTables(tables) {
+    TABLES = tables;
+    LIMITS = tables.limits;
+  }
 
   function big(value) { return BigInt(value); }
   function ceilDiv(a, b) { return (a + b - 1n) / b; }
@@ -33,8 +41,6 @@
     return 2n * big(cfg.n_kv_heads) * big(cfg.head_dim);
   }
 
-  var KV_BITS = { bf16: 16n, fp16: 16n, fp8: 8n, fp32: 32n };
-
   /* llmcalc.memory.kv_cache_bytes: full layers cache every token, sliding ones min(T, W - 1). */
   function kvCacheBytes(cfg, tokens, batch, dtype) {
     var windowed = big(cfg.sliding_window_layers);
@@ -42,33 +48,25 @@
     var span = big(cfg.sliding_window) - 1n;
     var kept = span > 0n ? span : 0n;
     var cached = (big(cfg.n_layers) - windowed) * t + windowed * (t < kept ? t : kept);
-    return ceilDiv(cached * kvValuesPerTokenPerLayer(cfg) * KV_BITS[dtype] * big(batch), 8n);
+    return ceilDiv(cached * kvValuesPerTokenPerLayer(cfg) * big(TABLES.dtype_bits[dtype]) * big(batch), 8n);
   }
-
-  /* llmcalc.memory._OPTIMIZERS and _PRECISIONS, for the recipes the planner offers. */
-  var OPTIMIZER_STATES = { "adamw": [2n, null], "adamw-8bit": [2n, 1n], "sgd-momentum": [1n, null] };
-  var PRECISIONS = { mixed: [2n, 2n, 4n, 4n], fp32: [4n, 4n, 0n, 4n] };
 
   /* llmcalc.memory.training_memory */
   function trainingMemory(n, optimizer, precision) {
-    var states = OPTIMIZER_STATES[optimizer];
-    var recipe = PRECISIONS[precision];
-    var perState = states[1] === null ? recipe[3] : states[1];
-    return { weights: recipe[0] * n, gradients: recipe[1] * n, optimizer_states: states[0] * perState * n,
+    var states = TABLES.optimizers[optimizer];
+    var recipe = TABLES.precisions[precision].map(big);
+    var perState = states[1] === null ? recipe[3] : big(states[1]);
+    return { weights: recipe[0] * n, gradients: recipe[1] * n, optimizer_states: big(states[0]) * perState * n,
              master_weights: recipe[2] * n };
   }
 
-  /* llmcalc.memory._ZERO_SHARDED and zero_memory_per_gpu */
-  var ZERO_SHARDED = [[], ["optimizer_states", "master_weights"],
-    ["optimizer_states", "master_weights", "gradients"],
-    ["optimizer_states", "master_weights", "gradients", "weights"]];
-
+  /* llmcalc.memory.zero_memory_per_gpu */
   function zeroMemoryPerGpu(n, stage, nGpus, optimizer, precision) {
     var full = trainingMemory(n, optimizer, precision);
     var split = trainingMemory(ceilDiv(n, big(nGpus)), optimizer, precision);
     var parts = {};
     Object.keys(full).forEach(function (part) {
-      parts[part] = ZERO_SHARDED[stage].indexOf(part) >= 0 ? split[part] : full[part];
+      parts[part] = TABLES.zero_sharded[stage].indexOf(part) >= 0 ? split[part] : full[part];
     });
     return parts;
   }
@@ -166,12 +164,9 @@
 
   /* ---- llmcalc.weightformats ---- */
 
-  var WEIGHT_FORMATS = ["bf16", "fp8", "int8", "int4", "nf4", "nf4-dq"];
-  var FP32_ROUTERS = ["deepseek_v2", "deepseek_v3"];
-
   /* llmcalc.weightformats._converted */
   function converted(module, format, cfg) {
-    if (format === "bf16" || module.role === "lm_head") { return false; }
+    if (format === "bf16" || module.role === "lm_head" || cfg.layout === "falcon") { return false; }
     var routedExpert = module.path.indexOf("mlp.experts.") === 0;
     if (format === "fp8") { return routedExpert || (module.adaptable && cfg.layout !== "gpt2"); }
     return module.adaptable;
@@ -197,14 +192,15 @@
 
   /* llmcalc.weightformats.weight_format_bytes */
   function weightFormatBytes(cfg, format) {
-    if (WEIGHT_FORMATS.indexOf(format) < 0) {
-      throw new Error("weight_format must be one of " + WEIGHT_FORMATS.map(pyRepr).join(", ") + "; got " +
-        pyRepr(format));
+    var formats = TABLES.weight_formats;
+    if (formats.indexOf(format) < 0) {
+      throw new Error("weight_format must be one of " + formats.map(pyRepr).join(", ") + "; got " + pyRepr(format));
     }
-    if (format === "int4" && (cfg.n_experts > 1 || cfg.layout === "gpt2")) {
+    var noGptq = Object.prototype.hasOwnProperty.call(TABLES.no_gptq_layouts, cfg.layout);
+    if (format === "int4" && (cfg.n_experts > 1 || noGptq)) {
       throw new Error("weight_format 'int4' (GPTQ) is not modelled for " +
-        (cfg.n_experts > 1 ? "an MoE model" : "GPT-2's Conv1D layers") + "; use one of " +
-        WEIGHT_FORMATS.filter(function (f) { return f !== "int4"; }).map(pyRepr).join(", "));
+        (cfg.n_experts > 1 ? "an MoE model" : TABLES.no_gptq_layouts[cfg.layout]) + "; use one of " +
+        formats.filter(function (f) { return f !== "int4"; }).map(pyRepr).join(", "));
     }
     var quantized = 0n;
     var constants = 0n;
@@ -212,7 +208,7 @@
     var fp32Weights = 0n;
     MC.linearModules(cfg).forEach(function (module) {
       var copies = big(module.copies);
-      if (module.role === "router" && FP32_ROUTERS.indexOf(cfg.model_type) >= 0) {
+      if (module.role === "router" && TABLES.fp32_routers.indexOf(cfg.model_type) >= 0) {
         fp32Weights += copies * (big(module.d_in) * big(module.d_out) + (module.bias ? big(module.d_out) : 0n));
       }
       var routedGateOrUp = module.path.indexOf("mlp.experts.") === 0 && (module.role === "gate" || module.role === "up");
@@ -499,7 +495,7 @@
 
   function init() {
     document.querySelectorAll('.calculator[data-calculator="planner"]').forEach(function (root) {
-      LIMITS = JSON.parse(root.dataset.limits);
+      useTables(JSON.parse(root.dataset.tables));
       setup(root);
     });
   }
@@ -512,6 +508,7 @@
     activationPeak: activationPeak,
     tokenLimit: tokenLimit,
     limits: function () { return LIMITS; },
+    useTables: useTables,
     planInference: planInference,
     planTraining: planTraining,
     planTotal: planTotal,
