@@ -2,7 +2,9 @@
 
 The measurements are every tensor a model holds after transformers loads it in
 each format (bitsandbytes, FineGrainedFP8, GPTQ through gptqmodel), recorded by
-``tools/measure_quantized.py`` in ``tests/data/quantized/recordings.json``.
+``tools/measure_quantized.py`` in ``tests/data/quantized/recordings.json``; beside it,
+``structure.json`` holds what the int8 and FP8 module replacement converts in every
+``tests/data/hf_models`` configuration (built on the meta device, no weights).
 """
 
 import dataclasses
