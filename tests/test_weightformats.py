@@ -2,7 +2,9 @@
 
 The measurements are every tensor a model holds after transformers loads it in
 each format (bitsandbytes, FineGrainedFP8, GPTQ through gptqmodel), recorded by
-``tools/measure_quantized.py`` in ``tests/data/quantized/recordings.json``.
+``tools/measure_quantized.py`` in ``tests/data/quantized/recordings.json``; beside it,
+``structure.json`` holds what the int8 and FP8 module replacement converts in every
+``tests/data/hf_models`` configuration (built on the meta device, no weights).
 """
 
 import dataclasses
@@ -14,8 +16,12 @@ import pytest
 import llmcalc as lc
 from llmcalc.weightformats import WEIGHT_FORMATS, weight_format_bytes
 
-RECORDINGS = json.loads((pathlib.Path(__file__).parent / "data" / "quantized" / "recordings.json").read_text("utf-8"))
+DATA = pathlib.Path(__file__).parent / "data" / "quantized"
+RECORDINGS = json.loads((DATA / "recordings.json").read_text("utf-8"))
+STRUCTURE = json.loads((DATA / "structure.json").read_text("utf-8"))
 PARTS = ("quantized", "constants", "unquantized")
+HF_CONFIGS = sorted(path for path in (pathlib.Path(__file__).parent / "data" / "hf_models").glob("*.json")
+                    if not path.name.startswith("_") and not path.name.endswith(".full.json"))
 
 
 def _config(arch: str) -> lc.ModelConfig:
@@ -27,6 +33,7 @@ def test_recordings_cover_the_issue():
     provenance = RECORDINGS["provenance"]
     for key in ("script", "command", "date", "torch", "transformers", "bitsandbytes", "gptqmodel", "counted"):
         assert provenance[key], key
+    assert STRUCTURE["provenance"]["method"] and len(STRUCTURE["models"]) == len(HF_CONFIGS)
     measured = {(r["arch"], r["format"]) for r in RECORDINGS["records"]}
     measured |= {(r["arch"], r["format"]) for r in RECORDINGS["refused"]}
     assert {"llama", "qwen2", "gpt2", "phi3", "mixtral"} <= set(RECORDINGS["architectures"])
@@ -45,6 +52,16 @@ def test_matches_recording(record):
             weight_format_bytes(cfg, "int4")
         return
     assert weight_format_bytes(cfg, record["format"]) == {part: record["parts"][part] for part in PARTS}
+
+
+@pytest.mark.parametrize("name", sorted(STRUCTURE["models"]))
+def test_what_int8_and_fp8_convert_in_every_supported_model_type(name):
+    """The libraries' own module replacement, on every tests/data/hf_models config cut to 2 blocks."""
+    record = STRUCTURE["models"][name]
+    cfg = lc.ModelConfig.from_hf_config(record["config"])
+    assert weight_format_bytes(cfg, "int8")["quantized"] == record["int8"]["int8_codes"]
+    fp8 = weight_format_bytes(cfg, "fp8")
+    assert (fp8["quantized"], fp8["constants"]) == (record["fp8"]["fp8_codes"], record["fp8"]["scale_inv_bytes"])
 
 
 def test_gptq_refusal_for_gpt2_is_the_library_s():
@@ -109,10 +126,6 @@ def test_deepseek_routers_stay_in_fp32():
         router_in_bf16 = weight_format_bytes(dataclasses.replace(deepseek, model_type="llama"), weight_format)
         expected = router_in_bf16["unquantized"] + 2 * router_weights
         assert weight_format_bytes(deepseek, weight_format)["unquantized"] == expected
-
-
-HF_CONFIGS = sorted(path for path in (pathlib.Path(__file__).parent / "data" / "hf_models").glob("*.json")
-                    if not path.name.startswith("_") and not path.name.endswith(".full.json"))
 
 
 @pytest.mark.parametrize("path", HF_CONFIGS, ids=lambda path: path.stem)
