@@ -206,10 +206,14 @@
     var constants = 0n;
     var convertedWeights = 0n;
     var fp32Weights = 0n;
-    MC.linearModules(cfg).forEach(function (module) {
-      var copies = big(module.copies);
+    var modules = MC.linearModules(cfg);
+    /* get_keys_to_not_convert skips the model's last parameter: the last block's last linear layer when the
+     * head is tied and the norms have no weights. */
+    var lastKept = format !== "bf16" && format !== "int4" && cfg.tie_embeddings && cfg.norm === "parameter-free";
+    modules.forEach(function (module, index) {
+      var copies = big(module.copies) - (lastKept && index === modules.length - 1 ? 1n : 0n);
       if (module.role === "router" && TABLES.fp32_routers.indexOf(cfg.model_type) >= 0) {
-        fp32Weights += copies * (big(module.d_in) * big(module.d_out) + (module.bias ? big(module.d_out) : 0n));
+        fp32Weights += big(module.params);
       }
       var routedGateOrUp = module.path.indexOf("mlp.experts.") === 0 && (module.role === "gate" || module.role === "up");
       var stacked = format === "fp8" && cfg.ffn === "swiglu" && routedGateOrUp;
@@ -220,7 +224,7 @@
       constants += copies * parts[1];
       convertedWeights += copies * big(module.d_in) * rows;
     });
-    var unquantized = 2n * (MC.paramCount(cfg) - convertedWeights) + 2n * fp32Weights;
+    var unquantized = 2n * (MC.paramCount(cfg) - convertedWeights + fp32Weights);
     return { quantized: quantized, constants: constants, unquantized: unquantized };
   }
 
