@@ -70,11 +70,14 @@ QK-norm.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
 from . import _validate as check
+from . import lora
 from .config import ModelConfig, as_model_config
+from .params import Linear
 
 Attention = Literal["sdpa", "eager"]
 
@@ -83,6 +86,8 @@ _ELEMENT_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 _ATTENTIONS = ("sdpa", "eager")
 _FP32 = 4
 _INT64 = 8
+# Roles of the linear modules that read a block's input (through its first norm).
+_BLOCK_INPUT_ROLES = ("q", "k", "v", "qkv")
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,11 @@ class ActivationMemory:
     loss_backward : int
         ``8 * tokens * vocab_size``: the fp32 gradients of the log-probabilities
         and of the upcast logits, both alive while backward passes the loss.
+    first_block_discount : int
+        Under LoRA without checkpointing, the bytes the first block keeps less
+        than ``per_layer``: its input comes from the frozen embedding and needs
+        no gradient, so its first norm keeps nothing and the dropouts of the
+        adapters reading that norm keep no mask (0 otherwise).
     """
 
     per_layer: int
@@ -125,11 +135,13 @@ class ActivationMemory:
     recompute: int
     logits: int
     loss_backward: int
+    first_block_discount: int = 0
 
     @property
     def saved(self) -> int:
         """Bytes kept for backward at the end of the forward pass (what was measured)."""
-        return self.per_layer * self.n_layers + self.shared + self.head + self.loss
+        blocks = self.per_layer * self.n_layers - self.first_block_discount
+        return blocks + self.shared + self.head + self.loss
 
     @property
     def peak(self) -> int:
@@ -176,30 +188,36 @@ def _check_modelled(cfg: ModelConfig) -> None:
         raise ValueError(f"activation memory is modelled for layout 'llama' or 'gpt2'; got layout={cfg.layout!r}")
 
 
-def _norm_bytes(cfg: ModelConfig, tokens: int, width: int, groups: int, element: int) -> int:
+def _norm_bytes(cfg: ModelConfig, tokens: int, width: int, groups: int, element: int, *, frozen: bool = False) -> int:
     """Bytes one norm over ``width`` values keeps, with ``groups`` statistics per token.
 
     transformers' RMSNorm keeps its input upcast to fp32 (in an fp32 model
     the input itself), one fp32 ``rsqrt`` per group, and the normalized
-    values in the model dtype (the input of the scale multiplication).  A
+    values in the model dtype (the input of the scale multiplication, not
+    kept when the scale is ``frozen``).  A
     fused LayerNorm keeps its input and a mean and a reciprocal standard
     deviation per token (fp32 on GPU; CPU keeps them in bf16, 4 bytes a
     token less).
     """
     if cfg.norm == "layernorm":
         return element * tokens * width + 2 * _FP32 * tokens * groups
-    return (_FP32 + element) * tokens * width + _FP32 * tokens * groups
+    normalized = 0 if frozen else element * tokens * width
+    return _FP32 * tokens * width + normalized + _FP32 * tokens * groups
 
 
-def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str) -> int:
-    """Bytes one transformer block keeps for backward without checkpointing."""
+def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str, frozen: bool) -> int:
+    """Bytes one transformer block keeps for backward without checkpointing, adapters aside.
+
+    A ``frozen`` base's linear modules keep no input: a weight that needs no
+    gradient needs no input to compute it.
+    """
     tokens = batch * seq_len
     hidden = element * tokens * cfg.d_model
     queries = element * tokens * cfg.q_dim
     scores = batch * cfg.n_heads * seq_len * seq_len
-    norms = 2 * _norm_bytes(cfg, tokens, cfg.d_model, 1, element)
+    norms = 2 * _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=frozen)
     # The attention input (shared by the Q, K and V projections) and the FFN input.
-    linear_inputs = 2 * hidden
+    linear_inputs = 0 if frozen else 2 * hidden
 
     if attention == "sdpa":
         # Queries, unrepeated keys and values, the output (also the output projection's input), log-sum-exp.
@@ -222,7 +240,39 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
     else:
         # SwiGLU: gate and up projections, SiLU output, and their product (the down projection's input).
         ffn = 4 * ffn_wide
-    return norms + linear_inputs + attention_bytes + ffn
+    down_input = ffn_wide if frozen else 0  # the last wide tensor above is only the down projection's input
+    return norms + linear_inputs + attention_bytes + ffn - down_input
+
+
+def _adapter_bytes(modules: Iterable[Linear], tokens: int, rank: int, dropout: float) -> int:
+    """Bytes the LoRA adapters of ``modules`` keep in one block, per peft with fp32 adapters on a 16-bit base.
+
+    Each adapter casts its input to fp32 (its own copy, even where modules
+    share an input), ``lora_A`` keeps it and ``lora_B`` keeps A's fp32
+    output, ``rank`` wide.  With ``dropout > 0`` ``lora_A`` keeps the
+    dropped-out copy instead, and the dropout its scaled mask, on CPU an fp32
+    tensor the size of the input (a CUDA dropout keeps a 1-byte mask).
+    """
+    per_input_value = 2 * _FP32 if dropout else _FP32
+    return sum(tokens * (per_input_value * module.d_in + _FP32 * rank) for module in modules)
+
+
+def _lora_modules(cfg: ModelConfig, targets: str | Iterable[str], dtype: str, attention: str) -> list[Linear]:
+    """The modules ``targets`` adapts in one block, refusing the setups whose activations were not measured."""
+    if (dtype, attention) != ("bf16", "sdpa"):
+        raise ValueError(
+            "LoRA activation memory was measured with dtype='bf16' and attention='sdpa' only; "
+            f"got dtype={dtype!r}, attention={attention!r}"
+        )
+    modules = lora.lora_targets(cfg, targets)
+    if any(module.role == "lm_head" for module in modules):
+        raise ValueError(f"LoRA on the LM head was not measured; got lora_targets={targets!r}")
+    if not any(module.role in _BLOCK_INPUT_ROLES for module in modules):
+        raise ValueError(
+            "LoRA activation memory is modelled when a query, key or value projection is adapted (from there on "
+            f"every block input needs a gradient); got lora_targets={targets!r}"
+        )
+    return modules
 
 
 def activation_memory(
@@ -233,6 +283,9 @@ def activation_memory(
     checkpointing: bool = False,
     dtype: str = "bf16",
     attention: Attention = "sdpa",
+    lora_targets: str | Iterable[str] | None = None,
+    lora_rank: int = 16,
+    lora_dropout: float = 0.0,
 ) -> ActivationMemory:
     """Estimate the activation memory of one training step, by part.
 
@@ -309,19 +362,36 @@ def activation_memory(
         )
 
     tokens = n_batch * n_seq
-    block = _block_bytes(cfg, n_batch, n_seq, element, attention_kind)
-    # Token ids kept by the embedding and by the loss (the shifted targets).
-    shared = 2 * _INT64 * tokens
-    if cfg.layout == "gpt2":
-        shared += _INT64 * n_seq  # position ids kept by the position embedding
-    else:
+    frozen = lora_targets is not None
+    block = _block_bytes(cfg, n_batch, n_seq, element, attention_kind, frozen)
+    first_block_discount = 0
+    if lora_targets is not None:
+        modules = _lora_modules(cfg, lora_targets, dtype, attention_kind)
+        rank = check.count("lora_rank", lora_rank)
+        dropout = check.number("lora_dropout", lora_dropout, minimum=0.0, maximum=1.0, max_inclusive=False)
+        block += _adapter_bytes(modules, tokens, rank, dropout)
+        if not keep_inputs_only:
+            # transformers makes the embedding's output need a gradient only when checkpointing is enabled.
+            block_input_readers = sum(module.role in _BLOCK_INPUT_ROLES for module in modules)
+            masks = _FP32 * tokens * cfg.d_model * block_input_readers if dropout else 0
+            first_block_discount = _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=True) + masks
+    elif (lora_rank, lora_dropout) != (16, 0.0):
+        raise ValueError(
+            f"lora_rank and lora_dropout apply only with lora_targets; got lora_rank={lora_rank!r}, "
+            f"lora_dropout={lora_dropout!r} and lora_targets=None (full fine-tuning)"
+        )
+    # Token ids kept by the embedding (unless frozen) and by the loss (the shifted targets).
+    shared = (1 if frozen else 2) * _INT64 * tokens
+    if cfg.layout != "gpt2":
         shared += 2 * element * n_seq * cfg.head_dim  # rotary cos and sin, shared by the batch
-    if keep_inputs_only:
-        if cfg.layout != "gpt2":
-            shared += _INT64 * n_seq  # position ids, an argument of every checkpointed block
-        if attention_kind == "eager":
-            shared += element * n_batch * n_seq * n_seq  # the additive causal mask, one per sequence
-    head = _norm_bytes(cfg, tokens, cfg.d_model, 1, element) + element * tokens * cfg.d_model
+    # Position ids: an argument of every checkpointed block, and kept by GPT-2's trained position embedding.
+    if keep_inputs_only or (cfg.layout == "gpt2" and not frozen):
+        shared += _INT64 * n_seq
+    if keep_inputs_only and attention_kind == "eager":
+        shared += element * n_batch * n_seq * n_seq  # the additive causal mask, one per sequence
+    # The final norm, and the LM head's input unless the head is frozen.
+    head = _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=frozen)
+    head += 0 if frozen else element * tokens * cfg.d_model
     return ActivationMemory(
         per_layer=element * tokens * cfg.d_model if keep_inputs_only else block,
         n_layers=cfg.n_layers,
@@ -331,6 +401,7 @@ def activation_memory(
         recompute=block if keep_inputs_only else 0,
         logits=element * tokens * cfg.vocab_size,
         loss_backward=2 * _FP32 * tokens * cfg.vocab_size,
+        first_block_discount=first_block_discount,
     )
 
 
@@ -342,6 +413,9 @@ def activation_bytes(
     checkpointing: bool = False,
     dtype: str = "bf16",
     attention: Attention = "sdpa",
+    lora_targets: str | Iterable[str] | None = None,
+    lora_rank: int = 16,
+    lora_dropout: float = 0.0,
 ) -> int:
     """Estimated bytes a training step keeps for backward at the end of its forward pass.
 
@@ -366,5 +440,6 @@ def activation_bytes(
     ValueError: activation memory is not modelled for mixture-of-experts routing: n_experts must be 1; got 8 ...
     """
     return activation_memory(
-        cfg, batch, seq_len, checkpointing=checkpointing, dtype=dtype, attention=attention
+        cfg, batch, seq_len, checkpointing=checkpointing, dtype=dtype, attention=attention,
+        lora_targets=lora_targets, lora_rank=lora_rank, lora_dropout=lora_dropout,
     ).saved
