@@ -59,11 +59,39 @@ are still saved (``4 * T * V``): at realistic vocabularies and with
 checkpointing this, not the blocks, sets the peak
 (:attr:`ActivationMemory.peak`, measured with torch's ``MemTracker``).
 
+LoRA (peft 0.21, ``lora_targets=...``).  A frozen weight needs no input to
+compute its gradient, so the frozen base keeps no linear-module inputs (the
+``2*e*T*d`` norm outputs, the down projection's input, the LM head's input),
+RMSNorm no normalized values, and the frozen embeddings no token ids; norms,
+SiLU and its product, the GELU steps and SDPA keep what they keep under full
+fine-tuning.  peft upcasts the adapters to fp32 on a 16-bit base, and each
+adapted module casts its input to fp32 itself, so each keeps ``4 * T *
+(d_in + r)`` bytes: its fp32 input (a copy per module, even where modules
+share an input) and ``lora_A``'s ``r``-wide output.  ``lora_dropout > 0``
+makes ``lora_A`` keep the dropped-out copy instead and the dropout its
+scaled mask, which on CPU is a tensor of the input's dtype (``4 * T *
+d_in`` more; CUDA's fused dropout keeps a 1-byte mask, not measured).
+Without checkpointing the first block's input, from the frozen embedding,
+needs no gradient: its first norm and the masks of the adapters reading it
+are not kept (:attr:`ActivationMemory.first_block_discount`); with
+checkpointing transformers makes the embedding's output require a gradient
+(``enable_input_require_grads``), every block keeps its input as under full
+fine-tuning, and the recomputed block is the LoRA block.  So ``"all-linear"``
+keeps *more* than full fine-tuning: an fp32 input copy for each of seven
+modules, where full fine-tuning keeps 16-bit inputs that modules share.  QLoRA (a bitsandbytes 4-bit base,
+``MatMul4Bit`` keeps its weight, not its input) measured byte for byte the
+same as LoRA, so it needs no switch here; ``prepare_model_for_kbit_training``,
+which upcasts the base's other parameters to fp32, was not measured.
+
 What was measured (``tools/measure_activations.py``, recordings in
 ``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks in
 bf16 on CPU, eager and SDPA, three (batch, seq_len) points each, with and
-without checkpointing; and the step's peak for the Llama-style model.
-Refused because not measured: mixture of experts, latent attention, sliding
+without checkpointing; and the step's peak for the Llama-style model.  LoRA
+and QLoRA (``lora.json``): the same three models with SDPA, rank 16 on
+peft's default targets (q and v; GPT-2's fused ``c_attn``) and on
+``"all-linear"``, ``lora_dropout`` 0 and 0.05.  Refused because not
+measured: LoRA without an adapted query, key or value projection, on the LM
+head, with eager attention or in a dtype other than bf16; mixture of experts, latent attention, sliding
 windows, parallel-block and fused layouts other than GPT-2's, extra norms,
 QK-norm.
 """
@@ -331,6 +359,17 @@ def activation_memory(
     attention : {"sdpa", "eager"}
         ``"sdpa"``: fused attention that keeps no score matrix (flash or
         memory-efficient kernels); ``"eager"``: the explicit softmax.
+    lora_targets : str or sequence of str, optional
+        LoRA (or QLoRA) on a frozen base: the adapted modules, as
+        :func:`llmcalc.lora_targets` matches them (``"all-linear"``, or names
+        and roles such as ``["q", "v"]``); at least one query, key or value
+        projection must be adapted.  ``None`` (default): full fine-tuning.
+        LoRA was measured with ``dtype="bf16"`` and ``attention="sdpa"`` only.
+    lora_rank : int
+        The adapters' rank ``r`` (only with ``lora_targets``).
+    lora_dropout : float
+        peft's ``lora_dropout``, in ``[0, 1)``; any value above 0 keeps a
+        dropped-out input copy and a mask per adapter (only with ``lora_targets``).
 
     Examples
     --------
@@ -347,6 +386,15 @@ def activation_memory(
     >>> checkpointed = activation_memory(cfg, 1, 4096, checkpointing=True)
     >>> checkpointed.per_layer // MiB, round(checkpointed.saved / GiB, 1), round(checkpointed.peak / GiB, 1)
     (32, 3.1, 8.0)
+
+    LoRA of rank 16 on q and v keeps 673 MiB per block, less than full
+    fine-tuning; on every linear module 1154 MiB, more (fp32 input copies).
+
+    >>> lora = activation_memory(cfg, 1, 4096, lora_targets=["q", "v"])
+    >>> lora.per_layer // MiB, lora.first_block_discount // MiB, round(lora.saved / GiB, 1)
+    (673, 64, 23.0)
+    >>> activation_memory(cfg, 1, 4096, lora_targets="all-linear").per_layer // MiB
+    1154
     """
     cfg = as_model_config(cfg)
     _check_modelled(cfg)
