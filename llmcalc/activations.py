@@ -65,33 +65,34 @@ compute its gradient, so the frozen base keeps no linear-module inputs (the
 RMSNorm no normalized values, and the frozen embeddings no token ids; norms,
 SiLU and its product, the GELU steps and SDPA keep what they keep under full
 fine-tuning.  peft upcasts the adapters to fp32 on a 16-bit base, and each
-adapted module casts its input to fp32 itself, so each keeps ``4 * T *
-(d_in + r)`` bytes: its fp32 input (a copy per module, even where modules
-share an input) and ``lora_A``'s ``r``-wide output.  ``lora_dropout > 0``
-makes ``lora_A`` keep the dropped-out copy instead and the dropout its
-scaled mask, which on CPU is a tensor of the input's dtype (``4 * T *
-d_in`` more; CUDA's fused dropout keeps a 1-byte mask, not measured).
-Without checkpointing the first block's input, from the frozen embedding,
-needs no gradient: its first norm and the masks of the adapters reading it
-are not kept (:attr:`ActivationMemory.first_block_discount`); with
-checkpointing transformers makes the embedding's output require a gradient
+adapted module casts its input to fp32 itself, so each keeps ``4*T*(d_in+r)``
+bytes: its fp32 input (a copy per module, even where modules share an input)
+and ``lora_A``'s ``r``-wide output.  ``lora_dropout > 0`` makes ``lora_A`` keep
+the dropped-out copy instead and the dropout its scaled mask, which on CPU is
+a tensor of the input's dtype (``4 * T * d_in`` more; CUDA's fused dropout
+keeps a 1-byte mask, not measured).  Without checkpointing the first block's
+input, from the frozen embedding, needs no gradient: its first norm and the
+masks of the adapters reading it are not kept
+(:attr:`ActivationMemory.first_block_discount`); with checkpointing
+transformers makes the embedding's output require a gradient
 (``enable_input_require_grads``), every block keeps its input as under full
 fine-tuning, and the recomputed block is the LoRA block.  So ``"all-linear"``
 keeps *more* than full fine-tuning: an fp32 input copy for each of seven
-modules, where full fine-tuning keeps 16-bit inputs that modules share.  QLoRA (a bitsandbytes 4-bit base,
-``MatMul4Bit`` keeps its weight, not its input) measured byte for byte the
-same as LoRA, so it needs no switch here; ``prepare_model_for_kbit_training``,
-which upcasts the base's other parameters to fp32, was not measured.
+modules, where full fine-tuning keeps 16-bit inputs that modules share.  QLoRA
+(a bitsandbytes 4-bit base, ``MatMul4Bit`` keeps its weight, not its input)
+measured byte for byte the same as LoRA, so it needs no switch here;
+``prepare_model_for_kbit_training``, which upcasts the base's other parameters
+to fp32, was not measured.
 
 What was measured (``tools/measure_activations.py``, recordings in
-``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks in
-bf16 on CPU, eager and SDPA, three (batch, seq_len) points each, with and
-without checkpointing; and the step's peak for the Llama-style model.  LoRA
-and QLoRA (``lora.json``): the same three models with SDPA, rank 16 on
-peft's default targets (q and v; GPT-2's fused ``c_attn``) and on
-``"all-linear"``, ``lora_dropout`` 0 and 0.05.  Refused because not
-measured: LoRA without an adapted query, key or value projection, on the LM
-head, with eager attention or in a dtype other than bf16; mixture of experts, latent attention, sliding
+``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks in bf16 on
+CPU, eager and SDPA, three (batch, seq_len) points each, with and without
+checkpointing; and the step's peak for the Llama-style model.  LoRA and QLoRA
+(``lora.json``): the same three models with SDPA, rank 16 on peft's default
+targets (q and v; GPT-2's fused ``c_attn``) and on ``"all-linear"``,
+``lora_dropout`` 0 and 0.05.  Refused because not measured: LoRA without an
+adapted query, key or value projection, on the LM head, with eager attention
+or in a dtype other than bf16; mixture of experts, latent attention, sliding
 windows, parallel-block and fused layouts other than GPT-2's, extra norms,
 QK-norm.
 """
