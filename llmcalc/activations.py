@@ -360,9 +360,9 @@ def activation_memory(
     attention : {"sdpa", "eager"}
         ``"sdpa"``: fused attention that keeps no score matrix (flash or
         memory-efficient kernels); ``"eager"``: the explicit softmax.
-    lora_targets : str or sequence of str, optional
+    lora_targets : str, list of str or None
         LoRA (or QLoRA) on a frozen base: the adapted modules, as
-        :func:`llmcalc.lora_targets` matches them (``"all-linear"``, or names
+        :func:`llmcalc.lora_model_params` matches them (``"all-linear"``, or names
         and roles such as ``["q", "v"]``); at least one query, key or value
         projection must be adapted.  ``None`` (default): full fine-tuning.
         LoRA was measured with ``dtype="bf16"`` and ``attention="sdpa"`` only.

@@ -115,50 +115,80 @@
     }
   }
 
-  /* llmcalc.activations._norm_bytes */
-  function normBytes(cfg, tokens, width, groups) {
+  /* llmcalc.activations._norm_bytes: a frozen RMSNorm keeps no normalized values. */
+  function normBytes(cfg, tokens, width, groups, frozen) {
     if (cfg.norm === "layernorm") { return ELEMENT * tokens * width + 2n * FP32 * tokens * groups; }
-    return (FP32 + ELEMENT) * tokens * width + FP32 * tokens * groups;
+    return FP32 * tokens * width + (frozen ? 0n : ELEMENT * tokens * width) + FP32 * tokens * groups;
   }
 
-  /* llmcalc.activations._block_bytes, SDPA branch */
-  function blockBytes(cfg, batch, seqLen) {
+  /* llmcalc.activations._block_bytes, SDPA branch: a frozen base keeps no linear-module inputs. */
+  function blockBytes(cfg, batch, seqLen, frozen) {
     var tokens = batch * seqLen;
     var dModel = big(cfg.d_model);
     var hidden = ELEMENT * tokens * dModel;
     var queries = ELEMENT * tokens * big(cfg.n_heads * cfg.head_dim);
-    var norms = 2n * normBytes(cfg, tokens, dModel, 1n);
-    var linearInputs = 2n * hidden;
+    var norms = 2n * normBytes(cfg, tokens, dModel, 1n, frozen);
+    var linearInputs = frozen ? 0n : 2n * hidden;
     var attention = 2n * queries + 2n * ELEMENT * tokens * big(cfg.n_kv_heads * cfg.head_dim) +
       FP32 * big(cfg.n_heads) * tokens;
     var ffnWide = ELEMENT * tokens * big(cfg.d_ff);
     var ffn = (cfg.layout === "gpt2" ? 5n : 4n) * ffnWide;
-    return norms + linearInputs + attention + ffn;
+    return norms + linearInputs + attention + ffn - (frozen ? ffnWide : 0n);
   }
 
-  /* llmcalc.activations.activation_memory(...).peak, SDPA, bf16 */
-  function activationPeak(cfg, microBatch, seqLen, checkpointing) {
+  /* llmcalc.activations._BLOCK_INPUT_ROLES and _lora_modules (bf16 and SDPA, as the planner computes). */
+  var BLOCK_INPUT_ROLES = ["q", "k", "v", "qkv"];
+
+  function loraModules(cfg, targets) {
+    var modules = MC.loraTargets(cfg, targets);
+    var shown = MC.pyRepr(MC.fromJson(targets));
+    if (modules.some(function (module) { return module.role === "lm_head"; })) {
+      throw new Error("LoRA on the LM head was not measured; got lora_targets=" + shown);
+    }
+    if (!modules.some(function (module) { return BLOCK_INPUT_ROLES.indexOf(module.role) >= 0; })) {
+      throw new Error("LoRA activation memory is modelled when a query, key or value projection is adapted " +
+        "(from there on every block input needs a gradient); got lora_targets=" + shown);
+    }
+    return modules;
+  }
+
+  /* llmcalc.activations._adapter_bytes with lora_dropout = 0 (peft's default): an fp32 input copy and the
+   * r-wide fp32 output of lora_A, per adapted module of a block. */
+  function adapterBytes(modules, tokens, rank) {
+    return modules.reduce(function (sum, module) {
+      return sum + tokens * (FP32 * big(module.d_in) + FP32 * big(rank));
+    }, 0n);
+  }
+
+  /* llmcalc.activations.activation_memory(...).peak, SDPA, bf16; LoRA when options.task is lora or qlora. */
+  function activationPeak(cfg, microBatch, seqLen, checkpointing, options) {
     checkModelled(cfg);
+    var frozen = options.task === "lora" || options.task === "qlora";
     var batch = big(microBatch);
     var seq = big(seqLen);
     var tokens = batch * seq;
-    var block = blockBytes(cfg, batch, seq);
-    var shared = 2n * INT64 * tokens;
-    if (cfg.layout === "gpt2") {
-      shared += INT64 * seq;
-    } else {
-      shared += 2n * ELEMENT * seq * big(cfg.head_dim);
-    }
-    if (checkpointing && cfg.layout !== "gpt2") { shared += INT64 * seq; }
     var dModel = big(cfg.d_model);
+    var block = blockBytes(cfg, batch, seq, frozen);
+    var discount = 0n;
+    if (frozen) {
+      var modules = loraModules(cfg, options.targets);
+      if (!Number.isSafeInteger(options.rank) || options.rank < 1) {
+        throw new Error("lora_rank must be an integer >= 1; got " + options.rank);
+      }
+      block += adapterBytes(modules, tokens, options.rank);
+      if (!checkpointing) { discount = normBytes(cfg, tokens, dModel, 1n, true); }
+    }
+    var shared = (frozen ? 1n : 2n) * INT64 * tokens;
+    if (cfg.layout !== "gpt2") { shared += 2n * ELEMENT * seq * big(cfg.head_dim); }
+    if (checkpointing || (cfg.layout === "gpt2" && !frozen)) { shared += INT64 * seq; }
     var vocab = big(cfg.vocab_size);
-    var head = normBytes(cfg, tokens, dModel, 1n) + ELEMENT * tokens * dModel;
+    var head = normBytes(cfg, tokens, dModel, 1n, frozen) + (frozen ? 0n : ELEMENT * tokens * dModel);
     var perLayer = checkpointing ? ELEMENT * tokens * dModel : block;
     var loss = FP32 * tokens * vocab + FP32;
     var recompute = checkpointing ? block : 0n;
     var logits = ELEMENT * tokens * vocab;
     var lossBackward = 2n * FP32 * tokens * vocab;
-    var saved = perLayer * big(cfg.n_layers) + shared + head + loss;
+    var saved = perLayer * big(cfg.n_layers) - discount + shared + head + loss;
     return saved + logits + (lossBackward > recompute ? lossBackward : recompute);
   }
 
@@ -272,17 +302,23 @@
     var n = checkedModel(cfg);
     checkCount("seq_len", options.seqLen, 1, tokenLimit(cfg));
     checkCount("micro_batch", options.microBatch, 1, LIMITS.max_batch);
-    var activations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing);
     if (options.task === "full") {
+      var activations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing, options);
       checkCount("n_gpus", options.nGpus, 1, LIMITS.max_gpus);
       var parts = zeroMemoryPerGpu(n, options.zeroStage, options.nGpus, options.optimizer, "mixed");
       return memoryPlan(parts.weights, 0n, parts.gradients, parts.optimizer_states + parts.master_weights,
         activations);
     }
+    if (options.zeroStage !== 0 || options.nGpus !== 1) {
+      throw new Error("ZeRO is planned for full fine-tuning only; got task=" + pyRepr(options.task) + " with " +
+        "zero_stage=" + options.zeroStage + ", n_gpus=" + options.nGpus);
+    }
+    /* QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA. */
+    var loraActivations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing, options);
     var baseParts = weightFormatBytes(cfg, options.task === "qlora" ? "nf4-dq" : "bf16");
     var base = Object.keys(baseParts).reduce(function (sum, key) { return sum + baseParts[key]; }, 0n);
     var adapters = trainingMemory(MC.loraModelParams(cfg, options.rank, options.targets), options.optimizer, "fp32");
-    return memoryPlan(base + adapters.weights, 0n, adapters.gradients, adapters.optimizer_states, activations);
+    return memoryPlan(base + adapters.weights, 0n, adapters.gradients, adapters.optimizer_states, loraActivations);
   }
 
   /* llmcalc.planner.largest_fitting: binary search for the largest n in [1, limit] whose plan fits. */
