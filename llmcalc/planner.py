@@ -152,10 +152,14 @@ def plan_training(
     * ``"lora"``: the frozen base in bf16, and the adapters of
       :func:`~llmcalc.lora_model_params` (``rank``, ``targets``) trained in
       fp32, as peft keeps them by default (``autocast_adapter_dtype``): 4
-      bytes of weights, 4 of gradients and the optimizer's fp32 states each.
+      bytes of weights, 4 of gradients and the optimizer's states each (fp32,
+      or 1 byte a state with 8-bit AdamW); no master copy.
     * ``"qlora"``: as ``"lora"`` with the base in NF4 with double
       quantization; a paged optimizer's states are counted in GPU memory, since
-      paging only moves them out under pressure.
+      paging only moves them out under pressure.  Not counted: peft's
+      ``prepare_model_for_kbit_training``, which QLoRA recipes usually call,
+      upcasts every parameter left in 16 bits (embedding, head, norms) to fp32,
+      2 bytes more each.
 
     Activations are :func:`~llmcalc.activations.activation_memory`'s ``peak``
     (SDPA attention, bf16) for ``micro_batch`` sequences of ``seq_len``
