@@ -59,22 +59,54 @@ are still saved (``4 * T * V``): at realistic vocabularies and with
 checkpointing this, not the blocks, sets the peak
 (:attr:`ActivationMemory.peak`, measured with torch's ``MemTracker``).
 
+LoRA (peft 0.21, ``lora_targets=...``).  A frozen weight needs no input to
+compute its gradient, so the frozen base keeps no linear-module inputs (the
+``2*e*T*d`` norm outputs, the down projection's input, the LM head's input),
+RMSNorm no normalized values, and the frozen embeddings no token ids; norms,
+SiLU and its product, the GELU steps and SDPA keep what they keep under full
+fine-tuning.  peft upcasts the adapters to fp32 on a 16-bit base, and each
+adapted module casts its input to fp32 itself, so each keeps ``4*T*(d_in+r)``
+bytes: its fp32 input (a copy per module, even where modules share an input)
+and ``lora_A``'s ``r``-wide output.  ``lora_dropout > 0`` makes ``lora_A`` keep
+the dropped-out copy instead and the dropout its scaled mask, which on CPU is
+a tensor of the input's dtype (``4 * T * d_in`` more; CUDA's fused dropout
+keeps a 1-byte mask, not measured).  Without checkpointing the first block's
+input, from the frozen embedding, needs no gradient: its first norm and the
+masks of the adapters reading it are not kept
+(:attr:`ActivationMemory.first_block_discount`); with checkpointing
+transformers makes the embedding's output require a gradient
+(``enable_input_require_grads``), every block keeps its input as under full
+fine-tuning, and the recomputed block is the LoRA block.  So ``"all-linear"``
+keeps *more* than full fine-tuning: an fp32 input copy for each of seven
+modules, where full fine-tuning keeps 16-bit inputs that modules share.  QLoRA
+(a bitsandbytes 4-bit base, ``MatMul4Bit`` keeps its weight, not its input)
+measured byte for byte the same as LoRA, so it needs no switch here;
+``prepare_model_for_kbit_training``, which upcasts the base's other parameters
+to fp32, was not measured.
+
 What was measured (``tools/measure_activations.py``, recordings in
-``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks in
-bf16 on CPU, eager and SDPA, three (batch, seq_len) points each, with and
-without checkpointing; and the step's peak for the Llama-style model.
-Refused because not measured: mixture of experts, latent attention, sliding
+``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks in bf16 on
+CPU, eager and SDPA, three (batch, seq_len) points each, with and without
+checkpointing; and the step's peak for the Llama-style model.  LoRA and QLoRA
+(``lora.json``): the same three models with SDPA, rank 16 on peft's default
+targets (q and v; GPT-2's fused ``c_attn``) and on ``"all-linear"``,
+``lora_dropout`` 0 and 0.05.  Refused because not measured: LoRA without an
+adapted query, key or value projection, on the LM head, with eager attention
+or in a dtype other than bf16; mixture of experts, latent attention, sliding
 windows, parallel-block and fused layouts other than GPT-2's, extra norms,
 QK-norm.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
 from . import _validate as check
+from . import lora
 from .config import ModelConfig, as_model_config
+from .params import Linear
 
 Attention = Literal["sdpa", "eager"]
 
@@ -83,6 +115,8 @@ _ELEMENT_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 _ATTENTIONS = ("sdpa", "eager")
 _FP32 = 4
 _INT64 = 8
+# Roles of the linear modules that read a block's input (through its first norm).
+_BLOCK_INPUT_ROLES = ("q", "k", "v", "qkv")
 
 
 @dataclass(frozen=True)
@@ -115,6 +149,11 @@ class ActivationMemory:
     loss_backward : int
         ``8 * tokens * vocab_size``: the fp32 gradients of the log-probabilities
         and of the upcast logits, both alive while backward passes the loss.
+    first_block_discount : int
+        Under LoRA without checkpointing, the bytes the first block keeps less
+        than ``per_layer``: its input comes from the frozen embedding and needs
+        no gradient, so its first norm keeps nothing and the dropouts of the
+        adapters reading that norm keep no mask (0 otherwise).
     """
 
     per_layer: int
@@ -125,11 +164,13 @@ class ActivationMemory:
     recompute: int
     logits: int
     loss_backward: int
+    first_block_discount: int = 0
 
     @property
     def saved(self) -> int:
         """Bytes kept for backward at the end of the forward pass (what was measured)."""
-        return self.per_layer * self.n_layers + self.shared + self.head + self.loss
+        blocks = self.per_layer * self.n_layers - self.first_block_discount
+        return blocks + self.shared + self.head + self.loss
 
     @property
     def peak(self) -> int:
@@ -176,30 +217,36 @@ def _check_modelled(cfg: ModelConfig) -> None:
         raise ValueError(f"activation memory is modelled for layout 'llama' or 'gpt2'; got layout={cfg.layout!r}")
 
 
-def _norm_bytes(cfg: ModelConfig, tokens: int, width: int, groups: int, element: int) -> int:
+def _norm_bytes(cfg: ModelConfig, tokens: int, width: int, groups: int, element: int, *, frozen: bool = False) -> int:
     """Bytes one norm over ``width`` values keeps, with ``groups`` statistics per token.
 
     transformers' RMSNorm keeps its input upcast to fp32 (in an fp32 model
     the input itself), one fp32 ``rsqrt`` per group, and the normalized
-    values in the model dtype (the input of the scale multiplication).  A
+    values in the model dtype (the input of the scale multiplication, not
+    kept when the scale is ``frozen``).  A
     fused LayerNorm keeps its input and a mean and a reciprocal standard
     deviation per token (fp32 on GPU; CPU keeps them in bf16, 4 bytes a
     token less).
     """
     if cfg.norm == "layernorm":
         return element * tokens * width + 2 * _FP32 * tokens * groups
-    return (_FP32 + element) * tokens * width + _FP32 * tokens * groups
+    normalized = 0 if frozen else element * tokens * width
+    return _FP32 * tokens * width + normalized + _FP32 * tokens * groups
 
 
-def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str) -> int:
-    """Bytes one transformer block keeps for backward without checkpointing."""
+def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str, frozen: bool) -> int:
+    """Bytes one transformer block keeps for backward without checkpointing, adapters aside.
+
+    A ``frozen`` base's linear modules keep no input: a weight that needs no
+    gradient needs no input to compute it.
+    """
     tokens = batch * seq_len
     hidden = element * tokens * cfg.d_model
     queries = element * tokens * cfg.q_dim
     scores = batch * cfg.n_heads * seq_len * seq_len
-    norms = 2 * _norm_bytes(cfg, tokens, cfg.d_model, 1, element)
+    norms = 2 * _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=frozen)
     # The attention input (shared by the Q, K and V projections) and the FFN input.
-    linear_inputs = 2 * hidden
+    linear_inputs = 0 if frozen else 2 * hidden
 
     if attention == "sdpa":
         # Queries, unrepeated keys and values, the output (also the output projection's input), log-sum-exp.
@@ -222,7 +269,39 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
     else:
         # SwiGLU: gate and up projections, SiLU output, and their product (the down projection's input).
         ffn = 4 * ffn_wide
-    return norms + linear_inputs + attention_bytes + ffn
+    down_input = ffn_wide if frozen else 0  # the last wide tensor above is only the down projection's input
+    return norms + linear_inputs + attention_bytes + ffn - down_input
+
+
+def _adapter_bytes(modules: Iterable[Linear], tokens: int, rank: int, dropout: float) -> int:
+    """Bytes the LoRA adapters of ``modules`` keep in one block, per peft with fp32 adapters on a 16-bit base.
+
+    Each adapter casts its input to fp32 (its own copy, even where modules
+    share an input), ``lora_A`` keeps it and ``lora_B`` keeps A's fp32
+    output, ``rank`` wide.  With ``dropout > 0`` ``lora_A`` keeps the
+    dropped-out copy instead, and the dropout its scaled mask, on CPU an fp32
+    tensor the size of the input (a CUDA dropout keeps a 1-byte mask).
+    """
+    per_input_value = 2 * _FP32 if dropout else _FP32
+    return sum(tokens * (per_input_value * module.d_in + _FP32 * rank) for module in modules)
+
+
+def _lora_modules(cfg: ModelConfig, targets: str | Iterable[str], dtype: str, attention: str) -> list[Linear]:
+    """The modules ``targets`` adapts in one block, refusing the setups whose activations were not measured."""
+    if (dtype, attention) != ("bf16", "sdpa"):
+        raise ValueError(
+            "LoRA activation memory was measured with dtype='bf16' and attention='sdpa' only; "
+            f"got dtype={dtype!r}, attention={attention!r}"
+        )
+    modules = lora.lora_targets(cfg, targets)
+    if any(module.role == "lm_head" for module in modules):
+        raise ValueError(f"LoRA on the LM head was not measured; got lora_targets={targets!r}")
+    if not any(module.role in _BLOCK_INPUT_ROLES for module in modules):
+        raise ValueError(
+            "LoRA activation memory is modelled when a query, key or value projection is adapted (from there on "
+            f"every block input needs a gradient); got lora_targets={targets!r}"
+        )
+    return modules
 
 
 def activation_memory(
@@ -233,6 +312,9 @@ def activation_memory(
     checkpointing: bool = False,
     dtype: str = "bf16",
     attention: Attention = "sdpa",
+    lora_targets: str | Iterable[str] | None = None,
+    lora_rank: int = 16,
+    lora_dropout: float = 0.0,
 ) -> ActivationMemory:
     """Estimate the activation memory of one training step, by part.
 
@@ -278,6 +360,17 @@ def activation_memory(
     attention : {"sdpa", "eager"}
         ``"sdpa"``: fused attention that keeps no score matrix (flash or
         memory-efficient kernels); ``"eager"``: the explicit softmax.
+    lora_targets : str, list of str or None
+        LoRA (or QLoRA) on a frozen base: the adapted modules, as
+        :func:`llmcalc.lora_model_params` matches them (``"all-linear"``, or names
+        and roles such as ``["q", "v"]``); at least one query, key or value
+        projection must be adapted.  ``None`` (default): full fine-tuning.
+        LoRA was measured with ``dtype="bf16"`` and ``attention="sdpa"`` only.
+    lora_rank : int
+        The adapters' rank ``r`` (only with ``lora_targets``).
+    lora_dropout : float
+        peft's ``lora_dropout``, in ``[0, 1)``; any value above 0 keeps a
+        dropped-out input copy and a mask per adapter (only with ``lora_targets``).
 
     Examples
     --------
@@ -294,6 +387,15 @@ def activation_memory(
     >>> checkpointed = activation_memory(cfg, 1, 4096, checkpointing=True)
     >>> checkpointed.per_layer // MiB, round(checkpointed.saved / GiB, 1), round(checkpointed.peak / GiB, 1)
     (32, 3.1, 8.0)
+
+    LoRA of rank 16 on q and v keeps 673 MiB per block, less than full
+    fine-tuning; on every linear module 1154 MiB, more (fp32 input copies).
+
+    >>> lora = activation_memory(cfg, 1, 4096, lora_targets=["q", "v"])
+    >>> lora.per_layer // MiB, lora.first_block_discount // MiB, round(lora.saved / GiB, 1)
+    (673, 64, 23.0)
+    >>> activation_memory(cfg, 1, 4096, lora_targets="all-linear").per_layer // MiB
+    1154
     """
     cfg = as_model_config(cfg)
     _check_modelled(cfg)
@@ -309,19 +411,36 @@ def activation_memory(
         )
 
     tokens = n_batch * n_seq
-    block = _block_bytes(cfg, n_batch, n_seq, element, attention_kind)
-    # Token ids kept by the embedding and by the loss (the shifted targets).
-    shared = 2 * _INT64 * tokens
-    if cfg.layout == "gpt2":
-        shared += _INT64 * n_seq  # position ids kept by the position embedding
-    else:
+    frozen = lora_targets is not None
+    block = _block_bytes(cfg, n_batch, n_seq, element, attention_kind, frozen)
+    first_block_discount = 0
+    if lora_targets is not None:
+        modules = _lora_modules(cfg, lora_targets, dtype, attention_kind)
+        rank = check.count("lora_rank", lora_rank)
+        dropout = check.number("lora_dropout", lora_dropout, minimum=0.0, maximum=1.0, max_inclusive=False)
+        block += _adapter_bytes(modules, tokens, rank, dropout)
+        if not keep_inputs_only:
+            # transformers makes the embedding's output need a gradient only when checkpointing is enabled.
+            block_input_readers = sum(module.role in _BLOCK_INPUT_ROLES for module in modules)
+            masks = _FP32 * tokens * cfg.d_model * block_input_readers if dropout else 0
+            first_block_discount = _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=True) + masks
+    elif (lora_rank, lora_dropout) != (16, 0.0):
+        raise ValueError(
+            f"lora_rank and lora_dropout apply only with lora_targets; got lora_rank={lora_rank!r}, "
+            f"lora_dropout={lora_dropout!r} and lora_targets=None (full fine-tuning)"
+        )
+    # Token ids kept by the embedding (unless frozen) and by the loss (the shifted targets).
+    shared = (1 if frozen else 2) * _INT64 * tokens
+    if cfg.layout != "gpt2":
         shared += 2 * element * n_seq * cfg.head_dim  # rotary cos and sin, shared by the batch
-    if keep_inputs_only:
-        if cfg.layout != "gpt2":
-            shared += _INT64 * n_seq  # position ids, an argument of every checkpointed block
-        if attention_kind == "eager":
-            shared += element * n_batch * n_seq * n_seq  # the additive causal mask, one per sequence
-    head = _norm_bytes(cfg, tokens, cfg.d_model, 1, element) + element * tokens * cfg.d_model
+    # Position ids: an argument of every checkpointed block, and kept by GPT-2's trained position embedding.
+    if keep_inputs_only or (cfg.layout == "gpt2" and not frozen):
+        shared += _INT64 * n_seq
+    if keep_inputs_only and attention_kind == "eager":
+        shared += element * n_batch * n_seq * n_seq  # the additive causal mask, one per sequence
+    # The final norm, and the LM head's input unless the head is frozen.
+    head = _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=frozen)
+    head += 0 if frozen else element * tokens * cfg.d_model
     return ActivationMemory(
         per_layer=element * tokens * cfg.d_model if keep_inputs_only else block,
         n_layers=cfg.n_layers,
@@ -331,6 +450,7 @@ def activation_memory(
         recompute=block if keep_inputs_only else 0,
         logits=element * tokens * cfg.vocab_size,
         loss_backward=2 * _FP32 * tokens * cfg.vocab_size,
+        first_block_discount=first_block_discount,
     )
 
 
@@ -342,6 +462,9 @@ def activation_bytes(
     checkpointing: bool = False,
     dtype: str = "bf16",
     attention: Attention = "sdpa",
+    lora_targets: str | Iterable[str] | None = None,
+    lora_rank: int = 16,
+    lora_dropout: float = 0.0,
 ) -> int:
     """Estimated bytes a training step keeps for backward at the end of its forward pass.
 
@@ -366,5 +489,6 @@ def activation_bytes(
     ValueError: activation memory is not modelled for mixture-of-experts routing: n_experts must be 1; got 8 ...
     """
     return activation_memory(
-        cfg, batch, seq_len, checkpointing=checkpointing, dtype=dtype, attention=attention
+        cfg, batch, seq_len, checkpointing=checkpointing, dtype=dtype, attention=attention,
+        lora_targets=lora_targets, lora_rank=lora_rank, lora_dropout=lora_dropout,
     ).saved

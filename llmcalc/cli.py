@@ -1,4 +1,4 @@
-"""Command line: ``llmcalc params|memory|kv-cache|lora MODEL`` and ``llmcalc presets``.
+"""Command line: ``llmcalc params|memory|kv-cache|lora|plan MODEL`` and ``llmcalc presets``.
 
 MODEL is a preset name (``llama-2-7b``) or the path of a Hugging Face
 ``config.json``; field flags (``--d-model 8192``) override it, or describe a
@@ -26,7 +26,20 @@ from .fmt import format_bytes, format_count
 from .lora import ALL_LINEAR, lora_model_params
 from .memory import _OPTIMIZERS, _PRECISIONS, DTYPE_BITS, kv_cache_bytes, training_memory, weight_bytes
 from .params import active_param_count, param_breakdown, param_count
+from .planner import (
+    KV_FORMATS,
+    MAX_BATCH,
+    MAX_TOKENS,
+    OPTIMIZERS,
+    TASKS,
+    MemoryPlan,
+    largest_fitting,
+    plan_inference,
+    plan_training,
+)
 from .presets import PRESETS, get_preset
+from .units import GiB
+from .weightformats import WEIGHT_FORMATS
 
 _FIELD_HELP = {
     "vocab_size": "tokens in the vocabulary", "d_model": "residual-stream width (hidden_size)",
@@ -177,6 +190,37 @@ def _lora(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
     return result, f"LoRA, targets {shown}\n" + _table(("rank", "trainable", "of model"), rows)
 
 
+def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    if args.task == "inference":
+        def plan(n: int) -> MemoryPlan:
+            return plan_inference(cfg, context=n, batch=args.batch, weight_format=args.weight_format,
+                                  kv_format=args.kv_format)
+        size, varied, limit = args.context, "context", min(cfg.learned_positions or MAX_TOKENS, MAX_TOKENS)
+    else:
+        targets: str | list[str] = ALL_LINEAR if args.targets == [ALL_LINEAR] else args.targets
+
+        def plan(n: int) -> MemoryPlan:
+            return plan_training(cfg, task=args.task, seq_len=args.seq_len, micro_batch=n, optimizer=args.optimizer,
+                                 checkpointing=args.checkpointing, zero_stage=args.zero_stage, n_gpus=args.gpus,
+                                 rank=args.rank, targets=targets)
+        size, varied, limit = args.micro_batch, "micro_batch", MAX_BATCH
+    chosen = plan(size)
+    parts = {f.name: getattr(chosen, f.name) for f in dataclasses.fields(chosen)}
+    rows = [(name.replace("_", " "), f"{value:,d}", format_bytes(value)) for name, value in parts.items() if value]
+    rows.append(("total", f"{chosen.total:,d}", format_bytes(chosen.total)))
+    result: dict[str, Any] = {"task": args.task, "parts": parts, "total": chosen.total}
+    text = f"{args.task}, one GPU\n" + _table(("part", "bytes", "size"), rows)
+    if args.gpu is not None:
+        budget = check.count("gpu", args.gpu) * GiB
+        largest = largest_fitting(plan, budget, limit=limit)
+        result.update(gpu_bytes=budget, fits=chosen.fits(budget), **{f"largest_{varied}": largest})
+        verdict = "fits" if chosen.fits(budget) else "does not fit"
+        text += (f"\n\n{verdict} in {args.gpu} GiB ({format_bytes(abs(budget - chosen.total))} "
+                 f"{'to spare' if chosen.fits(budget) else 'over'}); largest {varied.replace('_', '-')} "
+                 f"that fits: {largest:,d}")
+    return result, text
+
+
 def _presets() -> tuple[dict[str, Any], str]:
     result = {name: param_count(cfg) for name, cfg in PRESETS.items()}
     rows = [(name, f"{param_count(cfg):,d}", format_count(param_count(cfg)), str(cfg.n_layers), str(cfg.d_model),
@@ -185,7 +229,7 @@ def _presets() -> tuple[dict[str, Any], str]:
 
 
 _COMMANDS: dict[str, Callable[[ModelConfig, argparse.Namespace], tuple[dict[str, Any], str]]] = {
-    "params": _params, "memory": _memory, "kv-cache": _kv_cache, "lora": _lora,
+    "params": _params, "memory": _memory, "kv-cache": _kv_cache, "lora": _lora, "plan": _plan,
 }
 
 
@@ -220,9 +264,28 @@ def build_parser() -> argparse.ArgumentParser:
     lora = command("lora", "trainable LoRA parameters for some ranks, as peft counts them")
     _add_model_arguments(lora)
     lora.add_argument("--rank", nargs="+", type=int, default=[4, 8, 16, 32, 64], metavar="R", help="LoRA ranks")
-    lora.add_argument("--targets", nargs="+", default=["q", "v"], metavar="NAME",
-                      help="module names as peft matches them (q_proj, query_key_value, c_attn ...), the roles "
-                           f"q k v o gate up down, or {ALL_LINEAR}")
+    targets_help = ("module names as peft matches them (q_proj, query_key_value, c_attn ...), the roles "
+                    f"q k v o gate up down, or {ALL_LINEAR}")
+    lora.add_argument("--targets", nargs="+", default=["q", "v"], metavar="NAME", help=targets_help)
+    plan = command("plan", "GPU memory of inference or a training step, by part, and whether it fits a GPU")
+    _add_model_arguments(plan)
+    plan.add_argument("--task", choices=TASKS, default="inference", help="what the GPU does")
+    plan.add_argument("--gpu", type=int, metavar="GIB", help="GPU memory in GiB: say whether the plan fits, and "
+                      "the longest context (inference) or largest micro-batch (training) that does")
+    plan.add_argument("--weight-format", choices=WEIGHT_FORMATS, default="bf16",
+                      help="inference: how the weights are stored")
+    plan.add_argument("--kv-format", choices=KV_FORMATS, default="bf16",
+                      help="inference: number format of the KV cache")
+    plan.add_argument("--context", type=tokens, default=4096, metavar="N", help="inference: tokens per sequence")
+    plan.add_argument("--batch", type=int, default=1, metavar="N", help="inference: sequences held at once")
+    plan.add_argument("--seq-len", type=tokens, default=2048, metavar="N", help="training: tokens per sequence")
+    plan.add_argument("--micro-batch", type=int, default=1, metavar="N", help="training: sequences per step and GPU")
+    plan.add_argument("--optimizer", choices=OPTIMIZERS, default="adamw", help="training: the optimizer")
+    plan.add_argument("--checkpointing", action="store_true", help="training: activation checkpointing")
+    plan.add_argument("--zero-stage", type=int, choices=range(4), default=0, help="full fine-tuning: ZeRO stage")
+    plan.add_argument("--gpus", type=int, default=1, metavar="N", help="full fine-tuning: data-parallel GPUs")
+    plan.add_argument("--rank", type=int, default=16, metavar="R", help="LoRA and QLoRA: adapter rank")
+    plan.add_argument("--targets", nargs="+", default=["q", "v"], metavar="NAME", help=targets_help)
     return parser
 
 

@@ -163,7 +163,8 @@ def plan_training(
 
     Activations are :func:`~llmcalc.activations.activation_memory`'s ``peak``
     (SDPA attention, bf16) for ``micro_batch`` sequences of ``seq_len``
-    tokens; ZeRO does not split them.  Not counted: ZeRO's gather and
+    tokens, with the adapters of LoRA and QLoRA (peft's default
+    ``lora_dropout=0``); ZeRO does not split them.  Not counted: ZeRO's gather and
     communication buffers.
 
     Examples
@@ -182,8 +183,8 @@ def plan_training(
     tokens = _tokens(cfg, "seq_len", seq_len)
     sequences = check.count("micro_batch", micro_batch, maximum=MAX_BATCH)
     optimizer = check.choice("optimizer", optimizer, OPTIMIZERS)
-    activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing).peak
     if kind == "full":
+        activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing).peak
         gpus = check.count("n_gpus", n_gpus, maximum=MAX_GPUS)
         parts = zero_memory_per_gpu(param_count(cfg), zero_stage, gpus, optimizer, "mixed")
         return MemoryPlan(parts["weights"], 0, parts["gradients"],
@@ -191,6 +192,9 @@ def plan_training(
     if zero_stage != 0 or n_gpus != 1:
         raise ValueError(f"ZeRO is planned for full fine-tuning only; got task={kind!r} with "
                          f"zero_stage={zero_stage!r}, n_gpus={n_gpus!r}")
+    # QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA.
+    activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing, lora_targets=targets,
+                                    lora_rank=rank).peak
     base = sum(weight_format_bytes(cfg, "nf4-dq" if kind == "qlora" else "bf16").values())
     adapters = training_memory(lora_model_params(cfg, rank, targets), optimizer, "fp32")
     return MemoryPlan(base + adapters["weights"], 0, adapters["gradients"], adapters["optimizer_states"],

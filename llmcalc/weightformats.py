@@ -18,15 +18,12 @@ Each format is a library recipe, counted tensor by tensor as transformers 5.24 l
   ``qweight`` int32 ``(ceil(d_in / 8), d_out)``, ``qzeros`` int32 ``(ceil(d_in / 128), ceil(d_out / 8))``,
   ``scales`` fp16 ``(ceil(d_in / 128), d_out)``, ``g_idx`` int32 ``(d_in,)``.
 
-What the libraries convert: bitsandbytes every ``nn.Linear`` and GPT-2 ``Conv1D``;
-``FP8Linear`` only exact ``nn.Linear`` (not ``Conv1D``) plus the routed experts;
-GPTQ the linear layers of the blocks.  The output head always stays 16-bit
-(``get_keys_to_not_convert``), and so do embeddings, norms, biases (in every
-format), MoE routers (fp32 in DeepSeek-V2/V3), and bitsandbytes' routed experts
-(transformers 5 stacks them as 3-D parameters, not ``nn.Linear``).
-GPTQ is refused for MoE models (a GPTQ checkpoint quantizes every expert; transformers
-5.24 builds no module for them) and for GPT-2 (transformers 5.24 fails to load it with
-gptqmodel 7.7: GPT-2's weight initialisation reads ``c_proj.weight``, which a GPTQ layer lacks).
+Converted: by bitsandbytes every ``nn.Linear`` and GPT-2 ``Conv1D``; by FP8 exact ``nn.Linear``
+and routed experts; by GPTQ the blocks' linear layers.  16-bit: the head and the last parameter
+(``get_keys_to_not_convert``), embeddings, norms, biases, routers (fp32 in DeepSeek-V2/V3),
+bitsandbytes' routed experts (3-D parameters in transformers 5), Falcon (``FalconLinear`` is a
+subclass, which none converts).  GPTQ is refused for MoE, Falcon and GPT-2 (with gptqmodel 7.7,
+GPT-2's weight init reads ``c_proj.weight``): a real checkpoint's tensors would find no module.
 """
 
 from __future__ import annotations
@@ -37,6 +34,7 @@ from .params import Linear, linear_modules, param_count
 
 WEIGHT_FORMATS = ("bf16", "fp8", "int8", "int4", "nf4", "nf4-dq")
 _FP32_ROUTERS = ("deepseek_v2", "deepseek_v3")  # their _keep_in_fp32_modules_strict holds "gate.weight"
+_NO_GPTQ_LAYOUTS = {"gpt2": "GPT-2's Conv1D", "falcon": "Falcon's FalconLinear"}
 
 
 def _ceil(numerator: int, denominator: int) -> int:
@@ -44,11 +42,10 @@ def _ceil(numerator: int, denominator: int) -> int:
 
 
 def _converted(module: Linear, weight_format: str, cfg: ModelConfig) -> bool:
-    if weight_format == "bf16" or module.role == "lm_head":
+    if weight_format == "bf16" or module.role == "lm_head" or cfg.layout == "falcon":
         return False
-    routed_expert = module.path.startswith("mlp.experts.")
     if weight_format == "fp8":
-        return routed_expert or (module.adaptable and cfg.layout != "gpt2")
+        return module.path.startswith("mlp.experts.") or (module.adaptable and cfg.layout != "gpt2")
     return module.adaptable
 
 
@@ -73,8 +70,8 @@ def _codes_and_constants(weight_format: str, d_in: int, d_out: int, min_block_ro
 def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
     """Bytes of the model's weights in ``weight_format``, by part; the parts sum to the total.
 
-    ``quantized``: codes of the converted weight matrices; ``constants``: what decodes
-    them; ``unquantized``: every parameter left in 16-bit (DeepSeek's routers: 32-bit).
+    ``quantized``: codes of converted weights; ``constants``: what decodes them; ``unquantized``:
+    every parameter left in 16-bit (DeepSeek's routers: 32-bit).
 
     Parameters
     ----------
@@ -99,12 +96,16 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
     """
     cfg = as_model_config(cfg)
     check.choice("weight_format", weight_format, WEIGHT_FORMATS)
-    if weight_format == "int4" and (cfg.is_moe or cfg.layout == "gpt2"):
-        why = "an MoE model" if cfg.is_moe else "GPT-2's Conv1D layers"
+    if weight_format == "int4" and (cfg.is_moe or cfg.layout in _NO_GPTQ_LAYOUTS):
+        why = "an MoE model" if cfg.is_moe else _NO_GPTQ_LAYOUTS[cfg.layout]
         raise ValueError(f"weight_format 'int4' (GPTQ) is not modelled for {why}; "
                          f"use one of {', '.join(repr(f) for f in WEIGHT_FORMATS if f != 'int4')}")
+    modules = linear_modules(cfg)
+    # get_keys_to_not_convert skips the last parameter: the last block's last linear if tied and norms are weightless
+    last_kept = weight_format not in ("bf16", "int4") and cfg.tie_embeddings and cfg.norm == "parameter-free"
     quantized = constants = converted_weights = fp32_weights = 0
-    for module in linear_modules(cfg):
+    for module in modules:
+        copies = module.copies - (1 if last_kept and module is modules[-1] else 0)
         if module.role == "router" and cfg.model_type in _FP32_ROUTERS:
             fp32_weights += module.params
         routed_gate_or_up = module.path.startswith("mlp.experts.") and module.role in ("gate", "up")
@@ -113,8 +114,8 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
             continue  # FP8Experts stacks each routed expert's gate and up as one matrix: counted with the gate
         rows = 2 * module.d_out if stacked else module.d_out
         codes, decode = _codes_and_constants(weight_format, module.d_in, rows, min_block_rows=2 if stacked else 1)
-        quantized += module.copies * codes
-        constants += module.copies * decode
-        converted_weights += module.copies * module.d_in * rows
-    unquantized = 2 * (param_count(cfg) - converted_weights) + 2 * fp32_weights
+        quantized += copies * codes
+        constants += copies * decode
+        converted_weights += copies * module.d_in * rows
+    unquantized = 2 * (param_count(cfg) - converted_weights + fp32_weights)  # fp32 routers: 2 more bytes each
     return {"quantized": quantized, "constants": constants, "unquantized": unquantized}

@@ -199,3 +199,106 @@ def test_bad_config():
 def test_learned_positions_bound_the_sequence():
     with pytest.raises(ValueError, match=r"seq_len must be in \[1, 1024\] \(the model learned 1024 positions\)"):
         activation_bytes(lc.get_preset("gpt2"), 1, 2048)
+
+
+LORA = json.loads((DATA / "lora.json").read_text("utf-8"))
+
+
+def _lora_id(record: dict) -> str:
+    base = "qlora" if record["quantized_base"] else "lora"
+    return f"{_record_id(record)}-{base}-{record['targets'] or 'default'}-p{record['lora_dropout']}"
+
+
+def _lora_estimate(record: dict) -> int:
+    # peft's default targets (q_proj/v_proj, GPT-2's c_attn) are named by what peft adapted.
+    return activation_bytes(_config(record["arch"], LORA), record["batch"], record["seq_len"],
+                            checkpointing=record["checkpointing"], lora_targets=record["targets"] or record["adapted"],
+                            lora_rank=record["rank"], lora_dropout=record["lora_dropout"])
+
+
+def test_lora_recordings_cover_the_issue():
+    provenance = LORA["provenance"]
+    for key in ("script", "date", "torch", "transformers", "peft", "bitsandbytes", "lora", "qlora"):
+        assert provenance[key], key
+    records = LORA["records"]
+    assert {record["arch"] for record in records} == {"llama", "gpt2", "qwen2"}
+    for arch in ("llama", "gpt2", "qwen2"):
+        points = {(r["batch"], r["seq_len"]) for r in records if r["arch"] == arch}
+        assert len(points) >= 3, arch
+        for batch, seq_len in points:
+            settings = {(r["targets"], r["lora_dropout"], r["checkpointing"]) for r in records
+                        if (r["arch"], r["batch"], r["seq_len"], r["quantized_base"]) == (arch, batch, seq_len, False)}
+            assert settings == {(targets, dropout, checkpointing) for targets in (None, "all-linear")
+                                for dropout in (0.0, 0.05) for checkpointing in (False, True)}
+    assert all(record["attention"] == "sdpa" and record["rank"] == 16 for record in records)
+    assert any(record["quantized_base"] for record in records)
+
+
+@pytest.mark.parametrize("record", LORA["records"], ids=_lora_id)
+def test_lora_matches_measurement(record):
+    """Within 10 % of every LoRA and QLoRA recording; in fact within 0.01 % (GPT-2, whose CPU LayerNorm keeps
+    bf16 statistics where the model counts fp32)."""
+    estimate = _lora_estimate(record)
+    measured = record["saved_bytes"]
+    assert abs(estimate - measured) <= TOLERANCE * measured, f"{estimate:,d} vs measured {measured:,d}"
+
+
+def test_qlora_keeps_what_lora_keeps():
+    """A 4-bit base's MatMul4Bit keeps its weight, not its input: QLoRA's saved bytes are LoRA's, byte for byte."""
+    setting = ("arch", "batch", "seq_len", "checkpointing", "targets", "lora_dropout")
+    lora = {tuple(r[key] for key in setting): r["saved_bytes"] for r in LORA["records"] if not r["quantized_base"]}
+    quantized = [r for r in LORA["records"] if r["quantized_base"]]
+    assert {r["arch"] for r in quantized} == {"llama", "gpt2", "qwen2"}
+    for record in quantized:
+        assert record["saved_bytes"] == lora[tuple(record[key] for key in setting)], _lora_id(record)
+
+
+def test_lora_block_by_hand():
+    """LoRA rank 4 on q and v of a tiny Llama, one 8-token sequence, bf16, SDPA: every tensor counted by hand.
+
+    Per block whose input needs a gradient (T = 8 tokens, d = 64, 4 heads of 16, 2 KV heads, f = 128):
+    two RMSNorms keep their fp32 input and fp32 rsqrt, not the normalized values their frozen scale
+    multiplies; SDPA keeps bf16 queries (T x 64), keys and values (T x 32) and output (T x 64) and an fp32
+    log-sum-exp per head and token; the FFN keeps gate, up and SiLU outputs (bf16, T x 128) but not the
+    down projection's input (frozen); q and v each keep an fp32 copy of their input (T x 64) and A's fp32
+    output (T x 4).  With dropout each adapter also keeps its fp32 mask (T x 64).  The first block's input
+    comes from the frozen embedding: its first norm and its adapters' masks are not kept.
+    """
+    cfg = dataclasses.replace(lc.REFERENCE, d_model=64, n_heads=4, n_kv_heads=2, head_dim=16, d_ff=128,
+                              n_layers=3, vocab_size=100, tie_embeddings=False)
+    tokens = 8
+    norm = 4 * tokens * 64 + 4 * tokens
+    attention = 2 * tokens * 64 + 2 * 2 * tokens * 32 + 2 * tokens * 64 + 4 * 4 * tokens
+    ffn = 3 * 2 * tokens * 128
+    adapters = 2 * (4 * tokens * 64 + 4 * tokens * 4)
+    block = 2 * norm + attention + ffn + adapters
+    head = norm  # the final norm; the frozen LM head keeps no input
+    loss = 4 * tokens * 100 + 4
+    shared = 8 * tokens + 2 * 2 * tokens * 16  # shifted targets (the frozen embedding keeps no ids), cos and sin
+    memory = activation_memory(cfg, 1, tokens, lora_targets=["q", "v"], lora_rank=4)
+    assert (memory.per_layer, memory.first_block_discount, memory.head) == (block, norm, head)
+    assert memory.saved == 3 * block - norm + shared + head + loss
+
+    masks = 2 * 4 * tokens * 64
+    dropped = activation_memory(cfg, 1, tokens, lora_targets=["q", "v"], lora_rank=4, lora_dropout=0.1)
+    assert dropped.per_layer == block + masks and dropped.first_block_discount == norm + masks
+
+    checkpointed = activation_memory(cfg, 1, tokens, lora_targets=["q", "v"], lora_rank=4, checkpointing=True)
+    assert checkpointed.recompute == block and checkpointed.first_block_discount == 0
+    assert checkpointed.saved == 3 * 2 * tokens * 64 + shared + 8 * tokens + head + loss  # + position ids
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(attention="eager"), ValueError, "measured with dtype='bf16' and attention='sdpa' only; .*attention='eager'"),
+    (dict(dtype="fp16"), ValueError, "measured with dtype='bf16' .*got dtype='fp16'"),
+    (dict(lora_targets=["down"]), ValueError, r"query, key or value projection is adapted .*\['down'\]"),
+    (dict(lora_targets=["q", "lm_head"]), ValueError, "LoRA on the LM head was not measured"),
+    (dict(lora_targets=["qkv"]), ValueError, "target 'qkv' matches no module"),
+    (dict(lora_rank=0), ValueError, "lora_rank must be an integer >= 1; got 0"),
+    (dict(lora_dropout=1.0), ValueError, r"lora_dropout must be a finite number >= 0 and < 1; got 1.0"),
+    (dict(lora_targets=None, lora_dropout=0.05), ValueError, "apply only with lora_targets; .*lora_dropout=0.05"),
+])
+def test_lora_refusals(kwargs, error, message):
+    arguments = dict(batch=1, seq_len=128, lora_targets=["q", "v"]) | kwargs
+    with pytest.raises(error, match=message):
+        activation_bytes(lc.get_preset("llama-3-8b"), **arguments)

@@ -38,6 +38,14 @@ def rows(text):
     (["lora", "gpt2", "--rank", "8", "--targets", "c_attn"], "8 294,912 0.237%"),
     (["params", str(HF_MODELS / "deepseek-v2-lite.json")], "active per token 2,661,150,208 2.66 B"),
     (["presets"], "llama-2-70b 68,976,648,192 68.98 B 80 8192 64/8"),
+    # Llama-2-7B by hand: 2 bytes x 6,738,415,616 weights + 2 x 32 x 4,096 x 2 bytes x 4,096 tokens + 1 GiB.
+    (["plan", "llama-2-7b"], "total 16,698,056,704 16.70 GB (15.55 GiB)"),
+    (["plan", "llama-2-7b", "--gpu", "24"],
+     "fits in 24 GiB (9.07 GB (8.45 GiB) to spare); largest context that fits: 21,398"),
+    # 8 GPUs share 16 bytes a parameter at ZeRO-3: 6,738,415,616 / 8 x 12 bytes of optimizer state.
+    (["plan", "llama-2-7b", "--task", "full", "--zero-stage", "3", "--gpus", "8"],
+     "optimizer states 10,107,623,424 10.11 GB (9.41 GiB)"),
+    (["plan", "llama-2-7b", "--task", "lora", "--rank", "16"], "gradients 33,554,432 33.55 MB (32.00 MiB)"),
 ])
 def test_tables(capsys, argv, expected_row):
     assert expected_row in rows(run(capsys, *argv))
@@ -61,6 +69,13 @@ def test_an_override_that_breaks_a_stated_field_is_refused(capsys):
     assert "n_kv_heads must divide n_heads=12" in err and "set them too" in err
 
 
+def test_plan_json_has_the_parts_the_verdict_and_the_largest_fit(capsys):
+    result = json.loads(run(capsys, "plan", "llama-2-7b", "--task", "qlora", "--gpu", "24", "--json"))
+    assert set(result["parts"]) == {"weights", "kv_cache", "gradients", "optimizer_states", "activations", "reserve"}
+    assert result["total"] == sum(result["parts"].values()) and result["gpu_bytes"] == 24 * 2**30
+    assert result["fits"] is True and result["largest_micro_batch"] >= 1
+
+
 def test_json_output(capsys):
     result = json.loads(run(capsys, "kv-cache", "reference", "--tokens", "1k", "8k", "--json"))
     assert result["bytes"] == {"1024": 10_485_760, "8192": 83_886_080}
@@ -78,6 +93,10 @@ def test_json_output(capsys):
     (["params", "gpt2", "--d-model", "0"], "d_model must be an integer >= 1; got 0"),
     (["kv-cache", "gpt2", "--tokens", "8q"], "'8q' is not a token count: token counts: plain integers or with"),
     (["kv-cache", "gpt2", "--tokens", "1.0001k"], "'1.0001k' is not a whole number of tokens"),
+    (["plan", "mixtral-8x7b", "--task", "full"], "activation memory is not modelled for mixture-of-experts routing"),
+    (["plan", "gpt2", "--context", "2k"], "context must be an integer in [1, 1024]; got 2048"),
+    (["plan", "llama-2-7b", "--task", "lora", "--gpus", "2"], "ZeRO is planned for full fine-tuning only"),
+    (["plan", "llama-2-7b", "--gpu", "0"], "gpu must be an integer >= 1; got 0"),
 ])
 def test_errors_exit_2_with_a_message(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_info:

@@ -2,7 +2,9 @@
 
 The measurements are every tensor a model holds after transformers loads it in
 each format (bitsandbytes, FineGrainedFP8, GPTQ through gptqmodel), recorded by
-``tools/measure_quantized.py`` in ``tests/data/quantized/recordings.json``.
+``tools/measure_quantized.py`` in ``tests/data/quantized/recordings.json``; beside it,
+``structure.json`` holds what the int8 and FP8 module replacement converts in every
+``tests/data/hf_models`` configuration (built on the meta device, no weights).
 """
 
 import dataclasses
@@ -14,8 +16,12 @@ import pytest
 import llmcalc as lc
 from llmcalc.weightformats import WEIGHT_FORMATS, weight_format_bytes
 
-RECORDINGS = json.loads((pathlib.Path(__file__).parent / "data" / "quantized" / "recordings.json").read_text("utf-8"))
+DATA = pathlib.Path(__file__).parent / "data" / "quantized"
+RECORDINGS = json.loads((DATA / "recordings.json").read_text("utf-8"))
+STRUCTURE = json.loads((DATA / "structure.json").read_text("utf-8"))
 PARTS = ("quantized", "constants", "unquantized")
+HF_CONFIGS = sorted(path for path in (pathlib.Path(__file__).parent / "data" / "hf_models").glob("*.json")
+                    if not path.name.startswith("_") and not path.name.endswith(".full.json"))
 
 
 def _config(arch: str) -> lc.ModelConfig:
@@ -27,6 +33,7 @@ def test_recordings_cover_the_issue():
     provenance = RECORDINGS["provenance"]
     for key in ("script", "command", "date", "torch", "transformers", "bitsandbytes", "gptqmodel", "counted"):
         assert provenance[key], key
+    assert STRUCTURE["provenance"]["method"] and len(STRUCTURE["models"]) == len(HF_CONFIGS)
     measured = {(r["arch"], r["format"]) for r in RECORDINGS["records"]}
     measured |= {(r["arch"], r["format"]) for r in RECORDINGS["refused"]}
     assert {"llama", "qwen2", "gpt2", "phi3", "mixtral"} <= set(RECORDINGS["architectures"])
@@ -36,20 +43,31 @@ def test_recordings_cover_the_issue():
 @pytest.mark.parametrize("record", RECORDINGS["records"], ids=lambda r: f"{r['arch']}-{r['format']}")
 def test_matches_recording(record):
     cfg = _config(record["arch"])
-    if record["format"] == "int4" and cfg.is_moe:
-        # What transformers built from a GPTQ config leaves the stacked experts in 16-bit, which no real
-        # GPTQ MoE checkpoint (every expert quantized) matches: llmcalc refuses rather than guess.
-        assert any("experts.gate_up_proj" in name for name in record["matrices_kept_16bit"])
-        with pytest.raises(ValueError, match="not modelled for an MoE model"):
+    if record["format"] == "int4" and (cfg.is_moe or cfg.layout == "falcon"):
+        # What transformers built from a GPTQ config leaves the stacked experts (or every FalconLinear) in
+        # 16-bit, which no real GPTQ checkpoint (those quantized) matches: llmcalc refuses rather than guess.
+        kept = "experts.gate_up_proj" if cfg.is_moe else "self_attention.query_key_value.weight"
+        assert any(kept in name for name in record["matrices_kept_16bit"])
+        with pytest.raises(ValueError, match=r"not modelled for (an MoE model|Falcon's FalconLinear)"):
             weight_format_bytes(cfg, "int4")
         return
     assert weight_format_bytes(cfg, record["format"]) == {part: record["parts"][part] for part in PARTS}
 
 
+@pytest.mark.parametrize("name", sorted(STRUCTURE["models"]))
+def test_what_int8_and_fp8_convert_in_every_supported_model_type(name):
+    """The libraries' own module replacement, on every tests/data/hf_models config cut to 2 blocks."""
+    record = STRUCTURE["models"][name]
+    cfg = lc.ModelConfig.from_hf_config(record["config"])
+    assert weight_format_bytes(cfg, "int8")["quantized"] == record["int8"]["int8_codes"]
+    fp8 = weight_format_bytes(cfg, "fp8")
+    assert (fp8["quantized"], fp8["constants"]) == (record["fp8"]["fp8_codes"], record["fp8"]["scale_inv_bytes"])
+
+
 def test_gptq_refusal_for_gpt2_is_the_library_s():
     refused = {(r["arch"], r["format"]) for r in RECORDINGS["refused"]}
     assert refused == {("gpt2", "int4")}
-    with pytest.raises(ValueError, match="GPT-2's Conv1D"):
+    with pytest.raises(ValueError, match="not modelled for GPT-2's Conv1D"):
         weight_format_bytes(_config("gpt2"), "int4")
 
 
@@ -110,22 +128,19 @@ def test_deepseek_routers_stay_in_fp32():
         assert weight_format_bytes(deepseek, weight_format)["unquantized"] == expected
 
 
-HF_CONFIGS = sorted(path for path in (pathlib.Path(__file__).parent / "data" / "hf_models").glob("*.json")
-                    if not path.name.startswith("_") and not path.name.endswith(".full.json"))
-
-
 @pytest.mark.parametrize("path", HF_CONFIGS, ids=lambda path: path.stem)
 def test_every_supported_model_type_shrinks_or_is_refused(path):
     cfg = lc.ModelConfig.from_hf_config(path)
     bf16 = sum(weight_format_bytes(cfg, "bf16").values())
     for weight_format in (f for f in WEIGHT_FORMATS if f != "bf16"):
-        if weight_format == "int4" and (cfg.is_moe or cfg.layout == "gpt2"):
+        if weight_format == "int4" and (cfg.is_moe or cfg.layout in ("gpt2", "falcon")):
             with pytest.raises(ValueError, match="not modelled"):
                 weight_format_bytes(cfg, weight_format)
             continue
         parts = weight_format_bytes(cfg, weight_format)
         assert all(type(n) is int and n >= 0 for n in parts.values())
-        assert sum(parts.values()) < bf16 or (weight_format == "fp8" and cfg.layout == "gpt2")
+        unconverted = cfg.layout == "falcon" or (weight_format == "fp8" and cfg.layout == "gpt2")
+        assert sum(parts.values()) == bf16 if unconverted else sum(parts.values()) < bf16
 
 
 def test_gpt2_conv1d_stays_16_bit_in_fp8_but_not_in_bitsandbytes():

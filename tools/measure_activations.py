@@ -40,6 +40,21 @@ step allocates and frees, on CPU too), and writes ``peaks.json`` beside the
 recordings: live activation bytes at the end of the forward pass, and
 activations plus backward temporaries at the step's peak.  It was run for the
 Llama-style model with SDPA (``--peak --arch llama --attention sdpa --write``).
+
+``--lora`` measures LoRA and QLoRA fine-tuning instead (SDPA only; needs
+``peft``, and ``bitsandbytes`` for QLoRA) and writes ``lora.json``: for each
+architecture, point and checkpointing setting, peft's ``get_peft_model`` with
+rank 16 on peft's default targets for the model type (``q_proj``/``v_proj``,
+GPT-2's fused ``c_attn``) and on ``"all-linear"``, ``lora_dropout`` 0 (peft's
+default) and 0.05; peft's defaults otherwise, so the adapters are upcast to
+fp32 (``autocast_adapter_dtype=True``).  The QLoRA base is loaded with
+``BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
+bnb_4bit_compute_dtype=bfloat16)`` from a saved copy of the random bf16 model,
+its other parameters kept in bf16 (``peft.prepare_model_for_kbit_training``,
+which upcasts them to fp32, is not applied).  Each (configuration,
+checkpointing) pair gets a freshly built model, because enabling
+checkpointing also registers transformers' ``enable_input_require_grads``
+hook on the embedding, which disabling it does not remove.
 """
 
 from __future__ import annotations
@@ -59,6 +74,7 @@ from transformers import AutoConfig, AutoModelForCausalLM
 
 OUTPUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "activations" / "recordings.json"
 PEAKS = OUTPUT.with_name("peaks.json")
+LORA = OUTPUT.with_name("lora.json")
 
 NO_DROPOUT = {
     "llama": dict(attention_dropout=0.0),
@@ -91,6 +107,13 @@ ARCHITECTURES: dict[str, tuple[str, dict[str, Any], str]] = {
 
 POINTS = ((1, 1024), (2, 256), (4, 512))
 ATTENTIONS = ("eager", "sdpa")
+LORA_POINTS = ((1, 512), (2, 128), (4, 256))
+LORA_RANK = 16
+# (targets, lora_dropout, quantized base): None targets = peft's default for the model type.
+LORA_SETTINGS = (
+    (None, 0.0, False), (None, 0.05, False), ("all-linear", 0.0, False), ("all-linear", 0.05, False),
+    (None, 0.0, True), ("all-linear", 0.05, True),
+)
 
 
 def build(arch: str, attention: str) -> torch.nn.Module:
@@ -99,6 +122,29 @@ def build(arch: str, attention: str) -> torch.nn.Module:
     torch.manual_seed(0)
     model = AutoModelForCausalLM.from_config(config, attn_implementation=attention, dtype=torch.bfloat16)
     return model.train()
+
+
+def build_lora(arch: str, targets: str | None, dropout: float, quantized: bool) -> tuple[torch.nn.Module, list[str]]:
+    """A peft LoRA model over the bf16 model (or its 4-bit copy) and the module names peft adapted."""
+    from peft import LoraConfig, get_peft_model
+
+    base = build(arch, "sdpa")
+    if quantized:
+        from transformers import BitsAndBytesConfig
+
+        saved = pathlib.Path("/tmp") / f"measure-activations-{arch}"
+        if not saved.exists():
+            base.save_pretrained(saved)
+        quantization = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
+                                          bnb_4bit_compute_dtype=torch.bfloat16)
+        base = AutoModelForCausalLM.from_pretrained(saved, quantization_config=quantization, dtype=torch.bfloat16,
+                                                    attn_implementation="sdpa", device_map="cpu").train()
+    config = LoraConfig(r=LORA_RANK, lora_alpha=2 * LORA_RANK, lora_dropout=dropout, target_modules=targets,
+                        task_type="CAUSAL_LM")
+    model = get_peft_model(base, config).train()
+    adapted = sorted({name.rsplit(".", 1)[-1] for name, module in model.named_modules() if hasattr(module, "lora_A")
+                      and len(getattr(module, "lora_A", {})) > 0})
+    return model, adapted
 
 
 def storage_key(tensor: torch.Tensor) -> int:
@@ -145,6 +191,7 @@ def measure(model: torch.nn.Module, batch: int, seq_len: int, checkpointing: boo
 
     generator = torch.Generator().manual_seed(batch * 100003 + seq_len)
     input_ids = torch.randint(0, model.config.vocab_size, (batch, seq_len), generator=generator)
+    torch.manual_seed(batch * 100003 + seq_len)  # the dropout masks of LoRA runs
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
         output = model(input_ids=input_ids, labels=input_ids, use_cache=False)
     assert output.loss.requires_grad and torch.isfinite(output.loss)
@@ -196,8 +243,8 @@ def measure_peak(model: torch.nn.Module, batch: int, seq_len: int, checkpointing
     }
 
 
-def document(records: list[dict[str, Any]], *, peak: bool, command: str) -> dict[str, Any]:
-    """The recordings with their provenance, as written to ``recordings.json`` or ``peaks.json``."""
+def document(records: list[dict[str, Any]], *, peak: bool, command: str, lora: bool = False) -> dict[str, Any]:
+    """The recordings with their provenance, as written to ``recordings.json``, ``peaks.json`` or ``lora.json``."""
     if peak:
         counted = {
             "counted": "torch.distributed._tools.mem_tracker.MemTracker over one forward and backward: "
@@ -212,6 +259,24 @@ def document(records: list[dict[str, Any]], *, peak: bool, command: str) -> dict
                        "inputs each checkpointed layer keeps; at the end of the forward pass",
             "not counted": "the backward recompute of one checkpointed layer (transient), gradients, "
                            "temporaries freed during the forward pass",
+        }
+    if lora:
+        import bitsandbytes
+        import peft
+
+        counted |= {
+            "peft": peft.__version__,
+            "bitsandbytes": bitsandbytes.__version__,
+            "lora": f"peft.get_peft_model with LoraConfig(r={LORA_RANK}, lora_alpha={2 * LORA_RANK}, "
+                    "target_modules=<targets>, lora_dropout=<lora_dropout>, task_type='CAUSAL_LM'), peft's other "
+                    "defaults (adapters upcast to fp32: autocast_adapter_dtype=True); targets null = peft's default "
+                    "for the model type; 'adapted' lists the module names peft adapted",
+            "qlora": "quantized_base true: the same random bf16 model saved and reloaded with "
+                     "BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type='nf4', "
+                     "bnb_4bit_compute_dtype=bfloat16) on CPU (transformers leaves the LM head unquantized); "
+                     "prepare_model_for_kbit_training not applied (its fp32 upcast is not measured)",
+            "checkpointing": "a fresh model per (configuration, checkpointing); gradient_checkpointing_enable "
+                             "also makes the embedding output require grad (enable_input_require_grads)",
         }
     return {
         "provenance": {
@@ -238,6 +303,28 @@ def document(records: list[dict[str, Any]], *, peak: bool, command: str) -> dict
     }
 
 
+def measure_lora(arches: list[str], points: Any, records: list[dict[str, Any]], save: Any, *, detail: bool) -> None:
+    """Record every LoRA setting of ``LORA_SETTINGS`` for ``arches`` at ``points``, saving after each point."""
+    for arch in arches:
+        for targets, dropout, quantized in LORA_SETTINGS:
+            for checkpointing in (False, True):
+                model, adapted = build_lora(arch, targets, dropout, quantized)
+                for batch, seq_len in points:
+                    record = measure(model, batch, seq_len, checkpointing, detail=detail)
+                    details = record.pop("detail", None)
+                    records.append({"arch": arch, "attention": "sdpa", "batch": batch, "seq_len": seq_len,
+                                    "checkpointing": checkpointing, "targets": targets, "adapted": adapted,
+                                    "rank": LORA_RANK, "lora_dropout": dropout, "quantized_base": quantized,
+                                    **record})
+                    print(f"{arch:6} {targets or 'default':10} p={dropout} q={quantized!s:5} b={batch} "
+                          f"s={seq_len:5} ckpt={checkpointing!s:5} {record['saved_bytes']:>14,d} B "
+                          f"in {record['storages']} storages", flush=True)
+                    for why, item in (details or {}).items():
+                        print(f"      {item['bytes']:>13,d} B  {item['count']:3d} x {why}")
+                    save(records)
+                del model
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"write {OUTPUT.relative_to(OUTPUT.parents[3])}")
@@ -245,21 +332,27 @@ def main() -> None:
     parser.add_argument("--detail", action="store_true", help="print what kept each storage")
     parser.add_argument("--peak", action="store_true",
                         help=f"run forward and backward under MemTracker instead; --write writes {PEAKS.name}")
+    parser.add_argument("--lora", action="store_true",
+                        help=f"measure LoRA and QLoRA (SDPA) instead; --write writes {LORA.name}")
     parser.add_argument("--attention", choices=ATTENTIONS, action="append", help="only these attention implementations")
     parser.add_argument("--point", type=int, nargs=2, action="append", metavar=("BATCH", "SEQ_LEN"),
                         help="only these (batch, seq_len) points")
     args = parser.parse_args()
     torch.set_num_threads(2)
-    path = PEAKS if args.peak else OUTPUT
+    path = LORA if args.lora else PEAKS if args.peak else OUTPUT
     command = " ".join(["python tools/measure_activations.py", *sys.argv[1:]])
 
     def save(records: list[dict[str, Any]]) -> None:
         # After every point, so that a run cut short still leaves what it measured.
         if args.write:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(document(records, peak=args.peak, command=command), indent=1) + "\n")
+            document_ = document(records, peak=args.peak, command=command, lora=args.lora)
+            path.write_text(json.dumps(document_, indent=1) + "\n")
 
     records = []
+    if args.lora:
+        measure_lora(args.arch or list(ARCHITECTURES), args.point or LORA_POINTS, records, save, detail=args.detail)
+        return
     for arch in args.arch or ARCHITECTURES:
         for attention in args.attention or ATTENTIONS:
             model = build(arch, attention)

@@ -68,7 +68,9 @@ import torch
 import transformers
 from transformers import AutoConfig, AutoModelForCausalLM, BitsAndBytesConfig
 
-OUTPUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "quantized" / "recordings.json"
+TESTS = pathlib.Path(__file__).resolve().parent.parent / "tests"
+OUTPUT = TESTS / "data" / "quantized" / "recordings.json"
+STRUCTURE = OUTPUT.with_name("structure.json")
 
 # Widths are multiples of 32 (GPTQ packs 8 codes in an int32 along the input) but not of 128, so
 # GPTQ groups and FP8 blocks round up; llama's odd widths make bitsandbytes' 64-blocks round up too.
@@ -89,6 +91,12 @@ ARCHITECTURES: dict[str, tuple[str, dict[str, Any], str]] = {
         "gpt2",
         dict(vocab_size=1000, n_positions=128, n_embd=384, n_layer=2, n_head=12),
         "GPT-2 (Conv1D layers with biases, fused c_attn, LayerNorm, learned positions, tied head)",
+    ),
+    "falcon": (
+        "falcon",
+        dict(vocab_size=1000, hidden_size=352, num_hidden_layers=2, num_attention_heads=11, multi_query=True,
+             parallel_attn=True, new_decoder_architecture=False, bias=False, tie_word_embeddings=True),
+        "Falcon-7B block (fused multi-query query_key_value, parallel attention and MLP, FalconLinear), tied head",
     ),
     "phi3": (
         "phi3",
@@ -245,14 +253,85 @@ def measure(model: torch.nn.Module, weight_format: str) -> dict[str, Any]:
             "quantized_module_classes": converted}
 
 
+def reduced_hf_config(path: pathlib.Path) -> dict[str, Any]:
+    """A ``tests/data/hf_models`` config cut to 2 blocks (the second an MoE block where the model has them)."""
+    settings = json.loads(path.read_text("utf-8"))
+    for key in ("architectures", "transformers_version", "layer_types", "mlp_only_layers"):
+        settings.pop(key, None)
+    for key in ("num_hidden_layers", "n_layer"):
+        if key in settings:
+            settings[key] = 2
+    if "first_k_dense_replace" in settings:
+        settings["first_k_dense_replace"] = 1
+    return settings
+
+
+def structure(settings: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """What ``int8`` and ``fp8`` convert, from the libraries' own module replacement on the meta device.
+
+    ``Linear8bitLt`` holds its weight unquantized until it is loaded, so only the
+    number of weights it will hold as int8 codes is read; ``FP8Linear`` and
+    ``FP8Experts`` allocate their e4m3 weights and fp32 scales when built.
+    """
+    import bitsandbytes
+    from transformers import FineGrainedFP8Config
+    from transformers.quantizers.auto import AutoHfQuantizer
+    from transformers.quantizers.quantizer_finegrained_fp8 import FineGrainedFP8HfQuantizer
+
+    FineGrainedFP8HfQuantizer.validate_environment = lambda self, *args, **kwargs: None  # type: ignore[method-assign]
+    config = AutoConfig.for_model(**settings)
+    result = {}
+    for weight_format, quantization in (("int8", BitsAndBytesConfig(load_in_8bit=True)),
+                                        ("fp8", FineGrainedFP8Config(weight_block_size=[128, 128]))):
+        with torch.device("meta"):
+            model = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
+        quantizer = AutoHfQuantizer.from_config(quantization, pre_quantized=weight_format == "fp8")
+        quantizer.preprocess_model(model, dtype=torch.bfloat16, device_map={"": "cpu"}, checkpoint_files=None)
+        if weight_format == "int8":
+            int8 = [m.weight.numel() for m in model.modules() if isinstance(m, bitsandbytes.nn.Linear8bitLt)]
+            result[weight_format] = {"int8_codes": sum(int8)}
+            continue
+        parameters = list(model.named_parameters())
+        result[weight_format] = {
+            "fp8_codes": sum(p.numel() for _, p in parameters if p.dtype == torch.float8_e4m3fn),
+            "scale_inv_bytes": sum(p.numel() * p.element_size() for name, p in parameters
+                                   if name.endswith("scale_inv")),
+        }
+    return result
+
+
+def write_structure(command: str) -> None:
+    records = {}
+    for path in sorted((TESTS / "data" / "hf_models").glob("*.json")):
+        if path.name.startswith("_") or path.name.endswith(".full.json"):
+            continue
+        settings = reduced_hf_config(path)
+        records[path.stem] = {"config": settings, **structure(settings)}
+        print(f"{path.stem:24} {records[path.stem]}", flush=True)
+    document = {
+        "provenance": {"script": "tools/measure_quantized.py", "command": command,
+                       "date": datetime.date.today().isoformat(), "torch": torch.__version__,
+                       "transformers": transformers.__version__, "bitsandbytes": metadata.version("bitsandbytes"),
+                       "method": "every tests/data/hf_models config cut to 2 blocks, built on the meta device, "
+                                 "modules replaced by the quantizer's preprocess_model (as from_pretrained does)"},
+        "models": records,
+    }
+    STRUCTURE.write_text(json.dumps(document, indent=1) + "\n", "utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"write {OUTPUT.relative_to(OUTPUT.parents[3])}")
     parser.add_argument("--arch", choices=sorted(ARCHITECTURES), action="append", help="only these architectures")
     parser.add_argument("--format", choices=FORMATS, action="append", help="only these weight formats")
+    parser.add_argument("--structure", action="store_true",
+                        help=f"instead, write {STRUCTURE.name}: what int8 and fp8 convert in each supported model_type")
     args = parser.parse_args()
     torch.set_num_threads(2)
     transformers.logging.set_verbosity_error()
+    if args.structure:
+        write_structure(" ".join(["python tools/measure_quantized.py", *sys.argv[1:]]))
+        return
     formats = [f for f in args.format or FORMATS if f != "int4" or has_gptq()]
     records: list[dict[str, Any]] = []
     refused: list[dict[str, str]] = []

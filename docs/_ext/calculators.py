@@ -251,21 +251,30 @@ def model_data(kind: str) -> dict[str, dict[str, int]]:
 
 @functools.cache
 def planner_data() -> dict[str, str]:
-    """The planner's data-* attributes: presets, config rules, cards and limits, all from llmcalc."""
+    """The planner's data-* attributes: presets, cards, and the tables its rules read, all from llmcalc."""
     import dataclasses
 
     import llmcalc
-    from llmcalc import planner
+    from llmcalc import memory, planner, weightformats
 
     def compact(value: object) -> str:
         return json.dumps(value, separators=(",", ":"))
 
-    limits = {"max_params": planner.MAX_PARAMS, "max_tokens": planner.MAX_TOKENS, "max_batch": planner.MAX_BATCH,
-              "max_gpus": planner.MAX_GPUS, "reserve": planner.RESERVE}
+    tables = {
+        "limits": {"max_params": planner.MAX_PARAMS, "max_tokens": planner.MAX_TOKENS,
+                   "max_batch": planner.MAX_BATCH, "max_gpus": planner.MAX_GPUS, "reserve": planner.RESERVE},
+        "dtype_bits": dict(memory.DTYPE_BITS),
+        "optimizers": {name: memory._OPTIMIZERS[name] for name in planner.OPTIMIZERS},
+        "precisions": {name: memory._PRECISIONS[name] for name in ("mixed", "fp32")},
+        "zero_sharded": [sorted(parts) for parts in memory._ZERO_SHARDED],
+        "weight_formats": weightformats.WEIGHT_FORMATS,
+        "fp32_routers": weightformats._FP32_ROUTERS,
+        "no_gptq_layouts": weightformats._NO_GPTQ_LAYOUTS,
+    }
     return {
         "data-presets": compact({name: dataclasses.asdict(cfg) for name, cfg in llmcalc.PRESETS.items()}),
         "data-gpus": compact(dict(planner.GPUS)),
-        "data-limits": compact(limits),
+        "data-tables": compact(tables),
     }
 
 

@@ -13,8 +13,16 @@
   "use strict";
 
   var MC = window.LLMModelConfig;
-  var LIMITS = {};  // llmcalc.planner's MAX_* and RESERVE, from the widget's data-limits
+  /* llmcalc's tables (planner limits and reserve, DTYPE_BITS, _OPTIMIZERS, _PRECISIONS, _ZERO_SHARDED and the
+   * weight-format rules), from the widget's data-tables: never retyped here. */
+  var TABLES = null;
+  var LIMITS = {};
   var GIB = 1073741824n;
+
+  function useTables(tables) {
+    TABLES = tables;
+    LIMITS = tables.limits;
+  }
 
   function big(value) { return BigInt(value); }
   function ceilDiv(a, b) { return (a + b - 1n) / b; }
@@ -33,8 +41,6 @@
     return 2n * big(cfg.n_kv_heads) * big(cfg.head_dim);
   }
 
-  var KV_BITS = { bf16: 16n, fp16: 16n, fp8: 8n, fp32: 32n };
-
   /* llmcalc.memory.kv_cache_bytes: full layers cache every token, sliding ones min(T, W - 1). */
   function kvCacheBytes(cfg, tokens, batch, dtype) {
     var windowed = big(cfg.sliding_window_layers);
@@ -42,33 +48,25 @@
     var span = big(cfg.sliding_window) - 1n;
     var kept = span > 0n ? span : 0n;
     var cached = (big(cfg.n_layers) - windowed) * t + windowed * (t < kept ? t : kept);
-    return ceilDiv(cached * kvValuesPerTokenPerLayer(cfg) * KV_BITS[dtype] * big(batch), 8n);
+    return ceilDiv(cached * kvValuesPerTokenPerLayer(cfg) * big(TABLES.dtype_bits[dtype]) * big(batch), 8n);
   }
-
-  /* llmcalc.memory._OPTIMIZERS and _PRECISIONS, for the recipes the planner offers. */
-  var OPTIMIZER_STATES = { "adamw": [2n, null], "adamw-8bit": [2n, 1n], "sgd-momentum": [1n, null] };
-  var PRECISIONS = { mixed: [2n, 2n, 4n, 4n], fp32: [4n, 4n, 0n, 4n] };
 
   /* llmcalc.memory.training_memory */
   function trainingMemory(n, optimizer, precision) {
-    var states = OPTIMIZER_STATES[optimizer];
-    var recipe = PRECISIONS[precision];
-    var perState = states[1] === null ? recipe[3] : states[1];
-    return { weights: recipe[0] * n, gradients: recipe[1] * n, optimizer_states: states[0] * perState * n,
+    var states = TABLES.optimizers[optimizer];
+    var recipe = TABLES.precisions[precision].map(big);
+    var perState = states[1] === null ? recipe[3] : big(states[1]);
+    return { weights: recipe[0] * n, gradients: recipe[1] * n, optimizer_states: big(states[0]) * perState * n,
              master_weights: recipe[2] * n };
   }
 
-  /* llmcalc.memory._ZERO_SHARDED and zero_memory_per_gpu */
-  var ZERO_SHARDED = [[], ["optimizer_states", "master_weights"],
-    ["optimizer_states", "master_weights", "gradients"],
-    ["optimizer_states", "master_weights", "gradients", "weights"]];
-
+  /* llmcalc.memory.zero_memory_per_gpu */
   function zeroMemoryPerGpu(n, stage, nGpus, optimizer, precision) {
     var full = trainingMemory(n, optimizer, precision);
     var split = trainingMemory(ceilDiv(n, big(nGpus)), optimizer, precision);
     var parts = {};
     Object.keys(full).forEach(function (part) {
-      parts[part] = ZERO_SHARDED[stage].indexOf(part) >= 0 ? split[part] : full[part];
+      parts[part] = TABLES.zero_sharded[stage].indexOf(part) >= 0 ? split[part] : full[part];
     });
     return parts;
   }
@@ -117,61 +115,88 @@
     }
   }
 
-  /* llmcalc.activations._norm_bytes */
-  function normBytes(cfg, tokens, width, groups) {
+  /* llmcalc.activations._norm_bytes: a frozen RMSNorm keeps no normalized values. */
+  function normBytes(cfg, tokens, width, groups, frozen) {
     if (cfg.norm === "layernorm") { return ELEMENT * tokens * width + 2n * FP32 * tokens * groups; }
-    return (FP32 + ELEMENT) * tokens * width + FP32 * tokens * groups;
+    return FP32 * tokens * width + (frozen ? 0n : ELEMENT * tokens * width) + FP32 * tokens * groups;
   }
 
-  /* llmcalc.activations._block_bytes, SDPA branch */
-  function blockBytes(cfg, batch, seqLen) {
+  /* llmcalc.activations._block_bytes, SDPA branch: a frozen base keeps no linear-module inputs. */
+  function blockBytes(cfg, batch, seqLen, frozen) {
     var tokens = batch * seqLen;
     var dModel = big(cfg.d_model);
     var hidden = ELEMENT * tokens * dModel;
     var queries = ELEMENT * tokens * big(cfg.n_heads * cfg.head_dim);
-    var norms = 2n * normBytes(cfg, tokens, dModel, 1n);
-    var linearInputs = 2n * hidden;
+    var norms = 2n * normBytes(cfg, tokens, dModel, 1n, frozen);
+    var linearInputs = frozen ? 0n : 2n * hidden;
     var attention = 2n * queries + 2n * ELEMENT * tokens * big(cfg.n_kv_heads * cfg.head_dim) +
       FP32 * big(cfg.n_heads) * tokens;
     var ffnWide = ELEMENT * tokens * big(cfg.d_ff);
     var ffn = (cfg.layout === "gpt2" ? 5n : 4n) * ffnWide;
-    return norms + linearInputs + attention + ffn;
+    return norms + linearInputs + attention + ffn - (frozen ? ffnWide : 0n);
   }
 
-  /* llmcalc.activations.activation_memory(...).peak, SDPA, bf16 */
-  function activationPeak(cfg, microBatch, seqLen, checkpointing) {
+  /* llmcalc.activations._BLOCK_INPUT_ROLES and _lora_modules (bf16 and SDPA, as the planner computes). */
+  var BLOCK_INPUT_ROLES = ["q", "k", "v", "qkv"];
+
+  function loraModules(cfg, targets) {
+    var modules = MC.loraTargets(cfg, targets);
+    var shown = MC.pyRepr(MC.fromJson(targets));
+    if (modules.some(function (module) { return module.role === "lm_head"; })) {
+      throw new Error("LoRA on the LM head was not measured; got lora_targets=" + shown);
+    }
+    if (!modules.some(function (module) { return BLOCK_INPUT_ROLES.indexOf(module.role) >= 0; })) {
+      throw new Error("LoRA activation memory is modelled when a query, key or value projection is adapted " +
+        "(from there on every block input needs a gradient); got lora_targets=" + shown);
+    }
+    return modules;
+  }
+
+  /* llmcalc.activations._adapter_bytes with lora_dropout = 0 (peft's default): an fp32 input copy and the
+   * r-wide fp32 output of lora_A, per adapted module of a block. */
+  function adapterBytes(modules, tokens, rank) {
+    return modules.reduce(function (sum, module) {
+      return sum + tokens * (FP32 * big(module.d_in) + FP32 * big(rank));
+    }, 0n);
+  }
+
+  /* llmcalc.activations.activation_memory(...).peak, SDPA, bf16; LoRA when options.task is lora or qlora. */
+  function activationPeak(cfg, microBatch, seqLen, checkpointing, options) {
     checkModelled(cfg);
+    var frozen = options.task === "lora" || options.task === "qlora";
     var batch = big(microBatch);
     var seq = big(seqLen);
     var tokens = batch * seq;
-    var block = blockBytes(cfg, batch, seq);
-    var shared = 2n * INT64 * tokens;
-    if (cfg.layout === "gpt2") {
-      shared += INT64 * seq;
-    } else {
-      shared += 2n * ELEMENT * seq * big(cfg.head_dim);
-    }
-    if (checkpointing && cfg.layout !== "gpt2") { shared += INT64 * seq; }
     var dModel = big(cfg.d_model);
+    var block = blockBytes(cfg, batch, seq, frozen);
+    var discount = 0n;
+    if (frozen) {
+      var modules = loraModules(cfg, options.targets);
+      if (!Number.isSafeInteger(options.rank) || options.rank < 1) {
+        throw new Error("lora_rank must be an integer >= 1; got " + options.rank);
+      }
+      block += adapterBytes(modules, tokens, options.rank);
+      if (!checkpointing) { discount = normBytes(cfg, tokens, dModel, 1n, true); }
+    }
+    var shared = (frozen ? 1n : 2n) * INT64 * tokens;
+    if (cfg.layout !== "gpt2") { shared += 2n * ELEMENT * seq * big(cfg.head_dim); }
+    if (checkpointing || (cfg.layout === "gpt2" && !frozen)) { shared += INT64 * seq; }
     var vocab = big(cfg.vocab_size);
-    var head = normBytes(cfg, tokens, dModel, 1n) + ELEMENT * tokens * dModel;
+    var head = normBytes(cfg, tokens, dModel, 1n, frozen) + (frozen ? 0n : ELEMENT * tokens * dModel);
     var perLayer = checkpointing ? ELEMENT * tokens * dModel : block;
     var loss = FP32 * tokens * vocab + FP32;
     var recompute = checkpointing ? block : 0n;
     var logits = ELEMENT * tokens * vocab;
     var lossBackward = 2n * FP32 * tokens * vocab;
-    var saved = perLayer * big(cfg.n_layers) + shared + head + loss;
+    var saved = perLayer * big(cfg.n_layers) - discount + shared + head + loss;
     return saved + logits + (lossBackward > recompute ? lossBackward : recompute);
   }
 
   /* ---- llmcalc.weightformats ---- */
 
-  var WEIGHT_FORMATS = ["bf16", "fp8", "int8", "int4", "nf4", "nf4-dq"];
-  var FP32_ROUTERS = ["deepseek_v2", "deepseek_v3"];
-
   /* llmcalc.weightformats._converted */
   function converted(module, format, cfg) {
-    if (format === "bf16" || module.role === "lm_head") { return false; }
+    if (format === "bf16" || module.role === "lm_head" || cfg.layout === "falcon") { return false; }
     var routedExpert = module.path.indexOf("mlp.experts.") === 0;
     if (format === "fp8") { return routedExpert || (module.adaptable && cfg.layout !== "gpt2"); }
     return module.adaptable;
@@ -197,23 +222,28 @@
 
   /* llmcalc.weightformats.weight_format_bytes */
   function weightFormatBytes(cfg, format) {
-    if (WEIGHT_FORMATS.indexOf(format) < 0) {
-      throw new Error("weight_format must be one of " + WEIGHT_FORMATS.map(pyRepr).join(", ") + "; got " +
-        pyRepr(format));
+    var formats = TABLES.weight_formats;
+    if (formats.indexOf(format) < 0) {
+      throw new Error("weight_format must be one of " + formats.map(pyRepr).join(", ") + "; got " + pyRepr(format));
     }
-    if (format === "int4" && (cfg.n_experts > 1 || cfg.layout === "gpt2")) {
+    var noGptq = Object.prototype.hasOwnProperty.call(TABLES.no_gptq_layouts, cfg.layout);
+    if (format === "int4" && (cfg.n_experts > 1 || noGptq)) {
       throw new Error("weight_format 'int4' (GPTQ) is not modelled for " +
-        (cfg.n_experts > 1 ? "an MoE model" : "GPT-2's Conv1D layers") + "; use one of " +
-        WEIGHT_FORMATS.filter(function (f) { return f !== "int4"; }).map(pyRepr).join(", "));
+        (cfg.n_experts > 1 ? "an MoE model" : TABLES.no_gptq_layouts[cfg.layout]) + "; use one of " +
+        formats.filter(function (f) { return f !== "int4"; }).map(pyRepr).join(", "));
     }
     var quantized = 0n;
     var constants = 0n;
     var convertedWeights = 0n;
     var fp32Weights = 0n;
-    MC.linearModules(cfg).forEach(function (module) {
-      var copies = big(module.copies);
-      if (module.role === "router" && FP32_ROUTERS.indexOf(cfg.model_type) >= 0) {
-        fp32Weights += copies * (big(module.d_in) * big(module.d_out) + (module.bias ? big(module.d_out) : 0n));
+    var modules = MC.linearModules(cfg);
+    /* get_keys_to_not_convert skips the model's last parameter: the last block's last linear layer when the
+     * head is tied and the norms have no weights. */
+    var lastKept = format !== "bf16" && format !== "int4" && cfg.tie_embeddings && cfg.norm === "parameter-free";
+    modules.forEach(function (module, index) {
+      var copies = big(module.copies) - (lastKept && index === modules.length - 1 ? 1n : 0n);
+      if (module.role === "router" && TABLES.fp32_routers.indexOf(cfg.model_type) >= 0) {
+        fp32Weights += big(module.params);
       }
       var routedGateOrUp = module.path.indexOf("mlp.experts.") === 0 && (module.role === "gate" || module.role === "up");
       var stacked = format === "fp8" && cfg.ffn === "swiglu" && routedGateOrUp;
@@ -224,7 +254,7 @@
       constants += copies * parts[1];
       convertedWeights += copies * big(module.d_in) * rows;
     });
-    var unquantized = 2n * (MC.paramCount(cfg) - convertedWeights) + 2n * fp32Weights;
+    var unquantized = 2n * (MC.paramCount(cfg) - convertedWeights + fp32Weights);
     return { quantized: quantized, constants: constants, unquantized: unquantized };
   }
 
@@ -272,17 +302,23 @@
     var n = checkedModel(cfg);
     checkCount("seq_len", options.seqLen, 1, tokenLimit(cfg));
     checkCount("micro_batch", options.microBatch, 1, LIMITS.max_batch);
-    var activations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing);
     if (options.task === "full") {
+      var activations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing, options);
       checkCount("n_gpus", options.nGpus, 1, LIMITS.max_gpus);
       var parts = zeroMemoryPerGpu(n, options.zeroStage, options.nGpus, options.optimizer, "mixed");
       return memoryPlan(parts.weights, 0n, parts.gradients, parts.optimizer_states + parts.master_weights,
         activations);
     }
+    if (options.zeroStage !== 0 || options.nGpus !== 1) {
+      throw new Error("ZeRO is planned for full fine-tuning only; got task=" + pyRepr(options.task) + " with " +
+        "zero_stage=" + options.zeroStage + ", n_gpus=" + options.nGpus);
+    }
+    /* QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA. */
+    var loraActivations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing, options);
     var baseParts = weightFormatBytes(cfg, options.task === "qlora" ? "nf4-dq" : "bf16");
     var base = Object.keys(baseParts).reduce(function (sum, key) { return sum + baseParts[key]; }, 0n);
     var adapters = trainingMemory(MC.loraModelParams(cfg, options.rank, options.targets), options.optimizer, "fp32");
-    return memoryPlan(base + adapters.weights, 0n, adapters.gradients, adapters.optimizer_states, activations);
+    return memoryPlan(base + adapters.weights, 0n, adapters.gradients, adapters.optimizer_states, loraActivations);
   }
 
   /* llmcalc.planner.largest_fitting: binary search for the largest n in [1, limit] whose plan fits. */
@@ -499,7 +535,7 @@
 
   function init() {
     document.querySelectorAll('.calculator[data-calculator="planner"]').forEach(function (root) {
-      LIMITS = JSON.parse(root.dataset.limits);
+      useTables(JSON.parse(root.dataset.tables));
       setup(root);
     });
   }
@@ -512,6 +548,7 @@
     activationPeak: activationPeak,
     tokenLimit: tokenLimit,
     limits: function () { return LIMITS; },
+    useTables: useTables,
     planInference: planInference,
     planTraining: planTraining,
     planTotal: planTotal,
