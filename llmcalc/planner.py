@@ -51,9 +51,11 @@ GPUS: Mapping[str, int] = MappingProxyType({
 })
 """Common cards (as of 2026-11) and their memory as the vendor states it, read as GiB.
 
-``nvidia-smi`` shows a little less on most cards (ECC and firmware
-reservations: a T4 shows 15,360 MiB); give the planner your card's own figure
-when it matters.
+``nvidia-smi`` shows less on most cards, after ECC and firmware reservations:
+about 6 % less on the data-centre cards with GDDR memory (a T4 shows 15,360
+MiB, an L4 23,034 MiB, an L40S 46,068 MiB), a few hundred MiB less on HBM
+cards (an H100 81,559 MiB, an H200 143,771 MiB).  Give the planner your
+card's own figure when it matters.
 """
 
 TASKS = ("inference", "full", "lora", "qlora")
