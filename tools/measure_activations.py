@@ -65,6 +65,7 @@ import json
 import pathlib
 import platform
 import sys
+import tempfile
 from collections import defaultdict
 from typing import Any
 
@@ -132,13 +133,12 @@ def build_lora(arch: str, targets: str | None, dropout: float, quantized: bool) 
     if quantized:
         from transformers import BitsAndBytesConfig
 
-        saved = pathlib.Path("/tmp") / f"measure-activations-{arch}"
-        if not saved.exists():
-            base.save_pretrained(saved)
         quantization = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
                                           bnb_4bit_compute_dtype=torch.bfloat16)
-        base = AutoModelForCausalLM.from_pretrained(saved, quantization_config=quantization, dtype=torch.bfloat16,
-                                                    attn_implementation="sdpa", device_map="cpu").train()
+        with tempfile.TemporaryDirectory() as saved:  # quantization happens while loading, so save first
+            base.save_pretrained(saved)
+            base = AutoModelForCausalLM.from_pretrained(saved, quantization_config=quantization, dtype=torch.bfloat16,
+                                                        attn_implementation="sdpa", device_map="cpu").train()
     config = LoraConfig(r=LORA_RANK, lora_alpha=2 * LORA_RANK, lora_dropout=dropout, target_modules=targets,
                         task_type="CAUSAL_LM")
     model = get_peft_model(base, config).train()
