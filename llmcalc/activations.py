@@ -67,10 +67,13 @@ SiLU and its product, the GELU steps and SDPA keep what they keep under full
 fine-tuning.  peft upcasts the adapters to fp32 on a 16-bit base, and each
 adapted module casts its input to fp32 itself, so each keeps ``4*T*(d_in+r)``
 bytes: its fp32 input (a copy per module, even where modules share an input)
-and ``lora_A``'s ``r``-wide output.  ``lora_dropout > 0`` makes ``lora_A`` keep
-the dropped-out copy instead and the dropout its scaled mask, which on CPU is
-a tensor of the input's dtype (``4 * T * d_in`` more; CUDA's fused dropout
-keeps a 1-byte mask, not measured).  Without checkpointing the first block's
+and ``lora_A``'s ``r``-wide output.  Under bf16 autocast (the Hugging Face
+Trainer's ``bf16=True``, through accelerate) ``lora_A`` keeps the bf16 cast of
+that input and a bf16 output instead, half these bytes (not measured).
+``lora_dropout > 0`` makes ``lora_A`` keep the dropped-out copy instead and
+the dropout its scaled mask, which on CPU is a tensor of the input's dtype
+(``4 * T * d_in`` more; CUDA's fused dropout keeps a 1-byte mask, not
+measured).  Without checkpointing the first block's
 input, from the frozen embedding, needs no gradient: its first norm and the
 masks of the adapters reading it are not kept
 (:attr:`ActivationMemory.first_block_discount`); with checkpointing

@@ -51,9 +51,11 @@ GPUS: Mapping[str, int] = MappingProxyType({
 })
 """Common cards (as of 2026-11) and their memory as the vendor states it, read as GiB.
 
-``nvidia-smi`` shows a little less on most cards (ECC and firmware
-reservations: a T4 shows 15,360 MiB); give the planner your card's own figure
-when it matters.
+``nvidia-smi`` shows less on most cards, after ECC and firmware reservations:
+about 6 % less on the data-centre cards with GDDR memory (a T4 shows 15,360
+MiB, an L4 23,034 MiB, an L40S 46,068 MiB), a few hundred MiB less on HBM
+cards (an H100 81,559 MiB, an H200 143,771 MiB).  Give the planner your
+card's own figure when it matters.
 """
 
 TASKS = ("inference", "full", "lora", "qlora")
@@ -152,10 +154,14 @@ def plan_training(
     * ``"lora"``: the frozen base in bf16, and the adapters of
       :func:`~llmcalc.lora_model_params` (``rank``, ``targets``) trained in
       fp32, as peft keeps them by default (``autocast_adapter_dtype``): 4
-      bytes of weights, 4 of gradients and the optimizer's fp32 states each.
+      bytes of weights, 4 of gradients and the optimizer's states each (fp32,
+      or 1 byte a state with 8-bit AdamW); no master copy.
     * ``"qlora"``: as ``"lora"`` with the base in NF4 with double
       quantization; a paged optimizer's states are counted in GPU memory, since
-      paging only moves them out under pressure.
+      paging only moves them out under pressure.  Not counted: peft's
+      ``prepare_model_for_kbit_training``, which QLoRA recipes usually call,
+      upcasts every parameter left in 16 bits (embedding, head, norms) to fp32,
+      2 bytes more each.
 
     Activations are :func:`~llmcalc.activations.activation_memory`'s ``peak``
     (SDPA attention, bf16) for ``micro_batch`` sequences of ``seq_len``

@@ -6,8 +6,9 @@ Each format is a library recipe, counted tensor by tensor as transformers 5.24 l
 * ``bf16``: every parameter in 2 bytes.
 * ``int8``: bitsandbytes LLM.int8 (``BitsAndBytesConfig(load_in_8bit=True)``): an int8 code
   per weight, an fp32 scale per output row (``SCB``).
-* ``nf4``: bitsandbytes ``load_in_4bit=True, bnb_4bit_quant_type="nf4"`` (blocksize 64): two codes
-  a byte, an fp32 absmax per 64 weights, a 16-entry fp32 code table per tensor (``get_4bit_type``).
+* ``nf4``: bitsandbytes ``load_in_4bit=True, bnb_4bit_quant_type="nf4"`` (blocksize 64, its default
+  on CUDA; on ROCm it defaults to 128, half these absmax): two codes a byte, an fp32 absmax per 64
+  weights, a 16-entry fp32 code table per tensor (``get_4bit_type``).
 * ``nf4-dq``: the same with ``bnb_4bit_use_double_quant=True``: uint8 absmax, an fp32 absmax per 256
   of them, an fp32 offset, and a 256-entry fp32 table copied per tensor (``quantize_blockwise``).
 * ``fp8``: transformers' ``FineGrainedFP8Config`` (DeepSeek-V3 style): an e4m3 byte per weight, an
