@@ -132,7 +132,7 @@ class PrefixDictionary:
     one, about 500,000 entries, with their frequencies) from ``dict.txt`` and keeps it
     in the temporary folder as one marshalled ``dict``, which takes about 1 s of CPU to
     load.  Kept as the words joined into one string and the frequencies as one array of
-    integers, the same dictionary loads in about 0.35 s: a translator's rebuild that has
+    integers, the same dictionary loads in about 0.25 s: a translator's rebuild that has
     a new text to segment spent most of its search-index time loading it.  The
     dictionary depends only on jieba's release and dictionary file, which make
     :func:`prefix_dictionary_key`; a file with another key is replaced by jieba's.
