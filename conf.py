@@ -56,6 +56,7 @@ extensions = [
     "themestrings",  # Furo's English-only labels through the translation catalog
     "conceptmap",  # the dependency graph of all terms, drawn as SVG at build time
     "mystsettings",  # translated builds: docutils defaults built once, not per message
+    "i18nparses",  # translated builds: Sphinx parses each translated message once, not twice
 ]
 
 exclude_patterns = ["_ext", "_root", "_static", "_templates"]

@@ -22,6 +22,7 @@ CONF = f"""\
 extensions = [
     "myst_parser", "sphinx.ext.doctest", "termorder", "termlinks", "termindex", "mathml", "zhsearch",
     "langswitch", "calculators", "termpreviews", "copycode", "themestrings", "conceptmap", "mystsettings",
+    "i18nparses",
 ]
 exclude_patterns = ["_build"]
 html_static_path = [{str(REPO / "docs" / "_static")!r}]

@@ -17,7 +17,9 @@ import myst_parser.mdit_to_docutils.base as myst_base
 import myst_parser.parsers.sphinx_ as myst_sphinx
 import pytest
 import sphinx.search
+import sphinx.transforms.i18n as sphinx_i18n
 
+import i18nparses
 import mystsettings
 import reference
 import themestrings
@@ -27,6 +29,7 @@ from sphinxbuild import build, write_tree
 WORKAROUNDS = [
     ("sphinx", zhsearch.STEMMER_BUG_VERSIONS, "docs/_ext/zhsearch.py (sphinx#14229)"),
     ("myst-parser", mystsettings.PATCHED_VERSIONS, "docs/_ext/mystsettings.py"),
+    ("sphinx", i18nparses.PATCHED_VERSIONS, "docs/_ext/i18nparses.py (Locale parses messages twice)"),
     ("furo", themestrings.REWRITTEN_VERSIONS, "docs/_ext/themestrings.py"),
     ("sphinx-argparse", reference.UNTRANSLATED_HELP_VERSIONS, "docs/_ext/reference.py (sphinx-argparse#67)"),
     ("sphinx-codeautolink", reference.RST_ONLY_CACHE_VERSIONS, "docs/_ext/reference.py (codeautolink cache, #181)"),
@@ -76,3 +79,18 @@ def test_the_myst_patches_are_left_out_on_other_releases(monkeypatch: pytest.Mon
     mystsettings.setup(None)  # type: ignore[arg-type]
     assert myst_base.get_default_settings is mystsettings.default_settings  # type: ignore[attr-defined]
     assert myst_sphinx.create_md_parser is mystsettings.shared_md_parser  # type: ignore[attr-defined]
+
+
+def test_the_locale_patch_is_left_out_on_other_releases(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Unwrapped: an earlier build in this process may have patched it already.
+    stock_apply = getattr(sphinx_i18n.Locale.apply, "__wrapped__", sphinx_i18n.Locale.apply)
+    monkeypatch.setattr(sphinx_i18n.Locale, "apply", stock_apply)
+    monkeypatch.setattr(sphinx, "__version__", "0.0.0")
+    i18nparses.setup(None)  # type: ignore[arg-type]
+    assert sphinx_i18n.Locale.apply is stock_apply
+    monkeypatch.setattr(sphinx, "__version__", sorted(i18nparses.PATCHED_VERSIONS)[0])
+    i18nparses.setup(None)  # type: ignore[arg-type]
+    patched_apply = sphinx_i18n.Locale.apply
+    assert patched_apply is not stock_apply and patched_apply.__wrapped__ is stock_apply  # type: ignore[attr-defined]
+    i18nparses.setup(None)  # type: ignore[arg-type]
+    assert sphinx_i18n.Locale.apply is patched_apply  # a second build in the process wraps it once

@@ -1,12 +1,16 @@
-"""docs/_ext/zhsearch.py: remembered segmentations change no word of the index."""
+"""docs/_ext/zhsearch.py: remembered segmentations and a kept dictionary change no word of the index."""
 
 from __future__ import annotations
 
+import marshal
 from pathlib import Path
+from typing import NoReturn
 
+import jieba
+import pytest
 from sphinx.search.zh import SearchChinese
 
-from zhsearch import Segmentations, traditional_chinese_search, write_user_dictionary
+from zhsearch import PrefixDictionary, Segmentations, traditional_chinese_search, write_user_dictionary
 
 TEXTS = [
     "詞元（Token）是模型讀取的單位。",
@@ -67,3 +71,42 @@ def test_a_fresh_build_keeps_only_its_own_texts(tmp_path: Path) -> None:
     fresh.current = {"留下": ["留下"]}
     fresh.write(fresh=True)
     assert Segmentations(store, "key").earlier == {"留下": ["留下"]}
+
+
+def test_the_kept_prefix_dictionary_is_jiebas_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = PrefixDictionary(tmp_path / "prefix.marshal")
+    first = jieba.Tokenizer()
+    kept.load_into(first)  # none kept yet: jieba's own, then kept
+    assert first.initialized and kept.path.exists()
+
+    def not_again() -> NoReturn:
+        raise AssertionError("jieba's own dictionary loaded although one was kept")
+
+    from_kept = jieba.Tokenizer()
+    monkeypatch.setattr(from_kept, "initialize", not_again)
+    kept.load_into(from_kept)
+    jiebas = jieba.Tokenizer()
+    jiebas.initialize()
+    assert from_kept.initialized
+    assert from_kept.total == jiebas.total
+    assert from_kept.FREQ == jiebas.FREQ
+    for tokenizer in (from_kept, jiebas):
+        tokenizer.add_word("低秩適應")
+    texts = [*TEXTS, "以參考模型為例，範例算出處理單一詞元的前向傳遞成本", "C++ 與 AT&T 的 GPU kernel"]
+    assert [list(from_kept.cut_for_search(text)) for text in texts] == [
+        list(jiebas.cut_for_search(text)) for text in texts
+    ]
+
+
+def test_a_prefix_dictionary_kept_for_another_jieba_is_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "prefix.marshal"
+    path.write_bytes(marshal.dumps(("another jieba", 3, "詞\n詞元", b"")))
+    tokenizer = jieba.Tokenizer()
+    PrefixDictionary(path).load_into(tokenizer)
+    assert len(tokenizer.FREQ) > 300_000  # jieba's own, not the two words kept
+    assert marshal.loads(path.read_bytes())[0] != "another jieba"
+    path.write_bytes(b"not marshalled")
+    tokenizer = jieba.Tokenizer()
+    PrefixDictionary(path, keep=False).load_into(tokenizer)
+    assert len(tokenizer.FREQ) > 300_000
+    assert path.read_bytes() == b"not marshalled"  # a fresh build does not write it
