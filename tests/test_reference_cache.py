@@ -69,3 +69,32 @@ def links_after_a_rewrite(tmp_path: Path, extra: str) -> int:
 def test_a_page_rewritten_but_not_reread_keeps_its_links(tmp_path: Path) -> None:
     assert links_after_a_rewrite(tmp_path / "without", "") == 0  # the upstream behaviour
     assert links_after_a_rewrite(tmp_path / "with", ', "reference"') > 0
+
+
+PARSER = '''\
+import argparse
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="tool")
+    parser.add_argument("--size", help="{help}")
+    return parser
+'''
+
+
+def test_a_command_reference_follows_its_parser_in_an_incremental_build(tmp_path: Path) -> None:
+    """Changing the parser's package, not the page, rebuilds the page (note_parser_dependencies)."""
+    import sys
+
+    write_tree(tmp_path, {
+        "conf.py": f'import sys\nsys.path.insert(0, {str(tmp_path)!r})\nextensions = ["sphinxarg.ext", "reference"]\n',
+        "index.rst": "Tool\n====\n\n.. argparse::\n   :module: toolpkg.cli\n   :func: build_parser\n   :prog: tool\n",
+        "toolpkg/__init__.py": "",
+        "toolpkg/cli.py": PARSER.format(help="the old help"),
+    })
+    assert "the old help" in build(tmp_path).html("index")
+    (tmp_path / "toolpkg" / "cli.py").write_text(PARSER.format(help="the new help"), encoding="utf-8")
+    for name in [name for name in sys.modules if name.split(".")[0] == "toolpkg"]:
+        del sys.modules[name]  # the build imports the parser afresh, as a new sphinx-build process would
+    html = build(tmp_path).html("index")
+    assert "the new help" in html and "the old help" not in html

@@ -1,6 +1,6 @@
 """The llmcalc reference pages: what autodoc and sphinx-argparse need to read well in both languages.
 
-Three fixes, each for one upstream behaviour:
+Three fixes, each for one upstream behaviour, and one dependency declared:
 
 * A module constant with no docstring of its own (``GB``, ``REFERENCE``) would show its
   type's docstring (int's, ModelConfig's); autodoc does that by design, so this
@@ -19,12 +19,19 @@ Three fixes, each for one upstream behaviour:
   pages that were out of date when the build started, not those rewritten because the
   glossary they show changed; every page resolved for writing is added to its list.
   Both apply only to 0.19.0.
+
+A page that documents a parser with ``.. argparse::`` depends on the parser's package,
+which Sphinx cannot know: without the dependency an incremental build keeps the old
+command reference after ``llmcalc/cli.py`` (or a module whose choices it shows) changes.
+``note_dependency``, Sphinx's public API for this, records every file of the package.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import json
+import re
 from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,7 +67,6 @@ def restore_saved_examples(app: Sphinx) -> None:
             item["example"] = CodeExample(**item["example"])
             item["names"] = [Name(**name) for name in item["names"]]
         transforms[page] = [SourceTransform(**item) for item in saved]
-"""sphinx-argparse releases whose help paragraphs have no source (sphinx-argparse#67)."""
 
 
 RAISES = [
@@ -82,6 +88,20 @@ def document_raised_errors(
     """Give each llmcalc function, method and class entry the errors it raises on bad input."""
     if what in ("function", "method", "class") and name.startswith("llmcalc.") and "Raises" not in lines:
         lines.extend(RAISES)
+
+
+ARGPARSE_MODULE = re.compile(r"^\s*:module:\s*(\S+)\s*$", re.MULTILINE)
+
+
+def note_parser_dependencies(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Make a page with ``.. argparse::`` depend on every file of the documented parser's package."""
+    if ".. argparse::" not in source[0]:
+        return
+    for module in ARGPARSE_MODULE.findall(source[0]):
+        spec = importlib.util.find_spec(module.split(".")[0])
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            for path in sorted(Path(folder).glob("*.py")):
+                app.env.note_dependency(str(path))
 
 
 def link_every_written_page(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -118,9 +138,11 @@ class TranslateCommandLineReference(SphinxTransform):
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("autodoc-process-docstring", drop_inherited_docstrings_of_constants, priority=100)
     app.connect("autodoc-process-docstring", document_raised_errors, priority=100)
+    app.connect("source-read", note_parser_dependencies)
     if version("sphinx-argparse") in UNTRANSLATED_HELP_VERSIONS:
         app.add_transform(TranslateCommandLineReference)
     if version("sphinx-codeautolink") in RST_ONLY_CACHE_VERSIONS:
         app.connect("builder-inited", restore_saved_examples, priority=600)  # after codeautolink loads its cache
         app.connect("doctree-resolved", link_every_written_page)
-    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
+    # env_version: environments saved before pages recorded their parser dependencies are read again.
+    return {"version": "1.1", "env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}
