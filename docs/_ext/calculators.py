@@ -222,12 +222,17 @@ def resolve_calculators(app: Sphinx, doctree: nodes.document, docname: str) -> N
 
 
 @functools.cache
-def widget_template() -> Any:
-    """The template's macros (``open``, ``close``), loaded once per process."""
+def template(name: str) -> Any:
+    """A template's macros (widget.html: ``open``, ``close``; planner.html: ``close``), loaded once per process."""
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined
     )
-    return environment.get_template("widget.html").module
+    return environment.get_template(name).module
+
+
+def compact_json(value: object) -> str:
+    """JSON without spaces, for data-* attributes."""
+    return json.dumps(value, separators=(",", ":"))
 
 
 @functools.cache
@@ -257,9 +262,6 @@ def planner_data() -> dict[str, str]:
     import llmcalc
     from llmcalc import memory, planner, weightformats
 
-    def compact(value: object) -> str:
-        return json.dumps(value, separators=(",", ":"))
-
     tables = {
         "limits": {"max_params": planner.MAX_PARAMS, "max_tokens": planner.MAX_TOKENS,
                    "max_batch": planner.MAX_BATCH, "max_gpus": planner.MAX_GPUS, "reserve": planner.RESERVE},
@@ -272,19 +274,10 @@ def planner_data() -> dict[str, str]:
         "no_gptq_layouts": weightformats._NO_GPTQ_LAYOUTS,
     }
     return {
-        "data-presets": compact({name: dataclasses.asdict(cfg) for name, cfg in llmcalc.PRESETS.items()}),
-        "data-gpus": compact(dict(planner.GPUS)),
-        "data-tables": compact(tables),
+        "data-presets": compact_json({name: dataclasses.asdict(cfg) for name, cfg in llmcalc.PRESETS.items()}),
+        "data-gpus": compact_json(dict(planner.GPUS)),
+        "data-tables": compact_json(tables),
     }
-
-
-@functools.cache
-def planner_template() -> Any:
-    """The planner template's ``close`` macro, loaded once per process."""
-    environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined
-    )
-    return environment.get_template("planner.html").module
 
 
 @functools.cache
@@ -301,8 +294,8 @@ def visit_calculator(self: HTML5Translator, node: calculator) -> None:
     if kind == "kvcache":
         attributes["data-divisor-error"] = labels["divisor_error"]
     if kind in ("memory", "kvcache"):
-        attributes["data-presets"] = json.dumps(model_data(kind), separators=(",", ":"))
-        attributes["data-dtype-bits"] = json.dumps(dtype_bits(), separators=(",", ":"))
+        attributes["data-presets"] = compact_json(model_data(kind))
+        attributes["data-dtype-bits"] = compact_json(dtype_bits())
     if kind == "planner":
         from llmcalc._browser import browser_tables
 
@@ -310,7 +303,7 @@ def visit_calculator(self: HTML5Translator, node: calculator) -> None:
         attributes.update({f"data-{key.replace('_', '-')}": labels[key] for key in PLANNER_MESSAGES})
         # The rules' data for modelconfig.js, once per page (the page has one planner).
         self.body.append(inline_json("modelconfig-tables", browser_tables()))
-    self.body.append(widget_template().open(attributes))
+    self.body.append(template("widget.html").open(attributes))
 
 
 def depart_calculator(self: HTML5Translator, node: calculator) -> None:
@@ -321,7 +314,7 @@ def depart_calculator(self: HTML5Translator, node: calculator) -> None:
         from llmcalc.weightformats import WEIGHT_FORMATS
 
         self.body.append(
-            planner_template().close(
+            template("planner.html").close(
                 prefix=f"calc-planner-{node['serial']}",
                 labels=node["labels"],
                 links=node["links"],
@@ -335,7 +328,7 @@ def depart_calculator(self: HTML5Translator, node: calculator) -> None:
     presets = [(name, name) for name in model_data(kind)] if kind != "lora" else []
     dtypes = MEMORY_DTYPES if kind == "memory" else KV_DTYPES
     self.body.append(
-        widget_template().close(
+        template("widget.html").close(
             kind=kind,
             prefix=f"calc-{kind}-{node['serial']}",
             labels=node["labels"],
