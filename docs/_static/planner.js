@@ -13,6 +13,7 @@
   "use strict";
 
   var MC = window.LLMModelConfig;
+  var pyRepr = MC.pyRepr;  // Python's repr(), for messages equal to llmcalc's
   /* llmcalc's tables (planner limits and reserve, DTYPE_BITS, _OPTIMIZERS, _PRECISIONS, _ZERO_SHARDED and the
    * weight-format rules), from the widget's data-tables: never retyped here. */
   var TABLES = null;
@@ -77,20 +78,14 @@
   var FP32 = 4n;
   var INT64 = 8n;
 
-  function pyRepr(value) {
-    if (typeof value === "string") { return "'" + value + "'"; }
-    if (typeof value === "boolean") { return value ? "True" : "False"; }
-    return String(value);
-  }
-
   /* llmcalc.activations._check_modelled: refuse the configurations whose saved tensors were never measured. */
   function checkModelled(cfg) {
     var unmeasured = [
       ["qk_norm", cfg.qk_norm, "none", "QK-norm"],
-      ["n_experts", cfg.n_experts, 1, "mixture-of-experts routing"],
-      ["kv_lora_rank", cfg.kv_lora_rank, 0, "latent attention"],
-      ["sliding_window", cfg.sliding_window, 0, "sliding-window attention"],
-      ["norms_per_layer", cfg.norms_per_layer, 2, "blocks without exactly two norms"],
+      ["n_experts", cfg.n_experts, 1n, "mixture-of-experts routing"],
+      ["kv_lora_rank", cfg.kv_lora_rank, 0n, "latent attention"],
+      ["sliding_window", cfg.sliding_window, 0n, "sliding-window attention"],
+      ["norms_per_layer", cfg.norms_per_layer, 2n, "blocks without exactly two norms"],
     ];
     unmeasured.forEach(function (item) {
       if (String(item[1]) !== String(item[2])) {
@@ -270,7 +265,7 @@
     return PARTS.reduce(function (sum, part) { return sum + plan[part]; }, 0n);
   }
 
-  /* llmcalc.planner._checked_model */
+  /* llmcalc.planner._checked_model: the parameter count, refused beyond the limit. */
   function checkedModel(cfg) {
     var n = MC.paramCount(cfg);
     if (n > big(LIMITS.max_params)) {
@@ -280,7 +275,7 @@
     return n;
   }
 
-  /* llmcalc.planner._tokens */
+  /* llmcalc.planner.context_limit */
   function tokenLimit(cfg) {
     var learned = Number(cfg.learned_positions);
     return learned ? Math.min(learned, LIMITS.max_tokens) : LIMITS.max_tokens;
