@@ -29,10 +29,10 @@ from .params import active_param_count, param_breakdown, param_count
 from .planner import (
     KV_FORMATS,
     MAX_BATCH,
-    MAX_TOKENS,
     OPTIMIZERS,
     TASKS,
     MemoryPlan,
+    context_limit,
     largest_fitting,
     plan_inference,
     plan_training,
@@ -195,7 +195,7 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
         def plan(n: int) -> MemoryPlan:
             return plan_inference(cfg, context=n, batch=args.batch, weight_format=args.weight_format,
                                   kv_format=args.kv_format)
-        size, varied, limit = args.context, "context", min(cfg.learned_positions or MAX_TOKENS, MAX_TOKENS)
+        size, varied, limit = args.context, "context", context_limit(cfg)
     else:
         targets: str | list[str] = ALL_LINEAR if args.targets == [ALL_LINEAR] else args.targets
 

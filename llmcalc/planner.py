@@ -89,17 +89,29 @@ class MemoryPlan:
         return self.total <= check.count("gpu_bytes", gpu_bytes)
 
 
-def _checked_model(cfg: ModelConfig) -> ModelConfig:
+def _checked_model(cfg: ModelConfig) -> tuple[ModelConfig, int]:
+    """The config and its parameter count, refused beyond :data:`MAX_PARAMS`."""
     cfg = as_model_config(cfg)
     n = param_count(cfg)
     if n > MAX_PARAMS:
         raise ValueError(f"the model has {n:,} parameters; the planner takes models of up to {MAX_PARAMS:,}")
-    return cfg
+    return cfg, n
+
+
+def context_limit(cfg: ModelConfig) -> int:
+    """The most tokens per sequence a plan takes: ``MAX_TOKENS`` (``2**24``), or a learned position table's length.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> context_limit(get_preset("llama-2-7b")), context_limit(get_preset("gpt2"))
+    (16777216, 1024)
+    """
+    return min(as_model_config(cfg).learned_positions or MAX_TOKENS, MAX_TOKENS)
 
 
 def _tokens(cfg: ModelConfig, name: str, value: int) -> int:
-    """A token count, at most :data:`MAX_TOKENS` and at most a learned position table's length."""
-    return check.count(name, value, maximum=min(cfg.learned_positions or MAX_TOKENS, MAX_TOKENS))
+    return check.count(name, value, maximum=context_limit(cfg))
 
 
 def plan_inference(
@@ -125,7 +137,7 @@ def plan_inference(
     >>> plan.fits(12 * GiB), plan.fits(16 * GiB)
     (False, True)
     """
-    cfg = _checked_model(cfg)
+    cfg, _ = _checked_model(cfg)
     tokens = _tokens(cfg, "context", context)
     sequences = check.count("batch", batch, maximum=MAX_BATCH)
     kv = kv_cache_bytes(cfg, tokens, batch=sequences, dtype=check.choice("kv_format", kv_format, KV_FORMATS))
@@ -180,7 +192,7 @@ def plan_training(
     ...
     ValueError: task must be one of 'full', 'lora', 'qlora'; got 'sft'
     """
-    cfg = _checked_model(cfg)
+    cfg, n_params = _checked_model(cfg)
     kind = check.choice("task", task, TASKS[1:])
     tokens = _tokens(cfg, "seq_len", seq_len)
     sequences = check.count("micro_batch", micro_batch, maximum=MAX_BATCH)
@@ -188,7 +200,7 @@ def plan_training(
     if kind == "full":
         activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing).peak
         gpus = check.count("n_gpus", n_gpus, maximum=MAX_GPUS)
-        parts = zero_memory_per_gpu(param_count(cfg), zero_stage, gpus, optimizer, "mixed")
+        parts = zero_memory_per_gpu(n_params, zero_stage, gpus, optimizer, "mixed")
         return MemoryPlan(parts["weights"], 0, parts["gradients"],
                           parts["optimizer_states"] + parts["master_weights"], activations, RESERVE)
     if zero_stage != 0 or n_gpus != 1:

@@ -22,7 +22,16 @@ import pytest
 
 import llmcalc as lc
 from browser import browser_page
-from llmcalc.planner import GPUS, KV_FORMATS, MAX_BATCH, OPTIMIZERS, largest_fitting, plan_inference, plan_training
+from llmcalc.planner import (
+    GPUS,
+    KV_FORMATS,
+    MAX_BATCH,
+    OPTIMIZERS,
+    context_limit,
+    largest_fitting,
+    plan_inference,
+    plan_training,
+)
 from llmcalc.weightformats import WEIGHT_FORMATS
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
@@ -69,7 +78,7 @@ def inference_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, g
     def plan(context: int):
         return plan_inference(cfg, context=context, **kwargs)  # type: ignore[arg-type]
 
-    limit = min(cfg.learned_positions or 2**24, 2**24)
+    limit = context_limit(cfg)
     options = {"task": "inference", "weightFormat": kwargs["weight_format"], "kvFormat": kwargs["kv_format"],
                "batch": kwargs["batch"], "context": kwargs.pop("context")}
     context = options["context"]
@@ -100,7 +109,7 @@ def plan_vectors(seed: int = 20261130) -> list[dict[str, object]]:
     cards = list(GPUS.values())
     vectors = []
     for label, source, cfg in model_sources():
-        limit = min(cfg.learned_positions or 2**24, 2**24)
+        limit = context_limit(cfg)
         for weight_format in WEIGHT_FORMATS:
             vectors.append(inference_case(
                 label, source, cfg, rng.choice(cards), weight_format=weight_format,
