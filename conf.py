@@ -57,6 +57,7 @@ extensions = [
     "conceptmap",  # the dependency graph of all terms, drawn as SVG at build time
     "mystsettings",  # translated builds: docutils defaults built once, not per message
     "i18nparses",  # translated builds: Sphinx parses each translated message once, not twice
+    "codelinks",  # codeautolink's links put into each page without re-parsing it
 ]
 
 exclude_patterns = ["_ext", "_root", "_static", "_templates"]

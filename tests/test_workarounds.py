@@ -18,7 +18,9 @@ import myst_parser.parsers.sphinx_ as myst_sphinx
 import pytest
 import sphinx.search
 import sphinx.transforms.i18n as sphinx_i18n
+import sphinx_codeautolink.extension as codeautolink
 
+import codelinks
 import i18nparses
 import mystsettings
 import reference
@@ -33,6 +35,7 @@ WORKAROUNDS = [
     ("furo", themestrings.REWRITTEN_VERSIONS, "docs/_ext/themestrings.py"),
     ("sphinx-argparse", reference.UNTRANSLATED_HELP_VERSIONS, "docs/_ext/reference.py (sphinx-argparse#67)"),
     ("sphinx-codeautolink", reference.RST_ONLY_CACHE_VERSIONS, "docs/_ext/reference.py (codeautolink cache, #181)"),
+    ("sphinx-codeautolink", codelinks.PATCHED_VERSIONS, "docs/_ext/codelinks.py (link_html re-parses each page)"),
 ]
 
 
@@ -94,3 +97,15 @@ def test_the_locale_patch_is_left_out_on_other_releases(monkeypatch: pytest.Monk
     assert patched_apply is not stock_apply and patched_apply.__wrapped__ is stock_apply  # type: ignore[attr-defined]
     i18nparses.setup(None)  # type: ignore[arg-type]
     assert sphinx_i18n.Locale.apply is patched_apply  # a second build in the process wraps it once
+
+
+def test_the_codeautolink_patch_is_left_out_on_other_releases(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sphinx_codeautolink.extension.block import link_html as stock_link_html
+
+    monkeypatch.setattr(codeautolink, "link_html", stock_link_html)
+    monkeypatch.setattr(codelinks, "version", lambda package: "0.0.0")
+    codelinks.setup(None)  # type: ignore[arg-type]
+    assert codeautolink.link_html is stock_link_html
+    monkeypatch.setattr(codelinks, "version", lambda package: sorted(codelinks.PATCHED_VERSIONS)[0])
+    codelinks.setup(None)  # type: ignore[arg-type]
+    assert codeautolink.link_html is codelinks.link_in_place
