@@ -31,7 +31,9 @@ import csv
 import hashlib
 import logging
 import marshal
+import os
 import pickle
+import tempfile
 from array import array
 from importlib.resources import files
 from pathlib import Path
@@ -126,24 +128,22 @@ class Segmentations:
 
 
 class PrefixDictionary:
-    """jieba's prefix dictionary, kept next to the doctrees in a form that loads quickly.
+    """jieba's prefix dictionary, kept beside jieba's own cache in a form that loads quickly.
 
     jieba builds its prefix dictionary (every word of its dictionary and every prefix of
     one, about 500,000 entries, with their frequencies) from ``dict.txt`` and keeps it
     in the temporary folder as one marshalled ``dict``, which takes about 1 s of CPU to
-    load.  Kept as the words joined into one string and the frequencies as one array of
-    integers, the same dictionary loads in about 0.25 s: a translator's rebuild that has
-    a new text to segment spent most of its search-index time loading it.  The
-    dictionary depends only on jieba's release and dictionary file, which make
-    :func:`prefix_dictionary_key`; a file with another key is replaced by jieba's.
-    Writing it costs a build about 0.15 s, so only an incremental build writes it: a
-    fresh build is most often a first build or CI's, with no next build to read it.
+    load, in every zh_TW build that segments text: each fresh one.  Kept as the words
+    joined into one string and the frequencies as one array of integers, the same
+    dictionary loads in about 0.25 s.  It is kept where jieba keeps its own cache, for
+    the same reason: it depends only on jieba's release and dictionary file (which make
+    :func:`prefix_dictionary_key`, checked on every read), not on any build, so every
+    build on the machine can read it.  The first build to load jieba's dictionary
+    writes it (about 0.15 s); a file with another key, or unreadable, is replaced.
     """
 
-    def __init__(self, path: Path, keep: bool = True) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
-        self.keep = keep
-        """Whether to write jieba's dictionary here when there was none to read (0.15 s)."""
 
     def load_into(self, tokenizer: Any) -> None:
         """Give an uninitialized ``jieba.Tokenizer`` its prefix dictionary: ours, else jieba's, then keep it."""
@@ -157,10 +157,11 @@ class PrefixDictionary:
             tokenizer.initialized = True
             return
         tokenizer.initialize()
-        if not self.keep or any("\n" in word for word in tokenizer.FREQ):
+        if any("\n" in word for word in tokenizer.FREQ):
             return  # not a dictionary jieba could have read from its dict.txt: not kept
         counts = array("q", tokenizer.FREQ.values())
-        partial = self.path.with_suffix(".partial")
+        # Another build on the machine may be writing it too: each writes its own copy.
+        partial = self.path.with_name(f"{self.path.name}.{os.getpid()}.partial")
         partial.write_bytes(marshal.dumps((key, tokenizer.total, "\n".join(tokenizer.FREQ), counts.tobytes())))
         partial.replace(self.path)
 
@@ -264,12 +265,9 @@ def configure_chinese_search(app: Sphinx, config: Config) -> None:
     write_user_dictionary(user_dictionary, terminology_words())
     key = segmentations_key(user_dictionary.read_text(encoding="utf-8"))
     segmentations = Segmentations(Path(app.doctreedir) / "jieba-segmentations.pickle", key)
-    prefix_dictionary = PrefixDictionary(Path(app.doctreedir) / "jieba-prefix-dictionary.marshal")
-
-    def keep_in_incremental_builds(app: Sphinx) -> None:
-        prefix_dictionary.keep = not app.fresh_env_used
-
-    app.connect("builder-inited", keep_in_incremental_builds)
+    # Beside jieba's own cache (jieba.cache), in the folder jieba itself uses.
+    cache_folder = Path(jieba.dt.tmp_dir or tempfile.gettempdir())
+    prefix_dictionary = PrefixDictionary(cache_folder / "jieba.prefix-dictionary.marshal")
     app.add_search_language(traditional_chinese_search(segmentations, prefix_dictionary))
     config.html_search_options = {**config.html_search_options, "dict": str(user_dictionary)}
 
