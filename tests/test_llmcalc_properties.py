@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -165,6 +165,12 @@ def test_every_public_function_is_fuzzed() -> None:
     assert public - {"ModelConfig"} <= set(FUZZ), public - set(FUZZ)
 
 
+# Arguments that reach the formula, tried in every run besides the random ones: seven
+# random integers make a valid ModelConfig (they must agree with each other) in few
+# draws, and in about one run of 30 in none of the 150 (measured), a flaky failure.
+REACHES_FORMULA = {"ModelConfig": (32768, 640, 20, 10, 2, 64, 3072)}
+
+
 @pytest.mark.parametrize("name", FUZZ)
 def test_fuzz_refuses_cleanly_and_reaches_the_formula(name: str) -> None:
     function, arguments = FUZZ[name]
@@ -182,5 +188,7 @@ def test_fuzz_refuses_cleanly_and_reaches_the_formula(name: str) -> None:
             outcomes["computed"] += 1
             assert all_finite(result), f"{name}{args!r} returned a non-finite number: {result!r}"
 
+    if name in REACHES_FORMULA:
+        call = example(args=REACHES_FORMULA[name])(call)
     call()
     assert outcomes["computed"] > 0, f"{name} never got past its argument checks"
