@@ -5,8 +5,8 @@ to link and where to; once every page is written, its ``link_html`` opens each p
 that has examples and parses the whole of it with BeautifulSoup's pure-Python
 ``html.parser``, copies blocks while looking for the one each example belongs to,
 serialises each block it changes, parses the result again, and writes the whole
-re-serialised page back.  In a fresh English build of our 29 pages that took 7.7 of
-16.8 s of CPU, more than half again a plain Sphinx build of the same pages.
+re-serialised page back.  A fresh English build of our 29 pages took 24.4 s of CPU with
+it and 14.5 s with this module instead (benchmarks/README.md).
 
 :func:`link_in_place` does the same work on the page's text.  It finds the same
 blocks (a ``div`` with one of codeautolink's classes, in page order, its first
