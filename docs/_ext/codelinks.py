@@ -96,6 +96,8 @@ def link_title(location: str, text: str) -> str:
 def linked_block(block: str, transform: Any, inventory: dict[str, str], local_prefix: str,
                  *, disable_link_titles: bool, document: str) -> str:
     """``block`` (a ``pre``'s markup) with the links of one example, as ``link_html`` makes them."""
+    # Imported here, not at the top: on a release this was not written for, whose
+    # internals may differ, the extension must still load and leave codeautolink alone.
     from sphinx_codeautolink.extension.block import construct_name_pattern
     from sphinx_codeautolink.warn import logger, warn_type
 
@@ -140,15 +142,19 @@ def link_in_place(document: str, out_dir: str, transforms: list[Any], inventory:
 
     classes = {f"highlight-{kind}" for kind in BUILTIN_BLOCKS.keys() | custom_blocks.keys()}
     classes.update(["doctest", *search_css_classes])
-    unmatched = list(code_blocks(page, classes))
+    # Each block with its text, line numbers left out, as examples are matched on it.
+    unmatched = [
+        ((start, end), text_of(LINE_NUMBER.sub("", page[start:end])).rstrip())
+        for start, end in code_blocks(page, classes)
+    ]
     local_prefix = "../" * (len(html_file.relative_to(out_dir).parents) - 1)
 
     replacements: dict[tuple[int, int], str] = {}
     for transform in transforms:
         source = transform.source.rstrip()
-        for index, (start, end) in enumerate(unmatched):
-            if text_of(LINE_NUMBER.sub("", page[start:end])).rstrip() == source:
-                span = unmatched.pop(index)
+        for index, (_, text) in enumerate(unmatched):
+            if text == source:
+                span = unmatched.pop(index)[0]
                 break
         else:
             logger.warning(
