@@ -110,7 +110,9 @@ def test_the_pages_are_codeautolinks_own(tmp_path: Path, monkeypatch: pytest.Mon
     examples = next(name for name in stock if name.startswith("examples"))
     links = stock[examples].count('class="sphinx-codeautolink-a"')
     assert links >= 12 and ours[examples].count('class="sphinx-codeautolink-a"') == links
-    assert "../" in ours[examples] if builder == "dirhtml" else True
+    # dirhtml writes the page one folder down: its links climb out of it.
+    api = "../api/" if builder == "dirhtml" else "api.html"
+    assert f'<a href="{api}#boxes.make" class="sphinx-codeautolink-a">' in ours[examples]
     for name, page in ours.items():
         assert page == stock[name] or str(BeautifulSoup(page, "html.parser")) == stock[name], name
     # Stock re-serialises the whole page; ours leaves what it does not link as Sphinx wrote it.
