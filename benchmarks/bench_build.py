@@ -20,6 +20,10 @@ They are taken for two sites, side by side in the same run:
   text around the glossaries) made of the same number of words, drawn from the real
   page's own words in shuffled order, with the same number of ``{term}`` links to
   earlier entries, and its examples as ``pycon`` code blocks (the same lines).
+  A page whose text is generated from code (the llmcalc reference: autodoc's
+  docstrings, sphinx-argparse's help) is mirrored from what its build shows instead:
+  every paragraph, signature and table cell of its article as prose, every code
+  block as code, read from the project's first build.
   Math, calculators and diagrams are left out: they are features of ours.
 
 Each measurement is repeated N times (``--repeat``, default 3) and the median is
@@ -64,6 +68,7 @@ import tempfile
 import textwrap
 import time
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -108,6 +113,8 @@ EXCLUDED_SOURCE_DIRS = {"_ext", "_root", "_static", "_templates"}
 FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|:{3,})(?P<info>.*)$")
 TERM_ROLE = re.compile(r"\{term\}`(?P<text>[^`<]*?)(?:\s*<[^>]*>)?`")
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+# A page whose text a directive generates from code: autodoc's docstrings, sphinx-argparse's help.
+GENERATED = re.compile(r"^\s*\.\. (auto\w+|argparse)::", re.MULTILINE)
 
 PLAIN_CONF = '''\
 """Plain Sphinx baseline: MyST-Parser and Furo, nothing else."""
@@ -232,6 +239,65 @@ def source_pages(srcdir: Path) -> list[Path]:
     return sorted(
         path for path in srcdir.rglob("*.md") if not EXCLUDED_SOURCE_DIRS.intersection(path.relative_to(srcdir).parts)
     )
+
+
+def is_generated(path: Path) -> bool:
+    """Whether most of the page's text comes from code (autodoc, sphinx-argparse), not its source."""
+    return GENERATED.search(path.read_text(encoding="utf-8")) is not None
+
+
+class ArticleText(HTMLParser):
+    """The prose and code of a built page's main article, in order.
+
+    Prose is each paragraph, definition term (an object's signature, an option) and table
+    cell; code is each ``<pre>``.  Nested prose elements each count once, for their own text.
+    """
+
+    PROSE = frozenset({"p", "dt", "th", "td"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks: list[Block] = []
+        self.in_article = 0
+        self.open: list[tuple[str, list[str]]] = []  # the prose or code elements being read
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "article" and ("role", "main") in attrs:
+            self.in_article = 1
+        elif self.in_article:
+            if tag == "article":
+                self.in_article += 1
+            if tag in self.PROSE or tag == "pre":
+                self.open.append((tag, []))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "article" and self.in_article:
+            self.in_article -= 1
+        if self.open and self.open[-1][0] == tag:
+            name, parts = self.open.pop()
+            text = "".join(parts)
+            if name == "pre":
+                self.blocks.append(Block(code=True, lines=text.rstrip("\n").splitlines()))
+            elif text.strip():
+                self.blocks.append(Block(code=False, lines=[" ".join(text.split())]))
+
+    def handle_data(self, data: str) -> None:
+        if self.open:
+            self.open[-1][1].append(data)
+
+
+def generated_shape(stem: str, built_page: Path) -> PageShape:
+    r"""The twin's shape of a generated page: the text and code its built HTML shows.
+
+    >>> page = Path(tempfile.mkdtemp()) / "api.html"
+    >>> _ = page.write_text('<article role="main"><dl><dt>count(x)</dt><dd><p>Count <em>it</em>.</p>'
+    ...                     '<pre>&gt;&gt;&gt; count(2)\n2\n</pre></dd></dl></article><p>footer</p>')
+    >>> [(block.code, block.lines) for block in generated_shape("api", page).prose]
+    [(False, ['count(x)']), (False, ['Count it.']), (True, ['>>> count(2)', '2'])]
+    """
+    reader = ArticleText()
+    reader.feed(built_page.read_text(encoding="utf-8"))
+    return PageShape(stem=stem, prose=reader.blocks)
 
 
 # -- The plain twin, generated ----------------------------------------------------------
@@ -489,9 +555,9 @@ def main(argv: list[str] | None = None) -> int:
         touched = project_root / "docs" / f"{args.touch}.md"
         if not touched.is_file():
             parser.error(f"--touch: no page docs/{args.touch}.md")
-        shapes = [page_shape(path) for path in source_pages(project_root / "docs")]
+        pages = source_pages(project_root / "docs")
+        shapes = [page_shape(path) for path in pages]
         plain_src = workdir / "plain"
-        write_plain_site(shapes, plain_src)
         project = Site(
             "project", project_root, project_root / "docs",
             {language: ["-D", f"language={language}"] for language in PROJECT_LANGUAGES}, touched,
@@ -511,10 +577,19 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
 
-        # The parallel build first: it must be warning-free, and it warms the caches.
-        parallel = {
-            site.name: build(site, workdir / f"{site.name}-parallel", ["-E", "-j", "auto"]) for site in (project, plain)
-        }
+        # The parallel builds first: they must be warning-free, and they warm the caches.
+        # The project's comes before the twin is written: the twin of a generated page
+        # (the llmcalc reference) carries the text and code that page's build shows.
+        parallel = {"project": build(project, workdir / "project-parallel", ["-E", "-j", "auto"])}
+        built = workdir / "project-parallel" / "html" / PROJECT_LANGUAGES[0]
+        shapes = [
+            generated_shape(path.stem, built / f"{path.stem}.html")
+            if is_generated(path) and (built / f"{path.stem}.html").is_file()  # missing if the build failed
+            else shape
+            for path, shape in zip(pages, shapes, strict=True)
+        ]
+        write_plain_site(shapes, plain_src)
+        parallel["plain"] = build(plain, workdir / "plain-parallel", ["-E", "-j", "auto"])
         results: dict[str, dict[str, list[BuildResult]]] = {
             site.name: {step: [] for step in STEPS} for site in (project, plain)
         }

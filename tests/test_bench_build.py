@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from bench_build import page_shape, source_pages, write_plain_site
+from bench_build import WORD, generated_shape, is_generated, page_shape, source_pages, write_plain_site
 from sphinxbuild import REPO, build
 
 SITE = REPO / "_build" / "html" / "en"
@@ -40,3 +40,25 @@ def test_the_plain_twin_builds_without_a_warning_and_keeps_every_entry(tmp_path:
         for page in result.outdir.glob("*.html")
     )
     assert terms == sum(entry.names for shape in shapes for entry in shape.entries) > 300
+
+
+@pytest.mark.site
+def test_the_twin_of_a_generated_page_carries_what_its_build_shows(tmp_path: Path) -> None:
+    """The llmcalc reference pages are mirrored from their built HTML, not their few source lines."""
+    pages = source_pages(REPO / "docs")
+    generated = [page for page in pages if is_generated(page)]
+    assert {page.stem for page in generated} >= {"reference-models", "reference-planner", "reference-cli"}
+    shapes = [generated_shape(page.stem, SITE / f"{page.stem}.html") if page in generated else page_shape(page)
+              for page in pages]
+    for page in generated:
+        article = BeautifulSoup((SITE / f"{page.stem}.html").read_text(encoding="utf-8"), "html.parser")
+        article = article.select_one("article[role=main]")
+        shape = next(shape for shape in shapes if shape.stem == page.stem)
+        code = [block for block in shape.prose if block.code]
+        assert len(code) == len(article.select("pre")), page.name
+        prose_words = sum(len(WORD.findall(" ".join(block.lines))) for block in shape.prose if not block.code)
+        source_words = len(WORD.findall(page.read_text(encoding="utf-8")))
+        assert prose_words > 5 * source_words, page.name  # the docstrings, not the directives
+    write_plain_site(shapes, tmp_path / "plain")
+    result = build(tmp_path / "plain")
+    assert result.warnings == ""
