@@ -111,3 +111,14 @@ def test_a_prefix_dictionary_kept_for_another_jieba_is_replaced(tmp_path: Path) 
     assert len(tokenizer.FREQ) > 300_000
     assert marshal.loads(path.read_bytes())[1] == tokenizer.total  # replaced by jieba's own
     assert list(path.parent.iterdir()) == [path]  # no partial copy left behind
+
+
+def test_a_prefix_dictionary_that_cannot_be_kept_does_not_stop_the_build(tmp_path: Path) -> None:
+    """Where the copy cannot be written (here a folder stands in its place; in a shared /tmp,
+    another user's file): jieba's own dictionary, nothing kept, nothing left behind."""
+    path = tmp_path / "prefix.marshal"
+    (path / "in the way").mkdir(parents=True)
+    tokenizer = jieba.Tokenizer()
+    PrefixDictionary(path).load_into(tokenizer)
+    assert tokenizer.initialized and len(tokenizer.FREQ) > 300_000
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prefix.marshal"]

@@ -162,8 +162,13 @@ class PrefixDictionary:
         counts = array("q", tokenizer.FREQ.values())
         # Another build on the machine may be writing it too: each writes its own copy.
         partial = self.path.with_name(f"{self.path.name}.{os.getpid()}.partial")
-        partial.write_bytes(marshal.dumps((key, tokenizer.total, "\n".join(tokenizer.FREQ), counts.tobytes())))
-        partial.replace(self.path)
+        try:
+            partial.write_bytes(marshal.dumps((key, tokenizer.total, "\n".join(tokenizer.FREQ), counts.tobytes())))
+            partial.replace(self.path)
+        except OSError:
+            # A shared folder where another user's copy stands, or no room: the build
+            # goes on without keeping it, as jieba does when it cannot keep its own cache.
+            partial.unlink(missing_ok=True)
 
     def _read(self, key: str) -> tuple[dict[str, int], int] | None:
         try:
