@@ -300,6 +300,19 @@ def generated_shape(stem: str, built_page: Path) -> PageShape:
     return PageShape(stem=stem, prose=reader.blocks)
 
 
+def twin_shapes(pages: list[Path], built: Path) -> list[PageShape]:
+    """What the twin mirrors of each page: its source, or for a generated page its build in ``built``.
+
+    A generated page whose build is missing (a failed build) is mirrored from its source.
+    """
+    return [
+        generated_shape(page.stem, built / f"{page.stem}.html")
+        if is_generated(page) and (built / f"{page.stem}.html").is_file()
+        else page_shape(page)
+        for page in pages
+    ]
+
+
 # -- The plain twin, generated ----------------------------------------------------------
 
 
@@ -581,13 +594,7 @@ def main(argv: list[str] | None = None) -> int:
         # The project's comes before the twin is written: the twin of a generated page
         # (the llmcalc reference) carries the text and code that page's build shows.
         parallel = {"project": build(project, workdir / "project-parallel", ["-E", "-j", "auto"])}
-        built = workdir / "project-parallel" / "html" / PROJECT_LANGUAGES[0]
-        shapes = [
-            generated_shape(path.stem, built / f"{path.stem}.html")
-            if is_generated(path) and (built / f"{path.stem}.html").is_file()  # missing if the build failed
-            else shape
-            for path, shape in zip(pages, shapes, strict=True)
-        ]
+        shapes = twin_shapes(pages, workdir / "project-parallel" / "html" / PROJECT_LANGUAGES[0])
         write_plain_site(shapes, plain_src)
         parallel["plain"] = build(plain, workdir / "plain-parallel", ["-E", "-j", "auto"])
         results: dict[str, dict[str, list[BuildResult]]] = {

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from bench_build import WORD, generated_shape, is_generated, page_shape, source_pages, write_plain_site
+from bench_build import WORD, is_generated, page_shape, source_pages, twin_shapes, write_plain_site
 from sphinxbuild import REPO, build
 
 SITE = REPO / "_build" / "html" / "en"
@@ -48,8 +48,7 @@ def test_the_twin_of_a_generated_page_carries_what_its_build_shows(tmp_path: Pat
     pages = source_pages(REPO / "docs")
     generated = [page for page in pages if is_generated(page)]
     assert {page.stem for page in generated} >= {"reference-models", "reference-planner", "reference-cli"}
-    shapes = [generated_shape(page.stem, SITE / f"{page.stem}.html") if page in generated else page_shape(page)
-              for page in pages]
+    shapes = twin_shapes(pages, SITE)
     for page in generated:
         article = BeautifulSoup((SITE / f"{page.stem}.html").read_text(encoding="utf-8"), "html.parser")
         article = article.select_one("article[role=main]")

@@ -8,13 +8,12 @@ algorithms otherwise; the search index must not depend on which one ran.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import snowballstemmer
 import Stemmer
 from snowballstemmer.english_stemmer import EnglishStemmer
 
-REPO = Path(__file__).resolve().parent.parent
+from sphinxbuild import REPO
 
 
 def test_the_build_stems_with_pystemmer() -> None:
