@@ -58,6 +58,7 @@ extensions = [
     "mystsettings",  # translated builds: docutils defaults built once, not per message
     "i18nparses",  # translated builds: Sphinx parses each translated message once, not twice
     "codelinks",  # codeautolink's links put into each page without re-parsing it
+    "debugxml",  # Sphinx's debug messages make a node's XML only when shown
 ]
 
 exclude_patterns = ["_ext", "_root", "_static", "_templates"]

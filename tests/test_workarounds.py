@@ -18,9 +18,11 @@ import myst_parser.parsers.sphinx_ as myst_sphinx
 import pytest
 import sphinx.search
 import sphinx.transforms.i18n as sphinx_i18n
+import sphinx.util.nodes as sphinx_nodes
 import sphinx_codeautolink.extension as codeautolink
 
 import codelinks
+import debugxml
 import i18nparses
 import mystsettings
 import reference
@@ -32,6 +34,7 @@ WORKAROUNDS = [
     ("sphinx", zhsearch.STEMMER_BUG_VERSIONS, "docs/_ext/zhsearch.py (sphinx#14229)"),
     ("myst-parser", mystsettings.PATCHED_VERSIONS, "docs/_ext/mystsettings.py"),
     ("sphinx", i18nparses.PATCHED_VERSIONS, "docs/_ext/i18nparses.py (Locale parses messages twice)"),
+    ("sphinx", debugxml.PATCHED_VERSIONS, "docs/_ext/debugxml.py (debug messages' XML made unshown)"),
     ("furo", themestrings.REWRITTEN_VERSIONS, "docs/_ext/themestrings.py"),
     ("sphinx-argparse", reference.UNTRANSLATED_HELP_VERSIONS, "docs/_ext/reference.py (sphinx-argparse#67)"),
     ("sphinx-codeautolink", reference.RST_ONLY_CACHE_VERSIONS, "docs/_ext/reference.py (codeautolink cache, #181)"),
@@ -109,3 +112,13 @@ def test_the_codeautolink_patch_is_left_out_on_other_releases(monkeypatch: pytes
     monkeypatch.setattr(codelinks, "version", lambda package: sorted(codelinks.PATCHED_VERSIONS)[0])
     codelinks.setup(None)  # type: ignore[arg-type]
     assert codeautolink.link_html is codelinks.link_in_place
+
+
+def test_the_debug_xml_patch_is_left_out_on_other_releases(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sphinx_nodes, "repr_domxml", debugxml.SPHINX_REPR_DOMXML)
+    monkeypatch.setattr(sphinx, "__version__", "0.0.0")
+    debugxml.setup(None)  # type: ignore[arg-type]
+    assert sphinx_nodes.repr_domxml is debugxml.SPHINX_REPR_DOMXML
+    monkeypatch.setattr(sphinx, "__version__", sorted(debugxml.PATCHED_VERSIONS)[0])
+    debugxml.setup(None)  # type: ignore[arg-type]
+    assert sphinx_nodes.repr_domxml is debugxml.DomXml
