@@ -39,6 +39,13 @@ ratio on wall-clock time is printed next to it:
 * both languages, no-op: project / plain twice, at most 1.5x;
 * both languages, one page touched: project / plain twice, at most 2.0x.
 
+Next to the four, one ratio without a goal: project ``en`` fresh against a third
+site, the **equipped twin**: the plain twin with the real llmcalc reference pages and
+the third-party extensions that build them and the examples' links (autodoc, napoleon,
+sphinx-argparse, sphinx-codeautolink, with the project's settings for them, read from
+its conf.py), built fresh in English in each round.  It tells what our own extensions
+and features cost, apart from the third-party ones the site chose.
+
 Timing is information, not a test: missing a goal does not fail the run.  Before the
 timed rounds each site is built once with ``-j auto``, which also warms the caches
 (``.mo`` files, bytecode); the project's parallel build must not give any warning,
@@ -81,8 +88,8 @@ STEP_LABELS = {"fresh": "fresh (-E)", "noop": "no-op rebuild", "onepage": "one p
 
 
 @dataclass(frozen=True)
-class Goal:
-    """A ratio of two medians of one step, and the most it may be.
+class Ratio:
+    """A ratio of two medians of one step.
 
     A side is ``(site, run)``; the run ``"total"`` is every run of that site's build.
     """
@@ -91,6 +98,12 @@ class Goal:
     step: str
     numerator: tuple[str, str]
     denominator: tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Goal(Ratio):
+    """A ratio, and the most it may be."""
+
     target: float
 
 
@@ -101,6 +114,9 @@ GOALS = {
     "noop": Goal("both languages, no-op", "noop", ("project", "total"), ("plain", "total"), 1.5),
     "onepage": Goal("both languages, one page touched", "onepage", ("project", "total"), ("plain", "total"), 2.0),
 }
+# Not a goal of issue 16, information for it: the English ratio against the twin that
+# also has the third-party extensions (see EQUIPPED_CONF), i.e. what our own extensions cost.
+THIRD_PARTY = Ratio("English, fresh, vs twin + 3rd-party", "fresh", ("project", "en"), ("equipped", "copy1"))
 DEFAULT_TOUCHED_PAGE = "05-the-transformer"
 # Left out of the project snapshot: version control, the virtualenv, build output and
 # caches (compiled .mo catalogs included, so the first build compiles them as make does).
@@ -372,6 +388,43 @@ class PlainSiteWriter:
         parts += self.render_blocks(shape.prose[half:], 0)
         return "\n\n".join(parts) + "\n"
 
+# The plain twin plus the third-party extensions that make the llmcalc reference, with
+# the project's own settings for them: what the site costs without our extensions.
+# sphinx-codeautolink runs as the project runs it, with ``codelinks`` doing its last
+# pass (stock, that pass alone takes about 10 s).
+EQUIPPED_CONF = """\
+\"\"\"The plain twin with the llmcalc reference's third-party extensions and settings.\"\"\"
+
+import sys
+
+sys.path[:0] = [{root!r}, {extensions_dir!r}]
+import conf as project_conf  # noqa: E402  (the project's conf.py, for its settings)
+
+project = "Plain baseline with third-party extensions"
+extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx_codeautolink", "sphinxarg.ext",
+              "codelinks"]
+html_theme = "furo"
+globals().update(
+    {{name: value for name, value in vars(project_conf).items() if name.startswith({shared_prefixes!r})}}
+)
+del project_conf
+"""
+SHARED_PREFIXES = ("autodoc_", "napoleon_", "codeautolink_", "nitpick_")
+
+
+def write_equipped_site(plain_src: Path, project_root: Path, srcdir: Path) -> None:
+    """The plain twin with the real llmcalc reference pages, built by the same third-party extensions."""
+    shutil.copytree(plain_src, srcdir)
+    for page in source_pages(project_root / "docs"):
+        if is_generated(page):
+            shutil.copyfile(page, srcdir / page.name)
+    (srcdir / "conf.py").write_text(
+        EQUIPPED_CONF.format(
+            root=str(project_root), extensions_dir=str(project_root / "docs" / "_ext"), shared_prefixes=SHARED_PREFIXES
+        ),
+        encoding="utf-8",
+    )
+
 
 def write_plain_site(shapes: list[PageShape], srcdir: Path) -> None:
     srcdir.mkdir(parents=True)
@@ -551,8 +604,8 @@ def side_seconds(result: BuildResult, run: str, clock: str = "cpu") -> float:
     return sum(seconds.values()) if run == "total" else seconds[run]
 
 
-def round_ratios(goal: Goal, results: dict[str, dict[str, list[BuildResult]]], clock: str = "cpu") -> list[float]:
-    """A goal's ratio within each round, whose builds ran minutes apart: how far apart rounds land.
+def round_ratios(ratio: Ratio, results: dict[str, dict[str, list[BuildResult]]], clock: str = "cpu") -> list[float]:
+    """A ratio within each round, whose builds ran minutes apart: how far apart rounds land.
 
     >>> def built(**cpu: float) -> BuildResult:
     ...     return BuildResult(seconds=cpu, cpu_seconds=cpu, failures=[], warnings=[], pages_written=0)
@@ -562,13 +615,13 @@ def round_ratios(goal: Goal, results: dict[str, dict[str, list[BuildResult]]], c
     ... }
     >>> round_ratios(GOALS["noop"], results)
     [1.5, 1.5]
-    >>> round_ratios(Goal("zh", "noop", ("project", "zh_TW"), ("project", "en"), 1.3), results)
+    >>> round_ratios(Ratio("zh", "noop", ("project", "zh_TW"), ("project", "en")), results)
     [1.0, 1.25]
     """
-    numerators = results[goal.numerator[0]][goal.step]
-    denominators = results[goal.denominator[0]][goal.step]
+    numerators = results[ratio.numerator[0]][ratio.step]
+    denominators = results[ratio.denominator[0]][ratio.step]
     return [
-        side_seconds(top, goal.numerator[1], clock) / side_seconds(bottom, goal.denominator[1], clock)
+        side_seconds(top, ratio.numerator[1], clock) / side_seconds(bottom, ratio.denominator[1], clock)
         for top, bottom in zip(numerators, denominators, strict=True)
     ]
 
@@ -625,16 +678,25 @@ def main(argv: list[str] | None = None) -> int:
         shapes = twin_shapes(pages, workdir / "project-parallel" / "html" / PROJECT_LANGUAGES[0])
         write_plain_site(shapes, plain_src)
         parallel["plain"] = build(plain, workdir / "plain-parallel", ["-E", "-j", "auto"])
+        equipped_src = workdir / "equipped"
+        write_equipped_site(plain_src, project_root, equipped_src)
+        equipped = Site("equipped", equipped_src, equipped_src, {"copy1": ["-D", "language=en"]}, equipped_src)
+        parallel["equipped"] = build(equipped, workdir / "equipped-parallel", ["-E", "-j", "auto"])
         results: dict[str, dict[str, list[BuildResult]]] = {
             site.name: {step: [] for step in STEPS} for site in (project, plain)
         }
+        equipped_fresh: list[BuildResult] = []
         for repetition in range(args.repeat):
             for site in (project, plain):
                 for step, result in measure_round(site, workdir).items():
                     results[site.name][step].append(result)
+            # Fresh English only: the one ratio it is for.
+            shutil.rmtree(workdir / "equipped-out", ignore_errors=True)
+            equipped_fresh.append(build(equipped, workdir / "equipped-out", ["-E"]))
             print(f"  round {repetition + 1}/{args.repeat} done", file=sys.stderr, flush=True)
 
         timed = [result for site in results.values() for step in site.values() for result in step]
+        timed += equipped_fresh
         every_build = [*timed, *parallel.values()]
         failures = list(dict.fromkeys(failure for result in every_build for failure in result.failures))
         warnings = list(dict.fromkeys(warning for result in timed for warning in result.warnings))
@@ -660,6 +722,17 @@ def main(argv: list[str] | None = None) -> int:
             },
             "failures": failures,
             "warnings": warnings,
+        }
+        with_equipped = results | {"equipped": {"fresh": equipped_fresh}}
+        report["third_party"] = {
+            "label": THIRD_PARTY.label,
+            **{
+                f"ratio_{clock}": median_result(results["project"]["fresh"], clock)["en"]
+                / median_result(equipped_fresh, clock)["copy1"]
+                for clock in ("wall", "cpu")
+            },
+            "equipped_cpu_seconds": median_result(equipped_fresh, "cpu")["copy1"],
+            "round_ratios_cpu": round_ratios(THIRD_PARTY, with_equipped, "cpu"),
         }
         medians = {
             clock: {name: {step: median_result(results[name][step], clock) for step in STEPS} for name in results}
@@ -724,9 +797,18 @@ def print_report(report: dict) -> None:
             f"{row['label']:<36}{row['ratio_cpu']:>7.2f}x{row['ratio_wall']:>7.2f}x"
             f"{'<=' + str(row['target']) + 'x':>9} {verdict:<7}{min(rounds):>8.2f}x to {max(rounds):.2f}x"
         )
+    third_party = report["third_party"]
+    rounds = third_party["round_ratios_cpu"]
+    print(
+        f"{third_party['label']:<36}{third_party['ratio_cpu']:>7.2f}x{third_party['ratio_wall']:>7.2f}x"
+        f"{'(none)':>9} {'':<7}{min(rounds):>8.2f}x to {max(rounds):.2f}x"
+    )
     print(
         "(the verdict is on the ratio of the CPU-time medians, which other work on the machine moves least;\n"
-        " 'rounds' is the lowest and highest of the same ratio within single rounds)"
+        " 'rounds' is the lowest and highest of the same ratio within single rounds; the last line is\n"
+        " information, no goal: the twin there also has autodoc, napoleon, sphinx-argparse and\n"
+        " sphinx-codeautolink, with the real llmcalc reference pages, so the ratio is what our own\n"
+        " extensions and features cost)"
     )
     for name, result in report["parallel"].items():
         state = "no warnings" if not result["warnings"] else f"{len(result['warnings'])} warning line(s)"

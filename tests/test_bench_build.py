@@ -7,12 +7,22 @@ silently shrinks and the ratios lie; these checks catch that without timing anyt
 
 from __future__ import annotations
 
+import runpy
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 
-from bench_build import WORD, is_generated, page_shape, source_pages, twin_shapes, write_plain_site
+from bench_build import (
+    SHARED_PREFIXES,
+    WORD,
+    is_generated,
+    page_shape,
+    source_pages,
+    twin_shapes,
+    write_equipped_site,
+    write_plain_site,
+)
 from sphinxbuild import REPO, build
 
 SITE = REPO / "_build" / "html" / "en"
@@ -61,3 +71,26 @@ def test_the_twin_of_a_generated_page_carries_what_its_build_shows(tmp_path: Pat
     write_plain_site(shapes, tmp_path / "plain")
     result = build(tmp_path / "plain")
     assert result.warnings == ""
+
+
+def test_the_equipped_twin_has_the_real_reference_pages_and_the_project_settings_for_them(tmp_path: Path) -> None:
+    pages = source_pages(REPO / "docs")
+    write_plain_site([page_shape(page) for page in pages], tmp_path / "plain")
+    write_equipped_site(tmp_path / "plain", REPO, tmp_path / "equipped")
+    for page in pages:
+        same = (tmp_path / "equipped" / page.name).read_bytes() == page.read_bytes()
+        assert same == is_generated(page), page.name
+    twin_conf = runpy.run_path(str(tmp_path / "equipped" / "conf.py"))
+    project_conf = runpy.run_path(str(REPO / "conf.py"))
+    shared = {name for name in project_conf if name.startswith(SHARED_PREFIXES)}
+    assert {"autodoc_typehints", "napoleon_numpy_docstring", "codeautolink_inventory_map"} <= shared
+    assert {name: twin_conf[name] for name in shared} == {name: project_conf[name] for name in shared}
+    third_party = {"sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx_codeautolink", "sphinxarg.ext"}
+    assert third_party <= set(project_conf["extensions"])
+    assert set(twin_conf["extensions"]) == {"myst_parser", "codelinks", *third_party}
+
+    result = build(tmp_path / "equipped")
+    assert result.warnings == ""
+    assert 'id="llmcalc.ModelConfig"' in result.html("reference-models")  # autodoc documented it
+    # The examples' llmcalc names link to the reference, as on the real pages.
+    assert "sphinx-codeautolink-a" in result.html("05-the-transformer")
