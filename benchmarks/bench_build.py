@@ -388,6 +388,7 @@ class PlainSiteWriter:
         parts += self.render_blocks(shape.prose[half:], 0)
         return "\n\n".join(parts) + "\n"
 
+
 # The plain twin plus the third-party extensions that make the llmcalc reference, with
 # the project's own settings for them: what the site costs without our extensions.
 # sphinx-codeautolink runs as the project runs it, with ``codelinks`` doing its last
@@ -723,20 +724,19 @@ def main(argv: list[str] | None = None) -> int:
             "failures": failures,
             "warnings": warnings,
         }
-        with_equipped = results | {"equipped": {"fresh": equipped_fresh}}
-        report["third_party"] = {
-            "label": THIRD_PARTY.label,
-            **{
-                f"ratio_{clock}": median_result(results["project"]["fresh"], clock)["en"]
-                / median_result(equipped_fresh, clock)["copy1"]
-                for clock in ("wall", "cpu")
-            },
-            "equipped_cpu_seconds": median_result(equipped_fresh, "cpu")["copy1"],
-            "round_ratios_cpu": round_ratios(THIRD_PARTY, with_equipped, "cpu"),
-        }
         medians = {
             clock: {name: {step: median_result(results[name][step], clock) for step in STEPS} for name in results}
             for clock in ("wall", "cpu")
+        }
+        equipped_medians = {clock: median_result(equipped_fresh, clock)["copy1"] for clock in medians}
+        report["third_party"] = {
+            "label": THIRD_PARTY.label,
+            **{
+                f"ratio_{clock}": medians[clock]["project"]["fresh"]["en"] / equipped_medians[clock]
+                for clock in medians
+            },
+            "equipped_cpu_seconds": equipped_medians["cpu"],
+            "round_ratios_cpu": round_ratios(THIRD_PARTY, results | {"equipped": {"fresh": equipped_fresh}}, "cpu"),
         }
         for step in STEPS:
             report["steps"][step] = {

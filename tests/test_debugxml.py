@@ -108,12 +108,12 @@ def test_no_xml_is_made_for_messages_that_are_not_shown(translated_site: Path, m
     assert made == []
 
 
-def test_the_text_is_sphinx_own_for_short_long_and_unserialisable_nodes() -> None:
+def test_the_text_is_sphinx_own_for_short_long_and_text_nodes() -> None:
     short = nodes.term("", "Token", ids=["term-Token"])
     long = nodes.paragraph("", "A token is a piece of text a model reads; " * 4)
     assert str(debugxml.DomXml(short)) == debugxml.SPHINX_REPR_DOMXML(short) == '<term ids="term-Token">Token</term>'
     assert str(debugxml.DomXml(long)) == debugxml.SPHINX_REPR_DOMXML(long)
     assert str(debugxml.DomXml(long)).endswith("...") and len(str(debugxml.DomXml(long))) == 83
     assert str(debugxml.DomXml(long, 0)) == long.asdom().toxml()
-    text = nodes.Text("plain text")  # a Text node has no DOM of its own kind: str() of it
-    assert str(debugxml.DomXml(text)) == debugxml.SPHINX_REPR_DOMXML(text)
+    text = nodes.Text("plain text")  # its DOM is a text node: no markup at all
+    assert str(debugxml.DomXml(text)) == debugxml.SPHINX_REPR_DOMXML(text) == "plain text"
