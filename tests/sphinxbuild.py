@@ -30,6 +30,7 @@ class BuildResult:
     srcdir: Path
     outdir: Path
     warnings: str
+    status: str  # what the build printed besides its warnings
 
     def warning_lines(self) -> list[str]:
         return [line for line in self.warnings.splitlines() if line.strip()]
@@ -53,18 +54,21 @@ def build(
     parallel: int = 0,
     fresh: bool = False,
     overrides: dict[str, object] | None = None,
+    verbosity: int = 0,
 ) -> BuildResult:
     """Build ``srcdir`` (which holds conf.py) into ``srcdir/_build``; keep the environment."""
     if not (srcdir / "conf.py").exists():
         (srcdir / "conf.py").write_text(DEFAULT_CONF, encoding="utf-8")
-    warnings = io.StringIO()
+    status, warnings = io.StringIO(), io.StringIO()
     app = SphinxTestApp(
         builder,
         srcdir=srcdir,
         freshenv=fresh,
         confoverrides=overrides or {},
+        status=status,
         warning=warnings,
         parallel=parallel,
+        verbosity=verbosity,
     )
     try:
         app.build()
@@ -72,4 +76,6 @@ def build(
         # Unregisters the docutils nodes and directives this app added, so the
         # next build in the same process starts clean.
         app.cleanup()
-    return BuildResult(srcdir, app.outdir, ANSI_ESCAPE.sub("", warnings.getvalue()))
+    return BuildResult(
+        srcdir, app.outdir, ANSI_ESCAPE.sub("", warnings.getvalue()), ANSI_ESCAPE.sub("", status.getvalue())
+    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import re
 import shutil
 from pathlib import Path
@@ -10,10 +9,9 @@ from pathlib import Path
 import pytest
 import sphinx.util.nodes as sphinx_nodes
 from docutils import nodes
-from sphinx.testing.util import SphinxTestApp
 
 import debugxml
-from sphinxbuild import ANSI_ESCAPE, write_tree
+from sphinxbuild import build, write_tree
 from translatedsite import TRANSLATED_SITE, translate_every_message
 
 # Sphinx's debug messages that show a node as XML: "[i18n] PATCH: <class> to have ...: <xml>"
@@ -49,19 +47,12 @@ SITE["index.md"] = SITE["index.md"].replace("        matter\n", "        matter\
 
 def build_log(srcdir: Path, extensions: list[str], verbosity: int) -> str:
     """A fresh translated build's status output; the build folder is removed."""
-    status, warnings = io.StringIO(), io.StringIO()
-    app = SphinxTestApp(
-        "html", srcdir=srcdir, freshenv=True, status=status, warning=warnings, verbosity=verbosity,
-        # Sphinx's Chinese search would load jieba's dictionary in each build.
-        confoverrides={"extensions": extensions, "html_search_language": "en"},
-    )  # fmt: skip
-    try:
-        app.build()
-    finally:
-        app.cleanup()
+    # Sphinx's Chinese search would load jieba's dictionary in each build.
+    overrides = {"extensions": extensions, "html_search_language": "en"}
+    result = build(srcdir, fresh=True, overrides=overrides, verbosity=verbosity)
     shutil.rmtree(srcdir / "_build")
-    assert warnings.getvalue() == ""
-    return ANSI_ESCAPE.sub("", status.getvalue())
+    assert result.warnings == ""
+    return result.status
 
 
 @pytest.fixture
