@@ -591,9 +591,14 @@ def profile_project(site: Site, workdir: Path, step: str, top: int) -> None:
 # -- Report ----------------------------------------------------------------------------
 
 
+def clock_seconds(result: BuildResult, clock: str) -> dict[str, float]:
+    """Seconds per run of a build, of wall-clock (``"wall"``) or CPU (``"cpu"``) time."""
+    return result.seconds if clock == "wall" else result.cpu_seconds
+
+
 def median_result(results: list[BuildResult], clock: str = "wall") -> dict[str, float]:
     """Median seconds per run and in total, of wall-clock (``"wall"``) or CPU (``"cpu"``) time."""
-    per_run = [result.seconds if clock == "wall" else result.cpu_seconds for result in results]
+    per_run = [clock_seconds(result, clock) for result in results]
     medians = {run: statistics.median(seconds[run] for seconds in per_run) for run in per_run[0]}
     medians["total"] = statistics.median(sum(seconds.values()) for seconds in per_run)
     return medians
@@ -601,7 +606,7 @@ def median_result(results: list[BuildResult], clock: str = "wall") -> dict[str, 
 
 def side_seconds(result: BuildResult, run: str, clock: str = "cpu") -> float:
     """Seconds of one run of a build, or of all its runs (``"total"``)."""
-    seconds = result.seconds if clock == "wall" else result.cpu_seconds
+    seconds = clock_seconds(result, clock)
     return sum(seconds.values()) if run == "total" else seconds[run]
 
 
