@@ -41,6 +41,7 @@ extensions = [
     "sphinx.ext.napoleon",  # ... which are numpy-style
     "sphinx_codeautolink",  # llmcalc names in the pages' examples link to their reference entries
     "sphinxarg.ext",  # the command line's reference, generated from its argparse parser
+    "sphinxcontrib.bibtex",  # every entry's sources, from docs/_bib/*.bib, listed on the references page
     "reference",  # ours: constants without their type's docstring, the CLI help translated
     "translatedterms",  # ours: a translation's term links checked at the .po line
     # Ours, one concern each (docs/_ext/):
@@ -61,7 +62,7 @@ extensions = [
     "debugxml",  # Sphinx's debug messages make a node's XML only when shown
 ]
 
-exclude_patterns = ["_ext", "_root", "_static", "_templates"]
+exclude_patterns = ["_bib", "_ext", "_root", "_static", "_templates"]
 templates_path = ["docs/_templates"]  # relative to this file
 
 
@@ -78,6 +79,14 @@ myst_enable_extensions = ["colon_fence", "dollarmath", "deflist"]
 myst_fence_as_directive = ["doctest"]
 myst_heading_anchors = 3
 
+
+# -- Sources (sphinxcontrib-bibtex) -----------------------------------------------------
+# Every *.bib file in docs/_bib/ (paths relative to this file); {cite:p}`key` in an entry links to
+# the one bibliography, on the references page.  Author-year labels say what is cited
+# without a trip to that page.
+bibtex_bibfiles = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "docs" / "_bib").glob("*.bib"))
+bibtex_reference_style = "author_year"
+bibtex_default_style = "plain"
 
 # -- llmcalc reference (autodoc, napoleon, codeautolink) ------------------------------------
 # Napoleon rather than numpydoc: it ships with Sphinx (no new dependency), renders the
