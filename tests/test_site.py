@@ -63,7 +63,7 @@ def glossary_terms(soup: BeautifulSoup) -> list[tuple[str, str]]:
 
 def test_reading_order_lists_every_section_page() -> None:
     reference = sorted(path.stem for path in (REPO / "docs").glob("reference-*.md"))
-    front = ["index", *SECTION_PAGES, *APPLIED_PAGES, "all-terms", "concept-map"]
+    front = ["index", *SECTION_PAGES, *APPLIED_PAGES, "all-terms", "concept-map", "references"]
     assert reading_order()[: len(front)] == front
     assert sorted(reading_order()[len(front) :]) == reference
 
