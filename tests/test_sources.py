@@ -1,0 +1,172 @@
+"""Every glossary entry cites its sources, and every source can be found again.
+
+The entries end with a ``**Sources:**`` paragraph of ``{cite:p}`` citations into the
+BibTeX files of ``docs/_bib/`` (sphinxcontrib-bibtex).  The build already fails on a key
+that no file defines (``bibtex.key_not_found`` under ``-W``); these tests add what it
+does not check:
+
+- every entry of both editions shows at least one citation (read from the built pages);
+- every reference is cited somewhere, and defined once across all the files;
+- every reference carries a stable identifier: a DOI, an arXiv number, or an address
+  with a ``note`` that names the version or the date it was checked against.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from pybtex.database import BibliographyData, parse_string
+
+REPO = Path(__file__).resolve().parent.parent
+BIB_DIR = REPO / "docs" / "_bib"
+BUILD = REPO / "_build" / "html"
+LANGUAGES = ("en", "zh_TW")
+
+# {cite:p}`key`, {cite:t}`a,b`, {cite}`key` -- the roles sphinxcontrib-bibtex defines.
+CITE_ROLE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`")
+ARXIV_ID = re.compile(r"^\d{4}\.\d{4,5}$")
+DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+
+
+def read_bibliography(texts: dict[str, str]) -> tuple[BibliographyData, list[str]]:
+    """All entries of several BibTeX texts, and the problems: a key defined twice."""
+    merged = BibliographyData()
+    problems = []
+    for name, text in texts.items():
+        for key, entry in parse_string(text, "bibtex").entries.items():
+            if key.lower() in (known.lower() for known in merged.entries):
+                problems.append(f"{name}: {key} is already defined in another .bib file: keep one")
+            else:
+                merged.add_entry(key, entry)
+    return merged, problems
+
+
+def identifier_problems(bibliography: BibliographyData) -> list[str]:
+    """References that could not be found again: no DOI, arXiv number or versioned address."""
+    problems = []
+    for key, entry in bibliography.entries.items():
+        fields = {name.lower(): value.strip() for name, value in entry.fields.items()}
+        if "doi" in fields:
+            if not DOI.match(fields["doi"]):
+                problems.append(f"{key}: doi {fields['doi']!r} is not a DOI (10.NNNN/...)")
+        elif "eprint" in fields:
+            if fields.get("archiveprefix", "").lower() != "arxiv" or not ARXIV_ID.match(fields["eprint"]):
+                problems.append(f"{key}: eprint needs archiveprefix = {{arXiv}} and an id like 1706.03762")
+        elif "url" in fields:
+            if not re.search(r"\d", fields.get("note", "")):
+                problems.append(f"{key}: a url needs a note naming the version or date it was checked")
+        else:
+            problems.append(f"{key}: no doi, arXiv eprint or url")
+    return problems
+
+
+def cited_keys(markdown: str) -> set[str]:
+    """The keys a MyST page cites."""
+    return {key.strip() for keys in CITE_ROLE.findall(markdown) for key in keys.split(",")}
+
+
+def uncited_entries(html: str) -> list[str]:
+    """The anchors of a built page's glossary entries (the term's, not an alias's) that cite nothing."""
+    missing = []
+    for glossary in BeautifulSoup(html, "html.parser").select("dl.glossary"):
+        term = None
+        for child in glossary.find_all(["dt", "dd"], recursive=False):
+            if child.name == "dt":
+                term = term or child["id"]
+            else:
+                if child.select_one(".bibtex-citation, a[href*='references.html#']") is None:
+                    missing.append(term)
+                term = None
+    return missing
+
+
+def project_bibliography() -> tuple[BibliographyData, list[str]]:
+    return read_bibliography({path.name: path.read_text(encoding="utf-8") for path in sorted(BIB_DIR.glob("*.bib"))})
+
+
+# -- The checks, on bad input they must catch -----------------------------------------
+
+
+def test_a_key_defined_in_two_files_is_reported() -> None:
+    entry = "@misc{smith2020, title = {T}, doi = {10.1000/x}}"
+    _, problems = read_bibliography({"a.bib": entry, "b.bib": entry.replace("smith2020", "Smith2020")})
+    assert problems == ["b.bib: Smith2020 is already defined in another .bib file: keep one"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        ("title = {T}", "no doi, arXiv eprint or url"),
+        ("eprint = {1706.03762}", "eprint needs archiveprefix"),
+        ("eprint = {cs/0101}, archiveprefix = {arXiv}", "eprint needs archiveprefix"),
+        ("doi = {https://doi.org/10.1/x}", "is not a DOI"),
+        ("url = {https://example.org/docs/}", "a url needs a note"),
+        ("url = {https://example.org/docs/}, note = {latest}", "a url needs a note"),
+    ],
+)
+def test_a_reference_without_a_stable_identifier_is_reported(fields: str, problem: str) -> None:
+    bibliography, _ = read_bibliography({"x.bib": f"@misc{{bad, {fields}}}"})
+    (found,) = identifier_problems(bibliography)
+    assert problem in found
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        "doi = {10.18653/v1/P16-1162}",
+        "eprint = {1706.03762}, archiveprefix = {arXiv}",
+        "url = {https://github.com/huggingface/peft/blob/v0.21.2/src/peft/utils/other.py}, note = {peft 0.21.2}",
+    ],
+)
+def test_a_stable_identifier_passes(fields: str) -> None:
+    bibliography, _ = read_bibliography({"x.bib": f"@misc{{good, {fields}}}"})
+    assert identifier_problems(bibliography) == []
+
+
+def test_cited_keys_reads_every_role_form() -> None:
+    text = "A {cite:p}`vaswani2017attention`, §3; {cite:t}`a2020, b2021` and {cite}`c2022`."
+    assert cited_keys(text) == {"vaswani2017attention", "a2020", "b2021", "c2022"}
+
+
+def test_an_entry_without_a_citation_is_reported() -> None:
+    html = """<dl class="glossary">
+      <dt id="term-A">A</dt><dd><p>Cited <span class="bibtex-citation">[x]</span>.</p></dd>
+      <dt id="term-B">B</dt><dt id="term-B2">B2</dt><dd><p>Not cited.</p></dd>
+    </dl>"""
+    assert uncited_entries(html) == ["term-B"]
+
+
+# -- The project ------------------------------------------------------------------------
+
+
+def test_every_reference_is_defined_once() -> None:
+    _, problems = project_bibliography()
+    assert problems == []
+
+
+def test_every_reference_has_a_stable_identifier() -> None:
+    bibliography, _ = project_bibliography()
+    assert identifier_problems(bibliography) == []
+
+
+def test_every_reference_is_cited_and_every_citation_defined() -> None:
+    bibliography, _ = project_bibliography()
+    defined = set(bibliography.entries)
+    cited = set().union(*(cited_keys(path.read_text(encoding="utf-8")) for path in (REPO / "docs").glob("*.md")))
+    assert sorted(defined - cited) == [], "references nobody cites: cite them or delete them"
+    assert sorted(cited - defined) == [], "citations of keys no .bib file defines"
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_glossary_entry_cites_a_source(language: str) -> None:
+    pages = sorted((BUILD / language).glob("[0-9]*.html"))
+    if not pages:
+        pytest.fail(f"no section pages in {BUILD / language}: run `make html` before the site checks")
+    missing = [
+        f"{path.stem}#{anchor}" for path in pages for anchor in uncited_entries(path.read_text(encoding="utf-8"))
+    ]
+    assert missing == [], f"{len(missing)} entries cite no source; end each with a **Sources:** paragraph"
