@@ -169,6 +169,7 @@ def apply_language_settings(app: Sphinx, config: Config) -> None:
     config.epub_identifier = config.epub_uid = f"llm-engineering-glossary-{config.epub_language}"
     if config.language == "zh_TW":
         config.html_title = "LLM 工程術語表"
+        config.copyright = "2026，LLM 工程術語表貢獻者"
         config.epub_title = "LLM 工程術語表"
         config.epub_description = "大型語言模型工程術語：每個術語只用前面已定義的術語來解釋。"
 

@@ -102,7 +102,9 @@ def test_one_node_per_entry_in_reading_order_linking_to_it(tmp_path: Path) -> No
         (LONG, "A deliberately long term name that cannot fit in one column"),
     ]
     labels = [label for _href, _title, label in nodes]
-    assert labels[:3] == ["Token（詞元）", "Vocabulary", "Embedding"]
+    # A translated header shows its Chinese first, so a cut loses the English, which the
+    # <title> tooltip still has in full.
+    assert labels[:3] == ["詞元 Token", "Vocabulary", "Embedding"]
     # Too wide for the widest column: cut, with the full name kept in <title>.
     assert labels[3].endswith("…") and "A deliberately long term name".startswith(labels[3][:20])
 

@@ -182,6 +182,22 @@ def test_zh_tw_theme_interface_is_translated(label: str) -> None:
     assert label in str(page("zh_TW", "05-the-transformer"))
 
 
+def test_zh_tw_footer_and_heading_links_speak_chinese() -> None:
+    soup = page("zh_TW", "05-the-transformer")
+    footer = " ".join(soup.select_one(".bottom-of-page .left-details").get_text().split())
+    assert footer == "Copyright © 2026，LLM 工程術語表貢獻者 以 Sphinx 與 @pradyunsg 的 Furo 主題建置"
+    # Sphinx's own catalog says 連結到這個標頭 (a header, not a heading) for headings.
+    assert {link["title"] for link in soup.select("a.headerlink")} == {"連結到此標題", "連結到這個項目"}
+
+
+def test_zh_tw_relation_labels_end_in_their_full_width_colon() -> None:
+    """「先備概念：」 is followed directly by the first link: the full-width colon has its own space."""
+    soup = page("zh_TW", "06-modern-attention-and-moe")
+    labels = soup.select("p.term-relations > strong")
+    assert labels and {label.get_text() for label in labels} == {"先備概念：", "延伸概念："}
+    assert all(label.next_sibling.name == "a" for label in labels)
+
+
 def test_no_markdown_emphasis_markers_leak_into_zh_tw_text() -> None:
     leaks = []
     for docname in reading_order():

@@ -24,6 +24,7 @@ document is read (``doctree-resolved``).  Builders that cannot show SVG (text, L
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -117,38 +118,74 @@ def fit(text: str, width: float) -> str:
 
 
 def wrap(text: str, width: float, max_lines: int) -> list[str]:
-    """Greedy line breaking at spaces (or between wide characters), at most ``max_lines``.
+    """Greedy line breaking, at most ``max_lines``: at spaces, and between wide characters.
+
+    A run of Latin letters or digits is never split, and the text's own spaces are kept
+    where it has them and nowhere else (Chinese puts one between a Latin run and a
+    Chinese character, and none inside a run of Chinese).
 
     >>> wrap("Precision and quantization", 120, 3)
     ['Precision and', 'quantization']
     >>> wrap("精度與量化", 30, 3)
     ['精度', '與量', '化']
+    >>> wrap("GPU、FLOPS 與記憶體", 200, 3)
+    ['GPU、FLOPS 與記憶體']
+    >>> wrap("現代注意力機制與混合專家（MoE）", 120, 3)
+    ['現代注意力機制與混合', '專家（MoE）']
     """
-    words: list[str] = []
-    for word in text.split(" "):
-        # Chinese has no spaces: any wide character may start a new line.
-        if any(unicodedata.east_asian_width(char) in "WF" for char in word):
-            words.extend(word)
+    lines: list[list[tuple[str, bool]]] = []
+    for piece, spaced in _pieces(text):
+        if lines and text_width(_line(lines[-1] + [(piece, spaced)])) <= width:
+            lines[-1].append((piece, spaced))
         else:
-            words.append(word)
-    lines: list[str] = []
-    for word in words:
-        joined = _join(lines[-1], word) if lines else word
-        if lines and text_width(joined) <= width:
-            lines[-1] = joined
-        else:
-            lines.append(word)
+            lines.append([(piece, spaced)])
     if len(lines) > max_lines:
-        rest = lines[max_lines - 1]
-        for line in lines[max_lines:]:
-            rest = _join(rest, line)
-        lines = [*lines[:max_lines - 1], rest]
-    return [fit(line, width) for line in lines]
+        lines = [*lines[: max_lines - 1], [piece for line in lines[max_lines - 1 :] for piece in line]]
+    return [fit(_line(line), width) for line in lines]
 
 
-def _join(left: str, right: str) -> str:
-    """Two pieces of a line: a space between Latin words, none next to a wide character."""
-    return left + ("" if _is_wide(left[-1:]) or _is_wide(right[:1]) else " ") + right
+def _line(pieces: list[tuple[str, bool]]) -> str:
+    """Pieces joined with the spaces the text had between them (none at the line's start)."""
+    return "".join((" " if spaced and index else "") + piece for index, (piece, spaced) in enumerate(pieces))
+
+
+def _pieces(text: str) -> list[tuple[str, bool]]:
+    """The unbreakable pieces of ``text``, each with whether a space precedes it.
+
+    >>> _pieces("GPU、FLOPS 與記憶體")
+    [('GPU', False), ('、', False), ('FLOPS', False), ('與', True), ('記', False), ('憶', False), ('體', False)]
+    """
+    pieces: list[tuple[str, bool]] = []
+    for word_index, word in enumerate(text.split(" ")):
+        for run_index, run in enumerate(_runs(word)):
+            pieces.append((run, word_index > 0 and run_index == 0))
+    return pieces
+
+
+def _runs(word: str) -> list[str]:
+    """A space-free word split into single wide characters and runs of narrow ones."""
+    runs: list[str] = []
+    for char in word:
+        if runs and not _is_wide(char) and not _is_wide(runs[-1][-1]):
+            runs[-1] += char
+        else:
+            runs.append(char)
+    return runs
+
+
+def node_label(name: str) -> str:
+    """What a node shows: for a header ``English（中文）``, the Chinese first.
+
+    The zh map's columns are sized for short labels, so the part cut off when a label
+    is too long should be the English the reader can also find in the tooltip.
+
+    >>> node_label("Train/validation/test split（訓練、驗證與測試資料切分）")
+    '訓練、驗證與測試資料切分 Train/validation/test split'
+    >>> node_label("Token")
+    'Token'
+    """
+    match = re.fullmatch(r"(.+?)（(.+)）", name)
+    return f"{match[2]} {match[1]}" if match else name
 
 
 def _is_wide(char: str) -> bool:
@@ -191,7 +228,7 @@ def layout(titles: dict[str, str], graph: GlossaryGraph) -> tuple[list[Column], 
     placed: list[Placed] = []
     x = MARGIN + COLUMN_GAP / 2  # room for the same-page curves of the first column
     for docname, entries in grouped.items():
-        widest = max(text_width(entry.name) for entry in entries) + 2 * LABEL_PADDING
+        widest = max(text_width(node_label(entry.name)) for entry in entries) + 2 * LABEL_PADDING
         width = min(max(widest, MIN_COLUMN_WIDTH), MAX_COLUMN_WIDTH)
         column = Column(docname, titles.get(docname, docname), x, width, entries)
         columns.append(column)
@@ -295,7 +332,7 @@ def render_svg(app: Sphinx, fromdocname: str, graph: GlossaryGraph, label: str, 
             f'<rect x="{node.left:.0f}" y="{node.y - NODE_HEIGHT / 2:.0f}" width="{node.column.width:.0f}" '
             f'height="{NODE_HEIGHT}" rx="3" fill="#fff" stroke="#999"/>'
             f'<text x="{node.left + LABEL_PADDING:.0f}" y="{node.y + FONT_SIZE * 0.35:.0f}">'
-            f"{escape(fit(name, label_width))}</text></a>"
+            f"{escape(fit(node_label(name), label_width))}</text></a>"
         )
         out.append("</g>")
     out.append("</svg>")

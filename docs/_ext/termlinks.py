@@ -35,7 +35,8 @@ def _link_line(
 ) -> nodes.paragraph:
     line = nodes.paragraph(classes=["term-relations", css_class])
     line += nodes.strong(label, label)
-    line += nodes.Text(" ")
+    # A full-width colon (the zh_TW label) carries its own space.
+    line += nodes.Text("" if label.endswith("：") else " ")
     for position, entry in enumerate(entries):
         if position:
             line += nodes.Text(_(", "))

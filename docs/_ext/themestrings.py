@@ -1,11 +1,12 @@
 """Translate the interface strings that the Furo theme writes in English only.
 
 Furo passes most of its labels through Sphinx's translations, but a few are literal
-English in its templates: the light/dark switch, the sidebar toggles and the titles
-of its icons.  Rather than copy whole templates to change a few words, this Jinja
-extension rewrites those literals into ``{{ _("…") }}`` calls as Furo's templates are
-loaded, so they are looked up in the ``sphinx`` catalog
-(``locales/zh_TW/LC_MESSAGES/sphinx.po``) like every other theme string.  The test
+English in its templates: the light/dark switch, the sidebar toggles, the titles of its
+icons and the possessive in the footer's "Made with Sphinx and @pradyunsg's Furo".
+Rather than copy whole templates to change a few words, this Jinja extension rewrites
+those literals into ``{{ _("…") }}`` calls as Furo's templates are loaded, so they are
+looked up in the ``sphinx`` catalog (``locales/zh_TW/LC_MESSAGES/sphinx.po``) like every
+other theme string.  The test
 suite checks the zh_TW pages for the translations, so a Furo release that rewords a
 string cannot silently bring English back.
 
@@ -40,6 +41,8 @@ ICON_TITLES = (
     "Auto light/dark, in light mode",
     "Auto light/dark, in dark mode",
 )
+# The footer's "@pradyunsg's Furo": the possessive is literal English between two links.
+POSSESSIVE = "</a>'s"
 TEMPLATES = ("page.html", "partials/icons.html")
 REWRITTEN_VERSIONS = frozenset({"2025.12.19"})
 
@@ -50,7 +53,7 @@ def translatable(source: str) -> str:
         source = source.replace(f'aria-label="{label}"', f'aria-label="{{{{ _({label!r}) }}}}"')
     for title in ICON_TITLES:
         source = source.replace(f"<title>{title}</title>", f"<title>{{{{ _({title!r}) }}}}</title>")
-    return source
+    return source.replace(POSSESSIVE, "</a>{{ _(\"'s\") }}")
 
 
 class TranslateThemeLiterals(Extension):
