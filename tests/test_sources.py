@@ -63,6 +63,21 @@ def identifier_problems(bibliography: BibliographyData) -> list[str]:
     return problems
 
 
+def same_work_problems(bibliography: BibliographyData) -> list[str]:
+    """References that are one work under two keys: the same DOI, arXiv number or address."""
+    seen: dict[tuple[str, str], str] = {}
+    problems = []
+    for key, entry in bibliography.entries.items():
+        fields = {name.lower(): value.strip().lower().rstrip("/") for name, value in entry.fields.items()}
+        for kind in ("doi", "eprint", "url"):
+            if kind in fields:
+                found = seen.setdefault((kind, fields[kind]), key)
+                if found != key:
+                    problems.append(f"{key} and {found} have the same {kind}: cite one key")
+                break
+    return problems
+
+
 def cited_keys(markdown: str) -> set[str]:
     """The keys a MyST page cites."""
     return {key.strip() for keys in CITE_ROLE.findall(markdown) for key in keys.split(",")}
@@ -113,6 +128,13 @@ def test_a_reference_without_a_stable_identifier_is_reported(fields: str, proble
     assert problem in found
 
 
+def test_one_work_under_two_keys_is_reported() -> None:
+    bibliography, _ = read_bibliography(
+        {"x.bib": "@misc{a2017, eprint = {1706.03762}}\n@misc{b2017, eprint = {1706.03762}}\n@misc{c, doi = {10.1/x}}"}
+    )
+    assert same_work_problems(bibliography) == ["b2017 and a2017 have the same eprint: cite one key"]
+
+
 @pytest.mark.parametrize(
     "fields",
     [
@@ -145,6 +167,11 @@ def test_an_entry_without_a_citation_is_reported() -> None:
 def test_every_reference_is_defined_once() -> None:
     _, problems = project_bibliography()
     assert problems == []
+
+
+def test_every_work_is_listed_once() -> None:
+    bibliography, _ = project_bibliography()
+    assert same_work_problems(bibliography) == []
 
 
 def test_every_reference_has_a_stable_identifier() -> None:
