@@ -41,6 +41,8 @@ class Header:
     text: str
     places: tuple[str, ...]
     """``page#id`` of every header of its entry: a hit on any of them finds the entry."""
+    definition: str
+    """The text of the entry's first paragraph, as the page shows it."""
 
 
 def built_headers(site: Path) -> list[Header]:
@@ -57,7 +59,9 @@ def built_headers(site: Path) -> list[Header]:
                     entry.append((child.get_text().strip(), f"{page}#{child['id']}"))
                 elif entry:
                     places = tuple(place for _text, place in entry)
-                    headers += [Header(page, text, places) for text, _place in entry]
+                    paragraph = child.find("p") or child
+                    definition = " ".join(paragraph.get_text().split())
+                    headers += [Header(page, text, places, definition) for text, _place in entry]
                     entry = []
     return headers
 
@@ -89,10 +93,16 @@ RANK_SCRIPT = """
 """
 
 
+def squeezed(text: str) -> str:
+    return "".join(text.split())
+
+
 @dataclass
 class Measure:
     ranks: list[tuple[str, int, str]]
     missing_snippets: list[str]
+    first_snippets: list[str]
+    """The snippet of each query's first hit."""
 
     def share(self, best: int) -> float:
         return sum(1 for _q, rank, _f in self.ranks if 0 < rank <= best) / len(self.ranks)
@@ -110,6 +120,7 @@ def measure(site: Path, cases: list[tuple[str, tuple[str, ...]]]) -> tuple[Measu
     result = Measure(
         ranks=[(item["query"], item["rank"], item["first"]) for item in found],
         missing_snippets=[item["query"] for item in found if not all(item["snippets"])],
+        first_snippets=[item["snippets"][0] if item["snippets"] else "" for item in found],
     )
     return result, log.errors, log.requests
 
@@ -120,13 +131,21 @@ def test_every_glossary_header_finds_its_entry_first(language: str) -> None:
     assert (site / "search.html").exists(), "run `make html` first"
     headers = built_headers(site)
     assert len(headers) > 300, "the built pages have no glossary headers"
-    cases = [(query, header.places) for query, header in queries(language, headers)]
+    asked = queries(language, headers)
+    cases = [(query, header.places) for query, header in asked]
     result, errors, requests = measure(site, cases)
+    # An entry found first shows the opening of its definition, as its page shows it.
+    wrong = [
+        (query, snippet)
+        for (query, header), (_q, rank, _f), snippet in zip(asked, result.ranks, result.first_snippets, strict=True)
+        if rank == 1 and not (snippet and squeezed(header.definition).startswith(squeezed(snippet)))
+    ]
     top1, top3 = result.share(1), result.share(3)
     report = f"{language}: {len(cases)} queries, top-1 {top1:.2%}, top-3 {top3:.2%}; misses: {result.misses()}"
     print(report, file=sys.stderr)
     assert errors == [] and requests == []
     assert result.missing_snippets == [], f"hits without a snippet for {result.missing_snippets}"
+    assert wrong == [], "snippets that are not the opening of the entry's definition"
     assert top1 >= TOP1_GOAL and top3 >= TOP3_GOAL, report
 
 
@@ -187,7 +206,9 @@ def shown_results(site: Path, query: str) -> tuple[list[dict[str, str]], list[st
     return shown, log.errors, log.requests
 
 
-@pytest.mark.parametrize(("language", "query"), [("en", "KV cache"), ("en", "gradient"), ("zh_TW", "浮點數"), ("zh_TW", "梯度")])
+@pytest.mark.parametrize(
+    ("language", "query"), [("en", "KV cache"), ("en", "gradient"), ("zh_TW", "浮點數"), ("zh_TW", "梯度")]
+)
 def test_search_page_shows_the_entry_first_and_a_snippet_under_every_hit(language: str, query: str) -> None:
     shown, errors, requests = shown_results(BUILD / language, query)
     assert len(shown) > 1
@@ -214,6 +235,8 @@ def unzipped_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_search_works_from_the_unpacked_zip_bundle(unzipped_site: Path) -> None:
     shown, errors, requests = shown_results(unzipped_site, "KV")
     assert shown[0]["href"] == "05-the-transformer.html#term-KV-cache"
-    assert shown[0]["snippet"].startswith("The KV cache")
+    kv_cache = next(header for header in built_headers(unzipped_site) if header.text == "KV cache")
+    assert squeezed(kv_cache.definition).startswith(squeezed(shown[0]["snippet"]))
+    assert shown[0]["snippet"].endswith(".")
     assert all(item["snippet"] for item in shown)
     assert errors == [] and requests == []

@@ -35,6 +35,8 @@ from the environment before each build writes its pages.
 from __future__ import annotations
 
 import csv
+import functools
+import html
 import json
 import re
 import unicodedata
@@ -91,6 +93,8 @@ class SearchData(TypedDict):
 
     version: int
     passages: dict[str, Passages]
+    sentences: dict[str, dict[str, str]]
+    """docname -> {entry anchor: the first sentence of its definition}."""
 
 
 def match_key(text: str) -> str:
@@ -98,7 +102,7 @@ def match_key(text: str) -> str:
 
     The scorer's ``matchKey`` in ``glossarysearch-scorer.js`` does the same.
 
-    >>> match_key("Micro-batch"), match_key("micro batch"), match_key("ＫＶ 快取")
+    >>> match_key("Micro-batch"), match_key("micro batch"), match_key("KV 快取")
     ('microbatch', 'microbatch', 'kv快取')
     """
     return "".join(re.findall(r"\w+", unicodedata.normalize("NFKC", text).lower())).replace("_", "")
@@ -233,6 +237,54 @@ def glossary_objects(
     return objects
 
 
+@functools.cache
+def math_text(latex: str) -> str:
+    """LaTeX as the page shows it: the characters of its MathML, not its source.
+
+    >>> math_text(r"m \\times n")
+    'm×n'
+    """
+    from latex2mathml.converter import convert  # as mathml.py converts it for the page
+
+    try:
+        mathml = convert(latex)
+    except Exception:  # latex2mathml raises many unrelated types; mathml.py reports the error
+        return latex
+    return html.unescape(re.sub(r"<[^>]+>", "", mathml))
+
+
+def plain_text(node: nodes.Node) -> str:
+    """A node's text as a reader sees it: math as its symbols, index entries left out."""
+    parts: list[str] = []
+
+    def visit(node: nodes.Node) -> None:
+        if isinstance(node, (nodes.math, nodes.math_block)):
+            parts.append(math_text(node.astext()))
+        elif isinstance(node, nodes.Text):
+            parts.append(node.astext())
+        elif not isinstance(node, addnodes.index) and not _skipped(node):
+            for child in node.children:
+                visit(child)
+
+    visit(node)
+    return " ".join("".join(parts).split())
+
+
+def definition_sentences(document: nodes.Node) -> dict[str, str]:
+    """Entry anchor -> the first sentence of its definition, for every glossary entry of a document."""
+    sentences = {}
+    for item in document.findall(nodes.definition_list_item):
+        if not isinstance(item.parent, nodes.definition_list) or not isinstance(item.parent.parent, addnodes.glossary):
+            continue
+        terms = [term for term in item.children if isinstance(term, nodes.term) and term["ids"]]
+        definition = next((child for child in item.children if isinstance(child, nodes.definition)), None)
+        if not terms or definition is None:
+            continue
+        paragraph = definition.next_node(nodes.paragraph)
+        sentences[terms[0]["ids"][0]] = first_sentence(plain_text(paragraph if paragraph is not None else definition))
+    return sentences
+
+
 def _skipped(node: nodes.Node) -> bool:
     return isinstance(node, _SKIPPED_NODES) or (isinstance(node, nodes.Element) and "no-search" in node["classes"])
 
@@ -251,7 +303,7 @@ def document_passages(document: nodes.Node) -> Passages:
         if isinstance(node, nodes.section) and node["ids"]:
             passages["sections"].setdefault(node["ids"][0], len(passages["texts"]))
         if isinstance(node, _PASSAGE_NODES):
-            text = " ".join(node.astext().split())
+            text = plain_text(node)
             if text and text not in passages["texts"][-1:]:
                 passages["texts"].append(text)
             return
@@ -271,8 +323,8 @@ class GlossarySearchDomain(Domain):
         "term": ObjType(_("glossary term"), searchprio=TERM_PRIORITY),
         "alias": ObjType(_("glossary term"), searchprio=ALIAS_PRIORITY),
     }
-    initial_data: ClassVar[dict[str, Any]] = {"passages": {}}
-    data_version = 1
+    initial_data: ClassVar[dict[str, Any]] = {"passages": {}, "sentences": {}}
+    data_version = 2
 
     @property
     def store(self) -> SearchData:
@@ -283,14 +335,19 @@ class GlossarySearchDomain(Domain):
 
     def process_doc(self, env: BuildEnvironment, docname: str, document: nodes.document) -> None:
         self.store["passages"][docname] = document_passages(document)
+        sentences = definition_sentences(document)
+        if sentences:
+            self.store["sentences"][docname] = sentences
 
     def clear_doc(self, docname: str) -> None:
         self.store["passages"].pop(docname, None)
+        self.store["sentences"].pop(docname, None)
 
     def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
-        for docname in docnames:
-            if docname in otherdata["passages"]:
-                self.store["passages"][docname] = otherdata["passages"][docname]
+        for key in ("passages", "sentences"):
+            for docname in docnames:
+                if docname in otherdata[key]:
+                    self.data[key][docname] = otherdata[key][docname]
 
     def resolve_any_xref(
         self,
@@ -343,7 +400,8 @@ def search_data(env: BuildEnvironment, docnames: Iterable[str]) -> dict[str, obj
     entries = {
         f"{entry.docname}#{entry.anchor}": {
             "names": list(dict.fromkeys(entry.record["names"])),
-            "sentence": first_sentence(entry.record["summary"]),
+            "sentence": store.store["sentences"].get(entry.docname, {}).get(entry.anchor)
+            or first_sentence(entry.record["summary"]),
             "order": entry.rank,
         }
         for entry in graph.entries
