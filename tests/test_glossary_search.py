@@ -16,13 +16,15 @@ import re
 import shutil
 import sys
 import zipfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
 
-from browser import browser_page
+from browser import PageLog, browser_pages
 
 REPO = Path(__file__).resolve().parent.parent
 BUILD = REPO / "_build" / "html"
@@ -31,6 +33,15 @@ TOP3_GOAL = 1.0
 TRANSLATED_HEADER = re.compile(r"(?P<english>.+?)\s*（(?P<translated>.+)）")
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
+
+OpenPage = Callable[[], tuple[Any, PageLog]]
+
+
+@pytest.fixture(scope="module")
+def open_page() -> Iterator[OpenPage]:
+    """One Chromium for the whole module; each call opens a fresh, logged page."""
+    with browser_pages() as new_page:
+        yield new_page
 
 
 @dataclass(frozen=True)
@@ -111,12 +122,14 @@ class Measure:
         return [f"{query!r}: rank {rank or 'none'} (first: {first})" for query, rank, first in self.ranks if rank != 1]
 
 
-def measure(site: Path, cases: list[tuple[str, tuple[str, ...]]]) -> tuple[Measure, list[str], list[str]]:
+def measure(
+    open_page: OpenPage, site: Path, cases: list[tuple[str, tuple[str, ...]]]
+) -> tuple[Measure, list[str], list[str]]:
     """Rank every query in one page session of ``site``'s search page."""
-    with browser_page() as (page, log):
-        page.goto((site / "search.html").as_uri())
-        page.wait_for_function("typeof Search !== 'undefined' && Search.hasIndex()")
-        found = page.evaluate(RANK_SCRIPT, [[query, list(places)] for query, places in cases])
+    page, log = open_page()
+    page.goto((site / "search.html").as_uri())
+    page.wait_for_function("typeof Search !== 'undefined' && Search.hasIndex()")
+    found = page.evaluate(RANK_SCRIPT, [[query, list(places)] for query, places in cases])
     result = Measure(
         ranks=[(item["query"], item["rank"], item["first"]) for item in found],
         missing_snippets=[item["query"] for item in found if not all(item["snippets"])],
@@ -126,14 +139,14 @@ def measure(site: Path, cases: list[tuple[str, tuple[str, ...]]]) -> tuple[Measu
 
 
 @pytest.mark.parametrize("language", ["en", "zh_TW"])
-def test_every_glossary_header_finds_its_entry_first(language: str) -> None:
+def test_every_glossary_header_finds_its_entry_first(open_page: OpenPage, language: str) -> None:
     site = BUILD / language
     assert (site / "search.html").exists(), "run `make html` first"
     headers = built_headers(site)
     assert len(headers) > 300, "the built pages have no glossary headers"
     asked = queries(language, headers)
     cases = [(query, header.places) for query, header in asked]
-    result, errors, requests = measure(site, cases)
+    result, errors, requests = measure(open_page, site, cases)
     # An entry found first shows the opening of its definition, as its page shows it.
     wrong = [
         (query, snippet)
@@ -179,38 +192,40 @@ ACRONYMS = [
 
 
 @pytest.mark.parametrize("language", ["en", "zh_TW"])
-def test_acronyms_aliases_and_spelling_variants_reach_their_entry_first(language: str) -> None:
+def test_acronyms_aliases_and_spelling_variants_reach_their_entry_first(open_page: OpenPage, language: str) -> None:
     cases = [(query, anchor) for lang, query, anchor in ACRONYMS if lang == language]
     site = BUILD / language
     places = {header.places[0].split("#")[1]: header.places for header in built_headers(site)}
-    result, errors, requests = measure(site, [(query, places[anchor]) for query, anchor in cases])
+    result, errors, requests = measure(open_page, site, [(query, places[anchor]) for query, anchor in cases])
     assert result.misses() == [] and result.missing_snippets == []
     assert errors == [] and requests == []
 
 
-def shown_results(site: Path, query: str) -> tuple[list[dict[str, str]], list[str], list[str]]:
+def shown_results(open_page: OpenPage, site: Path, query: str) -> tuple[list[dict[str, str]], list[str], list[str]]:
     """The result list the search page shows for ``query``, once it says it is finished."""
-    with browser_page() as (page, log):
-        page.add_init_script(
-            "document.addEventListener('glossary-search-finished', () => { window.searchFinished = true; });"
-        )
-        page.goto(f"{(site / 'search.html').as_uri()}?q={query}")
-        page.wait_for_function("window.searchFinished === true")
-        shown = page.eval_on_selector_all(
-            "#search-results ul.search > li",
-            """items => items.map((item) => ({
-                href: item.querySelector('a').getAttribute('href'),
-                snippet: (item.querySelector('p.glossary-search-snippet') || {}).textContent || '',
-            }))""",
-        )
+    page, log = open_page()
+    page.add_init_script(
+        "document.addEventListener('glossary-search-finished', () => { window.searchFinished = true; });"
+    )
+    page.goto(f"{(site / 'search.html').as_uri()}?q={query}")
+    page.wait_for_function("window.searchFinished === true")
+    shown = page.eval_on_selector_all(
+        "#search-results ul.search > li",
+        """items => items.map((item) => ({
+            href: item.querySelector('a').getAttribute('href'),
+            snippet: (item.querySelector('p.glossary-search-snippet') || {}).textContent || '',
+        }))""",
+    )
     return shown, log.errors, log.requests
 
 
 @pytest.mark.parametrize(
     ("language", "query"), [("en", "KV cache"), ("en", "gradient"), ("zh_TW", "浮點數"), ("zh_TW", "梯度")]
 )
-def test_search_page_shows_the_entry_first_and_a_snippet_under_every_hit(language: str, query: str) -> None:
-    shown, errors, requests = shown_results(BUILD / language, query)
+def test_search_page_shows_the_entry_first_and_a_snippet_under_every_hit(
+    open_page: OpenPage, language: str, query: str
+) -> None:
+    shown, errors, requests = shown_results(open_page, BUILD / language, query)
     assert len(shown) > 1
     assert shown[0]["href"].split("#")[1].startswith("term-"), shown[0]
     assert [item["href"] for item in shown if not item["snippet"].strip()] == []
@@ -232,8 +247,8 @@ def unzipped_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "unpacked"
 
 
-def test_search_works_from_the_unpacked_zip_bundle(unzipped_site: Path) -> None:
-    shown, errors, requests = shown_results(unzipped_site, "KV")
+def test_search_works_from_the_unpacked_zip_bundle(open_page: OpenPage, unzipped_site: Path) -> None:
+    shown, errors, requests = shown_results(open_page, unzipped_site, "KV")
     assert shown[0]["href"] == "05-the-transformer.html#term-KV-cache"
     kv_cache = next(header for header in built_headers(unzipped_site) if header.text == "KV cache")
     assert squeezed(kv_cache.definition).startswith(squeezed(shown[0]["snippet"]))
