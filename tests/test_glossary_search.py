@@ -90,17 +90,21 @@ def queries(language: str, headers: list[Header]) -> list[tuple[str, Header]]:
 
 
 RANK_SCRIPT = """
-(cases) => cases.map(([query, places]) => {
-  const [text, searchTerms, excluded, highlight, objectTerms] = Search._parseQuery(query);
-  const results = Search._performSearch(text, searchTerms, excluded, highlight, objectTerms).reverse();
-  const rank = results.findIndex((result) => places.includes(result[0] + result[2])) + 1;
-  const top = results.slice(0, 3);
-  return {
-    query, rank, count: results.length,
+async (cases) => {
+  const found = cases.map(([query, places]) => {
+    const [text, searchTerms, excluded, highlight, objectTerms] = Search._parseQuery(query);
+    const results = Search._performSearch(text, searchTerms, excluded, highlight, objectTerms).reverse();
+    const terms = [...new Set([...highlight, ...searchTerms])];
+    return { query, terms, top: results.slice(0, 3), count: results.length,
+             rank: results.findIndex((result) => places.includes(result[0] + result[2])) + 1 };
+  });
+  await GlossarySearch.loadPages(found.flatMap((item) => item.top));
+  return found.map(({ query, terms, top, count, rank }) => ({
+    query, rank, count,
     first: top.length ? top[0][0] + top[0][2] + " " + top[0][1] : "",
-    snippets: top.map((result) => GlossarySearch.snippetOf(result)),
-  };
-})
+    snippets: top.map((result) => GlossarySearch.snippetOf(result, terms)),
+  }));
+}
 """
 
 

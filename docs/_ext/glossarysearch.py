@@ -21,10 +21,11 @@ its summaries with ``fetch()``, which browsers refuse for ``file://`` pages, so
   matches a name case-insensitively, ignoring spaces, hyphens and other separators,
   and plural endings ("micro-batches", "micro batch" and "microbatch" all find
   "Micro-batch"), and every glossary match ranks above every page hit.
-* Snippets come from ``_static/glossarysearch-data.js``, which the search page loads
-  with a ``<script>`` tag like ``searchindex.js`` (nothing is fetched): the first
-  sentence of each entry's definition, and the text of every page's paragraphs, from
-  which the scorer picks the passage that matches the query.
+* Snippets come from scripts, loaded with ``<script>`` elements like ``searchindex.js``
+  (nothing is fetched): ``_static/glossarysearch-data.js`` holds the first sentence of
+  each entry's definition, and ``_static/glossarysearch/<docname>.js`` the text of one
+  page's paragraphs, from which the scorer picks the passage that matches the query;
+  the search page loads those only for the pages among its results.
 
 The passages are recorded per document when it is read (after translation, so a
 translated build shows translated text), purged and merged by Sphinx like any domain
@@ -40,7 +41,7 @@ import html
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Set
+from collections.abc import Iterator, Set
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, cast
 
@@ -65,6 +66,8 @@ HERE = Path(__file__).resolve().parent
 SCORER = HERE.parent / "_templates" / "glossarysearch-scorer.js"
 TERMINOLOGY = HERE.parents[1] / "locales" / "zh_TW" / "terminology.tsv"
 DATA_FILE = "glossarysearch-data.js"
+PAGES_FOLDER = "glossarysearch"
+"""Under ``_static``: one script per document holding its passages."""
 STYLESHEET = "glossarysearch.css"
 
 TERM_PRIORITY = 0
@@ -393,8 +396,11 @@ def configured_aliases(env: BuildEnvironment) -> dict[str, Entry]:
     return resolved
 
 
-def search_data(env: BuildEnvironment, docnames: Iterable[str]) -> dict[str, object]:
-    """What the search page's scorer needs beside the index: entries' titles and first sentences, pages' text."""
+def search_data(env: BuildEnvironment) -> dict[str, object]:
+    """What the search page's scorer needs beside the index: entries' titles and first sentences.
+
+    ``pageFiles`` lists the documents whose passages are in :data:`PAGES_FOLDER`.
+    """
     store = cast("GlossarySearchDomain", env.domains["glossarysearch"])
     graph = glossary(env).graph()
     entries = {
@@ -406,9 +412,38 @@ def search_data(env: BuildEnvironment, docnames: Iterable[str]) -> dict[str, obj
         }
         for entry in graph.entries
     }
-    wanted = set(docnames)
-    pages = {docname: passages for docname, passages in sorted(store.store["passages"].items()) if docname in wanted}
-    return {"entries": entries, "pages": pages, "snippetLength": env.config.glossary_search_snippet_length}
+    return {
+        "entries": entries,
+        "pages": {},
+        "pageFiles": sorted(page_passages(env)),
+        "snippetLength": env.config.glossary_search_snippet_length,
+    }
+
+
+def page_passages(env: BuildEnvironment) -> dict[str, Passages]:
+    """docname -> passages, for every document of the build that has any."""
+    store = cast("GlossarySearchDomain", env.domains["glossarysearch"])
+    return {
+        docname: passages
+        for docname, passages in sorted(store.store["passages"].items())
+        if docname in env.found_docs and passages["texts"]
+    }
+
+
+def script_text(assignment: str, data: object) -> str:
+    r"""``assignment = <data as JSON>;`` as a script: JSON is JavaScript once U+2028/9 are escaped.
+
+    >>> script_text("window.x", {"a": "b\u2028"})
+    'window.x = {"a":"b\\u2028"};\n'
+    """
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return f"{assignment} = " + text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + ";\n"
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
 
 
 def writes_search_page(builder: Builder) -> bool:
@@ -416,16 +451,26 @@ def writes_search_page(builder: Builder) -> bool:
 
 
 def write_search_data(app: Sphinx, builder: Builder) -> None:
-    """Write ``_static/glossarysearch-data.js`` (only when it changed, so a no-op build stays one)."""
+    """Write the scorer's data files, each only when it changed (a no-op build stays one).
+
+    ``_static/glossarysearch-data.js`` (entries) is loaded by the search page;
+    ``_static/glossarysearch/<docname>.js`` (one document's passages) by the scorer,
+    with a ``<script>`` element, only for the pages among the results shown: all the
+    passages of the site would weigh more than the rest of the search page.
+    """
     if not writes_search_page(builder):
         return
-    data = search_data(app.env, app.env.found_docs)
-    text = "window.GlossarySearchData = " + json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + ";\n"
-    target = Path(app.outdir) / "_static" / DATA_FILE
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.exists() or target.read_text(encoding="utf-8") != text:
-        target.write_text(text, encoding="utf-8")
+    static = Path(app.outdir) / "_static"
+    write_if_changed(static / DATA_FILE, script_text("window.GlossarySearchData", search_data(app.env)))
+    folder = static / PAGES_FOLDER
+    files = {
+        folder / f"{docname}.js": script_text(f"GlossarySearchData.pages[{json.dumps(docname)}]", passages)
+        for docname, passages in page_passages(app.env).items()
+    }
+    for stale in set(folder.rglob("*.js")) - set(files) if folder.exists() else ():
+        stale.unlink()
+    for path, text in files.items():
+        write_if_changed(path, text)
 
 
 def add_search_page_files(

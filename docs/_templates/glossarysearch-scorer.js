@@ -11,9 +11,13 @@
  *   variants, then names containing all the query's words, then word prefixes, then
  *   substrings (Chinese names); shorter names, terms before aliases, and earlier
  *   entries first among equals;
- * - every hit gets a snippet, from window.GlossarySearchData (a <script> file, never
- *   fetched): an entry's first sentence, or the page passage that matches the query;
- * - "glossary-search-finished" is dispatched on the document when the results are shown.
+ * - every hit gets a snippet, from scripts (never fetched, which file:// forbids): an
+ *   entry's first sentence from window.GlossarySearchData, which the search page
+ *   loads; a page's passage that matches the query from _static/glossarysearch/<page>.js,
+ *   which is loaded with a <script> element, as searchtools.js loads the index, only
+ *   for the pages among the results;
+ * - "glossary-search-finished" is dispatched on the document once the results and
+ *   their snippets are shown.
  *
  * Text is written with textContent only.
  */
@@ -40,7 +44,7 @@ const GlossarySearch = (() => {
   const HAN = /\p{Script=Han}/u;
   const ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#x27;": "'" };
 
-  const data = () => window.GlossarySearchData || { entries: {}, pages: {}, snippetLength: 240 };
+  const data = () => window.GlossarySearchData || { entries: {}, pages: {}, pageFiles: [], snippetLength: 240 };
   const unescape = (text) => text.replace(/&(amp|lt|gt|quot|#x27);/g, (entity) => ENTITIES[entity]);
   const words = (text) =>
     text
@@ -188,7 +192,29 @@ const GlossarySearch = (() => {
     return cut(text, first - Math.floor(length / 3), length);
   };
 
-  let current = { terms: [], byHref: new Map() };
+  // One <script> element per page, loaded once: resolves when its passages are there (or failed).
+  const requested = new Map();
+  const loadPage = (docName) => {
+    if (data().pages[docName] || !data().pageFiles.includes(docName)) return Promise.resolve();
+    if (!requested.has(docName)) {
+      const path = docName.split("/").map(encodeURIComponent).join("/");
+      const script = document.createElement("script");
+      requested.set(
+        docName,
+        new Promise((resolve) => {
+          script.addEventListener("load", resolve);
+          script.addEventListener("error", resolve);
+        }),
+      );
+      script.src = document.documentElement.dataset.content_root + "_static/glossarysearch/" + path + ".js";
+      document.head.appendChild(script);
+    }
+    return requested.get(docName);
+  };
+  /** Load the passages of the pages among ``results`` (for snippetOf). */
+  const loadPages = (results) => Promise.all(results.map((result) => loadPage(result[0])));
+
+  let current = { terms: [], byHref: new Map(), pending: [] };
 
   /** The snippet of one result: an entry's first sentence, else the page's matching passage. */
   const snippetOf = (result, terms = current.terms) => {
@@ -201,7 +227,7 @@ const GlossarySearch = (() => {
   const remember = (results, terms) => {
     const byHref = new Map();
     for (const result of results) byHref.set(hrefOf(result[0], result[2]), result);
-    current = { terms, byHref };
+    current = { terms, byHref, pending: [] };
   };
 
   // Mark each query word in the snippet, still with text nodes only.
@@ -235,8 +261,13 @@ const GlossarySearch = (() => {
     if (!link || item.querySelector(".glossary-search-snippet")) return;
     const result = current.byHref.get(link.getAttribute("href"));
     if (!result) return;
-    const text = snippetOf(result);
-    if (text) item.appendChild(snippetElement(text, current.terms));
+    const terms = current.terms;
+    const show = () => {
+      const text = snippetOf(result, terms);
+      if (text && !item.querySelector(".glossary-search-snippet")) item.appendChild(snippetElement(text, terms));
+    };
+    if (data().entries[result[0] + result[2]]) show();
+    else current.pending.push(loadPage(result[0]).then(show));
   };
 
   // Watched from the start: when searchindex.js loads before the page is ready, the
@@ -264,12 +295,12 @@ const GlossarySearch = (() => {
     return results;
   };
 
-  // Called by searchtools.js once the last result is shown.
+  // Called by searchtools.js once the last result is shown; the snippets may still be loading.
   const stockStopPulse = Search.stopPulse;
   Search.stopPulse = () => {
     stockStopPulse();
-    document.dispatchEvent(new CustomEvent("glossary-search-finished"));
+    Promise.all(current.pending).then(() => document.dispatchEvent(new CustomEvent("glossary-search-finished")));
   };
 
-  return { match, snippetOf, matchKey, hrefOf };
+  return { match, snippetOf, loadPages, matchKey, hrefOf };
 })();
