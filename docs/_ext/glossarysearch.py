@@ -421,13 +421,24 @@ def search_data(env: BuildEnvironment) -> dict[str, object]:
 
 
 def page_passages(env: BuildEnvironment) -> dict[str, Passages]:
-    """docname -> passages, for every document of the build that has any."""
+    """docname -> passages, for every document of the build that has any.
+
+    A page that shows the whole glossary (the all-terms page, the concept map) is
+    filled when it is written, so what it read holds little: each entry's names are
+    added as a passage, as the page lists them.
+    """
     store = cast("GlossarySearchDomain", env.domains["glossarysearch"])
-    return {
-        docname: passages
-        for docname, passages in sorted(store.store["passages"].items())
-        if docname in env.found_docs and passages["texts"]
-    }
+    store_of_entries = glossary(env)
+    listed = [" / ".join(dict.fromkeys(entry.record["names"])) for entry in store_of_entries.graph().entries]
+    pages = {}
+    for docname, passages in sorted(store.store["passages"].items()):
+        if docname not in env.found_docs:
+            continue
+        if store_of_entries.store["shows_all"].get(docname):
+            passages = Passages(texts=passages["texts"] + listed, sections=passages["sections"])
+        if passages["texts"]:
+            pages[docname] = passages
+    return pages
 
 
 def script_text(assignment: str, data: object) -> str:

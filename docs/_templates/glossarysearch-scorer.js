@@ -105,12 +105,17 @@ const GlossarySearch = (() => {
     return 0;
   };
 
-  // The entry's header that a matched name belongs to ("KV 快取" -> "KV cache（KV 快取）").
+  // The entry's header that a matched name belongs to ("混合專家" -> "Mixture of experts（混合專家）"):
+  // the header one of whose parts it is, else one that contains it, else the first.
   const headerFor = (entry, object) => {
-    if (!entry) return object.name;
-    if (object.term) return object.name;
+    if (!entry || object.term) return object.name;
     const key = object.key;
-    return entry.names.find((name) => matchKey(name).includes(key)) || entry.names[0];
+    const parts = (name) => name.split(/[（）]/).map(matchKey);
+    return (
+      entry.names.find((name) => parts(name).includes(key)) ||
+      entry.names.find((name) => matchKey(name).includes(key)) ||
+      entry.names[0]
+    );
   };
 
   /** Glossary hits for a query, as searchtools.js results. */
@@ -174,18 +179,24 @@ const GlossarySearch = (() => {
     const length = data().snippetLength;
     const from = anchor && page.sections[anchor.slice(1)] !== undefined ? page.sections[anchor.slice(1)] : 0;
     const lowered = terms.map((term) => term.toLowerCase()).filter((term) => term);
+    // The passage with the most query words; among equals, prose before a heading.
     let bestIndex = from;
     let bestCount = 0;
+    let bestScore = 0;
     for (let i = from; i < page.texts.length; i++) {
       const text = page.texts[i].toLowerCase();
       const count = lowered.filter((term) => text.includes(term)).length;
-      if (count > bestCount) {
+      const score = count * 2 + (text.length > 60 ? 1 : 0);
+      if (count && score > bestScore) {
         bestIndex = i;
         bestCount = count;
-        if (count === lowered.length) break;
+        bestScore = score;
+        if (count === lowered.length && text.length > 60) break;
       }
     }
-    const text = page.texts[bestIndex];
+    // No passage holds a query word (a stemmed match): the first that is more than a heading.
+    if (!bestCount) bestIndex = page.texts.findIndex((text, i) => i >= from && text.length > 60);
+    const text = page.texts[bestIndex >= 0 ? bestIndex : from];
     const textLower = text.toLowerCase();
     const positions = lowered.map((term) => textLower.indexOf(term)).filter((at) => at >= 0);
     const first = positions.length ? Math.min(...positions) : 0;
