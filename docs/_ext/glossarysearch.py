@@ -513,11 +513,17 @@ def check_snippet_length(app: Sphinx, config: Any) -> None:
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.setup_extension("glossary")
     app.add_config_value(
-        "glossary_search_snippet_length", 240, "html", types=frozenset({int}),
+        "glossary_search_snippet_length",
+        240,
+        "html",
+        types=frozenset({int}),
         description="Characters of a page's matching passage shown under a search hit.",
     )
     app.add_config_value(
-        "glossary_search_aliases", {}, "html", types=frozenset({dict}),
+        "glossary_search_aliases",
+        {},
+        "html",
+        types=frozenset({dict}),
         description="Extra names the search finds a glossary entry by: {alias: term}.",
     )
     app.add_domain(GlossarySearchDomain)
