@@ -457,8 +457,12 @@ def write_if_changed(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
 
 
+SEARCH_BUILDERS = ("html", "dirhtml")
+"""Builders that write a search page (singlehtml and EPUB write none)."""
+
+
 def writes_search_page(builder: Builder) -> bool:
-    return builder.format == "html" and bool(getattr(builder, "search", False))
+    return builder.name in SEARCH_BUILDERS and bool(getattr(builder, "search", False))
 
 
 def write_search_data(app: Sphinx, builder: Builder) -> None:
