@@ -154,3 +154,28 @@ def test_configured_aliases_are_objects_and_an_unknown_term_is_named(tmp_path: P
 def test_a_snippet_length_out_of_range_is_an_error_naming_it(tmp_path: Path, length: object) -> None:
     with pytest.raises(ExtensionError, match=f"from 80 to 1000 characters, not {length!r}"):
         build(site(tmp_path), overrides={"glossary_search_snippet_length": length})
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    ("builder", "search_page", "first"),
+    [("html", "search.html", "first.html#term-KV-cache"), ("dirhtml", "search/index.html", "../first/#term-KV-cache")],
+)
+def test_the_search_page_of_each_builder_shows_the_entry_first_with_its_snippet(
+    tmp_path: Path, builder: str, search_page: str, first: str
+) -> None:
+    from browser import browser_page
+
+    result = build(site(tmp_path), builder=builder)
+    with browser_page() as (page, log):
+        page.add_init_script("document.addEventListener('glossary-search-finished', () => { window.done = true; });")
+        page.goto((result.outdir / search_page).as_uri() + "?q=kv")
+        page.wait_for_function("window.done === true")
+        shown = page.eval_on_selector_all(
+            "ul.search > li",
+            "items => items.map((item) => [item.querySelector('a').getAttribute('href'),"
+            " (item.querySelector('p.glossary-search-snippet') || {}).textContent])",
+        )
+    assert shown[0] == [first, "The keys and values kept for every token, m×n numbers per layer."]
+    assert all(snippet for _href, snippet in shown) and len(shown) == 4
+    assert log.errors == [] and log.requests == []

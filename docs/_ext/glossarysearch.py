@@ -64,6 +64,7 @@ logger = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
 SCORER = HERE.parent / "_templates" / "glossarysearch-scorer.js"
+STYLESHEET_SOURCE = HERE.parent / "_templates" / "glossarysearch.css"
 TERMINOLOGY = HERE.parents[1] / "locales" / "zh_TW" / "terminology.tsv"
 DATA_FILE = "glossarysearch-data.js"
 PAGES_FOLDER = "glossarysearch"
@@ -466,7 +467,7 @@ def writes_search_page(builder: Builder) -> bool:
 
 
 def write_search_data(app: Sphinx, builder: Builder) -> None:
-    """Write the scorer's data files, each only when it changed (a no-op build stays one).
+    """Write the scorer's data files and the snippets' style, each only when it changed (a no-op build stays one).
 
     ``_static/glossarysearch-data.js`` (entries) is loaded by the search page;
     ``_static/glossarysearch/<docname>.js`` (one document's passages) by the scorer,
@@ -476,6 +477,7 @@ def write_search_data(app: Sphinx, builder: Builder) -> None:
     if not writes_search_page(builder):
         return
     static = Path(app.outdir) / "_static"
+    write_if_changed(static / STYLESHEET, STYLESHEET_SOURCE.read_text(encoding="utf-8"))
     write_if_changed(static / DATA_FILE, script_text("window.GlossarySearchData", search_data(app.env)))
     folder = static / PAGES_FOLDER
     files = {
@@ -498,9 +500,14 @@ def add_search_page_files(
 
 
 def use_scorer(app: Sphinx, config: Any) -> None:
-    """Make ours the search page's scorer, unless conf.py names one (Sphinx reads it from the working directory)."""
+    """Make ours the search page's scorer, unless conf.py names one (Sphinx reads it from the working directory).
+
+    Its snippets replace Sphinx's summaries, which Sphinx would ``fetch()`` from each
+    page: refused from ``file://``, and a second text under each hit elsewhere.
+    """
     if not config.html_search_scorer:
         config.html_search_scorer = str(SCORER)
+        config.html_show_search_summary = False
 
 
 def check_snippet_length(app: Sphinx, config: Any) -> None:
