@@ -1,7 +1,7 @@
 """docs/_ext/glossarysearch.py on a tiny site: the index's glossary objects, the snippet files, rebuilds.
 
 The browser side (ranking, snippets shown) is tested on the real site by
-test_glossary_search.py; here the build side is checked against the sources written below.
+test_search_ranking.py; here the build side is checked against the sources written below.
 """
 
 from __future__ import annotations

@@ -133,7 +133,7 @@ def test_a_prefix_dictionary_that_cannot_be_kept_does_not_stop_the_build(tmp_pat
 
 # The characters jieba joins into one word (jieba's re_han_default): a name with a space
 # or punctuation (大 O 符號, 查詢、鍵、值投影) is always cut, and is found through the
-# search index's glossary objects instead (glossarysearch.py, test_glossary_search.py).
+# search index's glossary objects instead (glossarysearch.py, test_search_ranking.py).
 JIEBA_WORD = re.compile(r"[\u4E00-\u9FD5a-zA-Z0-9+#&._%\-]+")
 
 

@@ -39,7 +39,8 @@ var Scorer = {
   glossaryTiers: { exact: 6, plural: 5, words: 4, prefixes: 3, substring: 2 },
 };
 
-const GlossarySearch = (() => {
+// Only with searchtools.js (Sphinx loads language_data.js after it, on the search page).
+const GlossarySearch = typeof Search === "undefined" ? null : (() => {
   const OBJECT_TYPES = new Set(["glossarysearch:term", "glossarysearch:alias"]);
   const HAN = /\p{Script=Han}/u;
   const ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#x27;": "'" };
