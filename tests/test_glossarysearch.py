@@ -10,8 +10,10 @@ import json
 from pathlib import Path
 
 import pytest
+from glossarysearch import glossary_objects
 from sphinx.errors import ExtensionError
 
+from glossary import Entry, EntryRecord, GlossaryGraph
 from sphinxbuild import BuildResult, build, write_tree
 
 CONF = """\
@@ -179,3 +181,36 @@ def test_the_search_page_of_each_builder_shows_the_entry_first_with_its_snippet(
     assert shown[0] == [first, "The keys and values kept for every token, m×n numbers per layer."]
     assert all(snippet for _href, snippet in shown) and len(shown) == 4
     assert log.errors == [] and log.requests == []
+
+
+def test_translated_headers_give_both_parts_and_an_alias_never_takes_another_entrys_term() -> None:
+
+    from glossary import Entry
+
+    def entry(rank: int, *names: str) -> Entry:
+        anchor = "term-" + names[0].split("（")[0].replace(" ", "-")
+        return Entry("page", rank, EntryRecord(ids=[anchor], names=list(names), line=rank, uses=[], summary="."))
+
+    moe = entry(0, "MoE（混合專家模型）", "Mixture of experts（混合專家）")
+    kv_cache = entry(1, "KV cache（KV 快取）")
+    kv_head = entry(2, "KV head（KV 頭）")
+    experts = entry(3, "混合專家")  # a term elsewhere: not MoE's alias any more
+    graph = GlossaryGraph([moe, kv_cache, kv_head, experts], by_key={}, targets={}, by_anchor={})
+    found = glossary_objects(graph, {"kv cache": "鍵值快取"}, {})
+    names = {(item["name"], item["entry"].anchor, item["priority"]) for item in found}
+    assert names == {
+        ("MoE（混合專家模型）", "term-MoE", 0),
+        ("Mixture of experts（混合專家）", "term-MoE", 0),
+        ("MoE", "term-MoE", 1),
+        ("混合專家模型", "term-MoE", 1),
+        ("Mixture of experts", "term-MoE", 1),
+        ("KV cache（KV 快取）", "term-KV-cache", 0),
+        ("KV cache", "term-KV-cache", 1),
+        ("KV 快取", "term-KV-cache", 1),
+        ("鍵值快取", "term-KV-cache", 1),  # the terminology table's row
+        ("KV", "term-KV-cache", 1),  # the acronym, for the first entry that starts with it
+        ("KV head（KV 頭）", "term-KV-head", 0),
+        ("KV head", "term-KV-head", 1),
+        ("KV 頭", "term-KV-head", 1),
+        ("混合專家", "term-混合專家", 0),
+    }

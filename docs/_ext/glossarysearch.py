@@ -209,9 +209,10 @@ def glossary_objects(
 ) -> list[GlossaryObject]:
     """Every name of every entry as a search object, in reading order.
 
-    A name belongs to one entry only: a term stays its own entry's, and a derived or
-    configured alias that another entry already has as a name is dropped; an acronym
-    several entries start with belongs to the first in reading order.
+    An alias belongs to one entry only: one that another entry has as a term, or as an
+    alias earlier in reading order, is dropped, and so is a derived or configured alias
+    that any entry already has; an acronym several entries start with belongs to the
+    first in reading order.
     """
     objects: list[GlossaryObject] = []
     owner: dict[str, Entry] = {}
@@ -219,7 +220,10 @@ def glossary_objects(
     for entry in graph.entries:
         headers, aliases = entry_names(entry, translations)
         per_entry.append((entry, headers, aliases))
-        for name in headers + aliases:
+        for name in headers:
+            owner.setdefault(match_key(name), entry)
+    for entry, _headers, aliases in per_entry:  # after every header: a term is never another entry's alias
+        for name in aliases:
             owner.setdefault(match_key(name), entry)
     derived: list[tuple[str, Entry]] = [(alias, entry) for alias, entry in configured.items()]
     for entry in graph.entries:
