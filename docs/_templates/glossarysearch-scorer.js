@@ -100,9 +100,10 @@ const GlossarySearch = typeof Search === "undefined" ? null : (() => {
     if (query.key === object.key) return tiers.exact;
     if (samePlural(query.key, object.key)) return tiers.plural;
     if (query.words.every((word) => object.words.some((other) => samePlural(word, other)))) return tiers.words;
+    // A single letter would be the start of half the glossary.
+    if (query.key.length < 2 && !HAN.test(query.key)) return 0;
     if (query.words.every((word) => object.words.some((other) => other.startsWith(word)))) return tiers.prefixes;
-    const substringAllowed = query.key.length >= 2 || HAN.test(query.key);
-    if (substringAllowed && object.key.includes(query.key)) return tiers.substring;
+    if (object.key.includes(query.key)) return tiers.substring;
     return 0;
   };
 
