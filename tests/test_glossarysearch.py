@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+import sphinx as sphinx_package
 from glossarysearch import glossary_objects
 from sphinx.errors import ExtensionError
 
@@ -214,3 +215,18 @@ def test_translated_headers_give_both_parts_and_an_alias_never_takes_another_ent
         ("KV 頭", "term-KV-head", 1),
         ("混合專家", "term-混合專家", 0),
     }
+
+
+def test_the_installed_searchtools_still_has_what_the_scorer_extends() -> None:
+    searchtools = (Path(sphinx_package.__file__).parent / "themes" / "basic" / "static" / "searchtools.js").read_text()
+    for needed in (
+        "const _orderResultsByScoreThenName = (a, b) =>",
+        "  _performSearch: (\n    query,\n    searchTerms,\n    excludedTerms,\n"
+        "    highlightTerms,\n    objectTerms,\n  ) =>",
+        "const results = Search._performSearch(",
+        "  stopPulse: () =>",
+        "Search.stopPulse();",
+        "[docname, title, anchor, descr, score, filename, kind]",
+        'if (anchor === "") anchor = fullname;',
+    ):
+        assert needed in searchtools, needed

@@ -39,8 +39,14 @@ var Scorer = {
   glossaryTiers: { exact: 6, plural: 5, words: 4, prefixes: 3, substring: 2 },
 };
 
-// Only with searchtools.js (Sphinx loads language_data.js after it, on the search page).
-const GlossarySearch = typeof Search === "undefined" ? null : (() => {
+// Only with the searchtools.js it extends (Sphinx loads language_data.js after it, on the
+// search page); SEARCHTOOLS_VERSIONS in glossarysearch.py names the releases checked.
+const GlossarySearch =
+  typeof Search === "undefined" ||
+  typeof Search._performSearch !== "function" ||
+  typeof _orderResultsByScoreThenName !== "function"
+    ? null
+    : (() => {
   const OBJECT_TYPES = new Set(["glossarysearch:term", "glossarysearch:alias"]);
   const HAN = /\p{Script=Han}/u;
   const ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#x27;": "'" };
