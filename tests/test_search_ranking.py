@@ -13,7 +13,6 @@ the search page's own ``Search._parseQuery`` and ``Search._performSearch``.
 from __future__ import annotations
 
 import re
-import shutil
 import sys
 import zipfile
 from collections.abc import Callable, Iterator
@@ -25,6 +24,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from browser import PageLog, browser_pages
+from make_dist import zip_site
 
 REPO = Path(__file__).resolve().parent.parent
 BUILD = REPO / "_build" / "html"
@@ -241,26 +241,20 @@ def test_search_page_shows_the_entry_first_and_a_snippet_under_every_hit(
     assert errors == [] and requests == []
 
 
-@pytest.fixture(scope="module")
-def unzipped_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The English site as `make dist` bundles it, unpacked where a reader would unpack it."""
-    sys.path.insert(0, str(REPO / "tools"))
-    from make_dist import zip_site
-
-    folder = tmp_path_factory.mktemp("zip")
-    archive = folder / "site.zip"
-    zip_site(BUILD / "en", archive)
+@pytest.mark.parametrize(("language", "query"), [("en", "KV"), ("zh_TW", "鍵值快取")])
+def test_search_works_from_the_unpacked_zip_bundle(
+    open_page: OpenPage, tmp_path: Path, language: str, query: str
+) -> None:
+    # The site as `make dist` bundles it, unpacked where a reader would unpack it.
+    archive = tmp_path / "site.zip"
+    zip_site(BUILD / language, archive)
     with zipfile.ZipFile(archive) as bundle:
-        bundle.extractall(folder / "unpacked")
-    shutil.rmtree(folder / "unpacked" / "_sources", ignore_errors=True)
-    return folder / "unpacked"
-
-
-def test_search_works_from_the_unpacked_zip_bundle(open_page: OpenPage, unzipped_site: Path) -> None:
-    shown, errors, requests = shown_results(open_page, unzipped_site, "KV")
+        bundle.extractall(tmp_path / "unpacked")
+    site = tmp_path / "unpacked"
+    shown, errors, requests = shown_results(open_page, site, query)
     assert shown[0]["href"] == "05-the-transformer.html#term-KV-cache"
-    kv_cache = next(header for header in built_headers(unzipped_site) if header.text == "KV cache")
+    kv_cache = next(header for header in built_headers(site) if header.places[0].endswith("#term-KV-cache"))
     assert squeezed(kv_cache.definition).startswith(squeezed(shown[0]["snippet"]))
-    assert shown[0]["snippet"].endswith(".")
+    assert shown[0]["snippet"].endswith((".", "。"))
     assert all(item["snippet"] for item in shown)
     assert errors == [] and requests == []
