@@ -208,7 +208,10 @@ const GlossarySearch =
     const textLower = text.toLowerCase();
     const positions = lowered.map((term) => textLower.indexOf(term)).filter((at) => at >= 0);
     const first = positions.length ? Math.min(...positions) : 0;
-    return cut(text, first - Math.floor(length / 3), length);
+    // A Chinese character is about two Latin letters wide: the same space, half the characters.
+    const han = [...text.slice(first, first + length)].filter((char) => HAN.test(char)).length;
+    const shown = han > length / 4 ? Math.round(length / 2) : length;
+    return cut(text, first - Math.floor(shown / 3), shown);
   };
 
   // One <script> element per page, loaded once: resolves when its passages are there (or failed).
