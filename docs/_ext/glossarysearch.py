@@ -6,7 +6,7 @@ Chinese name like 大 O 符號 found nothing, and no hit showed any text: Sphinx
 its summaries with ``fetch()``, which browsers refuse for ``file://`` pages, so
 ``html_show_search_summary`` is off and every hit was a bare title.
 
-**How, with Sphinx's public search API only** (no second search engine):
+**How, with Sphinx's search machinery** (no second search engine):
 
 * :class:`GlossarySearchDomain` gives every name of every entry to the search index
   through :meth:`~sphinx.domains.Domain.get_objects`: its terms (priority 0), and the
@@ -17,7 +17,9 @@ its summaries with ``fetch()``, which browsers refuse for ``file://`` pages, so
   Every object points at its entry's anchor.
 * The ranking is the search page's scorer (``html_search_scorer``,
   ``docs/_templates/glossarysearch-scorer.js``), which Sphinx puts in
-  ``language_data.js``.  It keeps Sphinx's results and adds the glossary's: a query
+  ``language_data.js``.  It extends ``searchtools.js``'s ``Search._performSearch``
+  (not documented API: checked per Sphinx release, :data:`SEARCHTOOLS_VERSIONS`),
+  keeps Sphinx's results and adds the glossary's, one hit per entry: a query
   matches a name case-insensitively, ignoring spaces, hyphens and other separators,
   and plural endings ("micro-batches", "micro batch" and "microbatch" all find
   "Micro-batch"), and every glossary match ranks above every page hit.
@@ -25,12 +27,13 @@ its summaries with ``fetch()``, which browsers refuse for ``file://`` pages, so
   (nothing is fetched): ``_static/glossarysearch-data.js`` holds the first sentence of
   each entry's definition, and ``_static/glossarysearch/<docname>.js`` the text of one
   page's paragraphs, from which the scorer picks the passage that matches the query;
-  the search page loads those only for the pages among its results.
+  the search page loads those only for the pages among its results.  Sphinx's own
+  summaries, which it would ``fetch()``, are turned off.
 
 The passages are recorded per document when it is read (after translation, so a
 translated build shows translated text), purged and merged by Sphinx like any domain
-data, so parallel and incremental builds keep working; the data file is rewritten
-from the environment before each build writes its pages.
+data, so parallel and incremental builds keep working; the data files are written
+from the environment before each build writes its pages, each only when it changed.
 """
 
 from __future__ import annotations
