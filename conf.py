@@ -50,6 +50,7 @@ extensions = [
     "termindex",  # the all-terms page
     "mathml",  # LaTeX to MathML at build time: no MathJax, no CDN
     "zhsearch",  # Chinese search: glossary terms as jieba words, working search page
+    "glossarysearch",  # search finds entries first, by any name, with a snippet for every hit
     "langswitch",  # link to the same page in the other language
     "calculators",  # LoRA / memory / KV-cache widgets, checked against llmcalc
     "termpreviews",  # hover/focus previews of term definitions, written into each page
@@ -146,8 +147,9 @@ html_sidebars = {
 }
 html_last_updated_fmt = None
 html_copy_source = False
-# Result summaries are fetched from each page with fetch(), which browsers refuse for
-# file:// URLs; the site must work from a folder, so results show titles only.
+# Sphinx fetches result summaries from each page with fetch(), which browsers refuse for
+# file:// URLs; the site must work from a folder, so Sphinx's summaries stay off and
+# glossarysearch shows its own, from a file the search page loads with a <script> tag.
 html_show_search_summary = False
 html_show_sourcelink = False
 

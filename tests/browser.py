@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -56,15 +56,25 @@ def require_chromium() -> None:
 @contextmanager
 def browser_page(locale: str = "en-US") -> Iterator[tuple[object, PageLog]]:
     """A fresh page in headless Chromium, logging errors and every non-file request."""
+    with browser_pages(locale) as new_page:
+        yield new_page()
+
+
+@contextmanager
+def browser_pages(locale: str = "en-US") -> Iterator[Callable[[], tuple[object, PageLog]]]:
+    """One headless Chromium for many tests: each call of the function it gives opens a fresh, logged page.
+
+    Each page has a context of its own (no storage shared between pages) and its own log.
+    """
     require_chromium()
     from playwright.sync_api import sync_playwright
 
-    log = PageLog()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        try:
-            context = browser.new_context(locale=locale)
-            page = context.new_page()
+
+        def new_page() -> tuple[object, PageLog]:
+            log = PageLog()
+            page = browser.new_context(locale=locale).new_page()
             page.on("pageerror", lambda error: log.errors.append(str(error)))
             page.on(
                 "console",
@@ -76,6 +86,9 @@ def browser_page(locale: str = "en-US") -> Iterator[tuple[object, PageLog]]:
                 if request.url.startswith(("file:", "data:", "blob:", "about:"))
                 else log.requests.append(request.url),
             )
-            yield page, log
+            return page, log
+
+        try:
+            yield new_page
         finally:
             browser.close()

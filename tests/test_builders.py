@@ -20,7 +20,7 @@ BUILDERS = ("html", "dirhtml", "singlehtml", "epub", "latex", "text", "man", "te
 
 CONF = f"""\
 extensions = [
-    "myst_parser", "sphinx.ext.doctest", "termorder", "termlinks", "termindex", "mathml", "zhsearch",
+    "myst_parser", "sphinx.ext.doctest", "termorder", "termlinks", "termindex", "mathml", "zhsearch", "glossarysearch",
     "langswitch", "calculators", "termpreviews", "copycode", "themestrings", "conceptmap", "mystsettings",
     "i18nparses",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from importlib.metadata import version
 from pathlib import Path
 
+import glossarysearch
 import myst_parser
 import myst_parser.mdit_to_docutils.base as myst_base
 import myst_parser.parsers.sphinx_ as myst_sphinx
@@ -32,6 +33,7 @@ from sphinxbuild import build, write_tree
 
 WORKAROUNDS = [
     ("sphinx", zhsearch.STEMMER_BUG_VERSIONS, "docs/_ext/zhsearch.py (sphinx#14229)"),
+    ("sphinx", glossarysearch.SEARCHTOOLS_VERSIONS, "docs/_templates/glossarysearch-scorer.js (searchtools.js hooks)"),
     ("myst-parser", mystsettings.PATCHED_VERSIONS, "docs/_ext/mystsettings.py"),
     ("sphinx", i18nparses.PATCHED_VERSIONS, "docs/_ext/i18nparses.py (Locale parses messages twice)"),
     ("sphinx", debugxml.PATCHED_VERSIONS, "docs/_ext/debugxml.py (debug messages' XML made unshown)"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import marshal
+import re
 from pathlib import Path
 from typing import NoReturn
 
@@ -10,7 +11,13 @@ import jieba
 import pytest
 from sphinx.search.zh import SearchChinese
 
-from zhsearch import PrefixDictionary, Segmentations, traditional_chinese_search, write_user_dictionary
+from zhsearch import (
+    PrefixDictionary,
+    Segmentations,
+    terminology_words,
+    traditional_chinese_search,
+    write_user_dictionary,
+)
 
 TEXTS = [
     "詞元（Token）是模型讀取的單位。",
@@ -122,3 +129,22 @@ def test_a_prefix_dictionary_that_cannot_be_kept_does_not_stop_the_build(tmp_pat
     PrefixDictionary(path).load_into(tokenizer)
     assert tokenizer.initialized and len(tokenizer.FREQ) > 300_000
     assert sorted(p.name for p in tmp_path.iterdir()) == ["prefix.marshal"]
+
+
+# The characters jieba joins into one word (jieba's re_han_default): a name with a space
+# or punctuation (大 O 符號, 查詢、鍵、值投影) is always cut, and is found through the
+# search index's glossary objects instead (glossarysearch.py, test_search_ranking.py).
+JIEBA_WORD = re.compile(r"[\u4E00-\u9FD5a-zA-Z0-9+#&._%\-]+")
+
+
+def test_every_glossary_name_jieba_can_keep_whole_is_indexed_whole(tmp_path: Path) -> None:
+    words = terminology_words()
+    dictionary = tmp_path / "terms.txt"
+    write_user_dictionary(dictionary, words)
+    segmentations = Segmentations(tmp_path / "segmentations.pickle", "key")
+    search = traditional_chinese_search(segmentations)({"dict": str(dictionary)})
+    keepable = [word for word in words if JIEBA_WORD.fullmatch(word)]
+    assert len(keepable) > len(words) * 0.9
+    assert [word for word in keepable if word not in search.split(word)] == []
+    # In a sentence too; a one-character name may join its neighbour (值的), as any word may.
+    assert [word for word in keepable if len(word) > 1 and word not in search.split(f"我們說{word}。")] == []

@@ -6,7 +6,9 @@ Two problems with Sphinx 9.0.4's stock Chinese search, both silent:
   Chinese and knows none of our terms, so 詞元 or 低秩適應 end up cut into pieces
   that a reader's query never matches.  We load a user dictionary made from the
   zh_TW column of ``locales/zh_TW/terminology.tsv``, so every translated term is
-  indexed as one word.
+  indexed as one word.  (A rendering with a space or punctuation in it, 大 O 符號 or
+  查詢、鍵、值投影, cannot be one jieba word; the search page finds those through the
+  glossary's objects in the index, see :mod:`glossarysearch`.)
 * Its ``language_data.js`` ends with ``window.Stemmer = ChineseStemmer;``, a class
   that does not exist (Chinese search stems Latin words with the English stemmer), so
   the search page throws ``ReferenceError`` and shows "Searching…" forever (upstream
