@@ -281,6 +281,33 @@
     return learned ? Math.min(learned, LIMITS.max_tokens) : LIMITS.max_tokens;
   }
 
+  /* llmcalc.planner.trained_context: null when unknown (0). */
+  function trainedContext(cfg) {
+    var trained = Number(cfg.trained_context);
+    return trained ? trained : null;
+  }
+
+  /* llmcalc.planner.context_search_limit */
+  function contextSearchLimit(cfg, beyondTrained) {
+    var limit = tokenLimit(cfg);
+    var trained = trainedContext(cfg);
+    return beyondTrained || trained === null ? limit : Math.min(trained, limit);
+  }
+
+  /* llmcalc.planner.gpu_memory: bytes (BigInt) of "22.49", "23034 MiB", "24GB" or a card's key, or null when the
+   * text is no size in [MIN_GPU_BYTES, MAX_GPU_BYTES] (the widget says so in the page's language). */
+  function gpuMemory(text) {
+    var key = text.replace(/^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$/g, "").toLowerCase();
+    if (Object.prototype.hasOwnProperty.call(TABLES.cards, key)) { return big(TABLES.cards[key]); }
+    var match = /^[ \t\n\r\f\v]*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[ \t\n\r\f\v]*([A-Za-z]*)[ \t\n\r\f\v]*$/.exec(text);
+    if (!match || !Object.prototype.hasOwnProperty.call(TABLES.memory_units, match[2].toLowerCase())) { return null; }
+    var parts = match[1].split(".");
+    var fraction = parts.length > 1 ? parts[1] : "";
+    var size = big((parts[0] + fraction) || "0") * big(TABLES.memory_units[match[2].toLowerCase()]) /
+      (10n ** big(fraction.length));
+    return size >= big(LIMITS.min_gpu_bytes) && size <= big(LIMITS.max_gpu_bytes) ? size : null;
+  }
+
   /* llmcalc.planner.plan_inference */
   function planInference(cfg, options) {
     checkedModel(cfg);
@@ -357,6 +384,18 @@
     return value;
   }
 
+  /* The GPU memory field: gpuMemory's bytes, or the page's translated message naming the value and the range. */
+  function readMemory(root) {
+    var input = root.querySelector('[name="gpu_gib"]');
+    var size = gpuMemory(input.value);
+    input.setAttribute("aria-invalid", size === null ? "true" : "false");
+    if (size === null) {
+      throw new PlannerInputError(fill(fill(root.dataset.memoryError, "label", input.dataset.label), "value",
+        input.value.trim()));
+    }
+    return size;
+  }
+
   function PlannerInputError(message) { this.message = message; }
 
   function setup(root) {
@@ -412,6 +451,7 @@
         options.kvFormat = form.elements.kv_format.value;
         options.context = readInteger(root, "context", format);
         options.batch = readInteger(root, "batch", format);
+        options.beyondTrained = form.elements.beyond_trained.checked;
         return options;
       }
       options.optimizer = form.elements.optimizer.value;
@@ -436,13 +476,23 @@
 
     function largest(cfg, options, budget) {
       if (options.task === "inference") {
-        return [root.dataset.largestContext, largestFitting(function (n) {
-          return plan(cfg, Object.assign({}, options, { context: n }));
-        }, budget, tokenLimit(cfg))];
+        var limit = contextSearchLimit(cfg, options.beyondTrained);
+        var plannedAt = function (n) { return plan(cfg, Object.assign({}, options, { context: n })); };
+        var found = largestFitting(plannedAt, budget, limit);
+        var trained = trainedContext(cfg);
+        var note = "";
+        /* As the CLI marks it: stopped at the trained context though more fits, or past it. */
+        if (trained !== null && found === limit && limit === trained && trained < tokenLimit(cfg) &&
+            planTotal(plannedAt(trained + 1)) <= budget) {
+          note = fill(root.dataset.atTrained, "trained", format.count(trained));
+        } else if (trained !== null && found > trained) {
+          note = fill(root.dataset.beyondTrained, "trained", format.count(trained));
+        }
+        return [root.dataset.largestContext, found, note];
       }
       return [root.dataset.largestMicroBatch, largestFitting(function (n) {
           return plan(cfg, Object.assign({}, options, { microBatch: n }));
-        }, budget, LIMITS.max_batch)];
+        }, budget, LIMITS.max_batch), ""];
     }
 
     function render(result, budget, cfg, options) {
@@ -463,7 +513,8 @@
       out.verdict.className = "planner-verdict " + (fits ? "planner-fits" : "planner-no-fit");
       var found = largest(cfg, options, budget);
       out["largest-label"].textContent = found[0];
-      out.largest.textContent = found[1] ? format.count(found[1]) : root.dataset.noneFits;
+      out.largest.textContent = (found[1] ? format.count(found[1]) : root.dataset.noneFits) +
+        (found[2] ? " " + found[2] : "");
     }
 
     function update() {
@@ -485,7 +536,7 @@
       }
       try {
         var options = readOptions(kind);
-        var budget = big(readInteger(root, "gpu_gib", format)) * GIB;
+        var budget = readMemory(root, format);
         render(plan(cfg, options), budget, cfg, options);
         say(planError, "");
       } catch (error) {
@@ -515,7 +566,7 @@
       useConfigText(form.elements.config_paste.value, "config.json");
     });
     gpu.addEventListener("change", function () {
-      if (gpu.value) { gib.value = String(big(gpus[gpu.value]) / GIB); }
+      if (gpu.value) { gib.value = String(big(gpus[gpu.value]) / 1048576n) + " MiB"; }
       update();
     });
     gib.addEventListener("input", function () { gpu.value = ""; update(); });
@@ -542,6 +593,9 @@
     weightFormatBytes: function (cfg, format) { return weightFormatBytes(cfg, format); },
     activationPeak: activationPeak,
     tokenLimit: tokenLimit,
+    trainedContext: trainedContext,
+    contextSearchLimit: contextSearchLimit,
+    gpuMemory: gpuMemory,
     limits: function () { return LIMITS; },
     useTables: useTables,
     planInference: planInference,
