@@ -121,7 +121,8 @@ class _Reader:
     def __call__(self, key: str) -> Any:
         alias = _ALIASES.get(self.model_type, {}).get(key, key)
         self.used |= {key, alias}
-        if key in self.data and alias in self.data and self.data[key] != self.data[alias]:
+        # Only a second name can contradict: a value is not compared with itself (NaN != NaN).
+        if alias != key and key in self.data and alias in self.data and self.data[key] != self.data[alias]:
             raise self.fail(f"{key}={self.data[key]!r} contradicts {alias}={self.data[alias]!r}")
         for name in (key, alias):
             if name in self.data:

@@ -361,6 +361,8 @@ REFUSALS: list[dict[str, Any]] = [
     refusal(model_type="gpt2", n_inner=0),
     refusal(model_type="gpt2", n_positions=0),
     refusal(model_type="olmo2", num_key_value_heads=8),
+    refusal(model_type="llama", hidden_size=float("nan")),  # not "hidden_size=nan contradicts hidden_size=nan"
+    refusal(model_type="qwen3_moe", num_experts=float("nan"), num_local_experts=float("nan")),
 ]
 
 

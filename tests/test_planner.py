@@ -308,6 +308,97 @@ def test_fractional_gib_and_the_trained_context_as_the_cli_has_them(language: st
     assert log.errors == [] and log.requests == []
 
 
+def test_choosing_the_same_file_again_after_a_listed_model_reads_it_again() -> None:
+    path = CONFIGS / "llama-3.1-8b.json"
+    with browser_page() as (page, log):
+        page.goto(page_path("en").as_uri())
+        page.locator('input[name="config_file"]').set_input_files(str(path))
+        expect_text(page, "params", "8,030,261,248")
+        page.locator('select[name="preset"]').select_option("qwen2.5-0.5b")
+        assert read(page, "params") == f"{lc.param_count(lc.get_preset('qwen2.5-0.5b')):,}"
+        page.locator('input[name="config_file"]').set_input_files(str(path))
+        expect_text(page, "params", "8,030,261,248")
+        assert page.locator('select[name="preset"]').input_value() == "config"
+    assert log.errors == []
+
+
+def contrast(foreground: str, background: str) -> float:
+    """WCAG 2 contrast ratio of two CSS rgb() colours."""
+    def luminance(colour: str) -> float:
+        channels = [int(part) / 255 for part in re.findall(r"\d+", colour)[:3]]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_verdicts_and_errors_have_4_5_to_1_contrast(scheme: str) -> None:
+    with browser_page() as (page, log):
+        page.emulate_media(color_scheme=scheme)
+        page.goto(page_path("en").as_uri())
+        root = page.locator('.calculator[data-calculator="planner"]')
+        background = root.evaluate("node => getComputedStyle(node).backgroundColor")
+        colours = {}
+        for gpu in ("h200", "t4"):  # Llama 2 7B at 4,096 tokens fits the first, not the second
+            page.locator('select[name="gpu"]').select_option(gpu)
+            colours[gpu] = page.locator('[data-out="verdict"]').evaluate("node => getComputedStyle(node).color")
+        page.locator('[name="gpu_gib"]').fill("24 TB")
+        colours["error"] = page.locator('[data-error="plan"]').evaluate("node => getComputedStyle(node).color")
+    ratios = {name: round(contrast(colour, background), 2) for name, colour in colours.items()}
+    assert all(ratio >= 4.5 for ratio in ratios.values()), ratios
+    assert colours["h200"] != colours["t4"]  # the two verdicts are styled apart (fits, does not fit)
+    assert log.errors == []
+
+
+def test_the_bar_names_its_numbers_and_a_committed_value_is_announced_once() -> None:
+    plan = plan_inference(LLAMA, context=4096)
+    with browser_page() as (page, log):
+        page.goto(page_path("en").as_uri())
+        page.locator('select[name="gpu"]').select_option("a100-80gb")
+        name = page.locator(".planner-bar").get_attribute("aria-label")
+        assert name.startswith(f"Total {plan.total / GIB:.2f} GiB / 80.00 GiB (") and "KV cache 2.00 GiB" in name
+        assert page.locator('.planner-results[aria-live]').count() == 0
+        status = page.locator('[role="status"][data-out="status"]')
+        assert status.inner_text() == read(page, "verdict")
+        page.locator('[name="context"]').focus()
+        page.keyboard.press("Control+A")
+        page.keyboard.type("2048")
+        before = status.text_content()
+        page.keyboard.type("0")  # each keystroke recomputes, silently
+        assert status.text_content() == before and read(page, "verdict") != before
+        page.keyboard.press("Tab")  # the committed value is announced
+        assert status.text_content() == read(page, "verdict")
+    assert log.errors == []
+
+
+def test_on_a_phone_the_gib_column_stays() -> None:
+    with browser_page() as (page, log):
+        page.set_viewport_size({"width": 375, "height": 800})
+        page.goto(page_path("en").as_uri())
+        assert page.locator('[data-out="weights-gib"]').is_visible()
+        assert not page.locator('[data-out="weights"]').is_visible()
+    assert log.errors == []
+
+
+def test_a_context_llmcalc_refuses_is_shown_at_its_field() -> None:
+    """GPT-2's 1,024 positions: the default context of 4,096 is refused at the context field, which is marked."""
+    with browser_page() as (page, log):
+        page.goto(page_path("en").as_uri())
+        page.locator('select[name="preset"]').select_option("gpt2")
+        context = page.locator('[name="context"]')
+        assert context.get_attribute("aria-invalid") == "true"
+        box = page.locator("#" + context.get_attribute("aria-describedby"))
+        with pytest.raises(ValueError) as raised:
+            plan_inference(lc.get_preset("gpt2"), context=4096)
+        assert str(raised.value) in box.inner_text() and box.is_visible()
+        assert not page.locator('[data-error="plan"]').is_visible()
+        context.fill("1024")
+        assert not box.is_visible() and read(page, "total") != "—"
+    assert log.errors == []
+
+
 def test_the_widget_works_from_the_keyboard() -> None:
     with browser_page() as (page, log):
         page.goto(page_path("en").as_uri())

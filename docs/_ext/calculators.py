@@ -307,6 +307,7 @@ def visit_calculator(self: HTML5Translator, node: calculator) -> None:
         attributes.update(planner_data())
         attributes.update({f"data-{key.replace('_', '-')}": labels[key] for key in PLANNER_MESSAGES})
         attributes["data-beyond-trained"] = labels["beyond_trained_note"]
+        attributes["data-total-label"] = labels["total"]
         # The rules' data for modelconfig.js, once per page (the page has one planner).
         self.body.append(inline_json("modelconfig-tables", browser_tables()))
     self.body.append(template("widget.html").open(attributes))

@@ -536,7 +536,8 @@
       read(key) {
         const alias = tables.aliases.get(this.modelType)?.get(key) ?? key;
         this.used.add(key).add(alias);
-        if (this.data.has(key) && this.data.has(alias) && !pyEquals(this.data.get(key), this.data.get(alias))) {
+        if (alias !== key && this.data.has(key) && this.data.has(alias)
+          && !pyEquals(this.data.get(key), this.data.get(alias))) {
           throw this.fail(`${key}=${pyRepr(this.data.get(key))} contradicts ${alias}=${pyRepr(this.data.get(alias))}`);
         }
         for (const name of [key, alias]) if (this.data.has(name)) return this.data.get(name);

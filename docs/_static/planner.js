@@ -415,6 +415,32 @@
     var ownConfig = null;
     var ownSource = null;  // [text, name] of the last config loaded, to name its error again
 
+    var status = out.status;  // announced to screen readers when a value is committed, not on every keystroke
+    var bar = root.querySelector(".planner-bar");
+
+    /* llmcalc's range errors name their parameter; those that are a field of the form are shown at that field. */
+    var FIELD_OF = { context: "context", batch: "batch", seq_len: "seq_len", micro_batch: "micro_batch",
+                     n_gpus: "n_gpus", lora_rank: "rank" };
+
+    function fieldError(name, message) {
+      var input = form.elements[name];
+      var id = input.id + "-error";
+      var box = document.getElementById(id);
+      if (!box && message) {
+        box = document.createElement("p");
+        box.id = id;
+        box.className = "calc-error planner-field-error";
+        input.parentNode.appendChild(box);
+        input.setAttribute("aria-describedby", id);
+      }
+      if (box) { say(box, message); }
+      if (message) { input.setAttribute("aria-invalid", "true"); }
+    }
+
+    function clearFieldErrors() {
+      root.querySelectorAll(".planner-field-error").forEach(function (box) { say(box, ""); });
+    }
+
     function say(box, message) {
       box.textContent = message;
       box.hidden = !message;
@@ -436,6 +462,7 @@
       });
       out.verdict.textContent = "—";
       out.largest.textContent = "—";
+      bar.setAttribute("aria-label", root.dataset.totalLabel);
     }
 
     function showModel(cfg) {
@@ -515,9 +542,17 @@
       out["largest-label"].textContent = found[0];
       out.largest.textContent = (found[1] ? format.count(found[1]) : root.dataset.noneFits) +
         (found[2] ? " " + found[2] : "");
+      /* The bar's name carries its numbers: each part shown, the total and the card's memory. */
+      var named = PARTS.filter(function (part) { return result[part] !== 0n || part === "weights"; })
+        .map(function (part) {
+          return root.querySelector('[data-row="' + part + '"] th').textContent.trim() + " " +
+            format.gib(result[part]) + " GiB";
+        });
+      bar.setAttribute("aria-label", root.dataset.totalLabel + " " + format.gib(total) + " GiB / " +
+        format.gib(budget) + " GiB (" + named.join(", ") + ")");
     }
 
-    function update() {
+    function update(announce) {
       var kind = task();
       root.querySelectorAll("[data-for]").forEach(function (group) {
         group.hidden = group.dataset.for.split(" ").indexOf(kind) < 0;
@@ -532,17 +567,28 @@
         out.params.textContent = "—";
         out.active.textContent = "—";
         clearResults();
+        if (announce) { status.textContent = configError.textContent; }
         return;
       }
+      clearFieldErrors();
       try {
         var options = readOptions(kind);
         var budget = readMemory(root, format);
         render(plan(cfg, options), budget, cfg, options);
         say(planError, "");
+        if (announce) { status.textContent = out.verdict.textContent; }
       } catch (error) {
-        say(planError, error instanceof PlannerInputError ? error.message
-          : fill(root.dataset.planError, "detail", error.message));
+        var field = /^([a-z_]+) must be /.exec(error.message);
+        if (!(error instanceof PlannerInputError) && field && FIELD_OF[field[1]] &&
+            !form.elements[FIELD_OF[field[1]]].closest("[hidden]")) {
+          say(planError, "");
+          fieldError(FIELD_OF[field[1]], fill(root.dataset.planError, "detail", error.message));
+        } else {
+          say(planError, error instanceof PlannerInputError ? error.message
+            : fill(root.dataset.planError, "detail", error.message));
+        }
         clearResults();
+        if (announce) { status.textContent = error.message; }
       }
     }
 
@@ -560,23 +606,29 @@
 
     form.elements.config_file.addEventListener("change", function () {
       var file = form.elements.config_file.files[0];
-      if (file) { file.text().then(function (text) { useConfigText(text, file.name); }); }
+      /* Cleared once read, so that choosing the same file again (after a listed model) reads it again. */
+      if (file) {
+        file.text().then(function (text) {
+          form.elements.config_file.value = "";
+          useConfigText(text, file.name);
+        });
+      }
     });
     form.elements.config_use.addEventListener("click", function () {
       useConfigText(form.elements.config_paste.value, "config.json");
     });
     gpu.addEventListener("change", function () {
       if (gpu.value) { gib.value = String(big(gpus[gpu.value]) / 1048576n) + " MiB"; }
-      update();
+      update(true);
     });
-    gib.addEventListener("input", function () { gpu.value = ""; update(); });
-    form.addEventListener("input", function (event) { if (event.target !== gib) { update(); } });
+    gib.addEventListener("input", function () { gpu.value = ""; update(false); });
+    /* Typing updates the numbers silently; a committed value (change: Enter, leaving the field, a choice) is
+     * announced once, through the status line. */
+    form.addEventListener("input", function (event) { if (event.target !== gib) { update(false); } });
     form.addEventListener("change", function (event) {
-      if (event.target.type === "radio" || event.target.type === "checkbox" || event.target.tagName === "SELECT") {
-        if (event.target !== gpu) { update(); }
-      }
+      if (event.target !== gpu && event.target !== form.elements.config_file) { update(true); }
     });
-    update();
+    update(false);
   }
 
   function init() {
