@@ -3,9 +3,11 @@
 One source of truth for the planner widget: its JavaScript repeats these rules
 and the browser tests compare it with this module byte for byte.
 
-A plan adds up parts that are exact by construction (weights, KV cache,
-gradients, optimizer state, from ``llmcalc.memory``, ``llmcalc.weightformats`` and
-``llmcalc.lora``) and one that is a measured model (activations:
+A plan adds up parts computed from the shapes and number formats for a named
+software set-up (weights, KV cache, gradients, optimizer state, from
+``llmcalc.memory``, ``llmcalc.weightformats`` and ``llmcalc.lora``; see
+:func:`plan_training` for the set-up each task assumes) and one that is a
+measured model (activations:
 :mod:`llmcalc.activations`), plus a
 stated fixed :data:`RESERVE` for what no formula here counts: the CUDA context,
 the caching allocator's rounding and fragmentation, temporary buffers of
@@ -280,9 +282,13 @@ def plan_training(
 ) -> MemoryPlan:
     """Memory on one GPU for a training step of ``task``: ``"full"``, ``"lora"`` or ``"qlora"``.
 
-    * ``"full"``: mixed precision (bf16 weights and gradients, fp32 master
-      weights and optimizer states: 16 bytes per parameter with AdamW), split
-      across ``n_gpus`` by ZeRO ``zero_stage`` as :func:`~llmcalc.zero_memory_per_gpu`.
+    * ``"full"``: mixed precision as DeepSpeed's ZeRO optimizers and Megatron
+      keep it (bf16 weights and gradients, fp32 master weights and optimizer
+      states: 16 bytes per parameter with AdamW), split across ``n_gpus`` by
+      ZeRO ``zero_stage`` as :func:`~llmcalc.zero_memory_per_gpu`.  PyTorch AMP on
+      an fp32 model keeps the same 16 bytes as fp32 weights and gradients; a model
+      trained wholly in bf16 keeps 8 (no master copy, bf16 AdamW states), which
+      ``llmcalc.training_memory(n, "adamw", "bf16")`` gives.
     * ``"lora"``: the frozen base in bf16, and the adapters of
       :func:`~llmcalc.lora_model_params` (``rank``, ``targets``) trained in
       fp32, as peft keeps them by default (``autocast_adapter_dtype``): 4
