@@ -298,6 +298,13 @@ def test_fractional_gib_and_the_trained_context_as_the_cli_has_them(language: st
         page.locator('input[name="beyond_trained"]').check()
         beyond = root.get_attribute("data-beyond-trained").replace("{trained}", "8,192")
         assert read(page, "largest") == f"65,883 {beyond}"
+        note = page.locator('[data-out="note"]')
+        assert not note.is_visible()
+        page.locator('[name="context"]').fill("32768")
+        assert note.inner_text() == root.get_attribute("data-context-note").replace("{context}", "32,768").replace(
+            "{trained}", "8,192")
+        page.locator('[name="context"]').fill("4096")
+        assert not note.is_visible()
         page.locator('[name="gpu_gib"]').fill("22.49")
         budget = gpu_memory("22.49")
         expected = largest_fitting(lambda t: plan_inference(llama_3, context=t), budget,

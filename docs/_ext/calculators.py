@@ -57,7 +57,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         "zero_stage", "n_gpus", "rank", "targets", "targets_qv", "targets_all",
         "beyond_trained", "gpu", "gpu_custom", "gpu_gib",
         "weights", "kv_cache", "gradients", "optimizer_states", "activations", "reserve", "total",
-        "fits", "no_fit", "largest_context", "largest_micro_batch", "none_fits", "at_trained", "beyond_trained_note",
+        "fits", "no_fit", "largest_context", "largest_micro_batch", "none_fits", "at_trained", "beyond_trained_note", "context_note",
         "error", "memory_error", "config_error", "plan_error",
     ),
 }
@@ -69,7 +69,8 @@ planner's part labels (``weights`` ... ``reserve``) may be term links: the widge
 links to the same entries.  Its ``fits`` and ``no_fit`` take ``{bytes}``; ``config_error``
 and ``plan_error`` take ``{detail}``, llmcalc's own (English) message; ``memory_error``
 takes ``{label}`` and ``{value}`` (what was typed); ``at_trained`` and
-``beyond_trained_note`` take ``{trained}``, the positions the model was trained on.
+``beyond_trained_note`` take ``{trained}``, the positions the model was trained on;
+``context_note`` takes ``{context}`` and ``{trained}``.
 """
 
 MEMORY_DTYPES = ("fp32", "bf16", "fp8", "int8", "int4")
@@ -77,7 +78,7 @@ KV_DTYPES = ("bf16", "fp32", "fp8")
 # Full-attention models only: the KV-cache widget has no sliding window (Mistral 7B's caps its cache).
 # The planner's messages that fill in a {detail} or {bytes}, or name what fits.
 PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
-                    "largest_context", "largest_micro_batch", "memory_error", "at_trained")
+                    "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note")
 KV_PRESETS = ("reference", "llama-3-8b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b")
 TEMPLATES = Path(__file__).resolve().parent.parent / "_templates" / "calculators"
 

@@ -462,6 +462,7 @@
       });
       out.verdict.textContent = "—";
       out.largest.textContent = "—";
+      say(out.note, "");
       bar.setAttribute("aria-label", root.dataset.totalLabel);
     }
 
@@ -542,6 +543,12 @@
       out["largest-label"].textContent = found[0];
       out.largest.textContent = (found[1] ? format.count(found[1]) : root.dataset.noneFits) +
         (found[2] ? " " + found[2] : "");
+      /* As the CLI's note: a chosen context past the positions the model was trained on. */
+      var trained = trainedContext(cfg);
+      var note = options.task === "inference" && trained !== null && options.context > trained
+        ? fill(fill(root.dataset.contextNote, "context", format.count(options.context)), "trained",
+          format.count(trained)) : "";
+      say(out.note, note);
       /* The bar's name carries its numbers: each part shown, the total and the card's memory. */
       var named = PARTS.filter(function (part) { return result[part] !== 0n || part === "weights"; })
         .map(function (part) {
