@@ -57,7 +57,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         "zero_stage", "n_gpus", "rank", "targets", "targets_qv", "targets_all",
         "beyond_trained", "gpu", "gpu_custom", "gpu_gib",
         "weights", "kv_cache", "gradients", "optimizer_states", "activations", "reserve", "total",
-        "fits", "no_fit", "largest_context", "largest_micro_batch", "none_fits", "at_trained", "beyond_trained_note", "context_note",
+        "fits", "no_fit", "largest_context", "largest_micro_batch", "none_fits",
+        "at_trained", "beyond_trained_note", "context_note",
         "error", "memory_error", "config_error", "plan_error",
     ),
 }
