@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -27,18 +28,21 @@ from .lora import ALL_LINEAR, lora_model_params
 from .memory import _OPTIMIZERS, _PRECISIONS, DTYPE_BITS, kv_cache_bytes, training_memory, weight_bytes
 from .params import active_param_count, param_breakdown, param_count
 from .planner import (
+    CARDS,
     KV_FORMATS,
     MAX_BATCH,
     OPTIMIZERS,
     TASKS,
     MemoryPlan,
     context_limit,
+    context_search_limit,
+    gpu_memory,
     largest_fitting,
     plan_inference,
     plan_training,
+    trained_context,
 )
 from .presets import PRESETS, get_preset
-from .units import GiB
 from .weightformats import WEIGHT_FORMATS
 
 _FIELD_HELP = {
@@ -118,7 +122,13 @@ def _resolve_model(args: argparse.Namespace) -> tuple[str, ModelConfig, ModelCon
         if missing:
             raise ValueError(f"give MODEL (a preset name or a config.json path) or all of {', '.join(missing)}")
         return "custom model", ModelConfig(**overrides), None
-    if args.model.endswith(".json") or Path(args.model).is_file():
+    if Path(args.model).is_dir():
+        config = Path(args.model) / "config.json"
+        if not config.is_file():
+            raise ValueError(f"the folder {args.model!r} holds no config.json; give a preset name, a config.json "
+                             "path, or a model folder that holds one")
+        base, label = ModelConfig.from_hf_config(config), args.model
+    elif args.model.endswith(".json") or Path(args.model).is_file():
         base, label = ModelConfig.from_hf_config(args.model), args.model
     else:
         base, label = get_preset(check.choice("MODEL", args.model, PRESETS)), args.model
@@ -190,35 +200,100 @@ def _lora(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
     return result, f"LoRA, targets {shown}\n" + _table(("rank", "trainable", "of model"), rows)
 
 
+# The plan command's options: the tasks each applies to, and its default.  An option given for a task it does not
+# apply to is an error, not silently ignored.
+_TRAINING = ("full", "lora", "qlora")
+PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
+    "weight_format": (("inference",), "bf16"),
+    "kv_format": (("inference",), "bf16"),
+    "context": (("inference",), 4096),
+    "batch": (("inference",), 1),
+    "beyond_trained_context": (("inference",), False),
+    "seq_len": (_TRAINING, 2048),
+    "micro_batch": (_TRAINING, 1),
+    "optimizer": (_TRAINING, "adamw"),
+    "checkpointing": (_TRAINING, False),
+    "zero_stage": (("full",), 0),
+    "gpus": (("full",), 1),
+    "rank": (("lora", "qlora"), 16),
+    "targets": (("lora", "qlora"), ["q", "v"]),
+}
+_TASK_NAMES = {"inference": "inference", "full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}
+
+
+def _plan_options(args: argparse.Namespace) -> None:
+    """Refuse the options that do not apply to ``args.task``, then fill in the defaults of those that do."""
+    given = [name for name in PLAN_OPTIONS if hasattr(args, name)]
+    wrong = [name for name in given if args.task not in PLAN_OPTIONS[name][0]]
+    if wrong:
+        flags = ", ".join("--" + name.replace("_", "-") for name in wrong)
+        applies = "; ".join(f"--{name.replace('_', '-')} applies to {', '.join(PLAN_OPTIONS[name][0])}"
+                            for name in wrong)
+        raise ValueError(f"{flags} {'does' if len(wrong) == 1 else 'do'} not apply to --task {args.task} ({applies})")
+    for name, (tasks, default) in PLAN_OPTIONS.items():
+        if args.task in tasks and not hasattr(args, name):
+            setattr(args, name, default)
+
+
 def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    trained = trained_context(cfg)
+    notes = []
     if args.task == "inference":
         def plan(n: int) -> MemoryPlan:
             return plan_inference(cfg, context=n, batch=args.batch, weight_format=args.weight_format,
                                   kv_format=args.kv_format)
-        size, varied, limit = args.context, "context", context_limit(cfg)
+        size, varied = args.context, "context"
+        limit = context_search_limit(cfg, beyond_trained=args.beyond_trained_context)
+        where = "one GPU"
+        if trained is not None and args.context > trained:
+            notes.append(f"note: a context of {args.context:,} tokens is beyond the {trained:,} positions the model "
+                         "was trained on")
     else:
-        targets: str | list[str] = ALL_LINEAR if args.targets == [ALL_LINEAR] else args.targets
+        given = getattr(args, "targets", ["q", "v"])
+        targets: str | list[str] = ALL_LINEAR if given == [ALL_LINEAR] else given
 
         def plan(n: int) -> MemoryPlan:
             return plan_training(cfg, task=args.task, seq_len=args.seq_len, micro_batch=n, optimizer=args.optimizer,
-                                 checkpointing=args.checkpointing, zero_stage=args.zero_stage, n_gpus=args.gpus,
-                                 rank=args.rank, targets=targets)
+                                 checkpointing=args.checkpointing, zero_stage=getattr(args, "zero_stage", 0),
+                                 n_gpus=getattr(args, "gpus", 1), rank=getattr(args, "rank", 16), targets=targets)
         size, varied, limit = args.micro_batch, "micro_batch", MAX_BATCH
+        gpus = getattr(args, "gpus", 1)
+        where = "one GPU" if gpus == 1 else f"per GPU, each of {gpus:,} (ZeRO stage {args.zero_stage})"
     chosen = plan(size)
     parts = {f.name: getattr(chosen, f.name) for f in dataclasses.fields(chosen)}
     rows = [(name.replace("_", " "), f"{value:,d}", format_bytes(value)) for name, value in parts.items() if value]
     rows.append(("total", f"{chosen.total:,d}", format_bytes(chosen.total)))
-    result: dict[str, Any] = {"task": args.task, "parts": parts, "total": chosen.total}
-    text = f"{args.task}, one GPU\n" + _table(("part", "bytes", "size"), rows)
+    result: dict[str, Any] = {"task": args.task, "per_gpu_of": getattr(args, "gpus", 1), "parts": parts,
+                              "total": chosen.total, "trained_context": trained}
+    text = f"{_TASK_NAMES[args.task]}, {where}\n" + _table(("part", "bytes", "size"), rows)
     if args.gpu is not None:
-        budget = check.count("gpu", args.gpu) * GiB
+        budget = args.gpu
         largest = largest_fitting(plan, budget, limit=limit)
-        result.update(gpu_bytes=budget, fits=chosen.fits(budget), **{f"largest_{varied}": largest})
-        verdict = "fits" if chosen.fits(budget) else "does not fit"
-        text += (f"\n\n{verdict} in {args.gpu} GiB ({format_bytes(abs(budget - chosen.total))} "
-                 f"{'to spare' if chosen.fits(budget) else 'over'}); largest {varied.replace('_', '-')} "
-                 f"that fits: {largest:,d}")
+        fits = chosen.fits(budget)
+        result.update(gpu_bytes=budget, fits=fits, **{f"largest_{varied}": largest})
+        found = f"{largest:,d}"
+        if varied == "context" and trained is not None:
+            capped = largest == limit == trained and trained < context_limit(cfg) and plan(trained + 1).fits(budget)
+            beyond = largest > trained
+            result.update(largest_context_stops_at_trained=capped, largest_context_beyond_trained=beyond)
+            if capped:
+                found += (f" (the {trained:,} positions the model was trained on; more fits in memory: "
+                          "--beyond-trained-context searches past them)")
+            elif beyond:
+                found += f" (beyond the {trained:,} positions the model was trained on)"
+        verdict = "fits" if fits else "does not fit"
+        text += (f"\n\n{verdict} in {format_bytes(budget)} ({format_bytes(abs(budget - chosen.total))} "
+                 f"{'to spare' if fits else 'over'}); largest {varied.replace('_', '-')} that fits: {found}")
+    if notes:
+        text += "\n\n" + "\n".join(notes)
     return result, text
+
+
+def _gpu_argument(text: str) -> int:
+    try:
+        return gpu_memory(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _presets() -> tuple[dict[str, Any], str]:
@@ -270,22 +345,39 @@ def build_parser() -> argparse.ArgumentParser:
     plan = command("plan", "GPU memory of inference or a training step, by part, and whether it fits a GPU")
     _add_model_arguments(plan)
     plan.add_argument("--task", choices=TASKS, default="inference", help="what the GPU does")
-    plan.add_argument("--gpu", type=int, metavar="GIB", help="GPU memory in GiB: say whether the plan fits, and "
-                      "the longest context (inference) or largest micro-batch (training) that does")
-    plan.add_argument("--weight-format", choices=WEIGHT_FORMATS, default="bf16",
-                      help="inference: how the weights are stored")
-    plan.add_argument("--kv-format", choices=KV_FORMATS, default="bf16",
-                      help="inference: number format of the KV cache")
-    plan.add_argument("--context", type=tokens, default=4096, metavar="N", help="inference: tokens per sequence")
-    plan.add_argument("--batch", type=int, default=1, metavar="N", help="inference: sequences held at once")
-    plan.add_argument("--seq-len", type=tokens, default=2048, metavar="N", help="training: tokens per sequence")
-    plan.add_argument("--micro-batch", type=int, default=1, metavar="N", help="training: sequences per step and GPU")
-    plan.add_argument("--optimizer", choices=OPTIMIZERS, default="adamw", help="training: the optimizer")
-    plan.add_argument("--checkpointing", action="store_true", help="training: activation checkpointing")
-    plan.add_argument("--zero-stage", type=int, choices=range(4), default=0, help="full fine-tuning: ZeRO stage")
-    plan.add_argument("--gpus", type=int, default=1, metavar="N", help="full fine-tuning: data-parallel GPUs")
-    plan.add_argument("--rank", type=int, default=16, metavar="R", help="LoRA and QLoRA: adapter rank")
-    plan.add_argument("--targets", nargs="+", default=["q", "v"], metavar="NAME", help=targets_help)
+    cards = ", ".join(card.key for card in CARDS)
+    plan.add_argument("--gpu", type=_gpu_argument, metavar="SIZE",
+                      help="GPU memory: GiB (22.49), a number with MiB, GiB or GB = 10^9 bytes (23034MiB, 24GB), or "
+                      f"a listed card at the total nvidia-smi reports ({cards}); say whether the plan fits, and the "
+                      "longest context (inference) or largest micro-batch (training) that does")
+    # SUPPRESS: an option the user did not give stays absent, so one given for another task can be told apart.
+    hidden = argparse.SUPPRESS
+    plan.add_argument("--weight-format", choices=WEIGHT_FORMATS, default=hidden,
+                      help="inference: how the weights are stored (default: bf16)")
+    plan.add_argument("--kv-format", choices=KV_FORMATS, default=hidden,
+                      help="inference: number format of the KV cache (default: bf16)")
+    plan.add_argument("--context", type=tokens, default=hidden, metavar="N",
+                      help="inference: tokens per sequence (default: 4096)")
+    plan.add_argument("--batch", type=int, default=hidden, metavar="N",
+                      help="inference: sequences held at once (default: 1)")
+    plan.add_argument("--beyond-trained-context", action="store_true", default=hidden,
+                      help="inference: search for the longest context past the positions the model was trained on")
+    plan.add_argument("--seq-len", type=tokens, default=hidden, metavar="N",
+                      help="training: tokens per sequence (default: 2048)")
+    plan.add_argument("--micro-batch", type=int, default=hidden, metavar="N",
+                      help="training: sequences per step and GPU (default: 1)")
+    plan.add_argument("--optimizer", choices=OPTIMIZERS, default=hidden,
+                      help="training: the optimizer (default: adamw)")
+    plan.add_argument("--checkpointing", action="store_true", default=hidden,
+                      help="training: activation checkpointing")
+    plan.add_argument("--zero-stage", type=int, choices=range(4), default=hidden,
+                      help="full fine-tuning: ZeRO stage (default: 0)")
+    plan.add_argument("--gpus", type=int, default=hidden, metavar="N",
+                      help="full fine-tuning: data-parallel GPUs (default: 1)")
+    plan.add_argument("--rank", type=int, default=hidden, metavar="R",
+                      help="LoRA and QLoRA: adapter rank (default: 16)")
+    plan.add_argument("--targets", nargs="+", default=hidden, metavar="NAME",
+                      help=f"LoRA and QLoRA: {targets_help} (default: q v)")
     return parser
 
 
@@ -297,6 +389,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "presets":
             result, text = _presets()
         else:
+            if args.command == "plan":
+                _plan_options(args)
             label, cfg, base = _resolve_model(args)
             check.count("batch", getattr(args, "batch", 1))
             result, text = _COMMANDS[args.command](cfg, args)
@@ -305,7 +399,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             text = f"{label}: " + " ".join(_config_lines(cfg, base)) + "\n\n" + text
     except (ValueError, TypeError) as error:
         parser.exit(2, f"{parser.prog} {args.command}: error: {error}\n")
-    print(json.dumps(result, indent=2) if args.json else text)
+    try:
+        print(json.dumps(result, indent=2) if args.json else text, flush=True)
+    except BrokenPipeError:
+        # The reader closed the pipe (``llmcalc ... | head``): end quietly, as Python's documentation advises.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return 0
 
 

@@ -2,9 +2,10 @@
 
 A :class:`ModelConfig` records only the hyperparameters that change the number
 of stored values (matrix shapes, biases, norms, experts, the tied head) or the
-size of the KV cache (KV heads, latent attention, sliding windows).  What
-changes neither (RoPE base and scaling, partial rotary embeddings, dropout,
-activation choice within a family, soft-capping) is deliberately absent.
+size of the KV cache (KV heads, latent attention, sliding windows), and the
+context the model was trained on.  What changes neither (RoPE base, partial
+rotary embeddings, dropout, activation choice within a family, soft-capping)
+is deliberately absent.
 
 Fields left at 0 are derived: ``n_kv_heads`` = ``n_heads``, ``head_dim`` =
 ``d_model // n_heads``, ``sliding_window_layers`` = every layer.  A derived value
@@ -91,6 +92,10 @@ class ModelConfig:
         change what a LoRA adapter costs, not the parameter count.
     model_type : str
         The Hugging Face ``model_type``, where known; peft adapts MoE experts by it.
+    trained_context : int
+        Positions the model was trained on (``max_position_embeddings``, extended by a RoPE scaling that
+        declares its original length; see :mod:`llmcalc.hf`); 0: unknown.  It stores nothing: the planner
+        stops its search for the longest context there unless asked to go beyond.
 
     Examples
     --------
@@ -137,6 +142,7 @@ class ModelConfig:
     sliding_window_layers: int = 0
     layout: Layout = "llama"
     model_type: str = ""
+    trained_context: int = 0
 
     def __post_init__(self) -> None:
         for item in fields(self):

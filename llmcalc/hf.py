@@ -17,6 +17,7 @@ Never a silent approximation.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -85,6 +86,13 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
                     "q_lora_rank": 1536, "qk_rope_head_dim": 64, "v_head_dim": 128, "qk_nope_head_dim": 128,
                     "num_experts_per_tok": 8, "first_k_dense_replace": 3},
 }
+# Each class's default trained context, max_position_embeddings (GPT-2's n_positions is above); transformers 5.24.
+_POSITIONS = {"llama": 2048, "mistral": 4096 * 32, "mixtral": 4096 * 32, "qwen2": 32768, "qwen2_moe": 32768,
+              "qwen3": 32768, "qwen3_moe": 32768, "gemma": 8192, "gemma2": 8192, "gemma3_text": 131072, "phi": 2048,
+              "phi3": 4096, "falcon": 2048, "gpt_neox": 2048, "starcoder2": 4096, "olmo": 2048, "olmo2": 2048,
+              "olmoe": 4096, "deepseek_v2": 2048, "deepseek_v3": 4096}
+for _model_type, _positions in _POSITIONS.items():
+    _DEFAULTS[_model_type] = {**_DEFAULTS[_model_type], "max_position_embeddings": _positions}
 SUPPORTED_MODEL_TYPES = tuple(_DEFAULTS)
 # A second name for the same setting: transformers 5 writes Qwen3-MoE's num_experts as num_local_experts.
 _ALIASES = {"qwen3_moe": {"num_experts": "num_local_experts"}}
@@ -113,7 +121,8 @@ class _Reader:
     def __call__(self, key: str) -> Any:
         alias = _ALIASES.get(self.model_type, {}).get(key, key)
         self.used |= {key, alias}
-        if key in self.data and alias in self.data and self.data[key] != self.data[alias]:
+        # Only a second name can contradict: a value is not compared with itself (NaN != NaN).
+        if alias != key and key in self.data and alias in self.data and self.data[key] != self.data[alias]:
             raise self.fail(f"{key}={self.data[key]!r} contradicts {alias}={self.data[alias]!r}")
         for name in (key, alias):
             if name in self.data:
@@ -335,6 +344,43 @@ def _build(read: _Reader) -> dict[str, Any]:
     return cfg
 
 
+def _rope_scalings(read: _Reader) -> list[Mapping[str, Any]]:
+    """The RoPE scaling dicts a config declares: transformers 5's ``rope_parameters`` (one per layer type for
+    Gemma 3) and the older ``rope_scaling``."""
+    found: list[Mapping[str, Any]] = []
+    for key in ("rope_parameters", "rope_scaling"):
+        value = read(key)
+        if isinstance(value, Mapping):
+            nested = [item for item in value.values() if isinstance(item, Mapping)]
+            found += nested or [value]
+    return found
+
+
+def _trained_context(read: _Reader) -> int:
+    """Positions the model was trained on: ``max_position_embeddings`` (GPT-2: ``n_positions``), or longer.
+
+    A RoPE scaling that declares the length it extends (``original_max_position_embeddings``, in the scaling or at
+    the top level) and a ``factor`` reaches ``original * factor`` (Qwen2.5's YaRN: 32,768 x 4); the larger of the
+    two counts.  A factor without its original length is not applied: Gemma 3 declares linear scaling 8 beside a
+    ``max_position_embeddings`` that is already the extended 131,072.
+    """
+    if read.model_type == "gpt2":
+        return _positive(read, "n_positions")
+    positions = _positive(read, "max_position_embeddings")
+    top_original = read("original_max_position_embeddings")
+    longest = positions
+    for scaling in _rope_scalings(read):
+        factor = scaling.get("factor")
+        original = scaling.get("original_max_position_embeddings", top_original)
+        if isinstance(original, bool) or not isinstance(original, int) or not 1 <= original <= 2**53:
+            continue
+        if isinstance(factor, int) and not isinstance(factor, bool) and factor > 1:
+            longest = max(longest, original * factor)
+        elif isinstance(factor, float) and math.isfinite(factor) and factor > 1 and math.isfinite(original * factor):
+            longest = max(longest, int(original * factor))
+    return longest
+
+
 def config_from_hf(source: Mapping[str, Any] | str | os.PathLike[str]) -> ModelConfig:
     """Build a :class:`ModelConfig` from a ``config.json`` (see :meth:`ModelConfig.from_hf_config`).
 
@@ -362,6 +408,7 @@ def config_from_hf(source: Mapping[str, Any] | str | os.PathLike[str]) -> ModelC
         )
     read = _Reader(data, model_type)
     fields = _build(read)
+    fields["trained_context"] = _trained_context(read)
     read.check_rest()
     fields["model_type"] = model_type
     try:

@@ -3,9 +3,11 @@
 One source of truth for the planner widget: its JavaScript repeats these rules
 and the browser tests compare it with this module byte for byte.
 
-A plan adds up parts that are exact by construction (weights, KV cache,
-gradients, optimizer state, from ``llmcalc.memory``, ``llmcalc.weightformats`` and
-``llmcalc.lora``) and one that is a measured model (activations:
+A plan adds up parts computed from the shapes and number formats for a named
+software set-up (weights, KV cache, gradients, optimizer state, from
+``llmcalc.memory``, ``llmcalc.weightformats`` and ``llmcalc.lora``; see
+:func:`plan_training` for the set-up each task assumes) and one that is a
+measured model (activations:
 :mod:`llmcalc.activations`), plus a
 stated fixed :data:`RESERVE` for what no formula here counts: the CUDA context,
 the caching allocator's rounding and fragmentation, temporary buffers of
@@ -14,6 +16,7 @@ kernels.  It answers for one GPU: under ZeRO, the per-GPU share.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from types import MappingProxyType
@@ -24,39 +27,125 @@ from .config import ModelConfig, as_model_config
 from .lora import lora_model_params
 from .memory import kv_cache_bytes, training_memory, zero_memory_per_gpu
 from .params import param_count
-from .units import GiB
+from .units import GB, GiB, MiB
 from .weightformats import weight_format_bytes
 
 RESERVE = GiB
 """The 1 GiB every plan sets aside for the CUDA context and the allocator, an assumption, not a measurement.
 
-A PyTorch process holds a few hundred MiB of CUDA context before it allocates
-a tensor, more with cuBLAS workspaces, and the caching allocator rounds
-blocks up and fragments; how much depends on the driver, the card and the
-workload.
+A process cannot use the whole of a card's reported total: before it allocates
+a tensor, the CUDA context (kernels, cuBLAS/cuDNN workspaces, the driver's own
+bookkeeping) takes a few hundred MiB, more on newer cards and drivers; we
+assume it takes at most 0.5 GiB of this reserve.  The rest covers the caching
+allocator's rounding and fragmentation and kernels' temporary buffers, which
+depend on the workload.
 """
 
-GPUS: Mapping[str, int] = MappingProxyType({
-    "RTX 3060 (12 GB)": 12 * GiB,
-    "T4 (16 GB)": 16 * GiB,
-    "L4 (24 GB)": 24 * GiB,
-    "RTX 4090 (24 GB)": 24 * GiB,
-    "RTX 5090 (32 GB)": 32 * GiB,
-    "A100 (40 GB)": 40 * GiB,
-    "L40S (48 GB)": 48 * GiB,
-    "A100 (80 GB)": 80 * GiB,
-    "H100 (80 GB)": 80 * GiB,
-    "H200 (141 GB)": 141 * GiB,
-    "MI300X (192 GB)": 192 * GiB,
-})
-"""Common cards (as of 2026-11) and their memory as the vendor states it, read as GiB.
 
-``nvidia-smi`` shows less on most cards, after ECC and firmware reservations:
-about 6 % less on the data-centre cards with GDDR memory (a T4 shows 15,360
-MiB, an L4 23,034 MiB, an L40S 46,068 MiB), a few hundred MiB less on HBM
-cards (an H100 81,559 MiB, an H200 143,771 MiB).  Give the planner your
-card's own figure when it matters.
+@dataclass(frozen=True)
+class GpuCard:
+    """A listed card: its memory as the driver reports it, and where that figure was read.
+
+    ``reported_mib`` is ``memory.total`` as ``nvidia-smi`` prints it (MiB,
+    ECC on where the card has it), quoted in the public ``source`` and read on
+    ``checked``.
+    """
+
+    key: str
+    name: str
+    reported_mib: int
+    source: str
+    checked: str
+
+    @property
+    def total_bytes(self) -> int:
+        """The reported total in bytes."""
+        return self.reported_mib * MiB
+
+    @property
+    def label(self) -> str:
+        """The name a list shows, the vendor's nominal size and then the reported MiB."""
+        return f"{self.name}: {self.reported_mib:,} MiB"
+
+
+_CHECKED = "2026-12-01"
+CARDS: tuple[GpuCard, ...] = (
+    GpuCard("rtx-3060", "RTX 3060 (12 GB)", 12_288,
+            "https://github.com/geerlingguy/raspberry-pi-pcie-devices/issues/790", _CHECKED),
+    GpuCard("t4", "T4 (16 GB)", 15_360, "https://github.com/modal-labs/modal-client/pull/2797", _CHECKED),
+    GpuCard("a10g", "A10G (24 GB)", 23_028, "https://github.com/NVIDIA/DCGM/issues/232", _CHECKED),
+    GpuCard("l4", "L4 (24 GB)", 23_034, "https://github.com/modal-labs/modal-client/pull/2797", _CHECKED),
+    GpuCard("rtx-3090", "RTX 3090 (24 GB)", 24_576, "https://github.com/noonghunna/club-3090/issues/1127", _CHECKED),
+    GpuCard("rtx-4090", "RTX 4090 (24 GB)", 24_564, "https://github.com/RLinf/RLinf/issues/255", _CHECKED),
+    GpuCard("rtx-5090", "RTX 5090 (32 GB)", 32_607, "https://github.com/noonghunna/club-3090/issues/617", _CHECKED),
+    GpuCard("a100-40gb", "A100 (40 GB)", 40_960, "https://github.com/modal-labs/modal-client/pull/2797", _CHECKED),
+    GpuCard("l40s", "L40S (48 GB)", 46_068, "https://github.com/akash-network/provider-configs/pull/99", _CHECKED),
+    GpuCard("a100-80gb", "A100 (80 GB)", 81_920, "https://github.com/modal-labs/modal-client/pull/2797", _CHECKED),
+    GpuCard("h100-sxm", "H100 SXM (80 GB)", 81_559, "https://github.com/NVIDIA/nccl/issues/1264", _CHECKED),
+    GpuCard("h100-nvl", "H100 NVL (94 GB)", 95_830, "https://github.com/wilicc/gpu-burn/issues/141", _CHECKED),
+    GpuCard("h200", "H200 (141 GB)", 143_771, "https://github.com/sgl-project/sglang/issues/3196", _CHECKED),
+    GpuCard("b200", "B200 (180 GB)", 183_359, "https://github.com/NVIDIA/TensorRT-LLM/issues/10278", _CHECKED),
+)
+"""Cards a buyer rents or owns today, with ``memory.total`` as ``nvidia-smi`` reports it, each from a public source.
+
+The vendor's "GB" is a nominal figure: a T4 sold as 16 GB reports 15,360 MiB
+(15.00 GiB), an L4 sold as 24 GB 23,034 MiB, an L40S sold as 48 GB 46,068 MiB.
+Cards whose reported total we found no public driver output for (H100 PCIe,
+AMD's MI300X under ``rocm-smi``) are left out rather than guessed: give the
+planner your card's own figure.
 """
+
+GPUS: Mapping[str, int] = MappingProxyType({card.label: card.total_bytes for card in CARDS})
+"""Each listed card's label and its reported total in bytes (from :data:`CARDS`)."""
+
+MIN_GPU_BYTES = MiB
+MAX_GPU_BYTES = 100_000 * GiB
+# A memory size: a decimal number, then an optional unit; no unit means GiB (what nvidia-smi's totals convert to).
+# ASCII only, so that the widget's JavaScript reads every text alike (Python's \d and \s take other scripts' digits
+# and spaces).
+_SPACE = " \t\n\r\f\v"
+_MEMORY = re.compile(r"[ \t\n\r\f\v]*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[ \t\n\r\f\v]*([A-Za-z]*)[ \t\n\r\f\v]*")
+MEMORY_UNITS: Mapping[str, int] = MappingProxyType({"": GiB, "gib": GiB, "gb": GB, "mib": MiB})
+"""The units a GPU memory size may carry, in any case, and their bytes.
+
+None or ``GiB`` is ``2**30`` bytes, ``GB`` the vendor's ``10**9``, ``MiB`` ``2**20``.
+"""
+
+
+def gpu_memory(text: str) -> int:
+    """Bytes of GPU memory from what a user types: ``22.49``, ``23034 MiB``, ``24GB``, ``44.99 GiB`` or a card's key.
+
+    A bare number is GiB; ``GB`` is the vendor's decimal gigabyte (``10**9``
+    bytes); fractions are exact and rounded down to whole bytes.  A key of
+    :data:`CARDS` (``l4``, ``h100-sxm``) gives that card's reported total.
+
+    Examples
+    --------
+    >>> gpu_memory("22.49"), gpu_memory("23034 MiB"), gpu_memory("24GB"), gpu_memory("l40s") // 2**20
+    (24148453621, 24152899584, 24000000000, 46068)
+    >>> gpu_memory("24 TB")
+    Traceback (most recent call last):
+    ...
+    ValueError: GPU memory must be a size from 1 MiB to 100,000 GiB: a number of GiB (22.49), ...; got '24 TB'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"GPU memory must be a str such as '22.49' or '23034 MiB'; got {text!r} "
+                        f"({type(text).__name__})")
+    cards = {card.key: card for card in CARDS}
+    key = text.strip(_SPACE).lower()
+    if key in cards:
+        return cards[key].total_bytes
+    match = _MEMORY.fullmatch(text)
+    if not match or match.group(2).lower() not in MEMORY_UNITS:
+        raise ValueError("GPU memory must be a size from 1 MiB to 100,000 GiB: a number of GiB (22.49), one with a "
+                         "unit MiB, GiB or GB (23034 MiB, 24 GB), or a listed card "
+                         f"({', '.join(cards)}); got {text!r}")
+    number, unit = match.groups()
+    whole, _, fraction = number.partition(".")
+    size: int = int((whole + fraction) or "0") * MEMORY_UNITS[unit.lower()] // 10 ** len(fraction)
+    if not MIN_GPU_BYTES <= size <= MAX_GPU_BYTES:
+        raise ValueError(f"GPU memory must be from 1 MiB to 100,000 GiB; got {text!r} ({size:,} bytes)")
+    return size
 
 TASKS = ("inference", "full", "lora", "qlora")
 OPTIMIZERS = ("adamw", "adamw-8bit", "sgd-momentum")
@@ -110,6 +199,39 @@ def context_limit(cfg: ModelConfig) -> int:
     return min(as_model_config(cfg).learned_positions or MAX_TOKENS, MAX_TOKENS)
 
 
+def trained_context(cfg: ModelConfig) -> int | None:
+    """The positions ``cfg`` was trained on (:attr:`~llmcalc.ModelConfig.trained_context`), or None when unknown.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> trained_context(get_preset("llama-3-8b")), trained_context(get_preset("reference"))
+    (8192, None)
+    """
+    return as_model_config(cfg).trained_context or None
+
+
+def context_search_limit(cfg: ModelConfig, *, beyond_trained: bool = False) -> int:
+    """Where a search for the longest context that fits stops: the trained context, or, if ``beyond_trained``
+    (or the trained context is unknown), :func:`context_limit`.
+
+    A context past the trained one may fit in memory, but the model was never
+    trained on those positions; going there is the reader's explicit choice.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> cfg = get_preset("llama-3-8b")
+    >>> context_search_limit(cfg), context_search_limit(cfg, beyond_trained=True)
+    (8192, 16777216)
+    """
+    limit = context_limit(cfg)
+    trained = trained_context(cfg)
+    if check.flag("beyond_trained", beyond_trained) or trained is None:
+        return limit
+    return min(trained, limit)
+
+
 def _tokens(cfg: ModelConfig, name: str, value: int) -> int:
     return check.count(name, value, maximum=context_limit(cfg))
 
@@ -160,9 +282,13 @@ def plan_training(
 ) -> MemoryPlan:
     """Memory on one GPU for a training step of ``task``: ``"full"``, ``"lora"`` or ``"qlora"``.
 
-    * ``"full"``: mixed precision (bf16 weights and gradients, fp32 master
-      weights and optimizer states: 16 bytes per parameter with AdamW), split
-      across ``n_gpus`` by ZeRO ``zero_stage`` as :func:`~llmcalc.zero_memory_per_gpu`.
+    * ``"full"``: mixed precision as DeepSpeed's ZeRO optimizers and Megatron
+      keep it (bf16 weights and gradients, fp32 master weights and optimizer
+      states: 16 bytes per parameter with AdamW), split across ``n_gpus`` by
+      ZeRO ``zero_stage`` as :func:`~llmcalc.zero_memory_per_gpu`.  PyTorch AMP on
+      an fp32 model keeps the same 16 bytes as fp32 weights and gradients; a model
+      trained wholly in bf16 keeps 8 (no master copy, bf16 AdamW states), which
+      ``llmcalc.training_memory(n, "adamw", "bf16")`` gives.
     * ``"lora"``: the frozen base in bf16, and the adapters of
       :func:`~llmcalc.lora_model_params` (``rank``, ``targets``) trained in
       fp32, as peft keeps them by default (``autocast_adapter_dtype``): 4
@@ -223,11 +349,14 @@ def largest_fitting(plan: Callable[[int], MemoryPlan], gpu_bytes: int, *, limit:
 
     Examples
     --------
-    The longest context Llama-2-7B in bf16 can hold on a 24 GB card (a
-    context beyond its 4,096 trained positions is the reader's business):
+    The longest context Llama-2-7B in bf16 can hold in 24 GiB: 4,096, the
+    positions it was trained on, where :func:`context_search_limit` stops;
+    searched past them, 21,398 tokens would fit in memory:
 
     >>> from llmcalc import get_preset, GiB
     >>> cfg = get_preset("llama-2-7b")
+    >>> largest_fitting(lambda t: plan_inference(cfg, context=t), 24 * GiB, limit=context_search_limit(cfg))
+    4096
     >>> largest_fitting(lambda t: plan_inference(cfg, context=t), 24 * GiB, limit=MAX_TOKENS)
     21398
     """

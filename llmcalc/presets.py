@@ -3,7 +3,9 @@
 Every preset's parameter count has been checked once against the real
 implementation (Hugging Face ``transformers`` building the model on the meta
 device; see ``tools/verify_presets.py``), and the tests pin the counts it
-reported.  Hyperparameters come from each model's published ``config.json``.
+reported.  Hyperparameters come from each model's published ``config.json``, and so
+does ``trained_context`` (its ``max_position_embeddings``; the glossary's own reference
+model has none, 0).
 """
 
 from __future__ import annotations
@@ -22,23 +24,25 @@ PRESETS: Mapping[str, ModelConfig] = MappingProxyType({
                              head_dim=64, d_ff=3072),
     "gpt2": ModelConfig(vocab_size=50257, d_model=768, n_layers=12, n_heads=12, d_ff=3072, ffn="mlp",
                         tie_embeddings=True, qkv_bias=True, out_bias=True, mlp_bias=True,
-                        norm="layernorm", learned_positions=1024, layout="gpt2"),
-    "llama-2-7b": ModelConfig(vocab_size=32000, d_model=4096, n_layers=32, n_heads=32, d_ff=11008),
+                        norm="layernorm", learned_positions=1024, layout="gpt2", trained_context=1024),
+    "llama-2-7b": ModelConfig(vocab_size=32000, d_model=4096, n_layers=32, n_heads=32, d_ff=11008,
+                              trained_context=4096),
     "llama-2-70b": ModelConfig(vocab_size=32000, d_model=8192, n_layers=80, n_heads=64, n_kv_heads=8,
-                               d_ff=28672),
+                               d_ff=28672, trained_context=4096),
     "llama-3-8b": ModelConfig(vocab_size=128256, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,
-                              d_ff=14336),
+                              d_ff=14336, trained_context=8192),
     "mistral-7b": ModelConfig(vocab_size=32000, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,
-                              d_ff=14336, sliding_window=4096, model_type="mistral"),
+                              d_ff=14336, sliding_window=4096, model_type="mistral", trained_context=32768),
     "qwen2.5-0.5b": ModelConfig(vocab_size=151936, d_model=896, n_layers=24, n_heads=14, n_kv_heads=2,
-                                d_ff=4864, qkv_bias=True, tie_embeddings=True),
+                                d_ff=4864, qkv_bias=True, tie_embeddings=True, trained_context=32768),
     "mixtral-8x7b": ModelConfig(vocab_size=32000, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,
-                                d_ff=14336, n_experts=8, experts_per_token=2, model_type="mixtral"),
+                                d_ff=14336, n_experts=8, experts_per_token=2, model_type="mixtral",
+                                trained_context=32768),
     # Phi-2: attention and MLP run in parallel off ONE LayerNorm per block;
     # biases on q/k/v, on the output projection ("dense"), in the MLP and on the LM head.
     "phi-2": ModelConfig(vocab_size=51200, d_model=2560, n_layers=32, n_heads=32, d_ff=10240, ffn="mlp",
                          qkv_bias=True, out_bias=True, mlp_bias=True, lm_head_bias=True,
-                         norm="layernorm", norms_per_layer=1, layout="phi"),
+                         norm="layernorm", norms_per_layer=1, layout="phi", trained_context=2048),
 })
 
 REFERENCE: ModelConfig = PRESETS["reference"]

@@ -40,8 +40,19 @@ def rows(text):
     (["presets"], "llama-2-70b 68,976,648,192 68.98 B 80 8192 64/8"),
     # Llama-2-7B by hand: 2 bytes x 6,738,415,616 weights + 2 x 32 x 4,096 x 2 bytes x 4,096 tokens + 1 GiB.
     (["plan", "llama-2-7b"], "total 16,698,056,704 16.70 GB (15.55 GiB)"),
+    # The search stops at the 4,096 positions Llama 2 was trained on, unless asked to go beyond (then 21,398).
     (["plan", "llama-2-7b", "--gpu", "24"],
-     "fits in 24 GiB (9.07 GB (8.45 GiB) to spare); largest context that fits: 21,398"),
+     "fits in 25.77 GB (24.00 GiB) (9.07 GB (8.45 GiB) to spare); largest context that fits: 4,096 (the 4,096 "
+     "positions the model was trained on; more fits in memory: --beyond-trained-context searches past them)"),
+    (["plan", "llama-2-7b", "--gpu", "24", "--beyond-trained-context"],
+     "fits in 25.77 GB (24.00 GiB) (9.07 GB (8.45 GiB) to spare); largest context that fits: 21,398 (beyond the "
+     "4,096 positions the model was trained on)"),
+    # A T4 as nvidia-smi reports it: 15,360 MiB = 16,106,127,360 bytes, 15.00 GiB, not 16; page 19's QLoRA example
+    # (15.63 GiB) does not fit it.
+    (["plan", "llama-2-7b", "--task", "qlora", "--gpu", "t4"], "does not fit in 16.11 GB (15.00 GiB) (674.51 MB "
+     "(643.26 MiB) over); largest micro-batch that fits: 0"),
+    (["plan", "llama-2-7b", "--task", "full", "--zero-stage", "3", "--gpus", "8"],
+     "full fine-tuning, per GPU, each of 8 (ZeRO stage 3)"),
     # 8 GPUs share 16 bytes a parameter at ZeRO-3: 6,738,415,616 / 8 x 12 bytes of optimizer state.
     (["plan", "llama-2-7b", "--task", "full", "--zero-stage", "3", "--gpus", "8"],
      "optimizer states 10,107,623,424 10.11 GB (9.41 GiB)"),
@@ -76,6 +87,41 @@ def test_plan_json_has_the_parts_the_verdict_and_the_largest_fit(capsys):
     assert result["fits"] is True and result["largest_micro_batch"] >= 1
 
 
+@pytest.mark.parametrize("size, expected", [
+    ("24", 24 * 2**30), ("22.49", 2249 * 2**30 // 100), ("23034MiB", 23_034 * 2**20), ("23034 mib", 23_034 * 2**20),
+    ("24GB", 24 * 10**9), ("44.99 GiB", 4499 * 2**30 // 100), ("l40s", 46_068 * 2**20), ("H100-SXM", 81_559 * 2**20),
+])
+def test_gpu_takes_fractional_gib_units_and_card_names(capsys, size, expected):
+    assert json.loads(run(capsys, "plan", "llama-2-7b", "--gpu", size, "--json"))["gpu_bytes"] == expected
+
+
+def test_llama_3_8b_on_24_gib_stops_at_its_trained_context_unless_asked(capsys):
+    """The issue's done-when: at most 8,192 by default; 65,883 tokens fit in memory when searched past it."""
+    stopped = json.loads(run(capsys, "plan", "llama-3-8b", "--gpu", "24", "--json"))
+    assert stopped["largest_context"] == 8192 and stopped["largest_context_stops_at_trained"] is True
+    beyond = json.loads(run(capsys, "plan", "llama-3-8b", "--gpu", "24", "--beyond-trained-context", "--json"))
+    assert beyond["largest_context"] == 65_883 and beyond["largest_context_beyond_trained"] is True
+    out = run(capsys, "plan", "llama-3-8b", "--context", "32k")
+    assert "note: a context of 32,768 tokens is beyond the 8,192 positions the model was trained on" in out
+
+
+def test_a_model_folder_holding_config_json_is_a_model(capsys, tmp_path):
+    (tmp_path / "config.json").write_text((HF_MODELS / "llama-3.1-8b.json").read_text())
+    assert "total 8,030,261,248 8.03 B" in rows(run(capsys, "params", str(tmp_path)))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(SystemExit):
+        main(["params", str(empty)])
+    assert f"the folder {str(empty)!r} holds no config.json" in capsys.readouterr().err
+
+
+def test_a_closed_pipe_ends_quietly():
+    """``llmcalc ... | head -1``: no BrokenPipeError traceback."""
+    result = subprocess.run(f"{sys.executable} -m llmcalc presets | head -1", shell=True, capture_output=True,
+                            text=True, check=True)
+    assert result.stdout.startswith("preset") and result.stderr == ""
+
+
 def test_json_output(capsys):
     result = json.loads(run(capsys, "kv-cache", "reference", "--tokens", "1k", "8k", "--json"))
     assert result["bytes"] == {"1024": 10_485_760, "8192": 83_886_080}
@@ -95,8 +141,16 @@ def test_json_output(capsys):
     (["kv-cache", "gpt2", "--tokens", "1.0001k"], "'1.0001k' is not a whole number of tokens"),
     (["plan", "mixtral-8x7b", "--task", "full"], "activation memory is not modelled for mixture-of-experts routing"),
     (["plan", "gpt2", "--context", "2k"], "context must be an integer in [1, 1024]; got 2048"),
-    (["plan", "llama-2-7b", "--task", "lora", "--gpus", "2"], "ZeRO is planned for full fine-tuning only"),
-    (["plan", "llama-2-7b", "--gpu", "0"], "gpu must be an integer >= 1; got 0"),
+    (["plan", "llama-2-7b", "--task", "lora", "--gpus", "2"], "--gpus does not apply to --task lora"),
+    (["plan", "llama-2-7b", "--gpu", "0"], "argument --gpu: GPU memory must be from 1 MiB to 100,000 GiB; got '0'"),
+    (["plan", "llama-2-7b", "--gpu", "24 TB"], "a number of GiB (22.49), one with a unit MiB, GiB or GB"),
+    (["plan", "llama-2-7b", "--task", "full", "--context", "32768"],
+     "--context does not apply to --task full (--context applies to inference)"),
+    (["plan", "llama-2-7b", "--task", "inference", "--gpus", "2"], "--gpus does not apply to --task inference"),
+    (["plan", "llama-2-7b", "--task", "full", "--weight-format", "nf4"], "--weight-format does not apply"),
+    (["plan", "llama-2-7b", "--task", "qlora", "--rank", "8", "--zero-stage", "3"],
+     "--zero-stage does not apply to --task qlora (--zero-stage applies to full)"),
+    (["plan", "llama-2-7b", "--task", "full", "--beyond-trained-context"], "--beyond-trained-context does not"),
 ])
 def test_errors_exit_2_with_a_message(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_info:

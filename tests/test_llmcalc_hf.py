@@ -88,6 +88,7 @@ def test_class_defaults_match_transformers():
     ({"model_type": "llama", "num_mtp_modules": 2}, "unknown key 'num_mtp_modules' (value 2) may change"),
     ({"model_type": "llama", "hidden_size": "4096"}, "hidden_size must be an integer >= 1; got '4096'"),
     ({"model_type": "llama", "num_attention_heads": 0}, "num_attention_heads must be an integer >= 1; got 0"),
+    ({"model_type": "llama", "hidden_size": float("nan")}, "hidden_size must be an integer >= 1; got nan"),
     ({"model_type": "llama", "tie_word_embeddings": "no"}, "tie_word_embeddings must be true or false; got 'no'"),
     ({"model_type": "llama", "num_key_value_heads": 5}, "llama config: n_kv_heads must divide n_heads=32"),
     ({"model_type": "gemma2", "layer_types": ["full_attention"]}, "one type per layer (26); got 1 entries"),

@@ -361,6 +361,8 @@ REFUSALS: list[dict[str, Any]] = [
     refusal(model_type="gpt2", n_inner=0),
     refusal(model_type="gpt2", n_positions=0),
     refusal(model_type="olmo2", num_key_value_heads=8),
+    refusal(model_type="llama", hidden_size=float("nan")),  # not "hidden_size=nan contradicts hidden_size=nan"
+    refusal(model_type="qwen3_moe", num_experts=float("nan"), num_local_experts=float("nan")),
 ]
 
 
@@ -527,3 +529,38 @@ def test_counts_refuse_objects_the_module_did_not_validate(page: Any) -> None:
         {vocab_size: 10, d_model: 8, n_layers: 1, n_heads: 2, d_ff: 8}), d_model: -8n})).error""")
     assert error == ["TypeError", "cfg must be a ModelConfig (see LLMModelConfig.modelConfig or fromHfConfig); "
                      "got object"]
+
+
+LLAMA_BASE = json.loads((DATA / "llama-3.1-8b.json").read_text(encoding="utf-8"))
+# (what the config declares, the trained context by hand): max_position_embeddings, raised to original x factor only
+# where the scaling declares the original length it extends.
+ROPE_CASES: list[tuple[dict[str, Any], int]] = [
+    ({}, 131_072),  # Llama 3.1: llama3 scaling, 8,192 x 8 = 65,536 < the stated 131,072
+    ({"max_position_embeddings": 32_768, "rope_parameters": {"rope_type": "yarn", "factor": 4.0,
+      "original_max_position_embeddings": 32_768}}, 131_072),  # Qwen2.5's YaRN recipe
+    ({"max_position_embeddings": 32_768, "rope_parameters": None,
+      "rope_scaling": {"type": "yarn", "factor": 4, "original_max_position_embeddings": 32_768}}, 131_072),
+    ({"max_position_embeddings": 4096, "rope_parameters": {"rope_type": "linear", "factor": 8.0}}, 4096),
+    ({"max_position_embeddings": 4096, "original_max_position_embeddings": 2048,
+      "rope_parameters": {"rope_type": "dynamic", "factor": 2.5}}, 5120),
+    ({"max_position_embeddings": 4096, "rope_parameters": {"full_attention": {"factor": 8.0,
+      "original_max_position_embeddings": 4096}, "sliding_attention": {"rope_type": "default"}}}, 32_768),
+    ({"max_position_embeddings": 4096, "rope_parameters": {"factor": 1e309, "original_max_position_embeddings": 10}},
+     4096),
+    ({"max_position_embeddings": 4096, "rope_parameters": {"factor": True, "original_max_position_embeddings": 10}},
+     4096),
+    ({"max_position_embeddings": 4096, "rope_parameters": {"factor": 3.3, "original_max_position_embeddings": 3}},
+     4096),
+    ({"max_position_embeddings": 10, "rope_parameters": {"factor": 3.3, "original_max_position_embeddings": 7}}, 23),
+]
+
+
+def test_the_trained_context_is_read_alike_and_as_derived_by_hand(page: Any) -> None:
+    datas = [{**LLAMA_BASE, **declared} for declared, _expected in ROPE_CASES]
+    texts = [json.dumps(data) for data in datas]
+    javascript = decode(page.evaluate(FROM_TEXTS, [texts, js_lora(LORA_SPECS)]))
+    python = [python_outcome(data, LORA_SPECS) for data in datas]
+    assert mismatches(texts, python, javascript) == []
+    assert [outcome["ok"]["config"]["trained_context"] for outcome in python] == [e for _d, e in ROPE_CASES]
+    refused = python_outcome({**LLAMA_BASE, "max_position_embeddings": 0}, LORA_SPECS)
+    assert refused["error"][1] == "llama config: max_position_embeddings must be an integer >= 1; got 0"

@@ -23,11 +23,14 @@ import pytest
 import llmcalc as lc
 from browser import browser_page
 from llmcalc.planner import (
+    CARDS,
     GPUS,
     KV_FORMATS,
     MAX_BATCH,
     OPTIMIZERS,
     context_limit,
+    context_search_limit,
+    gpu_memory,
     largest_fitting,
     plan_inference,
     plan_training,
@@ -74,13 +77,15 @@ def model_sources() -> list[tuple[str, dict[str, object], lc.ModelConfig]]:
 
 
 def inference_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: int, **kwargs: object):
-    """One inference vector: the plan and the longest context on ``gpu``, as Python answers them."""
+    """One inference vector: the plan and the longest context on ``gpu`` (stopping at the trained context unless
+    ``beyond``), as Python answers them."""
     def plan(context: int):
         return plan_inference(cfg, context=context, **kwargs)  # type: ignore[arg-type]
 
-    limit = context_limit(cfg)
+    beyond = bool(kwargs.pop("beyond"))
+    limit = context_search_limit(cfg, beyond_trained=beyond)
     options = {"task": "inference", "weightFormat": kwargs["weight_format"], "kvFormat": kwargs["kv_format"],
-               "batch": kwargs["batch"], "context": kwargs.pop("context")}
+               "batch": kwargs["batch"], "context": kwargs.pop("context"), "beyondTrained": beyond}
     context = options["context"]
     return {"model": label, "source": source, "options": options, "gpu": str(gpu),
             "expected": outcome(lambda: plan(context)),  # type: ignore[arg-type]
@@ -106,7 +111,7 @@ def training_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gp
 def plan_vectors(seed: int = 20261130) -> list[dict[str, object]]:
     """Plans over every model source: each task and option at random sizes, with their largest fits."""
     rng = random.Random(seed)
-    cards = list(GPUS.values())
+    cards = [card.total_bytes for card in CARDS]
     vectors = []
     for label, source, cfg in model_sources():
         limit = context_limit(cfg)
@@ -114,7 +119,7 @@ def plan_vectors(seed: int = 20261130) -> list[dict[str, object]]:
             vectors.append(inference_case(
                 label, source, cfg, rng.choice(cards), weight_format=weight_format,
                 kv_format=rng.choice(KV_FORMATS), context=rng.choice([1, 4096, rng.randint(1, limit)]),
-                batch=rng.choice([1, rng.randint(1, 64)]),
+                batch=rng.choice([1, rng.randint(1, 64)]), beyond=rng.random() < 0.5,
             ))
         for task in ("full", "lora", "qlora"):
             for optimizer in OPTIMIZERS:
@@ -150,7 +155,8 @@ COMPARE = """
       options.task === "inference" ? P.planInference(cfg, options) : P.planTraining(cfg, options);
     const got = answer(() => plan(v.options));
     const key = v.options.task === "inference" ? "context" : "microBatch";
-    const limit = v.options.task === "inference" ? P.tokenLimit(cfg) : P.limits().max_batch;
+    const limit = v.options.task === "inference" ? P.contextSearchLimit(cfg, v.options.beyondTrained)
+      : P.limits().max_batch;
     const largest = answer(() => P.largestFitting((n) => plan({...v.options, [key]: n}), BigInt(v.gpu), limit));
     if (JSON.stringify(got) !== JSON.stringify(v.expected) || JSON.stringify(largest) !== JSON.stringify(v.largest)) {
       bad.push({model: v.model, options: v.options, got, expected: v.expected, largest, expectedLargest: v.largest});
@@ -171,6 +177,30 @@ def test_every_plan_matches_llmcalc(language: str) -> None:
         result = page.evaluate(COMPARE, vectors)
     assert result == {"checked": len(vectors), "bad": []}
     assert log.errors == [] and log.requests == []
+
+
+# GPU memory as typed: Python's gpu_memory is the oracle, the widget's field must read every text alike.
+MEMORY_TEXTS = ["24", "22.49", "0.5", ".5", "24.", "23034MiB", " 23034 MiB ", "23034 mib", "24GB", "24 gb", "44.99 GiB",
+                "1MiB", "100000", "100000.001", "0", "0.5 MiB", "24 TB", "", "-3", "1e3", "nan", "24 G", "l40s", "T4",
+                "H100-SXM", "rtx 4090", "1,000", "٣", "\u00a024", "24\x1c", "l4\u3000", "\tl4\n"]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_gpu_memory_is_read_as_llmcalc_reads_it(language: str) -> None:
+    def python(text: str) -> str | None:
+        try:
+            return str(gpu_memory(text))
+        except ValueError:
+            return None
+
+    expected = [python(text) for text in MEMORY_TEXTS]
+    assert expected.count(None) >= 8 and expected[MEMORY_TEXTS.index("l40s")] == str(46_068 * 2**20)
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        got = page.evaluate("(texts) => texts.map((t) => { const b = window.LLMPlanner.gpuMemory(t); "
+                            "return b === null ? null : String(b); })", MEMORY_TEXTS)
+    assert got == expected
+    assert log.errors == []
 
 
 def read(page, key: str) -> str:
@@ -244,12 +274,136 @@ def test_worked_cases_show_llmcalc_bytes(language: str, case: str) -> None:
         page.locator('select[name="preset"]').select_option("llama-2-7b")
         assert read(page, "params") == "6,738,415,616"
         choose(page, **fields)  # type: ignore[arg-type]
-        page.locator('select[name="gpu"]').select_option("A100 (80 GB)")
+        page.locator('select[name="gpu"]').select_option("a100-80gb")
+        card = GPUS["A100 (80 GB): 81,920 MiB"]
+        assert page.locator('[name="gpu_gib"]').input_value() == "81920 MiB"
         plan = compute()
         assert shown_parts(page) == expected_parts(plan)
         verdict = read(page, "verdict")
-        assert (f"{80 * GIB - plan.total:,} B" in verdict) == plan.fits(80 * GIB), verdict
+        assert (f"{card - plan.total:,} B" in verdict) == plan.fits(card), verdict
     assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_fractional_gib_and_the_trained_context_as_the_cli_has_them(language: str) -> None:
+    """Llama-3-8B on 24 GiB: 8,192 by default, marked; 65,883 past it, marked; an L4's 22.49 GiB typed by hand."""
+    llama_3 = lc.get_preset("llama-3-8b")
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        page.locator('select[name="preset"]').select_option("llama-3-8b")
+        page.locator('[name="gpu_gib"]').fill("24")
+        root = page.locator('.calculator[data-calculator="planner"]')
+        at_trained = root.get_attribute("data-at-trained").replace("{trained}", "8,192")
+        assert read(page, "largest") == f"8,192 {at_trained}"
+        page.locator('input[name="beyond_trained"]').check()
+        beyond = root.get_attribute("data-beyond-trained").replace("{trained}", "8,192")
+        assert read(page, "largest") == f"65,883 {beyond}"
+        note = page.locator('[data-out="note"]')
+        assert not note.is_visible()
+        page.locator('[name="context"]').fill("32768")
+        assert note.inner_text() == root.get_attribute("data-context-note").replace("{context}", "32,768").replace(
+            "{trained}", "8,192")
+        page.locator('[name="context"]').fill("4096")
+        assert not note.is_visible()
+        page.locator('[name="gpu_gib"]').fill("22.49")
+        budget = gpu_memory("22.49")
+        expected = largest_fitting(lambda t: plan_inference(llama_3, context=t), budget,
+                                   limit=context_search_limit(llama_3, beyond_trained=True))
+        assert read(page, "largest") == f"{expected:,} {beyond}"
+        plan = plan_inference(llama_3, context=4096)
+        assert f"{budget - plan.total:,} B" in read(page, "verdict")
+    assert log.errors == [] and log.requests == []
+
+
+def test_choosing_the_same_file_again_after_a_listed_model_reads_it_again() -> None:
+    path = CONFIGS / "llama-3.1-8b.json"
+    with browser_page() as (page, log):
+        page.goto(page_path("en").as_uri())
+        page.locator('input[name="config_file"]').set_input_files(str(path))
+        expect_text(page, "params", "8,030,261,248")
+        page.locator('select[name="preset"]').select_option("qwen2.5-0.5b")
+        assert read(page, "params") == f"{lc.param_count(lc.get_preset('qwen2.5-0.5b')):,}"
+        page.locator('input[name="config_file"]').set_input_files(str(path))
+        expect_text(page, "params", "8,030,261,248")
+        assert page.locator('select[name="preset"]').input_value() == "config"
+    assert log.errors == []
+
+
+def contrast(foreground: str, background: str) -> float:
+    """WCAG 2 contrast ratio of two CSS rgb() colours."""
+    def luminance(colour: str) -> float:
+        channels = [int(part) / 255 for part in re.findall(r"\d+", colour)[:3]]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_verdicts_and_errors_have_4_5_to_1_contrast(scheme: str) -> None:
+    with browser_page() as (page, log):
+        page.emulate_media(color_scheme=scheme)
+        page.goto(page_path("en").as_uri())
+        root = page.locator('.calculator[data-calculator="planner"]')
+        background = root.evaluate("node => getComputedStyle(node).backgroundColor")
+        colours = {}
+        for gpu in ("h200", "t4"):  # Llama 2 7B at 4,096 tokens fits the first, not the second
+            page.locator('select[name="gpu"]').select_option(gpu)
+            colours[gpu] = page.locator('[data-out="verdict"]').evaluate("node => getComputedStyle(node).color")
+        page.locator('[name="gpu_gib"]').fill("24 TB")
+        colours["error"] = page.locator('[data-error="plan"]').evaluate("node => getComputedStyle(node).color")
+    ratios = {name: round(contrast(colour, background), 2) for name, colour in colours.items()}
+    assert all(ratio >= 4.5 for ratio in ratios.values()), ratios
+    assert colours["h200"] != colours["t4"]  # the two verdicts are styled apart (fits, does not fit)
+    assert log.errors == []
+
+
+def test_the_bar_names_its_numbers_and_a_committed_value_is_announced_once() -> None:
+    plan = plan_inference(LLAMA, context=4096)
+    with browser_page() as (page, log):
+        page.goto(page_path("en").as_uri())
+        page.locator('select[name="gpu"]').select_option("a100-80gb")
+        name = page.locator(".planner-bar").get_attribute("aria-label")
+        assert name.startswith(f"Total {plan.total / GIB:.2f} GiB / 80.00 GiB (") and "KV cache 2.00 GiB" in name
+        assert page.locator('.planner-results[aria-live]').count() == 0
+        status = page.locator('[role="status"][data-out="status"]')
+        assert status.inner_text() == read(page, "verdict")
+        page.locator('[name="context"]').focus()
+        page.keyboard.press("Control+A")
+        page.keyboard.type("2048")
+        before = status.text_content()
+        page.keyboard.type("0")  # each keystroke recomputes, silently
+        assert status.text_content() == before and read(page, "verdict") != before
+        page.keyboard.press("Tab")  # the committed value is announced
+        assert status.text_content() == read(page, "verdict")
+    assert log.errors == []
+
+
+def test_on_a_phone_the_gib_column_stays() -> None:
+    with browser_page() as (page, log):
+        page.set_viewport_size({"width": 375, "height": 800})
+        page.goto(page_path("en").as_uri())
+        assert page.locator('[data-out="weights-gib"]').is_visible()
+        assert not page.locator('[data-out="weights"]').is_visible()
+    assert log.errors == []
+
+
+def test_a_context_llmcalc_refuses_is_shown_at_its_field() -> None:
+    """GPT-2's 1,024 positions: the default context of 4,096 is refused at the context field, which is marked."""
+    with browser_page() as (page, log):
+        page.goto(page_path("en").as_uri())
+        page.locator('select[name="preset"]').select_option("gpt2")
+        context = page.locator('[name="context"]')
+        assert context.get_attribute("aria-invalid") == "true"
+        box = page.locator("#" + context.get_attribute("aria-describedby"))
+        with pytest.raises(ValueError) as raised:
+            plan_inference(lc.get_preset("gpt2"), context=4096)
+        assert str(raised.value) in box.inner_text() and box.is_visible()
+        assert not page.locator('[data-error="plan"]').is_visible()
+        context.fill("1024")
+        assert not box.is_visible() and read(page, "total") != "—"
+    assert log.errors == []
 
 
 def test_the_widget_works_from_the_keyboard() -> None:
@@ -323,12 +477,15 @@ BAD_FIELDS = [
     ("lora", "rank", "0"),
     ("lora", "rank", "99999"),
     ("inference", "gpu_gib", "0"),
+    ("inference", "gpu_gib", "24 TB"),
+    ("full", "gpu_gib", "1e9"),
 ]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_bad_fields_show_a_translated_message_never_nan(language: str) -> None:
-    messages = {"en": "must be a whole number from", "zh_TW": "必須是"}
+    messages = {"en": ("must be a whole number from", "is not a size from 1 MiB to 100,000 GiB"),
+                "zh_TW": ("必須是", "1 MiB")}
     with browser_page() as (page, log):
         page.goto(page_path(language).as_uri())
         for task, name, value in BAD_FIELDS:
@@ -338,6 +495,9 @@ def test_bad_fields_show_a_translated_message_never_nan(language: str) -> None:
             box = page.locator('[data-error="plan"]')
             assert box.is_visible(), (task, name, value)
             text = box.inner_text()
-            assert messages[language] in text or "must be an integer" in text, text
+            assert any(part in text for part in messages[language]) or "must be an integer" in text, text
+            if name == "gpu_gib":
+                quoted = {"en": f"“{value}”", "zh_TW": f"「{value}」"}[language]
+                assert quoted in text and page.locator('[name="gpu_gib"]').get_attribute("aria-invalid") == "true"
             assert not re.search(r"NaN|undefined|Infinity", page.locator(".calculator").inner_text())
     assert log.errors == []

@@ -55,10 +55,11 @@ LABELS: dict[str, tuple[str, ...]] = {
         "weight_format", "kv_format", "context", "batch",
         "optimizer", "opt_adamw", "opt_adamw8", "opt_sgd", "micro_batch", "seq_len", "checkpointing",
         "zero_stage", "n_gpus", "rank", "targets", "targets_qv", "targets_all",
-        "gpu", "gpu_custom", "gpu_gib",
+        "beyond_trained", "gpu", "gpu_custom", "gpu_gib",
         "weights", "kv_cache", "gradients", "optimizer_states", "activations", "reserve", "total",
         "fits", "no_fit", "largest_context", "largest_micro_batch", "none_fits",
-        "error", "config_error", "plan_error",
+        "at_trained", "beyond_trained_note", "context_note",
+        "error", "memory_error", "config_error", "plan_error",
     ),
 }
 """Label keys per calculator, each given once in the directive's keyed bullet list.
@@ -67,7 +68,10 @@ LABELS: dict[str, tuple[str, ...]] = {
 ``divisor_error`` says that the query heads must be a multiple of the KV heads.  The
 planner's part labels (``weights`` ... ``reserve``) may be term links: the widget's legend
 links to the same entries.  Its ``fits`` and ``no_fit`` take ``{bytes}``; ``config_error``
-and ``plan_error`` take ``{detail}``, llmcalc's own (English) message.
+and ``plan_error`` take ``{detail}``, llmcalc's own (English) message; ``memory_error``
+takes ``{label}`` and ``{value}`` (what was typed); ``at_trained`` and
+``beyond_trained_note`` take ``{trained}``, the positions the model was trained on;
+``context_note`` takes ``{context}`` and ``{trained}``.
 """
 
 MEMORY_DTYPES = ("fp32", "bf16", "fp8", "int8", "int4")
@@ -75,7 +79,7 @@ KV_DTYPES = ("bf16", "fp32", "fp8")
 # Full-attention models only: the KV-cache widget has no sliding window (Mistral 7B's caps its cache).
 # The planner's messages that fill in a {detail} or {bytes}, or name what fits.
 PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
-                    "largest_context", "largest_micro_batch")
+                    "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note")
 KV_PRESETS = ("reference", "llama-3-8b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b")
 TEMPLATES = Path(__file__).resolve().parent.parent / "_templates" / "calculators"
 
@@ -264,7 +268,10 @@ def planner_data() -> dict[str, str]:
 
     tables = {
         "limits": {"max_params": planner.MAX_PARAMS, "max_tokens": planner.MAX_TOKENS,
-                   "max_batch": planner.MAX_BATCH, "max_gpus": planner.MAX_GPUS, "reserve": planner.RESERVE},
+                   "max_batch": planner.MAX_BATCH, "max_gpus": planner.MAX_GPUS, "reserve": planner.RESERVE,
+                   "min_gpu_bytes": planner.MIN_GPU_BYTES, "max_gpu_bytes": planner.MAX_GPU_BYTES},
+        "cards": {card.key: card.total_bytes for card in planner.CARDS},
+        "memory_units": dict(planner.MEMORY_UNITS),
         "dtype_bits": dict(memory.DTYPE_BITS),
         "optimizers": {name: memory._OPTIMIZERS[name] for name in planner.OPTIMIZERS},
         "precisions": {name: memory._PRECISIONS[name] for name in ("mixed", "fp32")},
@@ -275,7 +282,7 @@ def planner_data() -> dict[str, str]:
     }
     return {
         "data-presets": compact_json({name: dataclasses.asdict(cfg) for name, cfg in llmcalc.PRESETS.items()}),
-        "data-gpus": compact_json(dict(planner.GPUS)),
+        "data-gpus": compact_json({card.key: card.total_bytes for card in planner.CARDS}),
         "data-tables": compact_json(tables),
     }
 
@@ -301,6 +308,8 @@ def visit_calculator(self: HTML5Translator, node: calculator) -> None:
 
         attributes.update(planner_data())
         attributes.update({f"data-{key.replace('_', '-')}": labels[key] for key in PLANNER_MESSAGES})
+        attributes["data-beyond-trained"] = labels["beyond_trained_note"]
+        attributes["data-total-label"] = labels["total"]
         # The rules' data for modelconfig.js, once per page (the page has one planner).
         self.body.append(inline_json("modelconfig-tables", browser_tables()))
     self.body.append(template("widget.html").open(attributes))
@@ -319,7 +328,10 @@ def depart_calculator(self: HTML5Translator, node: calculator) -> None:
                 labels=node["labels"],
                 links=node["links"],
                 presets=[(name, name) for name in llmcalc.PRESETS],
-                gpus=[(name, name) for name in planner.GPUS],
+                gpus=[(card.key, card.label) for card in planner.CARDS],
+                # The list opens on the RTX 4090, and the memory field on its reported total.
+                default_gpu=next((card.key, f"{card.reported_mib} MiB") for card in planner.CARDS
+                                 if card.key == "rtx-4090"),
                 weight_formats=[(name, name) for name in WEIGHT_FORMATS],
                 kv_formats=[(name, name) for name in planner.KV_FORMATS],
             )
@@ -365,4 +377,4 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("doctree-resolved", resolve_calculators)
     app.connect("html-page-context", add_script)
     # env_version: doctrees pickled by an older version of this file have positional labels or no links.
-    return {"version": "2.1", "env_version": 4, "parallel_read_safe": True, "parallel_write_safe": True}
+    return {"version": "2.2", "env_version": 5, "parallel_read_safe": True, "parallel_write_safe": True}

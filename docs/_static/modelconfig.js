@@ -536,7 +536,8 @@
       read(key) {
         const alias = tables.aliases.get(this.modelType)?.get(key) ?? key;
         this.used.add(key).add(alias);
-        if (this.data.has(key) && this.data.has(alias) && !pyEquals(this.data.get(key), this.data.get(alias))) {
+        if (alias !== key && this.data.has(key) && this.data.has(alias)
+          && !pyEquals(this.data.get(key), this.data.get(alias))) {
           throw this.fail(`${key}=${pyRepr(this.data.get(key))} contradicts ${alias}=${pyRepr(this.data.get(alias))}`);
         }
         for (const name of [key, alias]) if (this.data.has(name)) return this.data.get(name);
@@ -792,6 +793,40 @@
       return cfg;
     }
 
+    // _rope_scalings: transformers 5's rope_parameters (one per layer type for Gemma 3), then rope_scaling
+    function ropeScalings(read) {
+      const found = [];
+      for (const key of ["rope_parameters", "rope_scaling"]) {
+        const value = read.read(key);
+        if (value instanceof Map) {
+          const nested = [...value.values()].filter((item) => item instanceof Map);
+          found.push(...(nested.length ? nested : [value]));
+        }
+      }
+      return found;
+    }
+
+    // _trained_context
+    function trainedContext(read) {
+      if (read.modelType === "gpt2") return positive(read, "n_positions");
+      let longest = positive(read, "max_position_embeddings");
+      const topOriginal = read.read("original_max_position_embeddings");
+      for (const scaling of ropeScalings(read)) {
+        const factor = scaling.has("factor") ? scaling.get("factor") : null;
+        const original = scaling.has("original_max_position_embeddings")
+          ? scaling.get("original_max_position_embeddings") : topOriginal;
+        if (typeof original !== "bigint" || original < 1n || original > 2n ** 53n) continue;
+        if (typeof factor === "bigint" && factor > 1n) {
+          if (original * factor > longest) longest = original * factor;
+        } else if (typeof factor === "number" && Number.isFinite(factor) && factor > 1
+          && Number.isFinite(Number(original) * factor)) {
+          const reached = BigInt(Math.trunc(Number(original) * factor));
+          if (reached > longest) longest = reached;
+        }
+      }
+      return longest;
+    }
+
     // config_from_hf (ModelConfig.from_hf_config), on a parsed config: a Map from parseConfigText, or JSON.parse's
     function fromHfConfig(source) {
       const data = source instanceof Map ? source : fromJson(source);
@@ -813,6 +848,7 @@
       }
       const read = new Reader(data, modelType);
       const fields = build(read);
+      fields.trained_context = trainedContext(read);
       read.checkRest();
       fields.model_type = modelType;
       try {

@@ -281,6 +281,33 @@
     return learned ? Math.min(learned, LIMITS.max_tokens) : LIMITS.max_tokens;
   }
 
+  /* llmcalc.planner.trained_context: null when unknown (0). */
+  function trainedContext(cfg) {
+    var trained = Number(cfg.trained_context);
+    return trained ? trained : null;
+  }
+
+  /* llmcalc.planner.context_search_limit */
+  function contextSearchLimit(cfg, beyondTrained) {
+    var limit = tokenLimit(cfg);
+    var trained = trainedContext(cfg);
+    return beyondTrained || trained === null ? limit : Math.min(trained, limit);
+  }
+
+  /* llmcalc.planner.gpu_memory: bytes (BigInt) of "22.49", "23034 MiB", "24GB" or a card's key, or null when the
+   * text is no size in [MIN_GPU_BYTES, MAX_GPU_BYTES] (the widget says so in the page's language). */
+  function gpuMemory(text) {
+    var key = text.replace(/^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$/g, "").toLowerCase();
+    if (Object.prototype.hasOwnProperty.call(TABLES.cards, key)) { return big(TABLES.cards[key]); }
+    var match = /^[ \t\n\r\f\v]*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[ \t\n\r\f\v]*([A-Za-z]*)[ \t\n\r\f\v]*$/.exec(text);
+    if (!match || !Object.prototype.hasOwnProperty.call(TABLES.memory_units, match[2].toLowerCase())) { return null; }
+    var parts = match[1].split(".");
+    var fraction = parts.length > 1 ? parts[1] : "";
+    var size = big((parts[0] + fraction) || "0") * big(TABLES.memory_units[match[2].toLowerCase()]) /
+      (10n ** big(fraction.length));
+    return size >= big(LIMITS.min_gpu_bytes) && size <= big(LIMITS.max_gpu_bytes) ? size : null;
+  }
+
   /* llmcalc.planner.plan_inference */
   function planInference(cfg, options) {
     checkedModel(cfg);
@@ -357,6 +384,18 @@
     return value;
   }
 
+  /* The GPU memory field: gpuMemory's bytes, or the page's translated message naming the value and the range. */
+  function readMemory(root) {
+    var input = root.querySelector('[name="gpu_gib"]');
+    var size = gpuMemory(input.value);
+    input.setAttribute("aria-invalid", size === null ? "true" : "false");
+    if (size === null) {
+      throw new PlannerInputError(fill(fill(root.dataset.memoryError, "label", input.dataset.label), "value",
+        input.value.trim()));
+    }
+    return size;
+  }
+
   function PlannerInputError(message) { this.message = message; }
 
   function setup(root) {
@@ -375,6 +414,32 @@
     var gib = form.elements.gpu_gib;
     var ownConfig = null;
     var ownSource = null;  // [text, name] of the last config loaded, to name its error again
+
+    var status = out.status;  // announced to screen readers when a value is committed, not on every keystroke
+    var bar = root.querySelector(".planner-bar");
+
+    /* llmcalc's range errors name their parameter; those that are a field of the form are shown at that field. */
+    var FIELD_OF = { context: "context", batch: "batch", seq_len: "seq_len", micro_batch: "micro_batch",
+                     n_gpus: "n_gpus", lora_rank: "rank" };
+
+    function fieldError(name, message) {
+      var input = form.elements[name];
+      var id = input.id + "-error";
+      var box = document.getElementById(id);
+      if (!box && message) {
+        box = document.createElement("p");
+        box.id = id;
+        box.className = "calc-error planner-field-error";
+        input.parentNode.appendChild(box);
+        input.setAttribute("aria-describedby", id);
+      }
+      if (box) { say(box, message); }
+      if (message) { input.setAttribute("aria-invalid", "true"); }
+    }
+
+    function clearFieldErrors() {
+      root.querySelectorAll(".planner-field-error").forEach(function (box) { say(box, ""); });
+    }
 
     function say(box, message) {
       box.textContent = message;
@@ -397,6 +462,8 @@
       });
       out.verdict.textContent = "—";
       out.largest.textContent = "—";
+      say(out.note, "");
+      bar.setAttribute("aria-label", root.dataset.totalLabel);
     }
 
     function showModel(cfg) {
@@ -412,6 +479,7 @@
         options.kvFormat = form.elements.kv_format.value;
         options.context = readInteger(root, "context", format);
         options.batch = readInteger(root, "batch", format);
+        options.beyondTrained = form.elements.beyond_trained.checked;
         return options;
       }
       options.optimizer = form.elements.optimizer.value;
@@ -436,13 +504,23 @@
 
     function largest(cfg, options, budget) {
       if (options.task === "inference") {
-        return [root.dataset.largestContext, largestFitting(function (n) {
-          return plan(cfg, Object.assign({}, options, { context: n }));
-        }, budget, tokenLimit(cfg))];
+        var limit = contextSearchLimit(cfg, options.beyondTrained);
+        var plannedAt = function (n) { return plan(cfg, Object.assign({}, options, { context: n })); };
+        var found = largestFitting(plannedAt, budget, limit);
+        var trained = trainedContext(cfg);
+        var note = "";
+        /* As the CLI marks it: stopped at the trained context though more fits, or past it. */
+        if (trained !== null && found === limit && limit === trained && trained < tokenLimit(cfg) &&
+            planTotal(plannedAt(trained + 1)) <= budget) {
+          note = fill(root.dataset.atTrained, "trained", format.count(trained));
+        } else if (trained !== null && found > trained) {
+          note = fill(root.dataset.beyondTrained, "trained", format.count(trained));
+        }
+        return [root.dataset.largestContext, found, note];
       }
       return [root.dataset.largestMicroBatch, largestFitting(function (n) {
           return plan(cfg, Object.assign({}, options, { microBatch: n }));
-        }, budget, LIMITS.max_batch)];
+        }, budget, LIMITS.max_batch), ""];
     }
 
     function render(result, budget, cfg, options) {
@@ -463,10 +541,25 @@
       out.verdict.className = "planner-verdict " + (fits ? "planner-fits" : "planner-no-fit");
       var found = largest(cfg, options, budget);
       out["largest-label"].textContent = found[0];
-      out.largest.textContent = found[1] ? format.count(found[1]) : root.dataset.noneFits;
+      out.largest.textContent = (found[1] ? format.count(found[1]) : root.dataset.noneFits) +
+        (found[2] ? " " + found[2] : "");
+      /* As the CLI's note: a chosen context past the positions the model was trained on. */
+      var trained = trainedContext(cfg);
+      var note = options.task === "inference" && trained !== null && options.context > trained
+        ? fill(fill(root.dataset.contextNote, "context", format.count(options.context)), "trained",
+          format.count(trained)) : "";
+      say(out.note, note);
+      /* The bar's name carries its numbers: each part shown, the total and the card's memory. */
+      var named = PARTS.filter(function (part) { return result[part] !== 0n || part === "weights"; })
+        .map(function (part) {
+          return root.querySelector('[data-row="' + part + '"] th').textContent.trim() + " " +
+            format.gib(result[part]) + " GiB";
+        });
+      bar.setAttribute("aria-label", root.dataset.totalLabel + " " + format.gib(total) + " GiB / " +
+        format.gib(budget) + " GiB (" + named.join(", ") + ")");
     }
 
-    function update() {
+    function update(announce) {
       var kind = task();
       root.querySelectorAll("[data-for]").forEach(function (group) {
         group.hidden = group.dataset.for.split(" ").indexOf(kind) < 0;
@@ -481,17 +574,28 @@
         out.params.textContent = "—";
         out.active.textContent = "—";
         clearResults();
+        if (announce) { status.textContent = configError.textContent; }
         return;
       }
+      clearFieldErrors();
       try {
         var options = readOptions(kind);
-        var budget = big(readInteger(root, "gpu_gib", format)) * GIB;
+        var budget = readMemory(root, format);
         render(plan(cfg, options), budget, cfg, options);
         say(planError, "");
+        if (announce) { status.textContent = out.verdict.textContent; }
       } catch (error) {
-        say(planError, error instanceof PlannerInputError ? error.message
-          : fill(root.dataset.planError, "detail", error.message));
+        var field = /^([a-z_]+) must be /.exec(error.message);
+        if (!(error instanceof PlannerInputError) && field && FIELD_OF[field[1]] &&
+            !form.elements[FIELD_OF[field[1]]].closest("[hidden]")) {
+          say(planError, "");
+          fieldError(FIELD_OF[field[1]], fill(root.dataset.planError, "detail", error.message));
+        } else {
+          say(planError, error instanceof PlannerInputError ? error.message
+            : fill(root.dataset.planError, "detail", error.message));
+        }
         clearResults();
+        if (announce) { status.textContent = error.message; }
       }
     }
 
@@ -509,23 +613,29 @@
 
     form.elements.config_file.addEventListener("change", function () {
       var file = form.elements.config_file.files[0];
-      if (file) { file.text().then(function (text) { useConfigText(text, file.name); }); }
+      /* Cleared once read, so that choosing the same file again (after a listed model) reads it again. */
+      if (file) {
+        file.text().then(function (text) {
+          form.elements.config_file.value = "";
+          useConfigText(text, file.name);
+        });
+      }
     });
     form.elements.config_use.addEventListener("click", function () {
       useConfigText(form.elements.config_paste.value, "config.json");
     });
     gpu.addEventListener("change", function () {
-      if (gpu.value) { gib.value = String(big(gpus[gpu.value]) / GIB); }
-      update();
+      if (gpu.value) { gib.value = String(big(gpus[gpu.value]) / 1048576n) + " MiB"; }
+      update(true);
     });
-    gib.addEventListener("input", function () { gpu.value = ""; update(); });
-    form.addEventListener("input", function (event) { if (event.target !== gib) { update(); } });
+    gib.addEventListener("input", function () { gpu.value = ""; update(false); });
+    /* Typing updates the numbers silently; a committed value (change: Enter, leaving the field, a choice) is
+     * announced once, through the status line. */
+    form.addEventListener("input", function (event) { if (event.target !== gib) { update(false); } });
     form.addEventListener("change", function (event) {
-      if (event.target.type === "radio" || event.target.type === "checkbox" || event.target.tagName === "SELECT") {
-        if (event.target !== gpu) { update(); }
-      }
+      if (event.target !== gpu && event.target !== form.elements.config_file) { update(true); }
     });
-    update();
+    update(false);
   }
 
   function init() {
@@ -542,6 +652,9 @@
     weightFormatBytes: function (cfg, format) { return weightFormatBytes(cfg, format); },
     activationPeak: activationPeak,
     tokenLimit: tokenLimit,
+    trainedContext: trainedContext,
+    contextSearchLimit: contextSearchLimit,
+    gpuMemory: gpuMemory,
     limits: function () { return LIMITS; },
     useTables: useTables,
     planInference: planInference,
