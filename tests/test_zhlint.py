@@ -218,7 +218,7 @@ def test_running_text_keeps_english_policy_terms_in_english(message: str, expect
         (
             "one FP32 scale per output row",
             "每個輸出列一個 FP32 縮放係數",
-            ["'縮放係數' for 'scale': a scale is 縮放因子; 縮放係數 is LoRA's α/r only (lora_alpha)"],
+            ["'縮放係數' for 'scale': a scale is 縮放因子; 縮放係數 is only LoRA's alpha/r (lora_alpha)"],
         ),
         ("the LoRA update is scaled by alpha / r", "更新量乘上 LoRA 縮放係數", []),
         (

@@ -40,7 +40,9 @@ LINK_TEXT_POLICIES = ("english", "name", "chinese")
 Chinese expansion is only the header gloss.  name: a proper name, identifier, format
 or unit (PyTorch, head_dim, FP16), whose gloss describes it.  chinese: written in Chinese."""
 
-WRITTEN_IN_LOWER_CASE = {"softmax", "logits", "sigmoid", "dropout", "prefill", "epoch", "kernel", "adapter", "tokenizer"}
+WRITTEN_IN_LOWER_CASE = {
+    "softmax", "logits", "sigmoid", "dropout", "prefill", "epoch", "kernel", "adapter", "tokenizer",
+}
 """Terms of art that engineers, like the English pages, write in lower case mid-sentence."""
 
 MAINLAND_TERMS: dict[str, str] = {
@@ -124,14 +126,15 @@ CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
      "a base model is 基底模型; 基礎模型 is a foundation model"),
     (re.compile(r"\bSFT\b|[Ss]upervised fine-tuning"), re.compile("指令微調"),
      "SFT is 監督式微調; 指令微調 is instruction tuning"),
-    (re.compile(r"(?s)^(?!.*(?:LoRA|lora_alpha|alpha|α)).*?(?P<said>\bscal(?:e|es|ed|ing)\b)"), re.compile("縮放係數"),
-     "a scale is 縮放因子; 縮放係數 is LoRA's α/r only (lora_alpha)"),
+    (re.compile(r"(?s)^(?!.*(?:LoRA|lora_alpha|alpha|\u03b1)).*?(?P<said>\bscal(?:e|es|ed|ing)\b)"),
+     re.compile("縮放係數"),
+     "a scale is 縮放因子; 縮放係數 is only LoRA's alpha/r (lora_alpha)"),
     # Math reads as x in the visible text: 前 $k$ 名 is checked as 前 x 名.
     (re.compile(r"\btop[- ]\(?\$?k\$?"), re.compile("前 ?[kx] ?名"), "write top-$k$ (as Top-k 取樣), not 前 k 名"),
 )
 """(English in the source, rendering in the translation, fix) for words whose right
 rendering depends on what the English says: 基礎模型 is right for a foundation model,
-縮放係數 for LoRA's α/r, 前 k 名 for "the best k" of an analogy."""
+縮放係數 for LoRA's alpha/r, 前 k 名 for "the best k" of an analogy."""
 
 MARKDOWN = MarkdownIt("commonmark")
 ROLE = re.compile(r"\{[a-z:]+\}`([^`<]*?)\s*(?:<[^`>]*>)?`")
