@@ -54,9 +54,9 @@ def test_taiwan_style_text_passes(text: str) -> None:
         ("使用緩存", ["mainland term '緩存': Taiwan writes '快取'"]),
         ("這個程序很快", ["mainland term '程序': Taiwan writes '程式'"]),
         ("輸出質量", ["mainland term '質量': Taiwan writes '品質'"]),
-        ("詞元,分詞器", [
+        ("詞元,斷詞器", [
             "half-width punctuation next to Chinese text: '元,'",
-            "half-width punctuation next to Chinese text: ',分'",
+            "half-width punctuation next to Chinese text: ',斷'",
         ]),
         ("結束了.", ["half-width punctuation next to Chinese text: '了.'"]),
         ("詞元(Token)", ["half-width punctuation next to Chinese text: '元('"]),
@@ -107,6 +107,18 @@ def test_simplified_table_excludes_characters_valid_in_traditional() -> None:
         ("術語之間的依賴關係", ["second rendering '依賴關係': the glossary writes '相依關係'"]),
         ("每個提示詞詞元", ["second rendering '提示詞詞元': the glossary writes '提示詞的詞元 or 提示詞中的詞元'"]),
         ("開關網站導覽側欄", ["second rendering '開關': the glossary writes '切換'"]),
+        # Seeded from the 2026-12-01 review (issue 28): one rendering per term.
+        ("會讓預處理成為主要成本", ["second rendering '預處理': the glossary writes 'prefill (header gloss 預填); 前處理 for preprocessing'"]),
+        ("提示詞預處理受運算限制", ["second rendering '提示詞預處理': the glossary writes 'prefill (header gloss 預填); 前處理 for preprocessing'"]),
+        ("張量運算核心處理 16 位元輸入", ["second rendering '張量運算核心': the glossary writes 'Tensor 核心 (as NVIDIA Taiwan writes it)'"]),
+        ("每個區塊配一個縮放值", ["second rendering '縮放值': the glossary writes '縮放因子 (the quantization scale)'"]),
+        ("和對話模型一起執行", ["second rendering '對話模型': the glossary writes '聊天模型 (Chat model)'"]),
+        ("改成混合專家版本", ["second rendering '混合專家': the glossary writes '混合專家模型 (MoE); 專家 alone is one expert'"]),
+        ("分詞器不相符", ["second rendering '分詞': the glossary writes 'tokenizer (header gloss 斷詞器), 斷詞 for tokenization'"]),
+        ("32,768 個詞元的脈絡所需的快取", ["second rendering '詞元的脈絡': the glossary writes '上下文 (as in 上下文視窗, context window)'"]),
+        ("八個單字的玩具語料庫", ["second rendering '玩具': the glossary writes '示範, 小型示範 (a toy example)'"]),
+        ("本頁只假設你讀過第 01 頁", ["second rendering '第 01': the glossary writes '第 1 頁 (page numbers are not zero-padded)'"]),
+        ("本頁假設你讀過第 1 到 05 頁", ["second rendering '05': the glossary writes '第 1 頁 (page numbers are not zero-padded)'"]),
     ],
 )
 def test_mainland_words_and_second_renderings_are_named(text: str, expected: list[str]) -> None:
@@ -115,7 +127,11 @@ def test_mainland_words_and_second_renderings_are_named(text: str, expected: lis
 
 @pytest.mark.parametrize(
     "text",
-    ["錯誤代碼 404", "語言代碼 zh_TW", "計算力", "增加載入時間", "把模型放大模型就更準", "強大模型", "可以開關的思考模式", "降維投影"],
+    [
+        "錯誤代碼 404", "語言代碼 zh_TW", "計算力", "增加載入時間", "把模型放大模型就更準", "強大模型", "可以開關的思考模式", "降維投影",
+        "資料前處理", "每個被評分詞元的損失", "部分詞元", "混合專家模型（MoE）", "在語言模型的脈絡裡", "第 1 到 5 頁", "第 10 頁",
+        "prefill（預填）", "Tensor 核心", "縮放因子",
+    ],
 )
 def test_contexts_where_the_listed_words_are_fine(text: str) -> None:
     assert lint_text(text) == []
@@ -185,6 +201,32 @@ def test_running_text_keeps_english_policy_terms_in_english(message: str, expect
         ("$m$ rows and $n$ columns", "$m$ 列、$n$ 欄", []),
         ("rows and columns", "排成列與行", ["'與行' for 'columns': a matrix column is 欄 throughout, never 行"]),
         ("runs the code line by line", "一行一行地執行", []),
+        ("on top of a base model", "建立在基底模型上", []),
+        (
+            "one base model serves many adapters",
+            "一個基礎模型承載許多 adapter",
+            ["'基礎模型' for 'base model': a base model is 基底模型; 基礎模型 is a foundation model"],
+        ),
+        ("*Foundation model* stresses that many tuned models build on the base model", "*Foundation model*（基礎模型）強調", []),
+        (
+            "**Supervised fine-tuning**: {term}`SFT` on pairs",
+            "**指令微調**：用配對做 {term}`SFT`",
+            ["'指令微調' for 'Supervised fine-tuning': SFT is 監督式微調; 指令微調 is instruction tuning"],
+        ),
+        ("models tuned on instructions", "經過指令微調的模型", []),
+        ("with one scale per block", "每個區塊配一個縮放因子", []),
+        (
+            "one FP32 scale per output row",
+            "每個輸出列一個 FP32 縮放係數",
+            ["'縮放係數' for 'scale': a scale is 縮放因子; 縮放係數 is only LoRA's alpha/r (lora_alpha)"],
+        ),
+        ("the LoRA update is scaled by alpha / r", "更新量乘上 LoRA 縮放係數", []),
+        (
+            "the experts with the highest scores are chosen (the top $k$)",
+            "選出分數最高的幾個專家（前 $k$ 名）",
+            ["'前 x 名' for 'top $k$': write top-$k$ (as Top-k 取樣), not 前 k 名"],
+        ),
+        ("the best $k$ candidates get an interview", "只有前 $k$ 名能進入面試", []),
     ],
 )
 def test_renderings_that_depend_on_the_english(source: str, message: str, expected: list[str]) -> None:
@@ -210,6 +252,76 @@ def test_renderings_that_depend_on_the_english(source: str, message: str, expect
 )
 def test_a_header_says_something_its_english_does_not(term: Term, expected: list[str]) -> None:
     assert header_problems(term) == expected
+
+
+REAL_TERMS = read_terminology()
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("會讓 {term}`prefill <Prefill>` 成為主要成本", []),
+        ("跑 1 到 3 個 {term}`epoch <Epoch>`", []),
+        ("融合的注意力 {term}`kernel <kernel>`", []),
+        ("並以 {term}`Evol-Instruct` 提高難度", []),
+        ("遠多於 {term}`Chinchilla` 運算最適比例", []),
+        ("{term}`Tensor 核心 <Tensor Core>`處理 16 位元輸入", []),
+        ("{term}`基底模型 <Base model>`", []),
+        ("{term}`提示詞預處理 <Prefill>`", ["link '{term}`提示詞預處理 <Prefill>`': Prefill stays in English in running text: {term}`prefill <Prefill>`"]),
+        ("{term}`訓練輪次 <Epoch>`", ["link '{term}`訓練輪次 <Epoch>`': Epoch stays in English in running text: {term}`epoch <Epoch>`"]),
+        ("{term}`核心函式 <kernel>`", ["link '{term}`核心函式 <kernel>`': Kernel stays in English in running text: {term}`kernel`"]),
+        ("{term}`配接器 <Adapter>`", ["link '{term}`配接器 <Adapter>`': Adapter stays in English in running text: {term}`adapter <Adapter>`"]),
+        ("{term}`分詞器 <Tokenizer>`", ["link '{term}`分詞器 <Tokenizer>`': Tokenizer stays in English in running text: {term}`tokenizer <Tokenizer>`"]),
+        (
+            "{term}`自我指令生成 <Self-Instruct>`",
+            ["link '{term}`自我指令生成 <Self-Instruct>`': Self-Instruct stays in English in running text: {term}`Self-Instruct`"],
+        ),
+        (
+            "{term}`運算最適訓練 <Chinchilla>`",
+            ["link '{term}`運算最適訓練 <Chinchilla>`': Chinchilla stays in English in running text: {term}`Chinchilla`"],
+        ),
+        (
+            "{term}`張量運算核心 <Tensor Core>`",
+            ["link '{term}`張量運算核心 <Tensor Core>`': Tensor Core is written in Chinese: {term}`Tensor 核心 <Tensor Core>`"],
+        ),
+        (
+            "{term}`基礎模型 <Base model>`",
+            ["link '{term}`基礎模型 <Base model>`': Base model is written in Chinese: {term}`基底模型 <Base model>`"],
+        ),
+    ],
+)
+def test_the_review_decisions_are_the_policy(message: str, expected: list[str]) -> None:
+    """The 2026-12-01 review's decisions, read from the real terminology.tsv (POLICY.md)."""
+    assert link_problems(message, REAL_TERMS) == expected
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("kernel（核心函式）是在 GPU 上執行的函式", []),
+        ("儲存時只寫出小小的 adapter", []),
+        (
+            "儲存時只寫出小小的配接器",
+            ["'配接器' spells out Adapter: write 'adapter' in running text (the header 'Adapter（配接器）' glosses it)"],
+        ),
+        (
+            "跑 3 個訓練輪次",
+            ["'訓練輪次' spells out Epoch: write 'epoch' in running text (the header 'Epoch（訓練輪次）' glosses it)"],
+        ),
+        (
+            "手寫的 GPU 核心函式",
+            ["'GPU 核心函式' spells out GPU kernel: write 'GPU kernel' in running text (the header 'GPU kernel（GPU 核心函式）' glosses it)",
+             "'核心函式' spells out Kernel: write 'kernel' in running text (the header 'Kernel（核心函式）' glosses it)"],
+        ),
+        (
+            "預填階段受運算限制",
+            ["'預填' spells out Prefill: write 'prefill' in running text (the header 'Prefill（預填）' glosses it)",
+             "'預填階段' spells out Prefill phase: write 'Prefill phase' in running text (the header 'Prefill phase（預填階段）' glosses it)"],
+        ),
+    ],
+)
+def test_english_kept_terms_are_not_spelled_out(message: str, expected: list[str]) -> None:
+    assert sorted(expansion_problems(message, REAL_TERMS)) == sorted(expected)
 
 
 def test_terminology_rejects_an_unknown_link_text_policy(tmp_path: Path) -> None:

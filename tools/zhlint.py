@@ -40,7 +40,9 @@ LINK_TEXT_POLICIES = ("english", "name", "chinese")
 Chinese expansion is only the header gloss.  name: a proper name, identifier, format
 or unit (PyTorch, head_dim, FP16), whose gloss describes it.  chinese: written in Chinese."""
 
-WRITTEN_IN_LOWER_CASE = {"softmax", "logits", "sigmoid", "dropout"}
+WRITTEN_IN_LOWER_CASE = {
+    "softmax", "logits", "sigmoid", "dropout", "prefill", "epoch", "kernel", "adapter", "tokenizer",
+}
 """Terms of art that engineers, like the English pages, write in lower case mid-sentence."""
 
 MAINLAND_TERMS: dict[str, str] = {
@@ -99,6 +101,17 @@ HOUSE_TERMS: dict[str, str] = {
     "提示詞詞元": "提示詞的詞元 or 提示詞中的詞元",
     "套件登錄庫": "套件庫（package registry）",
     "開關(?=網站導覽|本頁目錄)": "切換",
+    # Prefill is the GPU pass over the prompt; 預處理/前處理 reads as CPU-side preprocessing.
+    "提示詞預處理|預處理": "prefill (header gloss 預填); 前處理 for preprocessing",
+    "張量運算核心": "Tensor 核心 (as NVIDIA Taiwan writes it)",
+    "縮放值": "縮放因子 (the quantization scale)",
+    "對話模型": "聊天模型 (Chat model)",
+    "混合專家(?!模型)": "混合專家模型 (MoE); 專家 alone is one expert",
+    # 評分詞元, 部分詞元, 得分詞 … only look like 分詞.
+    "(?<![部評區充百成積微給得計滿總])分詞": "tokenizer (header gloss 斷詞器), 斷詞 for tokenization",
+    "(?:詞元|輸入|提示詞)的?脈絡": "上下文 (as in 上下文視窗, context window)",
+    "玩具": "示範, 小型示範 (a toy example)",
+    "第 0\\d|(?<=[到與和、及] )0\\d(?=[a-z]? 頁)": "第 1 頁 (page numbers are not zero-padded)",
 }
 """A second rendering of a term the glossary writes one way (regex) -> the rendering it uses."""
 
@@ -109,9 +122,19 @@ CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     (re.compile(r"\bpresets?\b"), re.compile("預設(?:設定|組態|值)"),
      "a preset is not a default: write 內建組態（preset） or 參考組態"),
     (re.compile(r"\bcolumns?\b"), COLUMN_AS_HANG, "a matrix column is 欄 throughout, never 行"),
+    (re.compile(r"(?s)^(?!.*[Ff]oundation).*?(?P<said>\b[Bb]ase (?:model|weights?)\b)"), re.compile("基礎模型"),
+     "a base model is 基底模型; 基礎模型 is a foundation model"),
+    (re.compile(r"\bSFT\b|[Ss]upervised fine-tuning"), re.compile("指令微調"),
+     "SFT is 監督式微調; 指令微調 is instruction tuning"),
+    (re.compile(r"(?s)^(?!.*(?:LoRA|lora_alpha|alpha|\u03b1)).*?(?P<said>\bscal(?:e|es|ed|ing)\b)"),
+     re.compile("縮放係數"),
+     "a scale is 縮放因子; 縮放係數 is only LoRA's alpha/r (lora_alpha)"),
+    # Math reads as x in the visible text: 前 $k$ 名 is checked as 前 x 名.
+    (re.compile(r"\btop[- ]\(?\$?k\$?"), re.compile("前 ?[kx] ?名"), "write top-$k$ (as Top-k 取樣), not 前 k 名"),
 )
 """(English in the source, rendering in the translation, fix) for words whose right
-rendering depends on what the English says."""
+rendering depends on what the English says: 基礎模型 is right for a foundation model,
+縮放係數 for LoRA's alpha/r, 前 k 名 for "the best k" of an analogy."""
 
 MARKDOWN = MarkdownIt("commonmark")
 ROLE = re.compile(r"\{[a-z:]+\}`([^`<]*?)\s*(?:<[^`>]*>)?`")
@@ -319,7 +342,9 @@ def context_problems(source: str, message: str) -> list[str]:
     for english, rendering, fix in CONTEXT_TERMS:
         said = english.search(source)
         if said:
-            problems += [f"{found.group()!r} for {said.group()!r}: {fix}" for found in rendering.finditer(text)]
+            # A pattern that must look at the whole English (``(?!.*foundation)``) names the word it found.
+            word = said["said"] if "said" in english.groupindex else said.group()
+            problems += [f"{found.group()!r} for {word!r}: {fix}" for found in rendering.finditer(text)]
     return problems
 
 
