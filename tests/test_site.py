@@ -145,7 +145,7 @@ def search_index(language: str) -> dict:
     return json.loads(text[text.index("(") + 1 : text.rindex(")")])
 
 
-@pytest.mark.parametrize("word", ["詞元", "斷詞器", "低秩適應", "注意力機制", "梯度"])
+@pytest.mark.parametrize("word", ["詞元", "詞元切分器", "低秩適應", "注意力機制", "梯度"])
 def test_chinese_search_indexes_glossary_words_whole(word: str) -> None:
     assert word in search_index("zh_TW")["terms"]
 

@@ -86,6 +86,8 @@ MAINLAND_TERMS: dict[str, str] = {
     # 增加載入 and 附加載荷 only look like 加載.
     "(?<![增附追])加載": "載入 (software) or 增加負載 (electrical load)",
     "查找": "查詢, 查表 or 尋找",
+    # Taiwan's statistics writes 概似 (最大概似估計); 似然 is the mainland word.
+    "似然": "概似 (概似度, 最大概似估計)",
     # 放大模型, 擴大模型 and 加大模型 mean "make the model bigger"; 強大模型 is "a strong model".
     "(?<![放擴加強巨龐])大模型": "大型模型 or 較大的模型",
 }
@@ -107,8 +109,9 @@ HOUSE_TERMS: dict[str, str] = {
     "縮放值": "縮放因子 (the quantization scale)",
     "對話模型": "聊天模型 (Chat model)",
     "混合專家(?!模型)": "混合專家模型 (MoE); 專家 alone is one expert",
-    # 評分詞元, 部分詞元, 得分詞 … only look like 分詞.
-    "(?<![部評區充百成積微給得計滿總])分詞": "tokenizer (header gloss 斷詞器), 斷詞 for tokenization",
+    # 評分詞元, 部分詞元, 得分詞, 切分詞元 … only look like 分詞.
+    "(?<![部評區充百成積微給得計滿總切])分詞": "tokenizer (header gloss 詞元切分器), 詞元切分 for tokenization",
+    "詞條": "條目 (a glossary entry)",
     "(?:詞元|輸入|提示詞)的?脈絡": "上下文 (as in 上下文視窗, context window)",
     "玩具": "示範, 小型示範 (a toy example)",
     "第 0\\d|(?<=[到與和、及] )0\\d(?=[a-z]? 頁)": "第 1 頁 (page numbers are not zero-padded)",
