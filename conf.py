@@ -58,8 +58,7 @@ extensions = [
     "conceptmap",  # the dependency graph of all terms, drawn as SVG at build time
     "mystsettings",  # translated builds: docutils defaults built once, not per message
     "i18nparses",  # translated builds: Sphinx parses each translated message once, not twice
-    "codelinks",  # codeautolink's links put into each page without re-parsing it
-    "debugxml",  # Sphinx's debug messages make a node's XML only when shown
+    "codelinks",  # codeautolink links a page's code blocks without parsing the whole page
 ]
 
 exclude_patterns = ["_bib", "_ext", "_root", "_static", "_templates"]

@@ -44,13 +44,15 @@ import sphinx
 import sphinx.transforms.i18n as sphinx_i18n
 from docutils import nodes
 
+from workarounds import REGISTRY
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
     from sphinx.application import Sphinx
     from sphinx.util.typing import ExtensionMetadata
 
-PATCHED_VERSIONS = frozenset({"9.0.4"})
+PATCHED_VERSIONS = REGISTRY["i18nparses"].versions
 
 
 def used_by_first_pass(node: nodes.Node) -> bool:

@@ -43,6 +43,8 @@ import myst_parser.parsers.sphinx_ as myst_sphinx
 from docutils.frontend import get_default_settings
 from myst_parser.parsers.mdit import create_md_parser
 
+from workarounds import REGISTRY
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -53,7 +55,7 @@ if TYPE_CHECKING:
     from sphinx.util.typing import ExtensionMetadata
 
 
-PATCHED_VERSIONS = frozenset({"5.2.0"})
+PATCHED_VERSIONS = REGISTRY["mystsettings"].versions
 
 
 @functools.cache

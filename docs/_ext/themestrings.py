@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 
 from jinja2.ext import Extension
 
+from workarounds import REGISTRY
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.util.typing import ExtensionMetadata
@@ -44,7 +46,7 @@ ICON_TITLES = (
 # The footer's "@pradyunsg's Furo": the possessive is literal English between two links.
 POSSESSIVE = "</a>'s"
 TEMPLATES = ("page.html", "partials/icons.html")
-REWRITTEN_VERSIONS = frozenset({"2025.12.19"})
+REWRITTEN_VERSIONS = REGISTRY["themestrings"].versions
 
 
 def translatable(source: str) -> str:
