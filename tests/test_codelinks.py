@@ -88,7 +88,7 @@ Boxes grow.
 CONF = '''\
 import sys
 sys.path.insert(0, {root!r})
-extensions = ["sphinx.ext.autodoc", "sphinx.ext.doctest", "sphinx_codeautolink"{extra}]
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.doctest"{extra}, "sphinx_codeautolink"]
 '''
 
 PAGES = {
@@ -166,3 +166,9 @@ def test_blocks_lost_by_codeautolink_are_an_error_not_a_wrong_page() -> None:
     context["body"] = "<pre>only one</pre>"
     with pytest.raises(RuntimeError, match="page had 2 code blocks, codeautolink returned 1"):
         codelinks.put_back_linked_blocks(fake_app([]), "page", "page.html", context, None)
+
+
+def test_codelinks_after_codeautolink_is_a_clear_error(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"conf.py": 'extensions = ["sphinx_codeautolink", "codelinks"]\n', "index.rst": "T\n=\n"})
+    with pytest.raises(Exception, match="codelinks must come before sphinx_codeautolink"):
+        build(tmp_path)

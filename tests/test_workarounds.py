@@ -143,16 +143,25 @@ def test_sphinx_chinese_split_still_notes_latin_terms_as_a_side_effect() -> None
     assert search.latin_terms == {"LoRA", "adapter"}
 
 
-def test_jieba_still_caches_its_prefix_dictionary_as_a_marshalled_dict(tmp_path: Path) -> None:
+def test_jieba_still_unmarshals_its_cache_from_the_file_object(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """marshal.load(file) reads the file piecemeal: what makes jieba's own cache slow to load."""
     dictionary = tmp_path / "dict.txt"
     dictionary.write_text("詞元 10 n\n模型 5 n\n", encoding="utf-8")
-    tokenizer = jieba.Tokenizer(str(dictionary))
-    tokenizer.tmp_dir = str(tmp_path)
-    tokenizer.initialize()
-    (cache,) = tmp_path.glob("jieba.*.cache")
-    frequencies, total = marshal.loads(cache.read_bytes())
-    assert frequencies == tokenizer.FREQ and total == tokenizer.total == 15
-    assert frequencies["詞"] == 0  # every prefix is an entry: the dictionary zhsearch keeps compactly
+
+    def initialized() -> jieba.Tokenizer:
+        tokenizer = jieba.Tokenizer(str(dictionary))
+        tokenizer.tmp_dir = str(tmp_path)
+        tokenizer.initialize()
+        return tokenizer
+
+    built = initialized()  # writes jieba's cache
+    loads: list[object] = []
+    stock_load = marshal.load
+    monkeypatch.setattr(marshal, "load", lambda file: loads.append(file) or stock_load(file))
+    loaded = initialized()
+    assert len(loads) == 1, "jieba no longer unmarshals from the file object: re-measure zhsearch.PrefixDictionary"
+    assert loaded.FREQ == built.FREQ and loaded.total == 15
+    assert loaded.FREQ["詞"] == 0  # every prefix is an entry: the half-million-entry dict zhsearch keeps compactly
 
 
 def test_myst_still_builds_settings_and_a_parser_per_parse(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -266,21 +275,27 @@ def test_the_locale_patch_is_left_out_on_other_releases(monkeypatch: pytest.Monk
 
 class RecordingApp:
     def __init__(self) -> None:
-        self.connected: list[tuple[str, object, int]] = []
+        self.extensions: dict[str, object] = {}
+        self.calls: list[tuple[str, object]] = []
 
     def connect(self, event: str, handler: object, priority: int = 500) -> None:
-        self.connected.append((event, handler, priority))
+        self.calls.append((event, handler))
+
+    def setup_extension(self, name: str) -> None:
+        self.calls.append(("setup_extension", name))
 
 
 def test_the_codeautolink_handlers_are_left_out_on_other_releases(monkeypatch: pytest.MonkeyPatch) -> None:
     app = RecordingApp()
     monkeypatch.setattr(codelinks, "version", lambda package: "0.0.0")
     codelinks.setup(app)  # type: ignore[arg-type]
-    assert app.connected == []
+    assert app.calls == []
     monkeypatch.setattr(codelinks, "version", lambda package: sorted(codelinks.PATCHED_VERSIONS)[0])
     codelinks.setup(app)  # type: ignore[arg-type]
-    assert app.connected == [("html-page-context", codelinks.hand_over_code_blocks, 499),
-                             ("html-page-context", codelinks.put_back_linked_blocks, 501)]
+    # Connected right before and right after codeautolink's own handler.
+    assert app.calls == [("html-page-context", codelinks.hand_over_code_blocks),
+                         ("setup_extension", "sphinx_codeautolink"),
+                         ("html-page-context", codelinks.put_back_linked_blocks)]
 
 
 def test_no_module_replaces_a_function_of_codeautolink() -> None:

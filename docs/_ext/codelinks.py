@@ -7,14 +7,15 @@ again.  Our pages carry much besides their examples (term previews, calculators)
 a fresh English build that pass took about 8 s of CPU, a third of the build, for the
 code blocks that are a small part of each body (``benchmarks/README.md``).
 
-Two handlers of the same public event, on either side of codeautolink's (priority
-500), hand it only the code blocks, and put its result back:
+Two handlers of the same public event, connected right before and right after
+codeautolink's (this extension sets codeautolink up between them, so it must come
+first in ``extensions``), hand it only the code blocks, and put its result back:
 
-* :func:`hand_over_code_blocks` (priority 499) cuts each code block's ``pre`` out of
+* :func:`hand_over_code_blocks` cuts each code block's ``pre`` out of
   the body, in page order, and gives codeautolink a body made of those blocks alone,
   each in a ``div`` with the block's own classes, as it looks for them;
 * codeautolink links that body with its own code, unchanged;
-* :func:`put_back_linked_blocks` (priority 501) puts each block it linked back in its
+* :func:`put_back_linked_blocks` puts each block it linked back in its
   place in the original body.  Everything else of the page is as Sphinx wrote it.
 
 A linked block is the block codeautolink writes itself (its ``pre``, serialised by
@@ -24,7 +25,7 @@ BeautifulSoup); the rest of the page is not re-serialised, so it keeps Sphinx's 
 with the same links.  Upstream, the same change is to parse only the code blocks inside
 ``link_html`` (``upstream/sphinx-codeautolink-parse-blocks-only/``).
 
-This depends on codeautolink's priority and on the classes it looks for, so it
+This depends on codeautolink's handler and on the classes it looks for, so it
 applies only to the releases in the registry (:mod:`workarounds`, row ``codelinks``);
 on any other the build runs unchanged, just slower, and a canary test fails.
 """
@@ -36,6 +37,8 @@ import re
 from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from sphinx.errors import ExtensionError
 
 from workarounds import REGISTRY
 
@@ -132,6 +135,14 @@ def put_back_linked_blocks(app: Sphinx, pagename: str, templatename: str, contex
 
 def setup(app: Sphinx) -> ExtensionMetadata:
     if version("sphinx-codeautolink") in PATCHED_VERSIONS:
-        app.connect("html-page-context", hand_over_code_blocks, priority=499)  # codeautolink links at 500
-        app.connect("html-page-context", put_back_linked_blocks, priority=501)
+        if "sphinx_codeautolink" in app.extensions:
+            raise ExtensionError(
+                "codelinks must come before sphinx_codeautolink in extensions: it sets codeautolink up "
+                "between its two handlers, so that no other page-context handler runs in between"
+            )
+        # Handlers of one priority run in the order they were connected: ours right before
+        # and right after codeautolink's, and no other handler sees the body of code blocks.
+        app.connect("html-page-context", hand_over_code_blocks)
+        app.setup_extension("sphinx_codeautolink")
+        app.connect("html-page-context", put_back_linked_blocks)
     return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}
