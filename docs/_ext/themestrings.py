@@ -13,7 +13,10 @@ string cannot silently bring English back.
 The rewrite matches Furo's template text, so it applies only to the releases it was
 written for (:data:`REWRITTEN_VERSIONS`); a canary test fails when the installed Furo is
 not one of them, so the strings are re-checked rather than carried.  Upstream: the
-labels are literal English in Furo's templates; no Furo issue is referenced for it yet.
+labels are literal English in Furo's templates; no Furo issue exists yet (none found on
+2026-12-01); the issue text and the patch with its test are ready in
+``upstream/furo-translatable-labels/``.  The releases are the registry's
+(:mod:`workarounds`, row ``themestrings``).
 """
 
 from __future__ import annotations
