@@ -39,7 +39,10 @@ extensions = [
     "sphinx_design",
     "sphinx.ext.autodoc",  # the llmcalc reference pages, from the docstrings
     "sphinx.ext.napoleon",  # ... which are numpy-style
-    "sphinx_codeautolink",  # llmcalc names in the pages' examples link to their reference entries
+    # llmcalc names in the pages' examples link to their reference entries; codelinks (ours)
+    # first: it hands codeautolink a page's code blocks only, not the whole page
+    "codelinks",
+    "sphinx_codeautolink",
     "sphinxarg.ext",  # the command line's reference, generated from its argparse parser
     "sphinxcontrib.bibtex",  # every entry's sources, from docs/_bib/*.bib, listed on the references page
     "reference",  # ours: constants without their type's docstring, the CLI help translated
@@ -59,8 +62,6 @@ extensions = [
     "conceptmap",  # the dependency graph of all terms, drawn as SVG at build time
     "mystsettings",  # translated builds: docutils defaults built once, not per message
     "i18nparses",  # translated builds: Sphinx parses each translated message once, not twice
-    "codelinks",  # codeautolink's links put into each page without re-parsing it
-    "debugxml",  # Sphinx's debug messages make a node's XML only when shown
 ]
 
 exclude_patterns = ["_bib", "_ext", "_root", "_static", "_templates"]

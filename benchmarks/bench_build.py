@@ -391,8 +391,8 @@ class PlainSiteWriter:
 
 # The plain twin plus the third-party extensions that make the llmcalc reference, with
 # the project's own settings for them: what the site costs without our extensions.
-# sphinx-codeautolink runs as the project runs it, with ``codelinks`` doing its last
-# pass (stock, that pass alone takes about 10 s).
+# sphinx-codeautolink runs as the project runs it, with ``codelinks`` (listed before it)
+# handing its link pass each page's code blocks only.
 EQUIPPED_CONF = """\
 \"\"\"The plain twin with the llmcalc reference's third-party extensions and settings.\"\"\"
 
@@ -402,8 +402,8 @@ sys.path[:0] = [{root!r}, {extensions_dir!r}]
 import conf as project_conf  # noqa: E402  (the project's conf.py, for its settings)
 
 project = "Plain baseline with third-party extensions"
-extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx_codeautolink", "sphinxarg.ext",
-              "codelinks"]
+extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "codelinks", "sphinx_codeautolink",
+              "sphinxarg.ext"]
 html_theme = "furo"
 globals().update(
     {{name: value for name, value in vars(project_conf).items() if name.startswith({shared_prefixes!r})}}

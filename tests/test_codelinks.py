@@ -1,18 +1,19 @@
-"""docs/_ext/codelinks.py: codeautolink's links, put into each page without re-parsing it.
+"""docs/_ext/codelinks.py: codeautolink is handed a page's code blocks, not the whole page.
 
-A tiny site is built with stock sphinx-codeautolink and with the replacement; each page
-must be the same document (the replacement's page, put through BeautifulSoup as stock
-codeautolink puts its own, is byte-identical to stock), with the same links.
+A tiny site is built with stock sphinx-codeautolink and with the two handlers; each page
+must be the same document with the same links (put through BeautifulSoup, as stock
+codeautolink puts the body of every page it links), and the rest of our pages keeps
+Sphinx's own bytes.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
-import sphinx_codeautolink.extension as codeautolink
 from bs4 import BeautifulSoup
-from sphinx_codeautolink.extension.block import link_html as stock_link_html
 
 import codelinks
 from sphinxbuild import build, write_tree
@@ -76,12 +77,18 @@ Examples
 .. code-block:: python
 
    total = 1 + 2
+
+A box is sized on creation.
+
+----
+
+Boxes grow.
 '''
 
 CONF = '''\
 import sys
 sys.path.insert(0, {root!r})
-extensions = ["sphinx.ext.autodoc", "sphinx.ext.doctest", "sphinx_codeautolink"{extra}]
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.doctest"{extra}, "sphinx_codeautolink"]
 '''
 
 PAGES = {
@@ -101,35 +108,67 @@ def built_pages(root: Path, builder: str, extra: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("builder", ["html", "dirhtml"])
-def test_the_pages_are_codeautolinks_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, builder: str) -> None:
-    monkeypatch.setattr(codeautolink, "link_html", stock_link_html)  # an earlier build may have patched it
+def test_the_pages_are_codeautolinks_own(tmp_path: Path, builder: str) -> None:
     stock = built_pages(tmp_path / "stock", builder, "")
     ours = built_pages(tmp_path / "ours", builder, ', "codelinks"')
-    assert codeautolink.link_html is codelinks.link_in_place
     assert ours.keys() == stock.keys()
     examples = next(name for name in stock if name.startswith("examples"))
     links = stock[examples].count('class="sphinx-codeautolink-a"')
     assert links >= 12 and ours[examples].count('class="sphinx-codeautolink-a"') == links
     # dirhtml writes the page one folder down: its links climb out of it.
     api = "../api/" if builder == "dirhtml" else "api.html"
-    assert f'<a href="{api}#boxes.make" class="sphinx-codeautolink-a">' in ours[examples]
+    assert f'<a class="sphinx-codeautolink-a" href="{api}#boxes.make">' in ours[examples]
     for name, page in ours.items():
-        assert page == stock[name] or str(BeautifulSoup(page, "html.parser")) == stock[name], name
-    # Stock re-serialises the whole page; ours leaves what it does not link as Sphinx wrote it.
-    assert '<meta charset="utf-8" />' in ours[examples]
-    assert '<meta charset="utf-8"/>' in stock[examples]
+        assert str(BeautifulSoup(page, "html.parser")) == str(BeautifulSoup(stock[name], "html.parser")), name
+    # Stock re-serialises the whole body of a page with examples; ours only the blocks it links.
+    assert '<hr class="docutils" />' in ours[examples]
+    assert '<hr class="docutils"/>' in stock[examples]
 
 
-def test_an_example_without_its_block_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The warning link_html gives when a page no longer holds an example's code."""
-    from sphinx_codeautolink.extension.backref import CodeExample
-    from sphinx_codeautolink.extension.block import SourceTransform
+BLOCK = '<div class="highlight-python notranslate"><div class="highlight"><pre>{code}\n</pre></div>\n</div>'
+PAGE = "<p>Intro &quot;quoted&quot;<br /></p>\n" + BLOCK.format(code="a = 1") + "\n<p>middle</p>\n" + BLOCK.format(
+    code='<span class="n">make</span><span class="p">()</span>') + "\n" + BLOCK.format(code="b = 2")
 
-    warnings: list[str] = []
-    monkeypatch.setattr("sphinx_codeautolink.warn.logger.warning", lambda message, **_: warnings.append(message))
-    page = '<div class="highlight-python notranslate"><div class="highlight"><pre>x = 1\n</pre></div></div>'
-    (tmp_path / "page.html").write_text(page, encoding="utf-8")
-    missing = SourceTransform(source="y = 2", names=[], example=CodeExample("page", "id", []), doc_lineno=1)
-    codelinks.link_in_place("page", str(tmp_path), [missing], {}, {}, [], disable_link_titles=False)
-    assert warnings == ["Could not match a code example to HTML, source:\ny = 2"]
-    assert (tmp_path / "page.html").read_text(encoding="utf-8") == page
+
+def fake_app(sources: list[str]) -> Any:
+    transforms = {"page": [SimpleNamespace(source=source) for source in sources]}
+    config = SimpleNamespace(codeautolink_custom_blocks={}, codeautolink_search_css_classes=[])
+    return SimpleNamespace(env=SimpleNamespace(sphinx_codeautolink_transforms=transforms), config=config)
+
+
+def test_codeautolink_is_handed_the_blocks_an_example_can_match() -> None:
+    context: dict[str, Any] = {"body": PAGE}
+    codelinks.hand_over_code_blocks(fake_app(["make()", "b = 2"]), "page", "page.html", context, None)
+    handed = context["body"]
+    assert "Intro" not in handed and "a = 1" not in handed
+    assert handed.count("<pre>") == 2 and 'class="highlight-python notranslate"' in handed
+    # codeautolink links the first block it was handed; the page gets that block back, the rest as it was.
+    linked = handed.replace('<span class="n">make</span>', '<a class="sphinx-codeautolink-a" href="api.html#make">'
+                                                            '<span class="n">make</span></a>')
+    context["body"] = linked
+    codelinks.put_back_linked_blocks(fake_app([]), "page", "page.html", context, None)
+    assert context["body"] == PAGE.replace('<span class="n">make</span>', '<a class="sphinx-codeautolink-a" '
+                                           'href="api.html#make"><span class="n">make</span></a>')
+    assert codelinks.SAVED not in context
+
+
+def test_a_page_without_examples_is_left_alone() -> None:
+    context: dict[str, Any] = {"body": PAGE}
+    codelinks.hand_over_code_blocks(fake_app([]), "other", "page.html", context, None)
+    assert context == {"body": PAGE}
+    codelinks.put_back_linked_blocks(fake_app([]), "other", "page.html", context, None)
+    assert context == {"body": PAGE}
+
+
+def test_blocks_lost_by_codeautolink_are_an_error_not_a_wrong_page() -> None:
+    context: dict[str, Any] = {"body": PAGE}
+    codelinks.hand_over_code_blocks(fake_app(["a = 1", "b = 2"]), "page", "page.html", context, None)
+    context["body"] = "<pre>only one</pre>"
+    with pytest.raises(RuntimeError, match="page had 2 code blocks, codeautolink returned 1"):
+        codelinks.put_back_linked_blocks(fake_app([]), "page", "page.html", context, None)
+
+
+def test_codelinks_after_codeautolink_is_a_clear_error(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"conf.py": 'extensions = ["sphinx_codeautolink", "codelinks"]\n', "index.rst": "T\n=\n"})
+    with pytest.raises(Exception, match="codelinks must come before sphinx_codeautolink"):
+        build(tmp_path)

@@ -1,31 +1,33 @@
-"""Make sphinx-codeautolink's last step cheap: link the examples without re-parsing each page.
+"""Make sphinx-codeautolink's link pass cheap: it is handed a page's code blocks, not the whole page.
 
-sphinx-codeautolink (0.19.0) works out at read time which names of each code example
-to link and where to; once every page is written, its ``link_html`` opens each page
-that has examples and parses the whole of it with BeautifulSoup's pure-Python
-``html.parser``, copies blocks while looking for the one each example belongs to,
-serialises each block it changes, parses the result again, and writes the whole
-re-serialised page back.  A fresh English build of our 29 pages took 24.4 s of CPU with
-it and 14.5 s with this module instead (benchmarks/README.md).
+sphinx-codeautolink (0.20.0) links a page's examples in its ``html-page-context``
+handler: it parses the whole ``body`` of the page with BeautifulSoup's pure-Python
+``html.parser``, finds the code blocks, links them, and serialises the whole body
+again.  Our pages carry much besides their examples (term previews, calculators), so in
+a fresh English build that pass took about 8 s of CPU, a third of the build, for the
+code blocks that are a small part of each body (``benchmarks/README.md``).
 
-:func:`link_in_place` does the same work on the page's text.  It finds the same
-blocks (a ``div`` with one of codeautolink's classes, in page order, its first
-``pre``), matches each example to the first remaining block with the same text, runs
-codeautolink's own patterns for each name on that block's lines, builds the same
-links with the same titles, and gives the same warnings; then it puts the changed
-blocks back into the text it read.  Nothing else of the page is touched.
+Two handlers of the same public event, connected right before and right after
+codeautolink's (this extension sets codeautolink up between them, so it must come
+first in ``extensions``), hand it only the code blocks, and put its result back:
 
-The pages are the same documents: each parses to the same tree as codeautolink's
-(``tests/test_codelinks.py`` builds a site both ways and compares every page, each
-put through BeautifulSoup once).  The bytes differ where BeautifulSoup wrote markup
-its own way: ``<br/>`` for ``<br />``, ``"`` for ``&quot;`` and the like, on the
-pages it rewrote and not on the others.  Upstream, the same change would be a few
-lines in ``link_html``; no sphinx-codeautolink issue asks for it yet (none found on
-2026-11-30).
+* :func:`hand_over_code_blocks` cuts each code block's ``pre`` out of
+  the body, in page order, and gives codeautolink a body made of those blocks alone,
+  each in a ``div`` with the block's own classes, as it looks for them;
+* codeautolink links that body with its own code, unchanged;
+* :func:`put_back_linked_blocks` puts each block it linked back in its
+  place in the original body.  Everything else of the page is as Sphinx wrote it.
 
-This replaces a function of sphinx-codeautolink, so it applies only to the releases
-it was written for (:data:`PATCHED_VERSIONS`); on any other the build runs unpatched,
-just slower.  A canary test fails when the installed release is not one of them.
+A linked block is the block codeautolink writes itself (its ``pre``, serialised by
+BeautifulSoup); the rest of the page is not re-serialised, so it keeps Sphinx's bytes
+(``<br />``, ``&quot;``) where stock codeautolink would rewrite them.
+``tests/test_codelinks.py`` builds a site both ways: every page is the same document
+with the same links.  Upstream, the same change is to parse only the code blocks inside
+``link_html`` (``upstream/sphinx-codeautolink-parse-blocks-only/``).
+
+This depends on codeautolink's handler and on the classes it looks for, so it
+applies only to the releases in the registry (:mod:`workarounds`, row ``codelinks``);
+on any other the build runs unchanged, just slower, and a canary test fails.
 """
 
 from __future__ import annotations
@@ -36,41 +38,35 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sphinx.errors import ExtensionError
+
+from workarounds import REGISTRY
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from sphinx.application import Sphinx
     from sphinx.util.typing import ExtensionMetadata
 
-PATCHED_VERSIONS = frozenset({"0.19.0"})
-
-LINK = '<a href="{link}"{title} class="sphinx-codeautolink-a">{text}</a>'
-"""The markup of one link, as sphinx-codeautolink writes it."""
+PATCHED_VERSIONS = REGISTRY["codelinks"].versions
 
 DIV_START = re.compile(r'<div\b[^>]*?\bclass="([^"]*)"[^>]*>')
 PRE = re.compile(r"<pre\b.*?</pre>", re.DOTALL)
 LINE_NUMBER = re.compile(r'<span class="linenos">.*?</span>', re.DOTALL)
 TAG = re.compile(r"<[^>]*>")
-WHITESPACE = re.compile(r"\s+")
+LINK_CLASS = 'class="sphinx-codeautolink-a"'
+SAVED = "codelinks_body"
+"""Where the page's own body waits in the context while codeautolink links the blocks."""
 
 
-def text_of(markup: str) -> str:
-    """The text of a piece of highlighted code, as a browser shows it.
-
-    >>> text_of('<pre><span class="n">x</span><span class="o">&gt;</span>1\\n</pre>')
-    'x>1\\n'
-    """
-    return html.unescape(TAG.sub("", markup))
-
-
-def code_blocks(page: str, classes: set[str]) -> Iterator[tuple[int, int]]:
-    """Where the ``pre`` of each code block of ``page`` starts and ends, in page order.
+def code_blocks(page: str, classes: set[str]) -> Iterator[tuple[str, int, int]]:
+    """Each code block of ``page`` in page order: its ``div``'s classes, and where its ``pre`` starts and ends.
 
     A block is a ``div`` with one of ``classes``; its ``pre`` is the first one after it.
 
     >>> page = '<div class="highlight-pycon x"><div class="highlight"><pre>a</pre></div></div><pre>b</pre>'
-    >>> [page[start:end] for start, end in code_blocks(page, {"highlight-pycon"})]
-    ['<pre>a</pre>']
+    >>> [(kind, page[start:end]) for kind, start, end in code_blocks(page, {"highlight-pycon"})]
+    [('highlight-pycon x', '<pre>a</pre>')]
     """
     seen: set[int] = set()
     for div in DIV_START.finditer(page):
@@ -79,106 +75,74 @@ def code_blocks(page: str, classes: set[str]) -> Iterator[tuple[int, int]]:
         pre = PRE.search(page, div.end())
         if pre is not None and pre.start() not in seen:
             seen.add(pre.start())
-            yield pre.span()
+            yield div[1], pre.start(), pre.end()
 
 
-def link_title(location: str, text: str) -> str:
-    """The title of a link, empty when it would only repeat the code it is on.
+def text_of(markup: str) -> str:
+    """The text of a piece of highlighted code as codeautolink matches it: line numbers left out.
 
-    >>> link_title("llmcalc.ModelConfig", '<span class="n">ModelConfig</span>')
-    ' title="llmcalc.ModelConfig"'
-    >>> link_title("llmcalc", '<span class="nn">llmcalc</span>')
-    ''
+    >>> text_of('<pre><span class="linenos">1</span><span class="n">x</span><span class="o">&gt;</span>1\\n</pre>')
+    'x>1\\n'
     """
-    return "" if WHITESPACE.sub("", text_of(text)) == location else f' title="{location}"'
+    return html.unescape(TAG.sub("", LINE_NUMBER.sub("", markup)))
 
 
-def linked_block(block: str, transform: Any, inventory: dict[str, str], local_prefix: str,
-                 *, disable_link_titles: bool, document: str) -> str:
-    """``block`` (a ``pre``'s markup) with the links of one example, as ``link_html`` makes them."""
-    # Imported here, not at the top: on a release this was not written for, whose
-    # internals may differ, the extension must still load and leave codeautolink alone.
-    from sphinx_codeautolink.extension.block import construct_name_pattern
-    from sphinx_codeautolink.warn import logger, warn_type
-
-    lines = block.split("\n")
-    for name in transform.names:
-        begin_line = name.lineno - 1
-        end_line = name.end_lineno - 1
-        selection = "\n".join(lines[begin_line : end_line + 1])
-        # From the right, as codeautolink does, so that ``a.b = a.b`` links the right one.
-        matches = list(re.finditer(construct_name_pattern(name), selection))[::-1]
-        if not matches:
-            logger.warning(
-                f"Could not match transformation of `{name.code_str}` on source lines "
-                f"{name.lineno}-{name.end_lineno}, source:\n{transform.source}",
-                type=warn_type, subtype="match_name", location=document,
-            )
-            continue
-        start, end = matches[0].span()
-        start += len(matches[0].group(1))
-        location = inventory[name.resolved_location]
-        if not location.startswith(("http://", "https://")):
-            location = local_prefix + location
-        text = selection[start:end]
-        title = "" if disable_link_titles else link_title(name.resolved_location, text)
-        transformed = selection[:start] + LINK.format(link=location, title=title, text=text) + selection[end:]
-        lines[begin_line : end_line + 1] = transformed.split("\n")
-    return "\n".join(lines)
-
-
-def link_in_place(document: str, out_dir: str, transforms: list[Any], inventory: dict[str, str],
-                  custom_blocks: dict[str, Any], search_css_classes: list[str], builder_name: str = "html",
-                  *, disable_link_titles: bool) -> None:
-    """sphinx-codeautolink's ``link_html``, with the same arguments, editing the page's text."""
+def block_classes(app: Sphinx) -> set[str]:
+    """The classes of the ``div`` codeautolink looks for a code block in, as its ``link_html`` lists them."""
     from sphinx_codeautolink.extension.block import BUILTIN_BLOCKS
-    from sphinx_codeautolink.warn import logger, warn_type
 
-    if builder_name == "dirhtml" and Path(document).name != "index":
-        html_file = Path(out_dir) / document / "index.html"
-    else:
-        html_file = Path(out_dir) / (document + ".html")
-    page = html_file.read_text("utf-8")
+    kinds = BUILTIN_BLOCKS.keys() | app.config.codeautolink_custom_blocks.keys()
+    return {f"highlight-{kind}" for kind in kinds} | {"doctest", *app.config.codeautolink_search_css_classes}
 
-    classes = {f"highlight-{kind}" for kind in BUILTIN_BLOCKS.keys() | custom_blocks.keys()}
-    classes.update(["doctest", *search_css_classes])
-    # Each block with its text, line numbers left out, as examples are matched on it.
-    unmatched = [
-        ((start, end), text_of(LINE_NUMBER.sub("", page[start:end])).rstrip())
-        for start, end in code_blocks(page, classes)
-    ]
-    local_prefix = "../" * (len(html_file.relative_to(out_dir).parents) - 1)
 
-    replacements: dict[tuple[int, int], str] = {}
-    for transform in transforms:
-        source = transform.source.rstrip()
-        for index, (_, text) in enumerate(unmatched):
-            if text == source:
-                span = unmatched.pop(index)[0]
-                break
-        else:
-            logger.warning(
-                f"Could not match a code example to HTML, source:\n{transform.source}",
-                type=warn_type, subtype="match_block", location=document,
-            )
-            continue
-        replacements[span] = linked_block(
-            page[span[0] : span[1]], transform, inventory, local_prefix,
-            disable_link_titles=disable_link_titles, document=document,
-        )
-    if not replacements:
+def hand_over_code_blocks(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                          doctree: object) -> None:
+    """Give codeautolink a body of the page's code blocks only, when it has examples to link on the page."""
+    transforms = getattr(app.env, "sphinx_codeautolink_transforms", None)
+    body = context.get("body")
+    if not transforms or not transforms.get(str(Path(pagename))) or not isinstance(body, str):
         return
+    # Only blocks that some example of the page can match: codeautolink matches each example
+    # to the first remaining block with its text, so the others can never be chosen, and it
+    # copies every remaining block for every example it matches.
+    sources = {transform.source.rstrip() for transform in transforms[str(Path(pagename))]}
+    blocks = [(classes, start, end) for classes, start, end in code_blocks(body, block_classes(app))
+              if text_of(body[start:end]).rstrip() in sources]
+    context[SAVED] = (body, [(start, end) for _, start, end in blocks])
+    context["body"] = "\n".join(
+        f'<div class="{classes}"><div class="highlight">{body[start:end]}</div></div>' for classes, start, end in blocks
+    )
+
+
+def put_back_linked_blocks(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                           doctree: object) -> None:
+    """Put the blocks codeautolink linked back into the page's own body, the rest untouched."""
+    saved = context.pop(SAVED, None)
+    if saved is None:
+        return
+    body, spans = saved
+    linked = PRE.findall(context["body"])
+    if len(linked) != len(spans):
+        raise RuntimeError(f"codelinks: {pagename} had {len(spans)} code blocks, codeautolink returned {len(linked)}")
     pieces, done = [], 0
-    for (start, end), block in sorted(replacements.items()):
-        pieces += [page[done:start], block]
-        done = end
-    pieces.append(page[done:])
-    html_file.write_text("".join(pieces), "utf-8")
+    for (start, end), block in zip(spans, linked, strict=True):
+        if LINK_CLASS in block:
+            pieces += [body[done:start], block]
+            done = end
+    pieces.append(body[done:])
+    context["body"] = "".join(pieces)
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
     if version("sphinx-codeautolink") in PATCHED_VERSIONS:
-        import sphinx_codeautolink.extension
-
-        sphinx_codeautolink.extension.link_html = link_in_place
-    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
+        if "sphinx_codeautolink" in app.extensions:
+            raise ExtensionError(
+                "codelinks must come before sphinx_codeautolink in extensions: it sets codeautolink up "
+                "between its two handlers, so that no other page-context handler runs in between"
+            )
+        # Handlers of one priority run in the order they were connected: ours right before
+        # and right after codeautolink's, and no other handler sees the body of code blocks.
+        app.connect("html-page-context", hand_over_code_blocks)
+        app.setup_extension("sphinx_codeautolink")
+        app.connect("html-page-context", put_back_linked_blocks)
+    return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -27,7 +27,9 @@ is lost is a second copy of any warning the parse of such a message gives.  Upst
 the fix is a few lines in ``Locale.apply``: in the first pass, ``continue`` (with
 ``node['translated'] = False``) before parsing a node that is not a title in a section
 or a term with ids, and reuse the first parse as the term's when ``term == msgstr``.  No Sphinx
-issue exists for it yet (none found on 2026-11-30).
+issue exists for it yet (none found on 2026-12-01); the issue text and the patch with its
+test are ready in ``upstream/sphinx-locale-single-parse/``.  The releases are the
+registry's (:mod:`workarounds`, row ``i18nparses``).
 
 This replaces module functions of Sphinx, so it applies only to the releases it was
 written for (:data:`PATCHED_VERSIONS`); on any other the build runs unpatched, just
@@ -44,13 +46,15 @@ import sphinx
 import sphinx.transforms.i18n as sphinx_i18n
 from docutils import nodes
 
+from workarounds import REGISTRY
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
     from sphinx.application import Sphinx
     from sphinx.util.typing import ExtensionMetadata
 
-PATCHED_VERSIONS = frozenset({"9.0.4"})
+PATCHED_VERSIONS = REGISTRY["i18nparses"].versions
 
 
 def used_by_first_pass(node: nodes.Node) -> bool:

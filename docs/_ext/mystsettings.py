@@ -26,9 +26,10 @@ were written for (:data:`PATCHED_VERSIONS`); on any other the build runs unpatch
 just slower.  A canary test fails when the installed MyST-Parser is not one of them:
 then check whether the release does this itself (drop the patch) or not (add the
 version).  Upstream: no MyST-Parser issue exists for any of them yet (none found on
-2026-11-30); the measurements above are what to file with one.  Offered upstream, the
-second is a one-line change in ``DocutilsRenderer.setup_render`` and the third a parser
-cache inside ``MystParser.parse`` with the same busy check.
+2026-12-01); the first two are ready to file, issue text and patch with its test, in
+``upstream/myst-parser-per-message-setup/``; the third would follow as a parser cache
+inside ``MystParser.parse`` with the same busy check.  The releases are the registry's
+(:mod:`workarounds`, row ``mystsettings``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ import myst_parser.parsers.sphinx_ as myst_sphinx
 from docutils.frontend import get_default_settings
 from myst_parser.parsers.mdit import create_md_parser
 
+from workarounds import REGISTRY
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -53,7 +56,7 @@ if TYPE_CHECKING:
     from sphinx.util.typing import ExtensionMetadata
 
 
-PATCHED_VERSIONS = frozenset({"5.2.0"})
+PATCHED_VERSIONS = REGISTRY["mystsettings"].versions
 
 
 @functools.cache

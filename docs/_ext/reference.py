@@ -11,14 +11,17 @@ Three fixes, each for one upstream behaviour, and one dependency declared:
   those paragraphs the page as their source before the i18n transform runs; it is applied
   only to the sphinx-argparse release it was written for (tests/test_workarounds.py fails
   when the pin moves).
-* sphinx-codeautolink 0.19.0 reloads its saved examples only for pages whose source
-  ends in ``.rst``, so an incremental build that rewrites a MyST page without re-reading
-  it writes that page's examples with no links (felix-hilden/sphinx-codeautolink#181,
-  open, is the same symptom).  After it has loaded its cache, the saved examples of
-  pages with any of the project's source suffixes are restored.  It also links only the
-  pages that were out of date when the build started, not those rewritten because the
-  glossary they show changed; every page resolved for writing is added to its list.
-  Both apply only to 0.19.0.
+* sphinx-codeautolink (0.19.0 and 0.20.0) reloads its saved examples only for pages
+  whose source ends in ``.rst``, so an incremental build that rewrites a MyST page
+  without re-reading it writes that page's examples with no links
+  (felix-hilden/sphinx-codeautolink#181, open, is the same symptom; the proposed fix is
+  ``upstream/sphinx-codeautolink-cache-suffixes/``).  After it has loaded its cache,
+  the saved examples of pages with any of the project's source suffixes are restored.
+  Since 0.20.0 codeautolink links each page as it is written (``html-page-context``),
+  so a page rewritten because the glossary it shows changed is linked too; no more is
+  needed for it.
+
+The releases each applies to are in the registry (:mod:`workarounds`).
 
 A page that documents a parser with ``.. argparse::`` depends on the parser's package,
 which Sphinx cannot know: without the dependency an incremental build keeps the old
@@ -39,13 +42,15 @@ from typing import TYPE_CHECKING
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
+from workarounds import REGISTRY
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.util.typing import ExtensionMetadata
 
-UNTRANSLATED_HELP_VERSIONS = frozenset({"0.6.1"})
+UNTRANSLATED_HELP_VERSIONS = REGISTRY["argparse-help-source"].versions
 """sphinx-argparse releases whose help paragraphs have no source (sphinx-argparse#67)."""
-RST_ONLY_CACHE_VERSIONS = frozenset({"0.19.0"})
+RST_ONLY_CACHE_VERSIONS = REGISTRY["codeautolink-cache"].versions
 """sphinx-codeautolink releases that reload saved examples of ``.rst`` pages only."""
 
 
@@ -104,14 +109,6 @@ def note_parser_dependencies(app: Sphinx, docname: str, source: list[str]) -> No
                 app.env.note_dependency(str(path))
 
 
-def link_every_written_page(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """Add a page being written to the pages codeautolink links (``doctree-resolved`` runs in the main process)."""
-    for listener in app.events.listeners.get("build-finished", []):
-        owner = getattr(listener.handler, "__self__", None)
-        if owner is not None and type(owner).__name__ == "SphinxCodeAutoLink":
-            owner.outdated_docs.add(docname)
-
-
 def drop_inherited_docstrings_of_constants(
     app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
 ) -> None:
@@ -143,6 +140,5 @@ def setup(app: Sphinx) -> ExtensionMetadata:
         app.add_transform(TranslateCommandLineReference)
     if version("sphinx-codeautolink") in RST_ONLY_CACHE_VERSIONS:
         app.connect("builder-inited", restore_saved_examples, priority=600)  # after codeautolink loads its cache
-        app.connect("doctree-resolved", link_every_written_page)
     # env_version: environments saved before pages recorded their parser dependencies are read again.
     return {"version": "1.1", "env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}

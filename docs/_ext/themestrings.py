@@ -13,7 +13,10 @@ string cannot silently bring English back.
 The rewrite matches Furo's template text, so it applies only to the releases it was
 written for (:data:`REWRITTEN_VERSIONS`); a canary test fails when the installed Furo is
 not one of them, so the strings are re-checked rather than carried.  Upstream: the
-labels are literal English in Furo's templates; no Furo issue is referenced for it yet.
+labels are literal English in Furo's templates; no Furo issue exists yet (none found on
+2026-12-01); the issue text and the patch with its test are ready in
+``upstream/furo-translatable-labels/``.  The releases are the registry's
+(:mod:`workarounds`, row ``themestrings``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from importlib.metadata import version
 from typing import TYPE_CHECKING
 
 from jinja2.ext import Extension
+
+from workarounds import REGISTRY
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -44,7 +49,7 @@ ICON_TITLES = (
 # The footer's "@pradyunsg's Furo": the possessive is literal English between two links.
 POSSESSIVE = "</a>'s"
 TEMPLATES = ("page.html", "partials/icons.html")
-REWRITTEN_VERSIONS = frozenset({"2025.12.19"})
+REWRITTEN_VERSIONS = REGISTRY["themestrings"].versions
 
 
 def translatable(source: str) -> str:

@@ -1,0 +1,210 @@
+"""The registry of our workarounds for other projects' behaviour: one row each, read by tests and README.
+
+Each :class:`Workaround` names the package it works around, the releases it was
+written for (the module applies it only there), the upstream report or the ready
+patch in ``upstream/`` when none is filed yet, what it gains, as measured, and the
+test that proves the upstream behaviour is still there.
+
+``tests/test_workarounds.py`` checks, for every row, that the installed release is
+one of :attr:`Workaround.versions`, that the module's own version gate is this row's,
+that the "still needed" test exists, that the upstream patch folder holds a README and
+a patch, and that the README's table is :func:`markdown_table`, row for row.  So a pin
+that moves, a gate edited in one place only, or a README left behind, fails the suite.
+
+This module is data, not an extension: it has no ``setup()``.
+
+Examples
+--------
+>>> row = REGISTRY["i18nparses"]
+>>> row.package, sorted(row.versions)
+('sphinx', ['9.0.4'])
+>>> row.upstream_patch
+'upstream/sphinx-locale-single-parse'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Workaround:
+    """One workaround: where it is, what it works around, and how we know it still matters.
+
+    Parameters
+    ----------
+    key
+        Short name, the row's key in :data:`REGISTRY`.
+    module
+        Where the workaround lives, ``module.name`` under ``docs/_ext/``.
+    package
+        The distribution whose behaviour is worked around, as ``importlib.metadata`` names it.
+    versions
+        The releases of ``package`` it was written for and checked against.
+    what
+        What it changes, in one line.
+    upstream
+        The upstream issue or pull request, or ``"to file"`` when none exists yet.
+    upstream_patch
+        The folder under the repository root holding the proposed upstream change
+        (``README.md`` with the issue text, and ``*.patch``), or ``""`` when upstream
+        already has a fix.
+    gain
+        What it buys, measured (CPU seconds of a fresh build, or what breaks without it).
+    still_needed
+        The pytest node id of the test that fails once upstream has changed the behaviour.
+    """
+
+    key: str
+    module: str
+    package: str
+    versions: frozenset[str]
+    what: str
+    upstream: str
+    upstream_patch: str
+    gain: str
+    still_needed: str
+
+
+TO_FILE = "to file"
+
+ROWS = (
+    Workaround(
+        key="i18nparses",
+        module="i18nparses.parse_once",
+        package="sphinx",
+        versions=frozenset({"9.0.4"}),
+        what="Locale transform: each translated message parsed once, not twice",
+        upstream=TO_FILE,
+        upstream_patch="upstream/sphinx-locale-single-parse",
+        gain="zh_TW fresh build 3 to 4 s CPU faster (Locale transform 4.0 s to 2.5 s); review of 2026-12-01",
+        still_needed="tests/test_i18nparses.py::test_each_message_is_parsed_once_and_the_pages_are_unchanged",
+    ),
+    Workaround(
+        key="mystsettings",
+        module="mystsettings.default_settings, mystsettings.shared_md_parser",
+        package="myst-parser",
+        versions=frozenset({"5.2.0"}),
+        what="docutils defaults and the markdown-it parser built once per build, not per message",
+        upstream=TO_FILE,
+        upstream_patch="upstream/myst-parser-per-message-setup",
+        gain="zh_TW fresh build about 10 s CPU faster; with i18nparses 41 to 42 s down to 20 to 21 s "
+        "(review of 2026-12-01)",
+        still_needed="tests/test_workarounds.py::test_myst_still_builds_settings_and_a_parser_per_parse",
+    ),
+    Workaround(
+        key="themestrings",
+        module="themestrings.TranslateThemeLiterals",
+        package="furo",
+        versions=frozenset({"2025.12.19"}),
+        what="Furo's literal English labels rewritten into _() calls as its templates load",
+        upstream=TO_FILE,
+        upstream_patch="upstream/furo-translatable-labels",
+        gain="correctness: 3 ARIA labels, 7 icon titles and the footer possessive translated in zh_TW",
+        still_needed="tests/test_workarounds.py::test_furo_templates_still_hold_literal_english_labels",
+    ),
+    Workaround(
+        key="argparse-help-source",
+        module="reference.TranslateCommandLineReference",
+        package="sphinx-argparse",
+        versions=frozenset({"0.6.1"}),
+        what="option help paragraphs given the page as source, so gettext translates them",
+        upstream="https://github.com/sphinx-doc/sphinx-argparse/issues/67",
+        upstream_patch="",
+        gain="correctness: the zh_TW command-line reference is translated, not English",
+        still_needed="tests/test_workarounds.py::test_sphinx_argparse_still_leaves_help_paragraphs_without_a_source",
+    ),
+    Workaround(
+        key="codeautolink-cache",
+        module="reference.restore_saved_examples",
+        package="sphinx-codeautolink",
+        versions=frozenset({"0.20.0"}),
+        what="saved examples of MyST pages restored after codeautolink reads its .rst-only cache",
+        upstream="https://github.com/felix-hilden/sphinx-codeautolink/issues/181",
+        upstream_patch="upstream/sphinx-codeautolink-cache-suffixes",
+        gain="correctness: a page rewritten but not re-read keeps its example links",
+        still_needed="tests/test_reference_cache.py::test_codeautolink_alone_drops_a_myst_pages_examples",
+    ),
+    Workaround(
+        key="codelinks",
+        module="codelinks.hand_over_code_blocks",
+        package="sphinx-codeautolink",
+        versions=frozenset({"0.20.0"}),
+        what="example links put into the code blocks of each page body without parsing the whole body",
+        upstream=TO_FILE,
+        upstream_patch="upstream/sphinx-codeautolink-parse-blocks-only",
+        gain="English fresh build 11.1 s to 10.1 s CPU; link pass 4.4 s to 3.1 s (medians of 3, 2026-12-01)",
+        still_needed="tests/test_workarounds.py::test_codeautolink_still_parses_the_whole_body",
+    ),
+    Workaround(
+        key="zhsearch-stemmer",
+        module="zhsearch.traditional_chinese_search",
+        package="sphinx",
+        versions=frozenset({"9.0.4"}),
+        what="Chinese search ships the English stemmer under the name its language_data.js uses",
+        upstream="https://github.com/sphinx-doc/sphinx/issues/14229 (fixed by #14416, not released)",
+        upstream_patch="",
+        gain="correctness: zh_TW search works at all (no ReferenceError)",
+        still_needed="tests/test_workarounds.py::test_sphinx_chinese_search_still_names_a_stemmer_it_does_not_ship",
+    ),
+    Workaround(
+        key="zhsearch-split",
+        module="zhsearch.traditional_chinese_search (split)",
+        package="sphinx",
+        versions=frozenset({"9.0.4"}),
+        what="remembered segmentations replay SearchChinese.split's side effect on latin_terms (not gated yet)",
+        upstream=TO_FILE,
+        upstream_patch="upstream/sphinx-chinese-split-cache",
+        gain="incremental zh_TW build 3.30 s to 2.18 s (zhsearch docstring)",
+        still_needed="tests/test_workarounds.py::test_sphinx_chinese_split_still_notes_latin_terms_as_a_side_effect",
+    ),
+    Workaround(
+        key="zhsearch-jieba",
+        module="zhsearch.PrefixDictionary",
+        package="jieba",
+        versions=frozenset({"0.42.1"}),
+        what="jieba's prefix dictionary kept as one string and one array, loaded into Tokenizer.FREQ",
+        upstream=TO_FILE,
+        upstream_patch="upstream/jieba-read-cache-whole",
+        gain="jieba's dictionary loads in 0.17 s instead of 0.54 to 0.60 s CPU; 0.21 s with the upstream fix "
+        "(2026-12-01)",
+        still_needed="tests/test_workarounds.py::test_jieba_still_unmarshals_its_cache_from_the_file_object",
+    ),
+    Workaround(
+        key="glossarysearch-scorer",
+        module="glossarysearch.SEARCHTOOLS_VERSIONS",
+        package="sphinx",
+        versions=frozenset({"9.0.4"}),
+        what="the search page's scorer wraps Search._performSearch and Search.stopPulse to rank glossary "
+        "objects first and add snippets",
+        upstream=TO_FILE,
+        upstream_patch="upstream/sphinx-search-results-hook",
+        gain="correctness: every glossary name ranks its entry first with a snippet, offline (issue 26; 100 % top-1 "
+        "in both languages against 16-98 % before)",
+        still_needed="tests/test_glossarysearch.py::test_the_installed_searchtools_still_has_what_the_scorer_extends",
+    ),
+)
+
+REGISTRY = {row.key: row for row in ROWS}
+"""Every workaround, by key."""
+
+
+def markdown_table() -> str:
+    """The README's table of workarounds, one line per row of :data:`ROWS`.
+
+    >>> markdown_table().splitlines()[0]
+    '| Workaround | Package | Releases | What it does | Upstream | Gain | Still needed while |'
+    """
+    lines = [
+        "| Workaround | Package | Releases | What it does | Upstream | Gain | Still needed while |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in ROWS:
+        upstream = row.upstream if row.upstream != TO_FILE else f"to file: `{row.upstream_patch}/`"
+        if row.upstream_patch and row.upstream != TO_FILE:
+            upstream += f"; patch: `{row.upstream_patch}/`"
+        lines.append(
+            f"| `{row.module}` | {row.package} | {', '.join(sorted(row.versions))} | {row.what} "
+            f"| {upstream} | {row.gain} | `{row.still_needed}` |"
+        )
+    return "\n".join(lines)
