@@ -67,8 +67,16 @@ def test_each_workaround_module_exists() -> None:
         module, _, name = row.module.split(",")[0].split(" ")[0].partition(".")
         source = REPO / "docs" / "_ext" / f"{module}.py"
         assert source.is_file(), row.key
-        defined = {node.name for node in ast.walk(ast.parse(source.read_text(encoding="utf-8")))
-                   if isinstance(node, ast.FunctionDef | ast.ClassDef)}
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        defined = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.ClassDef)}
+        # A module-level constant too, such as a version gate (glossarysearch.SEARCHTOOLS_VERSIONS).
+        defined |= {
+            target.id
+            for node in tree.body
+            if isinstance(node, ast.Assign | ast.AnnAssign)
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(target, ast.Name)
+        }
         assert name in defined, f"{row.key}: {row.module} is not defined in {source.name}"
 
 
