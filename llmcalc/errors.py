@@ -105,6 +105,8 @@ MESSAGES: dict[str, str] = {
     "config_source_type": "source must be a dict or a path to a config.json; got {type}",
     "unreadable_file": "cannot read {path!r}: {reason}",
     "invalid_json": "{path!r} is not valid JSON: {reason} at line {line}, column {column}",
+    "too_deeply_nested": "{path!r} nests lists or objects too deeply to read",
+    "number_too_long": "{path!r} holds an integer of more than {max_digits} digits",
     "not_a_json_object": "{path!r} must hold a JSON object (a config); got a {type}",
     "unsupported_model_type": "model_type {model_type_shown} is not supported{multimodal_hint}; "
                               "supported: {supported:list}",

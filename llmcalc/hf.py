@@ -20,6 +20,7 @@ import json
 import math
 import os
 import re
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -157,9 +158,13 @@ def _load(source: Mapping[str, Any] | str | os.PathLike[str]) -> Mapping[str, An
         raise refusal("unreadable_file", path=str(path), reason=error.strerror or str(error)) from None
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise refusal("too_deeply_nested", path=str(path)) from None
     except json.JSONDecodeError as error:
         raise refusal("invalid_json", path=str(path), reason=error.msg, line=error.lineno,
                       column=error.colno) from None
+    except ValueError:  # an integer literal beyond sys.get_int_max_str_digits() (4,300 digits by default)
+        raise refusal("number_too_long", path=str(path), max_digits=sys.get_int_max_str_digits()) from None
     if not isinstance(data, dict):
         raise refusal("not_a_json_object", path=str(path), type=type(data).__name__)
     return data
@@ -188,7 +193,11 @@ def _sliding(read: _Reader, n_layers: int, *, every_layer_when_no_types: bool) -
             got = f"{len(types)} entries" if isinstance(types, list) else repr(types)
             raise read.fail("layer_types_length", n_layers=n_layers, got=got,
                             entries=len(types) if isinstance(types, list) else None)
-        unknown = sorted({t for t in types if t not in ("full_attention", "sliding_attention")})
+        # In order of first appearance: the entries may be of any JSON kind, which neither hash nor sort.
+        unknown: list[Any] = []
+        for item in types:
+            if item not in ("full_attention", "sliding_attention") and item not in unknown:
+                unknown.append(item)
         if unknown:
             raise read.fail("layer_types_unknown", types=unknown)
         windowed = types.count("sliding_attention")
@@ -312,7 +321,8 @@ def _build(read: _Reader) -> dict[str, Any]:
         cfg.update(_sliding(read, n_layers, every_layer_when_no_types=False), norms_per_layer=4)
     if mt == "gemma3_text":
         read.refuse_unless("use_bidirectional_attention", lambda v: not v, "bidirectional_unmodelled")
-        pattern = read.data.get("sliding_window_pattern", read.data.get("_sliding_window_pattern", 6))
+        pattern_key = next((k for k in ("sliding_window_pattern", "_sliding_window_pattern") if k in read.data), None)
+        pattern = _positive(read, pattern_key) if pattern_key else 6
         _layer_types(read, n_layers, lambda i: bool((i + 1) % pattern))
         cfg.update(_sliding(read, n_layers, every_layer_when_no_types=False), norms_per_layer=4, qk_norm="per-head")
     if mt in ("qwen3", "qwen3_moe"):
@@ -397,7 +407,7 @@ def config_from_hf(source: Mapping[str, Any] | str | os.PathLike[str]) -> ModelC
     """
     data = _load(source)
     model_type = data.get("model_type")
-    if model_type not in _DEFAULTS:
+    if not isinstance(model_type, str) or model_type not in _DEFAULTS:
         raise refusal("unsupported_model_type", model_type=model_type, supported=list(SUPPORTED_MODEL_TYPES),
                       multimodal=isinstance(data.get("text_config"), dict))
     if "quantization_config" in data:

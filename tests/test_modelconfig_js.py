@@ -1,6 +1,6 @@
 """docs/_static/modelconfig.js against llmcalc, in headless Chromium: the same configs, counts and messages.
 
-The page is a tiny local file holding the script and ``llmcalc._browser.browser_tables()``; no Sphinx build.
+The page is a tiny local file holding the script and ``llmcalc.browser.browser_data()``; no Sphinx build.
 Python is the oracle: for every committed ``config.json``, every preset, every refusal path and a few thousand
 generated mutations of the committed files, the JavaScript must give the same ``ModelConfig`` fields (or the
 same exception class and message), the same parameter counts and the same LoRA counts.
@@ -21,7 +21,7 @@ import llmcalc as lc
 from browser import browser_page
 from glossary_html import inline_json
 from llmcalc import hf
-from llmcalc._browser import browser_tables
+from llmcalc.browser import browser_data
 from llmcalc.config import _Derived
 from llmcalc.params import linear_modules
 
@@ -68,7 +68,7 @@ FROM_TEXTS = "([texts, lora]) => encode(texts.map((t) => fromText(t, lora)))"
 
 def page_html(tmp_path: Path) -> Path:
     """The tables as a Sphinx page carries them: inline_json, which sorts keys (the script must not mind)."""
-    tables = inline_json("modelconfig-tables", browser_tables())
+    tables = inline_json("modelconfig-tables", browser_data())
     script = (REPO / "docs" / "_static" / "modelconfig.js").as_uri()
     html = tmp_path / "modelconfig.html"
     html.write_text(f'<!doctype html><meta charset="utf-8"><script src="{script}"></script>{tables}'
