@@ -186,6 +186,9 @@ def _derived(params: dict[str, Any]) -> dict[str, Any]:
     pieces["multimodal_hint"] = " (a multimodal config: pass its text_config)" if params.get("multimodal") else ""
     model_type = params.get("model_type")
     pieces["model_type_shown"] = "missing" if model_type is None else repr(model_type)
+    if "entries" in params:
+        entries = params["entries"]
+        pieces["got"] = repr(params.get("value")) if entries is None else f"{entries} entries"
     fused = params.get("fused_into")
     pieces["fused_hint"] = f" (it fuses {params.get('target')!r} into {fused!r}: target that)" if fused else ""
     return pieces

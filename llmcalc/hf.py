@@ -190,8 +190,7 @@ def _sliding(read: _Reader, n_layers: int, *, every_layer_when_no_types: bool) -
     types = read("layer_types")
     if types is not None:
         if not isinstance(types, list) or len(types) != n_layers:
-            got = f"{len(types)} entries" if isinstance(types, list) else repr(types)
-            raise read.fail("layer_types_length", n_layers=n_layers, got=got,
+            raise read.fail("layer_types_length", n_layers=n_layers, value=types,
                             entries=len(types) if isinstance(types, list) else None)
         # In order of first appearance: the entries may be of any JSON kind, which neither hash nor sort.
         unknown: list[Any] = []
