@@ -36,9 +36,7 @@ def browser_data() -> dict[str, Any]:
         "supportedModelTypes": list(hf.SUPPORTED_MODEL_TYPES),
         "defaults": hf._DEFAULTS,
         "aliases": hf._ALIASES,
-        "irrelevant": sorted(hf._IRRELEVANT),
-        # Only alternation, anchors and literals: the same pattern in JavaScript's RegExp (tested).
-        "sizeWords": hf._SIZE_WORDS.pattern,
+        "readSizeKeys": {model_type: sorted(keys) for model_type, keys in hf._READ_SIZE_KEYS.items()},
         "attentionBias": list(hf._ATTENTION_BIAS),
         "fields": [
             {"name": item.name, "type": str(item.type), "default": None if item.default is MISSING else item.default}

@@ -10,8 +10,9 @@ means the config class's default).
 What llmcalc cannot model is refused with a ``ValueError`` naming the key: an
 unknown ``model_type``, a setting that changes what is stored in a way not
 modelled (Qwen-MoE's ``mlp_only_layers``, Falcon's new decoder architecture,
-a quantized checkpoint), or an unfamiliar key whose name says it is about sizes.
-Never a silent approximation.
+a quantized checkpoint), or a key transformers reads that may change a size and llmcalc does not model.
+Keys transformers never reads are ignored, whatever their names: real checkpoints carry many, written by
+their training code.  Never a silent approximation.
 """
 
 from __future__ import annotations
@@ -99,18 +100,29 @@ SUPPORTED_MODEL_TYPES = tuple(_DEFAULTS)
 # A second name for the same setting: transformers 5 writes Qwen3-MoE's num_experts as num_local_experts.
 _ALIASES = {"qwen3_moe": {"num_experts": "num_local_experts"}}
 
-# Keys whose names sound like sizes but change nothing llmcalc counts (epsilons, routing arithmetic, DeepSeek's
-# multi-token-prediction layers, which transformers does not build), or that transformers 5 no longer reads (Gemma 2's
-# sliding_window_size).  Any other unfamiliar key whose name matches _SIZE_WORDS is refused; the rest are ignored.
+# Keys whose names sound like sizes but change nothing llmcalc counts (epsilons, routing arithmetic, the label count
+# only a sequence-classification head reads), or that transformers 5 no longer reads (Gemma 2's sliding_window_size).
 _IRRELEVANT = frozenset("""
 _sliding_window_pattern apply_residual_connection_post_layernorm chunk_size_feed_forward clip_qkv
 cross_attention_hidden_size ep_size layer_norm_eps layer_norm_epsilon moe_layer_freq n_ctx n_group norm_epsilon
 norm_topk_prob num_nextn_predict_layers pruned_heads qk_head_dim rms_norm_eps rotary_dim
 scale_attn_by_inverse_layer_idx sliding_window_pattern sliding_window_size summary_proj_to_labels summary_use_proj
-tie_encoder_decoder use_parallel_residual topk_group
+tie_encoder_decoder use_parallel_residual topk_group num_labels
 """.split())
 _SIZE_WORDS = re.compile(r"size|dim|layer|head|expert|rank|vocab|bias|norm|tie|window|lora|moe|shared|dense|"
                          r"intermediate|proj|qk|kv|parallel|fused|mtp|nextn|^num_|^n_")
+# The keys each model_type's transformers 5.24 code reads (its modelling module, its config class's own methods, the
+# shared RoPE, cache and masking code) whose names match _SIZE_WORDS, outside the class defaults above and
+# _IRRELEVANT: derived by tools/derive_config_keys.py, recorded in tests/data/hf_models/_read_keys.json (the test
+# checks this table against the recording).  A config.json key transformers never reads cannot change what it builds,
+# whatever its name (a checkpoint's training-code leftovers such as ep_size or num_nextn_predict_layers): ignored.
+# A key listed here that llmcalc did not read is refused (Falcon's head_dim, a GPT-2 file's hidden_size alias).
+_READ_SIZE_KEYS: dict[str, frozenset[str]] = {model_type: frozenset() for model_type in _DEFAULTS} | {
+    "deepseek_v2": frozenset({"num_experts"}), "deepseek_v3": frozenset({"num_local_experts"}),
+    "falcon": frozenset({"head_dim"}), "gpt2": frozenset({"hidden_size", "num_attention_heads", "num_hidden_layers"}),
+    "gpt_neox": frozenset({"head_dim"}), "olmoe": frozenset({"num_local_experts", "sliding_window"}),
+    "qwen3_moe": frozenset({"num_local_experts"}),
+}
 
 
 class _Reader:
@@ -142,7 +154,7 @@ class _Reader:
 
     def check_rest(self) -> None:
         for key in self.data:
-            if key not in self.used and key not in _IRRELEVANT and key not in self.defaults and _SIZE_WORDS.search(key):
+            if key in _READ_SIZE_KEYS[self.model_type] and key not in self.used:
                 raise self.fail("unknown_size_key", key=key, value=self.data[key])
 
 

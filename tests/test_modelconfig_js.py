@@ -545,16 +545,6 @@ def test_absurd_nesting_is_refused_with_a_message(page: Any) -> None:
     assert error == ["too_deeply_nested", {"path": "config.json"}]
 
 
-def test_size_word_pattern_means_the_same_in_javascript(page: Any) -> None:
-    keys = sorted({key for path in MODEL_FILES for key in json.loads(path.read_text())}
-                  | {key for defaults in hf._DEFAULTS.values() for key in defaults} | set(hf._IRRELEVANT)
-                  | {"num_", "x_num_y", "n_", "an_x", "NUM_X", "Size", "", "hidden\nsize", "été_dim", "n_\u00e9"})
-    matched = page.evaluate("([pattern, keys]) => keys.map((k) => new RegExp(pattern).test(k))",
-                            [hf._SIZE_WORDS.pattern, keys])
-    assert matched == [bool(hf._SIZE_WORDS.search(key)) for key in keys]
-    assert 0 < sum(matched) < len(keys)
-
-
 def test_counts_refuse_objects_the_module_did_not_validate(page: Any) -> None:
     error = page.evaluate("""() => attempt(() => M.paramCount({...M.modelConfig(
         {vocab_size: 10, d_model: 8, n_layers: 1, n_heads: 2, d_ff: 8}), d_model: -8n})).error""")

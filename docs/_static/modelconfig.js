@@ -117,8 +117,7 @@
       supported: rawTables.supportedModelTypes,
       defaults: nestedMap(rawTables.defaults, fromJson),
       aliases: nestedMap(rawTables.aliases),
-      irrelevant: new Set(rawTables.irrelevant),
-      sizeWords: new RegExp(rawTables.sizeWords),
+      readSizeKeys: nestedMap(rawTables.readSizeKeys, (keys) => new Set(keys)),
       attentionBias: rawTables.attentionBias,
       fields: rawTables.fields.map((field) => ({ ...field, default: fromJson(field.default) })),
       atLeastOne: rawTables.atLeastOne,
@@ -276,8 +275,7 @@
       // _Reader.check_rest
       checkRest() {
         for (const [key, value] of this.data) {
-          const known = this.used.has(key) || tables.irrelevant.has(key) || this.defaults.has(key);
-          if (!known && tables.sizeWords.test(key)) {
+          if (tables.readSizeKeys.get(this.modelType).has(key) && !this.used.has(key)) {
             throw this.fail("unknown_size_key", { key, value });
           }
         }
