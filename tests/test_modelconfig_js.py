@@ -585,3 +585,13 @@ def test_the_trained_context_is_read_alike_and_as_derived_by_hand(page: Any) -> 
     refused = python_outcome({**LLAMA_BASE, "max_position_embeddings": 0}, LORA_SPECS)
     assert refused["error"] == ["key_not_a_count", {"config": "llama", "key": "max_position_embeddings",
                                                     "minimum": 1, "value": 0}]
+
+
+def test_real_hub_configs_give_python_fields_and_counts(page: Any) -> None:
+    hub_files = sorted(path for path in (REPO / "tests" / "data" / "hub_configs").glob("*.json")
+                       if not path.name.startswith("_"))
+    texts = [path.read_text(encoding="utf-8") for path in hub_files]
+    javascript = decode(page.evaluate(FROM_TEXTS, [texts, js_lora(LORA_SPECS)]))
+    python = [python_outcome(path, LORA_SPECS) for path in hub_files]
+    assert mismatches([p.name for p in hub_files], python, javascript) == []
+    assert len(hub_files) >= 7 and all("ok" in outcome for outcome in javascript)

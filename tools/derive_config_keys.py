@@ -28,13 +28,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from llmcalc import hf  # noqa: E402
+from llmcalc import hf
 
 # Shared modules every decoder-only model of these families calls with its config (transformers 5 layout).
 SHARED = ("modeling_utils", "modeling_rope_utils", "cache_utils", "masking_utils", "integrations.sdpa_attention",
           "generation.utils", "configuration_utils")
-# Keys the shared code reads for generation, output switches or bookkeeping, never for a tensor's shape.
-_READ = re.compile(r"""(?:config|self\.config|text_config)\.([A-Za-z_][A-Za-z0-9_]*)|getattr\(\s*(?:self\.)?config,\s*["']([A-Za-z_][A-Za-z0-9_]*)["']""")
+# ``config.<key>`` (also through ``self.config`` or ``text_config``) or ``getattr(config, "<key>", ...)``.
+_READ = re.compile(r"(?:config|self\.config|text_config)\.([A-Za-z_][A-Za-z0-9_]*)"
+                   r"""|getattr\(\s*(?:self\.)?config,\s*["']([A-Za-z_][A-Za-z0-9_]*)["']""")
 
 
 def read_in(source: str) -> set[str]:
