@@ -424,7 +424,9 @@
       text = fill(text, name, value === null && /^(value|model_type)$/.test(name) ? catalogue.missing
         : names ? value.join(", ") : plain ? value : shown(value, format));
     });
-    return (params.config ? fill(catalogue.config_prefix, "config", params.config) : "") + text;
+    /* A hint left empty leaves a space before a punctuation mark, or two: tidied. */
+    text = text.replace(/ {2,}/g, " ").replace(/ ([;.,)])/g, "$1");
+    return params.config ? fill(fill(catalogue.config_prefix, "config", params.config), "detail", text) : text;
   }
 
   function setup(root) {
