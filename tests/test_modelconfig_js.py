@@ -47,7 +47,9 @@ window.encode = (value) => JSON.stringify(value, (key, v) => {
 });
 // A refusal as its code and parameters; anything else (a defect) as its class and no parameters.
 window.attempt = (fn) => {
-  try { return {ok: fn()}; } catch (e) { return {error: e instanceof M.LLMCalcError ? [e.code, e.params] : [e.name, null]}; }
+  try { return {ok: fn()}; } catch (e) {
+    return {error: e instanceof M.LLMCalcError ? [e.code, e.params] : [e.name, null]};
+  }
 };
 window.counts = (cfg, lora) => ({
   config: cfg, total: M.paramCount(cfg), active: M.activeParamCount(cfg), breakdown: M.paramBreakdown(cfg),

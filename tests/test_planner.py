@@ -23,6 +23,7 @@ import pytest
 
 import llmcalc as lc
 from browser import browser_page
+from llmcalc.errors import Refusal
 from llmcalc.planner import (
     CARDS,
     GPUS,
@@ -36,7 +37,6 @@ from llmcalc.planner import (
     plan_inference,
     plan_training,
 )
-from llmcalc.errors import Refusal
 from llmcalc.weightformats import WEIGHT_FORMATS
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
@@ -415,7 +415,8 @@ def test_a_context_llmcalc_refuses_is_shown_at_its_field() -> None:
         with pytest.raises(Refusal) as raised:
             plan_inference(lc.get_preset("gpt2"), context=4096)
         assert raised.value.code == "integer_out_of_range" and raised.value.params["maximum"] == 1024
-        assert box.inner_text() == "Context length (tokens) must be a whole number from 1 to 1,024." and box.is_visible()
+        assert box.inner_text() == "Context length (tokens) must be a whole number from 1 to 1,024."
+        assert box.is_visible()
         assert not page.locator('[data-error="plan"]').is_visible()
         context.fill("1024")
         assert not box.is_visible() and read(page, "total") != "—"
@@ -506,7 +507,8 @@ def test_before_any_config_is_loaded_the_page_says_so(language: str) -> None:
         page.locator('select[name="preset"]').select_option("config")
         expected = json.loads(root.get_attribute("data-refusals"))["no_config"]
         assert page.locator('[data-error="config"]').inner_text() == expected
-        assert expected.startswith({"en": "No config.json has been loaded yet", "zh_TW": "尚未載入 config.json"}[language])
+        start = {"en": "No config.json has been loaded yet", "zh_TW": "尚未載入 config.json"}[language]
+        assert expected.startswith(start)
     assert log.errors == []
 
 
