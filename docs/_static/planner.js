@@ -388,18 +388,22 @@
 
   function PlannerInputError(message) { this.message = message; }
 
-  /* A value named in a refusal, as the reader wrote it in JSON (numbers grouped in the page's language). */
-  function shown(value, format) {
-    if (typeof value === "bigint") { return format.count(value); }
+  /* A value named in a refusal: a value from the file as JSON wrote it, a limit grouped in the page's language. */
+  function shown(value, format, asWritten) {
+    if (typeof value === "bigint") { return asWritten ? value.toString() : format.count(value); }
     if (Array.isArray(value)) {
-      return "[" + value.map(function (item) { return shown(item, format); }).join(", ") + "]";
+      return "[" + value.map(function (item) { return shown(item, format, asWritten); }).join(", ") + "]";
     }
     if (value instanceof Map) {
       return "{" + Array.from(value, function (entry) {
-        return JSON.stringify(entry[0]) + ": " + shown(entry[1], format);
+        return JSON.stringify(entry[0]) + ": " + shown(entry[1], format, asWritten);
       }).join(", ") + "}";
     }
     if (typeof value === "number" && !Number.isFinite(value)) { return String(value); }
+    /* A float that holds a whole number, as the file wrote it (4096.0): the reason it was refused. */
+    if (typeof value === "number" && Number.isInteger(value)) {
+      return asWritten && !/e/.test(String(value)) ? value + ".0" : format.count(value);
+    }
     return JSON.stringify(value === undefined ? null : value);
   }
 
@@ -422,7 +426,7 @@
         value.every(function (item) { return typeof item === "string"; });
       var plain = typeof value === "string" && !/^(value|alias_value|model_type)$/.test(name);
       text = fill(text, name, value === null && /^(value|model_type)$/.test(name) ? catalogue.missing
-        : names ? value.join(", ") : plain ? value : shown(value, format));
+        : names ? value.join(", ") : plain ? value : shown(value, format, /value$/.test(name)));
     });
     /* A hint left empty leaves a space before a punctuation mark, or two: tidied. */
     text = text.replace(/ {2,}/g, " ").replace(/ ([;.,)])/g, "$1");
