@@ -1,8 +1,8 @@
 """Input checking shared by every llmcalc module: the one place validation lives.
 
-Each checker either returns a clean value or raises ``TypeError`` (wrong kind of
-value) / ``ValueError`` (right kind, outside the accepted range) with a message
-that names the parameter, shows the bad value and says what is accepted.  That
+Each checker either returns a clean value or raises a :class:`~llmcalc.errors.Refusal`, a ``TypeError``
+(wrong kind of value) or ``ValueError`` (right kind, outside the accepted range) with a stable code, and
+a message that names the parameter, shows the bad value and says what is accepted.  That
 way a caller never sees a bare numpy traceback, a NaN or a silently wrong number.
 
 Counts and byte sizes are scalars: :func:`count` returns an exact Python ``int``
@@ -20,31 +20,30 @@ from typing import Any
 
 import numpy as np
 
+from .errors import refusal
 
-def _first_bad(array: np.ndarray, bad: np.ndarray) -> str:
-    """Describe the first offending element of ``array`` (value and index)."""
+
+def _first_bad(array: np.ndarray, bad: np.ndarray) -> dict[str, Any]:
+    """The first offending element of ``array``: its value and index."""
     index = tuple(int(i) for i in np.argwhere(bad)[0])
-    where = index[0] if len(index) == 1 else index
-    return f"{array[index].item()!r} (at index {where})"
+    return {"value": array[index].item(), "index": index[0] if len(index) == 1 else index}
 
 
 def choice(name: str, value: Any, valid: Iterable[str]) -> str:
     """Check that ``value`` is one of the strings in ``valid``; suggest the closest on a near miss."""
     options = list(valid)
-    listing = ", ".join(repr(option) for option in options)
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be one of {listing}; got {value!r} ({type(value).__name__})")
+        raise refusal("not_one_of_type", name=name, options=options, value=value, type=type(value).__name__)
     if value not in options:
         close = difflib.get_close_matches(value, options, n=1, cutoff=0.6)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ValueError(f"{name} must be one of {listing}; got {value!r}{hint}")
+        raise refusal("not_one_of", name=name, options=options, value=value, suggestion=close[0] if close else None)
     return value
 
 
 def flag(name: str, value: Any) -> bool:
     """Check a yes/no switch; 0/1 and strings are refused to avoid silent surprises."""
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False; got {value!r} ({type(value).__name__})")
+        raise refusal("not_a_flag", name=name, value=value, type=type(value).__name__)
     return bool(value)
 
 
@@ -54,17 +53,17 @@ def count(name: str, value: Any, *, minimum: int = 1, maximum: int | None = None
     Booleans, floats (even ``7.0``), strings and arrays are refused: an exact
     count must be given exactly, one at a time.
     """
-    accepted = f"an integer >= {minimum}" if maximum is None else f"an integer in [{minimum}, {maximum}]"
+    limits = {"name": name, "minimum": minimum, "maximum": maximum}
     if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be {accepted}; got {value!r} (a bool)")
+        raise refusal("not_an_integer", **limits, value=value, type="a bool", integral=False)
     if isinstance(value, (float, np.floating)):
-        hint = f"; pass an int, e.g. int({value!r})" if math.isfinite(value) and float(value).is_integer() else ""
-        raise TypeError(f"{name} must be {accepted}; got {value!r} (a float){hint}")
+        integral = math.isfinite(value) and float(value).is_integer()
+        raise refusal("not_an_integer", **limits, value=value, type="a float", integral=integral)
     if not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be {accepted}; got {value!r} ({type(value).__name__})")
+        raise refusal("not_an_integer", **limits, value=value, type=type(value).__name__, integral=False)
     number = int(value)
     if number < minimum or (maximum is not None and number > maximum):
-        raise ValueError(f"{name} must be {accepted}; got {number!r}")
+        raise refusal("integer_out_of_range", **limits, value=number)
     return number
 
 
@@ -78,24 +77,20 @@ def number(
     max_inclusive: bool = True,
 ) -> float:
     """Check a finite real number within optional bounds and return it as a Python ``float``."""
-    bounds = []
-    if minimum is not None:
-        bounds.append(f"{'>=' if min_inclusive else '>'} {minimum:g}")
-    if maximum is not None:
-        bounds.append(f"{'<=' if max_inclusive else '<'} {maximum:g}")
-    accepted = "a finite number" + (" " + " and ".join(bounds) if bounds else "")
+    limits = {"name": name, "minimum": minimum, "maximum": maximum, "min_inclusive": min_inclusive,
+              "max_inclusive": max_inclusive}
     if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be {accepted}; got {value!r} (a bool)")
+        raise refusal("not_a_number", **limits, value=value, type="a bool")
     if not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be {accepted}; got {value!r} ({type(value).__name__})")
+        raise refusal("not_a_number", **limits, value=value, type=type(value).__name__)
     try:
         result = float(value)
     except OverflowError:
-        raise ValueError(f"{name} must be {accepted}; got {value!r}, too large for a float") from None
+        raise refusal("number_too_large", **limits, value=value) from None
     too_low = minimum is not None and (result < minimum if min_inclusive else result <= minimum)
     too_high = maximum is not None and (result > maximum if max_inclusive else result >= maximum)
     if not math.isfinite(result) or too_low or too_high:
-        raise ValueError(f"{name} must be {accepted}; got {result!r}")
+        raise refusal("number_out_of_range", **limits, value=result)
     return result
 
 
@@ -104,23 +99,23 @@ def values(name: str, value: Any, *, allow_neg_inf: bool = False, min_ndim: int 
 
     Returns a new float64 array, so callers may modify it.
     """
-    accepted = "a finite real array" + (" (-inf allowed for masked entries)" if allow_neg_inf else "")
     if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be {accepted}; got {value!r} (a bool)")
+        raise refusal("not_a_number", name=name, minimum=None, maximum=None, min_inclusive=True, max_inclusive=True,
+                      value=value, type="a bool")
     try:
         array = np.array(value)
     except (ValueError, TypeError):
-        raise TypeError(f"{name} must be {accepted}; got {value!r}, which is not a number or array") from None
+        raise refusal("not_an_array", name=name, value=value, allow_neg_inf=allow_neg_inf) from None
     if array.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be {accepted}; got dtype {array.dtype}")
+        raise refusal("array_dtype", name=name, dtype=str(array.dtype), allow_neg_inf=allow_neg_inf)
     array = array.astype(np.float64)
     if array.ndim < min_ndim:
-        raise ValueError(f"{name} must have at least {min_ndim} dimension(s); got shape {array.shape}")
+        raise refusal("array_dimensions", name=name, min_ndim=min_ndim, shape=array.shape)
     bad = np.isnan(array) | (array == np.inf)
     if not allow_neg_inf:
         bad |= array == -np.inf
     if bad.any():
-        raise ValueError(f"{name} must be {accepted}; got {_first_bad(array, bad)}")
+        raise refusal("array_not_finite", name=name, allow_neg_inf=allow_neg_inf, **_first_bad(array, bad))
     return array
 
 
@@ -129,11 +124,9 @@ def probabilities(name: str, value: Any, *, atol: float = 1e-9) -> np.ndarray:
     array = values(name, value, min_ndim=1)
     bad = (array < 0) | (array > 1)
     if bad.any():
-        raise ValueError(f"{name} must hold probabilities in [0, 1]; got {_first_bad(array, bad)}")
+        raise refusal("not_probabilities", name=name, **_first_bad(array, bad))
     sums = array.sum(axis=-1)
     off = np.abs(sums - 1) > atol
     if off.any():
-        raise ValueError(
-            f"{name} must sum to 1 along the last axis (within {atol:g}); got a sum of {float(sums[off].flat[0]):.6g}"
-        )
+        raise refusal("not_normalised", name=name, atol=atol, total=float(sums[off].flat[0]))
     return array

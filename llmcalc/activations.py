@@ -109,6 +109,7 @@ from typing import Literal
 from . import _validate as check
 from . import lora
 from .config import ModelConfig, as_model_config
+from .errors import refusal
 from .params import Linear
 
 Attention = Literal["sdpa", "eager"]
@@ -200,24 +201,16 @@ def _check_modelled(cfg: ModelConfig) -> None:
     }
     for name, (value, measured, what) in unmeasured.items():
         if value != measured:
-            raise ValueError(
-                f"activation memory is not modelled for {what}: {name} must be {measured!r}; got {value!r} "
-                "(only dense pre-norm blocks were measured, see tools/measure_activations.py)"
-            )
+            raise refusal("activations_unmeasured_feature", feature=what, name=name, measured=measured, value=value)
     if cfg.layout == "llama":
         if cfg.ffn != "swiglu" or cfg.norm != "rmsnorm" or cfg.learned_positions:
-            raise ValueError(
-                "activation memory is modelled for layout='llama' with ffn='swiglu', an RMSNorm and rotary "
-                f"positions; got ffn={cfg.ffn!r}, norm={cfg.norm!r}, learned_positions={cfg.learned_positions}"
-            )
+            raise refusal("activations_llama_blocks", ffn=cfg.ffn, norm=cfg.norm,
+                          learned_positions=cfg.learned_positions)
     elif cfg.layout == "gpt2":
         if cfg.ffn != "mlp" or cfg.norm != "layernorm":
-            raise ValueError(
-                "activation memory is modelled for layout='gpt2' with ffn='mlp' and norm='layernorm'; "
-                f"got ffn={cfg.ffn!r}, norm={cfg.norm!r}"
-            )
+            raise refusal("activations_gpt2_blocks", ffn=cfg.ffn, norm=cfg.norm)
     else:
-        raise ValueError(f"activation memory is modelled for layout 'llama' or 'gpt2'; got layout={cfg.layout!r}")
+        raise refusal("activations_layout", layout=cfg.layout)
 
 
 def _norm_bytes(cfg: ModelConfig, tokens: int, width: int, groups: int, element: int, *, frozen: bool = False) -> int:
@@ -292,18 +285,12 @@ def _adapter_bytes(modules: Iterable[Linear], tokens: int, rank: int, dropout: f
 def _lora_modules(cfg: ModelConfig, targets: str | Iterable[str], dtype: str, attention: str) -> list[Linear]:
     """The modules ``targets`` adapts in one block, refusing the setups whose activations were not measured."""
     if (dtype, attention) != ("bf16", "sdpa"):
-        raise ValueError(
-            "LoRA activation memory was measured with dtype='bf16' and attention='sdpa' only; "
-            f"got dtype={dtype!r}, attention={attention!r}"
-        )
+        raise refusal("lora_activations_setup", dtype=dtype, attention=attention)
     modules = lora.lora_targets(cfg, targets)
     if any(module.role == "lm_head" for module in modules):
-        raise ValueError(f"LoRA on the LM head was not measured; got lora_targets={targets!r}")
+        raise refusal("lora_on_lm_head", targets=targets)
     if not any(module.role in _BLOCK_INPUT_ROLES for module in modules):
-        raise ValueError(
-            "LoRA activation memory is modelled when a query, key or value projection is adapted (from there on "
-            f"every block input needs a gradient); got lora_targets={targets!r}"
-        )
+        raise refusal("lora_without_qkv", targets=targets)
     return modules
 
 
@@ -408,10 +395,7 @@ def activation_memory(
     element = _ELEMENT_BYTES[check.choice("dtype", dtype, _ELEMENT_BYTES)]
     attention_kind = check.choice("attention", attention, _ATTENTIONS)
     if cfg.learned_positions and n_seq > cfg.learned_positions:
-        raise ValueError(
-            f"seq_len must be in [1, {cfg.learned_positions}] (the model learned {cfg.learned_positions} positions); "
-            f"got {n_seq}"
-        )
+        raise refusal("seq_len_beyond_positions", positions=cfg.learned_positions, seq_len=n_seq)
 
     tokens = n_batch * n_seq
     frozen = lora_targets is not None
@@ -428,10 +412,7 @@ def activation_memory(
             masks = _FP32 * tokens * cfg.d_model * block_input_readers if dropout else 0
             first_block_discount = _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=True) + masks
     elif (lora_rank, lora_dropout) != (16, 0.0):
-        raise ValueError(
-            f"lora_rank and lora_dropout apply only with lora_targets; got lora_rank={lora_rank!r}, "
-            f"lora_dropout={lora_dropout!r} and lora_targets=None (full fine-tuning)"
-        )
+        raise refusal("lora_options_without_targets", lora_rank=lora_rank, lora_dropout=lora_dropout)
     # Token ids kept by the embedding (unless frozen) and by the loss (the shifted targets).
     shared = (1 if frozen else 2) * _INT64 * tokens
     if cfg.layout != "gpt2":
@@ -489,7 +470,7 @@ def activation_bytes(
     >>> activation_bytes(get_preset("mixtral-8x7b"), 1, 4096)
     Traceback (most recent call last):
     ...
-    ValueError: activation memory is not modelled for mixture-of-experts routing: n_experts must be 1; got 8 ...
+    llmcalc.errors.RefusalValueError: activation memory is not modelled for mixture-of-experts routing: n_experts ...
     """
     return activation_memory(
         cfg, batch, seq_len, checkpointing=checkpointing, dtype=dtype, attention=attention,

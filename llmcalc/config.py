@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal, get_args
 
 from . import _validate as check
+from .errors import refusal
 
 Ffn = Literal["swiglu", "mlp"]
 Norm = Literal["rmsnorm", "layernorm", "parameter-free"]
@@ -108,7 +109,7 @@ class ModelConfig:
     >>> ModelConfig(vocab_size=1000, d_model=64, n_layers=2, n_heads=6, d_ff=256)
     Traceback (most recent call last):
     ...
-    ValueError: n_heads=6 does not divide d_model=64; pass head_dim explicitly or choose n_heads among ...
+    llmcalc.errors.RefusalValueError: n_heads=6 does not divide d_model=64; pass head_dim explicitly or choose ...
     """
 
     vocab_size: int
@@ -150,7 +151,7 @@ class ModelConfig:
             if item.type == "bool":
                 value = check.flag(item.name, value)
             elif item.type == "str" and not isinstance(value, str):
-                raise TypeError(f"{item.name} must be a str; got {value!r} ({type(value).__name__})")
+                raise refusal("not_a_str", name=item.name, value=value, type=type(value).__name__)
             elif item.type == "int" and not isinstance(value, _Derived):
                 required = item.name in _AT_LEAST_ONE
                 value = check.count(item.name, 0 if value is None and not required else value, minimum=int(required))
@@ -163,8 +164,7 @@ class ModelConfig:
 
         if unset(self.head_dim):
             if self.d_model % self.n_heads:
-                raise ValueError(f"n_heads={self.n_heads} does not divide d_model={self.d_model}; pass head_dim "
-                                 "explicitly or choose n_heads among the divisors of d_model")
+                raise refusal("heads_do_not_divide", n_heads=self.n_heads, d_model=self.d_model)
             object.__setattr__(self, "head_dim", _Derived(self.d_model // self.n_heads))
         if unset(self.n_kv_heads):
             object.__setattr__(self, "n_kv_heads", _Derived(self.n_heads))
@@ -172,37 +172,32 @@ class ModelConfig:
             object.__setattr__(self, "sliding_window_layers", _Derived(self.n_layers if self.sliding_window else 0))
         needs = _LAYOUT_FFN.get(self.layout, self.ffn)
         latent = {"q_lora_rank": self.q_lora_rank, "rope_head_dim": self.rope_head_dim, "v_head_dim": self.v_head_dim}
-        problems = [
-            (self.n_heads % self.n_kv_heads, f"n_kv_heads must divide n_heads={self.n_heads} (each KV head serves a "
-             f"whole group of query heads); got n_kv_heads={self.n_kv_heads}"),
-            (self.experts_per_token > self.n_experts,
-             f"experts_per_token must be in [1, n_experts={self.n_experts}]; got {self.experts_per_token}"),
-            (self.d_ff == 0 and (not self.is_moe or not self.expert_d_ff or self.dense_layers),
-             "d_ff must be an integer >= 1 (the FFN inner width); got 0"),
-            (self.dense_layers >= self.n_layers or (self.dense_layers and not self.is_moe),
-             f"dense_layers must be in [0, n_layers-1={self.n_layers - 1}] and needs n_experts > 1; "
-             f"got {self.dense_layers} with n_experts={self.n_experts}"),
-            *((value and not self.is_moe, f"{name}={value} describes a mixture of experts; set n_experts > 1 or "
-               "leave it 0") for name, value in (("expert_d_ff", self.expert_d_ff),
-                                                ("shared_expert_d_ff", self.shared_expert_d_ff))),
-            (self.shared_expert_gate and not self.shared_expert_d_ff,
-             "shared_expert_gate=True needs a shared expert: set shared_expert_d_ff"),
+        problems: list[tuple[object, str, dict[str, Any]]] = [
+            (self.n_heads % self.n_kv_heads, "kv_heads_do_not_divide",
+             {"n_heads": self.n_heads, "n_kv_heads": self.n_kv_heads}),
+            (self.experts_per_token > self.n_experts, "too_many_active_experts",
+             {"n_experts": self.n_experts, "experts_per_token": self.experts_per_token}),
+            (self.d_ff == 0 and (not self.is_moe or not self.expert_d_ff or self.dense_layers), "missing_d_ff", {}),
+            (self.dense_layers >= self.n_layers or (self.dense_layers and not self.is_moe), "dense_layers_out_of_range",
+             {"max_dense_layers": self.n_layers - 1, "dense_layers": self.dense_layers, "n_experts": self.n_experts}),
+            *((value and not self.is_moe, "moe_only_field", {"name": name, "value": value})
+              for name, value in (("expert_d_ff", self.expert_d_ff), ("shared_expert_d_ff", self.shared_expert_d_ff))),
+            (self.shared_expert_gate and not self.shared_expert_d_ff, "shared_gate_without_expert", {}),
             ((not self.sliding_window and self.sliding_window_layers) or self.sliding_window_layers > self.n_layers,
-             f"sliding_window_layers must be in [0, n_layers={self.n_layers}] and needs a sliding_window; "
-             f"got {self.sliding_window_layers} with sliding_window={self.sliding_window}"),
-            (needs != self.ffn, f"layout={self.layout!r} builds ffn={needs!r} blocks; got ffn={self.ffn!r}"),
-            *((value and not self.kv_lora_rank, f"{name}={value} describes latent attention; set kv_lora_rank > 0 "
-               "or leave it 0") for name, value in latent.items()),
-            (self.kv_lora_rank and not 0 < self.rope_head_dim < self.head_dim,
-             f"rope_head_dim must be in [1, head_dim-1={self.head_dim - 1}] with latent attention (the rotary "
-             f"part of each query/key head); got {self.rope_head_dim}"),
+             "window_layers_out_of_range", {"n_layers": self.n_layers, "sliding_window_layers":
+                                            self.sliding_window_layers, "sliding_window": self.sliding_window}),
+            (needs != self.ffn, "layout_ffn_mismatch", {"layout": self.layout, "needs": needs, "ffn": self.ffn}),
+            *((value and not self.kv_lora_rank, "latent_only_field", {"name": name, "value": value})
+              for name, value in latent.items()),
+            (self.kv_lora_rank and not 0 < self.rope_head_dim < self.head_dim, "rope_head_dim_out_of_range",
+             {"max_rope_head_dim": self.head_dim - 1, "rope_head_dim": self.rope_head_dim}),
             (self.kv_lora_rank and (self.layout, self.qk_norm, self.n_kv_heads) != ("llama", "none", self.n_heads),
-             "latent attention (kv_lora_rank > 0) is modelled with layout='llama', qk_norm='none' and n_kv_heads = "
-             f"n_heads; got layout={self.layout!r}, qk_norm={self.qk_norm!r}, n_kv_heads={self.n_kv_heads}"),
+             "latent_attention_layout",
+             {"layout": self.layout, "qk_norm": self.qk_norm, "n_kv_heads": self.n_kv_heads}),
         ]
-        for failed, message in problems:
+        for failed, code, params in problems:
             if failed:
-                raise ValueError(message)
+                raise refusal(code, **params)
 
     @classmethod
     def from_hf_config(cls, source: dict[str, Any] | str | os.PathLike[str]) -> ModelConfig:
@@ -256,6 +251,5 @@ class ModelConfig:
 def as_model_config(cfg: object) -> ModelConfig:
     """Return ``cfg`` if it is a :class:`ModelConfig`, else raise a ``TypeError`` naming what it is."""
     if not isinstance(cfg, ModelConfig):
-        raise TypeError("cfg must be a ModelConfig (see llmcalc.get_preset or ModelConfig.from_hf_config); "
-                        f"got {type(cfg).__name__}")
+        raise refusal("not_a_model_config", type=type(cfg).__name__)
     return cfg

@@ -10,8 +10,9 @@ means the config class's default).
 What llmcalc cannot model is refused with a ``ValueError`` naming the key: an
 unknown ``model_type``, a setting that changes what is stored in a way not
 modelled (Qwen-MoE's ``mlp_only_layers``, Falcon's new decoder architecture,
-a quantized checkpoint), or an unfamiliar key whose name says it is about sizes.
-Never a silent approximation.
+a quantized checkpoint), or a key transformers reads that may change a size and llmcalc does not model.
+Keys transformers never reads are ignored, whatever their names: real checkpoints carry many, written by
+their training code.  Never a silent approximation.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ import json
 import math
 import os
 import re
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from .config import ModelConfig
+from .errors import Refusal, refusal
 
 # Default values of the size-related keys, from each transformers 5.24 config class's __init__.  ``None``
 # means the class derives the value (e.g. num_key_value_heads -> num_attention_heads).
@@ -97,18 +100,29 @@ SUPPORTED_MODEL_TYPES = tuple(_DEFAULTS)
 # A second name for the same setting: transformers 5 writes Qwen3-MoE's num_experts as num_local_experts.
 _ALIASES = {"qwen3_moe": {"num_experts": "num_local_experts"}}
 
-# Keys whose names sound like sizes but change nothing llmcalc counts (epsilons, routing arithmetic, DeepSeek's
-# multi-token-prediction layers, which transformers does not build), or that transformers 5 no longer reads (Gemma 2's
-# sliding_window_size).  Any other unfamiliar key whose name matches _SIZE_WORDS is refused; the rest are ignored.
+# Keys whose names sound like sizes but change nothing llmcalc counts (epsilons, routing arithmetic, the label count
+# only a sequence-classification head reads), or that transformers 5 no longer reads (Gemma 2's sliding_window_size).
 _IRRELEVANT = frozenset("""
 _sliding_window_pattern apply_residual_connection_post_layernorm chunk_size_feed_forward clip_qkv
 cross_attention_hidden_size ep_size layer_norm_eps layer_norm_epsilon moe_layer_freq n_ctx n_group norm_epsilon
 norm_topk_prob num_nextn_predict_layers pruned_heads qk_head_dim rms_norm_eps rotary_dim
 scale_attn_by_inverse_layer_idx sliding_window_pattern sliding_window_size summary_proj_to_labels summary_use_proj
-tie_encoder_decoder use_parallel_residual topk_group
+tie_encoder_decoder use_parallel_residual topk_group num_labels
 """.split())
 _SIZE_WORDS = re.compile(r"size|dim|layer|head|expert|rank|vocab|bias|norm|tie|window|lora|moe|shared|dense|"
                          r"intermediate|proj|qk|kv|parallel|fused|mtp|nextn|^num_|^n_")
+# The keys each model_type's transformers 5.24 code reads (its modelling module, its config class's own methods, the
+# shared RoPE, cache and masking code) whose names match _SIZE_WORDS, outside the class defaults above and
+# _IRRELEVANT: derived by tools/derive_config_keys.py, recorded in tests/data/hf_models/_read_keys.json (the test
+# checks this table against the recording).  A config.json key transformers never reads cannot change what it builds,
+# whatever its name (a checkpoint's training-code leftovers such as ep_size or num_nextn_predict_layers): ignored.
+# A key listed here that llmcalc did not read is refused (Falcon's head_dim, a GPT-2 file's hidden_size alias).
+_READ_SIZE_KEYS: dict[str, frozenset[str]] = {model_type: frozenset() for model_type in _DEFAULTS} | {
+    "deepseek_v2": frozenset({"num_experts"}), "deepseek_v3": frozenset({"num_local_experts"}),
+    "falcon": frozenset({"head_dim"}), "gpt2": frozenset({"hidden_size", "num_attention_heads", "num_hidden_layers"}),
+    "gpt_neox": frozenset({"head_dim"}), "olmoe": frozenset({"num_local_experts", "sliding_window"}),
+    "qwen3_moe": frozenset({"num_local_experts"}),
+}
 
 
 class _Reader:
@@ -123,59 +137,62 @@ class _Reader:
         self.used |= {key, alias}
         # Only a second name can contradict: a value is not compared with itself (NaN != NaN).
         if alias != key and key in self.data and alias in self.data and self.data[key] != self.data[alias]:
-            raise self.fail(f"{key}={self.data[key]!r} contradicts {alias}={self.data[alias]!r}")
+            raise self.fail("contradicting_keys", key=key, value=self.data[key], alias=alias,
+                            alias_value=self.data[alias])
         for name in (key, alias):
             if name in self.data:
                 return self.data[name]
         return self.defaults.get(key)
 
-    def fail(self, problem: str) -> ValueError:
-        return ValueError(f"{self.model_type} config: {problem}")
+    def fail(self, code: str, **params: Any) -> Refusal:
+        return refusal(code, config=self.model_type, **params)
 
-    def refuse_unless(self, key: str, accepted: Callable[[Any], bool], why: str) -> None:
+    def refuse_unless(self, key: str, accepted: Callable[[Any], bool], code: str) -> None:
         value = self(key)
         if not accepted(value):
-            raise self.fail(f"{key}={value!r} {why}; llmcalc does not model it")
+            raise self.fail(code, key=key, value=value)
 
     def check_rest(self) -> None:
         for key in self.data:
-            if key not in self.used and key not in _IRRELEVANT and key not in self.defaults and _SIZE_WORDS.search(key):
-                raise self.fail(f"unknown key {key!r} (value {self.data[key]!r}) may change the parameter count or "
-                                "the KV cache; llmcalc does not model it, so it refuses rather than guess")
+            if key in _READ_SIZE_KEYS[self.model_type] and key not in self.used:
+                raise self.fail("unknown_size_key", key=key, value=self.data[key])
 
 
 def _load(source: Mapping[str, Any] | str | os.PathLike[str]) -> Mapping[str, Any]:
     if isinstance(source, Mapping):
         return source
     if not isinstance(source, (str, os.PathLike)):
-        raise TypeError(f"source must be a dict or a path to a config.json; got {type(source).__name__}")
+        raise refusal("config_source_type", type=type(source).__name__)
     path = Path(source)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
-        raise ValueError(f"cannot read {str(path)!r}: {error.strerror or error}") from None
+        raise refusal("unreadable_file", path=str(path), reason=error.strerror or str(error)) from None
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise refusal("too_deeply_nested", path=str(path)) from None
     except json.JSONDecodeError as error:
-        where = f"line {error.lineno}, column {error.colno}"
-        raise ValueError(f"{str(path)!r} is not valid JSON: {error.msg} at {where}") from None
+        raise refusal("invalid_json", path=str(path), reason=error.msg, line=error.lineno,
+                      column=error.colno) from None
+    except ValueError:  # an integer literal beyond sys.get_int_max_str_digits() (4,300 digits by default)
+        raise refusal("number_too_long", path=str(path), max_digits=sys.get_int_max_str_digits()) from None
     if not isinstance(data, dict):
-        raise ValueError(f"{str(path)!r} must hold a JSON object (a config); got a {type(data).__name__}")
+        raise refusal("not_a_json_object", path=str(path), type=type(data).__name__)
     return data
 
 
 def _positive(read: _Reader, key: str, *, zero: bool = False) -> int:
     value = read(key)
     if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero else 1):
-        shown = "missing" if value is None else repr(value)
-        raise read.fail(f"{key} must be an integer >= {0 if zero else 1}; got {shown}")
+        raise read.fail("key_not_a_count", key=key, minimum=0 if zero else 1, value=value)
     return value
 
 
 def _flag(read: _Reader, key: str) -> bool:
     value = read(key)
     if not isinstance(value, bool):
-        raise read.fail(f"{key} must be true or false; got {value!r}")
+        raise read.fail("key_not_a_flag", key=key, value=value)
     return value
 
 
@@ -185,16 +202,20 @@ def _sliding(read: _Reader, n_layers: int, *, every_layer_when_no_types: bool) -
     types = read("layer_types")
     if types is not None:
         if not isinstance(types, list) or len(types) != n_layers:
-            got = f"{len(types)} entries" if isinstance(types, list) else repr(types)
-            raise read.fail(f"layer_types must list one type per layer ({n_layers}); got {got}")
-        unknown = sorted({t for t in types if t not in ("full_attention", "sliding_attention")})
+            raise read.fail("layer_types_length", n_layers=n_layers, value=types,
+                            entries=len(types) if isinstance(types, list) else None)
+        # In order of first appearance: the entries may be of any JSON kind, which neither hash nor sort.
+        unknown: list[Any] = []
+        for item in types:
+            if item not in ("full_attention", "sliding_attention") and item not in unknown:
+                unknown.append(item)
         if unknown:
-            raise read.fail(f"layer_types {unknown} are not modelled (only full_attention and sliding_attention)")
+            raise read.fail("layer_types_unknown", types=unknown)
         windowed = types.count("sliding_attention")
     else:
         windowed = n_layers if every_layer_when_no_types and window else 0
     if windowed and not (isinstance(window, int) and not isinstance(window, bool) and window >= 2):
-        raise read.fail(f"sliding_window must be an integer >= 2 for windowed layers; got {window!r}")
+        raise read.fail("sliding_window_invalid", value=window)
     return {"sliding_window": window if windowed else 0, "sliding_window_layers": windowed}
 
 
@@ -242,8 +263,8 @@ def _llama_like(read: _Reader) -> dict[str, Any]:
 
 def _moe(read: _Reader, cfg: dict[str, Any], experts_key: str, width_key: str | None) -> None:
     if "decoder_sparse_step" in read.defaults:
-        read.refuse_unless("decoder_sparse_step", lambda v: v == 1, "makes only every n-th layer an MoE layer")
-        read.refuse_unless("mlp_only_layers", lambda v: v in (None, []), "makes some layers dense")
+        read.refuse_unless("decoder_sparse_step", lambda v: v == 1, "sparse_step_unmodelled")
+        read.refuse_unless("mlp_only_layers", lambda v: v in (None, []), "dense_layers_unmodelled")
     cfg["n_experts"] = _positive(read, experts_key)
     cfg["experts_per_token"] = _positive(read, "num_experts_per_tok")
     if width_key:
@@ -266,7 +287,7 @@ def _qwen_sliding(read: _Reader, n_layers: int) -> dict[str, int]:
 def _build(read: _Reader) -> dict[str, Any]:
     mt = read.model_type
     if mt == "gpt2":
-        read.refuse_unless("add_cross_attention", lambda v: not v, "adds cross-attention layers")
+        read.refuse_unless("add_cross_attention", lambda v: not v, "cross_attention_unmodelled")
         d = _positive(read, "n_embd")
         inner = read("n_inner")
         return {"vocab_size": _positive(read, "vocab_size"), "d_model": d, "n_layers": _positive(read, "n_layer"),
@@ -275,8 +296,7 @@ def _build(read: _Reader) -> dict[str, Any]:
                 "mlp_bias": True, "norm": "layernorm", "learned_positions": _positive(read, "n_positions"),
                 "layout": "gpt2"}
     if mt == "falcon":
-        read.refuse_unless("new_decoder_architecture", lambda v: not v,
-                           "(Falcon-40B/180B) makes transformers cache keys and values expanded to every query head")
+        read.refuse_unless("new_decoder_architecture", lambda v: not v, "new_decoder_unmodelled")
         d, heads = _positive(read, "hidden_size"), _positive(read, "num_attention_heads")
         ffn = read("ffn_hidden_size")
         bias = _flag(read, "bias")
@@ -311,8 +331,9 @@ def _build(read: _Reader) -> dict[str, Any]:
         _layer_types(read, n_layers, lambda i: bool((i + 1) % 2))
         cfg.update(_sliding(read, n_layers, every_layer_when_no_types=False), norms_per_layer=4)
     if mt == "gemma3_text":
-        read.refuse_unless("use_bidirectional_attention", lambda v: not v, "changes the window (embedding models)")
-        pattern = read.data.get("sliding_window_pattern", read.data.get("_sliding_window_pattern", 6))
+        read.refuse_unless("use_bidirectional_attention", lambda v: not v, "bidirectional_unmodelled")
+        pattern_key = next((k for k in ("sliding_window_pattern", "_sliding_window_pattern") if k in read.data), None)
+        pattern = _positive(read, pattern_key) if pattern_key else 6
         _layer_types(read, n_layers, lambda i: bool((i + 1) % pattern))
         cfg.update(_sliding(read, n_layers, every_layer_when_no_types=False), norms_per_layer=4, qk_norm="per-head")
     if mt in ("qwen3", "qwen3_moe"):
@@ -389,23 +410,19 @@ def config_from_hf(source: Mapping[str, Any] | str | os.PathLike[str]) -> ModelC
     >>> config_from_hf({"model_type": "bert"})
     Traceback (most recent call last):
     ...
-    ValueError: model_type 'bert' is not supported; supported: llama, mistral, mixtral, ..., deepseek_v2, deepseek_v3
+    llmcalc.errors.RefusalValueError: model_type 'bert' is not supported; supported: llama, mistral, mixtral, ...
     >>> config_from_hf({"model_type": "llama", "quantization_config": {"bits": 4}})
     Traceback (most recent call last):
     ...
-    ValueError: llama config: quantization_config describes a quantized checkpoint, ...
+    llmcalc.errors.RefusalValueError: llama config: quantization_config describes a quantized checkpoint, ...
     """
     data = _load(source)
     model_type = data.get("model_type")
-    if model_type not in _DEFAULTS:
-        hint = " (a multimodal config: pass its text_config)" if isinstance(data.get("text_config"), dict) else ""
-        shown = "missing" if model_type is None else repr(model_type)
-        raise ValueError(f"model_type {shown} is not supported{hint}; supported: {', '.join(SUPPORTED_MODEL_TYPES)}")
+    if not isinstance(model_type, str) or model_type not in _DEFAULTS:
+        raise refusal("unsupported_model_type", model_type=model_type, supported=list(SUPPORTED_MODEL_TYPES),
+                      multimodal=isinstance(data.get("text_config"), dict))
     if "quantization_config" in data:
-        raise ValueError(
-            f"{model_type} config: quantization_config describes a quantized checkpoint, whose stored tensors "
-            "transformers packs differently; remove it to count the model it was quantized from"
-        )
+        raise refusal("quantized_checkpoint", config=model_type)
     read = _Reader(data, model_type)
     fields = _build(read)
     fields["trained_context"] = _trained_context(read)
@@ -413,5 +430,5 @@ def config_from_hf(source: Mapping[str, Any] | str | os.PathLike[str]) -> ModelC
     fields["model_type"] = model_type
     try:
         return ModelConfig(**fields)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{model_type} config: {error}") from None
+    except Refusal as error:
+        raise refusal(error.code, **{**error.params, "config": model_type}) from None

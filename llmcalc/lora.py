@@ -32,6 +32,7 @@ from collections.abc import Iterable
 
 from . import _validate as check
 from .config import ModelConfig, as_model_config
+from .errors import refusal
 from .params import Linear, linear_modules, param_count
 
 ALL_LINEAR = "all-linear"
@@ -61,12 +62,12 @@ def lora_params(d_in: int, d_out: int, rank: int) -> int:
     >>> lora_params(16, 32, 20)
     Traceback (most recent call last):
     ...
-    ValueError: rank must be an integer in [1, min(d_in, d_out)=16]; got 20
+    llmcalc.errors.RefusalValueError: rank must be an integer in [1, min(d_in, d_out)=16]; got 20
     """
     fan_in, fan_out = check.count("d_in", d_in), check.count("d_out", d_out)
     r = check.count("rank", rank)
     if r > min(fan_in, fan_out):
-        raise ValueError(f"rank must be an integer in [1, min(d_in, d_out)={min(fan_in, fan_out)}]; got {r}")
+        raise refusal("rank_above_matrix", max_rank=min(fan_in, fan_out), rank=r)
     return r * (fan_in + fan_out)
 
 
@@ -75,12 +76,12 @@ def _target_names(targets: str | Iterable[str]) -> list[str]:
     try:
         names = list(names)
     except TypeError:
-        raise TypeError(f"targets must be {ALL_LINEAR!r} or a sequence of module names; got {targets!r}") from None
+        raise refusal("targets_not_a_sequence", value=targets) from None
     if not names:
-        raise ValueError(f"targets must be {ALL_LINEAR!r} or a non-empty sequence of module names; got {names!r}")
+        raise refusal("targets_empty", value=names)
     for name in names:
         if not isinstance(name, str):
-            raise TypeError(f"targets must hold module names (str); got {name!r} ({type(name).__name__})")
+            raise refusal("target_not_a_str", value=name, type=type(name).__name__)
     return names
 
 
@@ -102,7 +103,7 @@ def lora_targets(cfg: ModelConfig, targets: str | Iterable[str] = ("q", "v")) ->
     >>> lora_targets(get_preset("gpt2"), ["q", "v"])
     Traceback (most recent call last):
     ...
-    ValueError: target 'q' matches no module of this model (it fuses 'q' into 'attn.c_attn': target that); ...
+    llmcalc.errors.RefusalValueError: target 'q' matches no module of this model (it fuses 'q' into ...
     """
     modules = linear_modules(as_model_config(cfg))
     adaptable = [m for m in modules if m.adaptable]
@@ -113,10 +114,9 @@ def lora_targets(cfg: ModelConfig, targets: str | Iterable[str] = ("q", "v")) ->
     for name in names:
         hits = [m for m in adaptable if _matches(m, name)]
         if not hits:
-            listing = ", ".join(dict.fromkeys(m.path for m in adaptable))
             fused = next((m for m in adaptable if m.role == _FUSED_INTO.get(name)), None)
-            hint = f" (it fuses {name!r} into {fused.path!r}: target that)" if fused else ""
-            raise ValueError(f"target {name!r} matches no module of this model{hint}; adaptable modules: {listing}")
+            raise refusal("target_matches_nothing", target=name, fused_into=fused.path if fused else None,
+                          modules=list(dict.fromkeys(m.path for m in adaptable)))
         chosen += [m for m in hits if m not in chosen]
     return chosen
 
@@ -132,9 +132,7 @@ def _stacked_expert_params(cfg: ModelConfig, rank: int, names: list[str]) -> tup
             mapped.setdefault(conversion[name], []).append(name)
     fused_sources = [name for name, weight in conversion.items() if weight == "gate_up"]
     if 0 < len(mapped.get("gate_up", [])) < len(fused_sources):
-        raise ValueError(
-            f"targets {mapped['gate_up']} need {fused_sources} together: peft fuses them into the experts' gate_up_proj"
-        )
+        raise refusal("experts_need_fused_pair", targets=mapped["gate_up"], needed=fused_sources)
     d, width, experts = cfg.d_model, cfg.routed_expert_d_ff, cfg.n_experts
     per_layer = {
         "router": rank * (d + experts),
@@ -169,10 +167,7 @@ def lora_model_params(cfg: ModelConfig, rank: int, targets: str | Iterable[str] 
     r = check.count("rank", rank)
     if isinstance(targets, str) and targets == ALL_LINEAR:
         if cfg.is_moe and not cfg.model_type:
-            raise ValueError(
-                "'all-linear' on a mixture of experts depends on the model_type in peft; set model_type "
-                f"(one of {', '.join(sorted({'qwen2_moe', *_PEFT_MOE_NAMES}))}) or name the targets"
-            )
+            raise refusal("all_linear_needs_model_type", model_types=sorted({"qwen2_moe", *_PEFT_MOE_NAMES}))
         # peft resolves "all-linear" to the leaf names of the linear modules, then maps MoE names as for a list.
         names = list(dict.fromkeys(m.path.rsplit(".", 1)[-1] for m in lora_targets(cfg, ALL_LINEAR)))
         names += [name for name in _PEFT_MOE_NAMES.get(cfg.model_type, {}) if cfg.is_moe and name not in names]

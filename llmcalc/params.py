@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from . import _validate as check
 from .config import ModelConfig, as_model_config
+from .errors import refusal
 
 # Module paths inside one block, per layout: (attention prefix, names by role; MLP prefix, names by role).
 _ATTENTION = {
@@ -154,7 +155,7 @@ def linear_modules(cfg: ModelConfig) -> list[Linear]:
     if not cfg.tie_embeddings:
         modules.append(Linear("lm_head", "lm_head", "lm_head", cfg.d_model, cfg.vocab_size, cfg.lm_head_bias, 1))
     elif cfg.lm_head_bias:
-        raise ValueError("lm_head_bias=True needs an untied head (tie_embeddings=False): a tied one has no bias")
+        raise refusal("lm_head_bias_tied")
     return modules
 
 

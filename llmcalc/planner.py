@@ -24,6 +24,7 @@ from types import MappingProxyType
 from . import _validate as check
 from .activations import activation_memory
 from .config import ModelConfig, as_model_config
+from .errors import refusal
 from .lora import lora_model_params
 from .memory import kv_cache_bytes, training_memory, zero_memory_per_gpu
 from .params import param_count
@@ -126,25 +127,22 @@ def gpu_memory(text: str) -> int:
     >>> gpu_memory("24 TB")
     Traceback (most recent call last):
     ...
-    ValueError: GPU memory must be a size from 1 MiB to 100,000 GiB: a number of GiB (22.49), ...; got '24 TB'
+    llmcalc.errors.RefusalValueError: GPU memory must be a size from 1 MiB to 100,000 GiB: a number of GiB ...
     """
     if not isinstance(text, str):
-        raise TypeError(f"GPU memory must be a str such as '22.49' or '23034 MiB'; got {text!r} "
-                        f"({type(text).__name__})")
+        raise refusal("gpu_memory_type", value=text, type=type(text).__name__)
     cards = {card.key: card for card in CARDS}
     key = text.strip(_SPACE).lower()
     if key in cards:
         return cards[key].total_bytes
     match = _MEMORY.fullmatch(text)
     if not match or match.group(2).lower() not in MEMORY_UNITS:
-        raise ValueError("GPU memory must be a size from 1 MiB to 100,000 GiB: a number of GiB (22.49), one with a "
-                         "unit MiB, GiB or GB (23034 MiB, 24 GB), or a listed card "
-                         f"({', '.join(cards)}); got {text!r}")
+        raise refusal("gpu_memory_unreadable", cards=list(cards), value=text)
     number, unit = match.groups()
     whole, _, fraction = number.partition(".")
     size: int = int((whole + fraction) or "0") * MEMORY_UNITS[unit.lower()] // 10 ** len(fraction)
     if not MIN_GPU_BYTES <= size <= MAX_GPU_BYTES:
-        raise ValueError(f"GPU memory must be from 1 MiB to 100,000 GiB; got {text!r} ({size:,} bytes)")
+        raise refusal("gpu_memory_out_of_range", value=text, size=size)
     return size
 
 TASKS = ("inference", "full", "lora", "qlora")
@@ -183,7 +181,7 @@ def _checked_model(cfg: ModelConfig) -> tuple[ModelConfig, int]:
     cfg = as_model_config(cfg)
     n = param_count(cfg)
     if n > MAX_PARAMS:
-        raise ValueError(f"the model has {n:,} parameters; the planner takes models of up to {MAX_PARAMS:,}")
+        raise refusal("model_too_large", params=n, max_params=MAX_PARAMS)
     return cfg, n
 
 
@@ -316,7 +314,7 @@ def plan_training(
     >>> plan_training(get_preset("llama-2-7b"), task="sft", seq_len=2048)
     Traceback (most recent call last):
     ...
-    ValueError: task must be one of 'full', 'lora', 'qlora'; got 'sft'
+    llmcalc.errors.RefusalValueError: task must be one of 'full', 'lora', 'qlora'; got 'sft'
     """
     cfg, n_params = _checked_model(cfg)
     kind = check.choice("task", task, TASKS[1:])
@@ -330,8 +328,7 @@ def plan_training(
         return MemoryPlan(parts["weights"], 0, parts["gradients"],
                           parts["optimizer_states"] + parts["master_weights"], activations, RESERVE)
     if zero_stage != 0 or n_gpus != 1:
-        raise ValueError(f"ZeRO is planned for full fine-tuning only; got task={kind!r} with "
-                         f"zero_stage={zero_stage!r}, n_gpus={n_gpus!r}")
+        raise refusal("zero_needs_full", task=kind, zero_stage=zero_stage, n_gpus=n_gpus)
     # QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA.
     activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing, lora_targets=targets,
                                     lora_rank=rank).peak

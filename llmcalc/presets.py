@@ -58,6 +58,6 @@ def get_preset(name: str) -> ModelConfig:
     >>> get_preset("llama-4")
     Traceback (most recent call last):
     ...
-    ValueError: name must be one of 'reference', 'gpt2', ... got 'llama-4' (did you mean 'llama-3-8b'?)
+    llmcalc.errors.RefusalValueError: name must be one of 'reference', 'gpt2', ... got 'llama-4' (did you mean ...
     """
     return PRESETS[check.choice("name", name, PRESETS)]

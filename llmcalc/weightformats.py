@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from . import _validate as check
 from .config import ModelConfig, as_model_config
+from .errors import refusal
 from .params import Linear, linear_modules, param_count
 
 WEIGHT_FORMATS = ("bf16", "fp8", "int8", "int4", "nf4", "nf4-dq")
@@ -98,8 +99,7 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
     check.choice("weight_format", weight_format, WEIGHT_FORMATS)
     if weight_format == "int4" and (cfg.is_moe or cfg.layout in _NO_GPTQ_LAYOUTS):
         why = "an MoE model" if cfg.is_moe else _NO_GPTQ_LAYOUTS[cfg.layout]
-        raise ValueError(f"weight_format 'int4' (GPTQ) is not modelled for {why}; "
-                         f"use one of {', '.join(repr(f) for f in WEIGHT_FORMATS if f != 'int4')}")
+        raise refusal("gptq_not_modelled", why=why, formats=[f for f in WEIGHT_FORMATS if f != "int4"])
     modules = linear_modules(cfg)
     # get_keys_to_not_convert skips the last parameter: the last block's last linear if tied and norms are weightless
     last_kept = weight_format not in ("bf16", "int4") and cfg.tie_embeddings and cfg.norm == "parameter-free"

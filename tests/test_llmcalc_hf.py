@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 import llmcalc as lc
+from llmcalc import hf
+from llmcalc.errors import Refusal
 from llmcalc.hf import _DEFAULTS, SUPPORTED_MODEL_TYPES
 
 DATA = Path(__file__).parent / "data" / "hf_models"
@@ -85,7 +87,7 @@ def test_class_defaults_match_transformers():
     ({"model_type": "qwen2_moe", "decoder_sparse_step": 2}, "decoder_sparse_step=2 makes only every n-th layer"),
     ({"model_type": "falcon", "new_decoder_architecture": True}, "new_decoder_architecture=True (Falcon-40B/180B)"),
     ({"model_type": "gpt2", "add_cross_attention": True}, "add_cross_attention=True adds cross-attention layers"),
-    ({"model_type": "llama", "num_mtp_modules": 2}, "unknown key 'num_mtp_modules' (value 2) may change"),
+    ({"model_type": "falcon", "head_dim": 128}, "unknown key 'head_dim' (value 128) may change"),
     ({"model_type": "llama", "hidden_size": "4096"}, "hidden_size must be an integer >= 1; got '4096'"),
     ({"model_type": "llama", "num_attention_heads": 0}, "num_attention_heads must be an integer >= 1; got 0"),
     ({"model_type": "llama", "hidden_size": float("nan")}, "hidden_size must be an integer >= 1; got nan"),
@@ -123,3 +125,26 @@ def test_sliding_window_layers_follow_layer_types():
     assert (mistral.sliding_window, mistral.sliding_window_layers) == (4096, 32)
     per_token = lc.kv_cache_bytes_per_token(mistral)
     assert lc.kv_cache_bytes(mistral, 100_000) == per_token * 4095  # capped at W - 1 tokens on every layer
+
+
+def test_the_keys_refused_are_those_transformers_reads_as_recorded() -> None:
+    """llmcalc's table is the recording of tools/derive_config_keys.py (transformers' own source), filtered."""
+    recording = json.loads((DATA / "_read_keys.json").read_text(encoding="utf-8"))
+    assert recording["transformers"] == "5.24.0"
+    assert set(recording["models"]) == set(hf.SUPPORTED_MODEL_TYPES)
+    derived = {
+        model_type: frozenset(key for key in model["read"] if hf._SIZE_WORDS.search(key)
+                              and key not in hf._IRRELEVANT and key not in hf._DEFAULTS[model_type])
+        for model_type, model in recording["models"].items()
+    }
+    assert hf._READ_SIZE_KEYS == derived
+
+
+def test_keys_transformers_never_reads_are_ignored_and_a_read_one_is_refused() -> None:
+    base = json.loads((DATA / "llama-3.1-8b.json").read_text(encoding="utf-8"))
+    assert lc.ModelConfig.from_hf_config({**base, "num_mtp_modules": 2, "fused_head_dim": 7}) == \
+        lc.ModelConfig.from_hf_config(base)
+    gpt2 = json.loads((DATA / "gpt2.json").read_text(encoding="utf-8"))
+    with pytest.raises(Refusal) as refused:
+        lc.ModelConfig.from_hf_config({**gpt2, "hidden_size": 1024})
+    assert (refused.value.code, refused.value.params["key"]) == ("unknown_size_key", "hidden_size")

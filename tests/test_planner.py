@@ -3,7 +3,8 @@
 The oracle is ``llmcalc.planner`` (itself checked against transformers, peft,
 bitsandbytes and measured activations in the ``test_llmcalc_*`` modules): generated
 plans over every preset and every committed ``config.json`` go through the page's
-JavaScript and must give the same bytes, or the same refusal, as Python.  Then the
+JavaScript and must give the same bytes, or the same refusal (its code and the numbers among its
+parameters; each side words it in its own language), as Python.  Then the
 widget as a reader uses it: loading the committed configs, the three worked cases of
 issue 12, the keyboard, and bad input.  Every page load is also checked for script
 errors and for requests that are not local files: the planner works offline.
@@ -22,6 +23,7 @@ import pytest
 
 import llmcalc as lc
 from browser import browser_page
+from llmcalc.errors import Refusal
 from llmcalc.planner import (
     CARDS,
     GPUS,
@@ -54,12 +56,19 @@ def page_path(language: str) -> Path:
     return path
 
 
+def refusal_numbers(params: dict[str, object]) -> dict[str, str]:
+    """The numbers among a refusal's parameters, as decimal strings (what the page's refusal must name too)."""
+    return {key: str(int(value)) if float(value).is_integer() else repr(value)
+            for key, value in sorted(params.items())
+            if isinstance(value, (int, float)) and not isinstance(value, bool)}
+
+
 def outcome(compute: Callable[[], object]) -> dict[str, object]:
-    """What Python answers: the plan's parts as decimal strings, or the refusal's message."""
+    """What Python answers: the plan's parts as decimal strings, or the refusal's code and numbers."""
     try:
         result = compute()
-    except ValueError as error:
-        return {"error": str(error)}
+    except Refusal as error:
+        return {"error": [error.code, refusal_numbers(error.params)]}
     if isinstance(result, int):
         return {"value": str(result)}
     return {"parts": {field.name: str(getattr(result, field.name)) for field in dataclasses.fields(result)}}
@@ -146,7 +155,13 @@ COMPARE = """
       for (const key of Object.keys(result)) parts[key] = String(result[key]);
       return {parts};
     } catch (error) {
-      return {error: error.message};
+      if (!(error instanceof M.LLMCalcError)) return {error: [error.name, String(error.message)]};
+      const numbers = {};
+      for (const key of Object.keys(error.params).sort()) {
+        const value = error.params[key];
+        if (typeof value === "bigint" || typeof value === "number") numbers[key] = String(value);
+      }
+      return {error: [error.code, numbers]};
     }
   };
   for (const v of vectors) {
@@ -397,9 +412,11 @@ def test_a_context_llmcalc_refuses_is_shown_at_its_field() -> None:
         context = page.locator('[name="context"]')
         assert context.get_attribute("aria-invalid") == "true"
         box = page.locator("#" + context.get_attribute("aria-describedby"))
-        with pytest.raises(ValueError) as raised:
+        with pytest.raises(Refusal) as raised:
             plan_inference(lc.get_preset("gpt2"), context=4096)
-        assert str(raised.value) in box.inner_text() and box.is_visible()
+        assert raised.value.code == "integer_out_of_range" and raised.value.params["maximum"] == 1024
+        assert box.inner_text() == "Context length (tokens) must be a whole number from 1 to 1,024."
+        assert box.is_visible()
         assert not page.locator('[data-error="plan"]').is_visible()
         context.fill("1024")
         assert not box.is_visible() and read(page, "total") != "—"
@@ -437,34 +454,62 @@ ABSURD = ('{"model_type": "llama", "num_hidden_layers": 1000000000, "hidden_size
           ' "intermediate_size": 262144}')
 
 
-def python_message(text: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """llmcalc's message for ``text`` saved as ``config.json`` (its messages name the file as given)."""
+def python_refusal(text: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> Refusal:
+    """llmcalc's refusal of ``text`` saved as ``config.json``."""
     (folder / "config.json").write_text(text, encoding="utf-8")
     monkeypatch.chdir(folder)
-    with pytest.raises(ValueError) as raised:
+    with pytest.raises(Refusal) as raised:
         plan_inference(lc.ModelConfig.from_hf_config("config.json"), context=1)
-    return str(raised.value)
+    return raised.value
+
+
+# Words each language's message must carry for a refusal: the file's own names, and never English on zh_TW.
+ENGLISH_WORDS = re.compile(r"\b(must|got|not|supported|config|valid|remove|parameters|planner)\b")
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_bad_configs_show_llmcalc_s_message_and_the_widget_recovers(
+def test_bad_configs_show_the_refusal_in_the_page_s_language_and_the_widget_recovers(
     language: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with browser_page() as (page, log):
         page.goto(page_path(language).as_uri())
         root = page.locator('.calculator[data-calculator="planner"]')
+        catalogue = json.loads(root.get_attribute("data-refusals"))
         for text in [*BAD_CONFIGS, ABSURD]:
             where, template = ("plan", "data-plan-error") if text == ABSURD else ("config", "data-config-error")
             page.locator('textarea[name="config_paste"]').fill(text)
             page.locator('button[name="config_use"]').click()
-            expected = root.get_attribute(template).replace("{detail}", python_message(text, tmp_path, monkeypatch))
-            assert page.locator(f'[data-error="{where}"]').inner_text() == expected
+            refusal = python_refusal(text, tmp_path, monkeypatch)
+            shown = page.locator(f'[data-error="{where}"]').inner_text()
+            before, _, after = root.get_attribute(template).partition("{detail}")
+            assert shown.startswith(before) and shown.endswith(after), (text, shown)
+            # The code's own template, its fixed words in the page's language, its numbers filled in.
+            template_words = re.split(r"\{[a-z_]+\}", catalogue["refusal_" + refusal.code])
+            assert all(word.strip(" .;:：。；") in shown for word in template_words), (text, shown)
+            for value in refusal_numbers(refusal.params).values():
+                assert f"{int(value):,}" in shown or value in shown, (text, shown, value)
+            if language == "zh_TW":
+                assert not ENGLISH_WORDS.search(shown.replace("config.json", "")), (text, shown)
+            assert "/" not in shown.replace("config.json", ""), (text, shown)  # no path of this repository
             assert not re.search(r"NaN|undefined|Infinity", root.inner_text()), text
             page.locator('select[name="preset"]').select_option("qwen2.5-0.5b")
             assert read(page, "params") == f"{lc.param_count(lc.get_preset('qwen2.5-0.5b')):,}"
             assert not page.locator('[data-error="config"]').is_visible()
             assert read(page, "total") != "—"
     assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_before_any_config_is_loaded_the_page_says_so(language: str) -> None:
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        root = page.locator('.calculator[data-calculator="planner"]')
+        page.locator('select[name="preset"]').select_option("config")
+        expected = json.loads(root.get_attribute("data-refusals"))["no_config"]
+        assert page.locator('[data-error="config"]').inner_text() == expected
+        start = {"en": "No config.json has been loaded yet", "zh_TW": "尚未載入 config.json"}[language]
+        assert expected.startswith(start)
+    assert log.errors == []
 
 
 BAD_FIELDS = [
@@ -495,7 +540,9 @@ def test_bad_fields_show_a_translated_message_never_nan(language: str) -> None:
             box = page.locator('[data-error="plan"]')
             assert box.is_visible(), (task, name, value)
             text = box.inner_text()
-            assert any(part in text for part in messages[language]) or "must be an integer" in text, text
+            assert any(part in text for part in messages[language]), text
+            if language == "zh_TW":
+                assert not ENGLISH_WORDS.search(text), text
             if name == "gpu_gib":
                 quoted = {"en": f"“{value}”", "zh_TW": f"「{value}」"}[language]
                 assert quoted in text and page.locator('[name="gpu_gib"]').get_attribute("aria-invalid") == "true"

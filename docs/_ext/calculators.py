@@ -42,6 +42,29 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+# The planner's catalogue of llmcalc's refusals (llmcalc.errors): one label per code the browser's copy can raise
+# (``refusal_<code>``, its placeholders named after the refusal's parameters), the message for a model not loaded
+# yet, and the pieces some messages add (a config's name, a missing value, hints, where a JSON error is).
+REFUSAL_LABELS: tuple[str, ...] = (
+    "no_config", "config_prefix", "missing", "hint_multimodal", "hint_fused", "json_where", "refusal_not_a_flag",
+    "refusal_not_an_integer", "refusal_integer_out_of_range", "refusal_not_one_of", "refusal_not_one_of_type",
+    "refusal_not_a_str", "refusal_not_a_model_config", "refusal_heads_do_not_divide",
+    "refusal_kv_heads_do_not_divide", "refusal_too_many_active_experts", "refusal_missing_d_ff",
+    "refusal_dense_layers_out_of_range", "refusal_moe_only_field", "refusal_shared_gate_without_expert",
+    "refusal_window_layers_out_of_range", "refusal_layout_ffn_mismatch", "refusal_latent_only_field",
+    "refusal_rope_head_dim_out_of_range", "refusal_latent_attention_layout", "refusal_lm_head_bias_tied",
+    "refusal_config_source_type", "refusal_invalid_json", "refusal_too_deeply_nested", "refusal_number_too_long",
+    "refusal_not_a_json_object", "refusal_unsupported_model_type", "refusal_quantized_checkpoint",
+    "refusal_key_not_a_count", "refusal_key_not_a_flag", "refusal_contradicting_keys",
+    "refusal_layer_types_length", "refusal_layer_types_unknown", "refusal_sliding_window_invalid",
+    "refusal_sparse_step_unmodelled", "refusal_dense_layers_unmodelled", "refusal_new_decoder_unmodelled",
+    "refusal_bidirectional_unmodelled", "refusal_cross_attention_unmodelled", "refusal_unknown_size_key",
+    "refusal_targets_not_a_sequence", "refusal_targets_empty", "refusal_target_not_a_str",
+    "refusal_target_matches_nothing", "refusal_experts_need_fused_pair", "refusal_all_linear_needs_model_type",
+    "refusal_gptq_not_modelled", "refusal_activations_unmeasured_feature", "refusal_activations_llama_blocks",
+    "refusal_activations_gpt2_blocks", "refusal_activations_layout", "refusal_lora_on_lm_head",
+    "refusal_lora_without_qkv", "refusal_model_too_large", "refusal_zero_needs_full",
+)
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
     "memory": ("preset", "custom", "params", "precision", "gb", "gib", "error"),
@@ -60,6 +83,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         "fits", "no_fit", "largest_context", "largest_micro_batch", "none_fits",
         "at_trained", "beyond_trained_note", "context_note",
         "error", "memory_error", "config_error", "plan_error",
+        *REFUSAL_LABELS,
     ),
 }
 """Label keys per calculator, each given once in the directive's keyed bullet list.
@@ -68,8 +92,8 @@ LABELS: dict[str, tuple[str, ...]] = {
 ``divisor_error`` says that the query heads must be a multiple of the KV heads.  The
 planner's part labels (``weights`` ... ``reserve``) may be term links: the widget's legend
 links to the same entries.  Its ``fits`` and ``no_fit`` take ``{bytes}``; ``config_error``
-and ``plan_error`` take ``{detail}``, llmcalc's own (English) message; ``memory_error``
-takes ``{label}`` and ``{value}`` (what was typed); ``at_trained`` and
+and ``plan_error`` take ``{detail}``, the refusal worded from :data:`REFUSAL_LABELS` in the
+page's language; ``memory_error`` takes ``{label}`` and ``{value}`` (what was typed); ``at_trained`` and
 ``beyond_trained_note`` take ``{trained}``, the positions the model was trained on;
 ``context_note`` takes ``{context}`` and ``{trained}``.
 """
@@ -304,14 +328,15 @@ def visit_calculator(self: HTML5Translator, node: calculator) -> None:
         attributes["data-presets"] = compact_json(model_data(kind))
         attributes["data-dtype-bits"] = compact_json(dtype_bits())
     if kind == "planner":
-        from llmcalc._browser import browser_tables
+        from llmcalc.browser import browser_data
 
         attributes.update(planner_data())
         attributes.update({f"data-{key.replace('_', '-')}": labels[key] for key in PLANNER_MESSAGES})
         attributes["data-beyond-trained"] = labels["beyond_trained_note"]
         attributes["data-total-label"] = labels["total"]
+        attributes["data-refusals"] = compact_json({key: labels[key] for key in REFUSAL_LABELS})
         # The rules' data for modelconfig.js, once per page (the page has one planner).
-        self.body.append(inline_json("modelconfig-tables", browser_tables()))
+        self.body.append(inline_json("modelconfig-tables", browser_data()))
     self.body.append(template("widget.html").open(attributes))
 
 

@@ -1,43 +1,39 @@
 /* The browser's copy of llmcalc's model layer: ModelConfig.from_hf_config, the parameter counts and LoRA counts.
  *
  * Each function ports the Python function named alike (the comment above it names its twin) and gives the same
- * answer or the same error message.  The DATA those rules read (class defaults, aliases, module names, choices)
- * is not retyped here: it comes from llmcalc._browser.browser_tables() as JSON, in the page's
+ * answer or the same refusal.  The DATA those rules read (class defaults, aliases, module names, choices)
+ * is not retyped here: it comes from llmcalc.browser.browser_data() as JSON, in the page's
  * <script type="application/json" id="modelconfig-tables"> (glossary_html.inline_json), in
  * window.LLMModelConfigTables, or through LLMModelConfig.withTables(tables).
  *
- * Values follow Python's JSON model so that every check and message can match Python's:
- *   dict -> Map (insertion order, as Python keeps it; a plain object would put keys like "1" first),
- *   list -> Array, str -> string, int -> BigInt, float -> Number, bool -> boolean, None -> null.
- * parseConfigText(text) reads config.json text into that model exactly (4096.0 stays a float, big integers stay
- * exact).  fromHfConfig also accepts what JSON.parse returns; there an integer-valued number counts as an int,
- * because JSON.parse has already forgotten whether the file said 4096 or 4096.0, and integers beyond 2^53 arrive
- * rounded.  Every count and every integer field of a config is a BigInt: counts stay exact at any size.
- * Errors are Error objects whose name is Python's exception class and whose message is str() of Python's.
+ * A refusal is an LLMCalcError with llmcalc's stable `code` and its `params` (llmcalc.errors): the page
+ * formats its own, translated message from them (planner.js), so nothing here writes English for a reader.
+ *
+ * Values keep JSON's distinction between integers and other numbers, as Python's json module does:
+ *   object -> Map, array -> Array, string -> string, integer literal -> BigInt (exact at any size),
+ *   number with a fraction or exponent -> Number, true/false -> boolean, null -> null.
+ * parseConfigText(text) reads the literal of each number through JSON.parse's source text, so 4096.0 stays a
+ * float; fromHfConfig also accepts what JSON.parse returns, where an integer-valued number counts as an int.
  */
 (function () {
   "use strict";
 
-  class PyError extends Error {
-    constructor(type, message) {
-      super(message);
-      this.name = type;
+  class LLMCalcError extends Error {
+    constructor(code, params = {}) {
+      super(code);
+      this.name = "LLMCalcError";
+      this.code = code;
+      this.params = params;
     }
   }
-  const valueError = (message) => new PyError("ValueError", message);
-  const typeError = (message) => new PyError("TypeError", message);
+  const refusal = (code, params) => new LLMCalcError(code, params);
 
-  // ---------------------------------------------------------------- Python's value model
-
-  /** Python's type(value).__name__ for the JSON value model. */
-  function pyType(value) {
-    if (value === null || value === undefined) return "NoneType";
-    if (typeof value === "boolean") return "bool";
-    if (typeof value === "bigint") return "int";
-    if (typeof value === "number") return "float";
-    if (typeof value === "string") return "str";
-    if (Array.isArray(value)) return "list";
-    if (value instanceof Map) return "dict";
+  /** The JSON kind of a value, for a refusal's `type` parameter. */
+  function jsonType(value) {
+    if (value === null || value === undefined) return "null";
+    if (typeof value === "bigint") return "integer";
+    if (Array.isArray(value)) return "array";
+    if (value instanceof Map) return "object";
     return typeof value;
   }
 
@@ -52,275 +48,63 @@
     return value === undefined ? null : value;
   }
 
-  const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
-
-  /** repr() of a str: Python's choice of quotes and escapes. */
-  function pyStrRepr(text) {
-    const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-    let out = quote;
-    for (const char of text) {
-      const code = char.codePointAt(0);
-      if (char === quote || char === "\\") out += "\\" + char;
-      else if (char === "\t") out += "\\t";
-      else if (char === "\n") out += "\\n";
-      else if (char === "\r") out += "\\r";
-      else if (code < 0x20 || code === 0x7f) out += "\\x" + code.toString(16).padStart(2, "0");
-      else if (code < 0x7f || char === " " || !NOT_PRINTABLE.test(char)) out += char;
-      else if (code < 0x100) out += "\\x" + code.toString(16).padStart(2, "0");
-      else if (code < 0x10000) out += "\\u" + code.toString(16).padStart(4, "0");
-      else out += "\\U" + code.toString(16).padStart(8, "0");
-    }
-    return out + quote;
-  }
-
-  /** repr() of a float: the shortest round-tripping digits, fixed between 1e-4 and 1e16, else 1e+16 style. */
-  function pyFloatRepr(number) {
-    if (Number.isNaN(number)) return "nan";
-    if (!Number.isFinite(number)) return number > 0 ? "inf" : "-inf";
-    if (number === 0) return Object.is(number, -0) ? "-0.0" : "0.0";
-    const sign = number < 0 ? "-" : "";
-    const [mantissa, exponentText] = Math.abs(number).toExponential().split("e");
-    const digits = mantissa.replace(".", "");
-    const exponent = Number(exponentText);
-    if (exponent < -4 || exponent >= 16) {
-      const fraction = digits.length > 1 ? "." + digits.slice(1) : "";
-      const shown = String(Math.abs(exponent)).padStart(2, "0");
-      return `${sign}${digits[0]}${fraction}e${exponent < 0 ? "-" : "+"}${shown}`;
-    }
-    if (exponent < 0) return `${sign}0.${"0".repeat(-exponent - 1)}${digits}`;
-    const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, "0");
-    return `${sign}${whole}.${digits.slice(exponent + 1) || "0"}`;
-  }
-
-  /** repr() of a value of the model. */
-  function pyRepr(value) {
-    if (value === null || value === undefined) return "None";
-    if (typeof value === "boolean") return value ? "True" : "False";
-    if (typeof value === "bigint") return value.toString();
-    if (typeof value === "number") return pyFloatRepr(value);
-    if (typeof value === "string") return pyStrRepr(value);
-    if (Array.isArray(value)) return "[" + value.map(pyRepr).join(", ") + "]";
-    if (value instanceof Map) {
-      return "{" + [...value].map(([key, item]) => `${pyRepr(key)}: ${pyRepr(item)}`).join(", ") + "}";
-    }
-    return String(value);
-  }
-
-  /** repr(value) and its type, as llmcalc's checks show a value of the wrong kind: "'12' (str)". */
-  const described = (value) => `${pyRepr(value)} (${pyType(value)})`;
-
-  /** Python's ==: bool, int and float compare as numbers (True == 1 == 1.0), containers item by item. */
-  function pyEquals(a, b) {
-    const numeric = (v) => typeof v === "boolean" || typeof v === "bigint" || typeof v === "number";
-    if (numeric(a) && numeric(b)) {
-      const x = typeof a === "boolean" ? BigInt(a) : a;
-      const y = typeof b === "boolean" ? BigInt(b) : b;
-      if (typeof x === typeof y) return x === y;
-      return Number.isFinite(typeof x === "number" ? x : y) && x == y; // == compares a BigInt and a Number exactly
-    }
-    if (a === b) return a === null || typeof a === "string" || typeof a === "object";
-    if (Array.isArray(a) && Array.isArray(b)) {
-      return a.length === b.length && a.every((item, i) => item === b[i] || pyEquals(item, b[i]));
-    }
+  /** Python's ==, on the value model: numbers by value (True == 1), everything else by kind and content. */
+  function same(a, b) {
+    const numeric = (v) => ["bigint", "number", "boolean"].includes(typeof v);
+    if (numeric(a) && numeric(b)) return a == b; // eslint-disable-line eqeqeq -- exact across BigInt and Number
+    if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => same(v, b[i]));
     if (a instanceof Map && b instanceof Map) {
-      return a.size === b.size && [...a].every(([key, item]) => b.has(key) && (item === b.get(key)
-        || pyEquals(item, b.get(key))));
+      return a.size === b.size && [...a].every(([k, v]) => b.has(k) && same(v, b.get(k)));
     }
-    return false;
+    return a === b;
   }
 
   /** Python's bool(value). */
-  function pyTruthy(value) {
-    if (value === null) return false;
-    if (typeof value === "boolean") return value;
+  function truthy(value) {
     if (typeof value === "bigint") return value !== 0n;
-    if (typeof value === "number") return value !== 0;
-    if (typeof value === "string" || Array.isArray(value)) return value.length > 0;
+    if (Array.isArray(value) || typeof value === "string") return value.length > 0;
     if (value instanceof Map) return value.size > 0;
-    return true;
+    return Boolean(value);
   }
 
-  const compareCodePoints = (a, b) => {
-    const x = Array.from(a, (c) => c.codePointAt(0));
-    const y = Array.from(b, (c) => c.codePointAt(0));
-    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
-    return x.length - y.length;
-  };
-
-  /** sorted(set(items)) for hashable JSON values: strings by code point, numbers by value. */
-  function pySortedSet(items) {
-    const unique = [];
-    for (const item of items) {
-      if (Array.isArray(item) || item instanceof Map) throw typeError(`unhashable type: '${pyType(item)}'`);
-      if (!unique.some((seen) => pyEquals(seen, item))) unique.push(item);
-    }
-    const kind = (v) => (typeof v === "string" ? "str" : v === null ? "None" : "number");
-    const other = unique.find((v, i) => i > 0 && (kind(v) !== kind(unique[0]) || v === null));
-    if (other !== undefined) {
-      // Python's own message names the pair in set order, which differs between runs when strings are in the set.
-      throw typeError(`'<' not supported between instances of '${pyType(other)}' and '${pyType(unique[0])}'`);
-    }
-    if (kind(unique[0]) === "str") return unique.sort(compareCodePoints);
-    return unique.sort((a, b) => (a < b ? -1 : b < a ? 1 : 0)); // bool, int and float compare as numbers
-  }
-
-  // ---------------------------------------------------------------- JSON text, read as Python's json module does
-
-  class JsonError extends Error {
-    constructor(message, position) {
-      super(message);
-      this.position = position;
-    }
-  }
-
-  const WHITESPACE = " \t\n\r";
-  const ESCAPES = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+  // Python's json module also reads NaN, Infinity and -Infinity; JSON.parse reads them as these strings instead.
+  const MARK = "\\u0000\\u0001"; // an escape in the JSON text: no config names a key or value so
+  const NON_FINITE = { [`"${MARK}NaN"`]: NaN, [`"${MARK}Infinity"`]: Infinity, [`"${MARK}-Infinity"`]: -Infinity };
   const MAX_INT_DIGITS = 4300; // sys.get_int_max_str_digits() default
 
-  /** json.loads(text), with Python's value model and the C scanner's error messages and positions. */
-  function pyJsonLoads(text) {
-    const chars = Array.from(text); // Python counts positions in code points
-    const skip = (i) => {
-      while (i < chars.length && WHITESPACE.includes(chars[i])) i++;
-      return i;
-    };
-
-    function scanString(start) { // start: just after the opening quote
-      let out = "";
-      let i = start;
-      for (;;) {
-        if (i >= chars.length) throw new JsonError("Unterminated string starting at", start - 1);
-        const char = chars[i];
-        if (char === '"') return [out, i + 1];
-        if (char !== "\\") {
-          if (char.codePointAt(0) < 0x20) throw new JsonError("Invalid control character at", i);
-          out += char;
-          i++;
-          continue;
-        }
-        if (i + 1 >= chars.length) throw new JsonError("Unterminated string starting at", start - 1);
-        const escape = chars[i + 1];
-        if (Object.hasOwn(ESCAPES, escape)) {
-          out += ESCAPES[escape];
-          i += 2;
-        } else if (escape === "u") {
-          const hex = chars.slice(i + 2, i + 6).join("");
-          if (i + 6 >= chars.length || !/^[0-9a-fA-F]{4}$/.test(hex)) {
-            throw new JsonError("Invalid \\uXXXX escape", i + 1);
-          }
-          out += String.fromCharCode(parseInt(hex, 16)); // surrogate pairs join as UTF-16, as Python joins them
-          i += 6;
-        } else {
-          throw new JsonError("Invalid \\escape", i);
-        }
-      }
-    }
-
-    function scanValue(i) {
-      const char = chars[i];
-      if (char === '"') return scanString(i + 1);
-      if (char === "{") return scanObject(i + 1);
-      if (char === "[") return scanArray(i + 1);
-      const ahead = (word) => chars.slice(i, i + word.length).join("") === word;
-      if (ahead("null")) return [null, i + 4];
-      if (ahead("true")) return [true, i + 4];
-      if (ahead("false")) return [false, i + 5];
-      if (ahead("NaN")) return [NaN, i + 3];
-      if (ahead("Infinity")) return [Infinity, i + 8];
-      if (ahead("-Infinity")) return [-Infinity, i + 9];
-      return scanNumber(i);
-    }
-
-    const isDigit = (char) => char !== undefined && char >= "0" && char <= "9";
-
-    // (-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?: an int unless it has a fraction or an exponent
-    function scanNumber(start) {
-      let i = chars[start] === "-" ? start + 1 : start;
-      if (chars[i] === "0") i++;
-      else if (isDigit(chars[i]) && chars[i] !== "0") while (isDigit(chars[i])) i++;
-      else throw new JsonError("Expecting value", start);
-      const integerEnd = i;
-      if (chars[i] === "." && isDigit(chars[i + 1])) for (i += 2; isDigit(chars[i]);) i++;
-      if (chars[i] === "e" || chars[i] === "E") {
-        let j = chars[i + 1] === "+" || chars[i + 1] === "-" ? i + 2 : i + 1;
-        if (isDigit(chars[j])) {
-          while (isDigit(chars[j])) j++;
-          i = j;
-        }
-      }
-      const literal = chars.slice(start, i).join("");
-      if (i > integerEnd) return [Number(literal), i];
-      const digits = integerEnd - start - (chars[start] === "-" ? 1 : 0);
-      if (digits > MAX_INT_DIGITS) {
-        throw valueError(`Exceeds the limit (${MAX_INT_DIGITS} digits) for integer string conversion: value has `
-          + `${digits} digits; use sys.set_int_max_str_digits() to increase the limit`);
-      }
-      return [BigInt(literal), i];
-    }
-
-    function scanObject(i) {
-      const result = new Map();
-      i = skip(i);
-      if (chars[i] === "}") return [result, i + 1];
-      for (;;) {
-        if (chars[i] !== '"') throw new JsonError("Expecting property name enclosed in double quotes", i);
-        let key;
-        [key, i] = scanString(i + 1);
-        i = skip(i);
-        if (chars[i] !== ":") throw new JsonError("Expecting ':' delimiter", i);
-        i = skip(i + 1);
-        let value;
-        [value, i] = scanValue(i);
-        result.set(key, value); // a repeated key keeps its first place and takes the last value, as in a dict
-        i = skip(i);
-        if (chars[i] === "}") return [result, i + 1];
-        if (chars[i] !== ",") throw new JsonError("Expecting ',' delimiter", i);
-        i = skip(i + 1);
-      }
-    }
-
-    function scanArray(i) {
-      const result = [];
-      i = skip(i);
-      if (chars[i] === "]") return [result, i + 1];
-      for (;;) {
-        let value;
-        [value, i] = scanValue(i);
-        result.push(value);
-        i = skip(i);
-        if (chars[i] === "]") return [result, i + 1];
-        if (chars[i] !== ",") throw new JsonError("Expecting ',' delimiter", i);
-        i = skip(i + 1);
-      }
-    }
-
-    if (chars[0] === "\ufeff") throw new JsonError("Unexpected UTF-8 BOM (decode using utf-8-sig)", 0);
-    const [value, end] = scanValue(skip(0));
-    if (skip(end) !== chars.length) throw new JsonError("Extra data", skip(end));
-    return value;
-  }
-
-  // _load (hf.py): the text of a config.json, refused unless it holds a JSON object.  Path.read_text reads
-  // \r\n and \r as \n (universal newlines), which the line and column of an error show.
+  // _load (hf.py): the text of a config.json, refused unless it holds a JSON object.
   function parseConfigText(text, name = "config.json") {
     const lines = String(text).replace(/\r\n?/g, "\n");
+    const marked = lines.replace(/"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)/g,
+      (match, literal) => (literal ? `"${MARK}${literal}"` : match));
     let parsed;
     try {
-      parsed = pyJsonLoads(lines);
+      parsed = JSON.parse(marked, (key, value, context) => {
+        const source = context && context.source;
+        if (typeof value === "number" && source !== undefined && /^-?\d+$/.test(source)) {
+          if (source.replace("-", "").length > MAX_INT_DIGITS) {
+            throw refusal("number_too_long", { path: name, max_digits: MAX_INT_DIGITS });
+          }
+          return BigInt(source);
+        }
+        if (typeof value === "number" && source === undefined && Number.isInteger(value)) return BigInt(value);
+        if (typeof value === "string" && source in NON_FINITE) return NON_FINITE[source];
+        if (value !== null && typeof value === "object" && !Array.isArray(value)) return new Map(Object.entries(value));
+        return value;
+      });
     } catch (error) {
-      if (error instanceof RangeError) { // the call stack ran out; Python raises RecursionError sooner (~1000 levels)
-        throw new PyError("RecursionError", `${pyStrRepr(name)} nests lists or objects too deeply to read`);
-      }
-      if (!(error instanceof JsonError)) throw error;
-      const before = Array.from(lines).slice(0, error.position);
-      const line = before.filter((c) => c === "\n").length + 1;
-      const lastNewline = before.lastIndexOf("\n");
-      const where = `line ${line}, column ${error.position - lastNewline}`;
-      throw valueError(`${pyStrRepr(name)} is not valid JSON: ${error.message} at ${where}`);
+      if (error instanceof LLMCalcError) throw error;
+      if (error instanceof RangeError) throw refusal("too_deeply_nested", { path: name });
+      // V8 names the position; its line and column count characters as Python's do.
+      const found = /position (\d+)/.exec(error.message);
+      const position = found ? Number(found[1]) : null;
+      const before = position === null ? null : marked.slice(0, position);
+      throw refusal("invalid_json", {
+        path: name, line: before === null ? null : before.split("\n").length,
+        column: before === null ? null : position - before.lastIndexOf("\n"),
+      });
     }
-    if (!(parsed instanceof Map)) {
-      throw valueError(`${pyStrRepr(name)} must hold a JSON object (a config); got a ${pyType(parsed)}`);
-    }
+    if (!(parsed instanceof Map)) throw refusal("not_a_json_object", { path: name, type: jsonType(parsed) });
     return parsed;
   }
 
@@ -333,8 +117,7 @@
       supported: rawTables.supportedModelTypes,
       defaults: nestedMap(rawTables.defaults, fromJson),
       aliases: nestedMap(rawTables.aliases),
-      irrelevant: new Set(rawTables.irrelevant),
-      sizeWords: new RegExp(rawTables.sizeWords),
+      readSizeKeys: nestedMap(rawTables.readSizeKeys, (keys) => new Set(keys)),
       attentionBias: rawTables.attentionBias,
       fields: rawTables.fields.map((field) => ({ ...field, default: fromJson(field.default) })),
       atLeastOne: rawTables.atLeastOne,
@@ -352,77 +135,25 @@
 
     // _validate.flag
     function checkFlag(name, value) {
-      if (typeof value !== "boolean") throw typeError(`${name} must be True or False; got ${described(value)}`);
+      if (typeof value !== "boolean") throw refusal("not_a_flag", { name, value, type: jsonType(value) });
       return value;
     }
 
     // _validate.count (no maximum: ModelConfig and the counts use none)
     function checkCount(name, value, minimum = 1) {
-      const accepted = `an integer >= ${minimum}`;
-      if (typeof value === "boolean") throw typeError(`${name} must be ${accepted}; got ${pyRepr(value)} (a bool)`);
-      if (typeof value === "number") {
-        const hint = Number.isInteger(value) ? `; pass an int, e.g. int(${pyFloatRepr(value)})` : "";
-        throw typeError(`${name} must be ${accepted}; got ${pyFloatRepr(value)} (a float)${hint}`);
+      const limits = { name, minimum, maximum: null };
+      if (typeof value !== "bigint") {
+        const integral = typeof value === "number" && Number.isInteger(value);
+        throw refusal("not_an_integer", { ...limits, value, type: jsonType(value), integral });
       }
-      if (typeof value !== "bigint") throw typeError(`${name} must be ${accepted}; got ${described(value)}`);
-      if (value < BigInt(minimum)) throw valueError(`${name} must be ${accepted}; got ${value}`);
+      if (value < BigInt(minimum)) throw refusal("integer_out_of_range", { ...limits, value });
       return value;
     }
 
-    // difflib.SequenceMatcher(None, a, b).ratio(), for _validate.choice's "did you mean" hint
-    function matchRatio(a, b) {
-      const x = Array.from(a);
-      const y = Array.from(b);
-      const positions = new Map();
-      y.forEach((c, j) => positions.set(c, [...(positions.get(c) || []), j]));
-      function longest(alo, ahi, blo, bhi) {
-        let best = [alo, blo, 0];
-        let lengths = new Map();
-        for (let i = alo; i < ahi; i++) {
-          const next = new Map();
-          for (const j of positions.get(x[i]) || []) {
-            if (j < blo) continue;
-            if (j >= bhi) break;
-            const k = (lengths.get(j - 1) || 0) + 1;
-            next.set(j, k);
-            if (k > best[2]) best = [i - k + 1, j - k + 1, k];
-          }
-          lengths = next;
-        }
-        return best;
-      }
-      let matched = 0;
-      const queue = [[0, x.length, 0, y.length]];
-      while (queue.length) {
-        const [alo, ahi, blo, bhi] = queue.pop();
-        const [i, j, k] = longest(alo, ahi, blo, bhi);
-        if (k) {
-          matched += k;
-          if (alo < i && blo < j) queue.push([alo, i, blo, j]);
-          if (i + k < ahi && j + k < bhi) queue.push([i + k, ahi, j + k, bhi]);
-        }
-      }
-      const total = x.length + y.length;
-      return total ? (2 * matched) / total : 1;
-    }
-
-    // _validate.choice
+    // _validate.choice (Python's "did you mean" suggestion is left to Python)
     function checkChoice(name, value, options) {
-      const listing = options.map(pyStrRepr).join(", ");
-      if (typeof value !== "string") throw typeError(`${name} must be one of ${listing}; got ${described(value)}`);
-      if (!options.includes(value)) {
-        // difflib.get_close_matches(value, options, n=1, cutoff=0.6): the best ratio, ties to the larger string
-        let close = null;
-        let bestScore = -1;
-        for (const option of options) {
-          const score = matchRatio(option, value);
-          if (score >= 0.6 && (score > bestScore || (score === bestScore && option > close))) {
-            [close, bestScore] = [option, score];
-          }
-        }
-        const hint = close === null ? "" : ` (did you mean ${pyStrRepr(close)}?)`;
-        throw valueError(`${name} must be one of ${listing}; got ${pyStrRepr(value)}${hint}`);
-      }
+      if (typeof value !== "string") throw refusal("not_one_of_type", { name, options, value, type: jsonType(value) });
+      if (!options.includes(value)) throw refusal("not_one_of", { name, options, value, suggestion: null });
       return value;
     }
 
@@ -439,23 +170,18 @@
     function construct(given) {
       const names = tables.fields.map((field) => field.name);
       const unexpected = Object.keys(given).find((key) => !names.includes(key));
-      if (unexpected !== undefined) {
-        throw typeError(`ModelConfig.__init__() got an unexpected keyword argument ${pyStrRepr(unexpected)}`);
-      }
-      const missing = tables.fields.filter((f) => f.default === null && !Object.hasOwn(given, f.name))
-        .map((f) => pyStrRepr(f.name));
-      if (missing.length) {
-        const listed = missing.length === 1 ? missing[0] : missing.length === 2 ? missing.join(" and ")
-          : `${missing.slice(0, -1).join(", ")}, and ${missing.at(-1)}`;
-        const plural = missing.length === 1 ? "argument" : "arguments";
-        throw typeError(`ModelConfig.__init__() missing ${missing.length} required positional ${plural}: ${listed}`);
-      }
+      // A programming error of the caller, as Python's TypeError for a wrong keyword is: not a refusal.
+      if (unexpected !== undefined) throw new TypeError(`ModelConfig has no field ${unexpected}`);
+      const missing = tables.fields.filter((f) => f.default === null && !Object.hasOwn(given, f.name));
+      if (missing.length) throw new TypeError(`ModelConfig needs ${missing.map((f) => f.name).join(", ")}`);
       const cfg = {};
       for (const field of tables.fields) {
         let value = Object.hasOwn(given, field.name) ? given[field.name] : field.default;
         if (field.type === "bool") value = checkFlag(field.name, value);
         else if (field.type === "str") {
-          if (typeof value !== "string") throw typeError(`${field.name} must be a str; got ${described(value)}`);
+          if (typeof value !== "string") {
+            throw refusal("not_a_str", { name: field.name, value, type: jsonType(value) });
+          }
         } else if (field.type === "int") {
           const required = tables.atLeastOne.includes(field.name);
           value = checkCount(field.name, value === null && !required ? 0n : value, required ? 1 : 0);
@@ -464,8 +190,7 @@
       }
       if (cfg.head_dim === 0n) {
         if (cfg.d_model % cfg.n_heads) {
-          throw valueError(`n_heads=${cfg.n_heads} does not divide d_model=${cfg.d_model}; pass head_dim `
-            + "explicitly or choose n_heads among the divisors of d_model");
+          throw refusal("heads_do_not_divide", { n_heads: cfg.n_heads, d_model: cfg.d_model });
         }
         cfg.head_dim = cfg.d_model / cfg.n_heads;
       }
@@ -474,35 +199,27 @@
       const needs = tables.layoutFfn.get(cfg.layout) ?? cfg.ffn;
       const moe = isMoe(cfg);
       const problems = [
-        [cfg.n_heads % cfg.n_kv_heads, `n_kv_heads must divide n_heads=${cfg.n_heads} (each KV head serves a `
-          + `whole group of query heads); got n_kv_heads=${cfg.n_kv_heads}`],
-        [cfg.experts_per_token > cfg.n_experts,
-          `experts_per_token must be in [1, n_experts=${cfg.n_experts}]; got ${cfg.experts_per_token}`],
-        [cfg.d_ff === 0n && (!moe || !cfg.expert_d_ff || cfg.dense_layers),
-          "d_ff must be an integer >= 1 (the FFN inner width); got 0"],
-        [cfg.dense_layers >= cfg.n_layers || (cfg.dense_layers && !moe),
-          `dense_layers must be in [0, n_layers-1=${cfg.n_layers - 1n}] and needs n_experts > 1; `
-          + `got ${cfg.dense_layers} with n_experts=${cfg.n_experts}`],
-        ...["expert_d_ff", "shared_expert_d_ff"].map((name) => [cfg[name] && !moe,
-          `${name}=${cfg[name]} describes a mixture of experts; set n_experts > 1 or leave it 0`]),
-        [cfg.shared_expert_gate && !cfg.shared_expert_d_ff,
-          "shared_expert_gate=True needs a shared expert: set shared_expert_d_ff"],
+        [cfg.n_heads % cfg.n_kv_heads, "kv_heads_do_not_divide", { n_heads: cfg.n_heads, n_kv_heads: cfg.n_kv_heads }],
+        [cfg.experts_per_token > cfg.n_experts, "too_many_active_experts",
+          { n_experts: cfg.n_experts, experts_per_token: cfg.experts_per_token }],
+        [cfg.d_ff === 0n && (!moe || !cfg.expert_d_ff || cfg.dense_layers), "missing_d_ff", {}],
+        [cfg.dense_layers >= cfg.n_layers || (cfg.dense_layers && !moe), "dense_layers_out_of_range",
+          { max_dense_layers: cfg.n_layers - 1n, dense_layers: cfg.dense_layers, n_experts: cfg.n_experts }],
+        ...["expert_d_ff", "shared_expert_d_ff"].map((name) => [cfg[name] && !moe, "moe_only_field",
+          { name, value: cfg[name] }]),
+        [cfg.shared_expert_gate && !cfg.shared_expert_d_ff, "shared_gate_without_expert", {}],
         [(!cfg.sliding_window && cfg.sliding_window_layers) || cfg.sliding_window_layers > cfg.n_layers,
-          `sliding_window_layers must be in [0, n_layers=${cfg.n_layers}] and needs a sliding_window; `
-          + `got ${cfg.sliding_window_layers} with sliding_window=${cfg.sliding_window}`],
-        [needs !== cfg.ffn,
-          `layout=${pyStrRepr(cfg.layout)} builds ffn=${pyStrRepr(needs)} blocks; got ffn=${pyStrRepr(cfg.ffn)}`],
+          "window_layers_out_of_range", { n_layers: cfg.n_layers, sliding_window_layers: cfg.sliding_window_layers,
+            sliding_window: cfg.sliding_window }],
+        [needs !== cfg.ffn, "layout_ffn_mismatch", { layout: cfg.layout, needs, ffn: cfg.ffn }],
         ...["q_lora_rank", "rope_head_dim", "v_head_dim"].map((name) => [cfg[name] && !cfg.kv_lora_rank,
-          `${name}=${cfg[name]} describes latent attention; set kv_lora_rank > 0 or leave it 0`]),
+          "latent_only_field", { name, value: cfg[name] }]),
         [cfg.kv_lora_rank && !(0n < cfg.rope_head_dim && cfg.rope_head_dim < cfg.head_dim),
-          `rope_head_dim must be in [1, head_dim-1=${cfg.head_dim - 1n}] with latent attention (the rotary `
-          + `part of each query/key head); got ${cfg.rope_head_dim}`],
+          "rope_head_dim_out_of_range", { max_rope_head_dim: cfg.head_dim - 1n, rope_head_dim: cfg.rope_head_dim }],
         [cfg.kv_lora_rank && (cfg.layout !== "llama" || cfg.qk_norm !== "none" || cfg.n_kv_heads !== cfg.n_heads),
-          "latent attention (kv_lora_rank > 0) is modelled with layout='llama', qk_norm='none' and n_kv_heads = "
-          + `n_heads; got layout=${pyStrRepr(cfg.layout)}, qk_norm=${pyStrRepr(cfg.qk_norm)}, `
-          + `n_kv_heads=${cfg.n_kv_heads}`],
+          "latent_attention_layout", { layout: cfg.layout, qk_norm: cfg.qk_norm, n_kv_heads: cfg.n_kv_heads }],
       ];
-      for (const [failed, message] of problems) if (failed) throw valueError(message);
+      for (const [failed, code, params] of problems) if (failed) throw refusal(code, params);
       made.add(Object.freeze(cfg));
       return cfg;
     }
@@ -515,8 +232,7 @@
     // as_model_config
     function asModelConfig(cfg) {
       if (!made.has(cfg)) {
-        throw typeError("cfg must be a ModelConfig (see LLMModelConfig.modelConfig or fromHfConfig); "
-          + `got ${cfg === null ? "null" : typeof cfg}`);
+        throw refusal("not_a_model_config", { type: cfg === null ? "null" : typeof cfg });
       }
       return cfg;
     }
@@ -537,31 +253,30 @@
         const alias = tables.aliases.get(this.modelType)?.get(key) ?? key;
         this.used.add(key).add(alias);
         if (alias !== key && this.data.has(key) && this.data.has(alias)
-          && !pyEquals(this.data.get(key), this.data.get(alias))) {
-          throw this.fail(`${key}=${pyRepr(this.data.get(key))} contradicts ${alias}=${pyRepr(this.data.get(alias))}`);
+          && !same(this.data.get(key), this.data.get(alias))) {
+          throw this.fail("contradicting_keys",
+            { key, value: this.data.get(key), alias, alias_value: this.data.get(alias) });
         }
         for (const name of [key, alias]) if (this.data.has(name)) return this.data.get(name);
         return this.defaults.has(key) ? this.defaults.get(key) : null;
       }
 
       // _Reader.fail
-      fail(problem) {
-        return valueError(`${this.modelType} config: ${problem}`);
+      fail(code, params) {
+        return refusal(code, { config: this.modelType, ...params });
       }
 
       // _Reader.refuse_unless
-      refuseUnless(key, accepted, why) {
+      refuseUnless(key, accepted, code) {
         const value = this.read(key);
-        if (!accepted(value)) throw this.fail(`${key}=${pyRepr(value)} ${why}; llmcalc does not model it`);
+        if (!accepted(value)) throw this.fail(code, { key, value });
       }
 
       // _Reader.check_rest
       checkRest() {
         for (const [key, value] of this.data) {
-          const known = this.used.has(key) || tables.irrelevant.has(key) || this.defaults.has(key);
-          if (!known && tables.sizeWords.test(key)) {
-            throw this.fail(`unknown key ${pyStrRepr(key)} (value ${pyRepr(value)}) may change the parameter count or `
-              + "the KV cache; llmcalc does not model it, so it refuses rather than guess");
+          if (tables.readSizeKeys.get(this.modelType).has(key) && !this.used.has(key)) {
+            throw this.fail("unknown_size_key", { key, value });
           }
         }
       }
@@ -572,8 +287,7 @@
       const value = read.read(key);
       const minimum = zero ? 0n : 1n;
       if (typeof value !== "bigint" || value < minimum) {
-        const shown = value === null ? "missing" : pyRepr(value);
-        throw read.fail(`${key} must be an integer >= ${minimum}; got ${shown}`);
+        throw read.fail("key_not_a_count", { key, minimum: Number(minimum), value });
       }
       return value;
     }
@@ -581,7 +295,7 @@
     // _flag
     function flag(read, key) {
       const value = read.read(key);
-      if (typeof value !== "boolean") throw read.fail(`${key} must be true or false; got ${pyRepr(value)}`);
+      if (typeof value !== "boolean") throw read.fail("key_not_a_flag", { key, value });
       return value;
     }
 
@@ -602,20 +316,21 @@
       if (types instanceof DefaultLayerTypes) windowed = types.sliding;
       else if (types !== null) {
         if (!Array.isArray(types) || BigInt(types.length) !== nLayers) {
-          const got = Array.isArray(types) ? `${types.length} entries` : pyRepr(types);
-          throw read.fail(`layer_types must list one type per layer (${nLayers}); got ${got}`);
+          throw read.fail("layer_types_length",
+            { n_layers: nLayers, entries: Array.isArray(types) ? types.length : null, value: types });
         }
-        const unknown = pySortedSet(types.filter((t) => t !== "full_attention" && t !== "sliding_attention"));
-        if (unknown.length) {
-          throw read.fail(`layer_types ${pyRepr(unknown)} are not modelled `
-            + "(only full_attention and sliding_attention)");
+        const unknown = [];
+        for (const item of types) {
+          const known = item === "full_attention" || item === "sliding_attention";
+          if (!known && !unknown.some((seen) => same(seen, item))) unknown.push(item);
         }
+        if (unknown.length) throw read.fail("layer_types_unknown", { types: unknown });
         windowed = BigInt(types.filter((t) => t === "sliding_attention").length);
       } else {
-        windowed = everyLayerWhenNoTypes && pyTruthy(window) ? nLayers : 0n;
+        windowed = everyLayerWhenNoTypes && truthy(window) ? nLayers : 0n;
       }
       if (windowed && !(typeof window === "bigint" && window >= 2n)) {
-        throw read.fail(`sliding_window must be an integer >= 2 for windowed layers; got ${pyRepr(window)}`);
+        throw read.fail("sliding_window_invalid", { value: window });
       }
       return { sliding_window: windowed ? window : 0n, sliding_window_layers: windowed };
     }
@@ -627,24 +342,8 @@
       }
     }
 
-    // bool((i + 1) % pattern) summed over i in range(n_layers): Gemma 3's sliding_window_pattern, any JSON value
-    function countNotMultiples(nLayers, pattern) {
-      if (typeof pattern === "bigint" || typeof pattern === "boolean") {
-        const step = BigInt(pattern);
-        if (step === 0n) throw new PyError("ZeroDivisionError", "integer modulo by zero");
-        return nLayers - nLayers / (step < 0n ? -step : step);
-      }
-      if (typeof pattern !== "number") {
-        throw typeError(`unsupported operand type(s) for %: 'int' and '${pyType(pattern)}'`);
-      }
-      if (pattern === 0) throw new PyError("ZeroDivisionError", "float modulo");
-      if (nLayers > 1000000n) {
-        throw valueError(`sliding_window_pattern=${pyFloatRepr(pattern)} with more than 1000000 layers is not counted`);
-      }
-      let count = 0n;
-      for (let i = 1; i <= Number(nLayers); i++) if (i % pattern !== 0) count++;
-      return count;
-    }
+    // bool((i + 1) % pattern) summed over i in range(n_layers): Gemma 3's sliding_window_pattern
+    const countNotMultiples = (nLayers, pattern) => nLayers - nLayers / pattern;
 
     // _common
     function common(read) {
@@ -678,9 +377,9 @@
     // _moe
     function moeFields(read, cfg, expertsKey, widthKey) {
       if (read.defaults.has("decoder_sparse_step")) {
-        read.refuseUnless("decoder_sparse_step", (v) => pyEquals(v, 1n), "makes only every n-th layer an MoE layer");
+        read.refuseUnless("decoder_sparse_step", (v) => same(v, 1n), "sparse_step_unmodelled");
         read.refuseUnless("mlp_only_layers", (v) => v === null || (Array.isArray(v) && v.length === 0),
-          "makes some layers dense");
+          "dense_layers_unmodelled");
       }
       cfg.n_experts = positive(read, expertsKey);
       cfg.experts_per_token = positive(read, "num_experts_per_tok");
@@ -708,7 +407,7 @@
     function build(read) {
       const mt = read.modelType;
       if (mt === "gpt2") {
-        read.refuseUnless("add_cross_attention", (v) => !pyTruthy(v), "adds cross-attention layers");
+        read.refuseUnless("add_cross_attention", (v) => !truthy(v), "cross_attention_unmodelled");
         const d = positive(read, "n_embd");
         const inner = read.read("n_inner");
         return {
@@ -719,13 +418,12 @@
         };
       }
       if (mt === "falcon") {
-        read.refuseUnless("new_decoder_architecture", (v) => !pyTruthy(v),
-          "(Falcon-40B/180B) makes transformers cache keys and values expanded to every query head");
+        read.refuseUnless("new_decoder_architecture", (v) => !truthy(v), "new_decoder_unmodelled");
         const d = positive(read, "hidden_size");
         const heads = positive(read, "num_attention_heads");
         const ffn = read.read("ffn_hidden_size");
         const bias = flag(read, "bias");
-        const twoNorms = !flag(read, "parallel_attn") || pyEquals(read.read("num_ln_in_parallel_attn"), 2n);
+        const twoNorms = !flag(read, "parallel_attn") || same(read.read("num_ln_in_parallel_attn"), 2n);
         // The old decoder architecture builds Q, K and V for every head unless multi_query: num_kv_heads is unused.
         return {
           vocab_size: positive(read, "vocab_size"), d_model: d, n_heads: heads,
@@ -758,10 +456,9 @@
         Object.assign(cfg, sliding(read, nLayers, false), { norms_per_layer: 4n });
       }
       if (mt === "gemma3_text") {
-        read.refuseUnless("use_bidirectional_attention", (v) => !pyTruthy(v), "changes the window (embedding models)");
-        const data = read.data;
-        const pattern = data.has("sliding_window_pattern") ? data.get("sliding_window_pattern")
-          : data.has("_sliding_window_pattern") ? data.get("_sliding_window_pattern") : 6n;
+        read.refuseUnless("use_bidirectional_attention", (v) => !truthy(v), "bidirectional_unmodelled");
+        const patternKey = ["sliding_window_pattern", "_sliding_window_pattern"].find((k) => read.data.has(k));
+        const pattern = patternKey ? positive(read, patternKey) : 6n;
         layerTypes(read, nLayers, () => countNotMultiples(nLayers, pattern));
         Object.assign(cfg, sliding(read, nLayers, false), { norms_per_layer: 4n, qk_norm: "per-head" });
       }
@@ -830,22 +527,13 @@
     // config_from_hf (ModelConfig.from_hf_config), on a parsed config: a Map from parseConfigText, or JSON.parse's
     function fromHfConfig(source) {
       const data = source instanceof Map ? source : fromJson(source);
-      if (!(data instanceof Map)) {
-        throw typeError(`source must be a dict or a path to a config.json; got ${pyType(data)}`);
-      }
+      if (!(data instanceof Map)) throw refusal("config_source_type", { type: jsonType(data) });
       const modelType = data.has("model_type") ? data.get("model_type") : null;
-      if (Array.isArray(modelType) || modelType instanceof Map) { // `model_type not in _DEFAULTS` hashes it
-        throw typeError(`unhashable type: '${pyType(modelType)}'`);
-      }
       if (!tables.supported.includes(modelType)) {
-        const hint = data.get("text_config") instanceof Map ? " (a multimodal config: pass its text_config)" : "";
-        const shown = modelType === null ? "missing" : pyRepr(modelType);
-        throw valueError(`model_type ${shown} is not supported${hint}; supported: ${tables.supported.join(", ")}`);
+        throw refusal("unsupported_model_type", { model_type: modelType, supported: tables.supported,
+          multimodal: data.get("text_config") instanceof Map });
       }
-      if (data.has("quantization_config")) {
-        throw valueError(`${modelType} config: quantization_config describes a quantized checkpoint, whose stored `
-          + "tensors transformers packs differently; remove it to count the model it was quantized from");
-      }
+      if (data.has("quantization_config")) throw refusal("quantized_checkpoint", { config: modelType });
       const read = new Reader(data, modelType);
       const fields = build(read);
       fields.trained_context = trainedContext(read);
@@ -854,10 +542,7 @@
       try {
         return construct(fields);
       } catch (error) {
-        if (error instanceof PyError && (error.name === "TypeError" || error.name === "ValueError")) {
-          throw valueError(`${modelType} config: ${error.message}`);
-        }
-        throw error;
+        throw error instanceof LLMCalcError ? refusal(error.code, { ...error.params, config: modelType }) : error;
       }
     }
 
@@ -939,7 +624,7 @@
       if (!cfg.tie_embeddings) {
         modules.push(linear("lm_head", "lm_head", "lm_head", cfg.d_model, cfg.vocab_size, cfg.lm_head_bias, 1n));
       } else if (cfg.lm_head_bias) {
-        throw valueError("lm_head_bias=True needs an untied head (tie_embeddings=False): a tied one has no bias");
+        throw refusal("lm_head_bias_tied", {});
       }
       return modules;
     }
@@ -987,18 +672,12 @@
     // _target_names
     function targetNames(targets) {
       const names = typeof targets === "string" ? [targets] : targets;
-      if (!Array.isArray(names)) {
-        throw typeError(`targets must be ${pyStrRepr(tables.allLinear)} or a sequence of module names; `
-          + `got ${pyRepr(fromJson(targets))}`);
-      }
-      if (!names.length) {
-        throw valueError(`targets must be ${pyStrRepr(tables.allLinear)} or a non-empty sequence of module names; `
-          + "got []");
-      }
+      if (!Array.isArray(names)) throw refusal("targets_not_a_sequence", { value: fromJson(targets) });
+      if (!names.length) throw refusal("targets_empty", { value: [] });
       for (const name of names) {
         if (typeof name !== "string") {
           const value = fromJson(name);
-          throw typeError(`targets must hold module names (str); got ${described(value)}`);
+          throw refusal("target_not_a_str", { value, type: jsonType(value) });
         }
       }
       return [...names];
@@ -1017,12 +696,10 @@
       for (const name of targetNames(targets)) {
         const hits = adaptable.filter((m) => matches(m, name));
         if (!hits.length) {
-          const listing = [...new Set(adaptable.map((m) => m.path))].join(", ");
           const fusedRole = tables.fusedInto.get(name);
           const fused = adaptable.find((m) => fusedRole !== undefined && m.role === fusedRole);
-          const hint = fused ? ` (it fuses ${pyStrRepr(name)} into ${pyStrRepr(fused.path)}: target that)` : "";
-          throw valueError(`target ${pyStrRepr(name)} matches no module of this model${hint}; `
-            + `adaptable modules: ${listing}`);
+          throw refusal("target_matches_nothing", { target: name, fused_into: fused ? fused.path : null,
+            modules: [...new Set(adaptable.map((m) => m.path))] });
         }
         chosen.push(...hits.filter((m) => !chosen.includes(m)));
       }
@@ -1040,8 +717,7 @@
       const fusedSources = [...conversion].filter(([, weight]) => weight === "gate_up").map(([name]) => name);
       const fused = mapped.get("gate_up") || [];
       if (fused.length > 0 && fused.length < fusedSources.length) {
-        throw valueError(`targets ${pyRepr(fused)} need ${pyRepr(fusedSources)} together: peft fuses them into the `
-          + "experts' gate_up_proj");
+        throw refusal("experts_need_fused_pair", { targets: fused, needed: fusedSources });
       }
       const d = cfg.d_model;
       const width = routedExpertDff(cfg);
@@ -1062,9 +738,8 @@
       let names;
       if (targets === tables.allLinear) {
         if (isMoe(cfg) && !cfg.model_type) {
-          const known = [...new Set(["qwen2_moe", ...tables.peftMoeNames.keys()])].sort(compareCodePoints);
-          throw valueError("'all-linear' on a mixture of experts depends on the model_type in peft; set model_type "
-            + `(one of ${known.join(", ")}) or name the targets`);
+          const known = [...new Set(["qwen2_moe", ...tables.peftMoeNames.keys()])].sort();
+          throw refusal("all_linear_needs_model_type", { model_types: known });
         }
         // peft resolves "all-linear" to the leaf names of the linear modules, then maps MoE names as for a list.
         names = [...new Set(loraTargets(cfg, tables.allLinear).map((m) => m.path.split(".").at(-1)))];
@@ -1091,14 +766,14 @@
       const element = document.getElementById("modelconfig-tables");
       const tables = window.LLMModelConfigTables || (element && JSON.parse(element.textContent));
       if (!tables) {
-        throw new Error("modelconfig.js needs llmcalc._browser.browser_tables() in #modelconfig-tables "
+        throw new Error("modelconfig.js needs llmcalc.browser.browser_data() in #modelconfig-tables "
           + "or window.LLMModelConfigTables");
       }
       bound = withTables(tables);
     }
     return bound[name](...args);
   };
-  const api = { parseConfigText, withTables, pyRepr, fromJson };
+  const api = { parseConfigText, withTables, fromJson, LLMCalcError };
   for (const name of ["fromHfConfig", "modelConfig", "linearModules", "paramBreakdown", "paramCount",
     "activeParamCount", "loraTargets", "loraModelParams"]) {
     api[name] = onPageTables(name);

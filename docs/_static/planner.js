@@ -5,7 +5,7 @@
  * (window.LLMModelConfig, the browser's copy of llmcalc's config.json reader).
  * Every function below repeats one of llmcalc.planner, llmcalc.memory,
  * llmcalc.weightformats or llmcalc.activations, named alike; the browser tests
- * compare them with Python on generated vectors, byte for byte.  Bytes are BigInt, and so is
+ * compare them with Python on generated vectors: the same bytes, or the same refusal code and numbers.  Bytes are BigInt, and so is
  * every integer field of a config from modelconfig.js.
  * What a reader types or loads is data: written with textContent, never as HTML.
  */
@@ -13,7 +13,8 @@
   "use strict";
 
   var MC = window.LLMModelConfig;
-  var pyRepr = MC.pyRepr;  // Python's repr(), for messages equal to llmcalc's
+  /* llmcalc's refusals: a stable code and parameters (llmcalc.errors); the page words the message. */
+  function refusal(code, params) { return new MC.LLMCalcError(code, params || {}); }
   /* llmcalc's tables (planner limits and reserve, DTYPE_BITS, _OPTIMIZERS, _PRECISIONS, _ZERO_SHARDED and the
    * weight-format rules), from the widget's data-tables: never retyped here. */
   var TABLES = null;
@@ -28,10 +29,10 @@
   function big(value) { return BigInt(value); }
   function ceilDiv(a, b) { return (a + b - 1n) / b; }
 
-  /* llmcalc._validate.count's message, for the planner's own range checks. */
+  /* llmcalc._validate.count, for the planner's own range checks. */
   function checkCount(name, value, minimum, maximum) {
     if (value < minimum || value > maximum) {
-      throw new Error(name + " must be an integer in [" + minimum + ", " + maximum + "]; got " + value);
+      throw refusal("integer_out_of_range", { name: name, minimum: minimum, maximum: maximum, value: value });
     }
     return value;
   }
@@ -81,32 +82,27 @@
   /* llmcalc.activations._check_modelled: refuse the configurations whose saved tensors were never measured. */
   function checkModelled(cfg) {
     var unmeasured = [
-      ["qk_norm", cfg.qk_norm, "none", "QK-norm"],
-      ["n_experts", cfg.n_experts, 1n, "mixture-of-experts routing"],
-      ["kv_lora_rank", cfg.kv_lora_rank, 0n, "latent attention"],
-      ["sliding_window", cfg.sliding_window, 0n, "sliding-window attention"],
-      ["norms_per_layer", cfg.norms_per_layer, 2n, "blocks without exactly two norms"],
+      ["qk_norm", cfg.qk_norm, "none"],
+      ["n_experts", cfg.n_experts, 1n],
+      ["kv_lora_rank", cfg.kv_lora_rank, 0n],
+      ["sliding_window", cfg.sliding_window, 0n],
+      ["norms_per_layer", cfg.norms_per_layer, 2n],
     ];
     unmeasured.forEach(function (item) {
       if (String(item[1]) !== String(item[2])) {
-        throw new Error("activation memory is not modelled for " + item[3] + ": " + item[0] + " must be " +
-          pyRepr(item[2]) + "; got " + pyRepr(item[1]) +
-          " (only dense pre-norm blocks were measured, see tools/measure_activations.py)");
+        throw refusal("activations_unmeasured_feature", { name: item[0], measured: item[2], value: item[1] });
       }
     });
+    var blocks = { ffn: cfg.ffn, norm: cfg.norm };
     if (cfg.layout === "llama") {
       if (cfg.ffn !== "swiglu" || cfg.norm !== "rmsnorm" || cfg.learned_positions) {
-        throw new Error("activation memory is modelled for layout='llama' with ffn='swiglu', an RMSNorm and rotary " +
-          "positions; got ffn=" + pyRepr(cfg.ffn) + ", norm=" + pyRepr(cfg.norm) + ", learned_positions=" +
-          cfg.learned_positions);
+        blocks.learned_positions = cfg.learned_positions;
+        throw refusal("activations_llama_blocks", blocks);
       }
     } else if (cfg.layout === "gpt2") {
-      if (cfg.ffn !== "mlp" || cfg.norm !== "layernorm") {
-        throw new Error("activation memory is modelled for layout='gpt2' with ffn='mlp' and norm='layernorm'; " +
-          "got ffn=" + pyRepr(cfg.ffn) + ", norm=" + pyRepr(cfg.norm));
-      }
+      if (cfg.ffn !== "mlp" || cfg.norm !== "layernorm") { throw refusal("activations_gpt2_blocks", blocks); }
     } else {
-      throw new Error("activation memory is modelled for layout 'llama' or 'gpt2'; got layout=" + pyRepr(cfg.layout));
+      throw refusal("activations_layout", { layout: cfg.layout });
     }
   }
 
@@ -136,13 +132,11 @@
 
   function loraModules(cfg, targets) {
     var modules = MC.loraTargets(cfg, targets);
-    var shown = MC.pyRepr(MC.fromJson(targets));
     if (modules.some(function (module) { return module.role === "lm_head"; })) {
-      throw new Error("LoRA on the LM head was not measured; got lora_targets=" + shown);
+      throw refusal("lora_on_lm_head", { targets: targets });
     }
     if (!modules.some(function (module) { return BLOCK_INPUT_ROLES.indexOf(module.role) >= 0; })) {
-      throw new Error("LoRA activation memory is modelled when a query, key or value projection is adapted " +
-        "(from there on every block input needs a gradient); got lora_targets=" + shown);
+      throw refusal("lora_without_qkv", { targets: targets });
     }
     return modules;
   }
@@ -168,7 +162,7 @@
     if (frozen) {
       var modules = loraModules(cfg, options.targets);
       if (!Number.isSafeInteger(options.rank) || options.rank < 1) {
-        throw new Error("lora_rank must be an integer >= 1; got " + options.rank);
+        throw refusal("integer_out_of_range", { name: "lora_rank", minimum: 1, maximum: null, value: options.rank });
       }
       block += adapterBytes(modules, tokens, options.rank);
       if (!checkpointing) { discount = normBytes(cfg, tokens, dModel, 1n, true); }
@@ -219,13 +213,11 @@
   function weightFormatBytes(cfg, format) {
     var formats = TABLES.weight_formats;
     if (formats.indexOf(format) < 0) {
-      throw new Error("weight_format must be one of " + formats.map(pyRepr).join(", ") + "; got " + pyRepr(format));
+      throw refusal("not_one_of", { name: "weight_format", options: formats, value: format, suggestion: null });
     }
     var noGptq = Object.prototype.hasOwnProperty.call(TABLES.no_gptq_layouts, cfg.layout);
     if (format === "int4" && (cfg.n_experts > 1 || noGptq)) {
-      throw new Error("weight_format 'int4' (GPTQ) is not modelled for " +
-        (cfg.n_experts > 1 ? "an MoE model" : TABLES.no_gptq_layouts[cfg.layout]) + "; use one of " +
-        formats.filter(function (f) { return f !== "int4"; }).map(pyRepr).join(", "));
+      throw refusal("gptq_not_modelled", { formats: formats.filter(function (f) { return f !== "int4"; }) });
     }
     var quantized = 0n;
     var constants = 0n;
@@ -269,8 +261,7 @@
   function checkedModel(cfg) {
     var n = MC.paramCount(cfg);
     if (n > big(LIMITS.max_params)) {
-      throw new Error("the model has " + n.toLocaleString("en-US") + " parameters; the planner takes models of up to " +
-        big(LIMITS.max_params).toLocaleString("en-US"));
+      throw refusal("model_too_large", { params: n, max_params: big(LIMITS.max_params) });
     }
     return n;
   }
@@ -332,8 +323,7 @@
         activations);
     }
     if (options.zeroStage !== 0 || options.nGpus !== 1) {
-      throw new Error("ZeRO is planned for full fine-tuning only; got task=" + pyRepr(options.task) + " with " +
-        "zero_stage=" + options.zeroStage + ", n_gpus=" + options.nGpus);
+      throw refusal("zero_needs_full", { task: options.task, zero_stage: options.zeroStage, n_gpus: options.nGpus });
     }
     /* QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA. */
     var loraActivations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing, options);
@@ -398,8 +388,54 @@
 
   function PlannerInputError(message) { this.message = message; }
 
+  /* A value named in a refusal: a value from the file as JSON wrote it, a limit grouped in the page's language. */
+  function shown(value, format, asWritten) {
+    if (typeof value === "bigint") { return asWritten ? value.toString() : format.count(value); }
+    if (Array.isArray(value)) {
+      return "[" + value.map(function (item) { return shown(item, format, asWritten); }).join(", ") + "]";
+    }
+    if (value instanceof Map) {
+      return "{" + Array.from(value, function (entry) {
+        return JSON.stringify(entry[0]) + ": " + shown(entry[1], format, asWritten);
+      }).join(", ") + "}";
+    }
+    if (typeof value === "number" && !Number.isFinite(value)) { return String(value); }
+    /* A float that holds a whole number, as the file wrote it (4096.0): the reason it was refused. */
+    if (typeof value === "number" && Number.isInteger(value)) {
+      return asWritten && !/e/.test(String(value)) ? value + ".0" : format.count(value);
+    }
+    return JSON.stringify(value === undefined ? null : value);
+  }
+
+  /* An llmcalc refusal in the page's language: its code's template from the widget's catalogue, the parameters
+   * filled in.  Names (config keys, model types, module names) are shown as they are; English never is. */
+  function describe(error, catalogue, format) {
+    if (!(error instanceof MC.LLMCalcError)) { throw error; }  // a defect, not a refusal: let it surface
+    var params = error.params;
+    var text = catalogue["refusal_" + error.code];
+    var extra = {
+      multimodal: params.multimodal ? catalogue.hint_multimodal : "",
+      fused: params.fused_into ? fill(catalogue.hint_fused, "fused_into", params.fused_into) : "",
+      where: params.line ? fill(fill(catalogue.json_where, "line", format.count(params.line)), "column",
+        format.count(params.column)) : "",
+    };
+    Object.keys(extra).forEach(function (name) { text = fill(text, name, extra[name]); });
+    Object.keys(params).forEach(function (name) {
+      var value = params[name];
+      var names = name !== "value" && Array.isArray(value) &&
+        value.every(function (item) { return typeof item === "string"; });
+      var plain = typeof value === "string" && !/^(value|alias_value|model_type)$/.test(name);
+      text = fill(text, name, value === null && /^(value|model_type)$/.test(name) ? catalogue.missing
+        : names ? value.join(", ") : plain ? value : shown(value, format, /value$/.test(name)));
+    });
+    /* A hint left empty leaves a space before a punctuation mark, or two: tidied. */
+    text = text.replace(/ {2,}/g, " ").replace(/ ([;.,)])/g, "$1");
+    return params.config ? fill(fill(catalogue.config_prefix, "config", params.config), "detail", text) : text;
+  }
+
   function setup(root) {
     var format = formatter();
+    var catalogue = JSON.parse(root.dataset.refusals);
     var presets = JSON.parse(root.dataset.presets);
     var gpus = JSON.parse(root.dataset.gpus);
     var form = root.querySelector("form");
@@ -450,7 +486,7 @@
 
     function model() {
       if (preset.value !== "config") { return MC.modelConfig(presets[preset.value]); }
-      if (!ownSource) { throw new Error("no config.json has been loaded yet"); }
+      if (!ownSource) { throw new PlannerInputError(catalogue.no_config); }
       return ownConfig || MC.fromHfConfig(MC.parseConfigText(ownSource[0], ownSource[1]));
     }
 
@@ -570,7 +606,8 @@
         say(configError, "");
         showModel(cfg);
       } catch (error) {
-        say(configError, fill(root.dataset.configError, "detail", error.message));
+        say(configError, error instanceof PlannerInputError ? error.message
+          : fill(root.dataset.configError, "detail", describe(error, catalogue, format)));
         out.params.textContent = "—";
         out.active.textContent = "—";
         clearResults();
@@ -585,17 +622,22 @@
         say(planError, "");
         if (announce) { status.textContent = out.verdict.textContent; }
       } catch (error) {
-        var field = /^([a-z_]+) must be /.exec(error.message);
-        if (!(error instanceof PlannerInputError) && field && FIELD_OF[field[1]] &&
-            !form.elements[FIELD_OF[field[1]]].closest("[hidden]")) {
+        var own = error instanceof PlannerInputError;
+        var message = own ? error.message : fill(root.dataset.planError, "detail", describe(error, catalogue, format));
+        /* A count out of its range that is a field of the form: said at that field, in the field's own words. */
+        var field = !own && error.code === "integer_out_of_range" && FIELD_OF[error.params.name];
+        if (field && !form.elements[field].closest("[hidden]")) {
+          var input = form.elements[field];
           say(planError, "");
-          fieldError(FIELD_OF[field[1]], fill(root.dataset.planError, "detail", error.message));
+          var maximum = error.params.maximum === null ? input.max : error.params.maximum;
+          message = fill(fill(fill(root.dataset.errorTemplate, "label", input.dataset.label), "min",
+            format.count(error.params.minimum)), "max", format.count(maximum));
+          fieldError(field, message);
         } else {
-          say(planError, error instanceof PlannerInputError ? error.message
-            : fill(root.dataset.planError, "detail", error.message));
+          say(planError, message);
         }
         clearResults();
-        if (announce) { status.textContent = error.message; }
+        if (announce) { status.textContent = message; }
       }
     }
 

@@ -1,10 +1,10 @@
-"""The data tables behind ``docs/_static/modelconfig.js``, the browser's copy of the config reader and counts.
+"""Everything the browser's copy of llmcalc reads: ``docs/_static/modelconfig.js`` (config reader and counts).
 
 The JavaScript ports the *rules* of :mod:`llmcalc.hf`, :mod:`llmcalc.config`,
 :mod:`llmcalc.params` and :mod:`llmcalc.lora`; the *data* those rules read (class
 defaults, aliases, module names, choices) stays here, in one place, since a table
 retyped in JavaScript would drift from Python unnoticed.  It reaches the page as
-JSON (``glossary_html.inline_json("modelconfig-tables", browser_tables())``);
+JSON (``glossary_html.inline_json("modelconfig-tables", browser_data())``);
 nothing in it depends on the order of an object's keys, so sorted keys are fine.
 """
 
@@ -13,28 +13,30 @@ from __future__ import annotations
 from dataclasses import MISSING, fields
 from typing import Any
 
-from . import config, hf, lora, params
+from . import config, errors, hf, lora, params
+
+__all__ = ["browser_data"]
 
 
-def browser_tables() -> dict[str, Any]:
+def browser_data() -> dict[str, Any]:
     """Every table ``modelconfig.js`` reads, as a JSON-serialisable dict.
 
     Examples
     --------
     >>> import json
-    >>> tables = browser_tables()
+    >>> tables = browser_data()
     >>> tables["supportedModelTypes"][:3], tables["aliases"]
     (['llama', 'mistral', 'mixtral'], {'qwen3_moe': {'num_experts': 'num_local_experts'}})
     >>> json.loads(json.dumps(tables)) == tables
     True
     """
     return {
+        # The codes a refusal may carry (llmcalc.errors): the page's message catalogue covers each (tested).
+        "refusalCodes": sorted(errors.MESSAGES),
         "supportedModelTypes": list(hf.SUPPORTED_MODEL_TYPES),
         "defaults": hf._DEFAULTS,
         "aliases": hf._ALIASES,
-        "irrelevant": sorted(hf._IRRELEVANT),
-        # Only alternation, anchors and literals: the same pattern in JavaScript's RegExp (tested).
-        "sizeWords": hf._SIZE_WORDS.pattern,
+        "readSizeKeys": {model_type: sorted(keys) for model_type, keys in hf._READ_SIZE_KEYS.items()},
         "attentionBias": list(hf._ATTENTION_BIAS),
         "fields": [
             {"name": item.name, "type": str(item.type), "default": None if item.default is MISSING else item.default}
