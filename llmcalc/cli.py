@@ -288,6 +288,9 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
     rows.append(("total", f"{chosen.total:,d}", format_bytes(chosen.total)))
     result: dict[str, Any] = {"task": args.task, "per_gpu_of": getattr(args, "gpus", 1), "parts": parts,
                               "total": chosen.total, "trained_context": trained}
+    # The training set-up the plan describes, as chosen or defaulted.
+    result.update({name: getattr(args, name) for name in ("precision", "qlora_preparation", "lora_dropout")
+                   if hasattr(args, name)})
     text = f"{_TASK_NAMES[args.task]}, {where}\n" + _table(("part", "bytes", "size"), rows)
     if args.gpu is not None:
         budget = args.gpu

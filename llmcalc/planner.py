@@ -161,7 +161,8 @@ an fp32 master copy and fp32 moments, 2 + 2 + 4 + 8 = 16.
 """
 _PRECISION_RECIPES: Mapping[str, str] = MappingProxyType({"bf16": "bf16", "amp": "fp32", "mixed": "mixed"})
 QLORA_PREPARATIONS = ("kbit", "none")
-"""How a QLoRA plan prepares its base; ``kbit`` (default) runs peft's ``prepare_model_for_kbit_training``, ``none`` does not."""
+"""How a QLoRA plan prepares its base; ``kbit`` (default) runs peft's ``prepare_model_for_kbit_training``,
+``none`` does not."""
 # bitsandbytes 0.50.2, bitsandbytes/optim/optimizer.py, Optimizer2State.init_state: a tensor of fewer than
 # min_8bit_size (4096) values keeps two fp32 states; a larger one two uint8 states and one fp32 absmax per 256
 # values for each; the optimizer's two 256-entry fp32 quantization maps ("dynamic", "udynamic") are shared.
