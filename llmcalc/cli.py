@@ -410,8 +410,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "(DeepSpeed/Megatron, bf16 weights and gradients with fp32 master and states: 16) "
                       f"(default: {PRECISIONS[0]})")
     plan.add_argument("--qlora-preparation", choices=QLORA_PREPARATIONS, default=hidden,
-                      help="QLoRA: kbit (peft's prepare_model_for_kbit_training, as TRL calls it: embedding, head "
-                      f"and norms in fp32) or none (left in 16 bits) (default: {QLORA_PREPARATIONS[0]})")
+                      help="QLoRA: kbit (peft's prepare_model_for_kbit_training, as QLoRA recipes call it: "
+                      "embedding, head and norms in fp32) or none (left in 16 bits) "
+                      f"(default: {QLORA_PREPARATIONS[0]})")
     plan.add_argument("--lora-dropout", type=float, default=hidden, metavar="P",
                       help="LoRA and QLoRA: peft's lora_dropout in [0, 1); above 0 each adapter keeps its "
                       "dropped-out input and mask (default: 0, peft's; recipes often use 0.05 to 0.1)")

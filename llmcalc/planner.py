@@ -362,8 +362,8 @@ def training_state_bytes(
 
     ``task`` ``"full"``: every parameter trained in ``precision`` (:data:`PRECISIONS`).
     ``"lora"``: a bf16 base and fp32 adapters.  ``"qlora"``: an NF4 base with double
-    quantization; with ``qlora_preparation="kbit"`` (default; TRL's trainers call it for
-    any 4-bit model) peft's ``prepare_model_for_kbit_training`` has upcast every
+    quantization; with ``qlora_preparation="kbit"`` (default; QLoRA recipes call it before
+    adding the adapters) peft's ``prepare_model_for_kbit_training`` has upcast every
     parameter left in 16 bits to fp32 except the biases of 4-bit layers, which
     bitsandbytes' ``Linear4bit`` casts back to its compute dtype at the first forward.
     ``"adamw-8bit"`` counts bitsandbytes' block constants (:func:`adamw_8bit_state_bytes`).
@@ -446,7 +446,7 @@ def plan_training(
       or 1 byte a state plus block constants with 8-bit AdamW); no master copy.
     * ``"qlora"``: as ``"lora"`` with the base in NF4 with double quantization,
       by default prepared by peft's ``prepare_model_for_kbit_training``
-      (``qlora_preparation="kbit"``, as TRL's trainers do): embedding, head and
+      (``qlora_preparation="kbit"``, as QLoRA recipes do): embedding, head and
       norms upcast to fp32; ``"none"`` leaves them in 16 bits.  A paged
       optimizer's states are counted in GPU memory, since paging only moves them
       out under pressure.
