@@ -32,6 +32,8 @@ from .planner import (
     KV_FORMATS,
     MAX_BATCH,
     OPTIMIZERS,
+    PRECISIONS,
+    QLORA_PREPARATIONS,
     TASKS,
     MemoryPlan,
     context_limit,
@@ -217,7 +219,24 @@ PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
     "gpus": (("full",), 1),
     "rank": (("lora", "qlora"), 16),
     "targets": (("lora", "qlora"), ["q", "v"]),
+    "precision": (("full",), PRECISIONS[0]),
+    "qlora_preparation": (("qlora",), QLORA_PREPARATIONS[0]),
+    "lora_dropout": (("lora", "qlora"), 0.0),
 }
+# How each training plan's heading names the set-up it describes.
+_TRAINING_REGIMES = {
+    "bf16": "bf16 weights, gradients and optimizer states (transformers 5, torch AdamW)",
+    "amp": "PyTorch AMP: fp32 weights, gradients and optimizer states",
+    "mixed": "DeepSpeed/Megatron mixed precision: bf16 weights and gradients, fp32 master and optimizer states",
+    "kbit": "NF4 base prepared by peft's prepare_model_for_kbit_training (fp32 embedding, head, norms)",
+    "none": "NF4 base, other parameters left in 16 bits",
+}
+
+
+def _training_regime(args: argparse.Namespace) -> str:
+    """The set-up a training plan describes, for its heading (empty for LoRA, whose set-up has no choice)."""
+    choice = getattr(args, "precision", None) or getattr(args, "qlora_preparation", None)
+    return f"; {_TRAINING_REGIMES[choice]}" if choice else ""
 _TASK_NAMES = {"inference": "inference", "full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}
 
 
@@ -255,16 +274,23 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
         def plan(n: int) -> MemoryPlan:
             return plan_training(cfg, task=args.task, seq_len=args.seq_len, micro_batch=n, optimizer=args.optimizer,
                                  checkpointing=args.checkpointing, zero_stage=getattr(args, "zero_stage", 0),
-                                 n_gpus=getattr(args, "gpus", 1), rank=getattr(args, "rank", 16), targets=targets)
+                                 n_gpus=getattr(args, "gpus", 1), rank=getattr(args, "rank", 16), targets=targets,
+                                 precision=getattr(args, "precision", PRECISIONS[0]),
+                                 qlora_preparation=getattr(args, "qlora_preparation", QLORA_PREPARATIONS[0]),
+                                 lora_dropout=getattr(args, "lora_dropout", 0.0))
         size, varied, limit = args.micro_batch, "micro_batch", MAX_BATCH
         gpus = getattr(args, "gpus", 1)
         where = "one GPU" if gpus == 1 else f"per GPU, each of {gpus:,} (ZeRO stage {args.zero_stage})"
+        where += _training_regime(args)
     chosen = plan(size)
     parts = {f.name: getattr(chosen, f.name) for f in dataclasses.fields(chosen)}
     rows = [(name.replace("_", " "), f"{value:,d}", format_bytes(value)) for name, value in parts.items() if value]
     rows.append(("total", f"{chosen.total:,d}", format_bytes(chosen.total)))
     result: dict[str, Any] = {"task": args.task, "per_gpu_of": getattr(args, "gpus", 1), "parts": parts,
                               "total": chosen.total, "trained_context": trained}
+    # The training set-up the plan describes, as chosen or defaulted.
+    result.update({name: getattr(args, name) for name in ("precision", "qlora_preparation", "lora_dropout")
+                   if hasattr(args, name)})
     text = f"{_TASK_NAMES[args.task]}, {where}\n" + _table(("part", "bytes", "size"), rows)
     if args.gpu is not None:
         budget = args.gpu
@@ -378,6 +404,18 @@ def build_parser() -> argparse.ArgumentParser:
                       help="LoRA and QLoRA: adapter rank (default: 16)")
     plan.add_argument("--targets", nargs="+", default=hidden, metavar="NAME",
                       help=f"LoRA and QLoRA: {targets_help} (default: q v)")
+    plan.add_argument("--precision", choices=PRECISIONS, default=hidden,
+                      help="full fine-tuning: bf16 (transformers 5 loads bf16 checkpoints in bf16, torch AdamW keeps "
+                      "bf16 states: 8 bytes a parameter), amp (PyTorch AMP, fp32 model: 16) or mixed "
+                      "(DeepSpeed/Megatron, bf16 weights and gradients with fp32 master and states: 16) "
+                      f"(default: {PRECISIONS[0]})")
+    plan.add_argument("--qlora-preparation", choices=QLORA_PREPARATIONS, default=hidden,
+                      help="QLoRA: kbit (peft's prepare_model_for_kbit_training, as QLoRA recipes call it: "
+                      "embedding, head and norms in fp32) or none (left in 16 bits) "
+                      f"(default: {QLORA_PREPARATIONS[0]})")
+    plan.add_argument("--lora-dropout", type=float, default=hidden, metavar="P",
+                      help="LoRA and QLoRA: peft's lora_dropout in [0, 1); above 0 each adapter keeps its "
+                      "dropped-out input and mask (default: 0, peft's; recipes often use 0.05 to 0.1)")
     return parser
 
 

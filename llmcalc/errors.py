@@ -165,6 +165,9 @@ MESSAGES: dict[str, str] = {
     "model_too_large": "the model has {params:,} parameters; the planner takes models of up to {max_params:,}",
     "zero_needs_full": "ZeRO is planned for full fine-tuning only; got task={task!r} with zero_stage={zero_stage!r}, "
                        "n_gpus={n_gpus!r}",
+    "precision_needs_full": "precision applies to full fine-tuning only; got precision={precision!r} with task={task!r}",
+    "qlora_preparation_needs_qlora": "qlora_preparation applies to QLoRA only; got "
+                                     "qlora_preparation={qlora_preparation!r} with task={task!r}",
 }
 
 _TYPE_ERRORS = frozenset({"not_one_of_type", "not_a_flag", "not_an_integer", "not_a_number", "not_an_array",

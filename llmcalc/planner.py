@@ -25,11 +25,11 @@ from . import _validate as check
 from .activations import activation_memory
 from .config import ModelConfig, as_model_config
 from .errors import refusal
-from .lora import lora_model_params
+from .lora import lora_model_params, lora_targets
 from .memory import kv_cache_bytes, training_memory, zero_memory_per_gpu
-from .params import param_count
+from .params import Linear, linear_modules, param_breakdown, param_count
 from .units import GB, GiB, MiB
-from .weightformats import weight_format_bytes
+from .weightformats import _converted, weight_format_bytes
 
 RESERVE = GiB
 """The 1 GiB every plan sets aside for the CUDA context and the allocator, an assumption, not a measurement.
@@ -147,6 +147,26 @@ def gpu_memory(text: str) -> int:
 
 TASKS = ("inference", "full", "lora", "qlora")
 OPTIMIZERS = ("adamw", "adamw-8bit", "sgd-momentum")
+PRECISIONS = ("bf16", "amp", "mixed")
+"""Full fine-tuning's precision regimes (see :func:`plan_training`); the first is the default.
+
+``bf16``: the model trained in its checkpoint's bfloat16, as transformers 5 loads it
+(``from_pretrained``'s ``dtype="auto"``), torch's AdamW keeping its moments in the
+parameters' dtype: 2 + 2 + 4 = 8 bytes per parameter.  ``amp``: PyTorch automatic
+mixed precision on an fp32 model: fp32 weights, gradients and moments, 4 + 4 + 8 = 16.
+``mixed``: DeepSpeed ZeRO's and Megatron's mixed precision: bf16 weights and gradients,
+an fp32 master copy and fp32 moments, 2 + 2 + 4 + 8 = 16.
+"""
+_PRECISION_RECIPES: Mapping[str, str] = MappingProxyType({"bf16": "bf16", "amp": "fp32", "mixed": "mixed"})
+QLORA_PREPARATIONS = ("kbit", "none")
+"""How a QLoRA plan prepares its base; ``kbit`` (default) runs peft's ``prepare_model_for_kbit_training``,
+``none`` does not."""
+# bitsandbytes 0.50.2, bitsandbytes/optim/optimizer.py, Optimizer2State.init_state: a tensor of fewer than
+# min_8bit_size (4096) values keeps two fp32 states; a larger one two uint8 states and one fp32 absmax per 256
+# values for each; the optimizer's two 256-entry fp32 quantization maps ("dynamic", "udynamic") are shared.
+BNB_MIN_8BIT_SIZE = 4096
+BNB_OPTIMIZER_BLOCK = 256
+BNB_QUANTIZATION_MAPS = 2 * 256 * 4
 KV_FORMATS = ("bf16", "fp16", "fp8", "fp32")
 # Largest inputs the planner takes: beyond them a plan describes no machine that exists.
 MAX_PARAMS = 10**13
@@ -265,6 +285,130 @@ def plan_inference(
     return MemoryPlan(weights, kv, 0, 0, 0, RESERVE)
 
 
+def _trained_tensors(cfg: ModelConfig) -> list[tuple[int, int]]:
+    """Every parameter tensor of ``cfg`` as ``(values, copies)``: linear weights and biases, embeddings, norms.
+
+    Stacked routed experts (one 3-D tensor per layer in transformers 5) are listed per expert; that changes
+    only how 8-bit AdamW's last block of each tensor rounds.
+    """
+    tensors: list[tuple[int, int]] = []
+    for module in linear_modules(cfg):
+        tensors.append((module.d_in * module.d_out, module.copies))
+        if module.bias:
+            tensors.append((module.d_out, module.copies))
+    parts = param_breakdown(cfg)
+    tensors += [(parts["embedding"], 1), (parts["positions"], 1)]
+    norm_tensors = {"rmsnorm": 1, "layernorm": 2, "parameter-free": 0}[cfg.norm]
+    widths = [cfg.d_model] * cfg.norms_per_layer
+    if cfg.qk_norm == "per-head":
+        widths += [cfg.head_dim, cfg.head_dim]
+    elif cfg.qk_norm == "per-projection":
+        widths += [cfg.q_dim, cfg.kv_dim]
+    if cfg.uses_latent_attention:
+        widths += [cfg.kv_lora_rank] + ([cfg.q_lora_rank] if cfg.q_lora_rank else [])
+    tensors += [(width, cfg.n_layers * norm_tensors) for width in widths]
+    tensors.append((cfg.d_model, norm_tensors))
+    return [(values, copies) for values, copies in tensors if values and copies]
+
+
+def _adapter_tensors(cfg: ModelConfig, rank: int, targets: str | Iterable[str]) -> list[tuple[int, int]]:
+    """peft's LoRA tensors for ``targets``: ``lora_A`` (``rank x d_in``) and ``lora_B`` (``d_out x rank``)."""
+    modules: list[Linear] = lora_targets(cfg, targets)
+    return [t for m in modules for t in ((rank * m.d_in, m.copies), (m.d_out * rank, m.copies))]
+
+
+def adamw_8bit_state_bytes(tensors: Iterable[tuple[int, int]]) -> int:
+    """Bytes bitsandbytes' ``AdamW8bit`` keeps for tensors given as ``(values, copies)``, block constants included.
+
+    A tensor of at least 4,096 values keeps two uint8 states and, for each, one
+    fp32 ``absmax`` per block of 256 values (the last block partial); a smaller
+    one keeps two fp32 states; the optimizer adds its two 256-entry fp32
+    quantization maps once (bitsandbytes 0.50.2, ``Optimizer2State.init_state``).
+
+    Examples
+    --------
+    One 4096 x 4096 matrix: 2 bytes a value, plus 2 x 65,536 absmax of 4 bytes
+    and the 2 KiB of maps; a 4,095-value vector keeps fp32 states, 8 bytes a value.
+
+    >>> adamw_8bit_state_bytes([(4096 * 4096, 1)]) - 2 * 4096 * 4096
+    526336
+    >>> adamw_8bit_state_bytes([(4095, 1)])
+    32760
+    """
+    total = 0
+    any_8bit = False
+    for values, copies in tensors:
+        if values < BNB_MIN_8BIT_SIZE:
+            total += copies * 8 * values
+        else:
+            any_8bit = True
+            total += copies * (2 * values + 2 * 4 * -(-values // BNB_OPTIMIZER_BLOCK))
+    return total + (BNB_QUANTIZATION_MAPS if any_8bit else 0)
+
+
+def training_state_bytes(
+    cfg: ModelConfig,
+    *,
+    task: str = "full",
+    precision: str = "bf16",
+    optimizer: str = "adamw",
+    rank: int = 16,
+    targets: str | Iterable[str] = ("q", "v"),
+    qlora_preparation: str = "kbit",
+) -> dict[str, int]:
+    """Weights, gradients and optimizer state (master weights included) of one GPU without ZeRO, in exact bytes.
+
+    ``task`` ``"full"``: every parameter trained in ``precision`` (:data:`PRECISIONS`).
+    ``"lora"``: a bf16 base and fp32 adapters.  ``"qlora"``: an NF4 base with double
+    quantization; with ``qlora_preparation="kbit"`` (default; QLoRA recipes call it before
+    adding the adapters) peft's ``prepare_model_for_kbit_training`` has upcast every
+    parameter left in 16 bits to fp32 except the biases of 4-bit layers, which
+    bitsandbytes' ``Linear4bit`` casts back to its compute dtype at the first forward.
+    ``"adamw-8bit"`` counts bitsandbytes' block constants (:func:`adamw_8bit_state_bytes`).
+    Not counted: torch's 4-byte ``step`` scalar per trained tensor.
+
+    Examples
+    --------
+    Llama 2 7B: the fp32 upcast adds 0.49 GiB to QLoRA's weights; full fine-tuning in
+    bf16 keeps 8 bytes a parameter, PyTorch AMP and DeepSpeed's mixed precision 16.
+
+    >>> from llmcalc import get_preset, GiB
+    >>> cfg = get_preset("llama-2-7b")
+    >>> kbit, plain = (training_state_bytes(cfg, task="qlora", qlora_preparation=p) for p in QLORA_PREPARATIONS)
+    >>> round((kbit["weights"] - plain["weights"]) / GiB, 2)
+    0.49
+    >>> [round(sum(training_state_bytes(cfg, precision=p).values()) / GiB, 1) for p in PRECISIONS]
+    [50.2, 100.4, 100.4]
+    """
+    cfg, n_params = _checked_model(cfg)
+    kind = check.choice("task", task, TASKS[1:])
+    optimizer = check.choice("optimizer", optimizer, OPTIMIZERS)
+    if kind == "full":
+        recipe = _PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
+        parts = training_memory(n_params, optimizer, recipe)
+        if optimizer == "adamw-8bit":
+            parts["optimizer_states"] = adamw_8bit_state_bytes(_trained_tensors(cfg))
+        return {"weights": parts["weights"], "gradients": parts["gradients"],
+                "optimizer_states": parts["optimizer_states"] + parts["master_weights"]}
+    if precision != "bf16":
+        raise refusal("precision_needs_full", precision=precision, task=kind)
+    preparation = check.choice("qlora_preparation", qlora_preparation, QLORA_PREPARATIONS)
+    if kind == "lora" and preparation != "kbit":
+        raise refusal("qlora_preparation_needs_qlora", qlora_preparation=preparation, task=kind)
+    count = check.count("rank", rank)
+    base_parts = weight_format_bytes(cfg, "nf4-dq" if kind == "qlora" else "bf16")
+    base = sum(base_parts.values())
+    if kind == "qlora" and preparation == "kbit":
+        quantized_biases = sum(2 * m.d_out * m.copies for m in linear_modules(cfg)
+                               if m.bias and _converted(m, "nf4-dq", cfg))
+        base += base_parts["unquantized"] - quantized_biases  # 16-bit parameters made fp32: 2 more bytes each
+    adapters = training_memory(lora_model_params(cfg, count, targets), optimizer, "fp32")
+    states = adapters["optimizer_states"]
+    if optimizer == "adamw-8bit":
+        states = adamw_8bit_state_bytes(_adapter_tensors(cfg, count, targets))
+    return {"weights": base + adapters["weights"], "gradients": adapters["gradients"], "optimizer_states": states}
+
+
 def plan_training(
     cfg: ModelConfig,
     *,
@@ -277,40 +421,56 @@ def plan_training(
     n_gpus: int = 1,
     rank: int = 16,
     targets: str | Iterable[str] = ("q", "v"),
+    precision: str = "bf16",
+    qlora_preparation: str = "kbit",
+    lora_dropout: float = 0.0,
 ) -> MemoryPlan:
     """Memory on one GPU for a training step of ``task``: ``"full"``, ``"lora"`` or ``"qlora"``.
 
-    * ``"full"``: mixed precision as DeepSpeed's ZeRO optimizers and Megatron
-      keep it (bf16 weights and gradients, fp32 master weights and optimizer
-      states: 16 bytes per parameter with AdamW), split across ``n_gpus`` by
-      ZeRO ``zero_stage`` as :func:`~llmcalc.zero_memory_per_gpu`.  PyTorch AMP on
-      an fp32 model keeps the same 16 bytes as fp32 weights and gradients; a model
-      trained wholly in bf16 keeps 8 (no master copy, bf16 AdamW states), which
-      ``llmcalc.training_memory(n, "adamw", "bf16")`` gives.
+    Weights, gradients and optimizer state are :func:`training_state_bytes`:
+
+    * ``"full"``: every parameter trained in ``precision`` (:data:`PRECISIONS`):
+      ``"bf16"`` (default, what the Hugging Face Trainer does with transformers 5,
+      which loads a checkpoint in its stored bf16; torch's AdamW keeps bf16 moments):
+      8 bytes per parameter with AdamW; ``"amp"`` (PyTorch AMP on an fp32 model) and
+      ``"mixed"`` (DeepSpeed ZeRO, Megatron: bf16 weights and gradients, fp32 master
+      and moments): 16.  Split across ``n_gpus`` by ZeRO ``zero_stage`` as
+      :func:`~llmcalc.zero_memory_per_gpu`.
     * ``"lora"``: the frozen base in bf16, and the adapters of
       :func:`~llmcalc.lora_model_params` (``rank``, ``targets``) trained in
       fp32, as peft keeps them by default (``autocast_adapter_dtype``): 4
       bytes of weights, 4 of gradients and the optimizer's states each (fp32,
-      or 1 byte a state with 8-bit AdamW); no master copy.
-    * ``"qlora"``: as ``"lora"`` with the base in NF4 with double
-      quantization; a paged optimizer's states are counted in GPU memory, since
-      paging only moves them out under pressure.  Not counted: peft's
-      ``prepare_model_for_kbit_training``, which QLoRA recipes usually call,
-      upcasts every parameter left in 16 bits (embedding, head, norms) to fp32,
-      2 bytes more each.
+      or 1 byte a state plus block constants with 8-bit AdamW); no master copy.
+    * ``"qlora"``: as ``"lora"`` with the base in NF4 with double quantization,
+      by default prepared by peft's ``prepare_model_for_kbit_training``
+      (``qlora_preparation="kbit"``, as QLoRA recipes do): embedding, head and
+      norms upcast to fp32; ``"none"`` leaves them in 16 bits.  A paged
+      optimizer's states are counted in GPU memory, since paging only moves them
+      out under pressure.
 
     Activations are :func:`~llmcalc.activations.activation_memory`'s ``peak``
     (SDPA attention, bf16) for ``micro_batch`` sequences of ``seq_len``
-    tokens, with the adapters of LoRA and QLoRA (peft's default
-    ``lora_dropout=0``); ZeRO does not split them.  Not counted: ZeRO's gather and
-    communication buffers.
+    tokens, with the adapters of LoRA and QLoRA and their ``lora_dropout``
+    (peft's default 0; a dropout keeps each adapter's dropped-out input and
+    mask); ZeRO does not split them.  Not counted: ZeRO's gather and
+    communication buffers; the fp32 hidden states of a ``"kbit"``-prepared
+    QLoRA base (its activations are those measured on the bf16 base) and the
+    bf16 weight copies autocast keeps under ``"amp"``.
 
     Examples
     --------
     >>> from llmcalc import get_preset, GiB
-    >>> plan = plan_training(get_preset("llama-2-7b"), seq_len=2048)
+    >>> cfg = get_preset("llama-2-7b")
+    >>> plan = plan_training(cfg, seq_len=2048)
     >>> plan.weights // GiB, plan.gradients // GiB, plan.optimizer_states // GiB
-    (12, 12, 75)
+    (12, 12, 25)
+    >>> mixed = plan_training(cfg, seq_len=2048, precision="mixed")
+    >>> mixed.optimizer_states // GiB
+    75
+    >>> plan_training(cfg, seq_len=2048, precision="fp8")
+    Traceback (most recent call last):
+    ...
+    ValueError: precision must be one of 'bf16', 'amp', 'mixed'; got 'fp8'
     >>> plan_training(get_preset("llama-2-7b"), task="sft", seq_len=2048)
     Traceback (most recent call last):
     ...
@@ -322,20 +482,27 @@ def plan_training(
     sequences = check.count("micro_batch", micro_batch, maximum=MAX_BATCH)
     optimizer = check.choice("optimizer", optimizer, OPTIMIZERS)
     if kind == "full":
+        recipe = _PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
         activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing).peak
         gpus = check.count("n_gpus", n_gpus, maximum=MAX_GPUS)
-        parts = zero_memory_per_gpu(n_params, zero_stage, gpus, optimizer, "mixed")
-        return MemoryPlan(parts["weights"], 0, parts["gradients"],
-                          parts["optimizer_states"] + parts["master_weights"], activations, RESERVE)
+        stage = check.count("zero_stage", zero_stage, minimum=0, maximum=3)
+        parts = zero_memory_per_gpu(n_params, stage, gpus, optimizer, recipe)
+        states = parts["optimizer_states"]
+        if optimizer == "adamw-8bit":
+            # Unsharded, bitsandbytes' per-tensor states; sharded, one flat shard per GPU with its block constants.
+            states = (training_state_bytes(cfg, precision=precision, optimizer=optimizer)["optimizer_states"]
+                      - parts["master_weights"] if stage == 0
+                      else adamw_8bit_state_bytes([(-(-n_params // gpus), 1)]))
+        return MemoryPlan(parts["weights"], 0, parts["gradients"], states + parts["master_weights"], activations,
+                          RESERVE)
     if zero_stage != 0 or n_gpus != 1:
         raise refusal("zero_needs_full", task=kind, zero_stage=zero_stage, n_gpus=n_gpus)
     # QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA.
     activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing, lora_targets=targets,
-                                    lora_rank=rank).peak
-    base = sum(weight_format_bytes(cfg, "nf4-dq" if kind == "qlora" else "bf16").values())
-    adapters = training_memory(lora_model_params(cfg, rank, targets), optimizer, "fp32")
-    return MemoryPlan(base + adapters["weights"], 0, adapters["gradients"], adapters["optimizer_states"],
-                      activations, RESERVE)
+                                    lora_rank=rank, lora_dropout=lora_dropout).peak
+    state = training_state_bytes(cfg, task=kind, precision=precision, optimizer=optimizer, rank=rank,
+                                 targets=targets, qlora_preparation=qlora_preparation)
+    return MemoryPlan(state["weights"], 0, state["gradients"], state["optimizer_states"], activations, RESERVE)
 
 
 def largest_fitting(plan: Callable[[int], MemoryPlan], gpu_bytes: int, *, limit: int) -> int:

@@ -49,12 +49,13 @@ def rows(text):
      "4,096 positions the model was trained on)"),
     # A T4 as nvidia-smi reports it: 15,360 MiB = 16,106,127,360 bytes, 15.00 GiB, not 16; page 19's QLoRA example
     # (15.63 GiB) does not fit it.
-    (["plan", "llama-2-7b", "--task", "qlora", "--gpu", "t4"], "does not fit in 16.11 GB (15.00 GiB) (674.51 MB "
-     "(643.26 MiB) over); largest micro-batch that fits: 0"),
+    (["plan", "llama-2-7b", "--task", "qlora", "--qlora-preparation", "none", "--gpu", "t4"],
+     "does not fit in 16.11 GB (15.00 GiB) (674.51 MB (643.26 MiB) over); largest micro-batch that fits: 0"),
     (["plan", "llama-2-7b", "--task", "full", "--zero-stage", "3", "--gpus", "8"],
-     "full fine-tuning, per GPU, each of 8 (ZeRO stage 3)"),
-    # 8 GPUs share 16 bytes a parameter at ZeRO-3: 6,738,415,616 / 8 x 12 bytes of optimizer state.
-    (["plan", "llama-2-7b", "--task", "full", "--zero-stage", "3", "--gpus", "8"],
+     "full fine-tuning, per GPU, each of 8 (ZeRO stage 3); bf16 weights, gradients and optimizer states "
+     "(transformers 5, torch AdamW)"),
+    # 8 GPUs share DeepSpeed's 16 bytes a parameter at ZeRO-3: 6,738,415,616 / 8 x 12 bytes of optimizer state.
+    (["plan", "llama-2-7b", "--task", "full", "--zero-stage", "3", "--gpus", "8", "--precision", "mixed"],
      "optimizer states 10,107,623,424 10.11 GB (9.41 GiB)"),
     (["plan", "llama-2-7b", "--task", "lora", "--rank", "16"], "gradients 33,554,432 33.55 MB (32.00 MiB)"),
 ])
@@ -151,6 +152,17 @@ def test_json_output(capsys):
     (["plan", "llama-2-7b", "--task", "qlora", "--rank", "8", "--zero-stage", "3"],
      "--zero-stage does not apply to --task qlora (--zero-stage applies to full)"),
     (["plan", "llama-2-7b", "--task", "full", "--beyond-trained-context"], "--beyond-trained-context does not"),
+    (["plan", "llama-2-7b", "--task", "full", "--precision", "fp8"],
+     "argument --precision: invalid choice: 'fp8' (choose from 'bf16', 'amp', 'mixed')"),
+    (["plan", "llama-2-7b", "--task", "lora", "--precision", "amp"],
+     "--precision does not apply to --task lora (--precision applies to full)"),
+    (["plan", "llama-2-7b", "--task", "qlora", "--qlora-preparation", "fp32"],
+     "argument --qlora-preparation: invalid choice: 'fp32' (choose from 'kbit', 'none')"),
+    (["plan", "llama-2-7b", "--task", "lora", "--qlora-preparation", "none"],
+     "--qlora-preparation does not apply to --task lora (--qlora-preparation applies to qlora)"),
+    (["plan", "llama-2-7b", "--task", "qlora", "--lora-dropout", "1"],
+     "lora_dropout must be a finite number >= 0 and < 1; got 1.0"),
+    (["plan", "llama-2-7b", "--task", "full", "--lora-dropout", "0.1"], "--lora-dropout does not apply to --task full"),
 ])
 def test_errors_exit_2_with_a_message(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_info:
@@ -166,3 +178,28 @@ def test_help_describes_fields_defaults_and_units():
     assert "key/value heads (0: as many as query heads)" in text
     assert "k = 1,024 and M = 1,048,576 tokens (8k = 8,192" in text
     assert "number format of the cache (default: bf16)" in text
+
+
+@pytest.mark.parametrize("argv, kwargs, heading", [
+    ([], {}, "full fine-tuning, one GPU; bf16 weights, gradients and optimizer states (transformers 5, torch AdamW)"),
+    (["--precision", "amp"], {"precision": "amp"}, "PyTorch AMP: fp32 weights, gradients and optimizer states"),
+    (["--precision", "mixed", "--optimizer", "adamw-8bit"], {"precision": "mixed", "optimizer": "adamw-8bit"},
+     "DeepSpeed/Megatron mixed precision"),
+    (["--task", "qlora"], {"task": "qlora"}, "prepare_model_for_kbit_training (fp32 embedding, head, norms)"),
+    (["--task", "qlora", "--qlora-preparation", "none", "--lora-dropout", "0.05"],
+     {"task": "qlora", "qlora_preparation": "none", "lora_dropout": 0.05}, "NF4 base, other parameters left in 16"),
+    (["--task", "lora", "--lora-dropout", "0.1"], {"task": "lora", "lora_dropout": 0.1}, "LoRA, one GPU"),
+])
+def test_plan_names_the_training_set_up_and_computes_it(capsys, argv, kwargs, heading):
+    import llmcalc as lc
+    from llmcalc.planner import plan_training
+
+    task = [] if "--task" in argv else ["--task", "full"]
+    text = run(capsys, "plan", "llama-2-7b", *task, *argv)
+    assert heading in text
+    result = json.loads(run(capsys, "plan", "llama-2-7b", *task, *argv, "--json"))
+    expected = plan_training(lc.get_preset("llama-2-7b"), seq_len=2048, **{"task": "full", **kwargs})
+    assert result["total"] == expected.total
+    for name, value in kwargs.items():
+        assert name == "task" or name == "optimizer" or result[name] == value
+    assert result.get("precision", "bf16") == kwargs.get("precision", "bf16")

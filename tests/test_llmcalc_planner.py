@@ -48,7 +48,7 @@ def test_inference_in_bf16_at_4k_is_weights_cache_and_reserve() -> None:
 
 
 def test_full_fine_tuning_with_adamw_is_16_bytes_a_parameter_plus_activations() -> None:
-    plan = plan_training(LLAMA, task="full", seq_len=2048)
+    plan = plan_training(LLAMA, task="full", seq_len=2048, precision="mixed")
     assert (plan.weights, plan.gradients, plan.optimizer_states) == (2 * N, 2 * N, 12 * N)
     assert plan.activations == activation_memory(LLAMA, 1, 2048).peak
     assert plan.kv_cache == 0 and plan.reserve == RESERVE
@@ -62,14 +62,28 @@ def test_full_fine_tuning_with_adamw_is_16_bytes_a_parameter_plus_activations() 
 ])
 def test_zero_splits_the_training_state_over_the_gpus(stage: int, weights: int, gradients: int, states: int) -> None:
     assert N % 8 == 0  # so each GPU's shard is exactly N / 8
-    plan = plan_training(LLAMA, task="full", seq_len=512, zero_stage=stage, n_gpus=8, checkpointing=True)
+    plan = plan_training(LLAMA, task="full", seq_len=512, zero_stage=stage, n_gpus=8, checkpointing=True,
+                         precision="mixed")
     assert (plan.weights, plan.gradients, plan.optimizer_states) == (weights, gradients, states)
 
 
-@pytest.mark.parametrize(("optimizer", "state_bytes"), [("adamw", 12), ("adamw-8bit", 6), ("sgd-momentum", 8)])
-def test_optimizer_state_includes_the_fp32_master_copy(optimizer: str, state_bytes: int) -> None:
-    plan = plan_training(LLAMA, task="full", seq_len=128, optimizer=optimizer)
-    assert plan.optimizer_states == state_bytes * N
+# 8-bit AdamW: per tensor of Llama 2 7B (all at least 4,096 values, multiples of 256), one fp32 absmax per 256
+# values for each of its two states, and bitsandbytes' two 256-entry fp32 maps.
+@pytest.mark.parametrize(("optimizer", "state_bytes", "constants"), [
+    ("adamw", 12, 0), ("adamw-8bit", 6, 8 * (N // 256) + 2048), ("sgd-momentum", 8, 0)])
+def test_optimizer_state_includes_the_fp32_master_copy(optimizer: str, state_bytes: int, constants: int) -> None:
+    plan = plan_training(LLAMA, task="full", seq_len=128, optimizer=optimizer, precision="mixed")
+    assert plan.optimizer_states == state_bytes * N + constants
+
+
+@pytest.mark.parametrize(("precision", "per_param"), [("bf16", (2, 2, 4)), ("amp", (4, 4, 8)), ("mixed", (2, 2, 12))])
+def test_full_fine_tuning_precisions(precision: str, per_param: tuple[int, int, int]) -> None:
+    plan = plan_training(LLAMA, task="full", seq_len=128, precision=precision)
+    assert (plan.weights, plan.gradients, plan.optimizer_states) == tuple(b * N for b in per_param)
+
+
+def test_default_precision_is_transformers_5_bf16() -> None:
+    assert plan_training(LLAMA, seq_len=128) == plan_training(LLAMA, seq_len=128, precision="bf16")
 
 
 def test_lora_adds_fp32_adapters_to_a_bf16_base() -> None:
@@ -83,8 +97,11 @@ def test_qlora_base_is_nf4_with_double_quantization() -> None:
     from llmcalc.weightformats import weight_format_bytes
 
     adapters = 8_388_608
-    plan = plan_training(LLAMA, task="qlora", seq_len=2048, rank=16)
+    plan = plan_training(LLAMA, task="qlora", seq_len=2048, rank=16, qlora_preparation="none")
     assert plan.weights == sum(weight_format_bytes(LLAMA, "nf4-dq").values()) + 4 * adapters
+    # peft's prepare_model_for_kbit_training (the default) upcasts embedding, head and norms: 2 bytes more each.
+    prepared = plan_training(LLAMA, task="qlora", seq_len=2048, rank=16)
+    assert prepared.weights == plan.weights + weight_format_bytes(LLAMA, "nf4-dq")["unquantized"]
     assert plan.weights < plan_training(LLAMA, task="lora", seq_len=2048).weights // 3
 
 
@@ -126,7 +143,8 @@ def test_an_l40s_as_reported_flips_the_70b_qlora_verdict() -> None:
     """Issue 24's case: Llama-3.1-70B all-linear QLoRA fits 48 GiB with 1.12 GiB to spare, an L40S's 44.99 not."""
     llama_31_70b = lc.ModelConfig(vocab_size=128_256, d_model=8192, n_layers=80, n_heads=64, n_kv_heads=8,
                                   d_ff=28_672, trained_context=131_072)
-    plan = plan_training(llama_31_70b, task="qlora", seq_len=2048, rank=16, targets="all-linear", checkpointing=True)
+    plan = plan_training(llama_31_70b, task="qlora", seq_len=2048, rank=16, targets="all-linear", checkpointing=True,
+                         qlora_preparation="none")
     assert round((48 * GIB - plan.total) / GIB, 2) == 1.12
     l40s = next(card for card in CARDS if card.key == "l40s").total_bytes
     assert round((plan.total - l40s) / GIB, 2) == 1.89 and not plan.fits(l40s)

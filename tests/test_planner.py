@@ -30,6 +30,8 @@ from llmcalc.planner import (
     KV_FORMATS,
     MAX_BATCH,
     OPTIMIZERS,
+    PRECISIONS,
+    QLORA_PREPARATIONS,
     context_limit,
     context_search_limit,
     gpu_memory,
@@ -110,7 +112,10 @@ def training_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gp
     options = {"task": kwargs["task"], "seqLen": kwargs["seq_len"], "microBatch": kwargs["micro_batch"],
                "optimizer": kwargs["optimizer"], "checkpointing": kwargs["checkpointing"],
                "zeroStage": kwargs.get("zero_stage", 0), "nGpus": kwargs.get("n_gpus", 1),
-               "rank": kwargs.get("rank", 16), "targets": targets if isinstance(targets, str) else list(targets)}
+               "rank": kwargs.get("rank", 16), "targets": targets if isinstance(targets, str) else list(targets),
+               "precision": kwargs.get("precision", "bf16"),
+               "qloraPreparation": kwargs.get("qlora_preparation", "kbit"),
+               "loraDropout": kwargs.get("lora_dropout", 0.0)}
     micro_batch = kwargs["micro_batch"]
     return {"model": label, "source": source, "options": options, "gpu": str(gpu),
             "expected": outcome(lambda: plan(micro_batch)),  # type: ignore[arg-type]
@@ -133,9 +138,13 @@ def plan_vectors(seed: int = 20261130) -> list[dict[str, object]]:
         for task in ("full", "lora", "qlora"):
             for optimizer in OPTIMIZERS:
                 extra: dict[str, object] = (
-                    {"zero_stage": rng.randint(0, 3), "n_gpus": rng.choice([1, 2, 8, 64])} if task == "full"
-                    else {"rank": rng.choice([1, 8, 16, 64]), "targets": rng.choice([("q", "v"), "all-linear"])}
+                    {"zero_stage": rng.randint(0, 3), "n_gpus": rng.choice([1, 2, 8, 64]),
+                     "precision": rng.choice(PRECISIONS)} if task == "full"
+                    else {"rank": rng.choice([1, 8, 16, 64]), "targets": rng.choice([("q", "v"), "all-linear"]),
+                          "lora_dropout": rng.choice([0.0, 0.05, 0.1])}
                 )
+                if task == "qlora":
+                    extra["qlora_preparation"] = rng.choice(QLORA_PREPARATIONS)
                 vectors.append(training_case(
                     label, source, cfg, rng.choice(cards), task=task, optimizer=optimizer,
                     seq_len=rng.choice([rng.randint(1, min(limit, 8192)), min(limit, 2048)]),
@@ -277,7 +286,39 @@ WORKED_CASES = {
                    lambda: plan_training(LLAMA, task="full", seq_len=2048)),
     "qlora-r16": ({"task": "qlora", "optimizer": "adamw", "seq_len": "2048", "micro_batch": "1", "rank": "16"},
                   lambda: plan_training(LLAMA, task="qlora", seq_len=2048, rank=16)),
+    # The training set-ups as the libraries prepare them: each field of the form against llmcalc.
+    "full-mixed": ({"task": "full", "optimizer": "adamw", "seq_len": "2048", "micro_batch": "1",
+                    "precision": "mixed"},
+                   lambda: plan_training(LLAMA, task="full", seq_len=2048, precision="mixed")),
+    "full-amp-8bit": ({"task": "full", "optimizer": "adamw-8bit", "seq_len": "1024", "micro_batch": "2",
+                       "precision": "amp"},
+                      lambda: plan_training(LLAMA, task="full", seq_len=1024, micro_batch=2, precision="amp",
+                                            optimizer="adamw-8bit")),
+    "qlora-unprepared-dropout": ({"task": "qlora", "optimizer": "adamw-8bit", "seq_len": "2048", "micro_batch": "1",
+                                  "rank": "16", "qlora_preparation": "none", "lora_dropout": "0.1"},
+                                 lambda: plan_training(LLAMA, task="qlora", seq_len=2048, rank=16,
+                                                       optimizer="adamw-8bit", qlora_preparation="none",
+                                                       lora_dropout=0.1)),
+    "lora-dropout": ({"task": "lora", "optimizer": "adamw", "seq_len": "512", "micro_batch": "1", "rank": "8",
+                      "lora_dropout": ".05"},
+                     lambda: plan_training(LLAMA, task="lora", seq_len=512, rank=8, lora_dropout=0.05)),
 }
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_bad_lora_dropout_is_refused_in_the_page_s_language(language: str) -> None:
+    messages = {"en": "is not a number from 0 up to, but not including, 1", "zh_TW": "不是 0 以上、小於 1 的數字"}
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        choose(page, task="lora", lora_dropout="1")
+        error = page.locator('[data-error="plan"]')
+        assert messages[language] in error.text_content() and "1" in error.text_content()
+        assert page.locator('[name="lora_dropout"]').get_attribute("aria-invalid") == "true"
+        choose(page, task="lora", lora_dropout="0.1")
+        assert error.is_hidden()
+        plan = plan_training(LLAMA, task="lora", seq_len=2048, lora_dropout=0.1)
+        assert shown_parts(page)["activations"] == plan.activations
+    assert log.errors == [] and log.requests == []
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

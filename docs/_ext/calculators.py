@@ -47,7 +47,8 @@ logger = logging.getLogger(__name__)
 # yet, and the pieces some messages add (a config's name, a missing value, hints, where a JSON error is).
 REFUSAL_LABELS: tuple[str, ...] = (
     "no_config", "config_prefix", "missing", "hint_multimodal", "hint_fused", "json_where", "refusal_not_a_flag",
-    "refusal_not_an_integer", "refusal_integer_out_of_range", "refusal_not_one_of", "refusal_not_one_of_type",
+    "refusal_not_an_integer", "refusal_integer_out_of_range", "refusal_number_out_of_range", "refusal_not_one_of",
+    "refusal_not_one_of_type",
     "refusal_not_a_str", "refusal_not_a_model_config", "refusal_heads_do_not_divide",
     "refusal_kv_heads_do_not_divide", "refusal_too_many_active_experts", "refusal_missing_d_ff",
     "refusal_dense_layers_out_of_range", "refusal_moe_only_field", "refusal_shared_gate_without_expert",
@@ -79,6 +80,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         "optimizer", "opt_adamw", "opt_adamw8", "opt_sgd", "micro_batch", "seq_len", "checkpointing",
         "zero_stage", "n_gpus", "rank", "targets", "targets_qv", "targets_all",
         "beyond_trained", "gpu", "gpu_custom", "gpu_gib",
+        "precision", "prec_bf16", "prec_amp", "prec_mixed", "qlora_preparation", "prep_kbit", "prep_none",
+        "lora_dropout", "dropout_error",
         "weights", "kv_cache", "gradients", "optimizer_states", "activations", "reserve", "total",
         "fits", "no_fit", "largest_context", "largest_micro_batch", "none_fits",
         "at_trained", "beyond_trained_note", "context_note",
@@ -95,7 +98,8 @@ links to the same entries.  Its ``fits`` and ``no_fit`` take ``{bytes}``; ``conf
 and ``plan_error`` take ``{detail}``, the refusal worded from :data:`REFUSAL_LABELS` in the
 page's language; ``memory_error`` takes ``{label}`` and ``{value}`` (what was typed); ``at_trained`` and
 ``beyond_trained_note`` take ``{trained}``, the positions the model was trained on;
-``context_note`` takes ``{context}`` and ``{trained}``.
+``context_note`` takes ``{context}`` and ``{trained}``; ``dropout_error`` takes ``{label}`` and
+``{value}``.
 """
 
 MEMORY_DTYPES = ("fp32", "bf16", "fp8", "int8", "int4")
@@ -103,7 +107,8 @@ KV_DTYPES = ("bf16", "fp32", "fp8")
 # Full-attention models only: the KV-cache widget has no sliding window (Mistral 7B's caps its cache).
 # The planner's messages that fill in a {detail} or {bytes}, or name what fits.
 PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
-                    "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note")
+                    "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
+                    "dropout_error")
 KV_PRESETS = ("reference", "llama-3-8b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b")
 TEMPLATES = Path(__file__).resolve().parent.parent / "_templates" / "calculators"
 
@@ -298,7 +303,12 @@ def planner_data() -> dict[str, str]:
         "memory_units": dict(planner.MEMORY_UNITS),
         "dtype_bits": dict(memory.DTYPE_BITS),
         "optimizers": {name: memory._OPTIMIZERS[name] for name in planner.OPTIMIZERS},
-        "precisions": {name: memory._PRECISIONS[name] for name in ("mixed", "fp32")},
+        "precisions": {name: memory._PRECISIONS[name] for name in ("mixed", "fp32", "bf16")},
+        "full_precisions": planner.PRECISIONS,
+        "precision_recipes": dict(planner._PRECISION_RECIPES),
+        "qlora_preparations": planner.QLORA_PREPARATIONS,
+        "bnb_optimizer": {"min_8bit_size": planner.BNB_MIN_8BIT_SIZE, "block": planner.BNB_OPTIMIZER_BLOCK,
+                          "maps": planner.BNB_QUANTIZATION_MAPS},
         "zero_sharded": [sorted(parts) for parts in memory._ZERO_SHARDED],
         "weight_formats": weightformats.WEIGHT_FORMATS,
         "fp32_routers": weightformats._FP32_ROUTERS,

@@ -141,12 +141,22 @@
     return modules;
   }
 
-  /* llmcalc.activations._adapter_bytes with lora_dropout = 0 (peft's default): an fp32 input copy and the
-   * r-wide fp32 output of lora_A, per adapted module of a block. */
-  function adapterBytes(modules, tokens, rank) {
+  /* llmcalc.activations._adapter_bytes: an fp32 input copy and the r-wide fp32 output of lora_A, per adapted
+   * module of a block; with lora_dropout > 0 also the dropped-out copy's mask, the input's size in fp32. */
+  function adapterBytes(modules, tokens, rank, dropout) {
+    var perInputValue = dropout ? 2n * FP32 : FP32;
     return modules.reduce(function (sum, module) {
-      return sum + tokens * (FP32 * big(module.d_in) + FP32 * big(rank));
+      return sum + tokens * (perInputValue * big(module.d_in) + FP32 * big(rank));
     }, 0n);
+  }
+
+  /* llmcalc._validate.number for lora_dropout: a finite number in [0, 1). */
+  function checkDropout(value) {
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value >= 1) {
+      throw refusal("number_out_of_range", { name: "lora_dropout", minimum: 0, maximum: 1, min_inclusive: true,
+        max_inclusive: false, value: value });
+    }
+    return value;
   }
 
   /* llmcalc.activations.activation_memory(...).peak, SDPA, bf16; LoRA when options.task is lora or qlora. */
@@ -164,8 +174,13 @@
       if (!Number.isSafeInteger(options.rank) || options.rank < 1) {
         throw refusal("integer_out_of_range", { name: "lora_rank", minimum: 1, maximum: null, value: options.rank });
       }
-      block += adapterBytes(modules, tokens, options.rank);
-      if (!checkpointing) { discount = normBytes(cfg, tokens, dModel, 1n, true); }
+      var dropout = checkDropout(options.loraDropout || 0);
+      block += adapterBytes(modules, tokens, options.rank, dropout);
+      if (!checkpointing) {
+        var readers = big(modules.filter(function (module) { return BLOCK_INPUT_ROLES.indexOf(module.role) >= 0; })
+          .length);
+        discount = normBytes(cfg, tokens, dModel, 1n, true) + (dropout ? FP32 * tokens * dModel * readers : 0n);
+      }
     }
     var shared = (frozen ? 1n : 2n) * INT64 * tokens;
     if (cfg.layout !== "gpt2") { shared += 2n * ELEMENT * seq * big(cfg.head_dim); }
@@ -310,6 +325,82 @@
     return memoryPlan(weights, kv, 0n, 0n, 0n);
   }
 
+  /* ---- llmcalc.planner: training state as the libraries prepare it ---- */
+
+  /* llmcalc.planner._trained_tensors: [values, copies] of every parameter tensor. */
+  function trainedTensors(cfg) {
+    var tensors = [];
+    MC.linearModules(cfg).forEach(function (module) {
+      tensors.push([big(module.d_in) * big(module.d_out), big(module.copies)]);
+      if (module.bias) { tensors.push([big(module.d_out), big(module.copies)]); }
+    });
+    tensors.push([big(cfg.vocab_size) * big(cfg.d_model), 1n], [big(cfg.learned_positions) * big(cfg.d_model), 1n]);
+    var normTensors = big({ rmsnorm: 1, layernorm: 2, "parameter-free": 0 }[cfg.norm]);
+    var widths = [];
+    for (var i = 0; i < Number(cfg.norms_per_layer); i += 1) { widths.push(big(cfg.d_model)); }
+    if (cfg.qk_norm === "per-head") { widths.push(big(cfg.head_dim), big(cfg.head_dim)); }
+    if (cfg.qk_norm === "per-projection") {
+      widths.push(big(cfg.n_heads) * big(cfg.head_dim), big(cfg.n_kv_heads) * big(cfg.head_dim));
+    }
+    if (big(cfg.kv_lora_rank) > 0n) {
+      widths.push(big(cfg.kv_lora_rank));
+      if (big(cfg.q_lora_rank) > 0n) { widths.push(big(cfg.q_lora_rank)); }
+    }
+    widths.forEach(function (width) { tensors.push([width, big(cfg.n_layers) * normTensors]); });
+    tensors.push([big(cfg.d_model), normTensors]);
+    return tensors.filter(function (t) { return t[0] > 0n && t[1] > 0n; });
+  }
+
+  /* llmcalc.planner._adapter_tensors: lora_A (rank x d_in) and lora_B (d_out x rank) of each adapted module. */
+  function adapterTensors(cfg, rank, targets) {
+    var r = big(rank);
+    var tensors = [];
+    MC.loraTargets(cfg, targets).forEach(function (m) {
+      tensors.push([r * big(m.d_in), big(m.copies)], [big(m.d_out) * r, big(m.copies)]);
+    });
+    return tensors;
+  }
+
+  /* llmcalc.planner.adamw_8bit_state_bytes: bitsandbytes' AdamW8bit, block constants and shared maps included. */
+  function adamw8bitStateBytes(tensors) {
+    var b = TABLES.bnb_optimizer;
+    var total = 0n;
+    var any8bit = false;
+    tensors.forEach(function (t) {
+      if (t[0] < big(b.min_8bit_size)) { total += t[1] * 8n * t[0]; return; }
+      any8bit = true;
+      total += t[1] * (2n * t[0] + 8n * ceilDiv(t[0], big(b.block)));
+    });
+    return total + (any8bit ? big(b.maps) : 0n);
+  }
+
+  function checkChoice(name, value, choices) {
+    if (choices.indexOf(value) < 0) {
+      throw refusal("not_one_of", { name: name, options: choices, value: value, suggestion: null });
+    }
+    return value;
+  }
+
+  /* llmcalc.planner.training_state_bytes (LoRA and QLoRA; full fine-tuning is planTraining's). */
+  function adapterTrainingState(cfg, options) {
+    var preparation = checkChoice("qlora_preparation", options.qloraPreparation || "kbit",
+      TABLES.qlora_preparations);
+    checkCount("lora_rank", options.rank, 1, Number.MAX_SAFE_INTEGER);
+    var baseParts = weightFormatBytes(cfg, options.task === "qlora" ? "nf4-dq" : "bf16");
+    var base = baseParts.quantized + baseParts.constants + baseParts.unquantized;
+    if (options.task === "qlora" && preparation === "kbit") {
+      var quantizedBiases = 0n;
+      MC.linearModules(cfg).forEach(function (m) {
+        if (m.bias && converted(m, "nf4-dq", cfg)) { quantizedBiases += 2n * big(m.d_out) * big(m.copies); }
+      });
+      base += baseParts.unquantized - quantizedBiases;
+    }
+    var adapters = trainingMemory(MC.loraModelParams(cfg, options.rank, options.targets), options.optimizer, "fp32");
+    var states = options.optimizer === "adamw-8bit"
+      ? adamw8bitStateBytes(adapterTensors(cfg, options.rank, options.targets)) : adapters.optimizer_states;
+    return { weights: base + adapters.weights, gradients: adapters.gradients, optimizer_states: states };
+  }
+
   /* llmcalc.planner.plan_training */
   function planTraining(cfg, options) {
     var n = checkedModel(cfg);
@@ -318,19 +409,24 @@
     if (options.task === "full") {
       var activations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing, options);
       checkCount("n_gpus", options.nGpus, 1, LIMITS.max_gpus);
-      var parts = zeroMemoryPerGpu(n, options.zeroStage, options.nGpus, options.optimizer, "mixed");
-      return memoryPlan(parts.weights, 0n, parts.gradients, parts.optimizer_states + parts.master_weights,
-        activations);
+      var precision = checkChoice("precision", options.precision || TABLES.full_precisions[0],
+        TABLES.full_precisions);
+      var parts = zeroMemoryPerGpu(n, options.zeroStage, options.nGpus, options.optimizer,
+        TABLES.precision_recipes[precision]);
+      var states = parts.optimizer_states;
+      if (options.optimizer === "adamw-8bit") {
+        states = options.zeroStage === 0 ? adamw8bitStateBytes(trainedTensors(cfg))
+          : adamw8bitStateBytes([[ceilDiv(n, big(options.nGpus)), 1n]]);
+      }
+      return memoryPlan(parts.weights, 0n, parts.gradients, states + parts.master_weights, activations);
     }
     if (options.zeroStage !== 0 || options.nGpus !== 1) {
       throw refusal("zero_needs_full", { task: options.task, zero_stage: options.zeroStage, n_gpus: options.nGpus });
     }
     /* QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA. */
     var loraActivations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing, options);
-    var baseParts = weightFormatBytes(cfg, options.task === "qlora" ? "nf4-dq" : "bf16");
-    var base = Object.keys(baseParts).reduce(function (sum, key) { return sum + baseParts[key]; }, 0n);
-    var adapters = trainingMemory(MC.loraModelParams(cfg, options.rank, options.targets), options.optimizer, "fp32");
-    return memoryPlan(base + adapters.weights, 0n, adapters.gradients, adapters.optimizer_states, loraActivations);
+    var state = adapterTrainingState(cfg, options);
+    return memoryPlan(state.weights, 0n, state.gradients, state.optimizer_states, loraActivations);
   }
 
   /* llmcalc.planner.largest_fitting: binary search for the largest n in [1, limit] whose plan fits. */
@@ -384,6 +480,19 @@
         input.value.trim()));
     }
     return size;
+  }
+
+  /* The LoRA dropout field: a decimal number in [0, 1), or the page's translated message naming the field. */
+  function readDropout(root) {
+    var input = root.querySelector('[name="lora_dropout"]');
+    var text = input.value.trim();
+    var value = Number(text);
+    var bad = !/^(?:0|0?\.[0-9]+|0\.)$/.test(text) || !(value >= 0 && value < 1);
+    input.setAttribute("aria-invalid", bad ? "true" : "false");
+    if (bad) {
+      throw new PlannerInputError(fill(fill(root.dataset.dropoutError, "label", input.dataset.label), "value", text));
+    }
+    return value;
   }
 
   function PlannerInputError(message) { this.message = message; }
@@ -527,9 +636,12 @@
       if (kind === "full") {
         options.zeroStage = Number(form.elements.zero_stage.value);
         options.nGpus = readInteger(root, "n_gpus", format);
+        options.precision = form.elements.precision.value;
       } else {
         options.rank = readInteger(root, "rank", format);
         options.targets = form.elements.targets.value === "all-linear" ? "all-linear" : ["q", "v"];
+        options.loraDropout = readDropout(root);
+        if (kind === "qlora") { options.qloraPreparation = form.elements.qlora_preparation.value; }
       }
       return options;
     }
@@ -693,6 +805,7 @@
     zeroMemoryPerGpu: zeroMemoryPerGpu,
     weightFormatBytes: function (cfg, format) { return weightFormatBytes(cfg, format); },
     activationPeak: activationPeak,
+    adamw8bitStateBytes: adamw8bitStateBytes,
     tokenLimit: tokenLimit,
     trainedContext: trainedContext,
     contextSearchLimit: contextSearchLimit,
