@@ -470,7 +470,7 @@ def plan_training(
     >>> plan_training(cfg, seq_len=2048, precision="fp8")
     Traceback (most recent call last):
     ...
-    ValueError: precision must be one of 'bf16', 'amp', 'mixed'; got 'fp8'
+    llmcalc.errors.RefusalValueError: precision must be one of 'bf16', 'amp', 'mixed'; got 'fp8'
     >>> plan_training(get_preset("llama-2-7b"), task="sft", seq_len=2048)
     Traceback (most recent call last):
     ...
