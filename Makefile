@@ -127,7 +127,7 @@ SUBMAKE = $(MAKE) --no-print-directory
 check: $(INSTALLED) ## The inner loop: lint, unit and tiny-site tests; no full-site build (about a minute)
 	@$(PHASES) "make check" \
 		"lint=$(SUBMAKE) lint" \
-		"pytest=$(BIN)/python -m pytest -q -m 'not site'"
+		"pytest=$(BIN)/python -m pytest -q -m 'not site and not heavy'"
 
 test: $(INSTALLED) ## Everything CI runs: lint, both builds, doctests, text and LaTeX, the offline bundles, pytest
 	@$(PHASES) "make test" \

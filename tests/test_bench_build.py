@@ -41,6 +41,7 @@ def test_the_parser_finds_every_entry_the_real_build_shows() -> None:
         assert sum(entry.names for entry in shape.entries) == len(entries), page.name
 
 
+@pytest.mark.heavy
 def test_the_plain_twin_builds_without_a_warning_and_keeps_every_entry(tmp_path: Path) -> None:
     shapes = [page_shape(page) for page in source_pages(REPO / "docs")]
     write_plain_site(shapes, tmp_path / "plain")
@@ -73,6 +74,7 @@ def test_the_twin_of_a_generated_page_carries_what_its_build_shows(tmp_path: Pat
     assert result.warnings == ""
 
 
+@pytest.mark.heavy
 def test_the_equipped_twin_has_the_real_reference_pages_and_the_project_settings_for_them(tmp_path: Path) -> None:
     pages = source_pages(REPO / "docs")
     write_plain_site([page_shape(page) for page in pages], tmp_path / "plain")

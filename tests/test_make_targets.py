@@ -56,11 +56,18 @@ def make(*arguments: str, cwd: Path = REPO, path: str | None = None) -> subproce
 
 
 def guide_targets() -> set[str]:
-    """Every `make TARGET` the guides show in code (a variable assignment is not a target)."""
+    """Every target of a `make ...` command the guides show, in code spans and code blocks.
+
+    The command starts the code (or follows ``&&``); options and variable assignments
+    are not targets, and ``make`` inside another command (``apt-get install make``) is none.
+    """
     targets = set()
     for guide in GUIDES:
-        for code in re.findall(r"`([^`\n]+)`", (REPO / guide).read_text(encoding="utf-8")):
-            for words in re.findall(r"\bmake((?: +[A-Za-z0-9_.%=-]+)+)", code):
+        text = (REPO / guide).read_text(encoding="utf-8")
+        blocks = re.findall(r"^```[a-z]*\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL)
+        spans = re.findall(r"(?<!`)`([^`\n]+)`(?!`)", re.sub(r"^```.*?^```", "", text, flags=re.MULTILINE | re.DOTALL))
+        for code in [line for block in blocks for line in block.splitlines()] + spans:
+            for words in re.findall(r"(?:^|&&)\s*make((?: +[A-Za-z0-9_.%=-]+)+)", code.split("#")[0]):
                 targets |= {word for word in words.split() if "=" not in word and not word.startswith("-")}
     return targets
 
