@@ -171,3 +171,11 @@ def test_a_working_venv_is_left_alone(tmp_path: Path) -> None:
     )
     assert (step.returncode, step.stderr) == (0, "")  # even when make's own python3 is too old
     assert python.is_symlink()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_TW"])
+def test_each_doctest_target_prints_its_count(language: str) -> None:
+    """`make doctest-<lang>` ends with tools/doctest_summary.py on its own report ("N examples run, F failures")."""
+    commands = make("-n", "-o", ".venv/.installed", "-o", f"html-{language}", f"doctest-{language}").stdout.splitlines()
+    assert commands[-1] == f".venv/bin/python tools/doctest_summary.py _build/doctest/{language}"
+    assert f"-b doctest -D language={language} " in commands[-2] and commands[-2].endswith(f"_build/doctest/{language}")
