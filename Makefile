@@ -120,17 +120,18 @@ pytest: site-check $(INSTALLED) ## Unit tests, llmcalc doctests and checks of th
 
 # The two tiers.  Each runs its phases through tools/phases.py, which names the phase
 # running and ends with the wall-clock and CPU time of each.  A phase is a make of its
-# own; -o keeps it from re-running the phases before it (FRESH=1 would rebuild).
+# own (the + lets `make -n test` show them); -o keeps it from re-running the phases
+# before it (FRESH=1 would rebuild them).
 PHASES = $(BIN)/python tools/phases.py
 SUBMAKE = $(MAKE) --no-print-directory
 
 check: $(INSTALLED) ## The inner loop: lint, unit and tiny-site tests; no full-site build (about a minute)
-	@$(PHASES) "make check" \
+	+@$(PHASES) "make check" \
 		"lint=$(SUBMAKE) lint" \
 		"pytest=$(BIN)/python -m pytest -q -m 'not site and not heavy'"
 
 test: $(INSTALLED) ## Everything CI runs: lint, both builds, doctests, text and LaTeX, the offline bundles, pytest
-	@$(PHASES) "make test" \
+	+@$(PHASES) "make test" \
 		"lint=$(SUBMAKE) lint" \
 		"html=$(SUBMAKE) html" \
 		"doctest=$(SUBMAKE) $(addprefix -o html-,$(LANGUAGES)) doctest" \
