@@ -90,8 +90,9 @@ latex-%: text-% ## LaTeX sources of one language into _build/latex/<lang>/ (no P
 # (rebuilt after English on every change), and the language switch links between them
 # (language_switch_layout=live, docs/_ext/langswitch.py).
 LIVE_LAYOUT := -D language_switch_layout=live
-livehtml: $(INSTALLED) ## Serve English at / and zh_TW at /zh_TW/, rebuilt and reloaded on every change
-	$(BIN)/sphinx-autobuild -c . $(STRICT) $(SPHINXOPTS) -b html $(LIVE_LAYOUT) -d $(BUILDDIR)/doctrees/live \
+LIVE_PORT ?= 8000
+livehtml: $(INSTALLED) ## Serve English at / and zh_TW at /zh_TW/, rebuilt and reloaded on every change (LIVE_PORT=8000)
+	$(BIN)/sphinx-autobuild --port $(LIVE_PORT) -c . $(STRICT) $(SPHINXOPTS) -b html $(LIVE_LAYOUT) -d $(BUILDDIR)/doctrees/live \
 		--post-build "$(SPHINXBUILD) -b html -D language=zh_TW $(LIVE_LAYOUT) -d $(BUILDDIR)/doctrees/live-zh_TW \
 		docs $(BUILDDIR)/live/zh_TW" \
 		--watch docs/_ext --watch docs/_static --watch locales docs $(BUILDDIR)/live
