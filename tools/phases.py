@@ -102,7 +102,7 @@ def main(argv: list[str]) -> int:
         phase.status = subprocess.run(phase.command, shell=True, env=os.environ, check=False).returncode
         phase.wall, phase.cpu = time.monotonic() - started, children_cpu() - cpu_before
         if phase.status != 0:
-            status = phase.status
+            status = phase.status if phase.status > 0 else 1  # killed by a signal: still a failure
             break
     print(report(title, phases), flush=True)
     return status
