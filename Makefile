@@ -4,7 +4,12 @@
 # every transitive dependency pinned by constraints.txt (`make constraints` refreshes it);
 # the stamp file means later runs only reinstall when either file changes.
 
-PYTHON      ?= python3
+# The Python that creates .venv: python3 when it is 3.11 or newer, else the newest
+# python3.1x on PATH (evaluated only when .venv is (re)created).  tools/venv_python.py
+# says in one message what to install when none is new enough.
+PYTHON_CANDIDATES := python3 python3.14 python3.13 python3.12 python3.11
+PYTHON      ?= $(or $(firstword $(foreach candidate,$(PYTHON_CANDIDATES),$(if $(shell $(candidate) -c \
+	'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && echo yes),$(candidate)))),python3)
 VENV        := .venv
 BIN         := $(VENV)/bin
 INSTALLED   := $(VENV)/.installed
@@ -25,15 +30,25 @@ endif
 SPHINXBUILD = $(BIN)/sphinx-build -c . $(STRICT) $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
-.PHONY: help install html doctest print pytest site-check lint test clean gettext intl-update intl-stats expected-terms \
-	dist livehtml constraints
+.PHONY: help install html doctest print pytest site-check lint test check clean gettext intl-update intl-stats \
+	expected-terms dist livehtml constraints venv-stale
 
-help: ## List the targets
+help: ## List the targets (a % is a language: en or zh_TW)
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  make %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+# .venv is remade when its Python is gone (a removed or upgraded system Python) or
+# older than 3.11: the phony prerequisite forces the stamp's rule, whose first step
+# (tools/venv_python.py) says why and removes the old .venv.
+VENV_PYTHON_OK := $(shell $(BIN)/python -c 'import sys; print(int(sys.version_info >= (3, 11)))' 2>/dev/null)
+ifneq ($(VENV_PYTHON_OK),1)
+$(INSTALLED): venv-stale
+endif
+venv-stale: ;
 
 # PIP_CONSTRAINT (not -c) also reaches pip's isolated build environment, so the
 # setuptools that builds the editable install is pinned too.
 $(INSTALLED): pyproject.toml $(CONSTRAINTS)
+	@$(PYTHON) tools/venv_python.py $(VENV)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip install --quiet pip
 	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip install --quiet -e '.[docs,test,lint,dev]'
@@ -54,24 +69,32 @@ html: $(addprefix html-,$(LANGUAGES)) ## Build English and zh_TW HTML into _buil
 html-%: $(INSTALLED) ## Build one language, e.g. make html-zh_TW
 	$(SPHINXBUILD) $(FRESH_OPTION) -b html -D language=$* -d $(BUILDDIR)/doctrees/$* docs $(BUILDDIR)/html/$*
 
+# Each doctest-<lang> prints its count and failures (tools/doctest_summary.py).
 doctest: $(addprefix doctest-,$(LANGUAGES)) ## Run the pages' examples in both languages
-	$(BIN)/python tools/doctest_summary.py $(addprefix $(BUILDDIR)/doctest/,$(LANGUAGES))
 
-doctest-%: html-%
+doctest-%: html-% ## Run one language's page examples, e.g. make doctest-en (builds its HTML first)
 	$(SPHINXBUILD) -b doctest -D language=$* -d $(BUILDDIR)/doctrees/$* docs $(BUILDDIR)/doctest/$*
+	@$(BIN)/python tools/doctest_summary.py $(BUILDDIR)/doctest/$*
 
 # Print and plain-text output: every page must build without JavaScript (calculators,
 # concept map and previews degrade to their explanation).  LaTeX sources only, no PDF.
 print: $(foreach lang,$(LANGUAGES),text-$(lang) latex-$(lang)) ## Text and LaTeX builds of both languages
 
-text-%: doctest-%
+text-%: doctest-% ## Plain-text build of one language into _build/text/<lang>/
 	$(SPHINXBUILD) -b text -D language=$* -d $(BUILDDIR)/doctrees/$* docs $(BUILDDIR)/text/$*
 
-latex-%: text-%
+latex-%: text-% ## LaTeX sources of one language into _build/latex/<lang>/ (no PDF)
 	$(SPHINXBUILD) -b latex -D language=$* -d $(BUILDDIR)/doctrees/$* docs $(BUILDDIR)/latex/$*
 
-livehtml: $(INSTALLED) ## Rebuild and reload the English site in a browser while editing
-	$(BIN)/sphinx-autobuild -c . $(STRICT) $(SPHINXOPTS) -b html -d $(BUILDDIR)/doctrees/live \
+# The server serves one folder, $(BUILDDIR)/live: English at its root, zh_TW in zh_TW/
+# (rebuilt after English on every change), and the language switch links between them
+# (language_switch_layout=live, docs/_ext/langswitch.py).
+LIVE_LAYOUT := -D language_switch_layout=live
+LIVE_PORT ?= 8000
+livehtml: $(INSTALLED) ## Serve English at / and zh_TW at /zh_TW/, rebuilt and reloaded on every change (LIVE_PORT=8000)
+	$(BIN)/sphinx-autobuild --port $(LIVE_PORT) -c . $(STRICT) $(SPHINXOPTS) -b html $(LIVE_LAYOUT) -d $(BUILDDIR)/doctrees/live \
+		--post-build "$(SPHINXBUILD) -b html -D language=zh_TW $(LIVE_LAYOUT) -d $(BUILDDIR)/doctrees/live-zh_TW \
+		docs $(BUILDDIR)/live/zh_TW" \
 		--watch docs/_ext --watch docs/_static --watch locales docs $(BUILDDIR)/live
 
 gettext: $(INSTALLED) ## Extract the English messages into _build/gettext/*.pot
@@ -96,7 +119,26 @@ site-check: html doctest print
 pytest: site-check $(INSTALLED) ## Unit tests, llmcalc doctests and checks of the freshly built site
 	$(BIN)/python -m pytest
 
-test: lint dist pytest ## Everything: lint, both builds, doctests, text and LaTeX, the offline bundles, pytest
+# The two tiers.  Each runs its phases through tools/phases.py, which names the phase
+# running and ends with the wall-clock and CPU time of each.  A phase is a make of its
+# own (the + lets `make -n test` show them); -o keeps it from re-running the phases
+# before it (FRESH=1 would rebuild them).
+PHASES = $(BIN)/python tools/phases.py
+SUBMAKE = $(MAKE) --no-print-directory
+
+check: $(INSTALLED) ## The inner loop: lint, unit and tiny-site tests; no full-site build (about a minute)
+	+@$(PHASES) "make check" \
+		"lint=$(SUBMAKE) lint" \
+		"pytest=$(BIN)/python -m pytest -q -m 'not site and not heavy'"
+
+test: $(INSTALLED) ## Everything CI runs: lint, both builds, doctests, text and LaTeX, the offline bundles, pytest
+	+@$(PHASES) "make test" \
+		"lint=$(SUBMAKE) lint" \
+		"html=$(SUBMAKE) html" \
+		"doctest=$(SUBMAKE) $(addprefix -o html-,$(LANGUAGES)) doctest" \
+		"print=$(SUBMAKE) $(addprefix -o doctest-,$(LANGUAGES)) print" \
+		"dist=$(SUBMAKE) -o html dist" \
+		"pytest=$(SUBMAKE) -o site-check pytest"
 
 dist: html ## Offline bundles per language: dist/llm-glossary-<lang>-html.zip and .epub, checked
 	$(BIN)/python tools/make_dist.py --languages $(LANGUAGES) --html-dir $(BUILDDIR)/html \

@@ -8,8 +8,10 @@ warning stream.
 from __future__ import annotations
 
 import io
+import os
 import re
 import textwrap
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,11 +42,20 @@ class BuildResult:
 
 
 def write_tree(srcdir: Path, files: dict[str, str]) -> None:
-    """Write ``files`` (relative path -> text, dedented) below ``srcdir``."""
+    """Write ``files`` (relative path -> text, dedented) below ``srcdir``.
+
+    Each file's modification time is set to the current time at full clock precision
+    (``os.utime``): the kernel stamps a write with a coarser clock, which can fall at or
+    before the time an earlier build recorded for reading the file, and Sphinx re-reads
+    only files modified after that.  So an edit between two builds is always seen, with
+    no sleep.
+    """
     for name, text in files.items():
         path = srcdir / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text), encoding="utf-8")
+        now = time.time_ns()
+        os.utime(path, ns=(now, now))
 
 
 def build(

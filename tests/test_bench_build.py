@@ -23,6 +23,7 @@ from bench_build import (
     write_equipped_site,
     write_plain_site,
 )
+from builtsite import built_page
 from sphinxbuild import REPO, build
 
 SITE = REPO / "_build" / "html" / "en"
@@ -34,12 +35,13 @@ def test_the_parser_finds_every_entry_the_real_build_shows() -> None:
         built = SITE / f"{page.stem}.html"
         if not built.exists():
             pytest.fail(f"{built} is missing: run `make html` before the site checks")
-        entries = BeautifulSoup(built.read_text(encoding="utf-8"), "html.parser").select("dl.glossary > dt")
+        entries = built_page("en", page.stem).select("dl.glossary > dt")
         shape = page_shape(page)
         # An entry with aliases is one <dt> per name in the output.
         assert sum(entry.names for entry in shape.entries) == len(entries), page.name
 
 
+@pytest.mark.heavy
 def test_the_plain_twin_builds_without_a_warning_and_keeps_every_entry(tmp_path: Path) -> None:
     shapes = [page_shape(page) for page in source_pages(REPO / "docs")]
     write_plain_site(shapes, tmp_path / "plain")
@@ -60,8 +62,7 @@ def test_the_twin_of_a_generated_page_carries_what_its_build_shows(tmp_path: Pat
     assert {page.stem for page in generated} >= {"reference-models", "reference-planner", "reference-cli"}
     shapes = twin_shapes(pages, SITE)
     for page in generated:
-        article = BeautifulSoup((SITE / f"{page.stem}.html").read_text(encoding="utf-8"), "html.parser")
-        article = article.select_one("article[role=main]")
+        article = built_page("en", page.stem).select_one("article[role=main]")
         shape = next(shape for shape in shapes if shape.stem == page.stem)
         code = [block for block in shape.prose if block.code]
         assert len(code) == len(article.select("pre")), page.name
@@ -73,6 +74,7 @@ def test_the_twin_of_a_generated_page_carries_what_its_build_shows(tmp_path: Pat
     assert result.warnings == ""
 
 
+@pytest.mark.heavy
 def test_the_equipped_twin_has_the_real_reference_pages_and_the_project_settings_for_them(tmp_path: Path) -> None:
     pages = source_pages(REPO / "docs")
     write_plain_site([page_shape(page) for page in pages], tmp_path / "plain")

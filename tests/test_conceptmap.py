@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
+import pytest
 from bs4 import BeautifulSoup
 
-from sphinxbuild import REPO, build, write_tree
+from sphinxbuild import REPO, BuildResult, build, write_tree
 
 CONF = """\
 extensions = ["myst_parser", "termorder", "termlinks", "termindex", "conceptmap"]
@@ -91,8 +91,14 @@ def edges_of(svg: BeautifulSoup) -> set[tuple[str, str]]:
     return {(hrefs[source], hrefs[target]) for source, target in pairs}
 
 
-def test_one_node_per_entry_in_reading_order_linking_to_it(tmp_path: Path) -> None:
-    result = build(project(tmp_path))
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
+    """The tiny site, built once for the tests that only read it."""
+    return build(project(tmp_path_factory.mktemp("map")))
+
+
+def test_one_node_per_entry_in_reading_order_linking_to_it(site: BuildResult) -> None:
+    result = site
     assert result.warnings == ""
     nodes = nodes_of(svg_of(result.html("map")))
     assert [(href, title) for href, title, _label in nodes] == [
@@ -109,14 +115,14 @@ def test_one_node_per_entry_in_reading_order_linking_to_it(tmp_path: Path) -> No
     assert labels[3].endswith("…") and "A deliberately long term name".startswith(labels[3][:20])
 
 
-def test_one_edge_per_used_term_even_when_linked_twice(tmp_path: Path) -> None:
-    svg = svg_of(build(project(tmp_path)).html("map"))
+def test_one_edge_per_used_term_even_when_linked_twice(site: BuildResult) -> None:
+    svg = svg_of(site.html("map"))
     assert edges_of(svg) == {(TOKEN, VOCABULARY), (VOCABULARY, EMBEDDING), (TOKEN, EMBEDDING), (EMBEDDING, LONG)}
     assert len(svg.select("g.cm-edges path")) == 4
 
 
-def test_each_node_carries_its_own_edges_for_css_highlighting(tmp_path: Path) -> None:
-    svg = svg_of(build(project(tmp_path)).html("map"))
+def test_each_node_carries_its_own_edges_for_css_highlighting(site: BuildResult) -> None:
+    svg = svg_of(site.html("map"))
     embedding = next(group for group in svg.select("g.cm-node") if group.a["href"] == EMBEDDING)
     highlight = embedding.select_one("g.cm-highlight")
     assert highlight["visibility"] == "hidden"
@@ -124,8 +130,8 @@ def test_each_node_carries_its_own_edges_for_css_highlighting(tmp_path: Path) ->
     assert len(highlight.select("path.cm-used-by")) == 1  # used by the long term
 
 
-def test_sections_are_columns_in_reading_order_with_titles(tmp_path: Path) -> None:
-    svg = svg_of(build(project(tmp_path)).html("map"))
+def test_sections_are_columns_in_reading_order_with_titles(site: BuildResult) -> None:
+    svg = svg_of(site.html("map"))
     sections = svg.select("g.cm-sections > a")
     assert [(a["href"], a.title.get_text()) for a in sections] == [
         ("basics.html", "Basics"),
@@ -135,8 +141,8 @@ def test_sections_are_columns_in_reading_order_with_titles(tmp_path: Path) -> No
     assert x_of[TOKEN] == x_of[VOCABULARY] < x_of[EMBEDDING] == x_of[LONG]
 
 
-def test_every_link_in_the_map_reaches_an_existing_anchor(tmp_path: Path) -> None:
-    result = build(project(tmp_path))
+def test_every_link_in_the_map_reaches_an_existing_anchor(site: BuildResult) -> None:
+    result = site
     svg = svg_of(result.html("map"))
     hrefs = [a["href"] for a in svg.find_all("a")]
     assert len(hrefs) == 6
@@ -146,15 +152,15 @@ def test_every_link_in_the_map_reaches_an_existing_anchor(tmp_path: Path) -> Non
         assert not anchor or target.find(id=anchor) is not None, href
 
 
-def test_stylesheet_only_on_the_page_with_the_map(tmp_path: Path) -> None:
-    result = build(project(tmp_path))
+def test_stylesheet_only_on_the_page_with_the_map(site: BuildResult) -> None:
+    result = site
     assert "_static/conceptmap.css" in result.html("map")
     assert "conceptmap.css" not in result.html("basics")
     assert "All the terms and their links." in result.html("map")
 
 
-def test_parallel_build_gives_identical_output(tmp_path: Path) -> None:
-    serial = build(project(tmp_path / "serial"))
+def test_parallel_build_gives_identical_output(site: BuildResult, tmp_path: Path) -> None:
+    serial = site
     parallel = build(project(tmp_path / "parallel"), parallel=2)
     assert serial.warnings == parallel.warnings == ""
     assert serial.html("map") == parallel.html("map")
@@ -163,7 +169,6 @@ def test_parallel_build_gives_identical_output(tmp_path: Path) -> None:
 def test_incremental_build_redraws_the_map_when_another_page_changes(tmp_path: Path) -> None:
     srcdir = project(tmp_path)
     assert len(nodes_of(svg_of(build(srcdir).html("map")))) == 4
-    time.sleep(0.01)  # mtime resolution: Sphinx re-reads only files newer than the env
     logit = "\n    Logit\n      A raw score per {term}`vocabulary` entry.\n    ```\n"
     write_tree(srcdir, {"basics.md": BASICS.replace("    ```\n", logit, 1)})
     edited = build(srcdir)

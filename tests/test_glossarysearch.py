@@ -86,8 +86,14 @@ def script_data(path: Path) -> dict[str, object]:
     return json.loads(text[text.index("=") + 1 :].strip().removesuffix(";"))
 
 
-def test_every_name_and_the_leading_acronym_are_objects_at_their_entry(tmp_path: Path) -> None:
-    result = build(site(tmp_path))
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
+    """The tiny site, built once for the tests that only read it."""
+    return build(site(tmp_path_factory.mktemp("glossarysearch")))
+
+
+def test_every_name_and_the_leading_acronym_are_objects_at_their_entry(built_site: BuildResult) -> None:
+    result = built_site
     assert result.warning_lines() == []
     assert index_objects(result) == {
         "KV cache": ("glossarysearch:term", "first#term-KV-cache", 0),
@@ -100,8 +106,8 @@ def test_every_name_and_the_leading_acronym_are_objects_at_their_entry(tmp_path:
     }
 
 
-def test_snippet_files_hold_first_sentences_and_passages(tmp_path: Path) -> None:
-    result = build(site(tmp_path))
+def test_snippet_files_hold_first_sentences_and_passages(built_site: BuildResult) -> None:
+    result = built_site
     search = (result.outdir / "search.html").read_text(encoding="utf-8")
     assert '<script src="_static/glossarysearch-data.js' in search
     assert "glossarysearch-data.js" not in (result.outdir / "first.html").read_text(encoding="utf-8")

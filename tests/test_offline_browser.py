@@ -14,6 +14,7 @@ import pytest
 from browser import browser_page
 
 BUILD = Path(__file__).resolve().parent.parent / "_build" / "html"
+SETTLED = "() => new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 0)))"
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
@@ -26,7 +27,9 @@ def test_every_page_loads_without_network_or_errors(language: str) -> None:
     with browser_page() as (page, log):
         for path in pages:
             page.goto(path.as_uri(), wait_until="load")
-            page.wait_for_timeout(50)
+            # An event, not a delay: the first frame after load, then the tasks the load
+            # handlers queued (a script that fails or fetches late has done so by then).
+            page.evaluate(SETTLED)
             if log.errors or log.requests:
                 problems.append((path.name, list(log.errors), list(log.requests)))
                 log.errors.clear()

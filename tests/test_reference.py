@@ -15,11 +15,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from bs4 import BeautifulSoup, Tag
+from bs4 import Tag
 from sphinx.util.inventory import InventoryFile
 
 import llmcalc
 from browser import browser_page
+from builtsite import built_page
 from llmcalc.cli import build_parser
 
 REPO = Path(__file__).resolve().parent.parent
@@ -33,11 +34,8 @@ SAMPLE_PAGES = ("index", "04-how-a-model-learns", "07-gpus-flops-and-memory", "1
 pytestmark = pytest.mark.site
 
 
-def soup(language: str, docname: str) -> BeautifulSoup:
-    path = HTML / language / f"{docname}.html"
-    if not path.exists():
-        pytest.fail(f"{path} is missing: run `make html` before the site checks")
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+# Each page is parsed once per run and shared (tests/builtsite.py): read it, never change it.
+soup = built_page
 
 
 def entry_pages(language: str) -> dict[str, str]:

@@ -18,6 +18,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 import termlists
+from builtsite import built_page, text_without
 from termlists import derived_rows, missing_terminology_rows, page_entries, planned_entries, planned_entry_problems
 
 REPO = Path(__file__).resolve().parent.parent
@@ -44,20 +45,15 @@ def reading_order() -> list[str]:
     return ["index", *termlists.reading_order()]
 
 
-def page(language: str, docname: str) -> BeautifulSoup:
-    path = BUILD / "html" / language / f"{docname}.html"
-    if not path.exists():
-        pytest.fail(f"{path} is missing: run `make html` before the site checks")
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+# Each page is parsed once per run and shared (tests/builtsite.py): read it, never change it.
+page = built_page
 
 
 def glossary_terms(soup: BeautifulSoup) -> list[tuple[str, str]]:
     """(anchor id, visible text) of every glossary term on a page, in order."""
     terms = []
     for dt in soup.select("dl.glossary > dt"):
-        for link in dt.select("a.headerlink"):
-            link.decompose()
-        terms.append((dt["id"], dt.get_text().strip()))
+        terms.append((dt["id"], text_without(dt, "a.headerlink").strip()))
     return terms
 
 
@@ -84,7 +80,7 @@ def assert_no_problems(problems: list[str], remedy: str = "") -> None:
 
 @pytest.mark.parametrize("docname", SECTION_PAGES)
 def test_every_planned_term_is_a_glossary_entry_in_order(docname: str) -> None:
-    built = page_entries(str(page("en", docname)))
+    built = page_entries(page("en", docname))
     assert_no_problems(
         planned_entry_problems(docname, built, planned_entries()[docname]),
         "Or run `make expected-terms` to rewrite tests/data/expected_terms.tsv from the built pages,"
@@ -95,7 +91,7 @@ def test_every_planned_term_is_a_glossary_entry_in_order(docname: str) -> None:
 def test_the_planned_terms_are_what_make_expected_terms_writes() -> None:
     """`make expected-terms` reproduces the hand-kept list from the built pages, row for row."""
     planned = (REPO / "tests" / "data" / "expected_terms.tsv").read_text(encoding="utf-8")
-    assert derived_rows(BUILD / "html" / "en") == planned.splitlines()
+    assert derived_rows(BUILD / "html" / "en", parsed=lambda docname: page("en", docname)) == planned.splitlines()
 
 
 @pytest.mark.parametrize("docname", SECTION_PAGES)
@@ -201,10 +197,7 @@ def test_zh_tw_relation_labels_end_in_their_full_width_colon() -> None:
 def test_no_markdown_emphasis_markers_leak_into_zh_tw_text() -> None:
     leaks = []
     for docname in reading_order():
-        soup = page("zh_TW", docname)
-        for node in soup.select("pre, code, script, style"):
-            node.decompose()
-        if "**" in soup.get_text():
+        if "**" in text_without(page("zh_TW", docname), "pre, code, script, style"):
             leaks.append(docname)
     assert leaks == []
 

@@ -20,6 +20,8 @@ import pytest
 from bs4 import BeautifulSoup
 from pybtex.database import BibliographyData, parse_string
 
+from builtsite import built_pages
+
 REPO = Path(__file__).resolve().parent.parent
 BIB_DIR = REPO / "docs" / "_bib"
 BUILD = REPO / "_build" / "html"
@@ -83,10 +85,11 @@ def cited_keys(markdown: str) -> set[str]:
     return {key.strip() for keys in CITE_ROLE.findall(markdown) for key in keys.split(",")}
 
 
-def uncited_entries(html: str) -> list[str]:
+def uncited_entries(html: str | BeautifulSoup) -> list[str]:
     """The anchors of a built page's glossary entries (the term's, not an alias's) that cite nothing."""
     missing = []
-    for glossary in BeautifulSoup(html, "html.parser").select("dl.glossary"):
+    soup = html if isinstance(html, BeautifulSoup) else BeautifulSoup(html, "html.parser")
+    for glossary in soup.select("dl.glossary"):
         term = None
         for child in glossary.find_all(["dt", "dd"], recursive=False):
             if child.name == "dt":
@@ -190,10 +193,8 @@ def test_every_reference_is_cited_and_every_citation_defined() -> None:
 @pytest.mark.site
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_glossary_entry_cites_a_source(language: str) -> None:
-    pages = sorted((BUILD / language).glob("[0-9]*.html"))
+    pages = built_pages(language, "[0-9]*.html")
     if not pages:
         pytest.fail(f"no section pages in {BUILD / language}: run `make html` before the site checks")
-    missing = [
-        f"{path.stem}#{anchor}" for path in pages for anchor in uncited_entries(path.read_text(encoding="utf-8"))
-    ]
+    missing = [f"{docname}#{anchor}" for docname, soup in pages.items() for anchor in uncited_entries(soup)]
     assert missing == [], f"{len(missing)} entries cite no source; end each with a **Sources:** paragraph"

@@ -8,6 +8,7 @@ left to the build.
 from __future__ import annotations
 
 import csv
+import functools
 import re
 from pathlib import Path
 
@@ -42,7 +43,9 @@ def read_tsv(path: Path) -> list[dict[str, str]]:
 TERMINOLOGY = {row["english"]: row["zh_TW"] for row in read_tsv(TERMINOLOGY_FILE)}
 
 
+@functools.cache
 def load(path: Path) -> Catalog:
+    """The catalog, read once per run: several tests check each one, and none changes it."""
     return read_catalog(path.read_bytes())
 
 

@@ -130,6 +130,7 @@ def language_data(tmp_path: Path, extensions: list[str]) -> str:
     return (result.outdir / "_static" / "language_data.js").read_text(encoding="utf-8")
 
 
+@pytest.mark.heavy
 def test_sphinx_chinese_search_still_names_a_stemmer_it_does_not_ship(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -80,6 +80,7 @@ def test_a_fresh_build_keeps_only_its_own_texts(tmp_path: Path) -> None:
     assert Segmentations(store, "key").earlier == {"留下": ["留下"]}
 
 
+@pytest.mark.heavy
 def test_the_kept_prefix_dictionary_is_jiebas_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     kept = PrefixDictionary(tmp_path / "prefix.marshal")
     first = jieba.Tokenizer()
@@ -105,6 +106,7 @@ def test_the_kept_prefix_dictionary_is_jiebas_own(tmp_path: Path, monkeypatch: p
     ]
 
 
+@pytest.mark.heavy
 def test_a_prefix_dictionary_kept_for_another_jieba_is_replaced(tmp_path: Path) -> None:
     path = tmp_path / "prefix.marshal"
     path.write_bytes(marshal.dumps(("another jieba", 3, "詞\n詞元", b"")))
@@ -120,6 +122,7 @@ def test_a_prefix_dictionary_kept_for_another_jieba_is_replaced(tmp_path: Path) 
     assert list(path.parent.iterdir()) == [path]  # no partial copy left behind
 
 
+@pytest.mark.heavy
 def test_a_prefix_dictionary_that_cannot_be_kept_does_not_stop_the_build(tmp_path: Path) -> None:
     """Where the copy cannot be written (here a folder stands in its place; in a shared /tmp,
     another user's file): jieba's own dictionary, nothing kept, nothing left behind."""

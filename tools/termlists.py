@@ -13,10 +13,12 @@ written by a person, so a missing row is reported with the row to add.
 
 from __future__ import annotations
 
+import copy
 import csv
 import difflib
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from bs4 import BeautifulSoup
@@ -42,16 +44,21 @@ def reading_order(docs: Path = REPO / "docs") -> list[str]:
     return pages
 
 
-def page_entries(html: str) -> list[Entry]:
-    """The glossary entries of a built page: each ``dd`` follows its term's and aliases' ``dt``."""
+def page_entries(html: str | BeautifulSoup) -> list[Entry]:
+    """The glossary entries of a built page: each ``dd`` follows its term's and aliases' ``dt``.
+
+    ``html`` is the page's text or its parsed tree, which is read, never changed.
+    """
     entries: list[Entry] = []
     names: list[str] = []
-    for glossary in BeautifulSoup(html, "html.parser").select("dl.glossary"):
+    soup = html if isinstance(html, BeautifulSoup) else BeautifulSoup(html, "html.parser")
+    for glossary in soup.select("dl.glossary"):
         for child in glossary.find_all(["dt", "dd"], recursive=False):
             if child.name == "dt":
-                for link in child.select("a.headerlink"):
+                term = copy.copy(child)  # a copy: the caller's tree keeps its header links
+                for link in term.select("a.headerlink"):
                     link.decompose()
-                names.append(child.get_text().strip())
+                names.append(term.get_text().strip())
             elif names:
                 entries.append((names[0], tuple(names[1:])))
                 names = []
@@ -120,12 +127,18 @@ def missing_terminology_rows(names: list[str], path: Path = TERMINOLOGY) -> list
     ]
 
 
-def derived_rows(html_dir: Path, docs: Path = REPO / "docs") -> list[str]:
-    """Every line of ``expected_terms.tsv`` as the built English pages give it."""
+def derived_rows(
+    html_dir: Path, docs: Path = REPO / "docs", parsed: Callable[[str], BeautifulSoup] | None = None
+) -> list[str]:
+    """Every line of ``expected_terms.tsv`` as the built English pages give it.
+
+    ``parsed`` gives a docname's page already parsed (the tests share one parse per page);
+    without it each page is read from ``html_dir``.
+    """
     lines = ["page\tterm\taliases"]
     for docname in reading_order(docs):
-        path = html_dir / f"{docname}.html"
-        lines += [tsv_row(docname, entry) for entry in page_entries(path.read_text(encoding="utf-8"))]
+        page = parsed(docname) if parsed else (html_dir / f"{docname}.html").read_text(encoding="utf-8")
+        lines += [tsv_row(docname, entry) for entry in page_entries(page)]
     return lines
 
 
