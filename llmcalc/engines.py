@@ -173,3 +173,52 @@ def plan_vllm(
     plan = VllmPlan(requested, weights, vllm_profile_peak(cfg, batched), non_torch, block_bytes, 0, size, length)
     return VllmPlan(requested, weights, plan.profile_peak, non_torch, block_bytes,
                     max(plan.available_kv // block_bytes, 0), size, length)
+
+
+ATTENTIONS = ("sdpa", "eager")
+
+
+def generate_prefill_bytes(cfg: ModelConfig, prompt: int, *, batch: int = 1, attention: str = "sdpa") -> int:
+    """Peak bytes beyond the weights while transformers' ``generate`` processes a prompt (the prefill), bf16.
+
+    The KV cache of the prompt, plus the largest of three moments, as
+    measured on CPU with transformers 5.24 (``tools/measure_prefill.py``,
+    ``tests/data/engines/generate_prefill.json``):
+
+    * a layer's MLP: ``3 * d_ff + 4 * d_model`` values a token for SwiGLU
+      (gate, up, their product; residual, normed input), ``5 * d_ff + 2 *
+      d_model`` for GPT-2's tanh-GELU MLP, whose formula leaves temporaries;
+    * with ``attention="eager"``, the score matrix: ``h * s**2`` scores per
+      sequence, upcast to fp32 for the softmax (10 bytes a score at the
+      peak), the ``s**2`` mask, and ``6 * d_model`` values a token; GPT-2's
+      block instead keeps its 16-bit probabilities through its MLP;
+    * the logits: in transformers 5 ``generate`` asks the model for the last
+      position only (``logits_to_keep``) and copies them to fp32, so ``6 *
+      vocab`` bytes a sequence, with ``2 * d_model`` values a token of final
+      hidden states.
+
+    Examples
+    --------
+    Llama-3-8B, a 32,768-token prompt with SDPA: the 4 GiB KV cache plus
+    3.62 GiB of working memory at the peak (the MLP).
+
+    >>> from llmcalc import get_preset, GiB
+    >>> round(generate_prefill_bytes(get_preset("llama-3-8b"), 32_768) / GiB, 2)
+    7.62
+    """
+    cfg = _dense(cfg)
+    sequences = check.count("batch", batch, maximum=2**16)
+    tokens = check.count("prompt", prompt, maximum=2**24)
+    kind = check.choice("attention", attention, ATTENTIONS)
+    n = sequences * tokens
+    kv = n * kv_cache_bytes_per_token(cfg, "bf16")
+    d, ff = cfg.d_model, cfg.d_ff
+    gpt2 = cfg.layout == "gpt2"
+    mlp = n * ACTIVATION_BYTES * ((5 * ff + 2 * d) if cfg.ffn == "mlp" else (3 * ff + 4 * d))
+    logits = sequences * cfg.vocab_size * (ACTIVATION_BYTES + 4) + n * ACTIVATION_BYTES * 2 * d
+    scores = sequences * cfg.n_heads * tokens * tokens
+    masks = sequences * tokens * tokens * ACTIVATION_BYTES
+    if kind == "eager" and gpt2:
+        mlp += scores * ACTIVATION_BYTES + masks
+    eager = n * ACTIVATION_BYTES * 6 * d + 10 * scores + masks if kind == "eager" and not gpt2 else 0
+    return kv + max(mlp, eager, logits)

@@ -63,3 +63,29 @@ def test_bad_inputs_are_named() -> None:
         plan_vllm(get_preset("mixtral-8x7b"), 80 * GiB, max_model_len=8192)
     plan = plan_vllm(cfg, 16 * GiB, max_model_len=8192)
     assert plan.blocks == 0 and not plan.starts and plan.available_kv < 0
+
+
+PREFILL = json.loads((pathlib.Path(__file__).parent / "data" / "engines" / "generate_prefill.json").read_text())
+
+
+def _measured_config(arch: str) -> Any:
+    from llmcalc.hf import config_from_hf
+
+    entry = PREFILL["architectures"][arch]
+    return config_from_hf({"model_type": entry["model_type"], **entry["config"]})
+
+
+@pytest.mark.parametrize("record", PREFILL["records"],
+                         ids=[f"{r['arch']}-{r['attention']}-{r['batch']}x{r['prompt']}" for r in PREFILL["records"]])
+def test_generate_prefill_within_five_percent_of_the_recordings(record: dict[str, Any]) -> None:
+    from llmcalc.engines import generate_prefill_bytes
+
+    predicted = generate_prefill_bytes(_measured_config(record["arch"]), record["prompt"], batch=record["batch"],
+                                       attention=record["attention"])
+    assert abs(predicted / record["peak_working_bytes"] - 1) <= 0.05
+
+
+def test_prefill_recordings_cover_three_architectures_and_both_attentions() -> None:
+    assert {r["arch"] for r in PREFILL["records"]} >= {"llama", "gpt2", "qwen2"}
+    assert {r["attention"] for r in PREFILL["records"]} == {"eager", "sdpa"}
+    assert PREFILL["provenance"]["transformers"] == "5.24.0"
