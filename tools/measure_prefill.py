@@ -34,7 +34,7 @@ import torch
 import transformers
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from measure_activations import ARCHITECTURES, build  # noqa: E402
+from measure_activations import ARCHITECTURES, build
 
 OUTPUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "engines" / "generate_prefill.json"
 POINTS = ((1, 256), (1, 1024), (2, 512))
