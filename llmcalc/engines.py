@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from . import _validate as check
 from .config import ModelConfig
 from .memory import kv_cache_bytes_per_token
+from .planner import RESERVE, MemoryPlan, plan_inference
 from .units import GiB
 from .weightformats import weight_format_bytes
 
@@ -178,6 +179,37 @@ def plan_vllm(
 ATTENTIONS = ("sdpa", "eager")
 
 
+def generate_prefill_parts(
+    cfg: ModelConfig, prompt: int, *, batch: int = 1, attention: str = "sdpa"
+) -> tuple[int, int]:
+    """The prefill's KV cache and its working memory at the peak, in bytes: see :func:`generate_prefill_bytes`.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset, GiB
+    >>> kv, working = generate_prefill_parts(get_preset("llama-3-8b"), 32_768)
+    >>> kv // GiB, round(working / GiB, 2)
+    (4, 3.62)
+    """
+    cfg = _dense(cfg)
+    sequences = check.count("batch", batch, maximum=2**16)
+    tokens = check.count("prompt", prompt, maximum=2**24)
+    kind = check.choice("attention", attention, ATTENTIONS)
+    n = sequences * tokens
+    kv = n * kv_cache_bytes_per_token(cfg, "bf16")
+    d, ff = cfg.d_model, cfg.d_ff
+    gpt2 = cfg.layout == "gpt2"
+    mlp = n * ACTIVATION_BYTES * ((5 * ff + 2 * d) if cfg.ffn == "mlp" else (3 * ff + 4 * d))
+    logits = sequences * cfg.vocab_size * (ACTIVATION_BYTES + 4) + n * ACTIVATION_BYTES * 2 * d
+    scores = sequences * cfg.n_heads * tokens * tokens
+    masks = sequences * tokens * tokens * ACTIVATION_BYTES
+    if kind == "eager" and gpt2:
+        # GPT-2's block keeps its attention probabilities (returned for output_attentions) through its MLP.
+        mlp += scores * ACTIVATION_BYTES + masks
+    eager = n * ACTIVATION_BYTES * 6 * d + 10 * scores + masks if kind == "eager" and not gpt2 else 0
+    return kv, max(mlp, eager, logits)
+
+
 def generate_prefill_bytes(cfg: ModelConfig, prompt: int, *, batch: int = 1, attention: str = "sdpa") -> int:
     """Peak bytes beyond the weights while transformers' ``generate`` processes a prompt (the prefill), bf16.
 
@@ -206,19 +238,25 @@ def generate_prefill_bytes(cfg: ModelConfig, prompt: int, *, batch: int = 1, att
     >>> round(generate_prefill_bytes(get_preset("llama-3-8b"), 32_768) / GiB, 2)
     7.62
     """
-    cfg = _dense(cfg)
-    sequences = check.count("batch", batch, maximum=2**16)
-    tokens = check.count("prompt", prompt, maximum=2**24)
-    kind = check.choice("attention", attention, ATTENTIONS)
-    n = sequences * tokens
-    kv = n * kv_cache_bytes_per_token(cfg, "bf16")
-    d, ff = cfg.d_model, cfg.d_ff
-    gpt2 = cfg.layout == "gpt2"
-    mlp = n * ACTIVATION_BYTES * ((5 * ff + 2 * d) if cfg.ffn == "mlp" else (3 * ff + 4 * d))
-    logits = sequences * cfg.vocab_size * (ACTIVATION_BYTES + 4) + n * ACTIVATION_BYTES * 2 * d
-    scores = sequences * cfg.n_heads * tokens * tokens
-    masks = sequences * tokens * tokens * ACTIVATION_BYTES
-    if kind == "eager" and gpt2:
-        mlp += scores * ACTIVATION_BYTES + masks
-    eager = n * ACTIVATION_BYTES * 6 * d + 10 * scores + masks if kind == "eager" and not gpt2 else 0
-    return kv + max(mlp, eager, logits)
+    return sum(generate_prefill_parts(cfg, prompt, batch=batch, attention=attention))
+
+
+def plan_generate(
+    cfg: ModelConfig, *, context: int, batch: int = 1, weight_format: str = "bf16", attention: str = "sdpa"
+) -> MemoryPlan:
+    """:func:`~llmcalc.planner.plan_inference` for transformers' ``generate``: the prompt of ``context`` tokens is
+    processed at once, so the plan adds the prefill's working memory (as ``activations``) to the weights, the
+    prompt's bf16 KV cache and the reserve.
+
+    Examples
+    --------
+    Llama-3-8B with a 32,768-token prompt needs more than an L4 (22.49 GiB) holds:
+
+    >>> from llmcalc import get_preset, GiB
+    >>> plan = plan_generate(get_preset("llama-3-8b"), context=32_768)
+    >>> round(plan.total / GiB, 2), plan.fits(23_034 * 2**20)
+    (23.58, False)
+    """
+    base = plan_inference(cfg, context=context, batch=batch, weight_format=weight_format)
+    kv, working = generate_prefill_parts(cfg, context, batch=batch, attention=attention)
+    return MemoryPlan(base.weights, kv, 0, 0, working, RESERVE)
