@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from . import _validate as check
 from .config import ModelConfig
 from .memory import kv_cache_bytes_per_token
-from .planner import RESERVE, MemoryPlan, plan_inference
+from .planner import RESERVE, MemoryPlan, _checked_model, context_limit, plan_inference
 from .units import GiB
 from .weightformats import weight_format_bytes
 
@@ -87,7 +87,7 @@ def _dense(cfg: ModelConfig) -> ModelConfig:
     if not isinstance(cfg, ModelConfig):
         raise TypeError(f"cfg must be a ModelConfig; got {type(cfg).__name__}")
     if cfg.n_experts > 1 or cfg.kv_lora_rank or cfg.sliding_window:
-        raise ValueError("the vLLM plan models dense full-attention models only (no mixture of experts, latent "
+        raise ValueError("the engine plans model dense full-attention models only (no mixture of experts, latent "
                          f"attention or sliding window); got model_type {cfg.model_type or 'custom'!r}")
     return cfg
 
@@ -160,14 +160,15 @@ def plan_vllm(
     (1973, 31568, 1.58, True)
     """
     cfg = _dense(cfg)
+    _checked_model(cfg)
     total = check.count("gpu_bytes", gpu_bytes)
     utilization = check.number("gpu_memory_utilization", gpu_memory_utilization, minimum=0, maximum=1,
                                min_inclusive=False)
-    length = check.count("max_model_len", max_model_len, maximum=2**24)
+    length = check.count("max_model_len", max_model_len, maximum=context_limit(cfg))
     batched = VLLM_MAX_NUM_BATCHED_TOKENS if max_num_batched_tokens is None else max_num_batched_tokens
     size = check.count("block_size", block_size, maximum=1024)
     non_torch = check.count("non_torch_bytes", non_torch_bytes, minimum=0)
-    # vLLM multiplies the float total by the utilization; floor to whole bytes as its int() does.
+    # vLLM multiplies the float total by the utilization; truncate to whole bytes as its int() does.
     requested = int(total * utilization)
     weights = sum(weight_format_bytes(cfg, weight_format).values())
     block_bytes = size * kv_cache_bytes_per_token(cfg, kv_format)

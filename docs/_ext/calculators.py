@@ -60,6 +60,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         "fits", "no_fit", "largest_context", "largest_micro_batch", "none_fits",
         "at_trained", "beyond_trained_note", "context_note",
         "error", "memory_error", "config_error", "plan_error",
+        "engine", "engine_sum", "engine_generate", "engine_vllm", "attention", "gpu_memory_utilization",
+        "max_num_batched_tokens", "vllm_starts", "vllm_no_start", "largest_max_model_len",
     ),
 }
 """Label keys per calculator, each given once in the directive's keyed bullet list.
@@ -71,7 +73,8 @@ links to the same entries.  Its ``fits`` and ``no_fit`` take ``{bytes}``; ``conf
 and ``plan_error`` take ``{detail}``, llmcalc's own (English) message; ``memory_error``
 takes ``{label}`` and ``{value}`` (what was typed); ``at_trained`` and
 ``beyond_trained_note`` take ``{trained}``, the positions the model was trained on;
-``context_note`` takes ``{context}`` and ``{trained}``.
+``context_note`` takes ``{context}`` and ``{trained}``; ``vllm_starts`` takes ``{tokens}``,
+``{context}`` and ``{concurrency}``, ``vllm_no_start`` ``{tokens}`` and ``{context}``.
 """
 
 MEMORY_DTYPES = ("fp32", "bf16", "fp8", "int8", "int4")
@@ -79,7 +82,8 @@ KV_DTYPES = ("bf16", "fp32", "fp8")
 # Full-attention models only: the KV-cache widget has no sliding window (Mistral 7B's caps its cache).
 # The planner's messages that fill in a {detail} or {bytes}, or name what fits.
 PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
-                    "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note")
+                    "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
+                    "vllm_starts", "vllm_no_start", "largest_max_model_len")
 KV_PRESETS = ("reference", "llama-3-8b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b")
 TEMPLATES = Path(__file__).resolve().parent.parent / "_templates" / "calculators"
 
@@ -264,7 +268,7 @@ def planner_data() -> dict[str, str]:
     import dataclasses
 
     import llmcalc
-    from llmcalc import memory, planner, weightformats
+    from llmcalc import engines, memory, planner, weightformats
 
     tables = {
         "limits": {"max_params": planner.MAX_PARAMS, "max_tokens": planner.MAX_TOKENS,
@@ -279,6 +283,8 @@ def planner_data() -> dict[str, str]:
         "weight_formats": weightformats.WEIGHT_FORMATS,
         "fp32_routers": weightformats._FP32_ROUTERS,
         "no_gptq_layouts": weightformats._NO_GPTQ_LAYOUTS,
+        "engines": {"block_size": engines.VLLM_BLOCK_SIZE, "non_torch": engines.VLLM_NON_TORCH,
+                    "activation_bytes": engines.ACTIVATION_BYTES},
     }
     return {
         "data-presets": compact_json({name: dataclasses.asdict(cfg) for name, cfg in llmcalc.PRESETS.items()}),
