@@ -505,56 +505,62 @@ def test_bad_fields_show_a_translated_message_never_nan(language: str) -> None:
 
 # ---- Inference engines (llmcalc.engines): transformers generate and vLLM, the widget against Python ----
 
+def generate_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: int, *, attention: str,
+                  context: int, batch: int, weight_format: str, beyond: bool) -> dict[str, object]:
+    """One generate vector: the plan and the longest prompt on ``gpu``, as Python answers them."""
+    from llmcalc.engines import plan_generate
+
+    def plan(n: int):
+        return plan_generate(cfg, context=n, batch=batch, weight_format=weight_format, attention=attention)
+
+    search = context_search_limit(cfg, beyond_trained=beyond)
+    return {"engine": "generate", "model": label, "source": source, "gpu": str(gpu),
+            "options": {"task": "inference", "engine": "generate", "attention": attention, "context": context,
+                        "batch": batch, "weightFormat": weight_format, "kvFormat": "bf16", "beyondTrained": beyond},
+            "expected": outcome(lambda: plan(context)), "limit": search,
+            "largest": outcome(lambda: largest_fitting(plan, gpu, limit=search))}
+
+
+def vllm_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: int,
+              options: dict[str, object]) -> dict[str, object]:
+    """One vLLM vector: the start-up figures as Python computes them, or its refusal."""
+    from llmcalc.engines import plan_vllm
+
+    try:
+        result = plan_vllm(cfg, gpu, max_model_len=options["context"],  # type: ignore[arg-type]
+                           max_num_batched_tokens=options["maxNumBatchedTokens"],  # type: ignore[arg-type]
+                           gpu_memory_utilization=options["utilization"],  # type: ignore[arg-type]
+                           weight_format=options["weightFormat"], kv_format=options["kvFormat"])  # type: ignore[arg-type]
+        figures = {"requested": result.requested, "weights": result.weights, "profile_peak": result.profile_peak,
+                   "non_torch": result.non_torch, "blocks": result.blocks, "kv_tokens": result.kv_tokens,
+                   "max_concurrency": repr(result.max_concurrency), "starts": str(result.starts).lower()}
+        expected: dict[str, object] = {"parts": {key: str(value) for key, value in figures.items()}}
+    except ValueError as error:
+        expected = {"error": str(error)}
+    return {"engine": "vllm", "model": label, "source": source, "gpu": str(gpu), "options": options,
+            "expected": expected}
+
+
 def engine_vectors(seed: int = 20261201) -> list[dict[str, object]]:
     """generate and vLLM plans over every model source, with the longest fits, as Python answers them."""
-    from llmcalc.engines import plan_generate, plan_vllm
-
     rng = random.Random(seed)
     cards = [card.total_bytes for card in CARDS]
     vectors: list[dict[str, object]] = []
     for label, source, cfg in model_sources():
         limit = context_limit(cfg)
         for attention in ("sdpa", "eager"):
-            context = rng.choice([1, 2048, rng.randint(1, min(limit, 65536)), limit + 1])
-            batch = rng.choice([1, rng.randint(1, 16)])
-            weight_format = rng.choice(WEIGHT_FORMATS)
-            gpu = rng.choice(cards)
-            beyond = rng.random() < 0.5
-
-            def plan(n: int, _a: str = attention, _b: int = batch, _w: str = weight_format):
-                return plan_generate(cfg, context=n, batch=_b, weight_format=_w, attention=_a)
-
-            search = context_search_limit(cfg, beyond_trained=beyond)
-            vectors.append({
-                "engine": "generate", "model": label, "source": source, "gpu": str(gpu),
-                "options": {"task": "inference", "engine": "generate", "attention": attention, "context": context,
-                            "batch": batch, "weightFormat": weight_format, "kvFormat": "bf16",
-                            "beyondTrained": beyond},
-                "expected": outcome(lambda: plan(context)), "limit": search,
-                "largest": outcome(lambda: largest_fitting(plan, gpu, limit=search)),
-            })
+            vectors.append(generate_case(
+                label, source, cfg, rng.choice(cards), attention=attention,
+                context=rng.choice([1, 2048, rng.randint(1, min(limit, 65536)), limit + 1]),
+                batch=rng.choice([1, rng.randint(1, 16)]), weight_format=rng.choice(WEIGHT_FORMATS),
+                beyond=rng.random() < 0.5,
+            ))
         for _ in range(2):
-            utilization = rng.choice([0.9, 0.5, 0.95, rng.choice([1.0, 0.0, 1.5])])
             options = {"context": rng.choice([4096, rng.randint(1, min(limit, 131072)), limit + 1]),
                        "maxNumBatchedTokens": rng.choice([512, 2048, 8192, rng.randint(1, 65536)]),
                        "weightFormat": rng.choice(WEIGHT_FORMATS), "kvFormat": rng.choice(KV_FORMATS),
-                       "utilization": utilization}
-            gpu = rng.choice(cards)
-
-            def vllm(o: dict = options, g: int = gpu):
-                result = plan_vllm(cfg, g, max_model_len=o["context"], max_num_batched_tokens=o["maxNumBatchedTokens"],
-                                   gpu_memory_utilization=o["utilization"], weight_format=o["weightFormat"],
-                                   kv_format=o["kvFormat"])
-                return {"requested": result.requested, "weights": result.weights, "profile_peak": result.profile_peak,
-                        "non_torch": result.non_torch, "blocks": result.blocks, "kv_tokens": result.kv_tokens,
-                        "max_concurrency": repr(result.max_concurrency), "starts": str(result.starts).lower()}
-
-            try:
-                expected: dict[str, object] = {"parts": {k: str(v) for k, v in vllm().items()}}
-            except ValueError as error:
-                expected = {"error": str(error)}
-            vectors.append({"engine": "vllm", "model": label, "source": source, "gpu": str(gpu),
-                            "options": options, "expected": expected})
+                       "utilization": rng.choice([0.9, 0.5, 0.95, rng.choice([1.0, 0.0, 1.5])])}
+            vectors.append(vllm_case(label, source, cfg, rng.choice(cards), options))
     return vectors
 
 
