@@ -220,6 +220,7 @@ PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
     "attention": (("inference",), "sdpa"),
     "gpu_memory_utilization": (("inference",), VLLM_GPU_MEMORY_UTILIZATION),
     "max_num_batched_tokens": (("inference",), VLLM_MAX_NUM_BATCHED_TOKENS),
+    "cuda_graphs_mib": (("inference",), 0),
     "seq_len": (_TRAINING, 2048),
     "micro_batch": (_TRAINING, 1),
     "optimizer": (_TRAINING, "adamw"),
@@ -253,6 +254,7 @@ _ENGINE_OPTIONS = {
     "attention": ("generate",),
     "gpu_memory_utilization": ("vllm",),
     "max_num_batched_tokens": ("vllm",),
+    "cuda_graphs_mib": ("vllm",),
     "batch": ("sum", "generate"),
     "kv_format": ("sum", "vllm"),
 }
@@ -275,9 +277,10 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
         raise ValueError("--engine vllm needs --gpu: vLLM sizes its KV-cache pool from the card's memory")
     plan = plan_vllm(cfg, args.gpu, max_model_len=args.context, max_num_batched_tokens=args.max_num_batched_tokens,
                      gpu_memory_utilization=args.gpu_memory_utilization, weight_format=args.weight_format,
-                     kv_format=args.kv_format)
+                     kv_format=args.kv_format,
+                     cuda_graph_bytes=check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20)
     parts = {"budget": plan.requested, "weights": plan.weights, "profile_peak": plan.profile_peak,
-             "non_torch": plan.non_torch, "kv_cache": plan.blocks * plan.block_bytes}
+             "non_torch_and_cuda_graphs": plan.non_torch, "kv_cache": plan.blocks * plan.block_bytes}
     rows = [(name.replace("_", " "), f"{value:,d}", format_bytes(value)) for name, value in parts.items()]
     result: dict[str, Any] = {"task": "inference", "engine": "vllm", "parts": parts, "gpu_bytes": args.gpu,
                               "gpu_memory_utilization": args.gpu_memory_utilization,
@@ -448,6 +451,9 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--max-num-batched-tokens", type=int, default=hidden, metavar="N",
                       help="inference with --engine vllm: tokens of vLLM's profile pass, as it prints them "
                       f"(default: {VLLM_MAX_NUM_BATCHED_TOKENS:,})")
+    plan.add_argument("--cuda-graphs-mib", type=int, default=hidden, metavar="N",
+                      help="inference with --engine vllm: MiB of CUDA graphs, for vLLM versions that subtract them "
+                      "before sizing the KV-cache pool (default: 0, as vLLM 0.2 to 0.10, which capture them after)")
     plan.add_argument("--seq-len", type=tokens, default=hidden, metavar="N",
                       help="training: tokens per sequence (default: 2048)")
     plan.add_argument("--micro-batch", type=int, default=hidden, metavar="N",

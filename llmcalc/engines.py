@@ -94,7 +94,11 @@ def _dense(cfg: ModelConfig) -> ModelConfig:
 
 @dataclass(frozen=True)
 class VllmPlan:
-    """vLLM's start-up budget on one GPU, in bytes, and the KV-cache pool it leads to."""
+    """vLLM's start-up budget on one GPU, in bytes, and the KV-cache pool it leads to.
+
+    ``non_torch`` is the memory outside torch's allocator that the budget counts,
+    CUDA graphs included where the version counts them.
+    """
 
     requested: int
     weights: int
@@ -137,14 +141,19 @@ def plan_vllm(
     weight_format: str = "bf16",
     kv_format: str = "bf16",
     block_size: int = VLLM_BLOCK_SIZE,
+    cuda_graph_bytes: int = 0,
 ) -> VllmPlan:
     """vLLM's KV-cache pool for ``cfg`` on one GPU of ``gpu_bytes``, as its start-up log reports it.
 
     ``gpu_bytes`` is the total the process sees (``torch.cuda.mem_get_info``,
     vLLM's "total_gpu_memory"); ``max_num_batched_tokens`` defaults to
-    :data:`VLLM_MAX_NUM_BATCHED_TOKENS`.  Not counted: CUDA graphs, which
-    vLLM 0.6 to 0.10 captures after the pool is allocated, in the
-    ``1 - gpu_memory_utilization`` left over; tensor parallelism.
+    :data:`VLLM_MAX_NUM_BATCHED_TOKENS`.  ``cuda_graph_bytes`` is the memory
+    of the captured CUDA graphs where the vLLM version subtracts it before
+    sizing the pool (later releases, with
+    ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS``); 0, the default, for
+    vLLM 0.2 to 0.10, which captures them after the pool is allocated, in
+    the ``1 - gpu_memory_utilization`` left over.  Not counted: tensor
+    parallelism.
 
     Examples
     --------
@@ -168,12 +177,14 @@ def plan_vllm(
     batched = VLLM_MAX_NUM_BATCHED_TOKENS if max_num_batched_tokens is None else max_num_batched_tokens
     size = check.count("block_size", block_size, maximum=1024)
     non_torch = check.count("non_torch_bytes", non_torch_bytes, minimum=0)
+    graphs = check.count("cuda_graph_bytes", cuda_graph_bytes, minimum=0, maximum=total)
     # vLLM multiplies the float total by the utilization; truncate to whole bytes as its int() does.
     requested = int(total * utilization)
     weights = sum(weight_format_bytes(cfg, weight_format).values())
     block_bytes = size * kv_cache_bytes_per_token(cfg, kv_format)
-    plan = VllmPlan(requested, weights, vllm_profile_peak(cfg, batched), non_torch, block_bytes, 0, size, length)
-    return VllmPlan(requested, weights, plan.profile_peak, non_torch, block_bytes,
+    plan = VllmPlan(requested, weights, vllm_profile_peak(cfg, batched), non_torch + graphs, block_bytes, 0, size,
+                    length)
+    return VllmPlan(requested, weights, plan.profile_peak, plan.non_torch, block_bytes,
                     max(plan.available_kv // block_bytes, 0), size, length)
 
 

@@ -89,3 +89,12 @@ def test_prefill_recordings_cover_three_architectures_and_both_attentions() -> N
     assert {r["arch"] for r in PREFILL["records"]} >= {"llama", "gpt2", "qwen2"}
     assert {r["attention"] for r in PREFILL["records"]} == {"eager", "sdpa"}
     assert PREFILL["provenance"]["transformers"] == "5.24.0"
+
+
+def test_cuda_graphs_counted_by_later_versions_come_out_of_the_pool() -> None:
+    cfg = get_preset("llama-3-8b")
+    without = plan_vllm(cfg, 24 * GiB, max_model_len=8192)
+    graphs = plan_vllm(cfg, 24 * GiB, max_model_len=8192, cuda_graph_bytes=GiB // 2)
+    assert graphs.non_torch == without.non_torch + GiB // 2
+    # Half a GiB is 4,096 tokens of Llama 3 8B's 128 KiB a token, give or take one block of 16.
+    assert without.kv_tokens - graphs.kv_tokens in (4096, 4096 + 16)

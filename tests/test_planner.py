@@ -530,7 +530,8 @@ def vllm_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: i
         result = plan_vllm(cfg, gpu, max_model_len=options["context"],  # type: ignore[arg-type]
                            max_num_batched_tokens=options["maxNumBatchedTokens"],  # type: ignore[arg-type]
                            gpu_memory_utilization=options["utilization"],  # type: ignore[arg-type]
-                           weight_format=options["weightFormat"], kv_format=options["kvFormat"])  # type: ignore[arg-type]
+                           weight_format=options["weightFormat"], kv_format=options["kvFormat"],  # type: ignore[arg-type]
+                           cuda_graph_bytes=options["cudaGraphBytes"])  # type: ignore[arg-type]
         figures = {"requested": result.requested, "weights": result.weights, "profile_peak": result.profile_peak,
                    "non_torch": result.non_torch, "blocks": result.blocks, "kv_tokens": result.kv_tokens,
                    "max_concurrency": repr(result.max_concurrency), "starts": str(result.starts).lower()}
@@ -559,7 +560,8 @@ def engine_vectors(seed: int = 20261201) -> list[dict[str, object]]:
             options = {"context": rng.choice([4096, rng.randint(1, min(limit, 131072)), limit + 1]),
                        "maxNumBatchedTokens": rng.choice([512, 2048, 8192, rng.randint(1, 65536)]),
                        "weightFormat": rng.choice(WEIGHT_FORMATS), "kvFormat": rng.choice(KV_FORMATS),
-                       "utilization": rng.choice([0.9, 0.5, 0.95, rng.choice([1.0, 0.0, 1.5])])}
+                       "utilization": rng.choice([0.9, 0.5, 0.95, rng.choice([1.0, 0.0, 1.5])]),
+                       "cudaGraphBytes": rng.choice([0, 0, 512 * 2**20, rng.randint(0, 2**36)])}
             vectors.append(vllm_case(label, source, cfg, rng.choice(cards), options))
     return vectors
 
@@ -631,7 +633,7 @@ def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str) -> No
 
     generate = cli("--engine", "generate", "--attention", "eager", "--context", "4096", "--gpu", "l4")
     vllm = cli("--engine", "vllm", "--context", "8192", "--gpu", "l4", "--gpu-memory-utilization", "0.85",
-               "--max-num-batched-tokens", "2048")
+               "--max-num-batched-tokens", "2048", "--cuda-graphs-mib", "512")
     with browser_page() as (page, log):
         page.goto(page_path(language).as_uri())
         page.locator('select[name="preset"]').select_option("llama-3-8b")
@@ -643,12 +645,13 @@ def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str) -> No
         assert read(page, "largest").startswith(f"{generate['largest_context']:,}")
         assert page.locator('[name="kv_format"]').is_hidden() and page.locator('[name="attention"]').is_visible()
         choose(page, task="inference", engine="vllm", gpu_memory_utilization="85", max_num_batched_tokens="2048",
-               context="8192")
+               context="8192", cuda_graphs_mib="512")
         assert page.locator('[name="batch"]').is_hidden() and page.locator('[name="attention"]').is_hidden()
         verdict = read(page, "verdict")
         assert f"{vllm['kv_tokens']:,}" in verdict and f"{vllm['max_concurrency']:.2f}" in verdict, verdict
         assert shown_parts(page)["kv_cache"] == vllm["parts"]["kv_cache"]
         assert shown_parts(page)["activations"] == vllm["parts"]["profile_peak"]
+        assert shown_parts(page)["reserve"] == vllm["parts"]["non_torch_and_cuda_graphs"]
         assert read(page, "largest") == f"{vllm['largest_context']:,}"
         page.locator('[name="gpu_memory_utilization"]').fill("101")
         assert page.locator('[name="gpu_memory_utilization"]').get_attribute("aria-invalid") == "true"

@@ -61,7 +61,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         "at_trained", "beyond_trained_note", "context_note",
         "error", "memory_error", "config_error", "plan_error",
         "engine", "engine_sum", "engine_generate", "engine_vllm", "attention", "gpu_memory_utilization",
-        "max_num_batched_tokens", "vllm_starts", "vllm_no_start", "largest_max_model_len",
+        "max_num_batched_tokens", "cuda_graphs_mib", "vllm_starts", "vllm_no_start", "largest_max_model_len",
     ),
 }
 """Label keys per calculator, each given once in the directive's keyed bullet list.

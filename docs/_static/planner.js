@@ -419,12 +419,13 @@
     var length = checkCount("max_model_len", options.context, 1, tokenLimit(cfg));
     var batched = options.maxNumBatchedTokens;
     var requested = big(Math.trunc(Number(gpuBytes) * utilization));
+    var graphs = big(checkCount("cuda_graph_bytes", big(options.cudaGraphBytes), 0n, big(gpuBytes)));
     var parts = weightFormatBytes(cfg, options.weightFormat);
     var weights = Object.keys(parts).reduce(function (sum, key) { return sum + parts[key]; }, 0n);
     var blockSize = big(E.block_size);
     var blockBytes = blockSize * kvCacheBytes(cfg, 1, 1, options.kvFormat);
     var peak = vllmProfilePeak(cfg, batched);
-    var nonTorch = big(E.non_torch);
+    var nonTorch = big(E.non_torch) + graphs;
     var available = requested - weights - peak - nonTorch;
     var blocks = available > 0n ? available / blockBytes : 0n;
     var tokens = blocks * blockSize;
@@ -566,6 +567,7 @@
         if (options.engine === "vllm") {
           options.utilization = readInteger(root, "gpu_memory_utilization", format) / 100;
           options.maxNumBatchedTokens = readInteger(root, "max_num_batched_tokens", format);
+          options.cudaGraphBytes = readInteger(root, "cuda_graphs_mib", format) * 1048576;
         }
         return options;
       }
