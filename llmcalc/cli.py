@@ -23,6 +23,13 @@ from typing import Any
 
 from . import _validate as check
 from .config import _CHOICES, ModelConfig, _Derived
+from .engines import (
+    ATTENTIONS,
+    VLLM_GPU_MEMORY_UTILIZATION,
+    VLLM_MAX_NUM_BATCHED_TOKENS,
+    plan_generate,
+    plan_vllm,
+)
 from .fmt import format_bytes, format_count
 from .lora import ALL_LINEAR, lora_model_params
 from .memory import _OPTIMIZERS, _PRECISIONS, DTYPE_BITS, kv_cache_bytes, training_memory, weight_bytes
@@ -211,6 +218,11 @@ PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
     "context": (("inference",), 4096),
     "batch": (("inference",), 1),
     "beyond_trained_context": (("inference",), False),
+    "engine": (("inference",), "sum"),
+    "attention": (("inference",), "sdpa"),
+    "gpu_memory_utilization": (("inference",), VLLM_GPU_MEMORY_UTILIZATION),
+    "max_num_batched_tokens": (("inference",), VLLM_MAX_NUM_BATCHED_TOKENS),
+    "cuda_graphs_mib": (("inference",), 0),
     "seq_len": (_TRAINING, 2048),
     "micro_batch": (_TRAINING, 1),
     "optimizer": (_TRAINING, "adamw"),
@@ -243,6 +255,7 @@ _TASK_NAMES = {"inference": "inference", "full": "full fine-tuning", "lora": "Lo
 def _plan_options(args: argparse.Namespace) -> None:
     """Refuse the options that do not apply to ``args.task``, then fill in the defaults of those that do."""
     given = [name for name in PLAN_OPTIONS if hasattr(args, name)]
+    _engine_options(args, given)
     wrong = [name for name in given if args.task not in PLAN_OPTIONS[name][0]]
     if wrong:
         flags = ", ".join("--" + name.replace("_", "-") for name in wrong)
@@ -254,16 +267,80 @@ def _plan_options(args: argparse.Namespace) -> None:
             setattr(args, name, default)
 
 
+# Inference engines (llmcalc.engines): the options each engine takes beyond the model, and what each one plans.
+ENGINES = ("sum", "generate", "vllm")
+_ENGINE_OPTIONS = {
+    "attention": ("generate",),
+    "gpu_memory_utilization": ("vllm",),
+    "max_num_batched_tokens": ("vllm",),
+    "cuda_graphs_mib": ("vllm",),
+    "batch": ("sum", "generate"),
+    "kv_format": ("sum", "vllm"),
+}
+
+
+def _engine_options(args: argparse.Namespace, given: list[str]) -> None:
+    """Refuse an inference option that the chosen ``--engine`` does not take."""
+    engine = getattr(args, "engine", "sum")
+    wrong = [name for name in given if name in _ENGINE_OPTIONS and engine not in _ENGINE_OPTIONS[name]]
+    if args.task == "inference" and wrong:
+        applies = "; ".join(f"--{name.replace('_', '-')} applies to --engine {', '.join(_ENGINE_OPTIONS[name])}"
+                            for name in wrong)
+        raise ValueError(f"{', '.join('--' + name.replace('_', '-') for name in wrong)} "
+                         f"{'does' if len(wrong) == 1 else 'do'} not apply to --engine {engine} ({applies})")
+
+
+def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    """vLLM's start-up budget and KV-cache pool, as it prints them."""
+    if args.gpu is None:
+        raise ValueError("--engine vllm needs --gpu: vLLM sizes its KV-cache pool from the card's memory")
+    plan = plan_vllm(cfg, args.gpu, max_model_len=args.context, max_num_batched_tokens=args.max_num_batched_tokens,
+                     gpu_memory_utilization=args.gpu_memory_utilization, weight_format=args.weight_format,
+                     kv_format=args.kv_format,
+                     cuda_graph_bytes=check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20)
+    parts = {"budget": plan.requested, "weights": plan.weights, "profile_peak": plan.profile_peak,
+             "non_torch_and_cuda_graphs": plan.non_torch, "kv_cache": plan.blocks * plan.block_bytes}
+    rows = [(name.replace("_", " "), f"{value:,d}", format_bytes(value)) for name, value in parts.items()]
+    result: dict[str, Any] = {"task": "inference", "engine": "vllm", "parts": parts, "gpu_bytes": args.gpu,
+                              "gpu_memory_utilization": args.gpu_memory_utilization,
+                              "max_num_batched_tokens": args.max_num_batched_tokens, "kv_tokens": plan.kv_tokens,
+                              "max_concurrency": plan.max_concurrency, "fits": plan.starts,
+                              "trained_context": trained_context(cfg)}
+    text = (f"inference with vLLM, one GPU: gpu_memory_utilization {args.gpu_memory_utilization:g} of "
+            f"{format_bytes(args.gpu)}, max_num_batched_tokens {args.max_num_batched_tokens:,}\n"
+            + _table(("part", "bytes", "size"), rows)
+            + f"\n\nGPU KV cache size: {plan.kv_tokens:,} tokens\n"
+            f"Maximum concurrency for {args.context:,} tokens per request: {plan.max_concurrency:.2f}x\n"
+            + ("starts" if plan.starts else f"does not start: the pool holds fewer than {args.context:,} tokens"))
+    longest = min(plan.kv_tokens, context_search_limit(cfg, beyond_trained=args.beyond_trained_context))
+    result["largest_context"] = longest
+    text += f"; longest max_model_len that starts: {longest:,d}" + _trained_note(cfg, args.context)
+    return result, text
+
+
+def _trained_note(cfg: ModelConfig, context: int) -> str:
+    trained = trained_context(cfg)
+    if trained is None or context <= trained:
+        return ""
+    return f"\n\nnote: a context of {context:,} tokens is beyond the {trained:,} positions the model was trained on"
+
+
 def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    if args.task == "inference" and args.engine == "vllm":
+        return _plan_vllm(cfg, args)
     trained = trained_context(cfg)
     notes = []
     if args.task == "inference":
         def plan(n: int) -> MemoryPlan:
+            if args.engine == "generate":
+                return plan_generate(cfg, context=n, batch=args.batch, weight_format=args.weight_format,
+                                     attention=args.attention)
             return plan_inference(cfg, context=n, batch=args.batch, weight_format=args.weight_format,
                                   kv_format=args.kv_format)
         size, varied = args.context, "context"
         limit = context_search_limit(cfg, beyond_trained=args.beyond_trained_context)
-        where = "one GPU"
+        where = "one GPU" if args.engine == "sum" else (
+            f"one GPU, transformers generate ({args.attention} attention): the prompt processed at once")
         if trained is not None and args.context > trained:
             notes.append(f"note: a context of {args.context:,} tokens is beyond the {trained:,} positions the model "
                          "was trained on")
@@ -291,6 +368,8 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
     # The training set-up the plan describes, as chosen or defaulted.
     result.update({name: getattr(args, name) for name in ("precision", "qlora_preparation", "lora_dropout")
                    if hasattr(args, name)})
+    if args.task == "inference":
+        result["engine"] = args.engine
     text = f"{_TASK_NAMES[args.task]}, {where}\n" + _table(("part", "bytes", "size"), rows)
     if args.gpu is not None:
         budget = args.gpu
@@ -388,6 +467,19 @@ def build_parser() -> argparse.ArgumentParser:
                       help="inference: sequences held at once (default: 1)")
     plan.add_argument("--beyond-trained-context", action="store_true", default=hidden,
                       help="inference: search for the longest context past the positions the model was trained on")
+    plan.add_argument("--engine", choices=ENGINES, default=hidden,
+                      help="inference: sum (weights, KV cache and reserve), generate (transformers' generate, with "
+                      "the prefill's peak) or vllm (vLLM's start-up KV-cache pool) (default: sum)")
+    plan.add_argument("--attention", choices=ATTENTIONS, default=hidden,
+                      help="inference with --engine generate: attention implementation (default: sdpa)")
+    plan.add_argument("--gpu-memory-utilization", type=float, default=hidden, metavar="F",
+                      help="inference with --engine vllm: share of the card vLLM plans with (default: 0.9)")
+    plan.add_argument("--max-num-batched-tokens", type=int, default=hidden, metavar="N",
+                      help="inference with --engine vllm: tokens of vLLM's profile pass, as it prints them "
+                      f"(default: {VLLM_MAX_NUM_BATCHED_TOKENS:,})")
+    plan.add_argument("--cuda-graphs-mib", type=int, default=hidden, metavar="N",
+                      help="inference with --engine vllm: MiB of CUDA graphs, for vLLM versions that subtract them "
+                      "before sizing the KV-cache pool (default: 0, as vLLM 0.2 to 0.10, which capture them after)")
     plan.add_argument("--seq-len", type=tokens, default=hidden, metavar="N",
                       help="training: tokens per sequence (default: 2048)")
     plan.add_argument("--micro-batch", type=int, default=hidden, metavar="N",

@@ -165,7 +165,10 @@ MESSAGES: dict[str, str] = {
     "model_too_large": "the model has {params:,} parameters; the planner takes models of up to {max_params:,}",
     "zero_needs_full": "ZeRO is planned for full fine-tuning only; got task={task!r} with zero_stage={zero_stage!r}, "
                        "n_gpus={n_gpus!r}",
-    "precision_needs_full": "precision applies to full fine-tuning only; got precision={precision!r} with task={task!r}",
+    "engine_needs_dense": "the engine plans model dense full-attention models only (no mixture of experts, latent "
+                          "attention or sliding window); got model_type {model_type!r}",
+    "precision_needs_full": "precision applies to full fine-tuning only; got precision={precision!r} with "
+                            "task={task!r}",
     "qlora_preparation_needs_qlora": "qlora_preparation applies to QLoRA only; got "
                                      "qlora_preparation={qlora_preparation!r} with task={task!r}",
 }

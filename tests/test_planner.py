@@ -589,3 +589,158 @@ def test_bad_fields_show_a_translated_message_never_nan(language: str) -> None:
                 assert quoted in text and page.locator('[name="gpu_gib"]').get_attribute("aria-invalid") == "true"
             assert not re.search(r"NaN|undefined|Infinity", page.locator(".calculator").inner_text())
     assert log.errors == []
+
+
+# ---- Inference engines (llmcalc.engines): transformers generate and vLLM, the widget against Python ----
+
+def generate_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: int, *, attention: str,
+                  context: int, batch: int, weight_format: str, beyond: bool) -> dict[str, object]:
+    """One generate vector: the plan and the longest prompt on ``gpu``, as Python answers them."""
+    from llmcalc.engines import plan_generate
+
+    def plan(n: int):
+        return plan_generate(cfg, context=n, batch=batch, weight_format=weight_format, attention=attention)
+
+    search = context_search_limit(cfg, beyond_trained=beyond)
+    return {"engine": "generate", "model": label, "source": source, "gpu": str(gpu),
+            "options": {"task": "inference", "engine": "generate", "attention": attention, "context": context,
+                        "batch": batch, "weightFormat": weight_format, "kvFormat": "bf16", "beyondTrained": beyond},
+            "expected": outcome(lambda: plan(context)), "limit": search,
+            "largest": outcome(lambda: largest_fitting(plan, gpu, limit=search))}
+
+
+def vllm_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: int,
+              options: dict[str, object]) -> dict[str, object]:
+    """One vLLM vector: the start-up figures as Python computes them, or its refusal."""
+    from llmcalc.engines import plan_vllm
+
+    try:
+        result = plan_vllm(cfg, gpu, max_model_len=options["context"],  # type: ignore[arg-type]
+                           max_num_batched_tokens=options["maxNumBatchedTokens"],  # type: ignore[arg-type]
+                           gpu_memory_utilization=options["utilization"],  # type: ignore[arg-type]
+                           weight_format=options["weightFormat"], kv_format=options["kvFormat"],  # type: ignore[arg-type]
+                           cuda_graph_bytes=options["cudaGraphBytes"])  # type: ignore[arg-type]
+        figures = {"requested": result.requested, "weights": result.weights, "profile_peak": result.profile_peak,
+                   "non_torch": result.non_torch, "blocks": result.blocks, "kv_tokens": result.kv_tokens,
+                   "max_concurrency": repr(result.max_concurrency), "starts": str(result.starts).lower()}
+        expected: dict[str, object] = {"parts": {key: str(value) for key, value in figures.items()}}
+    except ValueError as error:
+        expected = {"error": str(error)}
+    return {"engine": "vllm", "model": label, "source": source, "gpu": str(gpu), "options": options,
+            "expected": expected}
+
+
+def engine_vectors(seed: int = 20261201) -> list[dict[str, object]]:
+    """generate and vLLM plans over every model source, with the longest fits, as Python answers them."""
+    rng = random.Random(seed)
+    cards = [card.total_bytes for card in CARDS]
+    vectors: list[dict[str, object]] = []
+    for label, source, cfg in model_sources():
+        limit = context_limit(cfg)
+        for attention in ("sdpa", "eager"):
+            vectors.append(generate_case(
+                label, source, cfg, rng.choice(cards), attention=attention,
+                context=rng.choice([1, 2048, rng.randint(1, min(limit, 65536)), limit + 1]),
+                batch=rng.choice([1, rng.randint(1, 16)]), weight_format=rng.choice(WEIGHT_FORMATS),
+                beyond=rng.random() < 0.5,
+            ))
+        for _ in range(2):
+            options = {"context": rng.choice([4096, rng.randint(1, min(limit, 131072)), limit + 1]),
+                       "maxNumBatchedTokens": rng.choice([512, 2048, 8192, rng.randint(1, 65536)]),
+                       "weightFormat": rng.choice(WEIGHT_FORMATS), "kvFormat": rng.choice(KV_FORMATS),
+                       "utilization": rng.choice([0.9, 0.5, 0.95, rng.choice([1.0, 0.0, 1.5])]),
+                       "cudaGraphBytes": rng.choice([0, 0, 512 * 2**20, rng.randint(0, 2**36)])}
+            vectors.append(vllm_case(label, source, cfg, rng.choice(cards), options))
+    return vectors
+
+
+COMPARE_ENGINES = """
+(vectors) => {
+  const M = window.LLMModelConfig, P = window.LLMPlanner, bad = [];
+  const answer = (compute, keys) => {
+    try {
+      const result = compute();
+      if (typeof result === "number") return {value: String(result)};
+      const parts = {};
+      for (const key of keys || Object.keys(result)) {
+        parts[key] = key === "max_concurrency" ? pyFloat(result[key]) : String(result[key]);
+      }
+      return {parts};
+    } catch (error) {
+      return {error: error.message};
+    }
+  };
+  const pyFloat = (x) => Number.isInteger(x) ? x.toFixed(1) : String(x);
+  const VLLM_KEYS = ["requested", "weights", "profile_peak", "non_torch", "blocks", "kv_tokens", "max_concurrency",
+                     "starts"];
+  for (const v of vectors) {
+    const cfg = v.source.hf ? M.fromHfConfig(v.source.hf) : M.modelConfig(v.source.fields);
+    if (v.engine === "generate") {
+      const got = answer(() => P.planGenerate(cfg, v.options));
+      const largest = answer(() => P.largestFitting((n) => P.planGenerate(cfg, {...v.options, context: n}),
+        BigInt(v.gpu), v.limit));
+      if (JSON.stringify(got) !== JSON.stringify(v.expected) || JSON.stringify(largest) !== JSON.stringify(v.largest)) {
+        bad.push({model: v.model, options: v.options, got, expected: v.expected, largest, want: v.largest});
+      }
+    } else {
+      const got = answer(() => P.planVllm(cfg, BigInt(v.gpu), v.options), VLLM_KEYS);
+      if (JSON.stringify(got) !== JSON.stringify(v.expected)) {
+        bad.push({model: v.model, options: v.options, got, expected: v.expected});
+      }
+    }
+  }
+  return {checked: vectors.length, bad: bad.slice(0, 4)};
+}
+"""
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_engine_plan_matches_llmcalc(language: str) -> None:
+    vectors = engine_vectors()
+    refused = sum("error" in v["expected"] for v in vectors)  # type: ignore[operator]
+    starts = sum(v["expected"].get("parts", {}).get("starts") == "true" for v in vectors)  # type: ignore[union-attr]
+    assert len(vectors) > 100 and 0 < refused < len(vectors) - 40 and starts > 10
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        result = page.evaluate(COMPARE_ENGINES, vectors)
+    assert result == {"checked": len(vectors), "bad": []}
+    assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str) -> None:
+    """Llama-3-8B: generate's prefill as activations; vLLM's pool and concurrency in the verdict, as the CLI's JSON."""
+    import json as json_module
+    import subprocess
+    import sys
+
+    def cli(*argv: str) -> dict:
+        done = subprocess.run([sys.executable, "-m", "llmcalc", "plan", "llama-3-8b", *argv, "--json"],
+                              capture_output=True, text=True, check=True, cwd=REPO)
+        return json_module.loads(done.stdout)
+
+    generate = cli("--engine", "generate", "--attention", "eager", "--context", "4096", "--gpu", "l4")
+    vllm = cli("--engine", "vllm", "--context", "8192", "--gpu", "l4", "--gpu-memory-utilization", "0.85",
+               "--max-num-batched-tokens", "2048", "--cuda-graphs-mib", "512")
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        page.locator('select[name="preset"]').select_option("llama-3-8b")
+        page.locator('select[name="gpu"]').select_option("l4")
+        choose(page, task="inference", engine="generate", attention="eager", context="4096")
+        shown = shown_parts(page)
+        assert {k: v for k, v in shown.items() if v} == {**{k: v for k, v in generate["parts"].items() if v},
+                                                         "total": generate["total"]}
+        assert read(page, "largest").startswith(f"{generate['largest_context']:,}")
+        assert page.locator('[name="kv_format"]').is_hidden() and page.locator('[name="attention"]').is_visible()
+        choose(page, task="inference", engine="vllm", gpu_memory_utilization="85", max_num_batched_tokens="2048",
+               context="8192", cuda_graphs_mib="512")
+        assert page.locator('[name="batch"]').is_hidden() and page.locator('[name="attention"]').is_hidden()
+        verdict = read(page, "verdict")
+        assert f"{vllm['kv_tokens']:,}" in verdict and f"{vllm['max_concurrency']:.2f}" in verdict, verdict
+        assert shown_parts(page)["kv_cache"] == vllm["parts"]["kv_cache"]
+        assert shown_parts(page)["activations"] == vllm["parts"]["profile_peak"]
+        assert shown_parts(page)["reserve"] == vllm["parts"]["non_torch_and_cuda_graphs"]
+        assert read(page, "largest") == f"{vllm['largest_context']:,}"
+        page.locator('[name="gpu_memory_utilization"]').fill("101")
+        assert page.locator('[name="gpu_memory_utilization"]').get_attribute("aria-invalid") == "true"
+    assert log.errors == [] and log.requests == []

@@ -64,7 +64,7 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_target_matches_nothing", "refusal_experts_need_fused_pair", "refusal_all_linear_needs_model_type",
     "refusal_gptq_not_modelled", "refusal_activations_unmeasured_feature", "refusal_activations_llama_blocks",
     "refusal_activations_gpt2_blocks", "refusal_activations_layout", "refusal_lora_on_lm_head",
-    "refusal_lora_without_qkv", "refusal_model_too_large", "refusal_zero_needs_full",
+    "refusal_lora_without_qkv", "refusal_model_too_large", "refusal_zero_needs_full", "refusal_engine_needs_dense",
 )
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
@@ -86,6 +86,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         "fits", "no_fit", "largest_context", "largest_micro_batch", "none_fits",
         "at_trained", "beyond_trained_note", "context_note",
         "error", "memory_error", "config_error", "plan_error",
+        "engine", "engine_sum", "engine_generate", "engine_vllm", "attention", "gpu_memory_utilization",
+        "max_num_batched_tokens", "cuda_graphs_mib", "vllm_starts", "vllm_no_start", "largest_max_model_len",
         *REFUSAL_LABELS,
     ),
 }
@@ -99,7 +101,8 @@ and ``plan_error`` take ``{detail}``, the refusal worded from :data:`REFUSAL_LAB
 page's language; ``memory_error`` takes ``{label}`` and ``{value}`` (what was typed); ``at_trained`` and
 ``beyond_trained_note`` take ``{trained}``, the positions the model was trained on;
 ``context_note`` takes ``{context}`` and ``{trained}``; ``dropout_error`` takes ``{label}`` and
-``{value}``.
+``{value}``; ``vllm_starts`` takes ``{tokens}``, ``{context}`` and ``{concurrency}``, ``vllm_no_start``
+``{tokens}`` and ``{context}``.
 """
 
 MEMORY_DTYPES = ("fp32", "bf16", "fp8", "int8", "int4")
@@ -108,7 +111,7 @@ KV_DTYPES = ("bf16", "fp32", "fp8")
 # The planner's messages that fill in a {detail} or {bytes}, or name what fits.
 PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
-                    "dropout_error")
+                    "dropout_error", "vllm_starts", "vllm_no_start", "largest_max_model_len")
 KV_PRESETS = ("reference", "llama-3-8b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b")
 TEMPLATES = Path(__file__).resolve().parent.parent / "_templates" / "calculators"
 
@@ -293,7 +296,7 @@ def planner_data() -> dict[str, str]:
     import dataclasses
 
     import llmcalc
-    from llmcalc import memory, planner, weightformats
+    from llmcalc import engines, memory, planner, weightformats
 
     tables = {
         "limits": {"max_params": planner.MAX_PARAMS, "max_tokens": planner.MAX_TOKENS,
@@ -313,6 +316,8 @@ def planner_data() -> dict[str, str]:
         "weight_formats": weightformats.WEIGHT_FORMATS,
         "fp32_routers": weightformats._FP32_ROUTERS,
         "no_gptq_layouts": weightformats._NO_GPTQ_LAYOUTS,
+        "engines": {"block_size": engines.VLLM_BLOCK_SIZE, "non_torch": engines.VLLM_NON_TORCH,
+                    "activation_bytes": engines.ACTIVATION_BYTES},
     }
     return {
         "data-presets": compact_json({name: dataclasses.asdict(cfg) for name, cfg in llmcalc.PRESETS.items()}),

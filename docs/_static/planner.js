@@ -440,6 +440,86 @@
     return low;
   }
 
+  /* ---- Inference engines: llmcalc.engines, named alike ---- */
+
+  /* llmcalc.engines._dense: the engine plans take dense full-attention models only. */
+  function denseOnly(cfg) {
+    if (cfg.n_experts > 1 || cfg.kv_lora_rank > 0 || cfg.sliding_window > 0) {
+      throw refusal("engine_needs_dense", { model_type: cfg.model_type || "custom" });
+    }
+  }
+
+  /* llmcalc.engines.generate_prefill_parts: [the prompt's bf16 KV cache, the prefill's working memory at its peak]. */
+  function generatePrefillParts(cfg, prompt, batch, attention) {
+    denseOnly(cfg);
+    checkCount("batch", batch, 1, 65536);
+    checkCount("prompt", prompt, 1, 16777216);
+    var E = TABLES.engines;
+    var two = big(E.activation_bytes);
+    var sequences = big(batch);
+    var tokens = big(prompt);
+    var n = sequences * tokens;
+    var kv = kvCacheBytes(cfg, prompt, batch, "bf16");
+    var d = big(cfg.d_model);
+    var ff = big(cfg.d_ff);
+    var gpt2 = cfg.layout === "gpt2";
+    var mlp = n * two * (cfg.ffn === "mlp" ? 5n * ff + 2n * d : 3n * ff + 4n * d);
+    var logits = sequences * big(cfg.vocab_size) * (two + 4n) + n * two * 2n * d;
+    var scores = sequences * big(cfg.n_heads) * tokens * tokens;
+    var masks = sequences * tokens * tokens * two;
+    if (attention === "eager" && gpt2) { mlp += scores * two + masks; }
+    var eager = attention === "eager" && !gpt2 ? n * two * 6n * d + 10n * scores + masks : 0n;
+    var working = mlp > eager ? mlp : eager;
+    return [kv, working > logits ? working : logits];
+  }
+
+  /* llmcalc.engines.plan_generate */
+  function planGenerate(cfg, options) {
+    var base = planInference(cfg, { context: options.context, batch: options.batch, weightFormat: options.weightFormat,
+                                    kvFormat: "bf16" });
+    var prefill = generatePrefillParts(cfg, options.context, options.batch, options.attention);
+    return memoryPlan(base.weights, prefill[0], 0n, 0n, prefill[1]);
+  }
+
+  /* llmcalc.engines.vllm_profile_peak */
+  function vllmProfilePeak(cfg, tokens) {
+    denseOnly(cfg);
+    checkCount("max_num_batched_tokens", tokens, 1, 16777216);
+    var mlp = cfg.ffn === "swiglu" ? 3n * big(cfg.d_ff) : 2n * big(cfg.d_ff);
+    return big(tokens) * big(TABLES.engines.activation_bytes) * (3n * big(cfg.d_model) + mlp);
+  }
+
+  /* Python's repr of a float, for check.number's message. */
+
+  /* llmcalc.engines.plan_vllm: the start-up budget and the KV-cache pool, as vLLM prints them. */
+  function planVllm(cfg, gpuBytes, options) {
+    denseOnly(cfg);
+    checkedModel(cfg);
+    var E = TABLES.engines;
+    var utilization = options.utilization;
+    if (!(utilization > 0 && utilization <= 1)) {
+      throw refusal("number_out_of_range", { name: "gpu_memory_utilization", minimum: 0, maximum: 1,
+        min_inclusive: false, max_inclusive: true, value: utilization });
+    }
+    var length = checkCount("max_model_len", options.context, 1, tokenLimit(cfg));
+    var batched = options.maxNumBatchedTokens;
+    var requested = big(Math.trunc(Number(gpuBytes) * utilization));
+    var graphs = big(checkCount("cuda_graph_bytes", big(options.cudaGraphBytes), 0n, big(gpuBytes)));
+    var parts = weightFormatBytes(cfg, options.weightFormat);
+    var weights = Object.keys(parts).reduce(function (sum, key) { return sum + parts[key]; }, 0n);
+    var blockSize = big(E.block_size);
+    var blockBytes = blockSize * kvCacheBytes(cfg, 1, 1, options.kvFormat);
+    var peak = vllmProfilePeak(cfg, batched);
+    var nonTorch = big(E.non_torch) + graphs;
+    var available = requested - weights - peak - nonTorch;
+    var blocks = available > 0n ? available / blockBytes : 0n;
+    var tokens = blocks * blockSize;
+    return { requested: requested, weights: weights, profile_peak: peak, non_torch: nonTorch,
+             block_bytes: blockBytes, blocks: blocks, block_size: blockSize, max_model_len: big(length),
+             available_kv: available, kv_tokens: tokens, max_concurrency: Number(tokens) / length,
+             starts: tokens >= big(length) };
+  }
+
   /* ---- The widget ---- */
 
   function formatter() {
@@ -565,7 +645,8 @@
 
     /* llmcalc's range errors name their parameter; those that are a field of the form are shown at that field. */
     var FIELD_OF = { context: "context", batch: "batch", seq_len: "seq_len", micro_batch: "micro_batch",
-                     n_gpus: "n_gpus", lora_rank: "rank" };
+                     n_gpus: "n_gpus", lora_rank: "rank", max_model_len: "context", prompt: "context",
+                     max_num_batched_tokens: "max_num_batched_tokens" };
 
     function fieldError(name, message) {
       var input = form.elements[name];
@@ -625,6 +706,13 @@
         options.context = readInteger(root, "context", format);
         options.batch = readInteger(root, "batch", format);
         options.beyondTrained = form.elements.beyond_trained.checked;
+        options.engine = form.elements.engine.value;
+        if (options.engine === "generate") { options.attention = form.elements.attention.value; }
+        if (options.engine === "vllm") {
+          options.utilization = readInteger(root, "gpu_memory_utilization", format) / 100;
+          options.maxNumBatchedTokens = readInteger(root, "max_num_batched_tokens", format);
+          options.cudaGraphBytes = readInteger(root, "cuda_graphs_mib", format) * 1048576;
+        }
         return options;
       }
       options.optimizer = form.elements.optimizer.value;
@@ -647,7 +735,24 @@
     }
 
     function plan(cfg, options) {
+      if (options.task === "inference" && options.engine === "generate") { return planGenerate(cfg, options); }
       return options.task === "inference" ? planInference(cfg, options) : planTraining(cfg, options);
+    }
+
+    /* vLLM's start-up pool in the table's rows: the weights, the profiled peak (activations), the memory outside
+     * torch (reserve) and the pool (KV cache), against the share of the card vLLM plans with. */
+    function renderVllm(cfg, options, budget) {
+      var result = planVllm(cfg, budget, options);
+      var shown = memoryPlan(result.weights, result.blocks * result.block_bytes, 0n, 0n, result.profile_peak);
+      shown.reserve = result.non_torch;
+      var limit = contextSearchLimit(cfg, options.beyondTrained);
+      var longest = Number(result.kv_tokens) < limit ? Number(result.kv_tokens) : limit;
+      var verdict = fill(fill(fill(result.starts ? root.dataset.vllmStarts : root.dataset.vllmNoStart, "tokens",
+        format.count(result.kv_tokens)), "context", format.count(options.context)), "concurrency",
+        result.max_concurrency.toLocaleString(document.documentElement.lang || "en",
+          { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
+      render(shown, result.requested, cfg, options,
+        [verdict, result.starts, [root.dataset.largestMaxModelLen, longest, ""]]);
     }
 
     function largest(cfg, options, budget) {
@@ -671,7 +776,7 @@
         }, budget, LIMITS.max_batch), ""];
     }
 
-    function render(result, budget, cfg, options) {
+    function render(result, budget, cfg, options, engineVerdict) {
       var total = planTotal(result);
       var scale = total > budget ? total : budget;
       PARTS.forEach(function (part) {
@@ -683,11 +788,11 @@
       out.total.textContent = format.count(total) + " B";
       out["total-gib"].textContent = format.gib(total) + " GiB";
       out.capacity.style.left = (Number(budget) / Number(scale) * 100) + "%";
-      var fits = total <= budget;
-      out.verdict.textContent = fill(fits ? root.dataset.fits : root.dataset.noFit, "bytes",
-        format.bytes(fits ? budget - total : total - budget));
+      var fits = engineVerdict ? engineVerdict[1] : total <= budget;
+      out.verdict.textContent = engineVerdict ? engineVerdict[0] : fill(fits ? root.dataset.fits : root.dataset.noFit,
+        "bytes", format.bytes(fits ? budget - total : total - budget));
       out.verdict.className = "planner-verdict " + (fits ? "planner-fits" : "planner-no-fit");
-      var found = largest(cfg, options, budget);
+      var found = engineVerdict ? engineVerdict[2] : largest(cfg, options, budget);
       out["largest-label"].textContent = found[0];
       out.largest.textContent = (found[1] ? format.count(found[1]) : root.dataset.noneFits) +
         (found[2] ? " " + found[2] : "");
@@ -712,6 +817,10 @@
       root.querySelectorAll("[data-for]").forEach(function (group) {
         group.hidden = group.dataset.for.split(" ").indexOf(kind) < 0;
       });
+      var engine = form.elements.engine.value;
+      root.querySelectorAll("[data-engine]").forEach(function (group) {
+        group.hidden = group.dataset.engine.split(" ").indexOf(engine) < 0;
+      });
       var cfg;
       try {
         cfg = model();
@@ -730,7 +839,11 @@
       try {
         var options = readOptions(kind);
         var budget = readMemory(root, format);
-        render(plan(cfg, options), budget, cfg, options);
+        if (options.task === "inference" && options.engine === "vllm") {
+          renderVllm(cfg, options, budget);
+        } else {
+          render(plan(cfg, options), budget, cfg, options);
+        }
         say(planError, "");
         if (announce) { status.textContent = out.verdict.textContent; }
       } catch (error) {
@@ -816,6 +929,9 @@
     planTraining: planTraining,
     planTotal: planTotal,
     largestFitting: largestFitting,
+    generatePrefillParts: generatePrefillParts,
+    planGenerate: planGenerate,
+    planVllm: planVllm,
   };
 
   if (document.readyState === "loading") {

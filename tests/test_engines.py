@@ -1,0 +1,100 @@
+"""llmcalc.engines.plan_vllm against vLLM start-up logs published in vLLM's issue tracker."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from llmcalc import GiB, get_preset
+from llmcalc.engines import VLLM_NON_TORCH, plan_vllm, vllm_profile_peak
+
+LOGS = json.loads((pathlib.Path(__file__).parent / "data" / "engines" / "vllm_startup_logs.json").read_text())["logs"]
+
+
+def _plan(log: dict[str, Any]) -> Any:
+    cfg = get_preset(log["preset"])
+    # The logs ran past the preset's trained context on purpose (rope-scaled Llama 3.1); vLLM took max_model_len.
+    cfg = replace(cfg, trained_context=max(cfg.trained_context, log["max_model_len"]))
+    non_torch = VLLM_NON_TORCH if log["non_torch_gib"] is None else round(log["non_torch_gib"] * GiB)
+    return plan_vllm(cfg, round(log["gpu_total_gib"] * GiB), max_model_len=log["max_model_len"],
+                     max_num_batched_tokens=log["max_num_batched_tokens"],
+                     gpu_memory_utilization=log["gpu_memory_utilization"], non_torch_bytes=non_torch)
+
+
+def test_at_least_five_logs_each_with_its_source() -> None:
+    assert len(LOGS) >= 5
+    for log in LOGS:
+        assert log["url"].startswith("https://github.com/vllm-project/vllm/")
+        assert log["quoted"] and log["vllm"] and log["card"]
+
+
+@pytest.mark.parametrize("log", LOGS, ids=[log["id"] for log in LOGS])
+def test_kv_tokens_within_five_percent_of_the_printed_figure(log: dict[str, Any]) -> None:
+    plan = _plan(log)
+    assert abs(plan.kv_tokens / log["printed_tokens"] - 1) <= 0.05
+    # The verdict vLLM gave: it refused to start where the pool held less than one max_model_len request.
+    assert plan.starts == (log["printed_tokens"] >= log["max_model_len"])
+    if "printed_concurrency" in log:
+        assert plan.max_concurrency == pytest.approx(log["printed_concurrency"], rel=0.05)
+
+
+def test_printed_blocks_are_tokens_over_sixteen() -> None:
+    for log in LOGS:
+        if "printed_blocks" in log:
+            assert log["printed_blocks"] * 16 == log["printed_tokens"]
+
+
+def test_profile_peak_matches_the_growth_vllm_printed() -> None:
+    # Issue 10517: peak_torch_memory 17.06 GiB at 20,000 tokens and 17.98 GiB at 29,000: +0.92 GiB for 9,000 tokens.
+    cfg = get_preset("llama-3-8b")
+    growth = (vllm_profile_peak(cfg, 29_000) - vllm_profile_peak(cfg, 20_000)) / GiB
+    assert growth == pytest.approx(17.98 - 17.06, rel=0.05)
+
+
+def test_bad_inputs_are_named() -> None:
+    cfg = get_preset("llama-3-8b")
+    with pytest.raises(ValueError, match="gpu_memory_utilization"):
+        plan_vllm(cfg, 24 * GiB, max_model_len=8192, gpu_memory_utilization=1.5)
+    with pytest.raises(ValueError, match="dense full-attention"):
+        plan_vllm(get_preset("mixtral-8x7b"), 80 * GiB, max_model_len=8192)
+    plan = plan_vllm(cfg, 16 * GiB, max_model_len=8192)
+    assert plan.blocks == 0 and not plan.starts and plan.available_kv < 0
+
+
+PREFILL = json.loads((pathlib.Path(__file__).parent / "data" / "engines" / "generate_prefill.json").read_text())
+
+
+def _measured_config(arch: str) -> Any:
+    from llmcalc.hf import config_from_hf
+
+    entry = PREFILL["architectures"][arch]
+    return config_from_hf({"model_type": entry["model_type"], **entry["config"]})
+
+
+@pytest.mark.parametrize("record", PREFILL["records"],
+                         ids=[f"{r['arch']}-{r['attention']}-{r['batch']}x{r['prompt']}" for r in PREFILL["records"]])
+def test_generate_prefill_within_five_percent_of_the_recordings(record: dict[str, Any]) -> None:
+    from llmcalc.engines import generate_prefill_bytes
+
+    predicted = generate_prefill_bytes(_measured_config(record["arch"]), record["prompt"], batch=record["batch"],
+                                       attention=record["attention"])
+    assert abs(predicted / record["peak_working_bytes"] - 1) <= 0.05
+
+
+def test_prefill_recordings_cover_three_architectures_and_both_attentions() -> None:
+    assert {r["arch"] for r in PREFILL["records"]} >= {"llama", "gpt2", "qwen2"}
+    assert {r["attention"] for r in PREFILL["records"]} == {"eager", "sdpa"}
+    assert PREFILL["provenance"]["transformers"] == "5.24.0"
+
+
+def test_cuda_graphs_counted_by_later_versions_come_out_of_the_pool() -> None:
+    cfg = get_preset("llama-3-8b")
+    without = plan_vllm(cfg, 24 * GiB, max_model_len=8192)
+    graphs = plan_vllm(cfg, 24 * GiB, max_model_len=8192, cuda_graph_bytes=GiB // 2)
+    assert graphs.non_torch == without.non_torch + GiB // 2
+    # Half a GiB is 4,096 tokens of Llama 3 8B's 128 KiB a token, give or take one block of 16.
+    assert without.kv_tokens - graphs.kv_tokens in (4096, 4096 + 16)
