@@ -624,8 +624,8 @@ def vllm_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: i
                    "non_torch": result.non_torch, "blocks": result.blocks, "kv_tokens": result.kv_tokens,
                    "max_concurrency": repr(result.max_concurrency), "starts": str(result.starts).lower()}
         expected: dict[str, object] = {"parts": {key: str(value) for key, value in figures.items()}}
-    except ValueError as error:
-        expected = {"error": str(error)}
+    except Refusal as error:
+        expected = {"error": [error.code, refusal_numbers(error.params)]}
     return {"engine": "vllm", "model": label, "source": source, "gpu": str(gpu), "options": options,
             "expected": expected}
 
@@ -667,7 +667,13 @@ COMPARE_ENGINES = """
       }
       return {parts};
     } catch (error) {
-      return {error: error.message};
+      if (!(error instanceof M.LLMCalcError)) return {error: [error.name, String(error.message)]};
+      const numbers = {};
+      for (const key of Object.keys(error.params).sort()) {
+        const value = error.params[key];
+        if (typeof value === "bigint" || typeof value === "number") numbers[key] = String(value);
+      }
+      return {error: [error.code, numbers]};
     }
   };
   const pyFloat = (x) => Number.isInteger(x) ? x.toFixed(1) : String(x);
