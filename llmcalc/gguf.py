@@ -29,10 +29,12 @@ as a figure the reader measured (or one of :data:`MEASURED_RUNS`), never as a gu
 
 from __future__ import annotations
 
+import argparse
 import os
 import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import BinaryIO
 
 from . import _validate as check
@@ -231,7 +233,6 @@ def recipe_tensor_types(cfg: ModelConfig, recipe: str, *, imatrix: bool = False)
             tensors.append(GgufTensor(f"blk.{i}.{tensor}.weight", shape, layer_type(tensor, i, module.d_in)))
             if module.bias:
                 tensors.append(GgufTensor(f"blk.{i}.{tensor}.bias", (module.d_out,), "F32"))
-                norm_weights -= module.d_out
     if not cfg.tie_embeddings:
         tensors.append(GgufTensor("output.weight", (d, cfg.vocab_size), output_type(d)))
     # Norms (and anything else one-dimensional) are not quantized: F32, one row of d_model per norm.
@@ -601,3 +602,124 @@ def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cach
                                  cache_type_v).values())
     buffer = None if compute_buffer is None else check.count("compute_buffer", compute_buffer, minimum=0)
     return GgufPlan(model.weight_bytes, kv, buffer, RESERVE)
+
+
+MAX_CONTEXT = 1 << 24
+MAX_COMPUTE_BUFFER_MIB = 1_000_000
+
+
+def compute_buffer_bytes(text: str) -> int:
+    """Bytes of a compute buffer typed in MiB as llama.cpp prints it (``560.25``): exact, rounded down.
+
+    Examples
+    --------
+    >>> compute_buffer_bytes("672.01"), compute_buffer_bytes("0")
+    (704653885, 0)
+    """
+    number = text.strip()
+    whole, dot, fraction = number.partition(".")
+    if not (whole or fraction) or not (whole + fraction).isascii() or not (whole + fraction).isdigit() or \
+            (dot and not fraction and not whole):
+        raise ValueError(f"the compute buffer must be a number of MiB from 0 to {MAX_COMPUTE_BUFFER_MIB:,} "
+                         f"(560.25), as llama.cpp prints it; got {text!r}")
+    size = int((whole + fraction) or "0") * MiB // 10 ** len(fraction)
+    if size > MAX_COMPUTE_BUFFER_MIB * MiB:
+        raise ValueError(f"the compute buffer must be from 0 to {MAX_COMPUTE_BUFFER_MIB:,} MiB; got {text!r}")
+    return size
+
+
+def largest_context(model: GgufModel, gpu_bytes: int, *, beyond_trained: bool = False, **options: object) -> int:
+    """The longest context whose :func:`plan_gguf` fits ``gpu_bytes``; stops at the trained context unless asked."""
+    limit = MAX_CONTEXT if beyond_trained or not model.trained_context else min(model.trained_context, MAX_CONTEXT)
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if plan_gguf(model, context=middle, **options).total <= gpu_bytes:  # type: ignore[arg-type]
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def model_from_config(cfg: ModelConfig, recipe: str, *, imatrix: bool = False) -> GgufModel:
+    """A :class:`GgufModel` for ``cfg`` quantized by ``llama-quantize`` with ``recipe`` (no file needed)."""
+    cfg = as_model_config(cfg)
+    weights = recipe_weight_bytes(cfg, recipe, imatrix=imatrix)
+    width = cfg.n_kv_heads * cfg.head_dim
+    return GgufModel(cfg.model_type or "llama", cfg.n_layers, width, width, cfg.trained_context, weights)
+
+
+def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type_v: str, flash_attention: bool,
+                compute_buffer: int | None, gpu_bytes: int | None,
+                beyond_trained: bool = False) -> tuple[dict[str, object], str]:
+    """The plan as the CLI prints it (and as the widget shows it): a JSON-able result and its text."""
+    options = {"cache_type_k": cache_type_k, "cache_type_v": cache_type_v, "flash_attention": flash_attention,
+               "compute_buffer": compute_buffer}
+    plan = plan_gguf(model, context=context, **options)  # type: ignore[arg-type]
+    parts = {"weights": plan.weights, "kv_cache": plan.kv_cache, "compute_buffer": plan.compute_buffer,
+             "reserve": plan.reserve}
+    lines = [f"llama.cpp, every layer on one GPU: {model.architecture}, {model.n_layers} layers, "
+             f"KV {model.k_width}+{model.v_width} per token and layer, trained context "
+             f"{model.trained_context or 'unknown'}"]
+    for name, value in parts.items():
+        shown = "not counted (give --compute-buffer: llama.cpp prints it at start-up)" if value is None else \
+            f"{value:>16,d}  {value / GiB:8.2f} GiB"
+        lines.append(f"{name.replace('_', ' '):15s} {shown}")
+    lines.append(f"{'total':15s} {plan.total:>16,d}  {plan.total / GiB:8.2f} GiB")
+    result: dict[str, object] = {"architecture": model.architecture, "context": context, "parts": parts,
+                                 "total": plan.total, "compute_buffer_counted": compute_buffer is not None}
+    if gpu_bytes is not None:
+        fits = plan.total <= gpu_bytes
+        longest = largest_context(model, gpu_bytes, beyond_trained=beyond_trained, **options)
+        result.update(gpu_bytes=gpu_bytes, fits=fits, largest_context=longest)
+        lines.append("")
+        lines.append(f"{'fits' if fits else 'does not fit'} in {gpu_bytes / GiB:.2f} GiB "
+                     f"({abs(gpu_bytes - plan.total) / GiB:.2f} GiB {'to spare' if fits else 'over'}); "
+                     f"longest context that fits: {longest:,}")
+    if compute_buffer is None:
+        lines.append("the compute buffer is not modelled: the total leaves it out")
+    return result, "\n".join(lines)
+
+
+def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``llmcalc gguf`` command's arguments."""
+    parser.add_argument("model", metavar="MODEL",
+                        help="a .gguf file (only its header is read) or a preset name with --recipe")
+    parser.add_argument("--recipe", choices=list(RECIPES),
+                        help="for a preset: the llama-quantize file type whose per-tensor types to count")
+    parser.add_argument("--imatrix", action="store_true", help="for a preset: quantized with an importance matrix")
+    parser.add_argument("--context", type=int, default=4096, metavar="N", help="llama.cpp's -c, in tokens")
+    parser.add_argument("--cache-type-k", choices=KV_CACHE_TYPES, default="f16", help="llama.cpp's -ctk")
+    parser.add_argument("--cache-type-v", choices=KV_CACHE_TYPES, default="f16",
+                        help="llama.cpp's -ctv (q8_0, q4_0 need --flash-attn)")
+    parser.add_argument("--flash-attn", action="store_true", help="llama.cpp's -fa")
+    parser.add_argument("--compute-buffer", metavar="MIB",
+                        help="the 'compute buffer size' llama.cpp printed for this model and settings, in MiB; "
+                        "without it the plan leaves the compute buffer out")
+    parser.add_argument("--beyond-trained-context", action="store_true",
+                        help="search for the longest context past the model's trained context")
+
+
+def run_cli(args: argparse.Namespace, gpu_bytes: int | None) -> tuple[dict[str, object], str]:
+    """``llmcalc gguf``: a plan from a .gguf header or from a preset and a recipe."""
+    from .presets import PRESETS, get_preset
+
+    path = Path(args.model)
+    if args.model in PRESETS:
+        if args.recipe is None:
+            raise ValueError(f"a preset needs --recipe, one of {', '.join(RECIPES)}")
+        model, label = model_from_config(get_preset(args.model), args.recipe, imatrix=args.imatrix), \
+            f"{args.model} as {args.recipe}"
+    elif path.is_file():
+        if args.recipe is not None or args.imatrix:
+            raise ValueError("--recipe and --imatrix apply to a preset; a .gguf file's header gives its tensor types")
+        header = read_gguf_header(path)
+        model, label = gguf_model(header), f"{path.name} (GGUF v{header.version}, {len(header.tensors):,} tensors)"
+    else:
+        raise ValueError(f"MODEL must be a .gguf file or a preset ({', '.join(PRESETS)}); got {args.model!r}")
+    buffer = None if args.compute_buffer is None else compute_buffer_bytes(args.compute_buffer)
+    result, text = plan_report(model, context=check.count("context", args.context, maximum=MAX_CONTEXT),
+                               cache_type_k=args.cache_type_k, cache_type_v=args.cache_type_v,
+                               flash_attention=args.flash_attn, compute_buffer=buffer, gpu_bytes=gpu_bytes,
+                               beyond_trained=args.beyond_trained_context)
+    return {"model": label, **result}, f"{label}\n\n{text}"
