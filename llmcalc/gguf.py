@@ -477,14 +477,14 @@ def read_gguf_header(source: str | os.PathLike[str] | BinaryIO) -> GgufHeader:
     llmcalc.gguf.GgufError: not a GGUF file: it starts with b'PK\\x03\\x04', a GGUF file with b'GGUF'
     """
     if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as stream:
-            return read_gguf_header(stream)
-    stream = source
-    size = stream.seek(0, os.SEEK_END)
+        with open(source, "rb") as opened:
+            return read_gguf_header(opened)
+    handle: BinaryIO = source
+    size = handle.seek(0, os.SEEK_END)
 
     def read_at(offset: int, n: int) -> bytes:
-        stream.seek(offset)
-        return stream.read(n)
+        handle.seek(offset)
+        return handle.read(n)
 
     return _parse(_Reader(read_at, size))
 
@@ -523,8 +523,9 @@ def gguf_model(header: GgufHeader) -> GgufModel:
             raise GgufError(f"the header has no {arch}.{name}")
         return value
 
-    for unsupported, why in (("attention.sliding_window", "sliding-window attention"),
-                             ("attention.kv_lora_rank", "latent attention (MLA)"), ("ssm.state_size", "a recurrent state")):
+    unsupported_caches = (("attention.sliding_window", "sliding-window attention"),
+                          ("attention.kv_lora_rank", "latent attention (MLA)"), ("ssm.state_size", "a recurrent state"))
+    for unsupported, why in unsupported_caches:
         if f"{arch}.{unsupported}" in meta:
             raise GgufError(f"{arch} uses {why} ({arch}.{unsupported}); llmcalc does not model llama.cpp's cache "
                             "for it")
@@ -545,13 +546,10 @@ def gguf_model(header: GgufHeader) -> GgufModel:
     head_k = int(meta.get(f"{arch}.attention.key_length", n_embd // max(head_counts)))  # type: ignore[call-overload]
     head_v = int(meta.get(f"{arch}.attention.value_length", head_k))  # type: ignore[call-overload]
     kv_layers = [n for n in kv_counts if n]  # layers without KV heads keep no cache
-    k_total = sum(n * head_k for n in kv_layers)
-    v_total = sum(n * head_v for n in kv_layers)
     if len(set(kv_layers)) > 1:
         raise GgufError(f"{arch} has different KV head counts per layer; llmcalc plans one width for all layers")
     width = kv_layers[0] if kv_layers else 0
     context = int(meta.get(f"{arch}.context_length", 0))  # type: ignore[call-overload]
-    del k_total, v_total
     return GgufModel(arch, len(kv_layers), width * head_k, width * head_v, context, header.weight_bytes)
 
 
@@ -614,7 +612,7 @@ def compute_buffer_bytes(text: str) -> int:
     Examples
     --------
     >>> compute_buffer_bytes("672.01"), compute_buffer_bytes("0")
-    (704653885, 0)
+    (704653557, 0)
     """
     number = text.strip()
     whole, dot, fraction = number.partition(".")
@@ -622,7 +620,7 @@ def compute_buffer_bytes(text: str) -> int:
             (dot and not fraction and not whole):
         raise ValueError(f"the compute buffer must be a number of MiB from 0 to {MAX_COMPUTE_BUFFER_MIB:,} "
                          f"(560.25), as llama.cpp prints it; got {text!r}")
-    size = int((whole + fraction) or "0") * MiB // 10 ** len(fraction)
+    size: int = int((whole + fraction) or "0") * MiB // 10 ** len(fraction)
     if size > MAX_COMPUTE_BUFFER_MIB * MiB:
         raise ValueError(f"the compute buffer must be from 0 to {MAX_COMPUTE_BUFFER_MIB:,} MiB; got {text!r}")
     return size
