@@ -124,8 +124,8 @@ def _widget(labels: dict[str, str], serial: int) -> str:
 
 def resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """In HTML, the label list becomes the widget; elsewhere it goes, except for the catalog builder."""
-    for serial, container in enumerate(list(doctree.findall(
-            lambda n: isinstance(n, nodes.container) and CLASS in n["classes"]))):
+    containers = [n for n in doctree.findall(nodes.container) if CLASS in n["classes"]]
+    for serial, container in enumerate(containers):
         label_list = next(c for c in container.children if isinstance(c, nodes.bullet_list))
         if app.builder.name == "gettext":
             continue
@@ -140,7 +140,7 @@ def add_script(app: Sphinx, pagename: str, templatename: str, context: dict[str,
                doctree: nodes.document | None) -> None:
     if doctree is None or app.builder.format != "html" or app.builder.name == "epub":
         return
-    if any(True for _ in doctree.findall(lambda n: isinstance(n, nodes.container) and CLASS in n["classes"])):
+    if any(CLASS in n["classes"] for n in doctree.findall(nodes.container)):
         app.add_js_file("gguf.js", defer="defer")
 
 
