@@ -96,28 +96,28 @@ def _widget(labels: dict[str, str], serial: int) -> str:
 
     def select(name: str) -> str:
         options = "".join(f'<option value="{t}">{t}</option>' for t in ("f16", "q8_0", "q4_0"))
-        return field(name, f'<select id="{p}-{name}" name="{name}">{options}</select>')
+        return field(name, f'<select id="{p}-{name}" name="gguf_{name}">{options}</select>')
 
     def check(name: str) -> str:
-        return (f'<div class="calc-field"><label><input type="checkbox" name="{name}" id="{p}-{name}"> '
+        return (f'<div class="calc-field"><label><input type="checkbox" name="gguf_{name}" id="{p}-{name}"> '
                 f'{e(labels[name])}</label></div>')
 
     rows = "".join(f'<tr data-part="{part}"><th scope="row">{e(labels[part])}</th><td data-bytes></td>'
                    f'<td data-gib></td></tr>' for part in ("weights", "kv_cache", "compute_part", "reserve", "total"))
     return (
-        f'<div class="calculator gguf-widget" data-gguf-planner {attributes} data-labels="{messages}">'
+        f'<div class="gguf-widget" data-gguf-planner {attributes} data-labels="{messages}">'
         '<form class="calc-form" onsubmit="return false">'
-        + field("file", f'<input type="file" id="{p}-file" name="file" accept=".gguf">')
-        + field("context", f'<input type="number" id="{p}-context" name="context" value="4096" min="1" '
+        + field("file", f'<input type="file" id="{p}-file" name="gguf_file" accept=".gguf">')
+        + field("context", f'<input type="number" id="{p}-context" name="gguf_context" value="4096" min="1" '
                            'max="16777216" step="1" inputmode="numeric">')
         + select("cache_k") + select("cache_v") + check("flash")
-        + field("compute_buffer", f'<input type="text" id="{p}-compute_buffer" name="compute_buffer" value="" '
+        + field("compute_buffer", f'<input type="text" id="{p}-compute_buffer" name="gguf_compute_buffer" value="" '
                                   'inputmode="decimal">')
-        + field("gpu", f'<input type="text" id="{p}-gpu" name="gpu" value="24" inputmode="decimal">')
+        + field("gpu", f'<input type="text" id="{p}-gpu" name="gguf_gpu" value="24" inputmode="decimal">')
         + check("beyond")
         + '</form><p class="calc-error" role="alert" data-error hidden></p>'
         f'<div role="status" aria-live="polite" data-result><p data-summary>{e(labels["choose"])}</p>'
-        f'<table class="gguf-parts" hidden><tbody>{rows}</tbody></table>'
+        f'<table class="calc-table gguf-parts" hidden><tbody>{rows}</tbody></table>'
         '<p data-verdict></p><p data-largest></p></div></div>'
     )
 
@@ -142,6 +142,8 @@ def add_script(app: Sphinx, pagename: str, templatename: str, context: dict[str,
         return
     if any(CLASS in n["classes"] for n in doctree.findall(nodes.container)):
         app.add_js_file("gguf.js", defer="defer")
+        app.add_css_file("calculators.css")  # the calc-* field and table styles
+        app.add_css_file("gguf.css")
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:

@@ -286,23 +286,23 @@
     function render() {
       error.hidden = true;
       if (!model) return;
-      const context = Number(form.context.value);
+      const context = Number(form.gguf_context.value);
       if (!Number.isInteger(context) || context < 1 || context > limits.context) {
         fail("err_input", { label: labels.context, min: 1, max: grouped(limits.context) });
         return;
       }
-      const compute = computeBytes(form.compute_buffer.value, limits);
+      const compute = computeBytes(form.gguf_compute_buffer.value, limits);
       if (compute === undefined) {
         fail("err_input", { label: labels.compute_buffer, min: 0, max: grouped(limits.compute_mib) });
         return;
       }
-      const gpu = gpuBytes(form.gpu.value);
+      const gpu = gpuBytes(form.gguf_gpu.value);
       if (gpu === null) {
-        fail("err_memory", { value: form.gpu.value });
+        fail("err_memory", { value: form.gguf_gpu.value });
         return;
       }
-      const options = { context, cacheK: form.cache_k.value, cacheV: form.cache_v.value,
-                        flash: form.flash.checked, compute, beyond: form.beyond.checked };
+      const options = { context, cacheK: form.gguf_cache_k.value, cacheV: form.gguf_cache_v.value,
+                        flash: form.gguf_flash.checked, compute, beyond: form.gguf_beyond.checked };
       let parts;
       try {
         parts = plan(model, options, types, reserve);
@@ -350,18 +350,18 @@
       }
     }
 
-    form.file.addEventListener("change", () => {
-      if (form.file.files.length) load(form.file.files[0]);
+    form.gguf_file.addEventListener("change", () => {
+      if (form.gguf_file.files.length) load(form.gguf_file.files[0]);
     });
     // Choosing the same file again still reads it: the value is cleared once it is taken.
-    form.file.addEventListener("click", () => {
-      form.file.value = "";
+    form.gguf_file.addEventListener("click", () => {
+      form.gguf_file.value = "";
     });
     form.addEventListener("input", (event) => {
-      if (event.target !== form.file) render();
+      if (event.target !== form.gguf_file) render();
     });
     form.addEventListener("change", (event) => {
-      if (event.target !== form.file) render();
+      if (event.target !== form.gguf_file) render();
     });
     root.dataset.state = "ready";
   }
