@@ -554,6 +554,7 @@ def gguf_model(header: GgufHeader) -> GgufModel:
 
 
 RESERVE = 512 * MiB
+CONTEXT_PADDING = 256
 """What the plan sets aside for the CUDA context and llama.cpp's small host-visible buffers: an assumption."""
 
 
@@ -578,7 +579,12 @@ class GgufPlan:
 
 def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cache_type_v: str = "f16",
               flash_attention: bool = False, compute_buffer: int | None = None) -> GgufPlan:
-    """Memory of a llama.cpp run: the model's tensors, the KV cache of ``context`` cells, a compute buffer, reserve.
+    """Memory of a llama.cpp run: the model's tensors, the KV cache, a compute buffer, reserve.
+
+    llama.cpp rounds the context up to a multiple of :data:`CONTEXT_PADDING` (256) before it makes
+    the cache (``src/llama-context.cpp``, commit 001d906: ``cparams.n_ctx = GGML_PAD(cparams.n_ctx,
+    256)``), so ``-c 5000`` holds 5,120 cells; and it refuses a quantized V cache without flash
+    attention (the same file).
 
     Examples
     --------
@@ -596,7 +602,8 @@ def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cach
     if cache_type_v != "f16" and not flash_attention:
         raise ValueError(f"cache_type_v {cache_type_v!r} needs flash attention "
                          "(llama.cpp refuses a quantized V cache without -fa)")
-    kv = sum(kv_cache_type_bytes(tokens, model.n_layers, model.k_width, model.v_width, cache_type_k,
+    cells = -(-tokens // CONTEXT_PADDING) * CONTEXT_PADDING  # llama-context.cpp: GGML_PAD(cparams.n_ctx, 256)
+    kv = sum(kv_cache_type_bytes(cells, model.n_layers, model.k_width, model.v_width, cache_type_k,
                                  cache_type_v).values())
     buffer = None if compute_buffer is None else check.count("compute_buffer", compute_buffer, minimum=0)
     return GgufPlan(model.weight_bytes, kv, buffer, RESERVE)

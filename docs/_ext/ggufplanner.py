@@ -78,6 +78,7 @@ def widget_data() -> dict[str, str]:
         "types": {str(t.type_id): [t.name, t.block_weights, t.block_bytes] for t in gguf.GGML_TYPES.values()},
         "cache-types": list(gguf.KV_CACHE_TYPES),
         "reserve": gguf.RESERVE,
+        "padding": gguf.CONTEXT_PADDING,
         "limits": {"header": gguf.MAX_HEADER_BYTES, "tensors": gguf.MAX_TENSORS, "keys": gguf.MAX_KEYS,
                    "chunk": gguf.READ_CHUNK, "context": gguf.MAX_CONTEXT,
                    "compute_mib": gguf.MAX_COMPUTE_BUFFER_MIB},

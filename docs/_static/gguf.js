@@ -10,6 +10,7 @@
 
   const MiB = 1048576;
   const GiB = 1073741824;
+  let padding = 256; // llmcalc.gguf.CONTEXT_PADDING, read from the widget's data-padding
 
   class GgufFail extends Error {
     constructor(code, values) {
@@ -217,7 +218,9 @@
   /* llmcalc.gguf.plan_gguf */
   function plan(model, options, types, reserve) {
     if (options.cacheV !== "f16" && !options.flash) throw new GgufFail("err_flash");
-    const kv = options.context * model.nLayers *
+    // llama-context.cpp: cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256)
+    const cells = Math.ceil(options.context / padding) * padding;
+    const kv = cells * model.nLayers *
       (rowBytes(types, options.cacheK, model.kWidth) + rowBytes(types, options.cacheV, model.vWidth));
     const compute = options.compute;
     const total = model.weightBytes + kv + (compute === null ? 0 : compute) + reserve;
@@ -264,6 +267,7 @@
     const types = JSON.parse(root.dataset.types);
     const limits = JSON.parse(root.dataset.limits);
     const reserve = JSON.parse(root.dataset.reserve);
+    padding = JSON.parse(root.dataset.padding);
     const labels = JSON.parse(root.dataset.labels);
     const form = root.querySelector("form");
     const error = root.querySelector("[data-error]");
