@@ -74,8 +74,10 @@ def cli(path: Path, options: dict[str, object]) -> dict[str, object]:
 WIDGET = """async ([options]) => {
   const root = document.querySelector('[data-gguf-planner]');
   const form = root.querySelector('form');
-  form.gguf_context.value = options.context; form.gguf_cache_k.value = options.cache_k; form.gguf_cache_v.value = options.cache_v;
-  form.gguf_flash.checked = options.flash; form.gguf_compute_buffer.value = options.compute; form.gguf_gpu.value = options.gpu;
+  form.gguf_context.value = options.context; form.gguf_cache_k.value = options.cache_k;
+  form.gguf_cache_v.value = options.cache_v;
+  form.gguf_flash.checked = options.flash; form.gguf_compute_buffer.value = options.compute;
+  form.gguf_gpu.value = options.gpu;
   form.gguf_beyond.checked = Boolean(options.beyond);
   form.gguf_gpu.dispatchEvent(new Event('input', {bubbles: true}));
   const error = root.querySelector('[data-error]');
