@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from bs4 import BeautifulSoup
 
 from llmcalc import gguf
@@ -15,6 +16,12 @@ CONF = """\
 extensions = ["myst_parser", "ggufplanner"]
 myst_enable_extensions = ["colon_fence"]
 html_static_path = [{static!r}]
+project = "GGUF"
+author = "Tests"
+copyright = "2026, Tests"
+version = release = "1.0"
+epub_description = "GGUF."
+epub_contributor = "Tests"
 """
 KEYS = ["file", "context", "cache_k", "cache_v", "flash", "compute_buffer", "gpu", "beyond", "weights", "kv_cache",
         "compute_part", "reserve", "total", "not_counted", "summary", "fits", "no_fit", "largest_context", "choose",
@@ -56,3 +63,15 @@ def test_text_output_keeps_the_explanation_only(tmp_path: Path) -> None:
     result = site(tmp_path, KEYS, builder="text")
     text = (result.outdir / "index.txt").read_text(encoding="utf-8")
     assert "Explanation." in text and "Label" not in text
+
+
+@pytest.mark.parametrize("builder", ["dirhtml", "singlehtml", "epub", "latex", "man", "texinfo", "gettext"])
+def test_every_builder_builds_it_without_a_warning(tmp_path: Path, builder: str) -> None:
+    result = site(tmp_path, KEYS, builder=builder)
+    assert result.warnings == ""
+    text = "\n".join(path.read_text(encoding="utf-8", errors="replace") for path in sorted(result.outdir.rglob("*"))
+                     if path.is_file() and path.suffix in {".html", ".xhtml", ".tex", ".1", ".texi", ".pot"})
+    assert "Explanation." in text
+    widget = "data-gguf-planner" in text
+    assert widget == (builder in ("dirhtml", "singlehtml"))
+    assert ("Label &lt;file&gt;" in text or "Label <file>" in text) == (builder in ("dirhtml", "singlehtml", "gettext"))
