@@ -51,7 +51,7 @@ $(INSTALLED): pyproject.toml $(CONSTRAINTS)
 	@$(PYTHON) tools/venv_python.py $(VENV)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip install --quiet pip
-	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip install --quiet -e '.[docs,test,lint,dev]'
+	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip install --quiet -e '.[docs,test,lint,dev,gguf]'
 	touch $@
 
 install: $(INSTALLED) ## Create .venv and install llmcalc with the docs, test, lint and dev extras

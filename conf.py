@@ -56,6 +56,7 @@ extensions = [
     "glossarysearch",  # search finds entries first, by any name, with a snippet for every hit
     "langswitch",  # link to the same page in the other language
     "calculators",  # LoRA / memory / KV-cache widgets, checked against llmcalc
+    "ggufplanner",  # the GGUF planner: a .gguf header read in the browser, checked against llmcalc.gguf
     "termpreviews",  # hover/focus previews of term definitions, written into each page
     "copycode",  # copy buttons that leave out >>> prompts and output
     "themestrings",  # Furo's English-only labels through the translation catalog

@@ -1,4 +1,4 @@
-"""Command line: ``llmcalc params|memory|kv-cache|lora|plan MODEL`` and ``llmcalc presets``.
+"""Command line: ``llmcalc params|memory|kv-cache|lora|plan|gguf MODEL`` and ``llmcalc presets``.
 
 MODEL is a preset name (``llama-2-7b``) or the path of a Hugging Face
 ``config.json``; field flags (``--d-model 8192``) override it, or describe a
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _validate as check
+from . import gguf
 from .config import _CHOICES, ModelConfig, _Derived
 from .engines import (
     ATTENTIONS,
@@ -508,6 +509,10 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--lora-dropout", type=float, default=hidden, metavar="P",
                       help="LoRA and QLoRA: peft's lora_dropout in [0, 1); above 0 each adapter keeps its "
                       "dropped-out input and mask (default: 0, peft's; recipes often use 0.05 to 0.1)")
+    gguf_plan = command("gguf", "GPU memory of a llama.cpp run: a .gguf file's tensors (header only) or a "
+                        "preset as a llama-quantize recipe, the KV cache in its cache type, a measured compute buffer")
+    gguf.add_cli_arguments(gguf_plan)
+    gguf_plan.add_argument("--gpu", type=_gpu_argument, metavar="SIZE", help="GPU memory, as for plan --gpu")
     return parser
 
 
@@ -518,6 +523,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "presets":
             result, text = _presets()
+        elif args.command == "gguf":
+            result, text = gguf.run_cli(args, args.gpu)
         else:
             if args.command == "plan":
                 _plan_options(args)

@@ -1,0 +1,154 @@
+"""The GGUF planner: a llama.cpp memory plan from a ``.gguf`` file's header, read in the reader's browser.
+
+The directive ``gguf-planner`` holds MyST content, translated through the page's ``.po`` like
+everything else: explanation paragraphs, then one bullet list of ``key: label`` items (the keys
+are :data:`LABELS`).  In HTML the list becomes the widget (``docs/_static/gguf.js`` gives it its
+behaviour); other builders keep the explanation only, and the message catalog builder the list
+too, so it is extracted for translation.  Everything the script knows of ggml's types and the
+plan's constants is read from :mod:`llmcalc.gguf` at build time into ``data-*`` attributes.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from docutils import nodes
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.util.typing import ExtensionMetadata, OptionSpec
+
+logger = logging.getLogger(__name__)
+
+LABELS = (
+    "file", "context", "cache_k", "cache_v", "flash", "compute_buffer", "gpu", "beyond",
+    "weights", "kv_cache", "compute_part", "reserve", "total", "not_counted", "summary",
+    "fits", "no_fit", "largest_context", "choose",
+    "err_not_gguf", "err_version", "err_truncated", "err_huge", "err_malformed", "err_unsupported",
+    "err_flash", "err_input", "err_memory",
+)
+"""Label keys, each given once.  Templates: ``summary`` takes ``{arch}``, ``{layers}``, ``{tensors}``,
+``{version}``, ``{trained}``; ``fits``/``no_fit`` ``{bytes}``; ``err_version`` ``{version}``;
+``err_truncated`` ``{size}``; ``err_huge`` ``{count}`` and ``{limit}``; ``err_malformed`` ``{at}``;
+``err_unsupported`` ``{key}``; ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_memory`` ``{value}``."""
+CLASS = "gguf-planner"
+
+
+def split_label(text: str) -> tuple[str, str]:
+    """``"file: A .gguf file"`` -> ``("file", "A .gguf file")``.
+
+    >>> split_label("gpu: GPU memory")
+    ('gpu', 'GPU memory')
+    """
+    key, _colon, label = text.partition(":")
+    return key.strip(), label.strip()
+
+
+class GgufPlannerDirective(SphinxDirective):
+    """Explanation paragraphs, then one bullet list of ``key: label`` items."""
+
+    has_content = True
+    option_spec: ClassVar[OptionSpec] = {}
+
+    def run(self) -> list[nodes.Node]:
+        container = nodes.container(classes=[CLASS])
+        self.state.nested_parse(self.content, self.content_offset, container)
+        lists = [child for child in container.children if isinstance(child, nodes.bullet_list)]
+        if len(lists) != 1:
+            raise self.error(f"{self.name}: the content must end with one bullet list of `key: label` items")
+        keys = [split_label(item.astext())[0] for item in lists[0].children]
+        if sorted(keys) != sorted(LABELS):
+            missing = sorted(set(LABELS) - set(keys))
+            unknown = sorted(set(keys) - set(LABELS))
+            raise self.error(f"{self.name}: each of {', '.join(LABELS)} once; missing: {missing}, unknown: {unknown}")
+        lists[0]["classes"].append("gguf-labels")
+        self.set_source_info(container)
+        return [container]
+
+
+def widget_data() -> dict[str, str]:
+    """The ``data-*`` attributes: ggml's types, cache types and limits, from llmcalc.gguf."""
+    from llmcalc import gguf
+
+    data: dict[str, Any] = {
+        "types": {str(t.type_id): [t.name, t.block_weights, t.block_bytes] for t in gguf.GGML_TYPES.values()},
+        "cache-types": list(gguf.KV_CACHE_TYPES),
+        "reserve": gguf.RESERVE,
+        "padding": gguf.CONTEXT_PADDING,
+        "limits": {"header": gguf.MAX_HEADER_BYTES, "tensors": gguf.MAX_TENSORS, "keys": gguf.MAX_KEYS,
+                   "chunk": gguf.READ_CHUNK, "context": gguf.MAX_CONTEXT,
+                   "compute_mib": gguf.MAX_COMPUTE_BUFFER_MIB},
+    }
+    return {f"data-{key}": json.dumps(value, separators=(",", ":")) for key, value in data.items()}
+
+
+def _widget(labels: dict[str, str], serial: int) -> str:
+    e = html.escape
+    p = f"gguf-{serial}"
+    attributes = " ".join(f'{name}="{e(value)}"' for name, value in widget_data().items())
+    messages = e(json.dumps(labels, ensure_ascii=False, separators=(",", ":")))
+
+    def field(name: str, control: str) -> str:
+        return f'<div class="calc-field"><label for="{p}-{name}">{e(labels[name])}</label>{control}</div>'
+
+    def select(name: str) -> str:
+        options = "".join(f'<option value="{t}">{t}</option>' for t in ("f16", "q8_0", "q4_0"))
+        return field(name, f'<select id="{p}-{name}" name="gguf_{name}">{options}</select>')
+
+    def check(name: str) -> str:
+        return (f'<div class="calc-field"><label><input type="checkbox" name="gguf_{name}" id="{p}-{name}"> '
+                f'{e(labels[name])}</label></div>')
+
+    rows = "".join(f'<tr data-part="{part}"><th scope="row">{e(labels[part])}</th><td data-bytes></td>'
+                   f'<td data-gib></td></tr>' for part in ("weights", "kv_cache", "compute_part", "reserve", "total"))
+    return (
+        f'<div class="gguf-widget" data-gguf-planner {attributes} data-labels="{messages}">'
+        '<form class="calc-form" onsubmit="return false">'
+        + field("file", f'<input type="file" id="{p}-file" name="gguf_file" accept=".gguf">')
+        + field("context", f'<input type="number" id="{p}-context" name="gguf_context" value="4096" min="1" '
+                           'max="16777216" step="1" inputmode="numeric">')
+        + select("cache_k") + select("cache_v") + check("flash")
+        + field("compute_buffer", f'<input type="text" id="{p}-compute_buffer" name="gguf_compute_buffer" value="" '
+                                  'inputmode="decimal">')
+        + field("gpu", f'<input type="text" id="{p}-gpu" name="gguf_gpu" value="24" inputmode="decimal">')
+        + check("beyond")
+        + '</form><p class="calc-error" role="alert" data-error hidden></p>'
+        f'<div role="status" aria-live="polite" data-result><p data-summary>{e(labels["choose"])}</p>'
+        f'<table class="calc-table gguf-parts" hidden><tbody>{rows}</tbody></table>'
+        '<p data-verdict></p><p data-largest></p></div></div>'
+    )
+
+
+def resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """In HTML, the label list becomes the widget; elsewhere it goes, except for the catalog builder."""
+    containers = [n for n in doctree.findall(nodes.container) if CLASS in n["classes"]]
+    for serial, container in enumerate(containers):
+        label_list = next(c for c in container.children if isinstance(c, nodes.bullet_list))
+        if app.builder.name == "gettext":
+            continue
+        labels = dict(split_label(item.astext()) for item in label_list.children)
+        index = container.index(label_list)
+        container.remove(label_list)
+        if app.builder.format == "html" and app.builder.name != "epub":
+            container.insert(index, nodes.raw("", _widget(labels, serial), format="html"))
+
+
+def add_script(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+               doctree: nodes.document | None) -> None:
+    if doctree is None or app.builder.format != "html" or app.builder.name == "epub":
+        return
+    if any(CLASS in n["classes"] for n in doctree.findall(nodes.container)):
+        app.add_js_file("gguf.js", defer="defer")
+        app.add_css_file("calculators.css")  # the calc-* field and table styles
+        app.add_css_file("gguf.css")
+
+
+def setup(app: Sphinx) -> ExtensionMetadata:
+    app.add_directive("gguf-planner", GgufPlannerDirective)
+    app.connect("doctree-resolved", resolve)
+    app.connect("html-page-context", add_script)
+    return {"version": "1.0", "env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,374 @@
+/* The GGUF planner: a .gguf file's header read in the browser, and llama.cpp's memory from it.
+ *
+ * It repeats llmcalc.gguf (read_gguf_header, gguf_model, plan_gguf, largest_context) and the
+ * browser tests compare the two on real files.  Only the header is read: File.slice in slices
+ * of data-limits.chunk bytes, each count and length checked against what the file has left
+ * before anything is read.  Reader data is written with textContent, never as HTML.
+ */
+(function () {
+  "use strict";
+
+  const MiB = 1048576;
+  const GiB = 1073741824;
+  let padding = 256; // llmcalc.gguf.CONTEXT_PADDING, read from the widget's data-padding
+
+  class GgufFail extends Error {
+    constructor(code, values) {
+      super(code);
+      this.code = code;
+      this.values = values || {};
+    }
+  }
+
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
+  }
+
+  function grouped(n) {
+    return Number(n).toLocaleString("en-US");
+  }
+
+  /* Reads a Blob front to back in slices; never past the header limit. */
+  class Reader {
+    constructor(blob, limits) {
+      this.blob = blob;
+      this.size = blob.size;
+      this.limits = limits;
+      this.buffer = new Uint8Array(0);
+      this.start = 0;
+      this.position = 0;
+      this.bytesRead = 0;
+    }
+
+    async take(n) {
+      const end = this.position + n;
+      if (end > this.size) throw new GgufFail("err_truncated", { size: grouped(this.size) });
+      if (end > this.limits.header) {
+        throw new GgufFail("err_huge", { count: grouped(end), limit: grouped(this.limits.header) });
+      }
+      while (end > this.start + this.buffer.length) {
+        const offset = this.start + this.buffer.length;
+        const size = Math.min(Math.max(this.limits.chunk, end - offset), this.size - offset);
+        const chunk = new Uint8Array(await this.blob.slice(offset, offset + size).arrayBuffer());
+        if (chunk.length !== size) throw new GgufFail("err_truncated", { size: grouped(this.size) });
+        this.bytesRead += size;
+        const keep = this.position - this.start;
+        const merged = new Uint8Array(this.buffer.length - keep + chunk.length);
+        merged.set(this.buffer.subarray(keep), 0);
+        merged.set(chunk, this.buffer.length - keep);
+        this.buffer = merged;
+        this.start += keep;
+      }
+      const data = this.buffer.subarray(this.position - this.start, end - this.start);
+      this.position = end;
+      return data;
+    }
+
+    async view(n) {
+      const bytes = await this.take(n);
+      return new DataView(bytes.buffer, bytes.byteOffset, n);
+    }
+
+    async u32() {
+      return (await this.view(4)).getUint32(0, true);
+    }
+
+    /* A u64 as a Number, or Infinity when it exceeds what a Number holds exactly. */
+    async u64() {
+      const value = (await this.view(8)).getBigUint64(0, true);
+      return value > BigInt(Number.MAX_SAFE_INTEGER) ? Infinity : Number(value);
+    }
+
+    async string() {
+      const at = this.position;
+      const length = await this.u64();
+      if (length > this.size - this.position) throw new GgufFail("err_truncated", { size: grouped(this.size) });
+      try {
+        return new TextDecoder("utf-8", { fatal: true }).decode(await this.take(length));
+      } catch (error) {
+        if (error instanceof GgufFail) throw error;
+        throw new GgufFail("err_malformed", { at: grouped(at) });
+      }
+    }
+  }
+
+  const SCALARS = {
+    0: [1, (v) => v.getUint8(0)], 1: [1, (v) => v.getInt8(0)], 2: [2, (v) => v.getUint16(0, true)],
+    3: [2, (v) => v.getInt16(0, true)], 4: [4, (v) => v.getUint32(0, true)], 5: [4, (v) => v.getInt32(0, true)],
+    6: [4, (v) => v.getFloat32(0, true)], 7: [1, (v) => v.getUint8(0) !== 0],
+    10: [8, (v) => Number(v.getBigUint64(0, true))], 11: [8, (v) => Number(v.getBigInt64(0, true))],
+    12: [8, (v) => v.getFloat64(0, true)],
+  };
+
+  async function value(reader, type, depth) {
+    if (type in SCALARS) {
+      const [size, get] = SCALARS[type];
+      return get(await reader.view(size));
+    }
+    if (type === 8) return reader.string();
+    if (type === 9 && depth === 0) {
+      const at = reader.position;
+      const itemType = await reader.u32();
+      const count = await reader.u64();
+      if (!(itemType in SCALARS) && itemType !== 8) throw new GgufFail("err_malformed", { at: grouped(at) });
+      const smallest = itemType in SCALARS ? SCALARS[itemType][0] : 8;
+      if (count * smallest > reader.size - reader.position) {
+        throw new GgufFail("err_huge", { count: grouped(count), limit: grouped(reader.size - reader.position) });
+      }
+      if (itemType in SCALARS) {
+        const [size, get] = SCALARS[itemType];
+        const bytes = await reader.take(count * size);
+        const items = [];
+        for (let i = 0; i < count; i += 1) items.push(get(new DataView(bytes.buffer, bytes.byteOffset + i * size, size)));
+        return items;
+      }
+      const items = [];
+      for (let i = 0; i < count; i += 1) items.push(await reader.string());
+      return items;
+    }
+    throw new GgufFail("err_malformed", { at: grouped(reader.position) });
+  }
+
+  async function readHeader(blob, types, limits) {
+    const reader = new Reader(blob, limits);
+    const magic = await reader.take(4);
+    if (String.fromCharCode(...magic) !== "GGUF") throw new GgufFail("err_not_gguf");
+    const version = await reader.u32();
+    if (version !== 2 && version !== 3) throw new GgufFail("err_version", { version });
+    const nTensors = await reader.u64();
+    const nKeys = await reader.u64();
+    if (nTensors > limits.tensors || nKeys > limits.keys) {
+      throw new GgufFail("err_huge", { count: grouped(Math.max(nTensors, nKeys)), limit: grouped(limits.tensors) });
+    }
+    const metadata = {};
+    for (let i = 0; i < nKeys; i += 1) {
+      const key = await reader.string();
+      metadata[key] = await value(reader, await reader.u32(), 0);
+    }
+    const tensors = [];
+    for (let i = 0; i < nTensors; i += 1) {
+      const at = reader.position;
+      const name = await reader.string();
+      const nDims = await reader.u32();
+      if (nDims < 1 || nDims > 4) throw new GgufFail("err_malformed", { at: grouped(at) });
+      const shape = [];
+      for (let d = 0; d < nDims; d += 1) shape.push(await reader.u64());
+      const typeId = await reader.u32();
+      const offset = await reader.u64();
+      const type = types[String(typeId)];
+      let elements = 1;
+      for (const dim of shape) elements *= dim;
+      if (!type || Math.min(...shape) < 1 || elements > 2 ** 50 || shape[0] % type[1] !== 0) {
+        throw new GgufFail("err_malformed", { at: grouped(at) });
+      }
+      const bytes = (shape[0] / type[1]) * type[2] * (elements / shape[0]);
+      tensors.push({ name, shape, type: type[0], offset, bytes });
+    }
+    const alignment = "general.alignment" in metadata ? metadata["general.alignment"] : 32;
+    if (!Number.isInteger(alignment) || alignment < 1 || (alignment & (alignment - 1)) !== 0) {
+      throw new GgufFail("err_malformed", { at: grouped(reader.position) });
+    }
+    const dataOffset = Math.ceil(reader.position / alignment) * alignment;
+    for (const tensor of tensors) {
+      if (dataOffset + tensor.offset + tensor.bytes > reader.size) {
+        throw new GgufFail("err_truncated", { size: grouped(reader.size) });
+      }
+    }
+    return { version, metadata, tensors, dataOffset, bytesRead: reader.bytesRead,
+             weightBytes: tensors.reduce((sum, t) => sum + t.bytes, 0) };
+  }
+
+  /* llmcalc.gguf.gguf_model */
+  function ggufModel(header) {
+    const meta = header.metadata;
+    const arch = meta["general.architecture"];
+    if (typeof arch !== "string" || !arch) throw new GgufFail("err_unsupported", { key: "general.architecture" });
+    for (const key of ["attention.sliding_window", "attention.kv_lora_rank", "ssm.state_size"]) {
+      if (`${arch}.${key}` in meta) throw new GgufFail("err_unsupported", { key: `${arch}.${key}` });
+    }
+    const need = (key) => {
+      if (!(`${arch}.${key}` in meta)) throw new GgufFail("err_unsupported", { key: `${arch}.${key}` });
+      return meta[`${arch}.${key}`];
+    };
+    const nLayers = Number(need("block_count"));
+    const nEmbd = Number(need("embedding_length"));
+    const heads = need("attention.head_count");
+    const kvHeads = `${arch}.attention.head_count_kv` in meta ? meta[`${arch}.attention.head_count_kv`] : heads;
+    const perLayer = (v) => (Array.isArray(v) ? v.map(Number) : Array(nLayers).fill(Number(v)));
+    const headCounts = perLayer(heads);
+    const kvCounts = perLayer(kvHeads);
+    if (headCounts.length !== nLayers || kvCounts.length !== nLayers || Math.max(...headCounts) < 1) {
+      throw new GgufFail("err_unsupported", { key: `${arch}.attention.head_count` });
+    }
+    const headK = Number(meta[`${arch}.attention.key_length`] ?? Math.floor(nEmbd / Math.max(...headCounts)));
+    const headV = Number(meta[`${arch}.attention.value_length`] ?? headK);
+    const kvLayers = kvCounts.filter((n) => n);
+    if (new Set(kvLayers).size > 1) throw new GgufFail("err_unsupported", { key: `${arch}.attention.head_count_kv` });
+    const width = kvLayers.length ? kvLayers[0] : 0;
+    return { arch, nLayers: kvLayers.length, kWidth: width * headK, vWidth: width * headV,
+             trained: Number(meta[`${arch}.context_length`] || 0), weightBytes: header.weightBytes };
+  }
+
+  function rowBytes(types, cacheType, width) {
+    const type = Object.values(types).find((t) => t[0] === cacheType.toUpperCase());
+    if (width % type[1] !== 0) throw new GgufFail("err_unsupported", { key: cacheType });
+    return (width / type[1]) * type[2];
+  }
+
+  /* llmcalc.gguf.plan_gguf */
+  function plan(model, options, types, reserve) {
+    if (options.cacheV !== "f16" && !options.flash) throw new GgufFail("err_flash");
+    // llama-context.cpp: cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256)
+    const cells = Math.ceil(options.context / padding) * padding;
+    const kv = cells * model.nLayers *
+      (rowBytes(types, options.cacheK, model.kWidth) + rowBytes(types, options.cacheV, model.vWidth));
+    const compute = options.compute;
+    const total = model.weightBytes + kv + (compute === null ? 0 : compute) + reserve;
+    return { weights: model.weightBytes, kv_cache: kv, compute_part: compute, reserve, total };
+  }
+
+  function largestContext(model, options, types, reserve, gpu, limits) {
+    const limit = options.beyond || !model.trained ? limits.context : Math.min(model.trained, limits.context);
+    let low = 0;
+    let high = limit;
+    while (low < high) {
+      const middle = Math.floor((low + high + 1) / 2);
+      if (plan(model, { ...options, context: middle }, types, reserve).total <= gpu) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+
+  /* llmcalc.planner.gpu_memory without the card keys; llmcalc.gguf.compute_buffer_bytes. */
+  const UNITS = { "": GiB, gib: GiB, gb: 1000000000, mib: MiB };
+
+  function decimalBytes(number, unit) {
+    const [whole, fraction = ""] = number.split(".");
+    // Exact, as Python's integers: digits times the unit, divided once, rounded down.
+    return Number((BigInt((whole + fraction) || "0") * BigInt(unit)) / 10n ** BigInt(fraction.length));
+  }
+
+  function gpuBytes(text) {
+    const match = /^[ \t\n\r\f\v]*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[ \t\n\r\f\v]*([A-Za-z]*)[ \t\n\r\f\v]*$/.exec(text);
+    if (!match || !(match[2].toLowerCase() in UNITS)) return null;
+    const size = decimalBytes(match[1], UNITS[match[2].toLowerCase()]);
+    return size >= MiB && size <= 100000 * GiB ? size : null;
+  }
+
+  function computeBytes(text, limits) {
+    const trimmed = text.trim();
+    if (trimmed === "") return null;
+    if (!/^([0-9]+(\.[0-9]*)?|\.[0-9]+)$/.test(trimmed)) return undefined;
+    const size = decimalBytes(trimmed, MiB);
+    return size <= limits.compute_mib * MiB ? size : undefined;
+  }
+
+  function setUp(root) {
+    const types = JSON.parse(root.dataset.types);
+    const limits = JSON.parse(root.dataset.limits);
+    const reserve = JSON.parse(root.dataset.reserve);
+    padding = JSON.parse(root.dataset.padding);
+    const labels = JSON.parse(root.dataset.labels);
+    const form = root.querySelector("form");
+    const error = root.querySelector("[data-error]");
+    const summary = root.querySelector("[data-summary]");
+    const table = root.querySelector("table");
+    const verdict = root.querySelector("[data-verdict]");
+    const largest = root.querySelector("[data-largest]");
+    let model = null;
+    let serial = 0;
+
+    function fail(code, values) {
+      error.textContent = fill(labels[code], values || {});
+      error.hidden = false;
+      table.hidden = true;
+      verdict.textContent = "";
+      largest.textContent = "";
+      root.dataset.state = code;
+    }
+
+    function render() {
+      error.hidden = true;
+      if (!model) return;
+      const context = Number(form.gguf_context.value);
+      if (!Number.isInteger(context) || context < 1 || context > limits.context) {
+        fail("err_input", { label: labels.context, min: 1, max: grouped(limits.context) });
+        return;
+      }
+      const compute = computeBytes(form.gguf_compute_buffer.value, limits);
+      if (compute === undefined) {
+        fail("err_input", { label: labels.compute_buffer, min: 0, max: grouped(limits.compute_mib) });
+        return;
+      }
+      const gpu = gpuBytes(form.gguf_gpu.value);
+      if (gpu === null) {
+        fail("err_memory", { value: form.gguf_gpu.value });
+        return;
+      }
+      const options = { context, cacheK: form.gguf_cache_k.value, cacheV: form.gguf_cache_v.value,
+                        flash: form.gguf_flash.checked, compute, beyond: form.gguf_beyond.checked };
+      let parts;
+      try {
+        parts = plan(model, options, types, reserve);
+      } catch (failure) {
+        if (!(failure instanceof GgufFail)) throw failure;
+        fail(failure.code, failure.values);
+        return;
+      }
+      for (const row of table.querySelectorAll("tr")) {
+        const value = parts[row.dataset.part];
+        row.querySelector("[data-bytes]").textContent = value === null ? labels.not_counted : grouped(value);
+        row.querySelector("[data-gib]").textContent = value === null ? "" : `${(value / GiB).toFixed(2)} GiB`;
+      }
+      table.hidden = false;
+      const spare = Math.abs(gpu - parts.total);
+      const fits = parts.total <= gpu;
+      verdict.textContent = fill(labels[fits ? "fits" : "no_fit"], { bytes: `${(spare / GiB).toFixed(2)} GiB` });
+      const longest = largestContext(model, options, types, reserve, gpu, limits);
+      largest.textContent = `${labels.largest_context} ${grouped(longest)}`;
+      root.dataset.state = "plan";
+      root.dataset.plan = JSON.stringify({ parts, total: parts.total, fits, largest_context: longest });
+    }
+
+    async function load(file) {
+      const mine = ++serial;
+      model = null;
+      root.dataset.state = "reading";
+      delete root.dataset.plan;
+      try {
+        const header = await readHeader(file, types, limits);
+        const found = ggufModel(header);
+        if (mine !== serial) return;
+        model = found;
+        root.dataset.bytesRead = String(header.bytesRead);
+        summary.textContent = fill(labels.summary, {
+          arch: found.arch, layers: found.nLayers, tensors: grouped(header.tensors.length),
+          version: header.version, trained: found.trained ? grouped(found.trained) : "?",
+        });
+        render();
+      } catch (failure) {
+        if (mine !== serial) return;
+        if (!(failure instanceof GgufFail)) throw failure;
+        summary.textContent = "";
+        fail(failure.code, failure.values);
+      }
+    }
+
+    form.gguf_file.addEventListener("change", () => {
+      if (form.gguf_file.files.length) load(form.gguf_file.files[0]);
+    });
+    // Choosing the same file again still reads it: the value is cleared once it is taken.
+    form.gguf_file.addEventListener("click", () => {
+      form.gguf_file.value = "";
+    });
+    form.addEventListener("input", (event) => {
+      if (event.target !== form.gguf_file) render();
+    });
+    form.addEventListener("change", (event) => {
+      if (event.target !== form.gguf_file) render();
+    });
+    root.dataset.state = "ready";
+  }
+
+  for (const root of document.querySelectorAll("[data-gguf-planner]")) setUp(root);
+})();

@@ -1,0 +1,730 @@
+"""llama.cpp and GGUF: a model's bytes as llama.cpp holds them, from a quantization recipe or a file's header.
+
+Three parts, each from a stated source (llama.cpp at commit
+``007dbbf3fd17eefe9b47fee45f48f7ba5e62b714``, the ``gguf`` Python package 0.19.0):
+
+* **Tensor types.** :data:`GGML_TYPES`: each ggml type's id, weights per block and bytes per
+  block, from the block structs of ``ggml/src/ggml-common.h`` (the ``gguf`` package's
+  ``GGML_QUANT_SIZES`` repeats them; the tests compare the two).  A tensor of ``n`` weights in a
+  row of ``ne0`` takes ``n / block * bytes`` (ggml's ``ggml_nbytes``); a row must hold whole blocks.
+* **Recipes.** :func:`recipe_tensor_types` repeats ``llama_tensor_get_type_impl`` in
+  ``src/llama-quant.cpp`` for the file types :data:`RECIPES` and a dense model with separate
+  ``attn_q``/``attn_k``/``attn_v`` tensors (no imatrix unless asked, no ``--pure``, no
+  per-tensor overrides): the output matrix (or a tied embedding) in Q6_K unless the recipe is
+  Q8_0; ``attn_v`` and ``ffn_down`` one type up in the layers ``use_more_bits`` picks
+  (Q4_K_M, Q5_K_M: Q6_K); IQ4_XS/IQ4_NL's ``attn_v`` in Q5_K when four or more query heads share
+  a KV head and ``ffn_down`` of the first eighth of layers in Q5_K without an imatrix; a row
+  that holds no whole block falls back as ``tensor_type_fallback`` says.  One-dimensional tensors
+  (norms, biases) are not quantized: ``convert_hf_to_gguf.py`` writes them in F32.
+* **The KV cache.** llama.cpp's cache holds ``n_ctx`` cells of K and V for every layer, each a
+  row of ``n_head_kv * head_dim`` elements in the cache type (``--cache-type-k/-v``: f16, q8_0,
+  q4_0, :data:`KV_CACHE_TYPES`), so ``n_ctx * n_layer * 2 * ggml_row_size(type, n_head_kv * head_dim)``
+  when K and V have the same width.  A quantized V cache needs flash attention (``-fa``).
+
+Not modelled: llama.cpp's **compute buffer** (the graph's working memory, sized by
+``ggml_gallocr`` when the context is made and printed as ``compute buffer size``); it depends on
+the backend, ``n_ubatch``, flash attention and the graph of each architecture, so a plan takes it
+as a figure the reader measured (or one of :data:`MEASURED_RUNS`), never as a guess.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import struct
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from . import _validate as check
+from .config import ModelConfig, as_model_config
+from .params import linear_modules, param_count
+from .units import GiB, MiB
+
+LLAMA_CPP_COMMIT = "007dbbf3fd17eefe9b47fee45f48f7ba5e62b714"
+
+
+@dataclass(frozen=True)
+class GgmlType:
+    """One ggml tensor type: its id in a GGUF file, weights per block and bytes per block."""
+
+    name: str
+    type_id: int
+    block_weights: int
+    block_bytes: int
+
+    def row_bytes(self, n_weights: int) -> int:
+        """Bytes of a row of ``n_weights`` (ggml's ``ggml_row_size``); refused if the row holds no whole blocks."""
+        if n_weights % self.block_weights:
+            raise ValueError(f"a {self.name} row holds whole blocks of {self.block_weights} weights; "
+                             f"got a row of {n_weights:,}")
+        return n_weights // self.block_weights * self.block_bytes
+
+
+# ggml-common.h's block structs (bytes = what each struct holds), by the ids of ggml.h's enum ggml_type.
+GGML_TYPES: Mapping[str, GgmlType] = {t.name: t for t in (
+    GgmlType("F32", 0, 1, 4),
+    GgmlType("F16", 1, 1, 2),
+    GgmlType("Q4_0", 2, 32, 18),      # fp16 scale + 16 bytes of 4-bit codes
+    GgmlType("Q4_1", 3, 32, 20),      # fp16 scale and min + 16 bytes of codes
+    GgmlType("Q5_0", 6, 32, 22),      # fp16 scale + 4 bytes of high bits + 16 of low nibbles
+    GgmlType("Q5_1", 7, 32, 24),
+    GgmlType("Q8_0", 8, 32, 34),      # fp16 scale + 32 int8 codes
+    GgmlType("Q8_1", 9, 32, 40),
+    GgmlType("Q2_K", 10, 256, 84),
+    GgmlType("Q3_K", 11, 256, 110),
+    GgmlType("Q4_K", 12, 256, 144),   # fp16 d, dmin + 12 bytes of 6-bit scales/mins + 128 of codes
+    GgmlType("Q5_K", 13, 256, 176),
+    GgmlType("Q6_K", 14, 256, 210),   # 128 low + 64 high bytes + 16 int8 scales + fp16 d
+    GgmlType("Q8_K", 15, 256, 292),
+    GgmlType("IQ2_XXS", 16, 256, 66),
+    GgmlType("IQ2_XS", 17, 256, 74),
+    GgmlType("IQ3_XXS", 18, 256, 98),
+    GgmlType("IQ1_S", 19, 256, 50),
+    GgmlType("IQ4_NL", 20, 32, 18),   # fp16 scale + 16 bytes of 4-bit indices into a fixed table
+    GgmlType("IQ3_S", 21, 256, 110),
+    GgmlType("IQ2_S", 22, 256, 82),
+    GgmlType("IQ4_XS", 23, 256, 136),  # fp16 d + 2 bytes high scale bits + 4 low + 128 of indices
+    GgmlType("I8", 24, 1, 1),
+    GgmlType("I16", 25, 1, 2),
+    GgmlType("I32", 26, 1, 4),
+    GgmlType("I64", 27, 1, 8),
+    GgmlType("F64", 28, 1, 8),
+    GgmlType("IQ1_M", 29, 256, 56),
+    GgmlType("BF16", 30, 1, 2),
+    GgmlType("TQ1_0", 34, 256, 54),
+    GgmlType("TQ2_0", 35, 256, 66),
+    GgmlType("MXFP4", 39, 32, 17),
+)}
+_TYPES_BY_ID = {t.type_id: t for t in GGML_TYPES.values()}
+
+# The recipe a file type starts from (llama_model_quantize_impl's default_type), per llama.cpp's ftype name.
+RECIPES: Mapping[str, str] = {
+    "Q8_0": "Q8_0", "Q6_K": "Q6_K", "Q5_K_M": "Q5_K", "Q4_K_M": "Q4_K", "Q4_0": "Q4_0",
+    "IQ4_XS": "IQ4_XS", "IQ4_NL": "IQ4_NL",
+}
+KV_CACHE_TYPES = ("f16", "q8_0", "q4_0")
+# tensor_type_fallback: a type whose block does not divide a row's length becomes this one.
+_FALLBACK = {"IQ4_XS": "IQ4_NL", "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"}
+
+
+def _use_more_bits(i_layer: int, n_layers: int) -> bool:
+    # llama-quant.cpp's use_more_bits: the first and last eighth, and every third layer between.
+    return i_layer < n_layers // 8 or i_layer >= 7 * n_layers // 8 or (i_layer - n_layers // 8) % 3 == 2
+
+
+def _with_fallback(type_name: str, n_cols: int) -> str:
+    if n_cols % GGML_TYPES[type_name].block_weights == 0:
+        return type_name
+    fallback = _FALLBACK.get(type_name, "F16")
+    return fallback if n_cols % GGML_TYPES[fallback].block_weights == 0 else "F16"
+
+
+@dataclass(frozen=True)
+class GgufTensor:
+    """One tensor of a GGUF file: its llama.cpp name, shape (``ne0`` first, as ggml orders it) and type."""
+
+    name: str
+    shape: tuple[int, ...]
+    type_name: str
+
+    @property
+    def n_weights(self) -> int:
+        """Elements in the tensor."""
+        count = 1
+        for dim in self.shape:
+            count *= dim
+        return count
+
+    @property
+    def n_bytes(self) -> int:
+        """Bytes of its data, ggml's ``ggml_nbytes``: whole blocks per row."""
+        ggml_type = GGML_TYPES[self.type_name]
+        return ggml_type.row_bytes(self.shape[0]) * (self.n_weights // self.shape[0])
+
+
+_ROLE_TENSORS = {"q": "attn_q", "k": "attn_k", "v": "attn_v", "o": "attn_output",
+                 "gate": "ffn_gate", "up": "ffn_up", "down": "ffn_down"}
+
+
+def _refuse_recipe(cfg: ModelConfig) -> str | None:
+    if cfg.is_moe:
+        return "mixture-of-experts models (expert tensors and per-expert rules)"
+    if cfg.uses_latent_attention:
+        return "multi-head latent attention"
+    if cfg.layout != "llama":
+        return f"the {cfg.layout!r} layout (llama.cpp fuses or names its tensors differently)"
+    roles = {module.role for module in linear_modules(cfg)} - {"lm_head"}
+    if roles != set(_ROLE_TENSORS):
+        return f"blocks with the linear layers {sorted(roles)}"
+    return None
+
+
+def recipe_tensor_types(cfg: ModelConfig, recipe: str, *, imatrix: bool = False) -> list[GgufTensor]:
+    """Every tensor llama.cpp's ``llama-quantize`` writes for ``cfg`` with file type ``recipe``, with its type.
+
+    Parameters
+    ----------
+    cfg : llmcalc.ModelConfig
+        A dense model with separate q, k, v projections (the ``llama`` layout:
+        Llama, Mistral, Qwen2, ...); others are refused with the reason.
+    recipe : {"Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "Q4_0", "IQ4_XS", "IQ4_NL"}
+    imatrix : bool
+        Whether an importance matrix was given (it changes IQ4_XS/IQ4_NL's first ``ffn_down``
+        layers and Q4_0's).
+
+    Examples
+    --------
+    Llama-3-8B as Q4_K_M: 32 layers, ``attn_v`` and ``ffn_down`` in Q6_K in 16 of them.
+
+    >>> from collections import Counter
+    >>> from llmcalc import get_preset
+    >>> tensors = recipe_tensor_types(get_preset("llama-3-8b"), "Q4_K_M")
+    >>> sorted(Counter(t.type_name for t in tensors).items())
+    [('F32', 65), ('Q4_K', 193), ('Q6_K', 33)]
+    """
+    cfg = as_model_config(cfg)
+    kind = check.choice("recipe", recipe, RECIPES)
+    check.flag("imatrix", imatrix)
+    refused = _refuse_recipe(cfg)
+    if refused:
+        raise ValueError(f"GGUF recipes are modelled for dense models with separate q, k, v projections, "
+                         f"not {refused}; read the model's .gguf file instead")
+    base = RECIPES[kind]
+    n_layers = cfg.n_layers
+    gqa = cfg.n_heads // cfg.n_kv_heads
+    is_70b = cfg.model_type == "llama" and n_layers == 80 and gqa > 1  # llama-model.cpp: LLM_TYPE_70B
+
+    def layer_type(tensor: str, i: int, n_cols: int) -> str:
+        chosen = base
+        if tensor == "attn_v":
+            if kind in ("IQ4_NL", "IQ4_XS") and gqa >= 4:
+                chosen = "Q5_K"
+            elif kind in ("Q4_K_M", "Q5_K_M") and _use_more_bits(i, n_layers):
+                chosen = "Q6_K"
+            if is_70b and chosen in ("Q3_K", "Q4_K"):
+                chosen = "Q5_K"
+        elif tensor == "ffn_down":
+            if kind == "Q4_K_M" and _use_more_bits(i, n_layers):
+                chosen = "Q6_K"
+            elif kind in ("IQ4_NL", "IQ4_XS") and i < n_layers // 8 and not imatrix:
+                chosen = "Q5_K"
+            elif kind == "Q5_K_M" and _use_more_bits(i, n_layers):
+                chosen = "Q6_K"
+            elif kind == "Q4_0" and imatrix and i < n_layers // 8:
+                chosen = "Q4_1"
+        return _with_fallback(chosen, n_cols)
+
+    def output_type(n_cols: int) -> str:
+        if n_cols % GGML_TYPES[base].block_weights:
+            return "Q8_0"
+        return _with_fallback(base if base == "Q8_0" else "Q6_K", n_cols)
+
+    d = cfg.d_model
+    tensors: list[GgufTensor] = []
+    embed_type = output_type(d) if cfg.tie_embeddings else _with_fallback(base, d)
+    tensors.append(GgufTensor("token_embd.weight", (d, cfg.vocab_size), embed_type))
+    modules = [m for m in linear_modules(cfg) if m.role != "lm_head"]
+    for i in range(n_layers):
+        for module in modules:
+            tensor = _ROLE_TENSORS[module.role]
+            shape = (module.d_in, module.d_out)
+            tensors.append(GgufTensor(f"blk.{i}.{tensor}.weight", shape, layer_type(tensor, i, module.d_in)))
+            if module.bias:
+                tensors.append(GgufTensor(f"blk.{i}.{tensor}.bias", (module.d_out,), "F32"))
+    if not cfg.tie_embeddings:
+        tensors.append(GgufTensor("output.weight", (d, cfg.vocab_size), output_type(d)))
+    # Norms (and anything else one-dimensional) are not quantized: F32, one row of d_model per norm.
+    rest = param_count(cfg) - sum(m.params for m in linear_modules(cfg)) - d * cfg.vocab_size
+    if rest == (cfg.norms_per_layer * n_layers + 1) * d:
+        for i in range(n_layers):
+            tensors += [GgufTensor(f"blk.{i}.norm_{j}.weight", (d,), "F32") for j in range(cfg.norms_per_layer)]
+        tensors.append(GgufTensor("output_norm.weight", (d,), "F32"))
+    elif rest > 0:
+        tensors.append(GgufTensor("norms.weight", (rest,), "F32"))
+    return tensors
+
+
+def recipe_weight_bytes(cfg: ModelConfig, recipe: str, *, imatrix: bool = False) -> int:
+    """Bytes of every tensor :func:`recipe_tensor_types` lists: what llama.cpp prints as ``model size``.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset, GiB
+    >>> for recipe in RECIPES:
+    ...     print(f"{recipe:7s} {recipe_weight_bytes(get_preset('llama-3-8b'), recipe) / GiB:.2f} GiB")
+    Q8_0    7.95 GiB
+    Q6_K    6.14 GiB
+    Q5_K_M  5.33 GiB
+    Q4_K_M  4.58 GiB
+    Q4_0    4.33 GiB
+    IQ4_XS  4.17 GiB
+    IQ4_NL  4.38 GiB
+    """
+    return sum(tensor.n_bytes for tensor in recipe_tensor_types(cfg, recipe, imatrix=imatrix))
+
+
+def kv_cache_type_bytes(n_ctx: int, n_layers: int, k_width: int, v_width: int, cache_type_k: str = "f16",
+                        cache_type_v: str = "f16") -> dict[str, int]:
+    """llama.cpp's K and V cache bytes: ``n_ctx * n_layers`` rows of ``k_width`` (``v_width``) elements each.
+
+    ``k_width`` is ``n_head_kv * head_dim_k``; each row is stored in blocks of its type (q8_0,
+    q4_0: 32 elements in 34, 18 bytes).
+
+    Examples
+    --------
+    Llama-3-8B (32 layers, 8 KV heads of 128) at 8,192 tokens:
+
+    >>> [sum(kv_cache_type_bytes(8192, 32, 1024, 1024, t, t).values()) // MiB for t in KV_CACHE_TYPES]
+    [1024, 544, 288]
+    """
+    tokens = check.count("n_ctx", n_ctx)
+    layers = check.count("n_layers", n_layers)
+    parts = {}
+    for part, width, kind in (("k", k_width, cache_type_k), ("v", v_width, cache_type_v)):
+        ggml_type = GGML_TYPES[check.choice(f"cache_type_{part}", kind, KV_CACHE_TYPES).upper()]
+        parts[part] = tokens * layers * ggml_type.row_bytes(check.count(f"{part}_width", width, minimum=0))
+    return parts
+
+
+# --- reading a .gguf file's header ---------------------------------------------------------------
+
+GGUF_MAGIC = b"GGUF"
+GGUF_VERSIONS = (2, 3)
+MAX_HEADER_BYTES = 256 * MiB
+"""The most header bytes :func:`read_gguf_header` reads before it gives up (real headers: a few MiB of vocabulary)."""
+MAX_TENSORS = 1 << 20
+MAX_KEYS = 1 << 20
+READ_CHUNK = MiB
+"""The header is read in slices of this size: at most this much past its end is read, never the whole file."""
+_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+_STRING, _ARRAY = 8, 9
+
+
+class GgufError(ValueError):
+    """A file that is not a GGUF header llmcalc can read; the message says what and where."""
+
+
+@dataclass(frozen=True)
+class GgufHeader:
+    """What a GGUF file's header says: version, metadata, tensor infos, and where the tensor data starts."""
+
+    version: int
+    metadata: Mapping[str, object]
+    tensors: tuple[GgufTensor, ...]
+    data_offset: int
+    file_size: int
+
+    @property
+    def architecture(self) -> str:
+        """``general.architecture``."""
+        return str(self.metadata.get("general.architecture", ""))
+
+    @property
+    def weight_bytes(self) -> int:
+        """Bytes of every tensor's data: llama.cpp's ``model size``."""
+        return sum(tensor.n_bytes for tensor in self.tensors)
+
+    def type_counts(self) -> dict[str, int]:
+        """Tensors per type, as llama.cpp's loader lists them (``- type q4_K: 193 tensors``)."""
+        counts: dict[str, int] = {}
+        for tensor in self.tensors:
+            counts[tensor.type_name] = counts.get(tensor.type_name, 0) + 1
+        return dict(sorted(counts.items()))
+
+
+class _Reader:
+    """Reads a byte stream front to back in :data:`READ_CHUNK` slices, never past :data:`MAX_HEADER_BYTES`."""
+
+    def __init__(self, read_at: Callable[[int, int], bytes], file_size: int) -> None:
+        self._read_at = read_at
+        self.file_size = file_size
+        self._buffer = b""
+        self._start = 0
+        self.position = 0
+        self.bytes_read = 0
+
+    def take(self, n: int, what: str) -> bytes:
+        end = self.position + n
+        if end > self.file_size:
+            raise GgufError(f"the file is truncated: {what} at byte {self.position:,} needs {n:,} bytes, "
+                            f"the file has {self.file_size:,}")
+        if end > MAX_HEADER_BYTES:
+            raise GgufError(f"the header is larger than {MAX_HEADER_BYTES // MiB} MiB ({what} at byte "
+                            f"{self.position:,} needs {n:,} bytes); llmcalc reads headers of up to that size")
+        while end > self._start + len(self._buffer):
+            offset = self._start + len(self._buffer)
+            size = min(max(READ_CHUNK, end - offset), self.file_size - offset)
+            chunk = self._read_at(offset, size)
+            if len(chunk) != size:
+                raise GgufError(f"the file is truncated: could read {len(chunk):,} of {size:,} bytes at {offset:,}")
+            self.bytes_read += size
+            keep = self.position - self._start
+            self._buffer = self._buffer[keep:] + chunk
+            self._start += keep
+        data = self._buffer[self.position - self._start:end - self._start]
+        self.position = end
+        return data
+
+    def scalar(self, fmt: str, what: str) -> int | float | bool:
+        value: int | float | bool = struct.unpack(fmt, self.take(struct.calcsize(fmt), what))[0]
+        return value
+
+    def u32(self, what: str) -> int:
+        return int(self.scalar("<I", what))
+
+    def u64(self, what: str) -> int:
+        return int(self.scalar("<Q", what))
+
+    def string(self, what: str) -> str:
+        length = self.u64(f"the length of {what}")
+        if length > self.file_size - self.position:
+            raise GgufError(f"{what} claims {length:,} bytes at byte {self.position:,}; the file has "
+                            f"{self.file_size - self.position:,} left")
+        try:
+            return self.take(length, what).decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise GgufError(f"{what} is not UTF-8 text ({error.reason} at byte {self.position:,})") from None
+
+
+def _value(reader: _Reader, value_type: int, key: str, depth: int = 0) -> object:
+    if value_type in _SCALARS:
+        return reader.scalar(_SCALARS[value_type], f"the value of {key!r}")
+    if value_type == _STRING:
+        return reader.string(f"the value of {key!r}")
+    if value_type == _ARRAY and depth == 0:
+        item_type = reader.u32(f"the item type of {key!r}")
+        count = reader.u64(f"the length of {key!r}")
+        smallest = struct.calcsize(_SCALARS[item_type]) if item_type in _SCALARS else 8
+        if item_type not in _SCALARS and item_type != _STRING:
+            raise GgufError(f"{key!r} is an array of type {item_type}; GGUF arrays hold types 0-12 except arrays")
+        if count * smallest > reader.file_size - reader.position:
+            raise GgufError(f"{key!r} claims {count:,} items at byte {reader.position:,}; the file has "
+                            f"{reader.file_size - reader.position:,} bytes left")
+        if item_type in _SCALARS:
+            fmt = _SCALARS[item_type]
+            raw = reader.take(count * struct.calcsize(fmt), f"the items of {key!r}")
+            return list(struct.unpack(f"<{count}{fmt[1:]}", raw))
+        return [reader.string(f"item {i} of {key!r}") for i in range(count)]
+    raise GgufError(f"{key!r} has value type {value_type}; GGUF value types are 0-12")
+
+
+def _parse(reader: _Reader) -> GgufHeader:
+    magic = reader.take(4, "the magic bytes")
+    if magic != GGUF_MAGIC:
+        raise GgufError(f"not a GGUF file: it starts with {magic!r}, a GGUF file with b'GGUF'")
+    version = reader.u32("the version")
+    if version not in GGUF_VERSIONS:
+        newer = " (newer than llmcalc knows)" if version > GGUF_VERSIONS[-1] else ""
+        raise GgufError(f"GGUF version {version}{newer}; llmcalc reads versions "
+                        f"{', '.join(map(str, GGUF_VERSIONS))}")
+    n_tensors = reader.u64("the tensor count")
+    n_keys = reader.u64("the metadata count")
+    if n_tensors > MAX_TENSORS or n_keys > MAX_KEYS:
+        raise GgufError(f"the header claims {n_tensors:,} tensors and {n_keys:,} metadata keys; llmcalc reads "
+                        f"up to {MAX_TENSORS:,} of each")
+    metadata: dict[str, object] = {}
+    for index in range(n_keys):
+        key = reader.string(f"metadata key {index}")
+        metadata[key] = _value(reader, reader.u32(f"the type of {key!r}"), key)
+    tensors = []
+    for index in range(n_tensors):
+        name = reader.string(f"the name of tensor {index}")
+        n_dims = reader.u32(f"the dimensions of {name!r}")
+        if not 1 <= n_dims <= 4:
+            raise GgufError(f"tensor {name!r} has {n_dims} dimensions; ggml's tensors have 1 to 4")
+        shape = tuple(reader.u64(f"a dimension of {name!r}") for _ in range(n_dims))
+        type_id = reader.u32(f"the type of {name!r}")
+        offset = reader.u64(f"the offset of {name!r}")
+        if type_id not in _TYPES_BY_ID:
+            raise GgufError(f"tensor {name!r} has ggml type {type_id}, which llmcalc does not know "
+                            f"(known: {', '.join(str(i) for i in sorted(_TYPES_BY_ID))})")
+        tensor = GgufTensor(name, shape, _TYPES_BY_ID[type_id].name)
+        if min(shape) < 1 or tensor.n_weights > 1 << 50:
+            raise GgufError(f"tensor {name!r} has shape {list(shape)}; each dimension must be 1 or more, "
+                            "and the tensor at most 2**50 elements")
+        try:
+            size = tensor.n_bytes
+        except ValueError as error:
+            raise GgufError(f"tensor {name!r}: {error}") from None
+        tensors.append((tensor, offset, size))
+    alignment = metadata.get("general.alignment", 32)
+    if not isinstance(alignment, int) or isinstance(alignment, bool) or alignment < 1 or alignment & (alignment - 1):
+        raise GgufError(f"general.alignment is {alignment!r}; it must be a power of two")
+    data_offset = -(-reader.position // alignment) * alignment
+    for tensor, offset, size in tensors:
+        end = data_offset + offset + size
+        if end > reader.file_size:
+            raise GgufError(f"the file is truncated: tensor {tensor.name!r} ends at byte {end:,}, "
+                            f"the file has {reader.file_size:,}")
+    return GgufHeader(version, metadata, tuple(t for t, _, _ in tensors), data_offset, reader.file_size)
+
+
+def read_gguf_header(source: str | os.PathLike[str] | BinaryIO) -> GgufHeader:
+    """Read a ``.gguf`` file's header only: its metadata and tensor infos, never its tensor data.
+
+    The header is read in :data:`READ_CHUNK` slices up to :data:`MAX_HEADER_BYTES`; every count
+    and length is checked against the bytes the file has left before anything is read, so a
+    truncated, foreign, newer or absurd file is refused at once (:class:`GgufError`).
+
+    Examples
+    --------
+    >>> import io
+    >>> read_gguf_header(io.BytesIO(b"PK\\x03\\x04 a zip file"))
+    Traceback (most recent call last):
+    ...
+    llmcalc.gguf.GgufError: not a GGUF file: it starts with b'PK\\x03\\x04', a GGUF file with b'GGUF'
+    """
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as opened:
+            return read_gguf_header(opened)
+    handle: BinaryIO = source
+    size = handle.seek(0, os.SEEK_END)
+
+    def read_at(offset: int, n: int) -> bytes:
+        handle.seek(offset)
+        return handle.read(n)
+
+    return _parse(_Reader(read_at, size))
+
+
+# --- the plan -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GgufModel:
+    """What a plan needs from a GGUF model: architecture, layers, KV widths, trained context, weight bytes."""
+
+    architecture: str
+    n_layers: int
+    k_width: int
+    v_width: int
+    trained_context: int
+    weight_bytes: int
+
+
+def gguf_model(header: GgufHeader) -> GgufModel:
+    """The plan's view of a header: llama.cpp's ``{arch}.*`` hyper-parameters; refuses caches it does not model.
+
+    The KV width is ``head_count_kv * key_length`` (``key_length`` defaults to
+    ``embedding_length / head_count``, as llama.cpp's ``llama_hparams`` does); per-layer head counts
+    (arrays) are summed layer by layer.  Sliding-window, latent-attention (``kv_lora_rank``) and
+    recurrent (``ssm``) caches are refused: llama.cpp sizes them differently.
+    """
+    meta = header.metadata
+    arch = header.architecture
+    if not arch:
+        raise GgufError("the header has no general.architecture")
+
+    def key(name: str, default: object = None) -> object:
+        value = meta.get(f"{arch}.{name}", default)
+        if value is None:
+            raise GgufError(f"the header has no {arch}.{name}")
+        return value
+
+    unsupported_caches = (("attention.sliding_window", "sliding-window attention"),
+                          ("attention.kv_lora_rank", "latent attention (MLA)"), ("ssm.state_size", "a recurrent state"))
+    for unsupported, why in unsupported_caches:
+        if f"{arch}.{unsupported}" in meta:
+            raise GgufError(f"{arch} uses {why} ({arch}.{unsupported}); llmcalc does not model llama.cpp's cache "
+                            "for it")
+    n_layers = int(key("block_count"))  # type: ignore[call-overload]
+    n_embd = int(key("embedding_length"))  # type: ignore[call-overload]
+    heads = key("attention.head_count")
+    kv_heads = key("attention.head_count_kv", heads)
+
+    def per_layer(value: object) -> list[int]:
+        values = [int(v) for v in value] if isinstance(value, list) else [int(value)] * n_layers  # type: ignore[call-overload]
+        if len(values) != n_layers:
+            raise GgufError(f"{arch} lists {len(values)} per-layer head counts for {n_layers} layers")
+        return values
+
+    head_counts, kv_counts = per_layer(heads), per_layer(kv_heads)
+    if max(head_counts) < 1:
+        raise GgufError(f"{arch}.attention.head_count is {heads!r}")
+    head_k = int(meta.get(f"{arch}.attention.key_length", n_embd // max(head_counts)))  # type: ignore[call-overload]
+    head_v = int(meta.get(f"{arch}.attention.value_length", head_k))  # type: ignore[call-overload]
+    kv_layers = [n for n in kv_counts if n]  # layers without KV heads keep no cache
+    if len(set(kv_layers)) > 1:
+        raise GgufError(f"{arch} has different KV head counts per layer; llmcalc plans one width for all layers")
+    width = kv_layers[0] if kv_layers else 0
+    context = int(meta.get(f"{arch}.context_length", 0))  # type: ignore[call-overload]
+    return GgufModel(arch, len(kv_layers), width * head_k, width * head_v, context, header.weight_bytes)
+
+
+RESERVE = 512 * MiB
+CONTEXT_PADDING = 256
+"""What the plan sets aside for the CUDA context and llama.cpp's small host-visible buffers: an assumption."""
+
+
+@dataclass(frozen=True)
+class GgufPlan:
+    """GPU bytes of a llama.cpp run with every layer offloaded (``-ngl`` all), by part.
+
+    ``compute_buffer`` is None when no measured figure was given: the total then leaves it out and
+    says so.
+    """
+
+    weights: int
+    kv_cache: int
+    compute_buffer: int | None
+    reserve: int
+
+    @property
+    def total(self) -> int:
+        """The parts together (the compute buffer only when known)."""
+        return self.weights + self.kv_cache + (self.compute_buffer or 0) + self.reserve
+
+
+def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cache_type_v: str = "f16",
+              flash_attention: bool = False, compute_buffer: int | None = None) -> GgufPlan:
+    """Memory of a llama.cpp run: the model's tensors, the KV cache, a compute buffer, reserve.
+
+    llama.cpp rounds the context up to a multiple of :data:`CONTEXT_PADDING` (256) before it makes
+    the cache (``src/llama-context.cpp``, commit 001d906: ``cparams.n_ctx = GGML_PAD(cparams.n_ctx,
+    256)``), so ``-c 5000`` holds 5,120 cells; and it refuses a quantized V cache without flash
+    attention (the same file).
+
+    Examples
+    --------
+    >>> m = GgufModel("llama", 32, 1024, 1024, 8192, 4_920_733_696)
+    >>> p = plan_gguf(m, context=8192, cache_type_k="q8_0", cache_type_v="q8_0", flash_attention=True)
+    >>> p.kv_cache // MiB, p.compute_buffer, round(p.total / GiB, 2)
+    (544, None, 5.61)
+    >>> plan_gguf(m, context=8192, cache_type_v="q4_0")
+    Traceback (most recent call last):
+    ...
+    ValueError: cache_type_v 'q4_0' needs flash attention (llama.cpp refuses a quantized V cache without -fa)
+    """
+    tokens = check.count("context", context, maximum=1 << 24)
+    check.flag("flash_attention", flash_attention)
+    if cache_type_v != "f16" and not flash_attention:
+        raise ValueError(f"cache_type_v {cache_type_v!r} needs flash attention "
+                         "(llama.cpp refuses a quantized V cache without -fa)")
+    cells = -(-tokens // CONTEXT_PADDING) * CONTEXT_PADDING  # llama-context.cpp: GGML_PAD(cparams.n_ctx, 256)
+    kv = sum(kv_cache_type_bytes(cells, model.n_layers, model.k_width, model.v_width, cache_type_k,
+                                 cache_type_v).values())
+    buffer = None if compute_buffer is None else check.count("compute_buffer", compute_buffer, minimum=0)
+    return GgufPlan(model.weight_bytes, kv, buffer, RESERVE)
+
+
+MAX_CONTEXT = 1 << 24
+MAX_COMPUTE_BUFFER_MIB = 1_000_000
+
+
+def compute_buffer_bytes(text: str) -> int:
+    """Bytes of a compute buffer typed in MiB as llama.cpp prints it (``560.25``): exact, rounded down.
+
+    Examples
+    --------
+    >>> compute_buffer_bytes("672.01"), compute_buffer_bytes("0")
+    (704653557, 0)
+    """
+    number = text.strip()
+    whole, dot, fraction = number.partition(".")
+    if not (whole or fraction) or not (whole + fraction).isascii() or not (whole + fraction).isdigit() or \
+            (dot and not fraction and not whole):
+        raise ValueError(f"the compute buffer must be a number of MiB from 0 to {MAX_COMPUTE_BUFFER_MIB:,} "
+                         f"(560.25), as llama.cpp prints it; got {text!r}")
+    size: int = int((whole + fraction) or "0") * MiB // 10 ** len(fraction)
+    if size > MAX_COMPUTE_BUFFER_MIB * MiB:
+        raise ValueError(f"the compute buffer must be from 0 to {MAX_COMPUTE_BUFFER_MIB:,} MiB; got {text!r}")
+    return size
+
+
+def largest_context(model: GgufModel, gpu_bytes: int, *, beyond_trained: bool = False, **options: object) -> int:
+    """The longest context whose :func:`plan_gguf` fits ``gpu_bytes``; stops at the trained context unless asked."""
+    limit = MAX_CONTEXT if beyond_trained or not model.trained_context else min(model.trained_context, MAX_CONTEXT)
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if plan_gguf(model, context=middle, **options).total <= gpu_bytes:  # type: ignore[arg-type]
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def model_from_config(cfg: ModelConfig, recipe: str, *, imatrix: bool = False) -> GgufModel:
+    """A :class:`GgufModel` for ``cfg`` quantized by ``llama-quantize`` with ``recipe`` (no file needed)."""
+    cfg = as_model_config(cfg)
+    weights = recipe_weight_bytes(cfg, recipe, imatrix=imatrix)
+    width = cfg.n_kv_heads * cfg.head_dim
+    return GgufModel(cfg.model_type or "llama", cfg.n_layers, width, width, cfg.trained_context, weights)
+
+
+def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type_v: str, flash_attention: bool,
+                compute_buffer: int | None, gpu_bytes: int | None,
+                beyond_trained: bool = False) -> tuple[dict[str, object], str]:
+    """The plan as the CLI prints it (and as the widget shows it): a JSON-able result and its text."""
+    options = {"cache_type_k": cache_type_k, "cache_type_v": cache_type_v, "flash_attention": flash_attention,
+               "compute_buffer": compute_buffer}
+    plan = plan_gguf(model, context=context, **options)  # type: ignore[arg-type]
+    parts = {"weights": plan.weights, "kv_cache": plan.kv_cache, "compute_buffer": plan.compute_buffer,
+             "reserve": plan.reserve}
+    lines = [f"llama.cpp, every layer on one GPU: {model.architecture}, {model.n_layers} layers, "
+             f"KV {model.k_width}+{model.v_width} per token and layer, trained context "
+             f"{model.trained_context or 'unknown'}"]
+    for name, value in parts.items():
+        shown = "not counted (give --compute-buffer: llama.cpp prints it at start-up)" if value is None else \
+            f"{value:>16,d}  {value / GiB:8.2f} GiB"
+        lines.append(f"{name.replace('_', ' '):15s} {shown}")
+    lines.append(f"{'total':15s} {plan.total:>16,d}  {plan.total / GiB:8.2f} GiB")
+    result: dict[str, object] = {"architecture": model.architecture, "context": context, "parts": parts,
+                                 "total": plan.total, "compute_buffer_counted": compute_buffer is not None}
+    if gpu_bytes is not None:
+        fits = plan.total <= gpu_bytes
+        longest = largest_context(model, gpu_bytes, beyond_trained=beyond_trained, **options)
+        result.update(gpu_bytes=gpu_bytes, fits=fits, largest_context=longest)
+        lines.append("")
+        lines.append(f"{'fits' if fits else 'does not fit'} in {gpu_bytes / GiB:.2f} GiB "
+                     f"({abs(gpu_bytes - plan.total) / GiB:.2f} GiB {'to spare' if fits else 'over'}); "
+                     f"longest context that fits: {longest:,}")
+    if compute_buffer is None:
+        lines.append("the compute buffer is not modelled: the total leaves it out")
+    return result, "\n".join(lines)
+
+
+def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``llmcalc gguf`` command's arguments."""
+    parser.add_argument("model", metavar="MODEL",
+                        help="a .gguf file (only its header is read) or a preset name with --recipe")
+    parser.add_argument("--recipe", choices=list(RECIPES),
+                        help="for a preset: the llama-quantize file type whose per-tensor types to count")
+    parser.add_argument("--imatrix", action="store_true", help="for a preset: quantized with an importance matrix")
+    parser.add_argument("--context", type=int, default=4096, metavar="N", help="llama.cpp's -c, in tokens")
+    parser.add_argument("--cache-type-k", choices=KV_CACHE_TYPES, default="f16", help="llama.cpp's -ctk")
+    parser.add_argument("--cache-type-v", choices=KV_CACHE_TYPES, default="f16",
+                        help="llama.cpp's -ctv (q8_0, q4_0 need --flash-attn)")
+    parser.add_argument("--flash-attn", action="store_true", help="llama.cpp's -fa")
+    parser.add_argument("--compute-buffer", metavar="MIB",
+                        help="the 'compute buffer size' llama.cpp printed for this model and settings, in MiB; "
+                        "without it the plan leaves the compute buffer out")
+    parser.add_argument("--beyond-trained-context", action="store_true",
+                        help="search for the longest context past the model's trained context")
+
+
+def run_cli(args: argparse.Namespace, gpu_bytes: int | None) -> tuple[dict[str, object], str]:
+    """``llmcalc gguf``: a plan from a .gguf header or from a preset and a recipe."""
+    from .presets import PRESETS, get_preset
+
+    path = Path(args.model)
+    if args.model in PRESETS:
+        if args.recipe is None:
+            raise ValueError(f"a preset needs --recipe, one of {', '.join(RECIPES)}")
+        model, label = model_from_config(get_preset(args.model), args.recipe, imatrix=args.imatrix), \
+            f"{args.model} as {args.recipe}"
+    elif path.is_file():
+        if args.recipe is not None or args.imatrix:
+            raise ValueError("--recipe and --imatrix apply to a preset; a .gguf file's header gives its tensor types")
+        header = read_gguf_header(path)
+        model, label = gguf_model(header), f"{path.name} (GGUF v{header.version}, {len(header.tensors):,} tensors)"
+    else:
+        raise ValueError(f"MODEL must be a .gguf file or a preset ({', '.join(PRESETS)}); got {args.model!r}")
+    buffer = None if args.compute_buffer is None else compute_buffer_bytes(args.compute_buffer)
+    result, text = plan_report(model, context=check.count("context", args.context, maximum=MAX_CONTEXT),
+                               cache_type_k=args.cache_type_k, cache_type_v=args.cache_type_v,
+                               flash_attention=args.flash_attn, compute_buffer=buffer, gpu_bytes=gpu_bytes,
+                               beyond_trained=args.beyond_trained_context)
+    return {"model": label, **result}, f"{label}\n\n{text}"

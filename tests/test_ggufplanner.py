@@ -1,0 +1,77 @@
+"""The gguf-planner directive: its data from llmcalc.gguf, its labels checked, its list gone where no script runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from llmcalc import gguf
+from sphinxbuild import build, write_tree
+
+REPO = Path(__file__).resolve().parent.parent
+CONF = """\
+extensions = ["myst_parser", "ggufplanner"]
+myst_enable_extensions = ["colon_fence"]
+html_static_path = [{static!r}]
+project = "GGUF"
+author = "Tests"
+copyright = "2026, Tests"
+version = release = "1.0"
+epub_description = "GGUF."
+epub_contributor = "Tests"
+"""
+KEYS = ["file", "context", "cache_k", "cache_v", "flash", "compute_buffer", "gpu", "beyond", "weights", "kv_cache",
+        "compute_part", "reserve", "total", "not_counted", "summary", "fits", "no_fit", "largest_context", "choose",
+        "err_not_gguf", "err_version", "err_truncated", "err_huge", "err_malformed", "err_unsupported", "err_flash",
+        "err_input", "err_memory"]
+
+
+def page(keys: list[str]) -> str:
+    items = "\n".join(f"- {key}: Label <{key}> & {{x}}" for key in keys)
+    return f"# GGUF\n\n:::{{gguf-planner}}\nExplanation.\n\n{items}\n:::\n"
+
+
+def site(tmp_path: Path, keys: list[str], builder: str = "html"):
+    write_tree(tmp_path, {"conf.py": CONF.format(static=str(REPO / "docs" / "_static")), "index.md": page(keys)})
+    return build(tmp_path, builder=builder)
+
+
+def test_widget_data_and_labels_come_from_llmcalc_and_the_list(tmp_path: Path) -> None:
+    result = site(tmp_path, KEYS)
+    assert result.warnings == ""
+    soup = BeautifulSoup(result.html("index"), "html.parser")
+    root = soup.select_one("[data-gguf-planner]")
+    types = json.loads(root["data-types"])
+    assert types["12"] == ["Q4_K", 256, 144] and len(types) == len(gguf.GGML_TYPES)
+    assert json.loads(root["data-limits"])["chunk"] == gguf.READ_CHUNK
+    labels = json.loads(root["data-labels"])
+    assert labels["err_flash"] == "Label <err_flash> & {x}"  # escaped into the attribute, read back intact
+    assert soup.find("label", attrs={"for": "gguf-0-context"}).get_text() == "Label <context> & {x}"
+    assert not soup.select(".gguf-planner ul")  # the label list became the widget
+    assert any("gguf.js" in (script.get("src") or "") for script in soup.find_all("script"))
+
+
+def test_a_missing_or_unknown_key_is_an_error_naming_it(tmp_path: Path) -> None:
+    result = site(tmp_path, [*KEYS[1:], "colour"])
+    assert "missing: ['file'], unknown: ['colour']" in result.warnings
+
+
+def test_text_output_keeps_the_explanation_only(tmp_path: Path) -> None:
+    result = site(tmp_path, KEYS, builder="text")
+    text = (result.outdir / "index.txt").read_text(encoding="utf-8")
+    assert "Explanation." in text and "Label" not in text
+
+
+@pytest.mark.parametrize("builder", ["dirhtml", "singlehtml", "epub", "latex", "man", "texinfo", "gettext"])
+def test_every_builder_builds_it_without_a_warning(tmp_path: Path, builder: str) -> None:
+    result = site(tmp_path, KEYS, builder=builder)
+    assert result.warnings == ""
+    text = "\n".join(path.read_text(encoding="utf-8", errors="replace") for path in sorted(result.outdir.rglob("*"))
+                     if path.is_file() and path.suffix in {".html", ".xhtml", ".tex", ".1", ".texi", ".pot"})
+    assert "Explanation." in text
+    widget = "data-gguf-planner" in text
+    assert widget == (builder in ("dirhtml", "singlehtml"))
+    assert ("Label &lt;file&gt;" in text or "Label <file>" in text) == (builder in ("dirhtml", "singlehtml", "gettext"))
