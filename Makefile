@@ -25,7 +25,7 @@ endif
 SPHINXBUILD = $(BIN)/sphinx-build -c . $(STRICT) $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
-.PHONY: help install html doctest print pytest site-check lint test clean gettext intl-update intl-stats expected-terms \
+.PHONY: help install html doctest print pytest site-check a11y-deps lint test clean gettext intl-update intl-stats expected-terms \
 	dist livehtml constraints
 
 help: ## List the targets
@@ -93,8 +93,17 @@ lint: $(INSTALLED) ## ruff over the repository, mypy --strict over llmcalc and d
 # The site checks read _build/html and _build/doctest: they depend on building them.
 site-check: html doctest print
 
-pytest: site-check $(INSTALLED) ## Unit tests, llmcalc doctests and checks of the freshly built site
+pytest: site-check a11y-deps $(INSTALLED) ## Unit tests, llmcalc doctests and checks of the freshly built site
 	$(BIN)/python -m pytest
+
+# axe-core for tests/test_accessibility.py, at the exact version and hash of its lock file
+# (npm ci installs the lock file as it is, and fails if package.json disagrees with it).
+A11Y := tests/a11y
+$(A11Y)/node_modules/.installed: $(A11Y)/package.json $(A11Y)/package-lock.json
+	npm ci --prefix $(A11Y) --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+
+a11y-deps: $(A11Y)/node_modules/.installed ## Install axe-core (npm ci in tests/a11y) for the accessibility test
 
 test: lint dist pytest ## Everything: lint, both builds, doctests, text and LaTeX, the offline bundles, pytest
 
