@@ -174,10 +174,29 @@ FOCUS_STATE = """node => {
     const style = getComputedStyle(node);
     return {
         name: node.name || node.id,
-        outline: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 1 ? style.outlineWidth : '',
-        shadow: style.boxShadow !== 'none' ? style.boxShadow : '',
+        style: style.outlineStyle,
+        width: parseFloat(style.outlineWidth),
+        colour: style.outlineColor,
+        background: getComputedStyle(node.closest('.calculator')).backgroundColor,
     };
 }"""
+
+
+def contrast(first: str, second: str) -> float:
+    """WCAG 2.1 contrast ratio of two CSS ``rgb(...)`` colours."""
+
+    def luminance(colour: str) -> float:
+        channels = [int(part) / 255 for part in colour[colour.index("(") + 1 : -1].split(",")[:3]]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(first), luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_contrast_matches_wcag_examples() -> None:
+    assert round(contrast("rgb(0, 0, 0)", "rgb(255, 255, 255)"), 2) == 21.0
+    assert round(contrast("rgb(118, 118, 118)", "rgb(255, 255, 255)"), 2) == 4.54  # #767676, the 4.5:1 grey
 
 
 def tab_through_planner(page: Page) -> list[dict[str, str]]:
@@ -215,8 +234,13 @@ def test_planner_keyboard_order_and_visible_focus(scheme: str, new_page: Callabl
         }"""
     )
     assert [stop["name"] for stop in stops] == expected
-    unmarked = [stop["name"] for stop in stops if not (stop["outline"] or stop["shadow"])]
-    assert unmarked == [], f"no visible focus indicator on {unmarked}"
+    # Every stop shows a solid ring at least 2px wide with 3:1 against the widget (WCAG 1.4.11).
+    faint = [
+        (stop["name"], stop["style"], stop["width"], round(contrast(stop["colour"], stop["background"]), 2))
+        for stop in stops
+        if stop["style"] != "solid" or stop["width"] < 2 or contrast(stop["colour"], stop["background"]) < 3
+    ]
+    assert faint == [], f"focus indicator missing or faint (name, style, width, contrast): {faint}"
     # Focus also follows the position on screen: each stop is not above the previous fieldset.
     tops = page.evaluate(
         "names => names.map(n => document.querySelector(`.planner-form [name='${n}']`).closest('fieldset')"
