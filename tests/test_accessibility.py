@@ -122,6 +122,13 @@ def new_page() -> Iterator[Callable[[], tuple[Page, Any]]]:
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, new_page: Callable[[], tuple[Page, Any]]) -> None:
     source = axe_source()
+    # Every built page holding a widget is checked, so a calculator added to another page is too.
+    with_widgets = sorted(
+        path.name
+        for path in (SITE / language).glob("*.html")
+        if 'class="calculator"' in path.read_text(encoding="utf-8")
+    )
+    assert with_widgets == sorted([PLANNER, *CALCULATOR_PAGES]), "a page gained or lost a widget: update the lists"
     cases: list[tuple[str, Callable[[Page], Iterator[tuple[str, str | None]]]]] = [
         (PLANNER, planner_states),
         *((name, calculator_states) for name in CALCULATOR_PAGES),
