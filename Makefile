@@ -30,11 +30,11 @@ endif
 SPHINXBUILD = $(BIN)/sphinx-build -c . $(STRICT) $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
-.PHONY: help install html doctest print pytest site-check lint test check clean gettext intl-update intl-stats \
+.PHONY: help install html doctest print pytest site-check a11y-deps lint test check clean gettext intl-update intl-stats \
 	expected-terms dist livehtml constraints venv-stale
 
 help: ## List the targets (a % is a language: en or zh_TW)
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  make %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_%-]+:.*## / {printf "  make %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 # .venv is remade when its Python is gone (a removed or upgraded system Python) or
 # older than 3.11: the phony prerequisite forces the stamp's rule, whose first step
@@ -116,7 +116,7 @@ lint: $(INSTALLED) ## ruff over the repository, mypy --strict over llmcalc and d
 # The site checks read _build/html and _build/doctest: they depend on building them.
 site-check: html doctest print
 
-pytest: site-check $(INSTALLED) ## Unit tests, llmcalc doctests and checks of the freshly built site
+pytest: site-check a11y-deps $(INSTALLED) ## Unit tests, llmcalc doctests and checks of the freshly built site
 	$(BIN)/python -m pytest
 
 # The two tiers.  Each runs its phases through tools/phases.py, which names the phase
@@ -139,6 +139,20 @@ test: $(INSTALLED) ## Everything CI runs: lint, both builds, doctests, text and 
 		"print=$(SUBMAKE) $(addprefix -o doctest-,$(LANGUAGES)) print" \
 		"dist=$(SUBMAKE) -o html dist" \
 		"pytest=$(SUBMAKE) -o site-check pytest"
+
+# axe-core for tests/test_accessibility.py, at the exact version and hash of its lock file
+# (npm ci installs the lock file as it is, and fails if package.json disagrees with it).
+A11Y := tests/a11y
+$(A11Y)/node_modules/.installed: $(A11Y)/package.json $(A11Y)/package-lock.json
+	npm ci --prefix $(A11Y) --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+
+# Without npm a contributor's run skips the accessibility test (as without Chromium); in CI
+# (.ci/run installs npm) the test fails instead.
+a11y-deps: ## Install axe-core (npm ci in tests/a11y) for the accessibility test
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(A11Y)/node_modules/.installed; \
+	else echo "npm not found: tests/test_accessibility.py will skip (apt-get install npm)"; fi
+
 
 dist: html ## Offline bundles per language: dist/llm-glossary-<lang>-html.zip and .epub, checked
 	$(BIN)/python tools/make_dist.py --languages $(LANGUAGES) --html-dir $(BUILDDIR)/html \

@@ -46,7 +46,21 @@
       });
       pre.parentNode.insertBefore(button, pre);
     });
+    markScrollable();
+    window.addEventListener("resize", markScrollable);
     window.LLMGlossaryCopyCode = { codeOf: codeOf };
+  }
+
+  // A code block wider than the page scrolls sideways: it takes focus so the keyboard can
+  // scroll it too (WCAG 2.1.1; axe-core's scrollable-region-focusable).
+  function markScrollable() {
+    document.querySelectorAll("div.highlight pre").forEach(function (pre) {
+      if (pre.scrollWidth > pre.clientWidth) {
+        pre.tabIndex = 0;
+      } else {
+        pre.removeAttribute("tabindex");
+      }
+    });
   }
 
   if (document.readyState === "loading") {

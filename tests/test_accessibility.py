@@ -1,0 +1,286 @@
+"""Accessibility of the pages with widgets: axe-core's WCAG 2.1 A/AA rules, and what axe cannot judge.
+
+axe-core is pinned in ``tests/a11y/package-lock.json`` and installed from the npm registry
+by ``make a11y-deps`` (``npm ci``, which ``make pytest`` runs first); the test injects that
+local file into each page, so nothing is fetched at test time.  Every page holding a
+widget is checked in both languages and both colour schemes: the calculators on their
+opening values and with an error shown, the planner on its opening result, on a training
+plan, and with a config error and a plan error shown.  Any violation fails the test and
+is printed as rule, node and message.
+
+axe cannot judge order, focus or announcements, so the planner is also driven from the
+keyboard: Tab visits its controls in reading order, each focused control shows a visible
+focus indicator, and a committed change is announced once through the status line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from browser import browser_pages
+
+pytestmark = [pytest.mark.site, pytest.mark.browser]
+
+REPO = Path(__file__).resolve().parent.parent
+SITE = REPO / "_build" / "html"
+AXE = REPO / "tests" / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
+AXE_VERSION = "4.14.1"  # the exact pin in tests/a11y/package.json
+LANGUAGES = ("en", "zh_TW")
+SCHEMES = ("light", "dark")
+# WCAG 2.0 and 2.1, levels A and AA: the success criteria the project promises.
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+PLANNER = "19-will-it-fit.html"
+CALCULATOR_PAGES = {  # page -> the calculator it holds (docs/_templates/calculators/widget.html)
+    "06-modern-attention-and-moe.html": "kvcache",
+    "08-precision-and-quantization.html": "memory",
+    "10-pre-training-and-fine-tuning.html": "lora",
+}
+WIDGET = ".calculator"
+
+Page = Any  # playwright.sync_api.Page; Playwright is imported lazily by browser.py
+
+
+def axe_source() -> str:
+    if not AXE.exists():
+        message = "axe-core is not installed: run `make a11y-deps` (npm ci in tests/a11y)"
+        if os.environ.get("CI"):
+            pytest.fail(f"{message}; CI is set, so the accessibility check may not skip", pytrace=False)
+        pytest.skip(message)
+    source = AXE.read_text(encoding="utf-8")
+    assert source.startswith(f"/*! axe v{AXE_VERSION}"), "tests/a11y/node_modules is not the pinned axe-core"
+    return source
+
+
+def site_page(language: str, name: str) -> Path:
+    path = SITE / language / name
+    assert path.exists(), f"{path} is missing: run `make html` first"
+    return path
+
+
+def describe(violations: list[dict[str, Any]]) -> list[str]:
+    """One line per failing node: rule, node (CSS selector) and axe's message for it."""
+    lines = []
+    for violation in violations:
+        for node in violation["nodes"]:
+            message = node.get("failureSummary") or violation["help"]
+            lines.append(f"{violation['id']} | {' '.join(map(str, node['target']))} | {message.replace(chr(10), ' ')}")
+    return lines
+
+
+def run_axe(page: Page, source: str, include: str | None = None) -> list[str]:
+    """axe's WCAG 2.1 A/AA violations on the page (or within ``include``), described."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(content=source)
+    result = page.evaluate(
+        """async ([include, tags]) => {
+            const context = include ? { include: [include] } : document;
+            // preload: false, or axe re-reads the stylesheets with XMLHttpRequest, which file:// refuses.
+            return await axe.run(context, {
+                runOnly: { type: "tag", values: tags }, resultTypes: ["violations"], preload: false,
+            });
+        }""",
+        [include, WCAG_TAGS],
+    )
+    return describe(result["violations"])
+
+
+def planner_states(page: Page) -> Iterator[tuple[str, str | None]]:
+    """Put the planner in each state a reader meets; yield (state, what axe should check)."""
+    yield "initial result", None  # whole page: the planner opens on a result
+    page.locator('input[name="task"][value="qlora"]').check()
+    page.locator('[name="checkpointing"]').check()
+    yield "QLoRA plan", WIDGET
+    page.locator('input[name="task"][value="inference"]').check()
+    page.locator('select[name="gpu"]').select_option("t4")
+    yield "does not fit", WIDGET
+    page.locator('[name="gpu_gib"]').fill("24 TB")
+    yield "plan error", WIDGET
+    page.locator('select[name="preset"]').select_option("gpt2")
+    yield "context refused at its field", WIDGET
+    page.locator('textarea[name="config_paste"]').fill("{ not json")
+    page.locator('button[name="config_use"]').click()
+    yield "config error", WIDGET
+
+
+def calculator_states(page: Page) -> Iterator[tuple[str, str | None]]:
+    yield "initial result", None
+    page.locator(f"{WIDGET} input[type=number]").first.fill("0")
+    yield "field error", WIDGET
+
+
+@pytest.fixture(scope="module")
+def new_page() -> Iterator[Callable[[], tuple[Page, Any]]]:
+    with browser_pages() as opener:
+        yield opener
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, new_page: Callable[[], tuple[Page, Any]]) -> None:
+    source = axe_source()
+    # Every built page holding a widget is checked, so a calculator added to another page is too.
+    with_widgets = sorted(
+        path.name
+        for path in (SITE / language).glob("*.html")
+        if 'class="calculator"' in path.read_text(encoding="utf-8")
+    )
+    assert with_widgets == sorted([PLANNER, *CALCULATOR_PAGES]), "a page gained or lost a widget: update the lists"
+    cases: list[tuple[str, Callable[[Page], Iterator[tuple[str, str | None]]]]] = [
+        (PLANNER, planner_states),
+        *((name, calculator_states) for name in CALCULATOR_PAGES),
+    ]
+    failures: list[str] = []
+    checked = 0
+    for scheme in SCHEMES:
+        for name, states in cases:
+            page, log = new_page()
+            page.emulate_media(color_scheme=scheme)
+            page.goto(site_page(language, name).as_uri())
+            for state, include in states(page):
+                found = run_axe(page, source, include)
+                failures += [f"{language} {scheme} {name} [{state}] {line}" for line in found]
+                checked += 1
+            assert log.errors == [], (name, log.errors)
+            assert log.requests == [], (name, log.requests)
+            page.context.close()
+    assert checked == len(SCHEMES) * (6 + 2 * len(CALCULATOR_PAGES))
+    assert not failures, "axe-core WCAG 2.1 AA violations (rule | node | message):\n" + "\n".join(failures)
+
+
+def test_axe_reports_a_planted_violation(new_page: Callable[[], tuple[Page, Any]]) -> None:
+    """The check can fail: an unlabelled field and grey-on-white text planted in the planner are reported."""
+    source = axe_source()
+    page, _log = new_page()
+    page.goto(site_page("en", PLANNER).as_uri())
+    page.evaluate(
+        """() => {
+            const widget = document.querySelector('.calculator');
+            const field = document.createElement('input');
+            field.id = 'planted-field';
+            widget.append(field);
+            const text = document.createElement('p');
+            text.id = 'planted-text';
+            text.textContent = 'faint';
+            text.style.cssText = 'color: #bbb; background: #fff';
+            widget.append(text);
+        }"""
+    )
+    found = run_axe(page, source, WIDGET)
+    page.context.close()
+    assert any(line.startswith("label | #planted-field") for line in found), found
+    assert any(line.startswith("color-contrast | #planted-text") for line in found), found
+
+
+# --- What axe cannot judge: order, focus, announcements ---------------------------------
+
+FOCUS_STATE = """node => {
+    const style = getComputedStyle(node);
+    return {
+        name: node.name || node.id,
+        style: style.outlineStyle,
+        width: parseFloat(style.outlineWidth),
+        colour: style.outlineColor,
+        background: getComputedStyle(node.closest('.calculator')).backgroundColor,
+    };
+}"""
+
+
+def contrast(first: str, second: str) -> float:
+    """WCAG 2.1 contrast ratio of two CSS ``rgb(...)`` colours."""
+
+    def luminance(colour: str) -> float:
+        channels = [int(part) / 255 for part in colour[colour.index("(") + 1 : -1].split(",")[:3]]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(first), luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_contrast_matches_wcag_examples() -> None:
+    assert round(contrast("rgb(0, 0, 0)", "rgb(255, 255, 255)"), 2) == 21.0
+    assert round(contrast("rgb(118, 118, 118)", "rgb(255, 255, 255)"), 2) == 4.54  # #767676, the 4.5:1 grey
+
+
+def tab_through_planner(page: Page) -> list[dict[str, str]]:
+    """Tab from the widget's first control until focus leaves the form; what each stop showed."""
+    page.locator('select[name="preset"]').focus()
+    stops = [page.evaluate(f"({FOCUS_STATE})(document.activeElement)")]
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        inside = page.evaluate("document.activeElement.closest('.planner-form') !== null")
+        if not inside:
+            break
+        stops.append(page.evaluate(f"({FOCUS_STATE})(document.activeElement)"))
+    return stops
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_planner_keyboard_order_and_visible_focus(scheme: str, new_page: Callable[[], tuple[Page, Any]]) -> None:
+    """Tab reaches every visible control once, in the order they are laid out, each with a visible focus ring."""
+    page, log = new_page()
+    page.emulate_media(color_scheme=scheme)
+    page.goto(site_page("en", PLANNER).as_uri())
+    stops = tab_through_planner(page)
+    # The reading order of the visible controls, from the markup (the radio group is one stop).
+    expected = page.evaluate(
+        """() => {
+            const seen = new Set();
+            const names = [];
+            for (const node of document.querySelectorAll('.planner-form select, .planner-form input, '
+                                                          + '.planner-form textarea, .planner-form button')) {
+                if (node.closest('[hidden]') || node.type === 'hidden') continue;
+                if (node.type === 'radio') { if (seen.has(node.name)) continue; seen.add(node.name); }
+                names.push(node.name || node.id);
+            }
+            return names;
+        }"""
+    )
+    assert [stop["name"] for stop in stops] == expected
+    # Every stop shows a solid ring at least 2px wide with 3:1 against the widget (WCAG 1.4.11).
+    faint = [
+        (stop["name"], stop["style"], stop["width"], round(contrast(stop["colour"], stop["background"]), 2))
+        for stop in stops
+        if stop["style"] != "solid" or stop["width"] < 2 or contrast(stop["colour"], stop["background"]) < 3
+    ]
+    assert faint == [], f"focus indicator missing or faint (name, style, width, contrast): {faint}"
+    # Focus also follows the position on screen: each stop is not above the previous fieldset.
+    tops = page.evaluate(
+        "names => names.map(n => document.querySelector(`.planner-form [name='${n}']`).closest('fieldset')"
+        ".getBoundingClientRect().top)",
+        expected,
+    )
+    assert tops == sorted(tops)
+    assert log.errors == []
+    page.context.close()
+
+
+def test_planner_announces_a_committed_change_once(new_page: Callable[[], tuple[Page, Any]]) -> None:
+    """The status line (role=status) holds only the verdict; typing is silent, leaving the field announces it."""
+    page, log = new_page()
+    page.goto(site_page("en", PLANNER).as_uri())
+    status = page.locator('.calculator [role="status"]')
+    assert status.count() == 1
+    assert page.locator(".calculator [aria-live]:not([role=status])").count() == 0  # no second live region
+    verdict = page.locator('[data-out="verdict"]')
+    assert verdict.text_content() != "—"
+    assert status.text_content() in ("", verdict.text_content())  # the opening result is not re-announced
+    field = page.locator('[name="context"]')
+    field.focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("65536")
+    assert status.text_content() != verdict.text_content()  # mid-edit: nothing new announced
+    page.keyboard.press("Tab")
+    assert status.text_content() == verdict.text_content()
+    # Errors are alerts tied to the field that caused them.
+    page.locator('[name="gpu_gib"]').fill("24 TB")
+    gib = page.locator('[name="gpu_gib"]')
+    alert = page.locator('[data-error="plan"]')
+    assert alert.get_attribute("role") == "alert" and alert.is_visible()
+    assert gib.get_attribute("aria-invalid") == "true"
+    assert log.errors == []
+    page.context.close()
