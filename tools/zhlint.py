@@ -276,22 +276,41 @@ def header_problems(term: Term) -> list[str]:
     return []
 
 
-def link_problems(message: str, terminology: Terminology) -> list[str]:
+WIDGET_LABEL = re.compile(r"[a-z][a-z0-9_]*: ")
+"""A calculator label's message: its key, a colon and a space, then the label."""
+
+
+def link_problems(message: str, terminology: Terminology, source: str = "") -> list[str]:
     """Term links whose visible text contradicts the ``link_text`` policy of their term.
+
+    A widget's label (``key: …``) whose English links a term under a short label of its
+    own (``weights: {term}`Weights <weight memory>```) may do the same in Chinese: the
+    label sits beside short ones, and the link leads to the full name.
 
     Examples
     --------
-    >>> terms = Terminology(lora=Term("LoRA", "低秩適應", "english", 2))
+    >>> terms = Terminology(lora=Term("LoRA", "低秩適應", "english", 2), **{"weight memory": Term(
+    ...     "Weight memory", "權重記憶體用量", "chinese", 3)})
     >>> link_problems("{term}`低秩適應 <LoRA>`的秩", terms)
     ["link '{term}`低秩適應 <LoRA>`': LoRA stays in English in running text: {term}`LoRA`"]
+    >>> link_problems("weights: {term}`權重 <weight memory>`", terms, "weights: {term}`Weights <weight memory>`")
+    []
+    >>> link_problems("權重是{term}`權重 <weight memory>`", terms, "The {term}`weights <weight memory>`")
+    ["link '{term}`權重 <weight memory>`': Weight memory is written in Chinese: {term}`權重記憶體用量 <weight memory>`"]
     """
+    short_labels = set()
+    if WIDGET_LABEL.match(source):
+        for match in TERM_ROLE.finditer(source):
+            target = (match["target"] or match["text"]).strip()
+            if match["target"] and match["text"].strip().lower() != target.lower():
+                short_labels.add(target.lower())
     problems: list[str] = []
     for match in TERM_ROLE.finditer(message):
         text, target = match["text"].strip(), (match["target"] or match["text"]).strip()
         term = terminology.get(target.lower())
         if term is None:
             problems.append(f"link {match.group()!r}: target {target!r} is not a term of terminology.tsv")
-        elif term.link_text == "chinese" and term.chinese not in text:
+        elif term.link_text == "chinese" and term.chinese not in text and target.lower() not in short_labels:
             problems.append(f"link {match.group()!r}: {term.english} is written in Chinese: {term.link(target)}")
         elif term.link_text != "chinese" and (target.lower() not in text.lower() or term.chinese in text):
             problems.append(
@@ -426,7 +445,7 @@ def lint_message(source: str, message: str, terminology: Terminology) -> list[st
     """Every problem of one translated message: style, Taiwan usage and terminology policy."""
     return [
         *lint_text(message),
-        *link_problems(message, terminology),
+        *link_problems(message, terminology, source),
         *expansion_problems(message, terminology),
         *context_problems(source, message),
     ]
