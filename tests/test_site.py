@@ -211,3 +211,10 @@ def test_every_entry_is_a_real_paragraph_with_why_it_matters(docname: str) -> No
         if len(opening.split()) < 25 or "Why it matters:" not in dd.get_text():
             thin.append(dd.find_previous_sibling("dt")["id"])
     assert thin == []
+
+
+@pytest.mark.parametrize("docname", ["06-modern-attention-and-moe", "08-precision-and-quantization", "19-will-it-fit"])
+def test_zh_tw_model_lists_name_the_reference_model_in_chinese(docname: str) -> None:
+    """The lists show llmcalc's preset names, but the reference model by the name the text gives it."""
+    options = page("zh_TW", docname).select('option[value="reference"]')
+    assert options and {option.get_text() for option in options} == {"reference（參考模型）"}

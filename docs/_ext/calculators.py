@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -68,13 +69,14 @@ REFUSAL_LABELS: tuple[str, ...] = (
 )
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
-    "memory": ("preset", "custom", "params", "precision", "gb", "gib", "error"),
+    "memory": ("preset", "reference_model", "custom", "params", "precision", "gb", "gib", "error"),
     "kvcache": (
-        "preset", "custom", "layers", "kv_heads", "heads", "head_dim", "tokens", "batch", "dtype",
+        "preset", "reference_model", "custom", "layers", "kv_heads", "heads", "head_dim", "tokens", "batch", "dtype",
         "total", "per_token", "mha", "saving", "error", "divisor_error",
     ),
     "planner": (
-        "model", "preset", "config_own", "config_file", "config_paste", "config_use", "params", "active",
+        "model", "preset", "reference_model", "config_own", "config_file", "config_paste", "config_use",
+        "params", "active",
         "task", "task_inference", "task_full", "task_lora", "task_qlora",
         "weight_format", "kv_format", "context", "batch",
         "optimizer", "opt_adamw", "opt_adamw8", "opt_sgd", "micro_batch", "seq_len", "checkpointing",
@@ -355,6 +357,15 @@ def visit_calculator(self: HTML5Translator, node: calculator) -> None:
     self.body.append(template("widget.html").open(attributes))
 
 
+
+def preset_options(names: Iterable[str], labels: dict[str, str]) -> list[tuple[str, str]]:
+    """(value, text) of a model list: each preset by its llmcalc name, the reference model by its label.
+
+    >>> preset_options(["reference", "gpt2"], {"reference_model": "reference（參考模型）"})
+    [('reference', 'reference（參考模型）'), ('gpt2', 'gpt2')]
+    """
+    return [(name, labels["reference_model"] if name == "reference" else name) for name in names]
+
 def depart_calculator(self: HTML5Translator, node: calculator) -> None:
     kind = node["kind"]
     if kind == "planner":
@@ -367,7 +378,7 @@ def depart_calculator(self: HTML5Translator, node: calculator) -> None:
                 prefix=f"calc-planner-{node['serial']}",
                 labels=node["labels"],
                 links=node["links"],
-                presets=[(name, name) for name in llmcalc.PRESETS],
+                presets=preset_options(llmcalc.PRESETS, node["labels"]),
                 gpus=[(card.key, card.label) for card in planner.CARDS],
                 # The list opens on the RTX 4090, and the memory field on its reported total.
                 default_gpu=next((card.key, f"{card.reported_mib} MiB") for card in planner.CARDS
@@ -377,7 +388,7 @@ def depart_calculator(self: HTML5Translator, node: calculator) -> None:
             )
         )
         return
-    presets = [(name, name) for name in model_data(kind)] if kind != "lora" else []
+    presets = preset_options(model_data(kind), node["labels"]) if kind != "lora" else []
     dtypes = MEMORY_DTYPES if kind == "memory" else KV_DTYPES
     self.body.append(
         template("widget.html").close(
