@@ -59,6 +59,7 @@ LORA = f"""\
 MEMORY = """\
 :::{memory-calculator}
 - preset: Model
+- reference_model: reference
 - custom: Custom
 - params: Parameters
 - precision: Precision
@@ -70,6 +71,7 @@ MEMORY = """\
 KVCACHE = """\
 :::{kvcache-calculator}
 - preset: Model
+- reference_model: reference
 - custom: Custom
 - layers: Layers
 - kv_heads: KV heads

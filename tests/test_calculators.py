@@ -31,9 +31,11 @@ LABELS = {
     "en": {
         "lora": ["Rank r", "Input size d_in", "Output size d_out", "Trainable", "Original", "Share", "Formula",
                  "{label} must be a whole number from {min} to {max}."],
-        "memory": ["Model", "Custom", "Parameters", "Precision", "GB", "GiB",
+        "memory": ["Model", "reference (the reference model)", "Custom", "Parameters", "Precision", "GB",
+                   "GiB",
                    "{label} must be a whole number from {min} to {max}."],
-        "kvcache": ["Model", "Custom", "Layers", "KV heads", "Query heads", "Head dimension", "Context length",
+        "kvcache": ["Model", "reference (the reference model)", "Custom", "Layers", "KV heads", "Query heads",
+                    "Head dimension", "Context length",
                     "Batch", "Data type", "Total", "Per token", "Without GQA", "Saving",
                     "{label} must be a whole number from {min} to {max}.",
                     "The query heads must be a multiple of the KV heads."],
@@ -41,16 +43,19 @@ LABELS = {
     "zh_TW": {
         "lora": ["秩 r", "輸入維度 d_in", "輸出維度 d_out", "可訓練參數", "原始參數", "占比", "公式",
                  "{label} 必須是 {min} 到 {max} 之間的整數。"],
-        "memory": ["模型", "自訂", "參數量", "精度", "GB", "GiB", "{label} 必須是 {min} 到 {max} 之間的整數。"],
-        "kvcache": ["模型", "自訂", "層數", "KV 頭數", "查詢頭數", "頭維度", "上下文長度", "批次大小", "資料型別",
+        "memory": ["模型", "reference（參考模型）", "自訂", "參數量", "精度", "GB", "GiB",
+                   "{label} 必須是 {min} 到 {max} 之間的整數。"],
+        "kvcache": ["模型", "reference（參考模型）", "自訂", "層數", "KV 頭數", "查詢頭數", "頭維度", "上下文長度",
+                    "批次大小", "資料型別",
                     "總計", "每個詞元", "不用 GQA 時", "節省倍數", "{label} 必須是 {min} 到 {max} 之間的整數。",
                     "查詢頭數必須是 KV 頭數的整數倍。"],
     },
 }
 KEYS = {
     "lora": ["rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"],
-    "memory": ["preset", "custom", "params", "precision", "gb", "gib", "error"],
-    "kvcache": ["preset", "custom", "layers", "kv_heads", "heads", "head_dim", "tokens", "batch", "dtype", "total",
+    "memory": ["preset", "reference_model", "custom", "params", "precision", "gb", "gib", "error"],
+    "kvcache": ["preset", "reference_model", "custom", "layers", "kv_heads", "heads", "head_dim", "tokens", "batch",
+                "dtype", "total",
                 "per_token", "mha", "saving", "error", "divisor_error"],
 }
 DIRECTIVES = {"lora": "lora-calculator", "memory": "memory-calculator", "kvcache": "kvcache-calculator"}
@@ -150,7 +155,7 @@ def test_translation_that_loses_a_key_is_a_warning_at_the_calculator(tmp_path: P
     result = build(tmp_path, overrides={"language": "zh_TW"})
     assert result.warning_lines() == [
         f"{tmp_path / 'index.md'}:3: WARNING: the translated labels of this memory calculator must keep each key "
-        "once (preset, custom, params, precision, gb, gib, error); missing: custom; unknown: (no key) "
+        "once (preset, reference_model, custom, params, precision, gb, gib, error); missing: custom; unknown: (no key) "
         "[calculator.labels]"
     ]
     assert "data-calculator" not in result.html("index")  # the explanation alone, not a mislabelled widget

@@ -139,10 +139,10 @@ def split_label(text: str) -> tuple[str, str]:
 def label_problems(kind: str, keys: list[str]) -> list[str]:
     """What is wrong with a calculator's label keys (empty when each key appears once).
 
-    >>> label_problems("memory", ["preset", "custom", "params", "precision", "gb", "gib", "error"])
+    >>> label_problems("memory", ["preset", "reference_model", "custom", "params", "precision", "gb", "gib", "error"])
     []
     >>> label_problems("memory", ["preset", "preset", "size", "precision", "gb", "gib", "error"])
-    ['missing: custom, params', 'unknown: size', 'repeated: preset']
+    ['missing: reference_model, custom, params', 'unknown: size', 'repeated: preset']
     """
     expected = LABELS[kind]
     problems = []
