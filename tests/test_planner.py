@@ -153,9 +153,21 @@ def plan_vectors(seed: int = 20261130) -> list[dict[str, object]]:
     return vectors
 
 
+REFUSED = """(error) => {
+    // A refusal as Python's outcome() gives it: its code and the numbers among its parameters.
+    if (!(error instanceof M.LLMCalcError)) return {error: [error.name, String(error.message)]};
+    const numbers = {};
+    for (const key of Object.keys(error.params).sort()) {
+      const value = error.params[key];
+      if (typeof value === "bigint" || typeof value === "number") numbers[key] = String(value);
+    }
+    return {error: [error.code, numbers]};
+  }"""
+
 COMPARE = """
 (vectors) => {
   const M = window.LLMModelConfig, P = window.LLMPlanner, bad = [];
+  const refused = __REFUSED__;
   const answer = (compute) => {
     try {
       const result = compute();
@@ -164,13 +176,7 @@ COMPARE = """
       for (const key of Object.keys(result)) parts[key] = String(result[key]);
       return {parts};
     } catch (error) {
-      if (!(error instanceof M.LLMCalcError)) return {error: [error.name, String(error.message)]};
-      const numbers = {};
-      for (const key of Object.keys(error.params).sort()) {
-        const value = error.params[key];
-        if (typeof value === "bigint" || typeof value === "number") numbers[key] = String(value);
-      }
-      return {error: [error.code, numbers]};
+      return refused(error);
     }
   };
   for (const v of vectors) {
@@ -188,7 +194,7 @@ COMPARE = """
   }
   return {checked: vectors.length, bad: bad.slice(0, 4)};
 }
-"""
+""".replace("__REFUSED__", REFUSED)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -657,6 +663,7 @@ def engine_vectors(seed: int = 20261201) -> list[dict[str, object]]:
 COMPARE_ENGINES = """
 (vectors) => {
   const M = window.LLMModelConfig, P = window.LLMPlanner, bad = [];
+  const refused = __REFUSED__;
   const answer = (compute, keys) => {
     try {
       const result = compute();
@@ -667,13 +674,7 @@ COMPARE_ENGINES = """
       }
       return {parts};
     } catch (error) {
-      if (!(error instanceof M.LLMCalcError)) return {error: [error.name, String(error.message)]};
-      const numbers = {};
-      for (const key of Object.keys(error.params).sort()) {
-        const value = error.params[key];
-        if (typeof value === "bigint" || typeof value === "number") numbers[key] = String(value);
-      }
-      return {error: [error.code, numbers]};
+      return refused(error);
     }
   };
   const pyFloat = (x) => Number.isInteger(x) ? x.toFixed(1) : String(x);
@@ -697,7 +698,7 @@ COMPARE_ENGINES = """
   }
   return {checked: vectors.length, bad: bad.slice(0, 4)};
 }
-"""
+""".replace("__REFUSED__", REFUSED)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
