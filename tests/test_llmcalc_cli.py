@@ -203,3 +203,28 @@ def test_plan_names_the_training_set_up_and_computes_it(capsys, argv, kwargs, he
     for name, value in kwargs.items():
         assert name == "task" or name == "optimizer" or result[name] == value
     assert result.get("precision", "bf16") == kwargs.get("precision", "bf16")
+
+
+@pytest.mark.parametrize(("argv", "named"), [
+    (["plan", "llama-2-7b", "--gpu", "24x"], ["'24x'", "1 MiB to 100,000 GiB"]),
+    (["params", "llama-2-7b", "--d-model", "abc"], ["--d-model", "'abc'", "whole number"]),
+    (["plan", "llama-2-7b", "--task", "QLoRA"], ["'QLoRA'", "'qlora'"]),
+    (["plan", "llama-2-7b", "--lora-dropout", "5%"], ["'5%'", "decimal number"]),
+    (["kv-cache", "llama-2-7b", "--tokens", "128kb"], ["'128kb'", "k = 1,024"]),
+    (["parms", "llama-2-7b"], ["'parms'", "'params'"]),
+])
+def test_an_argument_error_is_one_line_without_the_usage(capsys, argv, named):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("llmcalc") and ": error: " in err
+    assert "usage:" not in err and "--help')" in err
+    for text in named:
+        assert text in err
+
+
+def test_the_usage_is_printed_with_help(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["plan", "--help"])
+    assert exit_info.value.code == 0 and capsys.readouterr().out.startswith("usage: llmcalc plan")
