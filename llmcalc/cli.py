@@ -184,7 +184,11 @@ def _resolve_model(args: argparse.Namespace) -> tuple[str, ModelConfig, ModelCon
     elif args.model.endswith(".json") or Path(args.model).is_file():
         base, label = ModelConfig.from_hf_config(args.model), args.model
     else:
-        base, label = get_preset(check.choice("MODEL", args.model, PRESETS)), args.model
+        try:
+            base, label = get_preset(check.choice("MODEL", args.model, PRESETS)), args.model
+        except ValueError as error:
+            raise ValueError(f"{error}; for another model give its config.json, a folder holding one, or the model "
+                             "fields (--vocab-size, --d-model, --n-layers, --n-heads, --d-ff ...)") from None
     if not overrides:
         return label, base, base
     try:

@@ -58,6 +58,10 @@ def get_preset(name: str) -> ModelConfig:
     >>> get_preset("llama-4")
     Traceback (most recent call last):
     ...
-    llmcalc.errors.RefusalValueError: name must be one of 'reference', 'gpt2', ... got 'llama-4' (did you mean ...
+    llmcalc.errors.RefusalValueError: name must be one of 'reference', 'gpt2', ... got 'llama-4'
+    >>> get_preset("Llama-2-7B")
+    Traceback (most recent call last):
+    ...
+    llmcalc.errors.RefusalValueError: name must be one of ... got 'Llama-2-7B' (did you mean 'llama-2-7b'?)
     """
     return PRESETS[check.choice("name", name, PRESETS)]

@@ -228,3 +228,25 @@ def test_the_usage_is_printed_with_help(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["plan", "--help"])
     assert exit_info.value.code == 0 and capsys.readouterr().out.startswith("usage: llmcalc plan")
+
+
+@pytest.mark.parametrize(("typed", "suggested"), [
+    ("llama2-7b", "llama-2-7b"),      # a dropped separator
+    ("Llama-2-7B", "llama-2-7b"),     # case
+    ("lama-2-7b", "llama-2-7b"),      # a dropped letter
+    ("mistrla-7b", "mistral-7b"),     # two letters swapped
+    ("gpt-2", "gpt2"),
+    ("llama-2-13b", None),            # another size of the same family
+    ("llama-3-70b", None),            # another generation
+    ("llama-3.1-8b", None),
+    ("phi-3", None),
+])
+def test_did_you_mean_names_only_a_slip_never_another_size(capsys, typed, suggested):
+    with pytest.raises(SystemExit):
+        main(["params", typed])
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"got {typed!r}" in err
+    if suggested is None:
+        assert "did you mean" not in err and "give its config.json, a folder holding one" in err
+    else:
+        assert f"(did you mean {suggested!r}?)" in err
