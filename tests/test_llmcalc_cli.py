@@ -236,7 +236,8 @@ def test_the_usage_is_printed_with_help(capsys):
     ("lama-2-7b", "llama-2-7b"),      # a dropped letter
     ("mistrla-7b", "mistral-7b"),     # two letters swapped
     ("gpt-2", "gpt2"),
-    ("llama-2-13b", None),            # another size of the same family
+    ("llama-2-34b", None),            # another size of the same family
+    ("qwen2.5-3b", None),
     ("llama-3-70b", None),            # another generation
     ("llama-3.1-8b", None),
     ("phi-3", None),
