@@ -43,14 +43,17 @@ from .planner import (
     PRECISIONS,
     QLORA_PREPARATIONS,
     TASKS,
+    FitChange,
     MemoryPlan,
     context_limit,
     context_search_limit,
     gpu_memory,
+    inference_changes_that_fit,
     largest_fitting,
     plan_inference,
     plan_training,
     trained_context,
+    training_changes_that_fit,
 )
 from .presets import PRESETS, get_preset
 from .weightformats import WEIGHT_FORMATS
@@ -437,9 +440,52 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
         verdict = "fits" if fits else "does not fit"
         text += (f"\n\n{verdict} in {format_bytes(budget)} ({format_bytes(abs(budget - chosen.total))} "
                  f"{'to spare' if fits else 'over'}); largest {varied.replace('_', '-')} that fits: {found}")
+        changes = [] if fits else _changes_that_fit(cfg, args, budget)
+        result["changes_that_fit"] = [{"change": _change_flag(change), "setting": change.setting,
+                                       "value": change.value, "total": change.plan.total,
+                                       "gpu_bytes": change.gpu_bytes} for change in changes]
+        if not fits:
+            text += "\n\n" + _changes_text(changes)
     if notes:
         text += "\n\n" + "\n".join(notes)
     return result, text
+
+
+def _changes_that_fit(cfg: ModelConfig, args: argparse.Namespace, budget: int) -> list[FitChange]:
+    """The planner's single changes that make this plan fit ``budget``, smallest first."""
+    if args.task == "inference":
+        if args.engine == "generate":
+            return inference_changes_that_fit(cfg, budget, plan_generate, context=args.context, batch=args.batch,
+                                              weight_format=args.weight_format, attention=args.attention)
+        return inference_changes_that_fit(cfg, budget, context=args.context, batch=args.batch,
+                                          weight_format=args.weight_format, kv_format=args.kv_format)
+    given = getattr(args, "targets", ["q", "v"])
+    return training_changes_that_fit(
+        cfg, budget, task=args.task, seq_len=args.seq_len, micro_batch=args.micro_batch, optimizer=args.optimizer,
+        checkpointing=args.checkpointing, zero_stage=getattr(args, "zero_stage", 0), n_gpus=getattr(args, "gpus", 1),
+        rank=getattr(args, "rank", 16), targets=ALL_LINEAR if given == [ALL_LINEAR] else given,
+        precision=getattr(args, "precision", PRECISIONS[0]),
+        qlora_preparation=getattr(args, "qlora_preparation", QLORA_PREPARATIONS[0]),
+        lora_dropout=getattr(args, "lora_dropout", 0.0))
+
+
+def _change_flag(change: FitChange) -> str:
+    """The plan option that makes ``change``, as typed: ``--checkpointing``, ``--seq-len 1912``."""
+    flag = "--" + change.setting.replace("_", "-")
+    if change.value is True:
+        return flag
+    return f"{flag} {change.value}"
+
+
+def _changes_text(changes: Sequence[FitChange]) -> str:
+    if not changes:
+        return ("no single change makes it fit (tried: checkpointing, a smaller micro-batch or batch, a shorter "
+                "sequence or context, 8-bit optimizer states, a quantized format, a bigger listed card)")
+    rows = [(_change_flag(change), f"{change.plan.total:,d}", format_bytes(change.plan.total),
+             f"{format_bytes(change.gpu_bytes - change.plan.total)} to spare in {format_bytes(change.gpu_bytes)}")
+            for change in changes]
+    return (f"it fits with one change; the smallest: {_change_flag(changes[0])}\n"
+            + _table(("change", "bytes", "size", "fits"), rows))
 
 
 def _gpu_argument(text: str) -> int:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from llmcalc.cli import main
+from llmcalc.planner import CARDS
 
 HF_MODELS = Path(__file__).parent / "data" / "hf_models"
 
@@ -251,3 +252,50 @@ def test_did_you_mean_names_only_a_slip_never_another_size(capsys, typed, sugges
         assert "did you mean" not in err and "give its config.json, a folder holding one" in err
     else:
         assert f"(did you mean {suggested!r}?)" in err
+
+
+def test_a_plan_that_does_not_fit_names_the_changes_that_make_it_fit(capsys):
+    """The newcomer's question: QLoRA of Llama-2-13B on a 24 GiB card."""
+    argv = ["plan", "llama-2-13b", "--task", "qlora", "--gpu", "24"]
+    result = json.loads(run(capsys, *argv, "--json"))
+    assert result["fits"] is False
+    changes = result["changes_that_fit"]
+    assert [c["change"] for c in changes][:2] == ["--checkpointing", "--seq-len 1912"]
+    assert changes[-1]["change"].startswith("--gpu ")
+    # Each named change, typed as printed, gives a plan that fits at the total shown.
+    for change in changes:
+        flags = change["change"].split()
+        again = argv[:-2] + (["--gpu", flags[1]] if flags[0] == "--gpu" else ["--gpu", "24", *flags])
+        replanned = json.loads(run(capsys, *again, "--json"))
+        assert replanned["fits"] is True and replanned["total"] == change["total"]
+        assert replanned["gpu_bytes"] == change["gpu_bytes"] and replanned["changes_that_fit"] == []
+    # The shorter sequence is the longest that fits: one token more does not.
+    assert json.loads(run(capsys, *argv, "--seq-len", "1913", "--json"))["fits"] is False
+    # No listed card smaller than the one named holds the plan.
+    smaller = [card for card in CARDS if 24 * 2**30 < card.total_bytes < changes[-1]["gpu_bytes"]]
+    assert all(card.total_bytes < result["total"] for card in smaller)
+    text = run(capsys, *argv)
+    assert "it fits with one change; the smallest: --checkpointing" in text
+    assert "--seq-len 1912" in text and "to spare in" in text
+
+
+def test_inference_that_does_not_fit_names_a_format_and_a_card(capsys):
+    result = json.loads(run(capsys, "plan", "llama-2-13b", "--gpu", "24", "--batch", "4", "--json"))
+    assert result["fits"] is False
+    settings = [c["setting"] for c in result["changes_that_fit"]]
+    assert settings[0] == "weight_format" and settings[-1] == "gpu" and "batch" not in settings
+    fp8 = json.loads(run(capsys, "plan", "llama-2-13b", "--gpu", "24", "--batch", "4", "--weight-format",
+                         result["changes_that_fit"][0]["value"], "--json"))
+    assert fp8["fits"] and fp8["total"] == result["changes_that_fit"][0]["total"]
+
+
+def test_when_nothing_single_fits_it_says_so(capsys):
+    argv = ["plan", "llama-3.1-70b", "--task", "full", "--gpu", "12"]
+    assert json.loads(run(capsys, *argv, "--json"))["changes_that_fit"] == []
+    assert "no single change makes it fit" in run(capsys, *argv)
+
+
+def test_a_plan_that_fits_names_no_change(capsys):
+    result = json.loads(run(capsys, "plan", "llama-2-7b", "--task", "qlora", "--gpu", "24", "--checkpointing",
+                            "--json"))
+    assert result["fits"] is True and result["changes_that_fit"] == []
