@@ -13,8 +13,8 @@ is an array (softmax, attention).
 
 from __future__ import annotations
 
-import difflib
 import math
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -35,9 +35,48 @@ def choice(name: str, value: Any, valid: Iterable[str]) -> str:
     if not isinstance(value, str):
         raise refusal("not_one_of_type", name=name, options=options, value=value, type=type(value).__name__)
     if value not in options:
-        close = difflib.get_close_matches(value, options, n=1, cutoff=0.6)
+        close = [option for option in options if near_name(value, option)]
         raise refusal("not_one_of", name=name, options=options, value=value, suggestion=close[0] if close else None)
     return value
+
+
+_SEPARATORS = re.compile(r"[\s_.-]+")
+
+
+def _typo_distance(a: str, b: str) -> int:
+    """Edits from ``a`` to ``b``: insert, delete, replace, or swap two neighbours (optimal string alignment)."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+def near_name(typed: str, name: str) -> bool:
+    """Whether ``typed`` is a slip for ``name``, not another thing: worth a "did you mean".
+
+    The rule: ignoring case and separators (``-``, ``_``, ``.``, spaces), the two are at most two typing
+    edits apart (one for names of up to four characters), and they hold the same numbers, or the same
+    digits swapped.  Numbers are what tell sizes and formats apart (``llama-2-13b`` is not a slip for
+    ``llama-2-7b``, nor ``fp8`` for ``fp16``), so a different number is never suggested.
+
+    >>> near_name("Llama2-7B", "llama-2-7b"), near_name("lama-2-7b", "llama-2-7b"), near_name("bf61", "bf16")
+    (True, True, True)
+    >>> near_name("llama-2-13b", "llama-2-7b"), near_name("fp8", "fp16"), near_name("llama-3-70b", "llama-2-70b")
+    (False, False, False)
+    """
+    a, b = _SEPARATORS.sub("", typed.casefold()), _SEPARATORS.sub("", name.casefold())
+    numbers_a, numbers_b = re.findall(r"\d+", typed), re.findall(r"\d+", name)
+    if numbers_a != numbers_b and sorted("".join(numbers_a)) != sorted("".join(numbers_b)):
+        return False
+    if numbers_a != numbers_b and len(numbers_a) != len(numbers_b):
+        return False
+    return _typo_distance(a, b) <= (1 if len(b) <= 4 else 2)
 
 
 def flag(name: str, value: Any) -> bool:

@@ -19,7 +19,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from . import _validate as check
 from . import gguf
@@ -43,14 +43,17 @@ from .planner import (
     PRECISIONS,
     QLORA_PREPARATIONS,
     TASKS,
+    FitChange,
     MemoryPlan,
     context_limit,
     context_search_limit,
     gpu_memory,
+    inference_changes_that_fit,
     largest_fitting,
     plan_inference,
     plan_training,
     trained_context,
+    training_changes_that_fit,
 )
 from .presets import PRESETS, get_preset
 from .weightformats import WEIGHT_FORMATS
@@ -93,6 +96,49 @@ def tokens(text: str) -> int:
     return scaled // divisor
 
 
+def whole_number(text: str) -> int:
+    """Parse a whole number such as ``4096`` or ``-1`` (range checks come later, with the option's name).
+
+    >>> whole_number("4096")
+    4096
+    >>> whole_number("2.5")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '2.5' is not a whole number (digits only, such as 4096)
+    """
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (digits only, such as 4096)") from None
+
+
+def real_number(text: str) -> float:
+    """Parse a decimal number such as ``0.9`` or ``0.05``.
+
+    >>> real_number("0.05")
+    0.05
+    >>> real_number("5%")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '5%' is not a decimal number (such as 0.9)
+    """
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a decimal number (such as 0.9)") from None
+
+
+class OneLineArgumentParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, naming the help to read; the usage only with ``--help``.
+
+    argparse prints the whole usage (17 to 23 lines for a command with model fields) above its one useful line.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``PROG: error: MESSAGE (see 'PROG --help')`` on standard error and exit with status 2."""
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """Left-align the first column, right-align the others."""
     widths = [max(len(cell) for cell in column) for column in zip(headers, *rows, strict=True)]
@@ -117,7 +163,7 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
         if field.type == "bool":
             group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None)
         elif field.type == "int":
-            group.add_argument(flag, type=int, metavar="N", help=_FIELD_HELP.get(field.name))
+            group.add_argument(flag, type=whole_number, metavar="N", help=_FIELD_HELP.get(field.name))
         else:
             group.add_argument(flag, metavar="NAME", help=f"one of {', '.join(_CHOICES[str(field.type)])}")
 
@@ -141,7 +187,11 @@ def _resolve_model(args: argparse.Namespace) -> tuple[str, ModelConfig, ModelCon
     elif args.model.endswith(".json") or Path(args.model).is_file():
         base, label = ModelConfig.from_hf_config(args.model), args.model
     else:
-        base, label = get_preset(check.choice("MODEL", args.model, PRESETS)), args.model
+        try:
+            base, label = get_preset(check.choice("MODEL", args.model, PRESETS)), args.model
+        except ValueError as error:
+            raise ValueError(f"{error}; for another model give its config.json, a folder holding one, or the model "
+                             "fields (--vocab-size, --d-model, --n-layers, --n-heads, --d-ff ...)") from None
     if not overrides:
         return label, base, base
     try:
@@ -390,9 +440,52 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
         verdict = "fits" if fits else "does not fit"
         text += (f"\n\n{verdict} in {format_bytes(budget)} ({format_bytes(abs(budget - chosen.total))} "
                  f"{'to spare' if fits else 'over'}); largest {varied.replace('_', '-')} that fits: {found}")
+        changes = [] if fits else _changes_that_fit(cfg, args, budget)
+        result["changes_that_fit"] = [{"change": _change_flag(change), "setting": change.setting,
+                                       "value": change.value, "total": change.plan.total,
+                                       "gpu_bytes": change.gpu_bytes} for change in changes]
+        if not fits:
+            text += "\n\n" + _changes_text(changes)
     if notes:
         text += "\n\n" + "\n".join(notes)
     return result, text
+
+
+def _changes_that_fit(cfg: ModelConfig, args: argparse.Namespace, budget: int) -> list[FitChange]:
+    """The planner's single changes that make this plan fit ``budget``, smallest first."""
+    if args.task == "inference":
+        if args.engine == "generate":
+            return inference_changes_that_fit(cfg, budget, plan_generate, context=args.context, batch=args.batch,
+                                              weight_format=args.weight_format, attention=args.attention)
+        return inference_changes_that_fit(cfg, budget, context=args.context, batch=args.batch,
+                                          weight_format=args.weight_format, kv_format=args.kv_format)
+    given = getattr(args, "targets", ["q", "v"])
+    return training_changes_that_fit(
+        cfg, budget, task=args.task, seq_len=args.seq_len, micro_batch=args.micro_batch, optimizer=args.optimizer,
+        checkpointing=args.checkpointing, zero_stage=getattr(args, "zero_stage", 0), n_gpus=getattr(args, "gpus", 1),
+        rank=getattr(args, "rank", 16), targets=ALL_LINEAR if given == [ALL_LINEAR] else given,
+        precision=getattr(args, "precision", PRECISIONS[0]),
+        qlora_preparation=getattr(args, "qlora_preparation", QLORA_PREPARATIONS[0]),
+        lora_dropout=getattr(args, "lora_dropout", 0.0))
+
+
+def _change_flag(change: FitChange) -> str:
+    """The plan option that makes ``change``, as typed: ``--checkpointing``, ``--seq-len 1912``."""
+    flag = "--" + change.setting.replace("_", "-")
+    if change.value is True:
+        return flag
+    return f"{flag} {change.value}"
+
+
+def _changes_text(changes: Sequence[FitChange]) -> str:
+    if not changes:
+        return ("no single change makes it fit (tried: checkpointing, a smaller micro-batch or batch, a shorter "
+                "sequence or context, 8-bit optimizer states, a quantized format, a bigger listed card)")
+    rows = [(_change_flag(change), f"{change.plan.total:,d}", format_bytes(change.plan.total),
+             f"{format_bytes(change.gpu_bytes - change.plan.total)} to spare in {format_bytes(change.gpu_bytes)}")
+            for change in changes]
+    return (f"it fits with one change; the smallest: {_change_flag(changes[0])}\n"
+            + _table(("change", "bytes", "size", "fits"), rows))
 
 
 def _gpu_argument(text: str) -> int:
@@ -417,7 +510,7 @@ _COMMANDS: dict[str, Callable[[ModelConfig, argparse.Namespace], tuple[dict[str,
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with a sub-command per figure."""
     formatter = argparse.ArgumentDefaultsHelpFormatter
-    parser = argparse.ArgumentParser(prog="llmcalc", description="Exact LLM parameter and memory figures.",
+    parser = OneLineArgumentParser(prog="llmcalc", description="Exact LLM parameter and memory figures.",
                                      formatter_class=formatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -440,11 +533,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(kv)
     kv.add_argument("--tokens", nargs="+", type=tokens, default=[2048, 4096, 8192, 32768, 131072], metavar="N",
                     help=_TOKENS_HELP)
-    kv.add_argument("--batch", type=int, default=1, metavar="N", help="sequences held at once")
+    kv.add_argument("--batch", type=whole_number, default=1, metavar="N", help="sequences held at once")
     kv.add_argument("--dtype", choices=list(DTYPE_BITS), default="bf16", help="number format of the cache")
     lora = command("lora", "trainable LoRA parameters for some ranks, as peft counts them")
     _add_model_arguments(lora)
-    lora.add_argument("--rank", nargs="+", type=int, default=[4, 8, 16, 32, 64], metavar="R", help="LoRA ranks")
+    lora.add_argument("--rank", nargs="+", type=whole_number, default=[4, 8, 16, 32, 64], metavar="R",
+                      help="LoRA ranks")
     targets_help = ("module names as peft matches them (q_proj, query_key_value, c_attn ...), the roles "
                     f"q k v o gate up down, or {ALL_LINEAR}")
     lora.add_argument("--targets", nargs="+", default=["q", "v"], metavar="NAME", help=targets_help)
@@ -464,7 +558,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="inference: number format of the KV cache (default: bf16)")
     plan.add_argument("--context", type=tokens, default=hidden, metavar="N",
                       help="inference: tokens per sequence (default: 4096)")
-    plan.add_argument("--batch", type=int, default=hidden, metavar="N",
+    plan.add_argument("--batch", type=whole_number, default=hidden, metavar="N",
                       help="inference: sequences held at once (default: 1)")
     plan.add_argument("--beyond-trained-context", action="store_true", default=hidden,
                       help="inference: search for the longest context past the positions the model was trained on")
@@ -473,27 +567,27 @@ def build_parser() -> argparse.ArgumentParser:
                       "the prefill's peak) or vllm (vLLM's start-up KV-cache pool) (default: sum)")
     plan.add_argument("--attention", choices=ATTENTIONS, default=hidden,
                       help="inference with --engine generate: attention implementation (default: sdpa)")
-    plan.add_argument("--gpu-memory-utilization", type=float, default=hidden, metavar="F",
+    plan.add_argument("--gpu-memory-utilization", type=real_number, default=hidden, metavar="F",
                       help="inference with --engine vllm: share of the card vLLM plans with (default: 0.9)")
-    plan.add_argument("--max-num-batched-tokens", type=int, default=hidden, metavar="N",
+    plan.add_argument("--max-num-batched-tokens", type=whole_number, default=hidden, metavar="N",
                       help="inference with --engine vllm: tokens of vLLM's profile pass, as it prints them "
                       f"(default: {VLLM_MAX_NUM_BATCHED_TOKENS:,})")
-    plan.add_argument("--cuda-graphs-mib", type=int, default=hidden, metavar="N",
+    plan.add_argument("--cuda-graphs-mib", type=whole_number, default=hidden, metavar="N",
                       help="inference with --engine vllm: MiB of CUDA graphs, for vLLM versions that subtract them "
                       "before sizing the KV-cache pool (default: 0, as vLLM 0.2 to 0.10, which capture them after)")
     plan.add_argument("--seq-len", type=tokens, default=hidden, metavar="N",
                       help="training: tokens per sequence (default: 2048)")
-    plan.add_argument("--micro-batch", type=int, default=hidden, metavar="N",
+    plan.add_argument("--micro-batch", type=whole_number, default=hidden, metavar="N",
                       help="training: sequences per step and GPU (default: 1)")
     plan.add_argument("--optimizer", choices=OPTIMIZERS, default=hidden,
                       help="training: the optimizer (default: adamw)")
     plan.add_argument("--checkpointing", action="store_true", default=hidden,
                       help="training: activation checkpointing")
-    plan.add_argument("--zero-stage", type=int, choices=range(4), default=hidden,
+    plan.add_argument("--zero-stage", type=whole_number, choices=range(4), default=hidden,
                       help="full fine-tuning: ZeRO stage (default: 0)")
-    plan.add_argument("--gpus", type=int, default=hidden, metavar="N",
+    plan.add_argument("--gpus", type=whole_number, default=hidden, metavar="N",
                       help="full fine-tuning: data-parallel GPUs (default: 1)")
-    plan.add_argument("--rank", type=int, default=hidden, metavar="R",
+    plan.add_argument("--rank", type=whole_number, default=hidden, metavar="R",
                       help="LoRA and QLoRA: adapter rank (default: 16)")
     plan.add_argument("--targets", nargs="+", default=hidden, metavar="NAME",
                       help=f"LoRA and QLoRA: {targets_help} (default: q v)")
@@ -506,7 +600,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="QLoRA: kbit (peft's prepare_model_for_kbit_training, as QLoRA recipes call it: "
                       "embedding, head and norms in fp32) or none (left in 16 bits) "
                       f"(default: {QLORA_PREPARATIONS[0]})")
-    plan.add_argument("--lora-dropout", type=float, default=hidden, metavar="P",
+    plan.add_argument("--lora-dropout", type=real_number, default=hidden, metavar="P",
                       help="LoRA and QLoRA: peft's lora_dropout in [0, 1); above 0 each adapter keeps its "
                       "dropped-out input and mask (default: 0, peft's; recipes often use 0.05 to 0.1)")
     gguf_plan = command("gguf", "GPU memory of a llama.cpp run: a .gguf file's tensors (header only) or a "

@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from types import MappingProxyType
+from typing import Any
 
 from . import _validate as check
 from .activations import activation_memory
@@ -29,7 +30,7 @@ from .lora import lora_model_params, lora_targets
 from .memory import kv_cache_bytes, training_memory, zero_memory_per_gpu
 from .params import Linear, linear_modules, param_breakdown, param_count
 from .units import GB, GiB, MiB
-from .weightformats import _converted, weight_format_bytes
+from .weightformats import WEIGHT_FORMATS, _converted, weight_format_bytes
 
 RESERVE = GiB
 """The 1 GiB every plan sets aside for the CUDA context and the allocator, an assumption, not a measurement.
@@ -533,3 +534,132 @@ def largest_fitting(plan: Callable[[int], MemoryPlan], gpu_bytes: int, *, limit:
         else:
             high = middle - 1
     return low
+
+
+@dataclass(frozen=True)
+class FitChange:
+    """One setting changed from a plan that does not fit, and the plan that change gives.
+
+    ``setting`` is the keyword of :func:`plan_training` or :func:`plan_inference` (or ``"gpu"``, a listed card's
+    key from :data:`CARDS`), ``value`` its new value, ``gpu_bytes`` the memory the new plan is checked against.
+    """
+
+    setting: str
+    value: str | int | bool
+    plan: MemoryPlan
+    gpu_bytes: int
+
+
+def _cheapest_card(plan: MemoryPlan, gpu_bytes: int) -> GpuCard | None:
+    """The listed card with the least memory above ``gpu_bytes`` on which ``plan`` fits."""
+    larger = sorted((card for card in CARDS if card.total_bytes > gpu_bytes), key=lambda card: card.total_bytes)
+    return next((card for card in larger if plan.fits(card.total_bytes)), None)
+
+
+def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any) -> list[FitChange]:
+    """Each single change of a training set-up that makes :func:`plan_training` fit ``gpu_bytes``, smallest first.
+
+    ``settings`` are :func:`plan_training`'s keywords as given (``seq_len`` among them).  Tried in this order, and
+    kept when the plan then fits: activation checkpointing on; the largest smaller micro-batch; the longest
+    shorter sequence; 8-bit AdamW states (for ``optimizer="adamw"``); a 4-bit NF4 base (LoRA becomes QLoRA);
+    the smallest listed card with more memory.  Empty when nothing single does it, or the plan already fits.
+
+    Examples
+    --------
+    QLoRA of Llama-2-13B on a 24 GiB card needs 25.09 GiB; checkpointing brings it to 10.19 GiB, sequences of
+    1,912 tokens to 23.99 GiB, and an RTX 5090 holds it as it is:
+
+    >>> from llmcalc import get_preset, GiB
+    >>> cfg = get_preset("llama-2-13b")
+    >>> plan_training(cfg, task="qlora", seq_len=2048).fits(24 * GiB)
+    False
+    >>> [(c.setting, c.value, round(c.plan.total / GiB, 2))
+    ...  for c in training_changes_that_fit(cfg, 24 * GiB, task="qlora", seq_len=2048)]
+    [('checkpointing', True, 10.19), ('seq_len', 1912, 23.99), ('gpu', 'rtx-5090', 25.09)]
+    """
+    budget = check.count("gpu_bytes", gpu_bytes)
+
+    def plan(**changed: Any) -> MemoryPlan:
+        return plan_training(cfg, **{**settings, **changed})
+
+    current = plan()
+    if current.fits(budget):
+        return []
+    found: list[FitChange] = []
+
+    def keep(setting: str, value: str | int | bool, changed: MemoryPlan) -> None:
+        if changed.fits(budget):
+            found.append(FitChange(setting, value, changed, budget))
+
+    if not settings.get("checkpointing", False):
+        keep("checkpointing", True, plan(checkpointing=True))
+    for setting, default in (("micro_batch", 1), ("seq_len", 1)):
+        size = check.count(setting, settings.get(setting, default))
+        if size > 1:
+            def vary(n: int, setting: str = setting) -> MemoryPlan:
+                return plan(**{setting: n})
+
+            largest = largest_fitting(vary, budget, limit=size - 1)
+            if largest:
+                keep(setting, largest, plan(**{setting: largest}))
+    if settings.get("optimizer", "adamw") == "adamw":
+        keep("optimizer", "adamw-8bit", plan(optimizer="adamw-8bit"))
+    if settings.get("task", "full") == "lora":
+        keep("task", "qlora", plan(task="qlora"))
+    card = _cheapest_card(current, budget)
+    if card is not None:
+        found.append(FitChange("gpu", card.key, current, card.total_bytes))
+    return found
+
+
+def inference_changes_that_fit(
+    cfg: ModelConfig, gpu_bytes: int, plan: Callable[..., MemoryPlan] | None = None, **settings: Any
+) -> list[FitChange]:
+    """Each single change of an inference set-up that makes its plan fit ``gpu_bytes``, smallest first.
+
+    ``plan`` builds the plan from keywords (default :func:`plan_inference`); ``settings`` are those given
+    (``context`` among them).  Tried in this order, and kept when the plan then fits: the largest smaller batch;
+    the longest shorter context; an fp8 KV cache (where ``kv_format`` is a setting); the first weight format in
+    :data:`~llmcalc.weightformats.WEIGHT_FORMATS` order, least lossy first, that fits; the smallest listed card
+    with more memory.  Empty when nothing single does it, or the plan already fits.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset, GiB
+    >>> cfg = get_preset("llama-2-13b")
+    >>> [(c.setting, c.value) for c in inference_changes_that_fit(cfg, 24 * GiB, context=4096)]
+    [('weight_format', 'fp8'), ('gpu', 'rtx-5090')]
+    """
+    budget = check.count("gpu_bytes", gpu_bytes)
+    build = plan or plan_inference
+
+    def planned(**changed: Any) -> MemoryPlan:
+        return build(cfg, **{**settings, **changed})
+
+    current = planned()
+    if current.fits(budget):
+        return []
+    found: list[FitChange] = []
+    for setting, default in (("batch", 1), ("context", 1)):
+        size = check.count(setting, settings.get(setting, default))
+        if size > 1:
+            def vary(n: int, setting: str = setting) -> MemoryPlan:
+                return planned(**{setting: n})
+
+            largest = largest_fitting(vary, budget, limit=size - 1)
+            if largest:
+                found.append(FitChange(setting, largest, planned(**{setting: largest}), budget))
+    if "kv_format" in settings and settings["kv_format"] != "fp8":
+        changed = planned(kv_format="fp8")
+        if changed.fits(budget):
+            found.append(FitChange("kv_format", "fp8", changed, budget))
+    given = settings.get("weight_format", "bf16")
+    for weight_format in WEIGHT_FORMATS[WEIGHT_FORMATS.index(str(given)) + 1:] if given in WEIGHT_FORMATS else ():
+        changed = planned(weight_format=weight_format)
+        if changed.fits(budget):
+            found.append(FitChange("weight_format", weight_format, changed, budget))
+            break
+    card = _cheapest_card(current, budget)
+    if card is not None:
+        found.append(FitChange("gpu", card.key, current, card.total_bytes))
+    return found

@@ -38,6 +38,30 @@ PRESETS: Mapping[str, ModelConfig] = MappingProxyType({
     "mixtral-8x7b": ModelConfig(vocab_size=32000, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,
                                 d_ff=14336, n_experts=8, experts_per_token=2, model_type="mixtral",
                                 trained_context=32768),
+    "llama-2-13b": ModelConfig(vocab_size=32000, d_model=5120, n_layers=40, n_heads=40, d_ff=13824,
+                               trained_context=4096),
+    "llama-3.1-70b": ModelConfig(vocab_size=128256, d_model=8192, n_layers=80, n_heads=64, n_kv_heads=8,
+                                 d_ff=28672, trained_context=131072),
+    # Qwen2.5 base models: biases on q/k/v, untied head from 7B up; their sliding window is switched off
+    # (use_sliding_window false).
+    "qwen2.5-7b": ModelConfig(vocab_size=152064, d_model=3584, n_layers=28, n_heads=28, n_kv_heads=4,
+                              d_ff=18944, qkv_bias=True, model_type="qwen2", trained_context=131072),
+    "qwen2.5-14b": ModelConfig(vocab_size=152064, d_model=5120, n_layers=48, n_heads=40, n_kv_heads=8,
+                               d_ff=13824, qkv_bias=True, model_type="qwen2", trained_context=131072),
+    "qwen2.5-32b": ModelConfig(vocab_size=152064, d_model=5120, n_layers=64, n_heads=40, n_kv_heads=8,
+                               d_ff=27648, qkv_bias=True, model_type="qwen2", trained_context=131072),
+    "qwen2.5-72b": ModelConfig(vocab_size=152064, d_model=8192, n_layers=80, n_heads=64, n_kv_heads=8,
+                               d_ff=29568, qkv_bias=True, model_type="qwen2", trained_context=131072),
+    # Gemma 2: four norms per block (before and after attention and FFN), tied embedding, a gated FFN
+    # (GeGLU: as many weights as SwiGLU), a 4,096-token window on every other layer.
+    "gemma-2-9b": ModelConfig(vocab_size=256000, d_model=3584, n_layers=42, n_heads=16, n_kv_heads=8,
+                              head_dim=256, d_ff=14336, tie_embeddings=True, norms_per_layer=4,
+                              sliding_window=4096, sliding_window_layers=21, model_type="gemma2",
+                              trained_context=8192),
+    "gemma-2-27b": ModelConfig(vocab_size=256000, d_model=4608, n_layers=46, n_heads=32, n_kv_heads=16,
+                               head_dim=128, d_ff=36864, tie_embeddings=True, norms_per_layer=4,
+                               sliding_window=4096, sliding_window_layers=23, model_type="gemma2",
+                               trained_context=8192),
     # Phi-2: attention and MLP run in parallel off ONE LayerNorm per block;
     # biases on q/k/v, on the output projection ("dense"), in the MLP and on the LM head.
     "phi-2": ModelConfig(vocab_size=51200, d_model=2560, n_layers=32, n_heads=32, d_ff=10240, ffn="mlp",
@@ -58,6 +82,10 @@ def get_preset(name: str) -> ModelConfig:
     >>> get_preset("llama-4")
     Traceback (most recent call last):
     ...
-    llmcalc.errors.RefusalValueError: name must be one of 'reference', 'gpt2', ... got 'llama-4' (did you mean ...
+    llmcalc.errors.RefusalValueError: name must be one of 'reference', 'gpt2', ... got 'llama-4'
+    >>> get_preset("Llama-2-7B")
+    Traceback (most recent call last):
+    ...
+    llmcalc.errors.RefusalValueError: name must be one of ... got 'Llama-2-7B' (did you mean 'llama-2-7b'?)
     """
     return PRESETS[check.choice("name", name, PRESETS)]

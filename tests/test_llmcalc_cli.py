@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from llmcalc.cli import main
+from llmcalc.planner import CARDS
 
 HF_MODELS = Path(__file__).parent / "data" / "hf_models"
 
@@ -203,3 +204,98 @@ def test_plan_names_the_training_set_up_and_computes_it(capsys, argv, kwargs, he
     for name, value in kwargs.items():
         assert name == "task" or name == "optimizer" or result[name] == value
     assert result.get("precision", "bf16") == kwargs.get("precision", "bf16")
+
+
+@pytest.mark.parametrize(("argv", "named"), [
+    (["plan", "llama-2-7b", "--gpu", "24x"], ["'24x'", "1 MiB to 100,000 GiB"]),
+    (["params", "llama-2-7b", "--d-model", "abc"], ["--d-model", "'abc'", "whole number"]),
+    (["plan", "llama-2-7b", "--task", "QLoRA"], ["'QLoRA'", "'qlora'"]),
+    (["plan", "llama-2-7b", "--lora-dropout", "5%"], ["'5%'", "decimal number"]),
+    (["kv-cache", "llama-2-7b", "--tokens", "128kb"], ["'128kb'", "k = 1,024"]),
+    (["parms", "llama-2-7b"], ["'parms'", "'params'"]),
+])
+def test_an_argument_error_is_one_line_without_the_usage(capsys, argv, named):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("llmcalc") and ": error: " in err
+    assert "usage:" not in err and "--help')" in err
+    for text in named:
+        assert text in err
+
+
+def test_the_usage_is_printed_with_help(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["plan", "--help"])
+    assert exit_info.value.code == 0 and capsys.readouterr().out.startswith("usage: llmcalc plan")
+
+
+@pytest.mark.parametrize(("typed", "suggested"), [
+    ("llama2-7b", "llama-2-7b"),      # a dropped separator
+    ("Llama-2-7B", "llama-2-7b"),     # case
+    ("lama-2-7b", "llama-2-7b"),      # a dropped letter
+    ("mistrla-7b", "mistral-7b"),     # two letters swapped
+    ("gpt-2", "gpt2"),
+    ("llama-2-34b", None),            # another size of the same family
+    ("qwen2.5-3b", None),
+    ("llama-3-70b", None),            # another generation
+    ("llama-3.1-8b", None),
+    ("phi-3", None),
+])
+def test_did_you_mean_names_only_a_slip_never_another_size(capsys, typed, suggested):
+    with pytest.raises(SystemExit):
+        main(["params", typed])
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"got {typed!r}" in err
+    if suggested is None:
+        assert "did you mean" not in err and "give its config.json, a folder holding one" in err
+    else:
+        assert f"(did you mean {suggested!r}?)" in err
+
+
+def test_a_plan_that_does_not_fit_names_the_changes_that_make_it_fit(capsys):
+    """The newcomer's question: QLoRA of Llama-2-13B on a 24 GiB card."""
+    argv = ["plan", "llama-2-13b", "--task", "qlora", "--gpu", "24"]
+    result = json.loads(run(capsys, *argv, "--json"))
+    assert result["fits"] is False
+    changes = result["changes_that_fit"]
+    assert [c["change"] for c in changes][:2] == ["--checkpointing", "--seq-len 1912"]
+    assert changes[-1]["change"].startswith("--gpu ")
+    # Each named change, typed as printed, gives a plan that fits at the total shown.
+    for change in changes:
+        flags = change["change"].split()
+        again = argv[:-2] + (["--gpu", flags[1]] if flags[0] == "--gpu" else ["--gpu", "24", *flags])
+        replanned = json.loads(run(capsys, *again, "--json"))
+        assert replanned["fits"] is True and replanned["total"] == change["total"]
+        assert replanned["gpu_bytes"] == change["gpu_bytes"] and replanned["changes_that_fit"] == []
+    # The shorter sequence is the longest that fits: one token more does not.
+    assert json.loads(run(capsys, *argv, "--seq-len", "1913", "--json"))["fits"] is False
+    # No listed card smaller than the one named holds the plan.
+    smaller = [card for card in CARDS if 24 * 2**30 < card.total_bytes < changes[-1]["gpu_bytes"]]
+    assert all(card.total_bytes < result["total"] for card in smaller)
+    text = run(capsys, *argv)
+    assert "it fits with one change; the smallest: --checkpointing" in text
+    assert "--seq-len 1912" in text and "to spare in" in text
+
+
+def test_inference_that_does_not_fit_names_a_format_and_a_card(capsys):
+    result = json.loads(run(capsys, "plan", "llama-2-13b", "--gpu", "24", "--batch", "4", "--json"))
+    assert result["fits"] is False
+    settings = [c["setting"] for c in result["changes_that_fit"]]
+    assert settings[0] == "weight_format" and settings[-1] == "gpu" and "batch" not in settings
+    fp8 = json.loads(run(capsys, "plan", "llama-2-13b", "--gpu", "24", "--batch", "4", "--weight-format",
+                         result["changes_that_fit"][0]["value"], "--json"))
+    assert fp8["fits"] and fp8["total"] == result["changes_that_fit"][0]["total"]
+
+
+def test_when_nothing_single_fits_it_says_so(capsys):
+    argv = ["plan", "llama-3.1-70b", "--task", "full", "--gpu", "12"]
+    assert json.loads(run(capsys, *argv, "--json"))["changes_that_fit"] == []
+    assert "no single change makes it fit" in run(capsys, *argv)
+
+
+def test_a_plan_that_fits_names_no_change(capsys):
+    result = json.loads(run(capsys, "plan", "llama-2-7b", "--task", "qlora", "--gpu", "24", "--checkpointing",
+                            "--json"))
+    assert result["fits"] is True and result["changes_that_fit"] == []

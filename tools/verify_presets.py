@@ -101,6 +101,54 @@ HF_CONFIGS: dict[str, tuple[str, dict, str]] = {
              tie_word_embeddings=False),
         "microsoft/phi-2 config.json",
     ),
+    "llama-2-13b": (
+        "llama",
+        dict(vocab_size=32000, hidden_size=5120, intermediate_size=13824, num_hidden_layers=40,
+             num_attention_heads=40, num_key_value_heads=40, tie_word_embeddings=False),
+        "meta-llama/Llama-2-13b-hf config.json (values as quoted verbatim in public repositories)",
+    ),
+    "llama-3.1-70b": (
+        "llama",
+        dict(vocab_size=128256, hidden_size=8192, intermediate_size=28672, num_hidden_layers=80,
+             num_attention_heads=64, num_key_value_heads=8, tie_word_embeddings=False),
+        "meta-llama/Llama-3.1-70B config.json (as tabled in oumi configs/recipes/llama3_1/README.md)",
+    ),
+    "qwen2.5-7b": (
+        "qwen2",
+        dict(vocab_size=152064, hidden_size=3584, intermediate_size=18944, num_hidden_layers=28,
+             num_attention_heads=28, num_key_value_heads=4, tie_word_embeddings=False),
+        "Qwen/Qwen2.5-7B config.json (copy: citsjtu2020/LLM-Prof sglang/Model_Config.md @8434c8d)",
+    ),
+    "qwen2.5-14b": (
+        "qwen2",
+        dict(vocab_size=152064, hidden_size=5120, intermediate_size=13824, num_hidden_layers=48,
+             num_attention_heads=40, num_key_value_heads=8, tie_word_embeddings=False),
+        "Qwen/Qwen2.5-14B config.json (copy: citsjtu2020/LLM-Prof sglang/Model_Config.md @8434c8d)",
+    ),
+    "qwen2.5-32b": (
+        "qwen2",
+        dict(vocab_size=152064, hidden_size=5120, intermediate_size=27648, num_hidden_layers=64,
+             num_attention_heads=40, num_key_value_heads=8, tie_word_embeddings=False),
+        "Qwen/Qwen2.5-32B config.json (copy: citsjtu2020/LLM-Prof sglang/Model_Config.md @8434c8d)",
+    ),
+    "qwen2.5-72b": (
+        "qwen2",
+        dict(vocab_size=152064, hidden_size=8192, intermediate_size=29568, num_hidden_layers=80,
+             num_attention_heads=64, num_key_value_heads=8, tie_word_embeddings=False),
+        "Qwen/Qwen2.5-72B config.json (values as quoted in public repositories)",
+    ),
+    "gemma-2-9b": (
+        "gemma2",
+        dict(vocab_size=256000, hidden_size=3584, intermediate_size=14336, num_hidden_layers=42,
+             num_attention_heads=16, num_key_value_heads=8, head_dim=256, tie_word_embeddings=True),
+        "google/gemma-2-9b config.json (as in maxtext hf_model_configs.py @028cf2f; vocabulary 256000)",
+    ),
+    "gemma-2-27b": (
+        "gemma2",
+        dict(vocab_size=256000, hidden_size=4608, intermediate_size=36864, num_hidden_layers=46,
+             num_attention_heads=32, num_key_value_heads=16, head_dim=128, tie_word_embeddings=True),
+        "google/gemma-2-27b config.json (as in maxtext hf_model_configs.py @028cf2f; vocabulary 256000)",
+    ),
 }
 
 # llmcalc target name -> module names used by each architecture.
@@ -125,6 +173,8 @@ LORA_CASES = [
     ("phi-2", 8, "all-linear"),
     ("reference", 8, ("q", "v")),
     ("reference", 16, "all-linear"),
+    ("llama-2-13b", 16, ("q", "v")),
+    ("qwen2.5-7b", 16, "all-linear"),
 ]
 
 # Parameter-name patterns -> llmcalc breakdown key.  Order matters: first match wins.
