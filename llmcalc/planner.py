@@ -556,6 +556,20 @@ def _cheapest_card(plan: MemoryPlan, gpu_bytes: int) -> GpuCard | None:
     return next((card for card in larger if plan.fits(card.total_bytes)), None)
 
 
+def _smaller_that_fits(
+    planned: Callable[..., MemoryPlan], setting: str, given: int, budget: int
+) -> FitChange | None:
+    """The largest value of ``setting`` below ``given`` whose plan fits ``budget``, or None."""
+    if given <= 1:
+        return None
+
+    def vary(n: int) -> MemoryPlan:
+        return planned(**{setting: n})
+
+    largest = largest_fitting(vary, budget, limit=given - 1)
+    return FitChange(setting, largest, vary(largest), budget) if largest else None
+
+
 def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any) -> list[FitChange]:
     """Each single change of a training set-up that makes :func:`plan_training` fit ``gpu_bytes``, smallest first.
 
@@ -593,15 +607,10 @@ def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any)
 
     if not settings.get("checkpointing", False):
         keep("checkpointing", True, plan(checkpointing=True))
-    for setting, default in (("micro_batch", 1), ("seq_len", 1)):
-        size = check.count(setting, settings.get(setting, default))
-        if size > 1:
-            def vary(n: int, setting: str = setting) -> MemoryPlan:
-                return plan(**{setting: n})
-
-            largest = largest_fitting(vary, budget, limit=size - 1)
-            if largest:
-                keep(setting, largest, plan(**{setting: largest}))
+    for setting in ("micro_batch", "seq_len"):
+        smaller = _smaller_that_fits(plan, setting, check.count(setting, settings.get(setting, 1)), budget)
+        if smaller is not None:
+            found.append(smaller)
     if settings.get("optimizer", "adamw") == "adamw":
         keep("optimizer", "adamw-8bit", plan(optimizer="adamw-8bit"))
     if settings.get("task", "full") == "lora":
@@ -640,15 +649,10 @@ def inference_changes_that_fit(
     if current.fits(budget):
         return []
     found: list[FitChange] = []
-    for setting, default in (("batch", 1), ("context", 1)):
-        size = check.count(setting, settings.get(setting, default))
-        if size > 1:
-            def vary(n: int, setting: str = setting) -> MemoryPlan:
-                return planned(**{setting: n})
-
-            largest = largest_fitting(vary, budget, limit=size - 1)
-            if largest:
-                found.append(FitChange(setting, largest, planned(**{setting: largest}), budget))
+    for setting in ("batch", "context"):
+        smaller = _smaller_that_fits(planned, setting, check.count(setting, settings.get(setting, 1)), budget)
+        if smaller is not None:
+            found.append(smaller)
     if "kv_format" in settings and settings["kv_format"] != "fp8":
         changed = planned(kv_format="fp8")
         if changed.fits(budget):
