@@ -38,7 +38,6 @@ from the environment before each build writes its pages, each only when it chang
 
 from __future__ import annotations
 
-import csv
 import functools
 import html
 import json
@@ -55,6 +54,7 @@ from sphinx.locale import _
 from sphinx.util import logging
 
 from glossary import Entry, GlossaryGraph, glossary
+from zhsearch import TERMINOLOGY, terminology
 
 if TYPE_CHECKING:
     from sphinx.addnodes import pending_xref
@@ -68,7 +68,6 @@ logger = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
 SCORER = HERE.parent / "_templates" / "glossarysearch-scorer.js"
 STYLESHEET_SOURCE = HERE.parent / "_templates" / "glossarysearch.css"
-TERMINOLOGY = HERE.parents[1] / "locales" / "zh_TW" / "terminology.tsv"
 DATA_FILE = "glossarysearch-data.js"
 PAGES_FOLDER = "glossarysearch"
 """Under ``_static``: one script per document holding its passages."""
@@ -163,16 +162,6 @@ def leading_acronym(name: str) -> str | None:
     if len(words) < 2 or not _ACRONYM.fullmatch(words[0]):
         return None
     return words[0]
-
-
-def terminology(path: Path = TERMINOLOGY) -> dict[str, str]:
-    """English term (lower-cased) -> its zh_TW rendering, from the terminology table."""
-    with path.open(encoding="utf-8", newline="") as handle:
-        return {
-            row["english"].strip().lower(): row["zh_TW"].strip()
-            for row in csv.DictReader(handle, delimiter="\t")
-            if row["english"].strip() and row["zh_TW"].strip()
-        }
 
 
 def entry_names(entry: Entry, translations: dict[str, str]) -> tuple[list[str], list[str]]:

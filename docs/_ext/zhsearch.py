@@ -243,14 +243,21 @@ def traditional_chinese_search(segmentations: Segmentations, prefix_dictionary: 
     return SearchTraditionalChinese
 
 
-def terminology_words(terminology: Path = TERMINOLOGY) -> list[str]:
+def terminology(path: Path = TERMINOLOGY) -> dict[str, str]:
+    """English term (lower-cased) -> its zh_TW rendering, from the terminology table."""
+    with path.open(encoding="utf-8", newline="") as handle:
+        return {
+            row["english"].strip().lower(): row["zh_TW"].strip()
+            for row in csv.DictReader(handle, delimiter="\t")
+            if row["english"].strip() and row["zh_TW"].strip()
+        }
+
+
+def terminology_words(path: Path = TERMINOLOGY) -> list[str]:
     """The zh_TW renderings of the glossary's terms, one word per rendering."""
-    with terminology.open(encoding="utf-8", newline="") as handle:
-        rows = csv.DictReader(handle, delimiter="\t")
-        words = {row["zh_TW"].strip() for row in rows}
     # jieba's user dictionary is one word per line: a rendering with a space in it
     # ("KV 快取") is indexed as its parts anyway.
-    return sorted(word for word in words if word and " " not in word)
+    return sorted({word for word in terminology(path).values() if " " not in word})
 
 
 def write_user_dictionary(path: Path, words: list[str]) -> None:
