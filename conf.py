@@ -44,7 +44,7 @@ extensions = [
     "codelinks",
     "sphinx_codeautolink",
     "sphinxarg.ext",  # the command line's reference, generated from its argparse parser
-    "sphinxcontrib.bibtex",  # every entry's sources, from docs/_bib/*.bib, listed on the references page
+    "sphinxcontrib.bibtex",  # every entry's sources, from docs/_bib/references.bib, listed on the references page
     "reference",  # ours: constants without their type's docstring, the CLI help translated
     "translatedterms",  # ours: a translation's term links checked at the .po line
     # Ours, one concern each (docs/_ext/):
@@ -84,10 +84,12 @@ myst_heading_anchors = 3
 
 
 # -- Sources (sphinxcontrib-bibtex) -----------------------------------------------------
-# Every *.bib file in docs/_bib/ (paths relative to this file); {cite:p}`key` in an entry links to
-# the one bibliography, on the references page.  Author-year labels say what is cited
-# without a trip to that page.
-bibtex_bibfiles = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "docs" / "_bib").glob("*.bib"))
+# One BibTeX file, docs/_bib/references.bib (path relative to this file); {cite:p}`key` in an
+# entry links to the one bibliography, on the references page.  One file, not one per page:
+# sphinxcontrib-bibtex 2.7.0 re-reads the references page when a .bib file it has seen changes,
+# not when a new one appears, so an incremental build would miss a new file's keys.
+bibtex_bibfiles = ["docs/_bib/references.bib"]
+# Author-year labels say what is cited without a trip to the references page.
 bibtex_reference_style = "author_year"
 bibtex_default_style = "plain"
 
