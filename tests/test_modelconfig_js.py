@@ -596,4 +596,7 @@ def test_real_hub_configs_give_python_fields_and_counts(page: Any) -> None:
     javascript = decode(page.evaluate(FROM_TEXTS, [texts, js_lora(LORA_SPECS)]))
     python = [python_outcome(path, LORA_SPECS) for path in hub_files]
     assert mismatches([p.name for p in hub_files], python, javascript) == []
-    assert len(hub_files) >= 7 and all("ok" in outcome for outcome in javascript)
+    # The one refusal among real files: FP8 block-quantized checkpoints (test_llmcalc_hub_configs.REFUSED).
+    assert len(hub_files) >= 7 and all("ok" in outcome or outcome["error"][0] == "quantized_checkpoint"
+                                       for outcome in javascript)
+    assert sum("ok" in outcome for outcome in javascript) >= len(hub_files) - 2
