@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 import llmcalc as lc
-from llmcalc.hf import SUPPORTED_MODEL_TYPES
 from llmcalc.errors import Refusal
+from llmcalc.hf import SUPPORTED_MODEL_TYPES
 
 DATA = Path(__file__).parent / "data" / "hub_configs"
 FILES = sorted(path for path in DATA.glob("*.json") if not path.name.startswith("_"))
