@@ -3,6 +3,10 @@
 Run with the transformers llmcalc follows; the result is tests/data/hub_configs/_transformers_counts.json::
 
     /work/torchenv/bin/python tools/count_hub_configs.py > tests/data/hub_configs/_transformers_counts.json
+
+``from_config`` builds the model the file describes without applying a ``quantization_config`` (only
+``from_pretrained`` quantizes), so a quantized checkpoint's count is that of the model it was quantized from;
+llmcalc refuses such a file, and the test compares this count with llmcalc's once that key is removed.
 """
 
 import glob
