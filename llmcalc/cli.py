@@ -548,7 +548,7 @@ def build_parser() -> argparse.ArgumentParser:
     cards = ", ".join(card.key for card in CARDS)
     plan.add_argument("--gpu", type=_gpu_argument, metavar="SIZE",
                       help="GPU memory: GiB (22.49), a number with MiB, GiB or GB = 10^9 bytes (23034MiB, 24GB), or "
-                      f"a listed card at the total nvidia-smi reports ({cards}); say whether the plan fits, and the "
+                      f"a listed card at the total its driver reports ({cards}); say whether the plan fits, and the "
                       "longest context (inference) or largest micro-batch (training) that does")
     # SUPPRESS: an option the user did not give stays absent, so one given for another task can be told apart.
     hidden = argparse.SUPPRESS

@@ -48,9 +48,11 @@ depend on the workload.
 class GpuCard:
     """A listed card: its memory as the driver reports it, and where that figure was read.
 
-    ``reported_mib`` is ``memory.total`` as ``nvidia-smi`` prints it (MiB,
-    ECC on where the card has it), quoted in the public ``source`` and read on
-    ``checked``.
+    ``reported_mib`` is the card's total as the driver's ``tool`` reports it:
+    ``memory.total`` as ``nvidia-smi`` prints it (MiB, ECC on where the card has
+    it) for NVIDIA cards; for AMD's, the size of the GPU agent's global memory
+    pool that ``rocminfo`` prints (KB), in MiB.  It is quoted in the public
+    ``source`` and was read on ``checked``.
     """
 
     key: str
@@ -58,6 +60,7 @@ class GpuCard:
     reported_mib: int
     source: str
     checked: str
+    tool: str = "nvidia-smi"
 
     @property
     def total_bytes(self) -> int:
@@ -84,17 +87,27 @@ CARDS: tuple[GpuCard, ...] = (
     GpuCard("l40s", "L40S (48 GB)", 46_068, "https://github.com/akash-network/provider-configs/pull/99", _CHECKED),
     GpuCard("a100-80gb", "A100 (80 GB)", 81_920, "https://github.com/modal-labs/modal-client/pull/2797", _CHECKED),
     GpuCard("h100-sxm", "H100 SXM (80 GB)", 81_559, "https://github.com/NVIDIA/nccl/issues/1264", _CHECKED),
+    # Lambda's docs quote nvidia-smi on its 1x H100 PCIe instance (driver 550.90.12); the file's commit of 2024-11-07.
+    GpuCard("h100-pcie", "H100 PCIe (80 GB)", 81_559,
+            "https://github.com/LandonTClipp/lambda-docs/blob/c863063d19e4e1b5ffa397783031a9b3682fdf06/docs/education/"
+            "scheduling-and-orchestration/skypilot-deploy-kubernetes.md", _CHECKED),
     GpuCard("h100-nvl", "H100 NVL (94 GB)", 95_830, "https://github.com/wilicc/gpu-burn/issues/141", _CHECKED),
     GpuCard("h200", "H200 (141 GB)", 143_771, "https://github.com/sgl-project/sglang/issues/3196", _CHECKED),
     GpuCard("b200", "B200 (180 GB)", 183_359, "https://github.com/NVIDIA/TensorRT-LLM/issues/10278", _CHECKED),
+    # rocminfo's pool on an MI300X: "Size: 201310208(0xbffc000) KB", 196,592 MiB (rocm-smi's 206,141,652,992 bytes).
+    GpuCard("mi300x", "MI300X (192 GB)", 196_592, "https://github.com/ROCm/legacy-rocm-build/issues/4414", _CHECKED,
+            tool="rocminfo"),
 )
-"""Cards a buyer rents or owns today, with ``memory.total`` as ``nvidia-smi`` reports it, each from a public source.
+"""Cards a buyer rents or owns today, with the total their driver reports, each from a public source.
 
 The vendor's "GB" is a nominal figure: a T4 sold as 16 GB reports 15,360 MiB
-(15.00 GiB), an L4 sold as 24 GB 23,034 MiB, an L40S sold as 48 GB 46,068 MiB.
-Cards whose reported total we found no public driver output for (H100 PCIe,
-AMD's MI300X under ``rocm-smi``) are left out rather than guessed: give the
-planner your card's own figure.
+(15.00 GiB), an L4 sold as 24 GB 23,034 MiB, an L40S sold as 48 GB 46,068 MiB;
+an H100 PCIe reports the same 81,559 MiB as an H100 SXM.  NVIDIA cards are
+read from ``nvidia-smi``; AMD's MI300X from ``rocminfo`` (its GPU pool of
+201,310,208 KB, 196,592 MiB, which is also the 206,141,652,992 bytes that
+``rocm-smi --showmeminfo vram`` prints as "VRAM Total Memory").  A card with
+no public driver output is left out rather than guessed: give the planner
+your card's own figure.
 """
 
 GPUS: Mapping[str, int] = MappingProxyType({card.label: card.total_bytes for card in CARDS})

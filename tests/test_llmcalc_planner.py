@@ -125,10 +125,12 @@ def test_fits_compares_the_total_with_the_card() -> None:
 
 
 # The cards' totals as nvidia-smi reports them, copied from the public outputs each row cites (issue 24 quotes the
-# first three): the planner must hold exactly these, not the vendor's "GB" read as GiB.
+# first three): the planner must hold exactly these, not the vendor's "GB" read as GiB.  The MI300X is rocminfo's
+# "Size: 201310208(0xbffc000) KB" of its GPU pool, in MiB.
 REPORTED_MIB = {"t4": 15_360, "l4": 23_034, "l40s": 46_068, "a10g": 23_028, "a100-40gb": 40_960, "a100-80gb": 81_920,
-                "h100-sxm": 81_559, "h100-nvl": 95_830, "h200": 143_771, "b200": 183_359, "rtx-3060": 12_288,
-                "rtx-3090": 24_576, "rtx-4090": 24_564, "rtx-5090": 32_607}
+                "h100-sxm": 81_559, "h100-pcie": 81_559, "h100-nvl": 95_830, "h200": 143_771, "b200": 183_359,
+                "rtx-3060": 12_288, "rtx-3090": 24_576, "rtx-4090": 24_564, "rtx-5090": 32_607,
+                "mi300x": 201_310_208 // 1024}
 
 
 def test_every_card_is_its_driver_reported_total_with_a_dated_source() -> None:
@@ -136,7 +138,10 @@ def test_every_card_is_its_driver_reported_total_with_a_dated_source() -> None:
     for card in CARDS:
         assert GPUS[card.label] == card.reported_mib * 2**20 and f"{card.reported_mib:,} MiB" in card.label
         assert card.source.startswith("https://github.com/") and re.fullmatch(r"\d{4}-\d{2}-\d{2}", card.checked)
+        assert card.tool == ("rocminfo" if card.key == "mi300x" else "nvidia-smi")
     assert GPUS["T4 (16 GB): 15,360 MiB"] / GIB == 15.0
+    # rocm-smi's "VRAM Total Memory (B)" for the same card is the same size in bytes.
+    assert next(card for card in CARDS if card.key == "mi300x").total_bytes == 206_141_652_992
 
 
 def test_an_l40s_as_reported_flips_the_70b_qlora_verdict() -> None:
