@@ -65,7 +65,7 @@ html: $(addprefix html-,$(LANGUAGES)) ## Build English and zh_TW HTML into _buil
 
 # Each language has its own doctree directory.  The other builders of a language reuse
 # the environment its HTML build saved, so they run one after another, never side by
-# side (make -j): html-<lang>, then doctest-, text-, latex-<lang>.
+# side (make -j): html-<lang>, then doctest-, text-, latex-<lang>, and dist's EPUB.
 html-%: $(INSTALLED) ## Build one language, e.g. make html-zh_TW
 	$(SPHINXBUILD) $(FRESH_OPTION) -b html -D language=$* -d $(BUILDDIR)/doctrees/$* docs $(BUILDDIR)/html/$*
 
@@ -156,7 +156,7 @@ a11y-deps: ## Install axe-core (npm ci in tests/a11y) for the accessibility test
 
 dist: html ## Offline bundles per language: dist/llm-glossary-<lang>-html.zip and .epub, checked
 	$(BIN)/python tools/make_dist.py --languages $(LANGUAGES) --html-dir $(BUILDDIR)/html \
-		--build-dir $(BUILDDIR) --dist dist --sphinx-options "$(STRICT) $(FRESH_OPTION) $(SPHINXOPTS)"
+		--build-dir $(BUILDDIR) --dist dist --sphinx-options "$(STRICT) $(SPHINXOPTS)"
 
 clean: ## Remove build output (keeps .venv)
 	rm -rf $(BUILDDIR) dist

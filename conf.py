@@ -45,6 +45,7 @@ extensions = [
     "sphinx_codeautolink",
     "sphinxarg.ext",  # the command line's reference, generated from its argparse parser
     "sphinxcontrib.bibtex",  # every entry's sources, from docs/_bib/references.bib, listed on the references page
+    "bibtexplugins",  # ours: pybtex's backend found once, not at every citation
     "reference",  # ours: constants without their type's docstring, the CLI help translated
     "translatedterms",  # ours: a translation's term links checked at the .po line
     # Ours, one concern each (docs/_ext/):

@@ -8,6 +8,7 @@ silently shrinks and the ratios lie; these checks catch that without timing anyt
 from __future__ import annotations
 
 import runpy
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from bs4 import BeautifulSoup
 from bench_build import (
     SHARED_PREFIXES,
     WORD,
+    PageShape,
     is_generated,
     page_shape,
     source_pages,
@@ -24,7 +26,7 @@ from bench_build import (
     write_plain_site,
 )
 from builtsite import built_page
-from sphinxbuild import REPO, build
+from sphinxbuild import REPO, BuildResult, build
 
 SITE = REPO / "_build" / "html" / "en"
 
@@ -41,44 +43,62 @@ def test_the_parser_finds_every_entry_the_real_build_shows() -> None:
         assert sum(entry.names for entry in shape.entries) == len(entries), page.name
 
 
+@dataclass(frozen=True)
+class PlainTwin:
+    pages: list[Path]
+    shapes: list[PageShape]
+    srcdir: Path
+    result: BuildResult
+
+
+@pytest.fixture(scope="module")
+def plain_twin(tmp_path_factory: pytest.TempPathFactory) -> PlainTwin:
+    """The plain twin the benchmark builds (generated pages mirrored from the built site), built once."""
+    pages = source_pages(REPO / "docs")
+    if not all((SITE / f"{page.stem}.html").exists() for page in pages):
+        pytest.fail(f"{SITE} is incomplete: run `make html` before the site checks")
+    shapes = twin_shapes(pages, SITE)
+    srcdir = tmp_path_factory.mktemp("twin") / "plain"
+    write_plain_site(shapes, srcdir)
+    return PlainTwin(pages, shapes, srcdir, build(srcdir))
+
+
+@pytest.mark.site
 @pytest.mark.heavy
-def test_the_plain_twin_builds_without_a_warning_and_keeps_every_entry(tmp_path: Path) -> None:
-    shapes = [page_shape(page) for page in source_pages(REPO / "docs")]
-    write_plain_site(shapes, tmp_path / "plain")
-    result = build(tmp_path / "plain")
+def test_the_plain_twin_builds_without_a_warning_and_keeps_every_entry(plain_twin: PlainTwin) -> None:
+    result = plain_twin.result
     assert result.warnings == ""
     terms = sum(
         len(BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select("dl.glossary > dt"))
         for page in result.outdir.glob("*.html")
     )
-    assert terms == sum(entry.names for shape in shapes for entry in shape.entries) > 300
+    assert terms == sum(entry.names for shape in plain_twin.shapes for entry in shape.entries) > 300
 
 
 @pytest.mark.site
-def test_the_twin_of_a_generated_page_carries_what_its_build_shows(tmp_path: Path) -> None:
+def test_the_twin_of_a_generated_page_carries_what_its_build_shows(plain_twin: PlainTwin) -> None:
     """The llmcalc reference pages are mirrored from their built HTML, not their few source lines."""
-    pages = source_pages(REPO / "docs")
-    generated = [page for page in pages if is_generated(page)]
+    generated = [page for page in plain_twin.pages if is_generated(page)]
     assert {page.stem for page in generated} >= {"reference-models", "reference-planner", "reference-cli"}
-    shapes = twin_shapes(pages, SITE)
     for page in generated:
         article = built_page("en", page.stem).select_one("article[role=main]")
-        shape = next(shape for shape in shapes if shape.stem == page.stem)
+        shape = next(shape for shape in plain_twin.shapes if shape.stem == page.stem)
         code = [block for block in shape.prose if block.code]
         assert len(code) == len(article.select("pre")), page.name
         prose_words = sum(len(WORD.findall(" ".join(block.lines))) for block in shape.prose if not block.code)
         source_words = len(WORD.findall(page.read_text(encoding="utf-8")))
         assert prose_words > 5 * source_words, page.name  # the docstrings, not the directives
-    write_plain_site(shapes, tmp_path / "plain")
-    result = build(tmp_path / "plain")
-    assert result.warnings == ""
+        assert (plain_twin.result.outdir / f"{page.stem}.html").is_file(), page.name
+    assert plain_twin.result.warnings == ""
 
 
+@pytest.mark.site
 @pytest.mark.heavy
-def test_the_equipped_twin_has_the_real_reference_pages_and_the_project_settings_for_them(tmp_path: Path) -> None:
-    pages = source_pages(REPO / "docs")
-    write_plain_site([page_shape(page) for page in pages], tmp_path / "plain")
-    write_equipped_site(tmp_path / "plain", REPO, tmp_path / "equipped")
+def test_the_equipped_twin_has_the_real_reference_pages_and_the_project_settings_for_them(
+    plain_twin: PlainTwin, tmp_path: Path
+) -> None:
+    pages = plain_twin.pages
+    write_equipped_site(plain_twin.srcdir, REPO, tmp_path / "equipped")
     for page in pages:
         same = (tmp_path / "equipped" / page.name).read_bytes() == page.read_bytes()
         assert same == is_generated(page), page.name

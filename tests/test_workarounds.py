@@ -22,13 +22,16 @@ import jieba
 import myst_parser
 import myst_parser.mdit_to_docutils.base as myst_base
 import myst_parser.parsers.sphinx_ as myst_sphinx
+import pybtex.plugin
 import pytest
 import sphinx.search
 import sphinx.transforms.i18n as sphinx_i18n
 from docutils.utils import new_document
 from myst_parser.config.main import MdParserConfig
 from sphinx.search.zh import SearchChinese
+from sphinxcontrib.bibtex.domain import BibtexDomain
 
+import bibtexplugins
 import codelinks
 import i18nparses
 import mystsettings
@@ -58,6 +61,7 @@ def test_each_modules_version_gate_is_its_registry_row() -> None:
     assert reference.UNTRANSLATED_HELP_VERSIONS is REGISTRY["argparse-help-source"].versions
     assert reference.RST_ONLY_CACHE_VERSIONS is REGISTRY["codeautolink-cache"].versions
     assert codelinks.PATCHED_VERSIONS is REGISTRY["codelinks"].versions
+    assert bibtexplugins.PATCHED_VERSIONS is REGISTRY["bibtexplugins"].versions
     # zhsearch keeps its own constant (it is being rewritten elsewhere): checked equal instead.
     assert zhsearch.STEMMER_BUG_VERSIONS == REGISTRY["zhsearch-stemmer"].versions
 
@@ -312,3 +316,46 @@ def test_no_module_replaces_a_function_of_codeautolink() -> None:
     from sphinx_codeautolink.extension.block import link_html
 
     assert extension.link_html is link_html
+
+
+def counted_entry_point_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every read of the installed entry points that pybtex's plugin lookup makes from now on."""
+    reads: list[str] = []
+    stock_entry_points = pybtex.plugin.entry_points  # type: ignore[attr-defined]
+
+    def counting(*args: object, **kwargs: object) -> object:
+        reads.append(str(kwargs.get("group")))
+        return stock_entry_points(*args, **kwargs)
+
+    monkeypatch.setattr(pybtex.plugin, "entry_points", counting)
+    return reads
+
+
+def test_sphinxcontrib_bibtex_still_looks_up_the_backend_per_citation(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert 'find_plugin("pybtex.backends", "plaintext")' in inspect.getsource(BibtexDomain.resolve_xref), (
+        "sphinxcontrib-bibtex no longer looks the backend up per citation: drop docs/_ext/bibtexplugins.py"
+    )
+    # ... and pybtex still reads every entry point on each lookup of a plugin not registered at run time.
+    reads = counted_entry_point_reads(monkeypatch)
+    for _ in range(3):
+        pybtex.plugin.find_plugin("pybtex.backends", "latex")
+    assert reads.count("pybtex.backends") == 3
+
+
+def test_the_registered_backend_is_the_entry_points_class_and_reads_no_entry_point(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pybtex.plugin, "_RUNTIME_PLUGINS", {})  # type: ignore[attr-defined]
+    from importlib.metadata import entry_points
+
+    (entry_point,) = entry_points(group="pybtex.backends", name="plaintext")
+    monkeypatch.setattr(bibtexplugins, "version", lambda package: "0.0.0")
+    bibtexplugins.setup(None)  # type: ignore[arg-type]
+    reads = counted_entry_point_reads(monkeypatch)
+    assert pybtex.plugin.find_plugin("pybtex.backends", "plaintext") is entry_point.load()
+    assert reads == ["pybtex.backends"], "left out on other releases"
+    monkeypatch.setattr(bibtexplugins, "version", lambda package: sorted(bibtexplugins.PATCHED_VERSIONS)[0])
+    bibtexplugins.setup(None)  # type: ignore[arg-type]
+    reads.clear()
+    assert pybtex.plugin.find_plugin("pybtex.backends", "plaintext") is entry_point.load()
+    assert reads == []

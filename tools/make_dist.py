@@ -62,9 +62,12 @@ def build_epub(language: str, srcdir: Path, confdir: Path, builddir: Path, optio
     # The epub builder packs every file it finds in its output directory, and warns
     # (fails, under -W) about the .buildinfo.bak an earlier build leaves there.
     shutil.rmtree(outdir, ignore_errors=True)
+    # The language's HTML build saved its environment in doctrees/<language>: reading it
+    # instead of the sources again makes the EPUB from the same doctrees as the HTML, and
+    # saves the reading phase.
     command = [
         sys.executable, "-m", "sphinx", "-b", "epub", "-c", str(confdir), "-D", f"language={language}",
-        *options, "-d", str(builddir / "doctrees-epub" / language), str(srcdir), str(outdir),
+        *options, "-d", str(builddir / "doctrees" / language), str(srcdir), str(outdir),
     ]
     if subprocess.run(command).returncode != 0:
         raise EpubBuildError(f"sphinx-build -b epub failed for {language}: {' '.join(command)}")
