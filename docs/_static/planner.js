@@ -821,6 +821,7 @@
         out.active.textContent = "—";
         clearResults();
         if (announce) { status.textContent = configError.textContent; }
+        planned(null);
         return;
       }
       clearFieldErrors();
@@ -834,6 +835,7 @@
         }
         say(planError, "");
         if (announce) { status.textContent = out.verdict.textContent; }
+        planned({ cfg: cfg, options: options, budget: budget });
       } catch (error) {
         var own = error instanceof PlannerInputError;
         var message = own ? error.message : fill(root.dataset.planError, "detail", describe(error, catalogue, format));
@@ -851,6 +853,7 @@
         }
         clearResults();
         if (announce) { status.textContent = message; }
+        planned(null);
       }
     }
 
@@ -890,6 +893,13 @@
     form.addEventListener("change", function (event) {
       if (event.target !== gpu && event.target !== form.elements.config_file) { update(true); }
     });
+    /* plannershare.js and plannerchart.js (loaded before this file) each get the widget and are told, after every
+     * update, what was planned: {cfg, options, budget}, or null when nothing could be. */
+    var widget = { root: root, form: form, format: format, fill: fill, plan: plan, update: update,
+                   useModelConfig: function (cfg) { preset.value = "config"; ownConfig = cfg; ownSource = ["", ""]; },
+                   ownConfig: function () { return preset.value === "config" ? ownConfig : null; } };
+    var extensions = (window.LLMPlannerExtensions || []).map(function (make) { return make(widget); });
+    function planned(result) { extensions.forEach(function (extension) { extension(result); }); }
     update(false);
   }
 
