@@ -961,3 +961,17 @@ def test_copy_link_copies_the_address_of_the_plan() -> None:
         assert page.evaluate("navigator.clipboard.readText()") == page.url
         assert "context=1234" in page.url
     assert log.errors == []
+
+
+def test_the_language_switch_carries_the_plan_to_the_other_edition() -> None:
+    """The sidebar's switch keeps the fragment: the zh_TW page opens on the same inputs and the same bytes."""
+    with browser_page() as (page, log):
+        page.goto(page_path("en").as_uri())
+        set_up(page, SHARED_SETUPS["lora"])
+        values, parts = form_values(page), shown_parts(page)
+        page.locator("a.language-switch").first.click()
+        page.wait_for_url(re.compile(r"/zh_TW/19-will-it-fit\.html#plan=1&"))
+        assert form_values(page) == values
+        assert shown_parts(page) == parts
+        assert page.evaluate("document.documentElement.lang") == "zh-TW"
+    assert log.errors == [] and log.requests == []

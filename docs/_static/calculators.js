@@ -1,8 +1,8 @@
 /* Interactive calculators (LoRA rank, model memory, KV cache), offline, no framework.
  *
  * The markup comes from docs/_templates/calculators/widget.html, rendered by
- * docs/_ext/calculators.py.  The memory formulas are modelcounts.js's (loaded first), shared with the
- * planner; the LoRA ones below repeat the two that llmcalc defines;
+ * docs/_ext/calculators.py.  The formulas are modelcounts.js's (loaded first), shared with the planner,
+ * but for the LoRA share and the GQA ratio, which only these widgets use;
  * the browser tests run hundreds of llmcalc-generated vectors through window.LLMCalc
  * and compare exactly, so the two cannot drift apart.
  * Counts use BigInt, so no size is ever rounded; results are written with
@@ -24,9 +24,9 @@
     return DTYPE_BITS[dtype];
   }
 
-  /* llmcalc.lora_params: rank * (d_in + d_out). */
+  /* llmcalc.lora_params: modelcounts.js's formula. */
   function loraParams(dIn, dOut, rank) {
-    return BigInt(rank) * (BigInt(dIn) + BigInt(dOut));
+    return window.LLMModelCounts.loraParams(dIn, dOut, rank);
   }
 
   /* llmcalc.lora_share: adapter parameters over the matrix's d_in * d_out. */

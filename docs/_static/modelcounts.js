@@ -1,5 +1,5 @@
 /* The browser's counts: llmcalc.params (the linear modules and parameter counts), llmcalc.lora (LoRA counts),
- * and the two memory formulas every widget shares, llmcalc.memory.kv_cache_bytes and weight_bytes.
+ * and the formulas every widget shares: llmcalc.memory.kv_cache_bytes and weight_bytes, llmcalc.lora_params.
  *
  * Each function ports the Python function named alike (the comment above it names its twin).  The counts read a
  * ModelConfig made by modelconfig.js and its tables: modelconfig.js binds them with withModel(model) when its
@@ -27,6 +27,11 @@
     const kept = span > 0n ? span : 0n;
     const cached = (big(cfg.n_layers) - windowed) * t + windowed * (t < kept ? t : kept);
     return ceilDiv(cached * kvValuesPerTokenPerLayer(cfg) * big(bits) * big(batch), 8n);
+  }
+
+  // llmcalc.lora.lora_params: rank * (d_in + d_out), the adapter of one d_in -> d_out matrix.
+  function loraParams(dIn, dOut, rank) {
+    return big(rank) * (big(dIn) + big(dOut));
   }
 
   // llmcalc.memory.weight_bytes: n * bits / 8, rounded up to a whole byte.
@@ -243,11 +248,11 @@
       }
       const [stacked, moduleNames] = stackedExpertParams(cfg, r, names);
       const chosen = moduleNames.length ? loraTargets(cfg, moduleNames) : [];
-      return stacked + r * sum(chosen.map((m) => m.copies * (m.d_in + m.d_out)));
+      return stacked + sum(chosen.map((m) => m.copies * loraParams(m.d_in, m.d_out, r)));
     }
 
     return { linearModules, paramBreakdown, paramCount, activeParamCount, loraTargets, loraModelParams };
   }
 
-  window.LLMModelCounts = Object.freeze({ kvCacheBytes, weightBytes, withModel });
+  window.LLMModelCounts = Object.freeze({ kvCacheBytes, weightBytes, loraParams, withModel });
 })();

@@ -165,7 +165,10 @@
 
     ["input", "change", "click"].forEach(function (type) {
       form.addEventListener(type, function (event) {
-        if (type !== "click" || event.target.type === "button") { changed = true; }
+        if (type !== "click" || event.target.type === "button") {
+          changed = true;
+          say(note, "");  // the reader has moved on from the link's defaults
+        }
       }, true);
     });
     window.addEventListener("hashchange", function () {
@@ -177,7 +180,11 @@
     root.querySelector('[data-share="copy"]').addEventListener("click", function () {
       changed = true;
       write();
-      var done = function (ok) { say(status, ok ? root.dataset.shareCopied : root.dataset.shareCopyFailed); };
+      /* Shown by the button, and announced through the widget's one status line. */
+      var done = function (ok) {
+        say(status, ok ? root.dataset.shareCopied : root.dataset.shareCopyFailed);
+        root.querySelector('[data-out="status"]').textContent = status.textContent;
+      };
       if (navigator.clipboard && navigator.clipboard.writeText) {
         navigator.clipboard.writeText(location.href).then(function () { done(true); }, function () { done(false); });
       } else {
