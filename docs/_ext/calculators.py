@@ -14,7 +14,8 @@ have a calculator.  Builders that run no JavaScript (EPUB, text, LaTeX, man, Tex
 ...) get the explanation alone, and the message catalog builder gets the labels too,
 so they are extracted for translation.
 
-The JavaScript repeats the few formulas it needs, so it must agree with ``llmcalc``,
+The JavaScript repeats the few formulas it needs, each once (``modelcounts.js`` holds the ones the
+calculators and the planner share, loaded before either), so it must agree with ``llmcalc``,
 the project's one source of truth: the browser tests run hundreds of vectors computed
 by ``llmcalc`` through it and compare exactly.  Everything the widget knows of the
 models and number formats (presets, their parameter counts, bits per value) is read
