@@ -836,6 +836,7 @@ def test_a_loaded_config_travels_as_its_values_not_the_file(language: str) -> No
         page.locator(f'{ROOT} [name="context"]').fill("2048")
         link = page.url
         result = shown_result(page)
+    assert "architectures" not in link and "max_position_embeddings" not in link  # the file's own keys stay home
     shared = json.loads(urllib.parse.parse_qs(link.split("#", 1)[1])["config"][0])
     assert shared == dataclasses.asdict(cfg)  # llmcalc's ModelConfig values, exact integers, not the file
     with browser_page() as (fresh, log2):
@@ -921,6 +922,10 @@ def test_the_chart_plots_llmcalc_totals_and_says_them_as_text(language: str) -> 
             assert total == plan_training(LLAMA, task="lora", seq_len=512, micro_batch=micro_batch,
                                           rank=16).total, micro_batch
         assert svg.locator("title").text_content() == page.locator(ROOT).get_attribute("data-chart-micro-batch")
+        # vLLM's pool takes the card's share whatever the context: no chart, and the page says why.
+        set_up(page, {"task": "inference", "engine": "vllm"})
+        assert read(page, "verdict") != "—"
+        assert not page.locator(f'{ROOT} [data-out="chart"]').is_visible()
     assert log.errors == [] and log.requests == []
 
 
