@@ -834,6 +834,7 @@ def test_a_loaded_config_travels_as_its_values_not_the_file(language: str) -> No
         page.locator('input[name="config_file"]').set_input_files(str(path))
         expect_text(page, "params", f"{lc.param_count(cfg):,}")
         page.locator(f'{ROOT} [name="context"]').fill("2048")
+        page.wait_for_function("location.hash.includes('context=2048') && location.hash.includes('config=')")
         link = page.url
         result = shown_result(page)
     assert "architectures" not in link and "max_position_embeddings" not in link  # the file's own keys stay home
