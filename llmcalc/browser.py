@@ -1,4 +1,4 @@
-"""Everything the browser's copy of llmcalc reads: ``docs/_static/modelconfig.js`` (config reader and counts).
+"""Everything the browser's copy of llmcalc reads: ``docs/_static/modelconfig.js`` and ``modelcounts.js``.
 
 The JavaScript ports the *rules* of :mod:`llmcalc.hf`, :mod:`llmcalc.config`,
 :mod:`llmcalc.params` and :mod:`llmcalc.lora`; the *data* those rules read (class

@@ -95,6 +95,9 @@ def planner_states(page: Page) -> Iterator[tuple[str, str | None]]:
     page.locator('input[name="task"][value="qlora"]').check()
     page.locator('[name="checkpointing"]').check()
     yield "QLoRA plan", WIDGET
+    page.locator('select[name="gpu_compare"]').select_option("a100-80gb")
+    page.locator(".planner-chart summary").click()
+    yield "two cards and the chart, its table open", WIDGET
     page.locator('input[name="task"][value="inference"]').check()
     page.locator('select[name="gpu"]').select_option("t4")
     yield "does not fit", WIDGET
@@ -147,7 +150,7 @@ def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, new_page: Callab
             assert log.errors == [], (name, log.errors)
             assert log.requests == [], (name, log.requests)
             page.context.close()
-    assert checked == len(SCHEMES) * (6 + 2 * len(CALCULATOR_PAGES))
+    assert checked == len(SCHEMES) * (7 + 2 * len(CALCULATOR_PAGES))
     assert not failures, "axe-core WCAG 2.1 AA violations (rule | node | message):\n" + "\n".join(failures)
 
 

@@ -105,6 +105,8 @@ def test_markup_has_labelled_inputs_presets_from_llmcalc_and_the_script(site) ->
     assert kvcache["reference"] == {"layers": 20, "kv_heads": 2, "heads": 10, "head_dim": 64}
     scripts = [script.get("src", "").split("?")[0] for script in soup.find_all("script")]
     assert "_static/calculators.js" in scripts
+    # The formulas the widgets share (modelcounts.js) run before the widgets that call them.
+    assert scripts.index("_static/modelcounts.js") < scripts.index("_static/calculators.js")
     assert soup.select_one('.calculator[data-calculator="lora"] label').get_text() == LABELS[language]["lora"][0]
 
 
@@ -116,8 +118,9 @@ def test_script_is_only_loaded_on_pages_with_a_calculator(tmp_path: Path) -> Non
         "plain.md": "# Plain\n\nNo calculator here.\n",
     })
     result = build(tmp_path)
-    assert "calculators.js" not in result.html("plain")
-    assert "calculators.js" not in result.html("index")
+    for name in ("calculators.js", "modelcounts.js"):
+        assert name not in result.html("plain")
+        assert name not in result.html("index")
 
 
 def test_labels_without_their_keys_are_an_error_naming_the_keys(tmp_path: Path) -> None:

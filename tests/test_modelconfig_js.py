@@ -72,11 +72,15 @@ FROM_TEXTS = "([texts, lora]) => encode(texts.map((t) => fromText(t, lora)))"
 
 
 def page_html(tmp_path: Path) -> Path:
-    """The tables as a Sphinx page carries them: inline_json, which sorts keys (the script must not mind)."""
+    """The tables as a Sphinx page carries them: inline_json, which sorts keys (the scripts must not mind).
+
+    The counts are modelcounts.js's, bound to modelconfig.js's tables: loaded after it, as a page may.
+    """
     tables = inline_json("modelconfig-tables", browser_data())
-    script = (REPO / "docs" / "_static" / "modelconfig.js").as_uri()
+    scripts = "".join(f'<script src="{(REPO / "docs" / "_static" / name).as_uri()}"></script>'
+                      for name in ("modelconfig.js", "modelcounts.js"))
     html = tmp_path / "modelconfig.html"
-    html.write_text(f'<!doctype html><meta charset="utf-8"><script src="{script}"></script>{tables}'
+    html.write_text(f'<!doctype html><meta charset="utf-8">{scripts}{tables}'
                     f"<script>{HELPERS}</script>", encoding="utf-8")
     return html
 

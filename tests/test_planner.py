@@ -16,6 +16,7 @@ import dataclasses
 import json
 import random
 import re
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 
@@ -750,4 +751,233 @@ def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str) -> No
         assert read(page, "largest") == f"{vllm['largest_context']:,}"
         page.locator('[name="gpu_memory_utilization"]').fill("101")
         assert page.locator('[name="gpu_memory_utilization"]').get_attribute("aria-invalid") == "true"
+    assert log.errors == [] and log.requests == []
+
+
+# ---- The share link, the second card and the chart (plannershare.js, plannerchart.js) ----
+
+ROOT = '.calculator[data-calculator="planner"]'
+
+
+def form_values(page) -> dict[str, str]:
+    """Every input of the form as the reader set it: what a link must carry."""
+    return page.evaluate(
+        """(root) => Object.fromEntries([...document.querySelector(root + " form").elements]
+             .filter((e) => e.name && e.type !== "file" && e.type !== "button" && e.tagName !== "TEXTAREA")
+             .map((e) => [e.type === "radio" ? e.name + "=" + e.value : e.name,
+                          e.type === "checkbox" || e.type === "radio" ? String(e.checked) : e.value]))""",
+        ROOT,
+    )
+
+
+def shown_result(page) -> dict[str, object]:
+    return {**shown_parts(page), "verdict": read(page, "verdict"), "largest": read(page, "largest"),
+            "params": read(page, "params")}
+
+
+SHARED_SETUPS = {
+    "lora": {"task": "lora", "preset": "qwen2.5-0.5b", "optimizer": "adamw-8bit", "micro_batch": "3",
+             "seq_len": "1024", "rank": "32", "targets": "all-linear", "lora_dropout": "0.1",
+             "gpu": "a100-40gb", "gpu_compare": "rtx-3060", "checkpointing": True},
+    "inference": {"task": "inference", "preset": "llama-3-8b", "engine": "generate", "attention": "eager",
+                  "weight_format": "int8", "context": "10000", "batch": "3", "beyond_trained": True,
+                  "gpu": "", "gpu_gib": "22.49"},
+    "full": {"task": "full", "precision": "mixed", "zero_stage": "2", "n_gpus": "8", "seq_len": "512",
+             "gpu": "h100-sxm"},
+}
+
+
+def set_up(page, fields: dict[str, object]) -> None:
+    """Set the form as a reader would: task first, then each field (a tick box by clicking it)."""
+    page.locator(f'{ROOT} input[name="task"][value="{fields["task"]}"]').check()
+    for name, value in fields.items():
+        if name == "task":
+            continue
+        field = page.locator(f'{ROOT} [name="{name}"]')
+        if isinstance(value, bool):
+            field.set_checked(value)
+        elif field.evaluate("node => node.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("setup", SHARED_SETUPS)
+def test_a_shared_link_restores_every_input_and_the_same_result(language: str, setup: str) -> None:
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        assert "#" not in page.url  # a visit alone leaves the address as it came
+        entries = page.evaluate("history.length")
+        set_up(page, SHARED_SETUPS[setup])
+        page.locator(f'{ROOT} [name="batch"]').press_sequentially("1")  # typed: one keystroke at a time
+        page.locator(f'{ROOT} [name="batch"]').press("Backspace")
+        values, result = form_values(page), shown_result(page)
+        assert result["verdict"] != "—"  # a plan, not a refusal, travels
+        link = page.url
+        assert "#plan=1&" in link
+        assert page.evaluate("history.length") == entries  # replaceState: no entry per change
+    with browser_page() as (fresh, log2):
+        fresh.goto(link)
+        assert form_values(fresh) == values
+        assert shown_result(fresh) == result
+        assert not fresh.locator(f'{ROOT} [data-out="share-note"]').is_visible()
+    assert log.errors == log2.errors == [] and log.requests == log2.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_loaded_config_travels_as_its_values_not_the_file(language: str) -> None:
+    path = CONFIGS / "deepseek-v2-lite.json"  # latent attention and experts: many fields to carry
+    cfg = lc.ModelConfig.from_hf_config(path)
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        page.locator('input[name="config_file"]').set_input_files(str(path))
+        expect_text(page, "params", f"{lc.param_count(cfg):,}")
+        page.locator(f'{ROOT} [name="context"]').fill("2048")
+        page.wait_for_function("location.hash.includes('context=2048') && location.hash.includes('config=')")
+        link = page.url
+        result = shown_result(page)
+    assert "architectures" not in link and "max_position_embeddings" not in link  # the file's own keys stay home
+    shared = json.loads(urllib.parse.parse_qs(link.split("#", 1)[1])["config"][0])
+    assert shared == dataclasses.asdict(cfg)  # llmcalc's ModelConfig values, exact integers, not the file
+    with browser_page() as (fresh, log2):
+        fresh.goto(link)
+        assert fresh.locator('select[name="preset"]').input_value() == "config"
+        assert shown_result(fresh) == result
+    assert log.errors == log2.errors == []
+
+
+BAD_FRAGMENTS = [
+    "#plan=2&context=4096",            # another version
+    "#plan=1&context=0",               # below the field's minimum
+    "#plan=1&context=99999999999",     # above its maximum
+    "#plan=1&context=4e3",             # not a whole number
+    "#plan=1&batch=1&batch=2",         # a field twice
+    "#plan=1&nonsense=1",              # no such field
+    "#plan=1&preset=gpt-5",            # no such model
+    "#plan=1&task=pretraining",        # no such task
+    "#plan=1&gpu_gib=24%20TB",         # no such size
+    "#plan=1&lora_dropout=1",          # outside [0, 1)
+    "#plan=1&checkpointing=yes",       # not a flag
+    "#plan=1&preset=config&config=%7Bbad",          # a config that is not JSON
+    "#plan=1&preset=config&config=%7B%22d_model%22%3A0%7D",  # one llmcalc refuses
+    "#plan=1&preset=gpt2&config=%7B%7D",            # a config for a listed model
+    "#plan=%E0%A4%A",                  # not even percent-encoding
+    "#plan=1&context=" + "9" * 500,    # absurdly long
+]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_bad_link_gives_the_defaults_and_a_translated_note(language: str) -> None:
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        defaults, default_result = form_values(page), shown_result(page)
+        template = page.locator(ROOT).get_attribute("data-share-bad")
+        for fragment in BAD_FRAGMENTS:
+            page.goto("about:blank")
+            page.goto(page_path(language).as_uri() + fragment)
+            note = page.locator(f'{ROOT} [data-out="share-note"]')
+            assert note.is_visible(), fragment
+            assert note.inner_text().startswith(template.split("{label}")[0]), fragment
+            if language == "zh_TW":
+                assert not ENGLISH_WORDS.search(template), template
+            assert form_values(page) == defaults, fragment
+            assert shown_result(page) == default_result, fragment
+    assert log.errors == [] and log.requests == []
+
+
+def chart_points(page) -> list[tuple[int, int]]:
+    return [(int(x), int(b)) for x, b in page.locator(f"{ROOT} svg circle").evaluate_all(
+        "nodes => nodes.map((n) => [n.dataset.x, n.dataset.bytes])")]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_chart_plots_llmcalc_totals_and_says_them_as_text(language: str) -> None:
+    mistral = lc.get_preset("mistral-7b")
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        # Inference: memory against context, past the trained context so the sliding window shows.
+        set_up(page, {"task": "inference", "preset": "mistral-7b", "weight_format": "nf4", "kv_format": "fp8",
+                      "batch": "4", "beyond_trained": True})
+        points = chart_points(page)
+        assert len(points) >= 8 and 4096 in [x for x, _ in points]
+        for context, total in points:
+            assert total == plan_inference(mistral, context=context, batch=4, weight_format="nf4",
+                                           kv_format="fp8").total, context
+        svg = page.locator(f"{ROOT} svg")
+        assert svg.get_attribute("role") == "img"
+        title, desc = svg.locator("title").text_content(), svg.locator("desc").text_content()
+        assert title == page.locator(ROOT).get_attribute("data-chart-context")
+        assert f"{points[0][0]:,}" in desc and f"{points[-1][0]:,}" in desc
+        rows = page.locator(f"{ROOT} .planner-chart-table tbody tr").evaluate_all(
+            "rows => rows.map((r) => [Number(r.dataset.x), r.dataset.bytes, r.cells[2].textContent])")
+        assert [(x, int(b)) for x, b, _ in rows] == points
+        assert all(text == f"{int(b):,}" for _, b, text in rows)
+        card = page.locator(f"{ROOT} .planner-chart-card-0").get_attribute("data-gib")
+        assert float(card) == 25757220864 / GIB
+        # Training: memory against micro-batch.
+        set_up(page, {"task": "lora", "preset": "llama-2-7b", "seq_len": "512", "micro_batch": "3"})
+        points = chart_points(page)
+        assert [x for x, _ in points][:4] == [1, 2, 3, 4]
+        for micro_batch, total in points:
+            assert total == plan_training(LLAMA, task="lora", seq_len=512, micro_batch=micro_batch,
+                                          rank=16).total, micro_batch
+        assert svg.locator("title").text_content() == page.locator(ROOT).get_attribute("data-chart-micro-batch")
+        # vLLM's pool takes the card's share whatever the context: no chart, and the page says why.
+        set_up(page, {"task": "inference", "engine": "vllm"})
+        assert read(page, "verdict") != "—"
+        assert not page.locator(f'{ROOT} [data-out="chart"]').is_visible()
+    assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_two_cards_side_by_side_give_both_verdicts(language: str) -> None:
+    total = plan_training(LLAMA, task="full", seq_len=2048).total
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        compare = page.locator(f'{ROOT} [data-out="compare"]')
+        assert not compare.is_visible()
+        set_up(page, {"task": "full", "seq_len": "2048", "gpu": "rtx-4090", "gpu_compare": "h100-nvl"})
+        cards = compare.locator(".planner-compare-card")
+        assert cards.count() == 2
+        for index, key in enumerate(("rtx-4090", "h100-nvl")):
+            budget = next(card.total_bytes for card in CARDS if card.key == key)
+            assert cards.nth(index).get_attribute("data-bytes") == str(budget)
+            verdict = cards.nth(index).locator(".planner-verdict")
+            fits = total <= budget
+            assert ("planner-fits" if fits else "planner-no-fit") in verdict.get_attribute("class")
+            assert f"{abs(budget - total):,} B" in verdict.inner_text()
+        # The first card's column says what the main verdict says.
+        assert cards.nth(0).locator(".planner-verdict").inner_text() == read(page, "verdict")
+        page.locator(f'{ROOT} [name="gpu_compare"]').select_option("")
+        assert not compare.is_visible()
+    assert log.errors == []
+
+
+def test_copy_link_copies_the_address_of_the_plan() -> None:
+    with browser_page() as (page, log):
+        page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        page.goto(page_path("en").as_uri())
+        page.locator(f'{ROOT} [name="context"]').fill("1234")
+        page.locator(f'{ROOT} [data-share="copy"]').click()
+        status = page.locator(f'{ROOT} [data-out="share-status"]')
+        page.wait_for_function("(s) => document.querySelector(s).textContent !== ''",
+                               arg=f'{ROOT} [data-out="share-status"]', timeout=5000)
+        assert status.inner_text() == page.locator(ROOT).get_attribute("data-share-copied")
+        assert page.evaluate("navigator.clipboard.readText()") == page.url
+        assert "context=1234" in page.url
+    assert log.errors == []
+
+
+def test_the_language_switch_carries_the_plan_to_the_other_edition() -> None:
+    """The sidebar's switch keeps the fragment: the zh_TW page opens on the same inputs and the same bytes."""
+    with browser_page() as (page, log):
+        page.goto(page_path("en").as_uri())
+        set_up(page, SHARED_SETUPS["lora"])
+        values, parts = form_values(page), shown_parts(page)
+        page.locator("a.language-switch").first.click()
+        page.wait_for_url(re.compile(r"/zh_TW/19-will-it-fit\.html#plan=1&"))
+        assert form_values(page) == values
+        assert shown_parts(page) == parts
+        assert page.evaluate("document.documentElement.lang") == "zh-TW"
     assert log.errors == [] and log.requests == []

@@ -17,7 +17,7 @@ from llmcalc.browser import browser_data
 
 REPO = Path(__file__).resolve().parent.parent
 
-SCRIPTS = [REPO / "docs" / "_static" / name for name in ("modelconfig.js", "planner.js")]
+SCRIPTS = [REPO / "docs" / "_static" / name for name in ("modelconfig.js", "modelcounts.js", "planner.js")]
 CODE = re.compile(r'"([a-z][a-z0-9_]+)"')
 
 

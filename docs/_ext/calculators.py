@@ -14,7 +14,8 @@ have a calculator.  Builders that run no JavaScript (EPUB, text, LaTeX, man, Tex
 ...) get the explanation alone, and the message catalog builder gets the labels too,
 so they are extracted for translation.
 
-The JavaScript repeats the few formulas it needs, so it must agree with ``llmcalc``,
+The JavaScript repeats the few formulas it needs, each once (``modelcounts.js`` holds the ones the
+calculators and the planner share, loaded before either), so it must agree with ``llmcalc``,
 the project's one source of truth: the browser tests run hundreds of vectors computed
 by ``llmcalc`` through it and compare exactly.  Everything the widget knows of the
 models and number formats (presets, their parameter counts, bits per value) is read
@@ -91,6 +92,9 @@ LABELS: dict[str, tuple[str, ...]] = {
         "engine", "engine_sum", "engine_generate", "engine_vllm", "attention", "gpu_memory_utilization",
         "max_num_batched_tokens", "cuda_graphs_mib", "vllm_starts", "vllm_no_start", "largest_max_model_len",
         *REFUSAL_LABELS,
+        # plannershare.js and plannerchart.js: the share link, a second card and the chart.
+        "gpu_compare", "gpu_compare_none", "share_copy", "share_copied", "share_copy_failed", "share_bad",
+        "chart_context", "chart_micro_batch", "chart_summary", "chart_table",
     ),
 }
 """Label keys per calculator, each given once in the directive's keyed bullet list.
@@ -104,7 +108,9 @@ page's language; ``memory_error`` takes ``{label}`` and ``{value}`` (what was ty
 ``beyond_trained_note`` take ``{trained}``, the positions the model was trained on;
 ``context_note`` takes ``{context}`` and ``{trained}``; ``dropout_error`` takes ``{label}`` and
 ``{value}``; ``vllm_starts`` takes ``{tokens}``, ``{context}`` and ``{concurrency}``, ``vllm_no_start``
-``{tokens}`` and ``{context}``.
+``{tokens}`` and ``{context}``; ``share_bad`` takes ``{label}`` and ``{value}`` (the link's bad part);
+``chart_summary`` takes ``{first}``, ``{x_first}``, ``{last}``, ``{x_last}`` (the chart's first and last
+totals in GiB and where they are) and ``{cards}`` (each card with its memory).
 """
 
 MEMORY_DTYPES = ("fp32", "bf16", "fp8", "int8", "int4")
@@ -113,7 +119,9 @@ KV_DTYPES = ("bf16", "fp32", "fp8")
 # The planner's messages that fill in a {detail} or {bytes}, or name what fits.
 PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
-                    "dropout_error", "vllm_starts", "vllm_no_start", "largest_max_model_len")
+                    "dropout_error", "vllm_starts", "vllm_no_start", "largest_max_model_len",
+                    "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
+                    "chart_summary", "chart_table")
 KV_PRESETS = ("reference", "llama-3-8b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b")
 TEMPLATES = Path(__file__).resolve().parent.parent / "_templates" / "calculators"
 
@@ -408,11 +416,17 @@ def add_script(
     if not runs_javascript(app) or doctree is None:
         return
     kinds = {node["kind"] for node in doctree.findall(calculator)}
+    if kinds:
+        # The memory formulas both kinds of widget call; deferred scripts run in document order.
+        app.add_js_file("modelcounts.js", defer="defer")
     if kinds - {"planner"}:
         app.add_js_file("calculators.js", defer="defer")
     if "planner" in kinds:
-        # Deferred scripts run in document order: the config reader before the planner that uses it.
+        # The config reader before the planner that uses it; the share link and the chart register themselves
+        # (window.LLMPlannerExtensions) before the planner makes them.
         app.add_js_file("modelconfig.js", defer="defer")
+        app.add_js_file("plannershare.js", defer="defer")
+        app.add_js_file("plannerchart.js", defer="defer")
         app.add_js_file("planner.js", defer="defer")
     if kinds:
         app.add_css_file("calculators.css")
@@ -428,4 +442,4 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("doctree-resolved", resolve_calculators)
     app.connect("html-page-context", add_script)
     # env_version: doctrees pickled by an older version of this file have positional labels or no links.
-    return {"version": "2.2", "env_version": 5, "parallel_read_safe": True, "parallel_write_safe": True}
+    return {"version": "2.3", "env_version": 5, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,7 +1,8 @@
 /* Interactive calculators (LoRA rank, model memory, KV cache), offline, no framework.
  *
  * The markup comes from docs/_templates/calculators/widget.html, rendered by
- * docs/_ext/calculators.py.  The formulas below repeat the few that llmcalc defines;
+ * docs/_ext/calculators.py.  The formulas are modelcounts.js's (loaded first), shared with the planner,
+ * but for the LoRA share and the GQA ratio, which only these widgets use;
  * the browser tests run hundreds of llmcalc-generated vectors through window.LLMCalc
  * and compare exactly, so the two cannot drift apart.
  * Counts use BigInt, so no size is ever rounded; results are written with
@@ -23,9 +24,9 @@
     return DTYPE_BITS[dtype];
   }
 
-  /* llmcalc.lora_params: rank * (d_in + d_out). */
+  /* llmcalc.lora_params: modelcounts.js's formula. */
   function loraParams(dIn, dOut, rank) {
-    return BigInt(rank) * (BigInt(dIn) + BigInt(dOut));
+    return window.LLMModelCounts.loraParams(dIn, dOut, rank);
   }
 
   /* llmcalc.lora_share: adapter parameters over the matrix's d_in * d_out. */
@@ -33,16 +34,15 @@
     return Number(loraParams(dIn, dOut, rank)) / Number(BigInt(dIn) * BigInt(dOut));
   }
 
-  /* llmcalc.weight_bytes: n * bits / 8, rounded up to a whole byte. */
+  /* llmcalc.weight_bytes: modelcounts.js's formula, in the format's bits. */
   function weightBytes(nParams, dtype) {
-    var total = BigInt(nParams) * bits(dtype);
-    return (total + 7n) / 8n;
+    return window.LLMModelCounts.weightBytes(nParams, bits(dtype));
   }
 
-  /* llmcalc.kv_cache_bytes: 2 * layers * kv_heads * head_dim * bytes * tokens * batch. */
+  /* llmcalc.kv_cache_bytes of a full-attention shape: modelcounts.js's formula, the planner's too. */
   function kvCacheBytes(layers, kvHeads, headDim, dtype, tokens, batch) {
-    var perToken = (2n * BigInt(layers) * BigInt(kvHeads) * BigInt(headDim) * bits(dtype)) / 8n;
-    return perToken * BigInt(tokens) * BigInt(batch);
+    var shape = { n_layers: layers, n_kv_heads: kvHeads, head_dim: headDim };
+    return window.LLMModelCounts.kvCacheBytes(shape, tokens, batch, bits(dtype));
   }
 
   /* llmcalc.gqa_cache_reduction: an MHA cache over a GQA cache. */

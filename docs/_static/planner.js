@@ -2,7 +2,8 @@
  *
  * The markup comes from docs/_templates/calculators/planner.html, rendered by
  * docs/_ext/calculators.py; model configs are read by modelconfig.js
- * (window.LLMModelConfig, the browser's copy of llmcalc's config.json reader).
+ * (window.LLMModelConfig, the browser's copy of llmcalc's config.json reader) and counted by modelcounts.js,
+ * which also holds the KV-cache formula the calculators share.
  * Every function below repeats one of llmcalc.planner, llmcalc.memory,
  * llmcalc.weightformats or llmcalc.activations, named alike; the browser tests
  * compare them with Python on generated vectors: the same bytes, or the same refusal code and numbers.  Bytes are BigInt, and so is
@@ -37,20 +38,9 @@
     return value;
   }
 
-  /* llmcalc.memory._kv_values_per_token_per_layer */
-  function kvValuesPerTokenPerLayer(cfg) {
-    if (cfg.kv_lora_rank > 0) { return big(cfg.kv_lora_rank + cfg.rope_head_dim); }
-    return 2n * big(cfg.n_kv_heads) * big(cfg.head_dim);
-  }
-
-  /* llmcalc.memory.kv_cache_bytes: full layers cache every token, sliding ones min(T, W - 1). */
+  /* llmcalc.memory.kv_cache_bytes in the format's bits: the one formula is modelcounts.js's. */
   function kvCacheBytes(cfg, tokens, batch, dtype) {
-    var windowed = big(cfg.sliding_window_layers);
-    var t = big(tokens);
-    var span = big(cfg.sliding_window) - 1n;
-    var kept = span > 0n ? span : 0n;
-    var cached = (big(cfg.n_layers) - windowed) * t + windowed * (t < kept ? t : kept);
-    return ceilDiv(cached * kvValuesPerTokenPerLayer(cfg) * big(TABLES.dtype_bits[dtype]) * big(batch), 8n);
+    return window.LLMModelCounts.kvCacheBytes(cfg, tokens, batch, TABLES.dtype_bits[dtype]);
   }
 
   /* llmcalc.memory.training_memory */
@@ -489,8 +479,6 @@
     return big(tokens) * big(TABLES.engines.activation_bytes) * (3n * big(cfg.d_model) + mlp);
   }
 
-  /* Python's repr of a float, for check.number's message. */
-
   /* llmcalc.engines.plan_vllm: the start-up budget and the KV-cache pool, as vLLM prints them. */
   function planVllm(cfg, gpuBytes, options) {
     denseOnly(cfg);
@@ -833,6 +821,7 @@
         out.active.textContent = "—";
         clearResults();
         if (announce) { status.textContent = configError.textContent; }
+        planned(null);
         return;
       }
       clearFieldErrors();
@@ -846,6 +835,7 @@
         }
         say(planError, "");
         if (announce) { status.textContent = out.verdict.textContent; }
+        planned({ cfg: cfg, options: options, budget: budget });
       } catch (error) {
         var own = error instanceof PlannerInputError;
         var message = own ? error.message : fill(root.dataset.planError, "detail", describe(error, catalogue, format));
@@ -863,6 +853,7 @@
         }
         clearResults();
         if (announce) { status.textContent = message; }
+        planned(null);
       }
     }
 
@@ -902,6 +893,13 @@
     form.addEventListener("change", function (event) {
       if (event.target !== gpu && event.target !== form.elements.config_file) { update(true); }
     });
+    /* plannershare.js and plannerchart.js (loaded before this file) each get the widget and are told, after every
+     * update, what was planned: {cfg, options, budget}, or null when nothing could be. */
+    var widget = { root: root, form: form, format: format, fill: fill, plan: plan, update: update,
+                   useModelConfig: function (cfg) { preset.value = "config"; ownConfig = cfg; ownSource = ["", ""]; },
+                   ownConfig: function () { return preset.value === "config" ? ownConfig : null; } };
+    var extensions = (window.LLMPlannerExtensions || []).map(function (make) { return make(widget); });
+    function planned(result) { extensions.forEach(function (extension) { extension(result); }); }
     update(false);
   }
 
