@@ -30,7 +30,7 @@ from .lora import lora_model_params, lora_targets
 from .memory import kv_cache_bytes, training_memory, zero_memory_per_gpu
 from .params import Linear, linear_modules, param_breakdown, param_count
 from .units import GB, GiB, MiB
-from .weightformats import WEIGHT_FORMATS, _converted, weight_format_bytes
+from .weightformats import WEIGHT_FORMATS, _codes_and_constants, _converted, weight_format_bytes
 
 RESERVE = GiB
 """The 1 GiB every plan sets aside for the CUDA context and the allocator, an assumption, not a measurement.
@@ -256,7 +256,14 @@ def _tokens(cfg: ModelConfig, name: str, value: int) -> int:
 
 
 def plan_inference(
-    cfg: ModelConfig, *, context: int, batch: int = 1, weight_format: str = "bf16", kv_format: str = "bf16"
+    cfg: ModelConfig,
+    *,
+    context: int,
+    batch: int = 1,
+    weight_format: str = "bf16",
+    kv_format: str = "bf16",
+    tensor_parallel: int = 1,
+    pipeline_parallel: int = 1,
 ) -> MemoryPlan:
     """Memory to generate with ``cfg``: weights, the KV cache of ``batch`` sequences of ``context`` tokens, reserve.
 
@@ -266,6 +273,9 @@ def plan_inference(
     ``kv_format``.  Not counted: the activations of one forward pass (freed
     layer by layer; for a long prompt processed at once they can matter),
     the logits, and a serving engine's preallocated cache pool.
+
+    With ``tensor_parallel`` or ``pipeline_parallel`` above 1 the plan is the
+    busiest GPU's, as vLLM splits the model (:func:`parallel_inference_plans`).
 
     Examples
     --------
@@ -281,9 +291,196 @@ def plan_inference(
     cfg, _ = _checked_model(cfg)
     tokens = _tokens(cfg, "context", context)
     sequences = check.count("batch", batch, maximum=MAX_BATCH)
+    tp = check.count("tensor_parallel", tensor_parallel, maximum=MAX_GPUS)
+    pp = check.count("pipeline_parallel", pipeline_parallel, maximum=MAX_GPUS)
+    if tp > 1 or pp > 1:
+        plans = parallel_inference_plans(cfg, context=tokens, batch=sequences, weight_format=weight_format,
+                                         kv_format=kv_format, tensor_parallel=tp, pipeline_parallel=pp)
+        return max(plans, key=lambda plan: plan.total)
     kv = kv_cache_bytes(cfg, tokens, batch=sequences, dtype=check.choice("kv_format", kv_format, KV_FORMATS))
     weights = sum(weight_format_bytes(cfg, weight_format).values())
     return MemoryPlan(weights, kv, 0, 0, 0, RESERVE)
+
+
+VLLM_VOCAB_PADDING = 64
+"""vLLM pads the vocabulary of its embedding and output head to a multiple of 64 rows
+(``DEFAULT_VOCAB_PADDING_SIZE`` in ``vocab_parallel_embedding.py``) before splitting it across GPUs."""
+
+_COLUMN_PARALLEL = ("q", "k", "v", "qkv", "gate", "up", "gate_up")
+_ROW_PARALLEL = ("o", "down")
+
+
+def _parallel_model(cfg: ModelConfig) -> ModelConfig:
+    cfg, _ = _checked_model(cfg)
+    if cfg.is_moe or cfg.uses_latent_attention:
+        raise refusal("parallel_needs_dense", model_type=cfg.model_type or "custom")
+    return cfg
+
+
+def padded_vocab(cfg: ModelConfig) -> int:
+    """The vocabulary rounded up to a multiple of :data:`VLLM_VOCAB_PADDING`, as vLLM allocates it.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> padded_vocab(get_preset("gpt2")), padded_vocab(get_preset("llama-3.1-70b"))
+    (50304, 128256)
+    """
+    vocab = as_model_config(cfg).vocab_size
+    return -(-vocab // VLLM_VOCAB_PADDING) * VLLM_VOCAB_PADDING
+
+
+def tensor_parallel_sizes(cfg: ModelConfig) -> list[int]:
+    """Every ``tensor_parallel_size`` vLLM accepts for ``cfg``.
+
+    vLLM refuses a size that does not divide the attention heads ("Total number of
+    attention heads (64) must be divisible by tensor parallel size (3)", ``ModelConfig.
+    verify_with_parallel_config``); its layers also divide the KV heads or replicate them
+    (``QKVParallelLinear``: the size must divide them or be a multiple of them), the MLP
+    width (``MergedColumnParallelLinear``) and the padded vocabulary (``VocabParallelEmbedding``).
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> tensor_parallel_sizes(get_preset("llama-3.1-70b"))
+    [1, 2, 4, 8, 16, 32, 64]
+    >>> tensor_parallel_sizes(get_preset("llama-2-13b"))
+    [1, 2, 4, 8]
+    """
+    cfg = _parallel_model(cfg)
+    kv, vocab = cfg.n_kv_heads, padded_vocab(cfg)
+    return [size for size in range(1, cfg.n_heads + 1)
+            if cfg.n_heads % size == 0 and (kv % size == 0 or size % kv == 0)
+            and cfg.d_ff % size == 0 and vocab % size == 0]
+
+
+def kv_heads_per_gpu(cfg: ModelConfig, tensor_parallel: int) -> int:
+    """KV heads each GPU holds: ``n_kv_heads / tp``, or one replicated head when there are fewer heads than GPUs.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> [kv_heads_per_gpu(get_preset("llama-3.1-70b"), tp) for tp in (1, 2, 4, 8, 16)]
+    [8, 4, 2, 1, 1]
+    """
+    cfg = as_model_config(cfg)
+    return max(1, cfg.n_kv_heads // check.count("tensor_parallel", tensor_parallel))
+
+
+def pipeline_stages(n_layers: int, pipeline_parallel: int) -> list[int]:
+    """Layers per stage as vLLM's ``get_pp_indices`` splits ``n_layers``: evenly, the remainder one layer each to
+    the stages before the last, from the second-to-last backwards.
+
+    Examples
+    --------
+    >>> pipeline_stages(80, 3), pipeline_stages(32, 4), pipeline_stages(81, 4)
+    ([27, 27, 26], [8, 8, 8, 8], [20, 20, 21, 20])
+    >>> pipeline_stages(32, 40)
+    Traceback (most recent call last):
+    ...
+    llmcalc.errors.RefusalValueError: pipeline_parallel_size must be from 1 to the model's 32 layers; got 40
+    """
+    layers = check.count("n_layers", n_layers)
+    stages = check.count("pipeline_parallel", pipeline_parallel)
+    if stages > layers:
+        raise refusal("pipeline_parallel_out_of_range", n_layers=layers, value=stages)
+    partitions = [layers // stages] * stages
+    for index in range(2, layers % stages + 2):
+        partitions[-index] += 1
+    return partitions
+
+
+def _linear_bytes(module: Linear, weight_format: str, cfg: ModelConfig, tp: int) -> int:
+    """Bytes of one copy of ``module`` on one GPU of ``tp``: column-parallel split by output, row-parallel by input.
+
+    Query and MLP outputs split evenly; keys and values by KV head (one replicated head each when there are fewer
+    heads than GPUs); a row-parallel layer's bias is whole on every GPU.
+    """
+    d_in, d_out = module.d_in, module.d_out
+    kv_out = kv_heads_per_gpu(cfg, tp) * cfg.head_dim
+    if module.role in ("k", "v"):
+        d_out = kv_out
+    elif module.role == "qkv":
+        d_out = cfg.q_dim // tp + 2 * kv_out
+    elif module.role in _COLUMN_PARALLEL:
+        d_out //= tp
+    elif module.role in _ROW_PARALLEL:
+        d_in //= tp
+    bias = d_out if module.bias else 0
+    if _converted(module, weight_format, cfg):
+        codes, decode = _codes_and_constants(weight_format, d_in, d_out)
+        return codes + decode + 2 * bias
+    return 2 * (d_in * d_out + bias)
+
+
+def parallel_inference_plans(
+    cfg: ModelConfig,
+    *,
+    context: int,
+    batch: int = 1,
+    weight_format: str = "bf16",
+    kv_format: str = "bf16",
+    tensor_parallel: int = 1,
+    pipeline_parallel: int = 1,
+) -> list[MemoryPlan]:
+    """One GPU of each pipeline stage, as vLLM splits the model over ``tensor_parallel * pipeline_parallel`` GPUs.
+
+    Within a stage the ``tensor_parallel`` GPUs hold equal shares (vLLM's ``linear.py``,
+    ``vocab_parallel_embedding.py``): column-parallel projections (query, key, value, gate,
+    up) keep ``1/tp`` of their outputs, row-parallel ones (attention output, down) ``1/tp``
+    of their inputs; the KV heads split, or are replicated, one per GPU, when there are
+    fewer of them than GPUs; the embedding and the head keep ``1/tp`` of the vocabulary
+    padded to 64 rows; norms and learned positions are whole on every GPU.  Across
+    stages the layers split as :func:`pipeline_stages`; the first stage holds the
+    embedding (and learned positions), the last the final norm and the head (a tied
+    head is a second copy of the embedding there).  Each GPU caches keys and values of
+    its own layers and heads.  Quantized formats keep their one-GPU layout on each
+    GPU's slice of a matrix.
+
+    Examples
+    --------
+    Llama-3.1-70B in BF16 on 4 GPUs by tensor parallelism: 32.9 GiB of weights each, and
+    2 of the 8 KV heads, so a quarter of the KV cache:
+
+    >>> from llmcalc import get_preset, GiB
+    >>> cfg = get_preset("llama-3.1-70b")
+    >>> [plan] = parallel_inference_plans(cfg, context=8192, tensor_parallel=4)
+    >>> round(plan.weights / GiB, 2), plan.kv_cache / GiB
+    (32.86, 0.625)
+    """
+    cfg = _parallel_model(cfg)
+    tokens = _tokens(cfg, "context", context)
+    sequences = check.count("batch", batch, maximum=MAX_BATCH)
+    weight_format_bytes(cfg, weight_format)  # the one-GPU refusals: an unknown format, GPTQ for Falcon or GPT-2
+    tp = check.count("tensor_parallel", tensor_parallel, maximum=MAX_GPUS)
+    if tp not in tensor_parallel_sizes(cfg):
+        raise refusal("tensor_parallel_does_not_divide", n_heads=cfg.n_heads, n_kv_heads=cfg.n_kv_heads,
+                      d_ff=cfg.d_ff, vocab=padded_vocab(cfg), value=tp, sizes=tensor_parallel_sizes(cfg))
+    stages = pipeline_stages(cfg.n_layers, check.count("pipeline_parallel", pipeline_parallel, maximum=MAX_GPUS))
+    dtype = check.choice("kv_format", kv_format, KV_FORMATS)
+    if 0 < cfg.sliding_window_layers < cfg.n_layers and len(stages) > 1:
+        # Which stage holds the windowed layers depends on their order, which ModelConfig does not keep.
+        raise refusal("parallel_needs_dense", model_type=cfg.model_type or "custom")
+    modules = linear_modules(cfg)
+    per_layer = sum(_linear_bytes(m, weight_format, cfg, tp) for m in modules if m.role != "lm_head")
+    final_norm = {"rmsnorm": cfg.d_model, "layernorm": 2 * cfg.d_model, "parameter-free": 0}[cfg.norm]
+    per_layer_norms = 2 * (param_breakdown(cfg)["norms"] - final_norm) // cfg.n_layers
+    vocab_rows = 2 * padded_vocab(cfg) // tp * cfg.d_model
+    has_head = any(m.role == "lm_head" for m in modules)
+    head_bytes = vocab_rows + (2 * padded_vocab(cfg) // tp if cfg.lm_head_bias else 0)
+    whole_kv = kv_cache_bytes(cfg, tokens, batch=sequences, dtype=dtype)
+    kv_heads = kv_heads_per_gpu(cfg, tp)
+    plans = []
+    for index, layers in enumerate(stages):
+        weights = layers * (per_layer + per_layer_norms)
+        if index == 0:
+            weights += vocab_rows + 2 * cfg.learned_positions * cfg.d_model
+        if index == len(stages) - 1:
+            weights += 2 * final_norm + (head_bytes if has_head or len(stages) > 1 else 0)
+        # kv_cache_bytes counts every layer and KV head; this GPU caches its stage's layers and its own heads.
+        kv = -(-whole_kv * layers * kv_heads // (cfg.n_layers * cfg.n_kv_heads))
+        plans.append(MemoryPlan(weights, kv, 0, 0, 0, RESERVE))
+    return plans
 
 
 def _trained_tensors(cfg: ModelConfig) -> list[tuple[int, int]]:
