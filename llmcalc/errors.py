@@ -171,6 +171,9 @@ MESSAGES: dict[str, str] = {
                                       "got {value}",
     "parallel_needs_dense": "tensor and pipeline parallelism are planned for dense models only (no mixture of "
                             "experts or latent attention); got model_type {model_type!r}",
+    "qlora_zero3_one_dtype": "QLoRA under ZeRO stage {zero_stage} (or FSDP's full shard) needs every parameter in "
+                             "one floating dtype (bnb_4bit_quant_storage=bfloat16, the rest in bf16); "
+                             "qlora_preparation='kbit' upcasts them to fp32: choose qlora_preparation='none'",
     "engine_needs_dense": "the engine plans model dense full-attention models only (no mixture of experts, latent "
                           "attention or sliding window); got model_type {model_type!r}",
     "precision_needs_full": "precision applies to full fine-tuning only; got precision={precision!r} with "

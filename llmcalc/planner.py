@@ -650,8 +650,20 @@ def plan_training(
     (SDPA attention, bf16) for ``micro_batch`` sequences of ``seq_len``
     tokens, with the adapters of LoRA and QLoRA and their ``lora_dropout``
     (peft's default 0; a dropout keeps each adapter's dropped-out input and
-    mask); ZeRO does not split them.  Not counted: ZeRO's gather and
-    communication buffers; the fp32 hidden states of a ``"kbit"``-prepared
+    mask); ZeRO does not split them.
+
+    On ``n_gpus`` data-parallel GPUs, ZeRO ``zero_stage`` 1 shards the trained
+    parameters' optimizer states, 2 also their gradients, 3 (or FSDP's full
+    shard) also every weight, the frozen base of LoRA and QLoRA included; for
+    LoRA and QLoRA the trained parameters are the adapters
+    (:func:`_sharded_adapter_state`).  Stage 3 adds its gathered parameters to
+    the weights and its reduce bucket to the gradients (:func:`zero3_buffer_bytes`).
+    QLoRA under stage 3 needs its base in one floating dtype
+    (``bnb_4bit_quant_storage``, bitsandbytes' FSDP-QLoRA guide) and is refused
+    with ``qlora_preparation="kbit"``, whose fp32 upcast mixes dtypes.
+
+    Not counted: ZeRO-1 and -2's communication
+    buckets; the fp32 hidden states of a ``"kbit"``-prepared
     QLoRA base (its activations are those measured on the bf16 base) and the
     bf16 weight copies autocast keeps under ``"amp"``.
 
@@ -679,11 +691,11 @@ def plan_training(
     tokens = _tokens(cfg, "seq_len", seq_len)
     sequences = check.count("micro_batch", micro_batch, maximum=MAX_BATCH)
     optimizer = check.choice("optimizer", optimizer, OPTIMIZERS)
+    gpus = check.count("n_gpus", n_gpus, maximum=MAX_GPUS)
+    stage = check.count("zero_stage", zero_stage, minimum=0, maximum=3)
     if kind == "full":
         recipe = _PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
         activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing).peak
-        gpus = check.count("n_gpus", n_gpus, maximum=MAX_GPUS)
-        stage = check.count("zero_stage", zero_stage, minimum=0, maximum=3)
         parts = zero_memory_per_gpu(n_params, stage, gpus, optimizer, recipe)
         states = parts["optimizer_states"]
         if optimizer == "adamw-8bit":
@@ -691,16 +703,98 @@ def plan_training(
             states = (training_state_bytes(cfg, precision=precision, optimizer=optimizer)["optimizer_states"]
                       - parts["master_weights"] if stage == 0
                       else adamw_8bit_state_bytes([(-(-n_params // gpus), 1)]))
-        return MemoryPlan(parts["weights"], 0, parts["gradients"], states + parts["master_weights"], activations,
-                          RESERVE)
-    if zero_stage != 0 or n_gpus != 1:
-        raise refusal("zero_needs_full", task=kind, zero_stage=zero_stage, n_gpus=n_gpus)
+        weights, gradients = parts["weights"], parts["gradients"]
+        if stage == 3:
+            full = training_memory(n_params, optimizer, recipe)
+            gathered, bucket = zero3_buffer_bytes(cfg, weight_bytes=full["weights"], trained=n_params,
+                                                  gradient_bytes=full["gradients"])
+            weights, gradients = weights + gathered, gradients + bucket
+        return MemoryPlan(weights, 0, gradients, states + parts["master_weights"], activations, RESERVE)
     # QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA.
     activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing, lora_targets=targets,
                                     lora_rank=rank, lora_dropout=lora_dropout).peak
     state = training_state_bytes(cfg, task=kind, precision=precision, optimizer=optimizer, rank=rank,
                                  targets=targets, qlora_preparation=qlora_preparation)
-    return MemoryPlan(state["weights"], 0, state["gradients"], state["optimizer_states"], activations, RESERVE)
+    if stage == 0:
+        return MemoryPlan(state["weights"], 0, state["gradients"], state["optimizer_states"], activations, RESERVE)
+    if kind == "qlora" and stage == 3 and qlora_preparation == "kbit":
+        raise refusal("qlora_zero3_one_dtype", zero_stage=stage)
+    return MemoryPlan(*_sharded_adapter_state(cfg, kind, state, stage, gpus, optimizer, rank, targets),
+                      activations, RESERVE)
+
+
+ZERO3_MAX_LIVE_PARAMETERS = 10**9
+"""DeepSpeed's default ``stage3_max_live_parameters``: ZeRO-3 keeps at most this many gathered parameters."""
+ZERO3_PREFETCH_BUCKET_SIZE = 5 * 10**7
+"""DeepSpeed's default ``stage3_prefetch_bucket_size``: parameters gathered ahead of the module that needs them."""
+ZERO3_REDUCE_BUCKET_SIZE = 5 * 10**8
+"""DeepSpeed's default ``reduce_bucket_size``: gradient values gathered into one bucket before they are reduced."""
+
+
+def zero3_buffer_bytes(cfg: ModelConfig, *, weight_bytes: int, trained: int, gradient_bytes: int) -> tuple[int, int]:
+    """ZeRO-3's two working buffers on each GPU, in bytes: the parameters gathered at once, and the reduce bucket.
+
+    ZeRO-3 (DeepSpeed 0.19.8, ``zero/config.py`` and ``partitioned_param_coordinator.py``;
+    FSDP's full shard likewise) gathers a module's whole parameters just before it runs and
+    frees them after; ahead of it, up to ``stage3_prefetch_bucket_size`` (5e7) parameters of
+    the next modules; never more than ``stage3_max_live_parameters`` (1e9) at once, except
+    that one module is always gathered whole.  The largest module of a transformer is its
+    embedding or its head (``vocab x d_model``).  Gathered: that module plus the prefetch
+    bucket, capped at the live limit, in the stored bytes per parameter
+    (``weight_bytes / param_count``).  The gradients of ``trained`` parameters are reduced in
+    buckets of ``reduce_bucket_size`` (5e8) values, in ``gradient_bytes / trained`` bytes each.
+    An upper bound of what the defaults allow, not a measurement.
+
+    Examples
+    --------
+    Llama 2 7B in bf16, every parameter trained: 131 M embedding parameters plus 50 M
+    prefetched, 0.34 GiB; a reduce bucket of 500 M bf16 gradients, 0.93 GiB.
+
+    >>> from llmcalc import get_preset, GiB
+    >>> cfg = get_preset("llama-2-7b")
+    >>> n = param_count(cfg)
+    >>> [round(b / GiB, 2) for b in zero3_buffer_bytes(cfg, weight_bytes=2 * n, trained=n, gradient_bytes=2 * n)]
+    [0.34, 0.93]
+    """
+    cfg, n_params = _checked_model(cfg)
+    largest = max([cfg.vocab_size * cfg.d_model] + [m.d_in * m.d_out for m in linear_modules(cfg)])
+    gathered = max(largest, min(ZERO3_MAX_LIVE_PARAMETERS, largest + ZERO3_PREFETCH_BUCKET_SIZE))
+    gathered_bytes = -(-min(gathered, n_params) * weight_bytes // n_params)
+    bucket = min(ZERO3_REDUCE_BUCKET_SIZE, trained)
+    return gathered_bytes, -(-bucket * gradient_bytes // trained) if trained else 0
+
+
+def _sharded_adapter_state(
+    cfg: ModelConfig, kind: str, state: dict[str, int], stage: int, gpus: int, optimizer: str, rank: int,
+    targets: str | Iterable[str],
+) -> tuple[int, int, int, int]:
+    """Weights, KV cache (0), gradients and optimizer states of LoRA or QLoRA on one GPU of ``gpus`` under ZeRO.
+
+    The adapters are the trained parameters: stage 1 shards their optimizer states,
+    stage 2 also their gradients, stage 3 also their weights and the frozen base's.
+    Each shard is ``ceil(n / gpus)`` values (DeepSpeed's padded flat partitions).
+    Under stage 3 a QLoRA base shards its 4-bit codes (stored as bf16 by
+    ``bnb_4bit_quant_storage`` so that FSDP and ZeRO-3 can flatten them) and keeps its
+    quantization constants whole on every GPU, where bitsandbytes keeps them
+    (``quant_state``, not a parameter); plus ZeRO-3's buffers (:func:`zero3_buffer_bytes`).
+    """
+    trained = lora_model_params(cfg, rank, targets)
+    shard = -(-trained // gpus)
+    adapters = training_memory(trained, optimizer, "fp32")
+    sharded = training_memory(shard, optimizer, "fp32")
+    states = sharded["optimizer_states"]
+    if optimizer == "adamw-8bit":
+        states = adamw_8bit_state_bytes([(shard, 1)])
+    gradients = sharded["gradients"] if stage >= 2 else state["gradients"]
+    weights = state["weights"]
+    if stage == 3:
+        base = state["weights"] - adapters["weights"]
+        constants = weight_format_bytes(cfg, "nf4-dq")["constants"] if kind == "qlora" else 0
+        weights = -(-(base - constants) // gpus) + constants + sharded["weights"]
+        gathered, bucket = zero3_buffer_bytes(cfg, weight_bytes=base, trained=trained,
+                                              gradient_bytes=adapters["gradients"])
+        weights, gradients = weights + gathered, gradients + bucket
+    return weights, 0, gradients, states
 
 
 def largest_fitting(plan: Callable[[int], MemoryPlan], gpu_bytes: int, *, limit: int) -> int:
