@@ -143,7 +143,7 @@ def test_json_output(capsys):
     (["kv-cache", "gpt2", "--tokens", "1.0001k"], "'1.0001k' is not a whole number of tokens"),
     (["plan", "mixtral-8x7b", "--task", "full"], "activation memory is not modelled for mixture-of-experts routing"),
     (["plan", "gpt2", "--context", "2k"], "context must be an integer in [1, 1024]; got 2048"),
-    (["plan", "llama-2-7b", "--task", "lora", "--gpus", "2"], "--gpus does not apply to --task lora"),
+    (["plan", "llama-2-7b", "--task", "inference", "--gpus", "2"], "--gpus does not apply to --task inference"),
     (["plan", "llama-2-7b", "--gpu", "0"], "argument --gpu: GPU memory must be from 1 MiB to 100,000 GiB; got '0'"),
     (["plan", "llama-2-7b", "--gpu", "24 TB"], "a number of GiB (22.49), one with a unit MiB, GiB or GB"),
     (["plan", "llama-2-7b", "--task", "full", "--context", "32768"],

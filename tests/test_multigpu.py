@@ -151,3 +151,52 @@ def test_qlora_zero3_keeps_the_quantization_constants_whole() -> None:
 def test_one_gpu_zero_changes_nothing_but_stage_3_buffers() -> None:
     one = plan_training(LLAMA7, task="lora", seq_len=512)
     assert plan_training(LLAMA7, task="lora", seq_len=512, zero_stage=2, n_gpus=1) == one
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
+    import json
+
+    from llmcalc.cli import main
+
+    assert main(["plan", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+def test_cli_tensor_and_pipeline_parallel_plan_the_busiest_gpu(capsys: pytest.CaptureFixture[str]) -> None:
+    result = run_cli(capsys, "llama-3.1-70b", "--tensor-parallel", "4", "--pipeline-parallel", "2",
+                     "--context", "8192")
+    expected = plan_inference(LLAMA70, context=8192, tensor_parallel=4, pipeline_parallel=2)
+    assert result["total"] == expected.total and result["per_gpu_of"] == 8
+    assert result["parts"]["weights"] == expected.weights  # type: ignore[index]
+
+
+def test_cli_zero_for_lora(capsys: pytest.CaptureFixture[str]) -> None:
+    result = run_cli(capsys, "llama-2-7b", "--task", "lora", "--zero-stage", "3", "--gpus", "8", "--seq-len", "512")
+    assert result["total"] == plan_training(LLAMA7, task="lora", seq_len=512, zero_stage=3, n_gpus=8).total
+
+
+def test_cli_vllm_tensor_parallel(capsys: pytest.CaptureFixture[str]) -> None:
+    from llmcalc.engines import plan_vllm
+
+    result = run_cli(capsys, "llama-3-8b", "--engine", "vllm", "--tensor-parallel", "2", "--gpu", "80",
+                     "--context", "8192")
+    plan = plan_vllm(lc.get_preset("llama-3-8b"), 80 * 2**30, max_model_len=8192, tensor_parallel=2)
+    assert result["kv_tokens"] == plan.kv_tokens and result["per_gpu_of"] == 2
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--tensor-parallel", "3"], "valid sizes: 1, 2, 4, 8, 16, 32, 64"),
+    (["--engine", "generate", "--tensor-parallel", "2"], "--tensor-parallel does not apply to --engine generate"),
+    (["--engine", "vllm", "--gpu", "80", "--pipeline-parallel", "2"],
+     "--pipeline-parallel does not apply to --engine vllm"),
+    (["--task", "full", "--tensor-parallel", "2"], "--tensor-parallel does not apply to --task full"),
+    (["--task", "inference", "--gpus", "2"], "--gpus does not apply to --task inference"),
+])
+def test_cli_refuses_parallel_options_where_they_do_not_apply(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    from llmcalc.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["plan", "llama-3.1-70b", *argv])
+    assert message in capsys.readouterr().err
