@@ -151,7 +151,7 @@ def test_json_output(capsys):
     (["plan", "llama-2-7b", "--task", "inference", "--gpus", "2"], "--gpus does not apply to --task inference"),
     (["plan", "llama-2-7b", "--task", "full", "--weight-format", "nf4"], "--weight-format does not apply"),
     (["plan", "llama-2-7b", "--task", "qlora", "--rank", "8", "--zero-stage", "3"],
-     "--zero-stage does not apply to --task qlora (--zero-stage applies to full)"),
+     "QLoRA under ZeRO stage 3 (or FSDP's full shard) needs every parameter in one floating dtype"),
     (["plan", "llama-2-7b", "--task", "full", "--beyond-trained-context"], "--beyond-trained-context does not"),
     (["plan", "llama-2-7b", "--task", "full", "--precision", "fp8"],
      "argument --precision: invalid choice: 'fp8' (choose from 'bf16', 'amp', 'mixed')"),
