@@ -655,8 +655,8 @@ def plan_training(
     On ``n_gpus`` data-parallel GPUs, ZeRO ``zero_stage`` 1 shards the trained
     parameters' optimizer states, 2 also their gradients, 3 (or FSDP's full
     shard) also every weight, the frozen base of LoRA and QLoRA included; for
-    LoRA and QLoRA the trained parameters are the adapters
-    (:func:`_sharded_adapter_state`).  Stage 3 adds its gathered parameters to
+    LoRA and QLoRA the trained parameters are the adapters, and a QLoRA base
+    keeps its quantization constants whole on every GPU.  Stage 3 adds its gathered parameters to
     the weights and its reduce bucket to the gradients (:func:`zero3_buffer_bytes`).
     QLoRA under stage 3 needs its base in one floating dtype
     (``bnb_4bit_quant_storage``, bitsandbytes' FSDP-QLoRA guide) and is refused

@@ -65,7 +65,9 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_target_matches_nothing", "refusal_experts_need_fused_pair", "refusal_all_linear_needs_model_type",
     "refusal_gptq_not_modelled", "refusal_activations_unmeasured_feature", "refusal_activations_llama_blocks",
     "refusal_activations_gpt2_blocks", "refusal_activations_layout", "refusal_lora_on_lm_head",
-    "refusal_lora_without_qkv", "refusal_model_too_large", "refusal_zero_needs_full", "refusal_engine_needs_dense",
+    "refusal_lora_without_qkv", "refusal_model_too_large", "refusal_engine_needs_dense",
+    "refusal_tensor_parallel_does_not_divide", "refusal_pipeline_parallel_out_of_range", "refusal_parallel_needs_dense",
+    "refusal_qlora_zero3_one_dtype",
 )
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
@@ -80,7 +82,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         "task", "task_inference", "task_full", "task_lora", "task_qlora",
         "weight_format", "kv_format", "context", "batch",
         "optimizer", "opt_adamw", "opt_adamw8", "opt_sgd", "micro_batch", "seq_len", "checkpointing",
-        "zero_stage", "n_gpus", "rank", "targets", "targets_qv", "targets_all",
+        "zero_stage", "n_gpus", "tensor_parallel", "pipeline_parallel", "rank", "targets", "targets_qv", "targets_all",
         "beyond_trained", "gpu", "gpu_custom", "gpu_gib",
         "precision", "prec_bf16", "prec_amp", "prec_mixed", "qlora_preparation", "prep_kbit", "prep_none",
         "lora_dropout", "dropout_error",
@@ -318,6 +320,11 @@ def planner_data() -> dict[str, str]:
         "weight_formats": weightformats.WEIGHT_FORMATS,
         "fp32_routers": weightformats._FP32_ROUTERS,
         "no_gptq_layouts": weightformats._NO_GPTQ_LAYOUTS,
+        "parallel": {"vocab_padding": planner.VLLM_VOCAB_PADDING, "column": planner._COLUMN_PARALLEL,
+                     "row": planner._ROW_PARALLEL},
+        "zero3": {"max_live_parameters": planner.ZERO3_MAX_LIVE_PARAMETERS,
+                  "prefetch_bucket_size": planner.ZERO3_PREFETCH_BUCKET_SIZE,
+                  "reduce_bucket_size": planner.ZERO3_REDUCE_BUCKET_SIZE},
         "engines": {"block_size": engines.VLLM_BLOCK_SIZE, "non_torch": engines.VLLM_NON_TORCH,
                     "activation_bytes": engines.ACTIVATION_BYTES},
     }
