@@ -436,7 +436,8 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
     result.update({name: getattr(args, name) for name in ("precision", "qlora_preparation", "lora_dropout")
                    if hasattr(args, name)})
     if args.task == "inference":
-        result.update(engine=args.engine, tensor_parallel=args.tensor_parallel, pipeline_parallel=args.pipeline_parallel)
+        result.update(engine=args.engine, tensor_parallel=args.tensor_parallel,
+                      pipeline_parallel=args.pipeline_parallel)
     else:
         result["zero_stage"] = args.zero_stage
     text = f"{_TASK_NAMES[args.task]}, {where}\n" + _table(("part", "bytes", "size"), rows)

@@ -97,7 +97,8 @@ def inference_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, g
     limit = context_search_limit(cfg, beyond_trained=beyond)
     options = {"task": "inference", "weightFormat": kwargs["weight_format"], "kvFormat": kwargs["kv_format"],
                "batch": kwargs["batch"], "context": kwargs.pop("context"), "beyondTrained": beyond,
-               "tensorParallel": kwargs.get("tensor_parallel", 1), "pipelineParallel": kwargs.get("pipeline_parallel", 1)}
+               "tensorParallel": kwargs.get("tensor_parallel", 1),
+               "pipelineParallel": kwargs.get("pipeline_parallel", 1)}
     context = options["context"]
     return {"model": label, "source": source, "options": options, "gpu": str(gpu),
             "expected": outcome(lambda: plan(context)),  # type: ignore[arg-type]
