@@ -38,6 +38,7 @@ from llmcalc.planner import (
     largest_fitting,
     plan_inference,
     plan_training,
+    tensor_parallel_sizes,
 )
 from llmcalc.weightformats import WEIGHT_FORMATS
 
@@ -136,7 +137,19 @@ def plan_vectors(seed: int = 20261130) -> list[dict[str, object]]:
                 label, source, cfg, rng.choice(cards), weight_format=weight_format,
                 kv_format=rng.choice(KV_FORMATS), context=rng.choice([1, 4096, rng.randint(1, limit)]),
                 batch=rng.choice([1, rng.randint(1, 64)]), beyond=rng.random() < 0.5,
-                tensor_parallel=rng.choice([1, 1, 1, 2, 3, 4, 8, 16]), pipeline_parallel=rng.choice([1, 1, 1, 2, 3]),
+            ))
+        # Several GPUs: mostly a size vLLM accepts for this model, sometimes one it refuses (3 divides few heads).
+        try:
+            sizes = tensor_parallel_sizes(cfg)[1:] or [1]
+        except Refusal:
+            sizes = [2]
+        for _ in range(2):
+            vectors.append(inference_case(
+                label, source, cfg, rng.choice(cards), weight_format=rng.choice(WEIGHT_FORMATS),
+                kv_format=rng.choice(KV_FORMATS), context=rng.choice([1, 4096, rng.randint(1, limit)]),
+                batch=rng.choice([1, rng.randint(1, 64)]), beyond=rng.random() < 0.5,
+                tensor_parallel=rng.choice(sizes) if rng.random() < 0.8 else 3,
+                pipeline_parallel=rng.choice([1, 2, 3, min(cfg.n_layers, 7)]),
             ))
         for task in ("full", "lora", "qlora"):
             for optimizer in OPTIMIZERS:
