@@ -794,6 +794,7 @@ def test_several_gpus_in_the_widget_show_what_the_cli_prints(language: str) -> N
         assert shown_parts(page) == {**{k: inference["parts"][k] for k in shown_parts(page) if k != "total"},
                                      "total": inference["total"]}
         assert read(page, "largest").startswith(f"{inference['largest_context']:,}")
+        assert "8" in read(page, "verdict").split(":")[0]  # named per GPU, of 8, as the CLI's heading
         choose(page, task="inference", tensor_parallel="3")
         assert "1, 2, 4, 8, 16, 32, 64" in page.locator('[data-error="plan"]').text_content()
         choose(page, task="lora", zero_stage="3", n_gpus="8", seq_len="2048", micro_batch="1")

@@ -92,6 +92,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         "error", "memory_error", "config_error", "plan_error",
         "engine", "engine_sum", "engine_generate", "engine_vllm", "attention", "gpu_memory_utilization",
         "max_num_batched_tokens", "cuda_graphs_mib", "vllm_starts", "vllm_no_start", "largest_max_model_len",
+        "per_gpu_busiest", "per_gpu_each",
         *REFUSAL_LABELS,
     ),
 }
@@ -106,7 +107,8 @@ page's language; ``memory_error`` takes ``{label}`` and ``{value}`` (what was ty
 ``beyond_trained_note`` take ``{trained}``, the positions the model was trained on;
 ``context_note`` takes ``{context}`` and ``{trained}``; ``dropout_error`` takes ``{label}`` and
 ``{value}``; ``vllm_starts`` takes ``{tokens}``, ``{context}`` and ``{concurrency}``, ``vllm_no_start``
-``{tokens}`` and ``{context}``.
+``{tokens}`` and ``{context}``; ``per_gpu_busiest`` (inference on several GPUs) takes ``{gpus}``,
+``{tp}`` and ``{pp}``, ``per_gpu_each`` (training under ZeRO) ``{gpus}`` and ``{stage}``.
 """
 
 MEMORY_DTYPES = ("fp32", "bf16", "fp8", "int8", "int4")
@@ -115,7 +117,8 @@ KV_DTYPES = ("bf16", "fp32", "fp8")
 # The planner's messages that fill in a {detail} or {bytes}, or name what fits.
 PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
-                    "dropout_error", "vllm_starts", "vllm_no_start", "largest_max_model_len")
+                    "dropout_error", "vllm_starts", "vllm_no_start", "largest_max_model_len", "per_gpu_busiest",
+                    "per_gpu_each")
 KV_PRESETS = ("reference", "llama-3-8b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b")
 TEMPLATES = Path(__file__).resolve().parent.parent / "_templates" / "calculators"
 

@@ -955,6 +955,21 @@
         }, budget, LIMITS.max_batch), ""];
     }
 
+    /* As the CLI's heading: a plan on several GPUs is one GPU's, never the whole set-up's. */
+    function perGpu(options) {
+      var tp = options.tensorParallel || 1;
+      var pp = options.pipelineParallel || 1;
+      if (options.task === "inference" && tp * pp > 1) {
+        return fill(fill(fill(root.dataset.perGpuBusiest, "gpus", format.count(tp * pp)), "tp", format.count(tp)),
+          "pp", format.count(pp)) + " ";
+      }
+      if (options.task !== "inference" && options.nGpus > 1) {
+        return fill(fill(root.dataset.perGpuEach, "gpus", format.count(options.nGpus)), "stage",
+          String(options.zeroStage)) + " ";
+      }
+      return "";
+    }
+
     function render(result, budget, cfg, options, engineVerdict) {
       var total = planTotal(result);
       var scale = total > budget ? total : budget;
@@ -968,8 +983,9 @@
       out["total-gib"].textContent = format.gib(total) + " GiB";
       out.capacity.style.left = (Number(budget) / Number(scale) * 100) + "%";
       var fits = engineVerdict ? engineVerdict[1] : total <= budget;
-      out.verdict.textContent = engineVerdict ? engineVerdict[0] : fill(fits ? root.dataset.fits : root.dataset.noFit,
-        "bytes", format.bytes(fits ? budget - total : total - budget));
+      var spare = format.bytes(fits ? budget - total : total - budget);
+      out.verdict.textContent = perGpu(options) +
+        (engineVerdict ? engineVerdict[0] : fill(fits ? root.dataset.fits : root.dataset.noFit, "bytes", spare));
       out.verdict.className = "planner-verdict " + (fits ? "planner-fits" : "planner-no-fit");
       var found = engineVerdict ? engineVerdict[2] : largest(cfg, options, budget);
       out["largest-label"].textContent = found[0];
