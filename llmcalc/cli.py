@@ -501,7 +501,8 @@ def _change_flag(change: FitChange) -> str:
 def _changes_text(changes: Sequence[FitChange]) -> str:
     if not changes:
         return ("no single change makes it fit (tried: checkpointing, a smaller micro-batch or batch, a shorter "
-                "sequence or context, 8-bit optimizer states, a quantized format, a bigger listed card)")
+                "sequence or context, 8-bit optimizer states, a quantized format, a larger tensor-parallel size or "
+                "a higher ZeRO stage on several GPUs, a bigger listed card)")
     rows = [(_change_flag(change), f"{change.plan.total:,d}", format_bytes(change.plan.total),
              f"{format_bytes(change.gpu_bytes - change.plan.total)} to spare in {format_bytes(change.gpu_bytes)}")
             for change in changes]

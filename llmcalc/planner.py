@@ -11,7 +11,8 @@ measured model (activations:
 :mod:`llmcalc.activations`), plus a
 stated fixed :data:`RESERVE` for what no formula here counts: the CUDA context,
 the caching allocator's rounding and fragmentation, temporary buffers of
-kernels.  It answers for one GPU: under ZeRO, the per-GPU share.
+kernels.  It answers for one GPU: under ZeRO, or with the model split by tensor or
+pipeline parallelism, the share of one GPU (the busiest one's).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 from . import _validate as check
 from .activations import activation_memory
 from .config import ModelConfig, as_model_config
-from .errors import refusal
+from .errors import Refusal, refusal
 from .lora import lora_model_params, lora_targets
 from .memory import kv_cache_bytes, training_memory, zero_memory_per_gpu
 from .params import Linear, linear_modules, param_breakdown, param_count
@@ -867,7 +868,8 @@ def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any)
     ``settings`` are :func:`plan_training`'s keywords as given (``seq_len`` among them).  Tried in this order, and
     kept when the plan then fits: activation checkpointing on; the largest smaller micro-batch; the longest
     shorter sequence; 8-bit AdamW states (for ``optimizer="adamw"``); a 4-bit NF4 base (LoRA becomes QLoRA);
-    the smallest listed card with more memory.  Empty when nothing single does it, or the plan already fits.
+    on several GPUs, the lowest higher ZeRO stage that fits; the smallest listed card with more memory.  Empty
+    when nothing single does it, or the plan already fits.
 
     Examples
     --------
@@ -906,6 +908,15 @@ def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any)
         keep("optimizer", "adamw-8bit", plan(optimizer="adamw-8bit"))
     if settings.get("task", "full") == "lora":
         keep("task", "qlora", plan(task="qlora"))
+    gpus, stage = settings.get("n_gpus", 1), settings.get("zero_stage", 0)
+    for higher in range(stage + 1, 4) if gpus > 1 else ():
+        try:
+            sharded = plan(zero_stage=higher)
+        except Refusal:  # QLoRA prepared for k-bit training under stage 3
+            continue
+        if sharded.fits(budget):
+            found.append(FitChange("zero_stage", higher, sharded, budget))
+            break
     card = _cheapest_card(current, budget)
     if card is not None:
         found.append(FitChange("gpu", card.key, current, card.total_bytes))
@@ -920,7 +931,8 @@ def inference_changes_that_fit(
     ``plan`` builds the plan from keywords (default :func:`plan_inference`); ``settings`` are those given
     (``context`` among them).  Tried in this order, and kept when the plan then fits: the largest smaller batch;
     the longest shorter context; an fp8 KV cache (where ``kv_format`` is a setting); the first weight format in
-    :data:`~llmcalc.weightformats.WEIGHT_FORMATS` order, least lossy first, that fits; the smallest listed card
+    :data:`~llmcalc.weightformats.WEIGHT_FORMATS` order, least lossy first, that fits; where ``tensor_parallel``
+    is a setting, the smallest larger tensor-parallel size vLLM accepts that fits; the smallest listed card
     with more memory.  Empty when nothing single does it, or the plan already fits.
 
     Examples
@@ -954,6 +966,16 @@ def inference_changes_that_fit(
         if changed.fits(budget):
             found.append(FitChange("weight_format", weight_format, changed, budget))
             break
+    if "tensor_parallel" in settings:
+        try:
+            sizes = tensor_parallel_sizes(cfg)
+        except Refusal:  # a model the planner does not split
+            sizes = []
+        for size in (size for size in sizes if size > settings["tensor_parallel"]):
+            changed = planned(tensor_parallel=size)
+            if changed.fits(budget):
+                found.append(FitChange("tensor_parallel", size, changed, budget))
+                break
     card = _cheapest_card(current, budget)
     if card is not None:
         found.append(FitChange("gpu", card.key, current, card.total_bytes))

@@ -200,3 +200,26 @@ def test_cli_refuses_parallel_options_where_they_do_not_apply(
     with pytest.raises(SystemExit):
         main(["plan", "llama-3.1-70b", *argv])
     assert message in capsys.readouterr().err
+
+
+def test_a_plan_that_does_not_fit_is_offered_a_larger_tensor_parallel_size() -> None:
+    from llmcalc.planner import inference_changes_that_fit
+
+    h100 = 81_559 * 2**20
+    changes = inference_changes_that_fit(LLAMA70, h100, context=8192, tensor_parallel=1)
+    tp = [change for change in changes if change.setting == "tensor_parallel"]
+    # 131.4 GiB of weights: two GPUs of 79.65 GiB hold 65.7 GiB each with the cache and the reserve.
+    assert [(change.value, change.plan) for change in tp] == [
+        (2, plan_inference(LLAMA70, context=8192, tensor_parallel=2))]
+
+
+def test_a_training_plan_on_several_gpus_is_offered_a_higher_zero_stage() -> None:
+    from llmcalc.planner import training_changes_that_fit
+
+    a100 = 80 * 2**30
+    settings = {"task": "lora", "seq_len": 2048, "checkpointing": True, "n_gpus": 8}
+    changes = training_changes_that_fit(LLAMA70, a100, **settings)
+    assert [(c.setting, c.value) for c in changes if c.setting == "zero_stage"] == [("zero_stage", 3)]
+    # One GPU: no stage shards anything, so none is offered.
+    one = training_changes_that_fit(LLAMA70, a100, **{**settings, "n_gpus": 1})
+    assert all(change.setting != "zero_stage" for change in one)
