@@ -274,12 +274,14 @@ PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
     "gpu_memory_utilization": (("inference",), VLLM_GPU_MEMORY_UTILIZATION),
     "max_num_batched_tokens": (("inference",), VLLM_MAX_NUM_BATCHED_TOKENS),
     "cuda_graphs_mib": (("inference",), 0),
+    "tensor_parallel": (("inference",), 1),
+    "pipeline_parallel": (("inference",), 1),
     "seq_len": (_TRAINING, 2048),
     "micro_batch": (_TRAINING, 1),
     "optimizer": (_TRAINING, "adamw"),
     "checkpointing": (_TRAINING, False),
-    "zero_stage": (("full",), 0),
-    "gpus": (("full",), 1),
+    "zero_stage": (_TRAINING, 0),
+    "gpus": (_TRAINING, 1),
     "rank": (("lora", "qlora"), 16),
     "targets": (("lora", "qlora"), ["q", "v"]),
     "precision": (("full",), PRECISIONS[0]),
@@ -327,6 +329,8 @@ _ENGINE_OPTIONS = {
     "cuda_graphs_mib": ("vllm",),
     "batch": ("sum", "generate"),
     "kv_format": ("sum", "vllm"),
+    "tensor_parallel": ("sum", "vllm"),
+    "pipeline_parallel": ("sum",),
 }
 
 
@@ -348,21 +352,28 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
     plan = plan_vllm(cfg, args.gpu, max_model_len=args.context, max_num_batched_tokens=args.max_num_batched_tokens,
                      gpu_memory_utilization=args.gpu_memory_utilization, weight_format=args.weight_format,
                      kv_format=args.kv_format,
-                     cuda_graph_bytes=check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20)
+                     cuda_graph_bytes=check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20,
+                     tensor_parallel=args.tensor_parallel)
     parts = {"budget": plan.requested, "weights": plan.weights, "profile_peak": plan.profile_peak,
              "non_torch_and_cuda_graphs": plan.non_torch, "kv_cache": plan.blocks * plan.block_bytes}
     rows = [(name.replace("_", " "), f"{value:,d}", format_bytes(value)) for name, value in parts.items()]
-    result: dict[str, Any] = {"task": "inference", "engine": "vllm", "parts": parts, "gpu_bytes": args.gpu,
+    result: dict[str, Any] = {"task": "inference", "engine": "vllm", "per_gpu_of": args.tensor_parallel,
+                              "tensor_parallel": args.tensor_parallel, "parts": parts, "gpu_bytes": args.gpu,
                               "gpu_memory_utilization": args.gpu_memory_utilization,
                               "max_num_batched_tokens": args.max_num_batched_tokens, "kv_tokens": plan.kv_tokens,
                               "max_concurrency": plan.max_concurrency, "fits": plan.starts,
                               "trained_context": trained_context(cfg)}
-    text = (f"inference with vLLM, one GPU: gpu_memory_utilization {args.gpu_memory_utilization:g} of "
+    where = ("one GPU" if args.tensor_parallel == 1
+             else f"per GPU, each of {args.tensor_parallel:,} (tensor parallel {args.tensor_parallel})")
+    text = (f"inference with vLLM, {where}: gpu_memory_utilization {args.gpu_memory_utilization:g} of "
             f"{format_bytes(args.gpu)}, max_num_batched_tokens {args.max_num_batched_tokens:,}\n"
             + _table(("part", "bytes", "size"), rows)
             + f"\n\nGPU KV cache size: {plan.kv_tokens:,} tokens\n"
             f"Maximum concurrency for {args.context:,} tokens per request: {plan.max_concurrency:.2f}x\n"
             + ("starts" if plan.starts else f"does not start: the pool holds fewer than {args.context:,} tokens"))
+    if args.tensor_parallel > 1:
+        text += ("\n\nnote: memory outside PyTorch is taken as 0.35 GiB, one GPU's; with tensor parallelism NCCL's "
+                 "buffers make it larger (3.58 GiB on each of two GPUs in vLLM pull request 10511)")
     longest = min(plan.kv_tokens, context_search_limit(cfg, beyond_trained=args.beyond_trained_context))
     result["largest_context"] = longest
     text += f"; longest max_model_len that starts: {longest:,d}" + _trained_note(cfg, args.context)
@@ -387,11 +398,16 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
                 return plan_generate(cfg, context=n, batch=args.batch, weight_format=args.weight_format,
                                      attention=args.attention)
             return plan_inference(cfg, context=n, batch=args.batch, weight_format=args.weight_format,
-                                  kv_format=args.kv_format)
+                                  kv_format=args.kv_format, tensor_parallel=args.tensor_parallel,
+                                  pipeline_parallel=args.pipeline_parallel)
         size, varied = args.context, "context"
         limit = context_search_limit(cfg, beyond_trained=args.beyond_trained_context)
+        gpus = args.tensor_parallel * args.pipeline_parallel
         where = "one GPU" if args.engine == "sum" else (
             f"one GPU, transformers generate ({args.attention} attention): the prompt processed at once")
+        if gpus > 1:
+            where = (f"per GPU, the busiest of {gpus:,} (tensor parallel {args.tensor_parallel}, pipeline parallel "
+                     f"{args.pipeline_parallel}, as vLLM splits the model)")
         if trained is not None and args.context > trained:
             notes.append(f"note: a context of {args.context:,} tokens is beyond the {trained:,} positions the model "
                          "was trained on")
@@ -401,26 +417,29 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
 
         def plan(n: int) -> MemoryPlan:
             return plan_training(cfg, task=args.task, seq_len=args.seq_len, micro_batch=n, optimizer=args.optimizer,
-                                 checkpointing=args.checkpointing, zero_stage=getattr(args, "zero_stage", 0),
-                                 n_gpus=getattr(args, "gpus", 1), rank=getattr(args, "rank", 16), targets=targets,
+                                 checkpointing=args.checkpointing, zero_stage=args.zero_stage,
+                                 n_gpus=args.gpus, rank=getattr(args, "rank", 16), targets=targets,
                                  precision=getattr(args, "precision", PRECISIONS[0]),
                                  qlora_preparation=getattr(args, "qlora_preparation", QLORA_PREPARATIONS[0]),
                                  lora_dropout=getattr(args, "lora_dropout", 0.0))
         size, varied, limit = args.micro_batch, "micro_batch", MAX_BATCH
-        gpus = getattr(args, "gpus", 1)
+        gpus = args.gpus
         where = "one GPU" if gpus == 1 else f"per GPU, each of {gpus:,} (ZeRO stage {args.zero_stage})"
         where += _training_regime(args)
     chosen = plan(size)
     parts = {f.name: getattr(chosen, f.name) for f in dataclasses.fields(chosen)}
     rows = [(name.replace("_", " "), f"{value:,d}", format_bytes(value)) for name, value in parts.items() if value]
     rows.append(("total", f"{chosen.total:,d}", format_bytes(chosen.total)))
-    result: dict[str, Any] = {"task": args.task, "per_gpu_of": getattr(args, "gpus", 1), "parts": parts,
+    result: dict[str, Any] = {"task": args.task, "per_gpu_of": gpus, "parts": parts,
                               "total": chosen.total, "trained_context": trained}
     # The training set-up the plan describes, as chosen or defaulted.
     result.update({name: getattr(args, name) for name in ("precision", "qlora_preparation", "lora_dropout")
                    if hasattr(args, name)})
     if args.task == "inference":
-        result["engine"] = args.engine
+        result.update(engine=args.engine, tensor_parallel=args.tensor_parallel,
+                      pipeline_parallel=args.pipeline_parallel)
+    else:
+        result["zero_stage"] = args.zero_stage
     text = f"{_TASK_NAMES[args.task]}, {where}\n" + _table(("part", "bytes", "size"), rows)
     if args.gpu is not None:
         budget = args.gpu
@@ -458,11 +477,13 @@ def _changes_that_fit(cfg: ModelConfig, args: argparse.Namespace, budget: int) -
             return inference_changes_that_fit(cfg, budget, plan_generate, context=args.context, batch=args.batch,
                                               weight_format=args.weight_format, attention=args.attention)
         return inference_changes_that_fit(cfg, budget, context=args.context, batch=args.batch,
-                                          weight_format=args.weight_format, kv_format=args.kv_format)
+                                          weight_format=args.weight_format, kv_format=args.kv_format,
+                                          tensor_parallel=args.tensor_parallel,
+                                          pipeline_parallel=args.pipeline_parallel)
     given = getattr(args, "targets", ["q", "v"])
     return training_changes_that_fit(
         cfg, budget, task=args.task, seq_len=args.seq_len, micro_batch=args.micro_batch, optimizer=args.optimizer,
-        checkpointing=args.checkpointing, zero_stage=getattr(args, "zero_stage", 0), n_gpus=getattr(args, "gpus", 1),
+        checkpointing=args.checkpointing, zero_stage=args.zero_stage, n_gpus=args.gpus,
         rank=getattr(args, "rank", 16), targets=ALL_LINEAR if given == [ALL_LINEAR] else given,
         precision=getattr(args, "precision", PRECISIONS[0]),
         qlora_preparation=getattr(args, "qlora_preparation", QLORA_PREPARATIONS[0]),
@@ -480,7 +501,8 @@ def _change_flag(change: FitChange) -> str:
 def _changes_text(changes: Sequence[FitChange]) -> str:
     if not changes:
         return ("no single change makes it fit (tried: checkpointing, a smaller micro-batch or batch, a shorter "
-                "sequence or context, 8-bit optimizer states, a quantized format, a bigger listed card)")
+                "sequence or context, 8-bit optimizer states, a quantized format, a larger tensor-parallel size or "
+                "a higher ZeRO stage on several GPUs, a bigger listed card)")
     rows = [(_change_flag(change), f"{change.plan.total:,d}", format_bytes(change.plan.total),
              f"{format_bytes(change.gpu_bytes - change.plan.total)} to spare in {format_bytes(change.gpu_bytes)}")
             for change in changes]
@@ -583,10 +605,16 @@ def build_parser() -> argparse.ArgumentParser:
                       help="training: the optimizer (default: adamw)")
     plan.add_argument("--checkpointing", action="store_true", default=hidden,
                       help="training: activation checkpointing")
+    plan.add_argument("--tensor-parallel", type=whole_number, default=hidden, metavar="N",
+                      help="inference with --engine sum or vllm: vLLM's tensor_parallel_size, GPUs that split each "
+                      "layer; the plan is one GPU's (default: 1)")
+    plan.add_argument("--pipeline-parallel", type=whole_number, default=hidden, metavar="N",
+                      help="inference with --engine sum: vLLM's pipeline_parallel_size, stages of consecutive "
+                      "layers; the plan is the busiest GPU's (default: 1)")
     plan.add_argument("--zero-stage", type=whole_number, choices=range(4), default=hidden,
-                      help="full fine-tuning: ZeRO stage (default: 0)")
+                      help="training: ZeRO stage; 3 is also FSDP's full shard (default: 0)")
     plan.add_argument("--gpus", type=whole_number, default=hidden, metavar="N",
-                      help="full fine-tuning: data-parallel GPUs (default: 1)")
+                      help="training: data-parallel GPUs that ZeRO shards over (default: 1)")
     plan.add_argument("--rank", type=whole_number, default=hidden, metavar="R",
                       help="LoRA and QLoRA: adapter rank (default: 16)")
     plan.add_argument("--targets", nargs="+", default=hidden, metavar="NAME",

@@ -35,7 +35,16 @@ from . import _validate as check
 from .config import ModelConfig
 from .errors import refusal
 from .memory import kv_cache_bytes_per_token
-from .planner import RESERVE, MemoryPlan, _checked_model, context_limit, plan_inference
+from .planner import (
+    MAX_GPUS,
+    RESERVE,
+    MemoryPlan,
+    _checked_model,
+    context_limit,
+    kv_heads_per_gpu,
+    parallel_inference_plans,
+    plan_inference,
+)
 from .units import GiB
 from .weightformats import weight_format_bytes
 
@@ -65,12 +74,13 @@ cuBLAS workspaces.  With tensor parallelism NCCL's buffers add more.
 ACTIVATION_BYTES = 2  # the 16-bit dtype vLLM runs bf16 and fp16 models in
 
 
-def vllm_profile_peak(cfg: ModelConfig, tokens: int) -> int:
+def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1) -> int:
     """Bytes the profile forward pass over ``tokens`` tokens adds to the weights at its peak, the MLP of one layer.
 
     ``tokens * 2 * (3 * d_model + 3 * d_ff)`` for a SwiGLU MLP (``2 * d_ff``
     for a plain MLP): residual stream, residual copy and normed input, then the
-    gate-and-up output and the activated product, in 16 bits.
+    gate-and-up output and the activated product, in 16 bits.  With
+    ``tensor_parallel`` GPUs each computes ``d_ff / tensor_parallel`` of the MLP.
 
     Examples
     --------
@@ -80,7 +90,9 @@ def vllm_profile_peak(cfg: ModelConfig, tokens: int) -> int:
     """
     cfg = _dense(cfg)
     n = check.count("max_num_batched_tokens", tokens, maximum=2**24)
-    mlp = 3 * cfg.d_ff if cfg.ffn == "swiglu" else 2 * cfg.d_ff
+    # With tensor parallelism each GPU computes 1/tp of the MLP's width; the residual stream is whole on each.
+    width = cfg.d_ff // check.count("tensor_parallel", tensor_parallel)
+    mlp = 3 * width if cfg.ffn == "swiglu" else 2 * width
     return n * ACTIVATION_BYTES * (3 * cfg.d_model + mlp)
 
 
@@ -142,6 +154,7 @@ def plan_vllm(
     kv_format: str = "bf16",
     block_size: int = VLLM_BLOCK_SIZE,
     cuda_graph_bytes: int = 0,
+    tensor_parallel: int = 1,
 ) -> VllmPlan:
     """vLLM's KV-cache pool for ``cfg`` on one GPU of ``gpu_bytes``, as its start-up log reports it.
 
@@ -152,8 +165,13 @@ def plan_vllm(
     sizing the pool (later releases, with
     ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS``); 0, the default, for
     vLLM 0.2 to 0.10, which captures them after the pool is allocated, in
-    the ``1 - gpu_memory_utilization`` left over.  Not counted: tensor
-    parallelism.
+    the ``1 - gpu_memory_utilization`` left over.  With ``tensor_parallel``
+    GPUs (vLLM's ``tensor_parallel_size``) the budget is each GPU's: its share
+    of the weights (:func:`~llmcalc.planner.parallel_inference_plans`), of the
+    MLP's profiled width and of the KV heads; every GPU holds the same number
+    of blocks, each of every token's keys and values for its own heads.  Give
+    ``non_torch_bytes`` as the log prints it: with tensor parallelism NCCL's
+    buffers make it larger (3.58 GiB on each of two GPUs in vLLM pull request 10511).
 
     Examples
     --------
@@ -180,10 +198,18 @@ def plan_vllm(
     graphs = check.count("cuda_graph_bytes", cuda_graph_bytes, minimum=0, maximum=total)
     # vLLM multiplies the float total by the utilization; truncate to whole bytes as its int() does.
     requested = int(total * utilization)
-    weights = sum(weight_format_bytes(cfg, weight_format).values())
-    block_bytes = size * kv_cache_bytes_per_token(cfg, kv_format)
-    plan = VllmPlan(requested, weights, vllm_profile_peak(cfg, batched), non_torch + graphs, block_bytes, 0, size,
-                    length)
+    tp = check.count("tensor_parallel", tensor_parallel, maximum=MAX_GPUS)
+    if tp == 1:
+        weights = sum(weight_format_bytes(cfg, weight_format).values())
+        token_bytes = kv_cache_bytes_per_token(cfg, kv_format)
+    else:
+        [shard] = parallel_inference_plans(cfg, context=1, weight_format=weight_format, kv_format=kv_format,
+                                           tensor_parallel=tp)
+        weights = shard.weights
+        token_bytes = -(-kv_cache_bytes_per_token(cfg, kv_format) * kv_heads_per_gpu(cfg, tp) // cfg.n_kv_heads)
+    block_bytes = size * token_bytes
+    plan = VllmPlan(requested, weights, vllm_profile_peak(cfg, batched, tp), non_torch + graphs, block_bytes, 0,
+                    size, length)
     return VllmPlan(requested, weights, plan.profile_peak, plan.non_torch, block_bytes,
                     max(plan.available_kv // block_bytes, 0), size, length)
 

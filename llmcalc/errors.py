@@ -163,8 +163,17 @@ MESSAGES: dict[str, str] = {
                              "a unit MiB, GiB or GB (23034 MiB, 24 GB), or a listed card ({cards:list}); got {value!r}",
     "gpu_memory_out_of_range": "GPU memory must be from 1 MiB to 100,000 GiB; got {value!r} ({size:,} bytes)",
     "model_too_large": "the model has {params:,} parameters; the planner takes models of up to {max_params:,}",
-    "zero_needs_full": "ZeRO is planned for full fine-tuning only; got task={task!r} with zero_stage={zero_stage!r}, "
-                       "n_gpus={n_gpus!r}",
+    "tensor_parallel_does_not_divide": "tensor_parallel_size must divide the {n_heads} attention heads, the "
+                                       "{n_kv_heads} KV heads (or be a multiple of them), the MLP width {d_ff} and "
+                                       "the padded vocabulary {vocab}, as vLLM requires; got {value}; valid sizes: "
+                                       "{sizes:list}",
+    "pipeline_parallel_out_of_range": "pipeline_parallel_size must be from 1 to the model's {n_layers} layers; "
+                                      "got {value}",
+    "parallel_needs_dense": "tensor and pipeline parallelism are planned for dense models only (no mixture of "
+                            "experts or latent attention); got model_type {model_type!r}",
+    "qlora_zero3_one_dtype": "QLoRA under ZeRO stage {zero_stage} (or FSDP's full shard) needs every parameter in "
+                             "one floating dtype (bnb_4bit_quant_storage=bfloat16, the rest in bf16); "
+                             "qlora_preparation='kbit' upcasts them to fp32: choose qlora_preparation='none'",
     "engine_needs_dense": "the engine plans model dense full-attention models only (no mixture of experts, latent "
                           "attention or sliding window); got model_type {model_type!r}",
     "precision_needs_full": "precision applies to full fine-tuning only; got precision={precision!r} with "

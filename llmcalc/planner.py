@@ -11,7 +11,8 @@ measured model (activations:
 :mod:`llmcalc.activations`), plus a
 stated fixed :data:`RESERVE` for what no formula here counts: the CUDA context,
 the caching allocator's rounding and fragmentation, temporary buffers of
-kernels.  It answers for one GPU: under ZeRO, the per-GPU share.
+kernels.  It answers for one GPU: under ZeRO, or with the model split by tensor or
+pipeline parallelism, the share of one GPU (the busiest one's).
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ from typing import Any
 from . import _validate as check
 from .activations import activation_memory
 from .config import ModelConfig, as_model_config
-from .errors import refusal
+from .errors import Refusal, refusal
 from .lora import lora_model_params, lora_targets
 from .memory import kv_cache_bytes, training_memory, zero_memory_per_gpu
 from .params import Linear, linear_modules, param_breakdown, param_count
 from .units import GB, GiB, MiB
-from .weightformats import WEIGHT_FORMATS, _converted, weight_format_bytes
+from .weightformats import WEIGHT_FORMATS, _codes_and_constants, _converted, weight_format_bytes
 
 RESERVE = GiB
 """The 1 GiB every plan sets aside for the CUDA context and the allocator, an assumption, not a measurement.
@@ -269,7 +270,14 @@ def _tokens(cfg: ModelConfig, name: str, value: int) -> int:
 
 
 def plan_inference(
-    cfg: ModelConfig, *, context: int, batch: int = 1, weight_format: str = "bf16", kv_format: str = "bf16"
+    cfg: ModelConfig,
+    *,
+    context: int,
+    batch: int = 1,
+    weight_format: str = "bf16",
+    kv_format: str = "bf16",
+    tensor_parallel: int = 1,
+    pipeline_parallel: int = 1,
 ) -> MemoryPlan:
     """Memory to generate with ``cfg``: weights, the KV cache of ``batch`` sequences of ``context`` tokens, reserve.
 
@@ -279,6 +287,9 @@ def plan_inference(
     ``kv_format``.  Not counted: the activations of one forward pass (freed
     layer by layer; for a long prompt processed at once they can matter),
     the logits, and a serving engine's preallocated cache pool.
+
+    With ``tensor_parallel`` or ``pipeline_parallel`` above 1 the plan is the
+    busiest GPU's, as vLLM splits the model (:func:`parallel_inference_plans`).
 
     Examples
     --------
@@ -294,9 +305,196 @@ def plan_inference(
     cfg, _ = _checked_model(cfg)
     tokens = _tokens(cfg, "context", context)
     sequences = check.count("batch", batch, maximum=MAX_BATCH)
+    tp = check.count("tensor_parallel", tensor_parallel, maximum=MAX_GPUS)
+    pp = check.count("pipeline_parallel", pipeline_parallel, maximum=MAX_GPUS)
+    if tp > 1 or pp > 1:
+        plans = parallel_inference_plans(cfg, context=tokens, batch=sequences, weight_format=weight_format,
+                                         kv_format=kv_format, tensor_parallel=tp, pipeline_parallel=pp)
+        return max(plans, key=lambda plan: plan.total)
     kv = kv_cache_bytes(cfg, tokens, batch=sequences, dtype=check.choice("kv_format", kv_format, KV_FORMATS))
     weights = sum(weight_format_bytes(cfg, weight_format).values())
     return MemoryPlan(weights, kv, 0, 0, 0, RESERVE)
+
+
+VLLM_VOCAB_PADDING = 64
+"""vLLM pads the vocabulary of its embedding and output head to a multiple of 64 rows
+(``DEFAULT_VOCAB_PADDING_SIZE`` in ``vocab_parallel_embedding.py``) before splitting it across GPUs."""
+
+_COLUMN_PARALLEL = ("q", "k", "v", "qkv", "gate", "up", "gate_up")
+_ROW_PARALLEL = ("o", "down")
+
+
+def _parallel_model(cfg: ModelConfig) -> ModelConfig:
+    cfg, _ = _checked_model(cfg)
+    if cfg.is_moe or cfg.uses_latent_attention:
+        raise refusal("parallel_needs_dense", model_type=cfg.model_type or "custom")
+    return cfg
+
+
+def padded_vocab(cfg: ModelConfig) -> int:
+    """The vocabulary rounded up to a multiple of :data:`VLLM_VOCAB_PADDING`, as vLLM allocates it.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> padded_vocab(get_preset("gpt2")), padded_vocab(get_preset("llama-3.1-70b"))
+    (50304, 128256)
+    """
+    vocab = as_model_config(cfg).vocab_size
+    return -(-vocab // VLLM_VOCAB_PADDING) * VLLM_VOCAB_PADDING
+
+
+def tensor_parallel_sizes(cfg: ModelConfig) -> list[int]:
+    """Every ``tensor_parallel_size`` vLLM accepts for ``cfg``.
+
+    vLLM refuses a size that does not divide the attention heads ("Total number of
+    attention heads (64) must be divisible by tensor parallel size (3)", ``ModelConfig.
+    verify_with_parallel_config``); its layers also divide the KV heads or replicate them
+    (``QKVParallelLinear``: the size must divide them or be a multiple of them), the MLP
+    width (``MergedColumnParallelLinear``) and the padded vocabulary (``VocabParallelEmbedding``).
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> tensor_parallel_sizes(get_preset("llama-3.1-70b"))
+    [1, 2, 4, 8, 16, 32, 64]
+    >>> tensor_parallel_sizes(get_preset("llama-2-13b"))
+    [1, 2, 4, 8]
+    """
+    cfg = _parallel_model(cfg)
+    kv, vocab = cfg.n_kv_heads, padded_vocab(cfg)
+    return [size for size in range(1, cfg.n_heads + 1)
+            if cfg.n_heads % size == 0 and (kv % size == 0 or size % kv == 0)
+            and cfg.d_ff % size == 0 and vocab % size == 0]
+
+
+def kv_heads_per_gpu(cfg: ModelConfig, tensor_parallel: int) -> int:
+    """KV heads each GPU holds: ``n_kv_heads / tp``, or one replicated head when there are fewer heads than GPUs.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> [kv_heads_per_gpu(get_preset("llama-3.1-70b"), tp) for tp in (1, 2, 4, 8, 16)]
+    [8, 4, 2, 1, 1]
+    """
+    cfg = as_model_config(cfg)
+    return max(1, cfg.n_kv_heads // check.count("tensor_parallel", tensor_parallel))
+
+
+def pipeline_stages(n_layers: int, pipeline_parallel: int) -> list[int]:
+    """Layers per stage as vLLM's ``get_pp_indices`` splits ``n_layers``: evenly, the remainder one layer each to
+    the stages before the last, from the second-to-last backwards.
+
+    Examples
+    --------
+    >>> pipeline_stages(80, 3), pipeline_stages(32, 4), pipeline_stages(81, 4)
+    ([27, 27, 26], [8, 8, 8, 8], [20, 20, 21, 20])
+    >>> pipeline_stages(32, 40)
+    Traceback (most recent call last):
+    ...
+    llmcalc.errors.RefusalValueError: pipeline_parallel_size must be from 1 to the model's 32 layers; got 40
+    """
+    layers = check.count("n_layers", n_layers)
+    stages = check.count("pipeline_parallel", pipeline_parallel)
+    if stages > layers:
+        raise refusal("pipeline_parallel_out_of_range", n_layers=layers, value=stages)
+    partitions = [layers // stages] * stages
+    for index in range(2, layers % stages + 2):
+        partitions[-index] += 1
+    return partitions
+
+
+def _linear_bytes(module: Linear, weight_format: str, cfg: ModelConfig, tp: int) -> int:
+    """Bytes of one copy of ``module`` on one GPU of ``tp``: column-parallel split by output, row-parallel by input.
+
+    Query and MLP outputs split evenly; keys and values by KV head (one replicated head each when there are fewer
+    heads than GPUs); a row-parallel layer's bias is whole on every GPU.
+    """
+    d_in, d_out = module.d_in, module.d_out
+    kv_out = kv_heads_per_gpu(cfg, tp) * cfg.head_dim
+    if module.role in ("k", "v"):
+        d_out = kv_out
+    elif module.role == "qkv":
+        d_out = cfg.q_dim // tp + 2 * kv_out
+    elif module.role in _COLUMN_PARALLEL:
+        d_out //= tp
+    elif module.role in _ROW_PARALLEL:
+        d_in //= tp
+    bias = d_out if module.bias else 0
+    if _converted(module, weight_format, cfg):
+        codes, decode = _codes_and_constants(weight_format, d_in, d_out)
+        return codes + decode + 2 * bias
+    return 2 * (d_in * d_out + bias)
+
+
+def parallel_inference_plans(
+    cfg: ModelConfig,
+    *,
+    context: int,
+    batch: int = 1,
+    weight_format: str = "bf16",
+    kv_format: str = "bf16",
+    tensor_parallel: int = 1,
+    pipeline_parallel: int = 1,
+) -> list[MemoryPlan]:
+    """One GPU of each pipeline stage, as vLLM splits the model over ``tensor_parallel * pipeline_parallel`` GPUs.
+
+    Within a stage the ``tensor_parallel`` GPUs hold equal shares (vLLM's ``linear.py``,
+    ``vocab_parallel_embedding.py``): column-parallel projections (query, key, value, gate,
+    up) keep ``1/tp`` of their outputs, row-parallel ones (attention output, down) ``1/tp``
+    of their inputs; the KV heads split, or are replicated, one per GPU, when there are
+    fewer of them than GPUs; the embedding and the head keep ``1/tp`` of the vocabulary
+    padded to 64 rows; norms and learned positions are whole on every GPU.  Across
+    stages the layers split as :func:`pipeline_stages`; the first stage holds the
+    embedding (and learned positions), the last the final norm and the head (a tied
+    head is a second copy of the embedding there).  Each GPU caches keys and values of
+    its own layers and heads.  Quantized formats keep their one-GPU layout on each
+    GPU's slice of a matrix.
+
+    Examples
+    --------
+    Llama-3.1-70B in BF16 on 4 GPUs by tensor parallelism: 32.9 GiB of weights each, and
+    2 of the 8 KV heads, so a quarter of the KV cache:
+
+    >>> from llmcalc import get_preset, GiB
+    >>> cfg = get_preset("llama-3.1-70b")
+    >>> [plan] = parallel_inference_plans(cfg, context=8192, tensor_parallel=4)
+    >>> round(plan.weights / GiB, 2), plan.kv_cache / GiB
+    (32.86, 0.625)
+    """
+    cfg = _parallel_model(cfg)
+    tokens = _tokens(cfg, "context", context)
+    sequences = check.count("batch", batch, maximum=MAX_BATCH)
+    weight_format_bytes(cfg, weight_format)  # the one-GPU refusals: an unknown format, GPTQ for Falcon or GPT-2
+    tp = check.count("tensor_parallel", tensor_parallel, maximum=MAX_GPUS)
+    if tp not in tensor_parallel_sizes(cfg):
+        raise refusal("tensor_parallel_does_not_divide", n_heads=cfg.n_heads, n_kv_heads=cfg.n_kv_heads,
+                      d_ff=cfg.d_ff, vocab=padded_vocab(cfg), value=tp, sizes=tensor_parallel_sizes(cfg))
+    stages = pipeline_stages(cfg.n_layers, check.count("pipeline_parallel", pipeline_parallel, maximum=MAX_GPUS))
+    dtype = check.choice("kv_format", kv_format, KV_FORMATS)
+    if 0 < cfg.sliding_window_layers < cfg.n_layers and len(stages) > 1:
+        # Which stage holds the windowed layers depends on their order, which ModelConfig does not keep.
+        raise refusal("parallel_needs_dense", model_type=cfg.model_type or "custom")
+    modules = linear_modules(cfg)
+    per_layer = sum(_linear_bytes(m, weight_format, cfg, tp) for m in modules if m.role != "lm_head")
+    final_norm = {"rmsnorm": cfg.d_model, "layernorm": 2 * cfg.d_model, "parameter-free": 0}[cfg.norm]
+    per_layer_norms = 2 * (param_breakdown(cfg)["norms"] - final_norm) // cfg.n_layers
+    vocab_rows = 2 * padded_vocab(cfg) // tp * cfg.d_model
+    has_head = any(m.role == "lm_head" for m in modules)
+    head_bytes = vocab_rows + (2 * padded_vocab(cfg) // tp if cfg.lm_head_bias else 0)
+    whole_kv = kv_cache_bytes(cfg, tokens, batch=sequences, dtype=dtype)
+    kv_heads = kv_heads_per_gpu(cfg, tp)
+    plans = []
+    for index, layers in enumerate(stages):
+        weights = layers * (per_layer + per_layer_norms)
+        if index == 0:
+            weights += vocab_rows + 2 * cfg.learned_positions * cfg.d_model
+        if index == len(stages) - 1:
+            weights += 2 * final_norm + (head_bytes if has_head or len(stages) > 1 else 0)
+        # kv_cache_bytes counts every layer and KV head; this GPU caches its stage's layers and its own heads.
+        kv = -(-whole_kv * layers * kv_heads // (cfg.n_layers * cfg.n_kv_heads))
+        plans.append(MemoryPlan(weights, kv, 0, 0, 0, RESERVE))
+    return plans
 
 
 def _trained_tensors(cfg: ModelConfig) -> list[tuple[int, int]]:
@@ -466,8 +664,20 @@ def plan_training(
     (SDPA attention, bf16) for ``micro_batch`` sequences of ``seq_len``
     tokens, with the adapters of LoRA and QLoRA and their ``lora_dropout``
     (peft's default 0; a dropout keeps each adapter's dropped-out input and
-    mask); ZeRO does not split them.  Not counted: ZeRO's gather and
-    communication buffers; the fp32 hidden states of a ``"kbit"``-prepared
+    mask); ZeRO does not split them.
+
+    On ``n_gpus`` data-parallel GPUs, ZeRO ``zero_stage`` 1 shards the trained
+    parameters' optimizer states, 2 also their gradients, 3 (or FSDP's full
+    shard) also every weight, the frozen base of LoRA and QLoRA included; for
+    LoRA and QLoRA the trained parameters are the adapters, and a QLoRA base
+    keeps its quantization constants whole on every GPU.  Stage 3 adds its gathered parameters to
+    the weights and its reduce bucket to the gradients (:func:`zero3_buffer_bytes`).
+    QLoRA under stage 3 needs its base in one floating dtype
+    (``bnb_4bit_quant_storage``, bitsandbytes' FSDP-QLoRA guide) and is refused
+    with ``qlora_preparation="kbit"``, whose fp32 upcast mixes dtypes.
+
+    Not counted: ZeRO-1 and -2's communication
+    buckets; the fp32 hidden states of a ``"kbit"``-prepared
     QLoRA base (its activations are those measured on the bf16 base) and the
     bf16 weight copies autocast keeps under ``"amp"``.
 
@@ -495,11 +705,11 @@ def plan_training(
     tokens = _tokens(cfg, "seq_len", seq_len)
     sequences = check.count("micro_batch", micro_batch, maximum=MAX_BATCH)
     optimizer = check.choice("optimizer", optimizer, OPTIMIZERS)
+    gpus = check.count("n_gpus", n_gpus, maximum=MAX_GPUS)
+    stage = check.count("zero_stage", zero_stage, minimum=0, maximum=3)
     if kind == "full":
         recipe = _PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
         activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing).peak
-        gpus = check.count("n_gpus", n_gpus, maximum=MAX_GPUS)
-        stage = check.count("zero_stage", zero_stage, minimum=0, maximum=3)
         parts = zero_memory_per_gpu(n_params, stage, gpus, optimizer, recipe)
         states = parts["optimizer_states"]
         if optimizer == "adamw-8bit":
@@ -507,16 +717,98 @@ def plan_training(
             states = (training_state_bytes(cfg, precision=precision, optimizer=optimizer)["optimizer_states"]
                       - parts["master_weights"] if stage == 0
                       else adamw_8bit_state_bytes([(-(-n_params // gpus), 1)]))
-        return MemoryPlan(parts["weights"], 0, parts["gradients"], states + parts["master_weights"], activations,
-                          RESERVE)
-    if zero_stage != 0 or n_gpus != 1:
-        raise refusal("zero_needs_full", task=kind, zero_stage=zero_stage, n_gpus=n_gpus)
+        weights, gradients = parts["weights"], parts["gradients"]
+        if stage == 3:
+            full = training_memory(n_params, optimizer, recipe)
+            gathered, bucket = zero3_buffer_bytes(cfg, weight_bytes=full["weights"], trained=n_params,
+                                                  gradient_bytes=full["gradients"])
+            weights, gradients = weights + gathered, gradients + bucket
+        return MemoryPlan(weights, 0, gradients, states + parts["master_weights"], activations, RESERVE)
     # QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA.
     activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing, lora_targets=targets,
                                     lora_rank=rank, lora_dropout=lora_dropout).peak
     state = training_state_bytes(cfg, task=kind, precision=precision, optimizer=optimizer, rank=rank,
                                  targets=targets, qlora_preparation=qlora_preparation)
-    return MemoryPlan(state["weights"], 0, state["gradients"], state["optimizer_states"], activations, RESERVE)
+    if stage == 0:
+        return MemoryPlan(state["weights"], 0, state["gradients"], state["optimizer_states"], activations, RESERVE)
+    if kind == "qlora" and stage == 3 and qlora_preparation == "kbit":
+        raise refusal("qlora_zero3_one_dtype", zero_stage=stage)
+    return MemoryPlan(*_sharded_adapter_state(cfg, kind, state, stage, gpus, optimizer, rank, targets),
+                      activations, RESERVE)
+
+
+ZERO3_MAX_LIVE_PARAMETERS = 10**9
+"""DeepSpeed's default ``stage3_max_live_parameters``: ZeRO-3 keeps at most this many gathered parameters."""
+ZERO3_PREFETCH_BUCKET_SIZE = 5 * 10**7
+"""DeepSpeed's default ``stage3_prefetch_bucket_size``: parameters gathered ahead of the module that needs them."""
+ZERO3_REDUCE_BUCKET_SIZE = 5 * 10**8
+"""DeepSpeed's default ``reduce_bucket_size``: gradient values gathered into one bucket before they are reduced."""
+
+
+def zero3_buffer_bytes(cfg: ModelConfig, *, weight_bytes: int, trained: int, gradient_bytes: int) -> tuple[int, int]:
+    """ZeRO-3's two working buffers on each GPU, in bytes: the parameters gathered at once, and the reduce bucket.
+
+    ZeRO-3 (DeepSpeed 0.19.8, ``zero/config.py`` and ``partitioned_param_coordinator.py``;
+    FSDP's full shard likewise) gathers a module's whole parameters just before it runs and
+    frees them after; ahead of it, up to ``stage3_prefetch_bucket_size`` (5e7) parameters of
+    the next modules; never more than ``stage3_max_live_parameters`` (1e9) at once, except
+    that one module is always gathered whole.  The largest module of a transformer is its
+    embedding or its head (``vocab x d_model``).  Gathered: that module plus the prefetch
+    bucket, capped at the live limit, in the stored bytes per parameter
+    (``weight_bytes / param_count``).  The gradients of ``trained`` parameters are reduced in
+    buckets of ``reduce_bucket_size`` (5e8) values, in ``gradient_bytes / trained`` bytes each.
+    An upper bound of what the defaults allow, not a measurement.
+
+    Examples
+    --------
+    Llama 2 7B in bf16, every parameter trained: 131 M embedding parameters plus 50 M
+    prefetched, 0.34 GiB; a reduce bucket of 500 M bf16 gradients, 0.93 GiB.
+
+    >>> from llmcalc import get_preset, GiB
+    >>> cfg = get_preset("llama-2-7b")
+    >>> n = param_count(cfg)
+    >>> [round(b / GiB, 2) for b in zero3_buffer_bytes(cfg, weight_bytes=2 * n, trained=n, gradient_bytes=2 * n)]
+    [0.34, 0.93]
+    """
+    cfg, n_params = _checked_model(cfg)
+    largest = max([cfg.vocab_size * cfg.d_model] + [m.d_in * m.d_out for m in linear_modules(cfg)])
+    gathered = max(largest, min(ZERO3_MAX_LIVE_PARAMETERS, largest + ZERO3_PREFETCH_BUCKET_SIZE))
+    gathered_bytes = -(-min(gathered, n_params) * weight_bytes // n_params)
+    bucket = min(ZERO3_REDUCE_BUCKET_SIZE, trained)
+    return gathered_bytes, -(-bucket * gradient_bytes // trained) if trained else 0
+
+
+def _sharded_adapter_state(
+    cfg: ModelConfig, kind: str, state: dict[str, int], stage: int, gpus: int, optimizer: str, rank: int,
+    targets: str | Iterable[str],
+) -> tuple[int, int, int, int]:
+    """Weights, KV cache (0), gradients and optimizer states of LoRA or QLoRA on one GPU of ``gpus`` under ZeRO.
+
+    The adapters are the trained parameters: stage 1 shards their optimizer states,
+    stage 2 also their gradients, stage 3 also their weights and the frozen base's.
+    Each shard is ``ceil(n / gpus)`` values (DeepSpeed's padded flat partitions).
+    Under stage 3 a QLoRA base shards its 4-bit codes (stored as bf16 by
+    ``bnb_4bit_quant_storage`` so that FSDP and ZeRO-3 can flatten them) and keeps its
+    quantization constants whole on every GPU, where bitsandbytes keeps them
+    (``quant_state``, not a parameter); plus ZeRO-3's buffers (:func:`zero3_buffer_bytes`).
+    """
+    trained = lora_model_params(cfg, rank, targets)
+    shard = -(-trained // gpus)
+    adapters = training_memory(trained, optimizer, "fp32")
+    sharded = training_memory(shard, optimizer, "fp32")
+    states = sharded["optimizer_states"]
+    if optimizer == "adamw-8bit":
+        states = adamw_8bit_state_bytes([(shard, 1)])
+    gradients = sharded["gradients"] if stage >= 2 else state["gradients"]
+    weights = state["weights"]
+    if stage == 3:
+        base = state["weights"] - adapters["weights"]
+        constants = weight_format_bytes(cfg, "nf4-dq")["constants"] if kind == "qlora" else 0
+        weights = -(-(base - constants) // gpus) + constants + sharded["weights"]
+        gathered, bucket = zero3_buffer_bytes(cfg, weight_bytes=base, trained=trained,
+                                              gradient_bytes=adapters["gradients"])
+        weights, gradients = weights + gathered, gradients + bucket
+    return weights, 0, gradients, states
 
 
 def largest_fitting(plan: Callable[[int], MemoryPlan], gpu_bytes: int, *, limit: int) -> int:
@@ -589,7 +881,8 @@ def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any)
     ``settings`` are :func:`plan_training`'s keywords as given (``seq_len`` among them).  Tried in this order, and
     kept when the plan then fits: activation checkpointing on; the largest smaller micro-batch; the longest
     shorter sequence; 8-bit AdamW states (for ``optimizer="adamw"``); a 4-bit NF4 base (LoRA becomes QLoRA);
-    the smallest listed card with more memory.  Empty when nothing single does it, or the plan already fits.
+    on several GPUs, the lowest higher ZeRO stage that fits; the smallest listed card with more memory.  Empty
+    when nothing single does it, or the plan already fits.
 
     Examples
     --------
@@ -628,6 +921,15 @@ def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any)
         keep("optimizer", "adamw-8bit", plan(optimizer="adamw-8bit"))
     if settings.get("task", "full") == "lora":
         keep("task", "qlora", plan(task="qlora"))
+    gpus, stage = settings.get("n_gpus", 1), settings.get("zero_stage", 0)
+    for higher in range(stage + 1, 4) if gpus > 1 else ():
+        try:
+            sharded = plan(zero_stage=higher)
+        except Refusal:  # QLoRA prepared for k-bit training under stage 3
+            continue
+        if sharded.fits(budget):
+            found.append(FitChange("zero_stage", higher, sharded, budget))
+            break
     card = _cheapest_card(current, budget)
     if card is not None:
         found.append(FitChange("gpu", card.key, current, card.total_bytes))
@@ -642,7 +944,8 @@ def inference_changes_that_fit(
     ``plan`` builds the plan from keywords (default :func:`plan_inference`); ``settings`` are those given
     (``context`` among them).  Tried in this order, and kept when the plan then fits: the largest smaller batch;
     the longest shorter context; an fp8 KV cache (where ``kv_format`` is a setting); the first weight format in
-    :data:`~llmcalc.weightformats.WEIGHT_FORMATS` order, least lossy first, that fits; the smallest listed card
+    :data:`~llmcalc.weightformats.WEIGHT_FORMATS` order, least lossy first, that fits; where ``tensor_parallel``
+    is a setting, the smallest larger tensor-parallel size vLLM accepts that fits; the smallest listed card
     with more memory.  Empty when nothing single does it, or the plan already fits.
 
     Examples
@@ -676,6 +979,16 @@ def inference_changes_that_fit(
         if changed.fits(budget):
             found.append(FitChange("weight_format", weight_format, changed, budget))
             break
+    if "tensor_parallel" in settings:
+        try:
+            sizes = tensor_parallel_sizes(cfg)
+        except Refusal:  # a model the planner does not split
+            sizes = []
+        for size in (size for size in sizes if size > settings["tensor_parallel"]):
+            changed = planned(tensor_parallel=size)
+            if changed.fits(budget):
+                found.append(FitChange("tensor_parallel", size, changed, budget))
+                break
     card = _cheapest_card(current, budget)
     if card is not None:
         found.append(FitChange("gpu", card.key, current, card.total_bytes))

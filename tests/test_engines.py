@@ -22,7 +22,8 @@ def _plan(log: dict[str, Any]) -> Any:
     non_torch = VLLM_NON_TORCH if log["non_torch_gib"] is None else round(log["non_torch_gib"] * GiB)
     return plan_vllm(cfg, round(log["gpu_total_gib"] * GiB), max_model_len=log["max_model_len"],
                      max_num_batched_tokens=log["max_num_batched_tokens"],
-                     gpu_memory_utilization=log["gpu_memory_utilization"], non_torch_bytes=non_torch)
+                     gpu_memory_utilization=log["gpu_memory_utilization"], non_torch_bytes=non_torch,
+                     tensor_parallel=log.get("tensor_parallel", 1))
 
 
 def test_at_least_five_logs_each_with_its_source() -> None:
@@ -40,6 +41,17 @@ def test_kv_tokens_within_five_percent_of_the_printed_figure(log: dict[str, Any]
     assert plan.starts == (log["printed_tokens"] >= log["max_model_len"])
     if "printed_concurrency" in log:
         assert plan.max_concurrency == pytest.approx(log["printed_concurrency"], rel=0.05)
+
+
+@pytest.mark.parametrize("log", [log for log in LOGS if "printed_weights_gib" in log],
+                         ids=[log["id"] for log in LOGS if "printed_weights_gib" in log])
+def test_weights_per_gpu_are_what_vllm_printed(log: dict[str, Any]) -> None:
+    """vLLM prints the weights of one GPU to two decimals of a GiB: the planner's split must round to it."""
+    assert round(_plan(log).weights / GiB, 2) == log["printed_weights_gib"]
+
+
+def test_a_tensor_parallel_log_is_among_them() -> None:
+    assert any(log.get("tensor_parallel", 1) > 1 for log in LOGS)
 
 
 def test_printed_blocks_are_tokens_over_sixteen() -> None:

@@ -58,7 +58,9 @@ def test_full_fine_tuning_with_adamw_is_16_bytes_a_parameter_plus_activations() 
     (0, 2 * N, 2 * N, 12 * N),
     (1, 2 * N, 2 * N, 12 * (N // 8)),
     (2, 2 * N, 2 * (N // 8), 12 * (N // 8)),
-    (3, 2 * (N // 8), 2 * (N // 8), 12 * (N // 8)),
+    # ZeRO-3 adds its gathered parameters (the 32,000 x 4,096 embedding plus a 5e7 prefetch bucket, bf16) to the
+    # weights and its reduce bucket (5e8 bf16 gradients) to the gradients: DeepSpeed's defaults.
+    (3, 2 * (N // 8) + 2 * (32_000 * 4096 + 50_000_000), 2 * (N // 8) + 2 * 500_000_000, 12 * (N // 8)),
 ])
 def test_zero_splits_the_training_state_over_the_gpus(stage: int, weights: int, gradients: int, states: int) -> None:
     assert N % 8 == 0  # so each GPU's shard is exactly N / 8
@@ -197,7 +199,8 @@ def test_the_longest_context_search_stops_at_the_trained_context() -> None:
     (lambda: plan_inference(LLAMA, context=4096, weight_format="fp4"), "weight_format must be one of"),
     (lambda: plan_inference(LLAMA, context=4096, kv_format="int4"), "kv_format must be one of"),
     (lambda: plan_training(LLAMA, task="sft", seq_len=128), "task must be one of 'full', 'lora', 'qlora'"),
-    (lambda: plan_training(LLAMA, task="lora", seq_len=128, zero_stage=3, n_gpus=8), "ZeRO is planned for full"),
+    (lambda: plan_training(LLAMA, task="qlora", seq_len=128, zero_stage=3, n_gpus=8), "one floating dtype"),
+    (lambda: plan_training(LLAMA, task="lora", seq_len=128, zero_stage=1, n_gpus=0), "n_gpus must be an integer"),
     (lambda: plan_training(LLAMA, seq_len=128, zero_stage=4), "stage must be an integer in [0, 3]; got 4"),
     (lambda: plan_training(LLAMA, seq_len=128, optimizer="lion"), "optimizer must be one of"),
     (lambda: plan_training(lc.get_preset("mixtral-8x7b"), seq_len=128), "not modelled for mixture-of-experts"),

@@ -39,6 +39,7 @@ from llmcalc.planner import (
     largest_fitting,
     plan_inference,
     plan_training,
+    tensor_parallel_sizes,
 )
 from llmcalc.weightformats import WEIGHT_FORMATS
 
@@ -97,7 +98,9 @@ def inference_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, g
     beyond = bool(kwargs.pop("beyond"))
     limit = context_search_limit(cfg, beyond_trained=beyond)
     options = {"task": "inference", "weightFormat": kwargs["weight_format"], "kvFormat": kwargs["kv_format"],
-               "batch": kwargs["batch"], "context": kwargs.pop("context"), "beyondTrained": beyond}
+               "batch": kwargs["batch"], "context": kwargs.pop("context"), "beyondTrained": beyond,
+               "tensorParallel": kwargs.get("tensor_parallel", 1),
+               "pipelineParallel": kwargs.get("pipeline_parallel", 1)}
     context = options["context"]
     return {"model": label, "source": source, "options": options, "gpu": str(gpu),
             "expected": outcome(lambda: plan(context)),  # type: ignore[arg-type]
@@ -136,14 +139,27 @@ def plan_vectors(seed: int = 20261130) -> list[dict[str, object]]:
                 kv_format=rng.choice(KV_FORMATS), context=rng.choice([1, 4096, rng.randint(1, limit)]),
                 batch=rng.choice([1, rng.randint(1, 64)]), beyond=rng.random() < 0.5,
             ))
+        # Several GPUs: mostly a size vLLM accepts for this model, sometimes one it refuses (3 divides few heads).
+        try:
+            sizes = tensor_parallel_sizes(cfg)[1:] or [1]
+        except Refusal:
+            sizes = [2]
+        for _ in range(2):
+            vectors.append(inference_case(
+                label, source, cfg, rng.choice(cards), weight_format=rng.choice(WEIGHT_FORMATS),
+                kv_format=rng.choice(KV_FORMATS), context=rng.choice([1, 4096, rng.randint(1, limit)]),
+                batch=rng.choice([1, rng.randint(1, 64)]), beyond=rng.random() < 0.5,
+                tensor_parallel=rng.choice(sizes) if rng.random() < 0.8 else 3,
+                pipeline_parallel=rng.choice([1, 2, 3, min(cfg.n_layers, 7)]),
+            ))
         for task in ("full", "lora", "qlora"):
             for optimizer in OPTIMIZERS:
                 extra: dict[str, object] = (
-                    {"zero_stage": rng.randint(0, 3), "n_gpus": rng.choice([1, 2, 8, 64]),
-                     "precision": rng.choice(PRECISIONS)} if task == "full"
+                    {"precision": rng.choice(PRECISIONS)} if task == "full"
                     else {"rank": rng.choice([1, 8, 16, 64]), "targets": rng.choice([("q", "v"), "all-linear"]),
                           "lora_dropout": rng.choice([0.0, 0.05, 0.1])}
                 )
+                extra.update(zero_stage=rng.randint(0, 3), n_gpus=rng.choice([1, 2, 8, 64]))
                 if task == "qlora":
                     extra["qlora_preparation"] = rng.choice(QLORA_PREPARATIONS)
                 vectors.append(training_case(
@@ -626,7 +642,8 @@ def vllm_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: i
                            max_num_batched_tokens=options["maxNumBatchedTokens"],  # type: ignore[arg-type]
                            gpu_memory_utilization=options["utilization"],  # type: ignore[arg-type]
                            weight_format=options["weightFormat"], kv_format=options["kvFormat"],  # type: ignore[arg-type]
-                           cuda_graph_bytes=options["cudaGraphBytes"])  # type: ignore[arg-type]
+                           cuda_graph_bytes=options["cudaGraphBytes"],  # type: ignore[arg-type]
+                           tensor_parallel=options["tensorParallel"])  # type: ignore[arg-type]
         figures = {"requested": result.requested, "weights": result.weights, "profile_peak": result.profile_peak,
                    "non_torch": result.non_torch, "blocks": result.blocks, "kv_tokens": result.kv_tokens,
                    "max_concurrency": repr(result.max_concurrency), "starts": str(result.starts).lower()}
@@ -656,7 +673,8 @@ def engine_vectors(seed: int = 20261201) -> list[dict[str, object]]:
                        "maxNumBatchedTokens": rng.choice([512, 2048, 8192, rng.randint(1, 65536)]),
                        "weightFormat": rng.choice(WEIGHT_FORMATS), "kvFormat": rng.choice(KV_FORMATS),
                        "utilization": rng.choice([0.9, 0.5, 0.95, rng.choice([1.0, 0.0, 1.5])]),
-                       "cudaGraphBytes": rng.choice([0, 0, 512 * 2**20, rng.randint(0, 2**36)])}
+                       "cudaGraphBytes": rng.choice([0, 0, 512 * 2**20, rng.randint(0, 2**36)]),
+                       "tensorParallel": rng.choice([1, 1, 2, 4, 3])}
             vectors.append(vllm_case(label, source, cfg, rng.choice(cards), options))
     return vectors
 
@@ -980,4 +998,34 @@ def test_the_language_switch_carries_the_plan_to_the_other_edition() -> None:
         assert form_values(page) == values
         assert shown_parts(page) == parts
         assert page.evaluate("document.documentElement.lang") == "zh-TW"
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_several_gpus_in_the_widget_show_what_the_cli_prints(language: str) -> None:
+    """Llama-3.1-70B over 4 x 2 GPUs for inference and LoRA under ZeRO-3 on 8, as the CLI's JSON; TP 3 refused."""
+    import json as json_module
+    import subprocess
+    import sys
+
+    def cli(*argv: str) -> dict:
+        done = subprocess.run([sys.executable, "-m", "llmcalc", "plan", "llama-3.1-70b", *argv, "--json"],
+                              capture_output=True, text=True, check=True, cwd=REPO)
+        return json_module.loads(done.stdout)
+
+    inference = cli("--tensor-parallel", "4", "--pipeline-parallel", "2", "--context", "8192", "--gpu", "a100-40gb")
+    lora = cli("--task", "lora", "--zero-stage", "3", "--gpus", "8", "--seq-len", "2048", "--micro-batch", "1",
+               "--checkpointing", "--gpu", "a100-40gb")
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        page.locator('select[name="preset"]').select_option("llama-3.1-70b")
+        page.locator('select[name="gpu"]').select_option("a100-40gb")
+        choose(page, task="inference", tensor_parallel="4", pipeline_parallel="2", context="8192")
+        assert shown_parts(page) == {**{k: inference["parts"][k] for k in shown_parts(page) if k != "total"},
+                                     "total": inference["total"]}
+        assert read(page, "largest").startswith(f"{inference['largest_context']:,}")
+        assert "8" in read(page, "verdict").split(":")[0]  # named per GPU, of 8, as the CLI's heading
+        choose(page, task="inference", tensor_parallel="3")
+        assert "1, 2, 4, 8, 16, 32, 64" in page.locator('[data-error="plan"]').text_content()
+        choose(page, task="lora", zero_stage="3", n_gpus="8", seq_len="2048", micro_batch="1")
+        page.locator('.calculator[data-calculator="planner"] [name="checkpointing"]').check()
+        assert shown_parts(page)["total"] == lora["total"]
+        assert read(page, "largest") == f"{lora['largest_micro_batch']:,}"
     assert log.errors == [] and log.requests == []

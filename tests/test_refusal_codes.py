@@ -54,7 +54,7 @@ def test_each_code_formats_its_english_message(code: str) -> None:
         params |= {"minimum": 0.0, "maximum": 1.0, "min_inclusive": True, "max_inclusive": False}
     if "got" in names:
         params |= {"entries": 3, "value": ["a", "b", "c"]}
-    for name in names & {"options", "supported", "modules", "formats", "model_types", "cards"}:
+    for name in names & {"options", "supported", "modules", "formats", "model_types", "cards", "sizes"}:
         params[name] = ["a", "b"]
     error = errors.refusal(code, **params)
     assert error.code == code and str(error) and "{" not in str(error).replace("{'", "")

@@ -66,7 +66,9 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_target_matches_nothing", "refusal_experts_need_fused_pair", "refusal_all_linear_needs_model_type",
     "refusal_gptq_not_modelled", "refusal_activations_unmeasured_feature", "refusal_activations_llama_blocks",
     "refusal_activations_gpt2_blocks", "refusal_activations_layout", "refusal_lora_on_lm_head",
-    "refusal_lora_without_qkv", "refusal_model_too_large", "refusal_zero_needs_full", "refusal_engine_needs_dense",
+    "refusal_lora_without_qkv", "refusal_model_too_large", "refusal_engine_needs_dense",
+    "refusal_tensor_parallel_does_not_divide", "refusal_pipeline_parallel_out_of_range", "refusal_parallel_needs_dense",
+    "refusal_qlora_zero3_one_dtype",
 )
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
@@ -81,7 +83,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         "task", "task_inference", "task_full", "task_lora", "task_qlora",
         "weight_format", "kv_format", "context", "batch",
         "optimizer", "opt_adamw", "opt_adamw8", "opt_sgd", "micro_batch", "seq_len", "checkpointing",
-        "zero_stage", "n_gpus", "rank", "targets", "targets_qv", "targets_all",
+        "zero_stage", "n_gpus", "tensor_parallel", "pipeline_parallel", "rank", "targets", "targets_qv", "targets_all",
         "beyond_trained", "gpu", "gpu_custom", "gpu_gib",
         "precision", "prec_bf16", "prec_amp", "prec_mixed", "qlora_preparation", "prep_kbit", "prep_none",
         "lora_dropout", "dropout_error",
@@ -91,6 +93,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         "error", "memory_error", "config_error", "plan_error",
         "engine", "engine_sum", "engine_generate", "engine_vllm", "attention", "gpu_memory_utilization",
         "max_num_batched_tokens", "cuda_graphs_mib", "vllm_starts", "vllm_no_start", "largest_max_model_len",
+        "per_gpu_busiest", "per_gpu_each",
         *REFUSAL_LABELS,
         # plannershare.js and plannerchart.js: the share link, a second card and the chart.
         "gpu_compare", "gpu_compare_none", "share_copy", "share_copied", "share_copy_failed", "share_bad",
@@ -110,7 +113,9 @@ page's language; ``memory_error`` takes ``{label}`` and ``{value}`` (what was ty
 ``{value}``; ``vllm_starts`` takes ``{tokens}``, ``{context}`` and ``{concurrency}``, ``vllm_no_start``
 ``{tokens}`` and ``{context}``; ``share_bad`` takes ``{label}`` and ``{value}`` (the link's bad part);
 ``chart_summary`` takes ``{first}``, ``{x_first}``, ``{last}``, ``{x_last}`` (the chart's first and last
-totals in GiB and where they are) and ``{cards}`` (each card with its memory).
+totals in GiB and where they are) and ``{cards}`` (each card with its memory); ``per_gpu_busiest``
+(inference on several GPUs) takes ``{gpus}``, ``{tp}`` and ``{pp}``, ``per_gpu_each`` (training under
+ZeRO) ``{gpus}`` and ``{stage}``.
 """
 
 MEMORY_DTYPES = ("fp32", "bf16", "fp8", "int8", "int4")
@@ -121,7 +126,7 @@ PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
                     "dropout_error", "vllm_starts", "vllm_no_start", "largest_max_model_len",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
-                    "chart_summary", "chart_table")
+                    "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each")
 KV_PRESETS = ("reference", "llama-3-8b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b")
 TEMPLATES = Path(__file__).resolve().parent.parent / "_templates" / "calculators"
 
@@ -326,6 +331,11 @@ def planner_data() -> dict[str, str]:
         "weight_formats": weightformats.WEIGHT_FORMATS,
         "fp32_routers": weightformats._FP32_ROUTERS,
         "no_gptq_layouts": weightformats._NO_GPTQ_LAYOUTS,
+        "parallel": {"vocab_padding": planner.VLLM_VOCAB_PADDING, "column": planner._COLUMN_PARALLEL,
+                     "row": planner._ROW_PARALLEL},
+        "zero3": {"max_live_parameters": planner.ZERO3_MAX_LIVE_PARAMETERS,
+                  "prefetch_bucket_size": planner.ZERO3_PREFETCH_BUCKET_SIZE,
+                  "reduce_bucket_size": planner.ZERO3_REDUCE_BUCKET_SIZE},
         "engines": {"block_size": engines.VLLM_BLOCK_SIZE, "non_torch": engines.VLLM_NON_TORCH,
                     "activation_bytes": engines.ACTIVATION_BYTES},
     }

@@ -304,15 +304,131 @@
     return size >= big(LIMITS.min_gpu_bytes) && size <= big(LIMITS.max_gpu_bytes) ? size : null;
   }
 
-  /* llmcalc.planner.plan_inference */
+  /* llmcalc.planner.plan_inference: one GPU, or the busiest of tensor_parallel x pipeline_parallel. */
   function planInference(cfg, options) {
     checkedModel(cfg);
     checkCount("context", options.context, 1, tokenLimit(cfg));
     checkCount("batch", options.batch, 1, LIMITS.max_batch);
+    var tp = checkCount("tensor_parallel", options.tensorParallel || 1, 1, LIMITS.max_gpus);
+    var pp = checkCount("pipeline_parallel", options.pipelineParallel || 1, 1, LIMITS.max_gpus);
+    if (tp > 1 || pp > 1) {
+      return parallelInferencePlans(cfg, options, tp, pp).reduce(function (busiest, candidate) {
+        return planTotal(candidate) > planTotal(busiest) ? candidate : busiest;
+      });
+    }
     var kv = kvCacheBytes(cfg, options.context, options.batch, options.kvFormat);
     var parts = weightFormatBytes(cfg, options.weightFormat);
     var weights = Object.keys(parts).reduce(function (sum, key) { return sum + parts[key]; }, 0n);
     return memoryPlan(weights, kv, 0n, 0n, 0n);
+  }
+
+  /* ---- llmcalc.planner: several GPUs for inference, as vLLM splits a dense model ---- */
+
+  /* llmcalc.planner._parallel_model */
+  function parallelModel(cfg) {
+    checkedModel(cfg);
+    if (cfg.n_experts > 1 || cfg.kv_lora_rank > 0) {
+      throw refusal("parallel_needs_dense", { model_type: cfg.model_type || "custom" });
+    }
+  }
+
+  /* llmcalc.planner.padded_vocab */
+  function paddedVocab(cfg) {
+    var pad = big(TABLES.parallel.vocab_padding);
+    return ceilDiv(big(cfg.vocab_size), pad) * pad;
+  }
+
+  /* llmcalc.planner.tensor_parallel_sizes */
+  function tensorParallelSizes(cfg) {
+    parallelModel(cfg);
+    var heads = Number(cfg.n_heads);
+    var kv = Number(cfg.n_kv_heads);
+    var vocab = paddedVocab(cfg);
+    var sizes = [];
+    for (var size = 1; size <= heads; size += 1) {
+      if (heads % size === 0 && (kv % size === 0 || size % kv === 0) && big(cfg.d_ff) % big(size) === 0n &&
+          vocab % big(size) === 0n) {
+        sizes.push(size);
+      }
+    }
+    return sizes;
+  }
+
+  /* llmcalc.planner.kv_heads_per_gpu */
+  function kvHeadsPerGpu(cfg, tp) {
+    var heads = big(cfg.n_kv_heads) / big(tp);
+    return heads > 1n ? heads : 1n;
+  }
+
+  /* llmcalc.planner.pipeline_stages: vLLM's get_pp_indices. */
+  function pipelineStages(layers, stages) {
+    if (stages > layers) {
+      throw refusal("pipeline_parallel_out_of_range", { n_layers: layers, value: stages });
+    }
+    var partitions = [];
+    for (var stage = 0; stage < stages; stage += 1) { partitions.push(Math.floor(layers / stages)); }
+    for (var index = 2; index < layers % stages + 2; index += 1) { partitions[stages - index] += 1; }
+    return partitions;
+  }
+
+  /* llmcalc.planner._linear_bytes */
+  function linearBytes(module, format, cfg, tp) {
+    var dIn = big(module.d_in);
+    var dOut = big(module.d_out);
+    var kvOut = kvHeadsPerGpu(cfg, tp) * big(cfg.head_dim);
+    var t = big(tp);
+    if (module.role === "k" || module.role === "v") {
+      dOut = kvOut;
+    } else if (module.role === "qkv") {
+      dOut = big(cfg.n_heads) * big(cfg.head_dim) / t + 2n * kvOut;
+    } else if (TABLES.parallel.column.indexOf(module.role) >= 0) {
+      dOut /= t;
+    } else if (TABLES.parallel.row.indexOf(module.role) >= 0) {
+      dIn /= t;
+    }
+    var bias = module.bias ? dOut : 0n;
+    if (converted(module, format, cfg)) {
+      var parts = codesAndConstants(format, dIn, dOut, 1n);
+      return parts[0] + parts[1] + 2n * bias;
+    }
+    return 2n * (dIn * dOut + bias);
+  }
+
+  /* llmcalc.planner.parallel_inference_plans: one GPU of each pipeline stage. */
+  function parallelInferencePlans(cfg, options, tp, pp) {
+    parallelModel(cfg);
+    weightFormatBytes(cfg, options.weightFormat);
+    var sizes = tensorParallelSizes(cfg);
+    if (sizes.indexOf(tp) < 0) {
+      throw refusal("tensor_parallel_does_not_divide", { n_heads: cfg.n_heads, n_kv_heads: cfg.n_kv_heads,
+        d_ff: cfg.d_ff, vocab: paddedVocab(cfg), value: tp, sizes: sizes });
+    }
+    var layers = Number(cfg.n_layers);
+    var stages = pipelineStages(layers, pp);
+    var windowed = Number(cfg.sliding_window_layers);
+    if (windowed > 0 && windowed < layers && stages.length > 1) {
+      throw refusal("parallel_needs_dense", { model_type: cfg.model_type || "custom" });
+    }
+    var modules = MC.linearModules(cfg);
+    var perLayer = 0n;
+    var hasHead = false;
+    modules.forEach(function (module) {
+      if (module.role === "lm_head") { hasHead = true; } else { perLayer += linearBytes(module, options.weightFormat, cfg, tp); }
+    });
+    var d = big(cfg.d_model);
+    var finalNorm = { rmsnorm: d, layernorm: 2n * d, "parameter-free": 0n }[cfg.norm];
+    var perLayerNorms = 2n * (big(MC.paramBreakdown(cfg).norms) - finalNorm) / big(layers);
+    var vocabRows = 2n * paddedVocab(cfg) / big(tp) * d;
+    var headBytes = vocabRows + (cfg.lm_head_bias ? 2n * paddedVocab(cfg) / big(tp) : 0n);
+    var wholeKv = kvCacheBytes(cfg, options.context, options.batch, options.kvFormat);
+    var kvHeads = kvHeadsPerGpu(cfg, tp);
+    return stages.map(function (stageLayers, index) {
+      var weights = big(stageLayers) * (perLayer + perLayerNorms);
+      if (index === 0) { weights += vocabRows + 2n * big(cfg.learned_positions) * d; }
+      if (index === stages.length - 1) { weights += 2n * finalNorm + (hasHead || stages.length > 1 ? headBytes : 0n); }
+      var kv = ceilDiv(wholeKv * big(stageLayers) * kvHeads, big(layers) * big(cfg.n_kv_heads));
+      return memoryPlan(weights, kv, 0n, 0n, 0n);
+    });
   }
 
   /* ---- llmcalc.planner: training state as the libraries prepare it ---- */
@@ -408,15 +524,67 @@
         states = options.zeroStage === 0 ? adamw8bitStateBytes(trainedTensors(cfg))
           : adamw8bitStateBytes([[ceilDiv(n, big(options.nGpus)), 1n]]);
       }
-      return memoryPlan(parts.weights, 0n, parts.gradients, states + parts.master_weights, activations);
+      var weights = parts.weights;
+      var gradients = parts.gradients;
+      if (options.zeroStage === 3) {
+        var full = trainingMemory(n, options.optimizer, TABLES.precision_recipes[precision]);
+        var buffers = zero3BufferBytes(cfg, full.weights, n, full.gradients);
+        weights += buffers[0];
+        gradients += buffers[1];
+      }
+      return memoryPlan(weights, 0n, gradients, states + parts.master_weights, activations);
     }
-    if (options.zeroStage !== 0 || options.nGpus !== 1) {
-      throw refusal("zero_needs_full", { task: options.task, zero_stage: options.zeroStage, n_gpus: options.nGpus });
-    }
+    checkCount("n_gpus", options.nGpus, 1, LIMITS.max_gpus);
     /* QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA. */
     var loraActivations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing, options);
     var state = adapterTrainingState(cfg, options);
-    return memoryPlan(state.weights, 0n, state.gradients, state.optimizer_states, loraActivations);
+    if (options.zeroStage === 0) {
+      return memoryPlan(state.weights, 0n, state.gradients, state.optimizer_states, loraActivations);
+    }
+    if (options.task === "qlora" && options.zeroStage === 3 && (options.qloraPreparation || "kbit") === "kbit") {
+      throw refusal("qlora_zero3_one_dtype", { zero_stage: options.zeroStage });
+    }
+    var sharded = shardedAdapterState(cfg, options, state);
+    return memoryPlan(sharded[0], 0n, sharded[1], sharded[2], loraActivations);
+  }
+
+  /* llmcalc.planner.zero3_buffer_bytes: [gathered parameters, reduce bucket] in bytes. */
+  function zero3BufferBytes(cfg, weightBytes, trained, gradientBytes) {
+    var Z = TABLES.zero3;
+    var n = MC.paramCount(cfg);
+    var largest = big(cfg.vocab_size) * big(cfg.d_model);
+    MC.linearModules(cfg).forEach(function (m) {
+      var size = big(m.d_in) * big(m.d_out);
+      if (size > largest) { largest = size; }
+    });
+    var withPrefetch = largest + big(Z.prefetch_bucket_size);
+    var capped = withPrefetch < big(Z.max_live_parameters) ? withPrefetch : big(Z.max_live_parameters);
+    var gathered = capped > largest ? capped : largest;
+    var gatheredBytes = ceilDiv((gathered < n ? gathered : n) * weightBytes, n);
+    var t = big(trained);
+    var bucket = t < big(Z.reduce_bucket_size) ? t : big(Z.reduce_bucket_size);
+    return [gatheredBytes, t > 0n ? ceilDiv(bucket * gradientBytes, t) : 0n];
+  }
+
+  /* llmcalc.planner._sharded_adapter_state: [weights, gradients, optimizer states] on one GPU under ZeRO. */
+  function shardedAdapterState(cfg, options, state) {
+    var trained = big(MC.loraModelParams(cfg, options.rank, options.targets));
+    var gpus = big(options.nGpus);
+    var shard = ceilDiv(trained, gpus);
+    var adapters = trainingMemory(trained, options.optimizer, "fp32");
+    var split = trainingMemory(shard, options.optimizer, "fp32");
+    var states = options.optimizer === "adamw-8bit" ? adamw8bitStateBytes([[shard, 1n]]) : split.optimizer_states;
+    var gradients = options.zeroStage >= 2 ? split.gradients : state.gradients;
+    var weights = state.weights;
+    if (options.zeroStage === 3) {
+      var base = state.weights - adapters.weights;
+      var constants = options.task === "qlora" ? weightFormatBytes(cfg, "nf4-dq").constants : 0n;
+      weights = ceilDiv(base - constants, gpus) + constants + split.weights;
+      var buffers = zero3BufferBytes(cfg, base, trained, adapters.gradients);
+      weights += buffers[0];
+      gradients += buffers[1];
+    }
+    return [weights, gradients, states];
   }
 
   /* llmcalc.planner.largest_fitting: binary search for the largest n in [1, limit] whose plan fits. */
@@ -472,10 +640,11 @@
   }
 
   /* llmcalc.engines.vllm_profile_peak */
-  function vllmProfilePeak(cfg, tokens) {
+  function vllmProfilePeak(cfg, tokens, tp) {
     denseOnly(cfg);
     checkCount("max_num_batched_tokens", tokens, 1, 16777216);
-    var mlp = cfg.ffn === "swiglu" ? 3n * big(cfg.d_ff) : 2n * big(cfg.d_ff);
+    var width = big(cfg.d_ff) / big(tp);
+    var mlp = cfg.ffn === "swiglu" ? 3n * width : 2n * width;
     return big(tokens) * big(TABLES.engines.activation_bytes) * (3n * big(cfg.d_model) + mlp);
   }
 
@@ -493,11 +662,20 @@
     var batched = options.maxNumBatchedTokens;
     var requested = big(Math.trunc(Number(gpuBytes) * utilization));
     var graphs = big(checkCount("cuda_graph_bytes", big(options.cudaGraphBytes), 0n, big(gpuBytes)));
-    var parts = weightFormatBytes(cfg, options.weightFormat);
-    var weights = Object.keys(parts).reduce(function (sum, key) { return sum + parts[key]; }, 0n);
+    var tp = checkCount("tensor_parallel", options.tensorParallel || 1, 1, LIMITS.max_gpus);
+    var weights;
+    var tokenBytes = kvCacheBytes(cfg, 1, 1, options.kvFormat);
+    if (tp === 1) {
+      var parts = weightFormatBytes(cfg, options.weightFormat);
+      weights = Object.keys(parts).reduce(function (sum, key) { return sum + parts[key]; }, 0n);
+    } else {
+      weights = parallelInferencePlans(cfg, { context: 1, batch: 1, weightFormat: options.weightFormat,
+                                               kvFormat: options.kvFormat }, tp, 1)[0].weights;
+      tokenBytes = ceilDiv(tokenBytes * kvHeadsPerGpu(cfg, tp), big(cfg.n_kv_heads));
+    }
     var blockSize = big(E.block_size);
-    var blockBytes = blockSize * kvCacheBytes(cfg, 1, 1, options.kvFormat);
-    var peak = vllmProfilePeak(cfg, batched);
+    var blockBytes = blockSize * tokenBytes;
+    var peak = vllmProfilePeak(cfg, batched, tp);
     var nonTorch = big(E.non_torch) + graphs;
     var available = requested - weights - peak - nonTorch;
     var blocks = available > 0n ? available / blockBytes : 0n;
@@ -634,7 +812,8 @@
     /* llmcalc's range errors name their parameter; those that are a field of the form are shown at that field. */
     var FIELD_OF = { context: "context", batch: "batch", seq_len: "seq_len", micro_batch: "micro_batch",
                      n_gpus: "n_gpus", lora_rank: "rank", max_model_len: "context", prompt: "context",
-                     max_num_batched_tokens: "max_num_batched_tokens" };
+                     max_num_batched_tokens: "max_num_batched_tokens", tensor_parallel: "tensor_parallel",
+                     pipeline_parallel: "pipeline_parallel" };
 
     function fieldError(name, message) {
       var input = form.elements[name];
@@ -696,6 +875,8 @@
         options.beyondTrained = form.elements.beyond_trained.checked;
         options.engine = form.elements.engine.value;
         if (options.engine === "generate") { options.attention = form.elements.attention.value; }
+        if (options.engine !== "generate") { options.tensorParallel = readInteger(root, "tensor_parallel", format); }
+        if (options.engine === "sum") { options.pipelineParallel = readInteger(root, "pipeline_parallel", format); }
         if (options.engine === "vllm") {
           options.utilization = readInteger(root, "gpu_memory_utilization", format) / 100;
           options.maxNumBatchedTokens = readInteger(root, "max_num_batched_tokens", format);
@@ -707,11 +888,9 @@
       options.microBatch = readInteger(root, "micro_batch", format);
       options.seqLen = readInteger(root, "seq_len", format);
       options.checkpointing = form.elements.checkpointing.checked;
-      options.zeroStage = 0;
-      options.nGpus = 1;
+      options.zeroStage = Number(form.elements.zero_stage.value);
+      options.nGpus = readInteger(root, "n_gpus", format);
       if (kind === "full") {
-        options.zeroStage = Number(form.elements.zero_stage.value);
-        options.nGpus = readInteger(root, "n_gpus", format);
         options.precision = form.elements.precision.value;
       } else {
         options.rank = readInteger(root, "rank", format);
@@ -764,6 +943,21 @@
         }, budget, LIMITS.max_batch), ""];
     }
 
+    /* As the CLI's heading: a plan on several GPUs is one GPU's, never the whole set-up's. */
+    function perGpu(options) {
+      var tp = options.tensorParallel || 1;
+      var pp = options.pipelineParallel || 1;
+      if (options.task === "inference" && tp * pp > 1) {
+        return fill(fill(fill(root.dataset.perGpuBusiest, "gpus", format.count(tp * pp)), "tp", format.count(tp)),
+          "pp", format.count(pp)) + " ";
+      }
+      if (options.task !== "inference" && options.nGpus > 1) {
+        return fill(fill(root.dataset.perGpuEach, "gpus", format.count(options.nGpus)), "stage",
+          String(options.zeroStage)) + " ";
+      }
+      return "";
+    }
+
     function render(result, budget, cfg, options, engineVerdict) {
       var total = planTotal(result);
       var scale = total > budget ? total : budget;
@@ -777,8 +971,9 @@
       out["total-gib"].textContent = format.gib(total) + " GiB";
       out.capacity.style.left = (Number(budget) / Number(scale) * 100) + "%";
       var fits = engineVerdict ? engineVerdict[1] : total <= budget;
-      out.verdict.textContent = engineVerdict ? engineVerdict[0] : fill(fits ? root.dataset.fits : root.dataset.noFit,
-        "bytes", format.bytes(fits ? budget - total : total - budget));
+      var spare = format.bytes(fits ? budget - total : total - budget);
+      out.verdict.textContent = perGpu(options) +
+        (engineVerdict ? engineVerdict[0] : fill(fits ? root.dataset.fits : root.dataset.noFit, "bytes", spare));
       out.verdict.className = "planner-verdict " + (fits ? "planner-fits" : "planner-no-fit");
       var found = engineVerdict ? engineVerdict[2] : largest(cfg, options, budget);
       out["largest-label"].textContent = found[0];
