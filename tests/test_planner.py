@@ -998,6 +998,7 @@ def test_the_language_switch_carries_the_plan_to_the_other_edition() -> None:
         assert form_values(page) == values
         assert shown_parts(page) == parts
         assert page.evaluate("document.documentElement.lang") == "zh-TW"
+    assert log.errors == [] and log.requests == []
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_several_gpus_in_the_widget_show_what_the_cli_prints(language: str) -> None:
     """Llama-3.1-70B over 4 x 2 GPUs for inference and LoRA under ZeRO-3 on 8, as the CLI's JSON; TP 3 refused."""
