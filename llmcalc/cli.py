@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 
 from . import _validate as check
 from . import gguf
-from .config import _CHOICES, ModelConfig, _Derived
+from .config import FIELD_CHOICES, Derived, ModelConfig
 from .engines import (
     ATTENTIONS,
     VLLM_GPU_MEMORY_UTILIZATION,
@@ -32,8 +32,9 @@ from .engines import (
     plan_vllm,
 )
 from .fmt import format_bytes, format_count
+from .formats import DTYPE_BITS, WEIGHT_FORMATS
 from .lora import ALL_LINEAR, lora_model_params
-from .memory import _OPTIMIZERS, _PRECISIONS, DTYPE_BITS, kv_cache_bytes, training_memory, weight_bytes
+from .memory import OPTIMIZER_STATES, PRECISION_BYTES, kv_cache_bytes, training_memory, weight_bytes
 from .params import active_param_count, param_breakdown, param_count
 from .planner import (
     CARDS,
@@ -56,7 +57,17 @@ from .planner import (
     training_changes_that_fit,
 )
 from .presets import PRESETS, get_preset
-from .weightformats import WEIGHT_FORMATS
+
+__all__ = [
+    "ENGINES",
+    "PLAN_OPTIONS",
+    "OneLineArgumentParser",
+    "build_parser",
+    "main",
+    "real_number",
+    "tokens",
+    "whole_number",
+]
 
 _FIELD_HELP = {
     "vocab_size": "tokens in the vocabulary", "d_model": "residual-stream width (hidden_size)",
@@ -165,7 +176,7 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
         elif field.type == "int":
             group.add_argument(flag, type=whole_number, metavar="N", help=_FIELD_HELP.get(field.name))
         else:
-            group.add_argument(flag, metavar="NAME", help=f"one of {', '.join(_CHOICES[str(field.type)])}")
+            group.add_argument(flag, metavar="NAME", help=f"one of {', '.join(FIELD_CHOICES[str(field.type)])}")
 
 
 def _resolve_model(args: argparse.Namespace) -> tuple[str, ModelConfig, ModelConfig | None]:
@@ -206,9 +217,9 @@ def _config_lines(cfg: ModelConfig, base: ModelConfig | None) -> list[str]:
     shown = []
     for f in dataclasses.fields(ModelConfig):
         value = getattr(cfg, f.name)
-        if value == defaults[f.name] or (isinstance(value, _Derived) and value == 0):
+        if value == defaults[f.name] or (isinstance(value, Derived) and value == 0):
             continue
-        note = " (derived)" if isinstance(value, _Derived) else ""
+        note = " (derived)" if isinstance(value, Derived) else ""
         if base is not None and getattr(base, f.name) != value:
             note += f" (was {getattr(base, f.name)})"
         shown.append(f"{f.name}={value}{note}")
@@ -525,9 +536,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(memory)
     memory.add_argument("--dtype", nargs="+", choices=list(DTYPE_BITS), default=list(DTYPE_BITS),
                         help="number formats of the weights")
-    memory.add_argument("--optimizer", choices=list(_OPTIMIZERS), default="adamw",
+    memory.add_argument("--optimizer", choices=list(OPTIMIZER_STATES), default="adamw",
                         help="optimizer whose state is counted")
-    memory.add_argument("--precision", choices=list(_PRECISIONS), default="mixed",
+    memory.add_argument("--precision", choices=list(PRECISION_BYTES), default="mixed",
                         help="mixed: 16-bit weights and gradients, fp32 master weights and states")
     kv = command("kv-cache", "KV-cache bytes for some context lengths")
     _add_model_arguments(kv)
@@ -625,7 +636,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             label, cfg, base = _resolve_model(args)
             check.count("batch", getattr(args, "batch", 1))
             result, text = _COMMANDS[args.command](cfg, args)
-            result = {"model": label, "config": {k: int(v) if isinstance(v, _Derived) else v
+            result = {"model": label, "config": {k: int(v) if isinstance(v, Derived) else v
                                                  for k, v in dataclasses.asdict(cfg).items()}, **result}
             text = f"{label}: " + " ".join(_config_lines(cfg, base)) + "\n\n" + text
     except (ValueError, TypeError) as error:

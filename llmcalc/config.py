@@ -21,6 +21,19 @@ from typing import Any, Literal, get_args
 from . import _validate as check
 from .errors import refusal
 
+__all__ = [
+    "AT_LEAST_ONE",
+    "FIELD_CHOICES",
+    "LAYOUT_FFN",
+    "Derived",
+    "Ffn",
+    "Layout",
+    "ModelConfig",
+    "Norm",
+    "QKNorm",
+    "as_model_config"
+]
+
 Ffn = Literal["swiglu", "mlp"]
 Norm = Literal["rmsnorm", "layernorm", "parameter-free"]
 QKNorm = Literal["none", "per-head", "per-projection"]
@@ -28,12 +41,12 @@ Layout = Literal["llama", "gpt2", "gpt_neox", "falcon", "phi", "phi3", "starcode
 
 
 # The FFN each layout's implementation builds (Llama's naming is used for both kinds).
-_LAYOUT_FFN = {"phi3": "swiglu", "gpt2": "mlp", "gpt_neox": "mlp", "falcon": "mlp", "phi": "mlp", "starcoder2": "mlp"}
-_AT_LEAST_ONE = ("vocab_size", "d_model", "n_layers", "n_heads", "n_experts", "experts_per_token")
-_CHOICES = {"Ffn": get_args(Ffn), "Norm": get_args(Norm), "QKNorm": get_args(QKNorm), "Layout": get_args(Layout)}
+LAYOUT_FFN = {"phi3": "swiglu", "gpt2": "mlp", "gpt_neox": "mlp", "falcon": "mlp", "phi": "mlp", "starcoder2": "mlp"}
+AT_LEAST_ONE = ("vocab_size", "d_model", "n_layers", "n_heads", "n_experts", "experts_per_token")
+FIELD_CHOICES = {"Ffn": get_args(Ffn), "Norm": get_args(Norm), "QKNorm": get_args(QKNorm), "Layout": get_args(Layout)}
 
 
-class _Derived(int):
+class Derived(int):
     """An int that llmcalc derived rather than the caller gave; ``replace`` derives it anew."""
 
     __slots__ = ()
@@ -152,25 +165,25 @@ class ModelConfig:
                 value = check.flag(item.name, value)
             elif item.type == "str" and not isinstance(value, str):
                 raise refusal("not_a_str", name=item.name, value=value, type=type(value).__name__)
-            elif item.type == "int" and not isinstance(value, _Derived):
-                required = item.name in _AT_LEAST_ONE
+            elif item.type == "int" and not isinstance(value, Derived):
+                required = item.name in AT_LEAST_ONE
                 value = check.count(item.name, 0 if value is None and not required else value, minimum=int(required))
             elif item.type not in ("int", "str"):
-                value = check.choice(item.name, value, _CHOICES[str(item.type)])
+                value = check.choice(item.name, value, FIELD_CHOICES[str(item.type)])
             object.__setattr__(self, item.name, value)
 
         def unset(value: int) -> bool:
-            return isinstance(value, _Derived) or value == 0
+            return isinstance(value, Derived) or value == 0
 
         if unset(self.head_dim):
             if self.d_model % self.n_heads:
                 raise refusal("heads_do_not_divide", n_heads=self.n_heads, d_model=self.d_model)
-            object.__setattr__(self, "head_dim", _Derived(self.d_model // self.n_heads))
+            object.__setattr__(self, "head_dim", Derived(self.d_model // self.n_heads))
         if unset(self.n_kv_heads):
-            object.__setattr__(self, "n_kv_heads", _Derived(self.n_heads))
+            object.__setattr__(self, "n_kv_heads", Derived(self.n_heads))
         if unset(self.sliding_window_layers):
-            object.__setattr__(self, "sliding_window_layers", _Derived(self.n_layers if self.sliding_window else 0))
-        needs = _LAYOUT_FFN.get(self.layout, self.ffn)
+            object.__setattr__(self, "sliding_window_layers", Derived(self.n_layers if self.sliding_window else 0))
+        needs = LAYOUT_FFN.get(self.layout, self.ffn)
         latent = {"q_lora_rank": self.q_lora_rank, "rope_head_dim": self.rope_head_dim, "v_head_dim": self.v_head_dim}
         problems: list[tuple[object, str, dict[str, Any]]] = [
             (self.n_heads % self.n_kv_heads, "kv_heads_do_not_divide",

@@ -35,9 +35,24 @@ from . import _validate as check
 from .config import ModelConfig
 from .errors import refusal
 from .memory import kv_cache_bytes_per_token
-from .planner import RESERVE, MemoryPlan, _checked_model, context_limit, plan_inference
+from .planner import RESERVE, MemoryPlan, checked_model, context_limit, plan_inference
 from .units import GiB
 from .weightformats import weight_format_bytes
+
+__all__ = [
+    "ACTIVATION_BYTES",
+    "ATTENTIONS",
+    "VLLM_BLOCK_SIZE",
+    "VLLM_GPU_MEMORY_UTILIZATION",
+    "VLLM_MAX_NUM_BATCHED_TOKENS",
+    "VLLM_NON_TORCH",
+    "VllmPlan",
+    "generate_prefill_bytes",
+    "generate_prefill_parts",
+    "plan_generate",
+    "plan_vllm",
+    "vllm_profile_peak",
+]
 
 VLLM_GPU_MEMORY_UTILIZATION = 0.9
 """vLLM's default ``gpu_memory_utilization``: the share of the card's total the engine may plan with."""
@@ -169,7 +184,7 @@ def plan_vllm(
     (1973, 31568, 1.58, True)
     """
     cfg = _dense(cfg)
-    _checked_model(cfg)
+    checked_model(cfg)
     total = check.count("gpu_bytes", gpu_bytes)
     utilization = check.number("gpu_memory_utilization", gpu_memory_utilization, minimum=0, maximum=1,
                                min_inclusive=False)

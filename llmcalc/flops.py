@@ -5,6 +5,8 @@ from __future__ import annotations
 from .config import ModelConfig
 from .params import active_param_count
 
+__all__ = ["matmul_params"]
+
 
 def matmul_params(cfg: ModelConfig) -> int:
     """Parameters that take part in a matrix multiplication for each token: the N of ``2N`` and ``6ND``.

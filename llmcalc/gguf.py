@@ -42,6 +42,43 @@ from .config import ModelConfig, as_model_config
 from .params import linear_modules, param_count
 from .units import GiB, MiB
 
+__all__ = [
+    "CONTEXT_PADDING",
+    "GGML_TYPES",
+    "GGUF_MAGIC",
+    "GGUF_VERSIONS",
+    "KV_CACHE_TYPES",
+    "LLAMA_CPP_COMMIT",
+    "MAX_COMPUTE_BUFFER_MIB",
+    "MAX_CONTEXT",
+    "MAX_HEADER_BYTES",
+    "MAX_KEYS",
+    "MAX_TENSORS",
+    "READ_CHUNK",
+    "RECIPES",
+    "RESERVE",
+    "GgmlType",
+    "GgufError",
+    "GgufHeader",
+    "GgufModel",
+    "GgufPlan",
+    "GgufTensor",
+    "add_cli_arguments",
+    "compute_buffer_bytes",
+    "gguf_bits_per_weight",
+    "gguf_model",
+    "gguf_weight_bytes",
+    "kv_cache_type_bytes",
+    "largest_context",
+    "model_from_config",
+    "plan_gguf",
+    "plan_report",
+    "read_gguf_header",
+    "recipe_tensor_types",
+    "recipe_weight_bytes",
+    "run_cli"
+]
+
 LLAMA_CPP_COMMIT = "007dbbf3fd17eefe9b47fee45f48f7ba5e62b714"
 
 
@@ -98,6 +135,39 @@ GGML_TYPES: Mapping[str, GgmlType] = {t.name: t for t in (
     GgmlType("MXFP4", 39, 32, 17),
 )}
 _TYPES_BY_ID = {t.type_id: t for t in GGML_TYPES.values()}
+
+
+def gguf_bits_per_weight(kind: str) -> float:
+    """Average bits per weight of a GGUF tensor type: ``8 * bytes per block / weights per block``.
+
+    Includes each block's scales (and mins), which is why Q8_0 costs 8.5
+    bits, not 8.
+
+    Examples
+    --------
+    >>> gguf_bits_per_weight("Q8_0"), gguf_bits_per_weight("Q4_K"), gguf_bits_per_weight("Q6_K")
+    (8.5, 4.5, 6.5625)
+    """
+    ggml_type = GGML_TYPES[check.choice("kind", kind, GGML_TYPES)]
+    return 8 * ggml_type.block_bytes / ggml_type.block_weights
+
+
+def gguf_weight_bytes(n_params: int, kind: str) -> int:
+    """Bytes of ``n_params`` weights stored as GGUF type ``kind``: whole blocks, ``ceil(n / block) * block_bytes``.
+
+    Treats the weights as one tensor in one type.  Real files round up per
+    tensor and keep some tensors (norms, often the embedding or output
+    matrix) in another type, so a file differs by those plus its metadata
+    (:func:`recipe_weight_bytes` counts a recipe tensor by tensor).
+
+    Examples
+    --------
+    >>> gguf_weight_bytes(32, "Q8_0"), gguf_weight_bytes(33, "Q8_0")
+    (34, 68)
+    """
+    count = check.count("n_params", n_params, minimum=0)
+    ggml_type = GGML_TYPES[check.choice("kind", kind, GGML_TYPES)]
+    return -(-count // ggml_type.block_weights) * ggml_type.block_bytes
 
 # The recipe a file type starts from (llama_model_quantize_impl's default_type), per llama.cpp's ftype name.
 RECIPES: Mapping[str, str] = {

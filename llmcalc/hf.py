@@ -29,12 +29,17 @@ from typing import Any
 from .config import ModelConfig
 from .errors import Refusal, refusal
 
+__all__ = [
+    "ATTENTION_BIAS", "CLASS_DEFAULTS", "KEY_ALIASES", "READ_SIZE_KEYS", "SUPPORTED_MODEL_TYPES",
+    "config_from_hf"
+]
+
 # Default values of the size-related keys, from each transformers 5.24 config class's __init__.  ``None``
 # means the class derives the value (e.g. num_key_value_heads -> num_attention_heads).
 _LLAMA = {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
           "num_attention_heads": 32, "num_key_value_heads": None, "head_dim": None, "tie_word_embeddings": False,
           "attention_bias": False, "mlp_bias": False}
-_DEFAULTS: dict[str, dict[str, Any]] = {
+CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "llama": _LLAMA,
     "mistral": {**_LLAMA, "intermediate_size": 14336, "num_key_value_heads": 8, "sliding_window": 4096},
     "mixtral": {**_LLAMA, "intermediate_size": 14336, "num_key_value_heads": 8, "sliding_window": None,
@@ -95,10 +100,10 @@ _POSITIONS = {"llama": 2048, "mistral": 4096 * 32, "mixtral": 4096 * 32, "qwen2"
               "phi3": 4096, "falcon": 2048, "gpt_neox": 2048, "starcoder2": 4096, "olmo": 2048, "olmo2": 2048,
               "olmoe": 4096, "deepseek_v2": 2048, "deepseek_v3": 4096}
 for _model_type, _positions in _POSITIONS.items():
-    _DEFAULTS[_model_type] = {**_DEFAULTS[_model_type], "max_position_embeddings": _positions}
-SUPPORTED_MODEL_TYPES = tuple(_DEFAULTS)
+    CLASS_DEFAULTS[_model_type] = {**CLASS_DEFAULTS[_model_type], "max_position_embeddings": _positions}
+SUPPORTED_MODEL_TYPES = tuple(CLASS_DEFAULTS)
 # A second name for the same setting: transformers 5 writes Qwen3-MoE's num_experts as num_local_experts.
-_ALIASES = {"qwen3_moe": {"num_experts": "num_local_experts"}}
+KEY_ALIASES = {"qwen3_moe": {"num_experts": "num_local_experts"}}
 
 # Keys whose names sound like sizes but change nothing llmcalc counts (epsilons, routing arithmetic, the label count
 # only a sequence-classification head reads), or that transformers 5 no longer reads (Gemma 2's sliding_window_size).
@@ -117,7 +122,7 @@ _SIZE_WORDS = re.compile(r"size|dim|layer|head|expert|rank|vocab|bias|norm|tie|w
 # checks this table against the recording).  A config.json key transformers never reads cannot change what it builds,
 # whatever its name (a checkpoint's training-code leftovers such as ep_size or num_nextn_predict_layers): ignored.
 # A key listed here that llmcalc did not read is refused (Falcon's head_dim, a GPT-2 file's hidden_size alias).
-_READ_SIZE_KEYS: dict[str, frozenset[str]] = {model_type: frozenset() for model_type in _DEFAULTS} | {
+READ_SIZE_KEYS: dict[str, frozenset[str]] = {model_type: frozenset() for model_type in CLASS_DEFAULTS} | {
     "deepseek_v2": frozenset({"num_experts"}), "deepseek_v3": frozenset({"num_local_experts"}),
     "falcon": frozenset({"head_dim"}), "gpt2": frozenset({"hidden_size", "num_attention_heads", "num_hidden_layers"}),
     "gpt_neox": frozenset({"head_dim"}), "olmoe": frozenset({"num_local_experts", "sliding_window"}),
@@ -129,11 +134,11 @@ class _Reader:
     """Looks keys up in the file first, then in the class defaults of its ``model_type``."""
 
     def __init__(self, data: Mapping[str, Any], model_type: str) -> None:
-        self.data, self.model_type, self.defaults = data, model_type, _DEFAULTS[model_type]
+        self.data, self.model_type, self.defaults = data, model_type, CLASS_DEFAULTS[model_type]
         self.used: set[str] = {"model_type"}
 
     def __call__(self, key: str) -> Any:
-        alias = _ALIASES.get(self.model_type, {}).get(key, key)
+        alias = KEY_ALIASES.get(self.model_type, {}).get(key, key)
         self.used |= {key, alias}
         # Only a second name can contradict: a value is not compared with itself (NaN != NaN).
         if alias != key and key in self.data and alias in self.data and self.data[key] != self.data[alias]:
@@ -154,7 +159,7 @@ class _Reader:
 
     def check_rest(self) -> None:
         for key in self.data:
-            if key in _READ_SIZE_KEYS[self.model_type] and key not in self.used:
+            if key in READ_SIZE_KEYS[self.model_type] and key not in self.used:
                 raise self.fail("unknown_size_key", key=key, value=self.data[key])
 
 
@@ -242,7 +247,7 @@ def _common(read: _Reader) -> dict[str, Any]:
 
 
 # model_types whose attention_bias puts a bias on q, k, v and the output projection (or on MLA's down-projections).
-_ATTENTION_BIAS = ("llama", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text", "olmo", "olmo2", "olmoe",
+ATTENTION_BIAS = ("llama", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text", "olmo", "olmo2", "olmoe",
                    "deepseek_v2", "deepseek_v3")
 
 
@@ -250,7 +255,7 @@ def _llama_like(read: _Reader) -> dict[str, Any]:
     cfg = _common(read)
     cfg["d_ff"] = _positive(read, "intermediate_size")
     mt = read.model_type
-    if mt in _ATTENTION_BIAS:
+    if mt in ATTENTION_BIAS:
         cfg["qkv_bias"] = cfg["out_bias"] = _flag(read, "attention_bias")
     if mt in ("llama", "deepseek_v2"):
         cfg["mlp_bias"] = _flag(read, "mlp_bias")
@@ -418,7 +423,7 @@ def config_from_hf(source: Mapping[str, Any] | str | os.PathLike[str]) -> ModelC
     """
     data = _load(source)
     model_type = data.get("model_type")
-    if not isinstance(model_type, str) or model_type not in _DEFAULTS:
+    if not isinstance(model_type, str) or model_type not in CLASS_DEFAULTS:
         raise refusal("unsupported_model_type", model_type=model_type, supported=list(SUPPORTED_MODEL_TYPES),
                       multimodal=isinstance(data.get("text_config"), dict))
     if "quantization_config" in data:

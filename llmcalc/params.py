@@ -24,8 +24,18 @@ from . import _validate as check
 from .config import ModelConfig, as_model_config
 from .errors import refusal
 
+__all__ = [
+    "ATTENTION_MODULES",
+    "MLP_MODULES",
+    "Linear",
+    "active_param_count",
+    "linear_modules",
+    "param_breakdown",
+    "param_count"
+]
+
 # Module paths inside one block, per layout: (attention prefix, names by role; MLP prefix, names by role).
-_ATTENTION = {
+ATTENTION_MODULES = {
     "llama": ("self_attn", {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj"}),
     "starcoder2": ("self_attn", {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj"}),
     "phi": ("self_attn", {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "dense"}),
@@ -34,7 +44,7 @@ _ATTENTION = {
     "gpt_neox": ("attention", {"qkv": "query_key_value", "o": "dense"}),
     "falcon": ("self_attention", {"qkv": "query_key_value", "o": "dense"}),
 }
-_MLP = {
+MLP_MODULES = {
     "llama": {"gate": "gate_proj", "up": "up_proj", "down": "down_proj"},
     "starcoder2": {"up": "c_fc", "down": "c_proj"},
     "phi": {"up": "fc1", "down": "fc2"},
@@ -93,7 +103,7 @@ def _attention(cfg: ModelConfig) -> list[Linear]:
             Linear("self_attn.kv_b_proj", "kv_b", "attention", cfg.kv_lora_rank, kv_b_out, False, layers),
             Linear("self_attn.o_proj", "o", "attention", cfg.n_heads * v_head, d, cfg.out_bias, layers),
         ]
-    prefix, names = _ATTENTION[cfg.layout]
+    prefix, names = ATTENTION_MODULES[cfg.layout]
     widths = {"q": cfg.q_dim, "k": cfg.kv_dim, "v": cfg.kv_dim, "qkv": cfg.q_dim + 2 * cfg.kv_dim}
     modules = [
         Linear(f"{prefix}.{names[role]}", role, "attention", d, widths[role], cfg.qkv_bias, layers)
@@ -104,7 +114,7 @@ def _attention(cfg: ModelConfig) -> list[Linear]:
 
 
 def _ffn(cfg: ModelConfig, prefix: str, width: int, copies: int, *, adaptable: bool = True) -> list[Linear]:
-    names = _MLP[cfg.layout]
+    names = MLP_MODULES[cfg.layout]
     d, bias = cfg.d_model, cfg.mlp_bias
     if cfg.ffn == "mlp":
         ups = [("up", width)]

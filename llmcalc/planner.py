@@ -26,11 +26,48 @@ from . import _validate as check
 from .activations import activation_memory
 from .config import ModelConfig, as_model_config
 from .errors import refusal
+from .formats import KV_FORMATS, WEIGHT_FORMATS
 from .lora import lora_model_params, lora_targets
 from .memory import kv_cache_bytes, training_memory, zero_memory_per_gpu
 from .params import Linear, linear_modules, param_breakdown, param_count
 from .units import GB, GiB, MiB
-from .weightformats import WEIGHT_FORMATS, _converted, weight_format_bytes
+from .weightformats import is_converted, weight_format_bytes
+
+__all__ = [
+    "BNB_MIN_8BIT_SIZE",
+    "BNB_OPTIMIZER_BLOCK",
+    "BNB_QUANTIZATION_MAPS",
+    "CARDS",
+    "GPUS",
+    "MAX_BATCH",
+    "MAX_GPUS",
+    "MAX_GPU_BYTES",
+    "MAX_PARAMS",
+    "MAX_TOKENS",
+    "MEMORY_UNITS",
+    "MIN_GPU_BYTES",
+    "OPTIMIZERS",
+    "PRECISIONS",
+    "PRECISION_RECIPES",
+    "QLORA_PREPARATIONS",
+    "RESERVE",
+    "TASKS",
+    "FitChange",
+    "GpuCard",
+    "MemoryPlan",
+    "adamw_8bit_state_bytes",
+    "checked_model",
+    "context_limit",
+    "context_search_limit",
+    "gpu_memory",
+    "inference_changes_that_fit",
+    "largest_fitting",
+    "plan_inference",
+    "plan_training",
+    "trained_context",
+    "training_changes_that_fit",
+    "training_state_bytes",
+]
 
 RESERVE = GiB
 """The 1 GiB every plan sets aside for the CUDA context and the allocator, an assumption, not a measurement.
@@ -158,7 +195,7 @@ mixed precision on an fp32 model: fp32 weights, gradients and moments, 4 + 4 + 8
 ``mixed``: DeepSpeed ZeRO's and Megatron's mixed precision: bf16 weights and gradients,
 an fp32 master copy and fp32 moments, 2 + 2 + 4 + 8 = 16.
 """
-_PRECISION_RECIPES: Mapping[str, str] = MappingProxyType({"bf16": "bf16", "amp": "fp32", "mixed": "mixed"})
+PRECISION_RECIPES: Mapping[str, str] = MappingProxyType({"bf16": "bf16", "amp": "fp32", "mixed": "mixed"})
 QLORA_PREPARATIONS = ("kbit", "none")
 """How a QLoRA plan prepares its base; ``kbit`` (default) runs peft's ``prepare_model_for_kbit_training``,
 ``none`` does not."""
@@ -168,7 +205,6 @@ QLORA_PREPARATIONS = ("kbit", "none")
 BNB_MIN_8BIT_SIZE = 4096
 BNB_OPTIMIZER_BLOCK = 256
 BNB_QUANTIZATION_MAPS = 2 * 256 * 4
-KV_FORMATS = ("bf16", "fp16", "fp8", "fp32")
 # Largest inputs the planner takes: beyond them a plan describes no machine that exists.
 MAX_PARAMS = 10**13
 MAX_TOKENS = 2**24
@@ -197,7 +233,7 @@ class MemoryPlan:
         return self.total <= check.count("gpu_bytes", gpu_bytes)
 
 
-def _checked_model(cfg: ModelConfig) -> tuple[ModelConfig, int]:
+def checked_model(cfg: ModelConfig) -> tuple[ModelConfig, int]:
     """The config and its parameter count, refused beyond :data:`MAX_PARAMS`."""
     cfg = as_model_config(cfg)
     n = param_count(cfg)
@@ -278,7 +314,7 @@ def plan_inference(
     >>> plan.fits(12 * GiB), plan.fits(16 * GiB)
     (False, True)
     """
-    cfg, _ = _checked_model(cfg)
+    cfg, _ = checked_model(cfg)
     tokens = _tokens(cfg, "context", context)
     sequences = check.count("batch", batch, maximum=MAX_BATCH)
     kv = kv_cache_bytes(cfg, tokens, batch=sequences, dtype=check.choice("kv_format", kv_format, KV_FORMATS))
@@ -381,11 +417,11 @@ def training_state_bytes(
     >>> [round(sum(training_state_bytes(cfg, precision=p).values()) / GiB, 1) for p in PRECISIONS]
     [50.2, 100.4, 100.4]
     """
-    cfg, n_params = _checked_model(cfg)
+    cfg, n_params = checked_model(cfg)
     kind = check.choice("task", task, TASKS[1:])
     optimizer = check.choice("optimizer", optimizer, OPTIMIZERS)
     if kind == "full":
-        recipe = _PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
+        recipe = PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
         parts = training_memory(n_params, optimizer, recipe)
         if optimizer == "adamw-8bit":
             parts["optimizer_states"] = adamw_8bit_state_bytes(_trained_tensors(cfg))
@@ -401,7 +437,7 @@ def training_state_bytes(
     base = sum(base_parts.values())
     if kind == "qlora" and preparation == "kbit":
         quantized_biases = sum(2 * m.d_out * m.copies for m in linear_modules(cfg)
-                               if m.bias and _converted(m, "nf4-dq", cfg))
+                               if m.bias and is_converted(m, "nf4-dq", cfg))
         base += base_parts["unquantized"] - quantized_biases  # 16-bit parameters made fp32: 2 more bytes each
     adapters = training_memory(lora_model_params(cfg, count, targets), optimizer, "fp32")
     states = adapters["optimizer_states"]
@@ -477,13 +513,13 @@ def plan_training(
     ...
     llmcalc.errors.RefusalValueError: task must be one of 'full', 'lora', 'qlora'; got 'sft'
     """
-    cfg, n_params = _checked_model(cfg)
+    cfg, n_params = checked_model(cfg)
     kind = check.choice("task", task, TASKS[1:])
     tokens = _tokens(cfg, "seq_len", seq_len)
     sequences = check.count("micro_batch", micro_batch, maximum=MAX_BATCH)
     optimizer = check.choice("optimizer", optimizer, OPTIMIZERS)
     if kind == "full":
-        recipe = _PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
+        recipe = PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
         activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing).peak
         gpus = check.count("n_gpus", n_gpus, maximum=MAX_GPUS)
         stage = check.count("zero_stage", zero_stage, minimum=0, maximum=3)

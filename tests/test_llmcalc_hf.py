@@ -14,7 +14,7 @@ import pytest
 import llmcalc as lc
 from llmcalc import hf
 from llmcalc.errors import Refusal
-from llmcalc.hf import _DEFAULTS, SUPPORTED_MODEL_TYPES
+from llmcalc.hf import CLASS_DEFAULTS, SUPPORTED_MODEL_TYPES
 
 DATA = Path(__file__).parent / "data" / "hf_models"
 RECORDED = json.loads((DATA / "_reference.json").read_text())["models"]
@@ -67,7 +67,7 @@ def test_class_defaults_match_transformers():
     """An absent key in a short config.json means the class default that transformers recorded."""
     recorded = json.loads((DATA / "_class_defaults.json").read_text())["model_types"]
     checked = 0
-    for model_type, defaults in _DEFAULTS.items():
+    for model_type, defaults in CLASS_DEFAULTS.items():
         library = recorded[model_type]["size_keys"]
         for key, value in defaults.items():
             # None on either side: derived at init (num_key_value_heads, head_dim); Qwen clears an unused window
@@ -134,10 +134,10 @@ def test_the_keys_refused_are_those_transformers_reads_as_recorded() -> None:
     assert set(recording["models"]) == set(hf.SUPPORTED_MODEL_TYPES)
     derived = {
         model_type: frozenset(key for key in model["read"] if hf._SIZE_WORDS.search(key)
-                              and key not in hf._IRRELEVANT and key not in hf._DEFAULTS[model_type])
+                              and key not in hf._IRRELEVANT and key not in hf.CLASS_DEFAULTS[model_type])
         for model_type, model in recording["models"].items()
     }
-    assert hf._READ_SIZE_KEYS == derived
+    assert hf.READ_SIZE_KEYS == derived
 
 
 def test_keys_transformers_never_reads_are_ignored_and_a_read_one_is_refused() -> None:

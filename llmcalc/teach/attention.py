@@ -10,7 +10,9 @@ import math
 
 import numpy as np
 
-from . import _validate as check
+from .. import _validate as check
+
+__all__ = ["MAX_MASK_SIZE", "causal_mask", "rope_rotate", "scaled_dot_product_attention", "softmax"]
 
 # A causal mask is for illustration; real kernels never materialise one this large (256 MiB).
 MAX_MASK_SIZE = 16384
