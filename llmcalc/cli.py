@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import inspect
 import json
 import os
 import re
@@ -32,13 +33,12 @@ from .engines import (
     plan_vllm,
 )
 from .fmt import format_bytes, format_count
-from .formats import DTYPE_BITS, WEIGHT_FORMATS
+from .formats import DTYPE_BITS, KV_FORMATS, WEIGHT_FORMATS
 from .lora import ALL_LINEAR, lora_model_params
 from .memory import OPTIMIZER_STATES, PRECISION_BYTES, kv_cache_bytes, training_memory, weight_bytes
 from .params import active_param_count, param_breakdown, param_count
 from .planner import (
     CARDS,
-    KV_FORMATS,
     MAX_BATCH,
     OPTIMIZERS,
     PRECISIONS,
@@ -63,28 +63,28 @@ __all__ = [
     "PLAN_OPTIONS",
     "OneLineArgumentParser",
     "build_parser",
+    "field_help",
     "main",
     "real_number",
     "tokens",
     "whole_number",
 ]
 
-_FIELD_HELP = {
-    "vocab_size": "tokens in the vocabulary", "d_model": "residual-stream width (hidden_size)",
-    "n_layers": "transformer blocks", "n_heads": "query heads", "d_ff": "inner width of a dense FFN",
-    "n_kv_heads": "key/value heads (0: as many as query heads)", "head_dim": "size of one head (0: d_model / n_heads)",
-    "n_experts": "routed experts per MoE layer (1: dense)", "experts_per_token": "experts each token uses",
-    "expert_d_ff": "inner width of one routed expert (0: d_ff)",
-    "shared_expert_d_ff": "inner width of the always-on shared expert (0: none)",
-    "dense_layers": "leading layers with a dense FFN in an MoE model",
-    "norms_per_layer": "d_model-wide norms in each block", "learned_positions": "rows of a position table (0: rotary)",
-    "q_lora_rank": "latent attention: query bottleneck (0: full projection)",
-    "kv_lora_rank": "latent attention: cached latent width (0: none)",
-    "rope_head_dim": "latent attention: rotary part of a query/key head",
-    "v_head_dim": "latent attention: value head size (0: head_dim)",
-    "sliding_window": "attention window in tokens (0: none)",
-    "sliding_window_layers": "layers that use the window (0: all, when there is one)",
-}
+def field_help() -> dict[str, str]:
+    """Each :class:`~llmcalc.ModelConfig` field's help: the first sentence of its entry in the class docstring.
+
+    >>> field_help()["n_kv_heads"]
+    'key/value heads; 0 means n_heads (multi-head attention), fewer is grouped-query attention, 1 multi-query attention'
+    """
+    parameters = (inspect.getdoc(ModelConfig) or "").split("Parameters\n----------\n", 1)[1].split("\n\n", 1)[0]
+    helps = {}
+    for entry in re.finditer(r"^(\w+) : .*\n((?:    .*(?:\n|$))+)", parameters, re.MULTILINE):
+        sentence = re.split(r"(?<=\.)\s", " ".join(entry.group(2).split()), maxsplit=1)[0]
+        text = re.sub(r":\w+:`~?([^`]+)`", r"\1", sentence).replace("``", "").removesuffix(".")  # reST to plain
+        helps[entry.group(1)] = text if text[1:2].isupper() else text[:1].lower() + text[1:]
+    return helps
+
+
 _TOKEN_SUFFIXES = {"": 1, "k": 2**10, "m": 2**20}
 _TOKENS_HELP = ("token counts: plain integers or with a suffix, k = 1,024 and M = 1,048,576 tokens "
                 "(8k = 8,192, as the glossary counts)")
@@ -169,12 +169,13 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a preset name (see 'llmcalc presets') or the path of a config.json")
     group = parser.add_argument_group("model fields (override MODEL's, or give all of vocab-size, d-model, "
                                       "n-layers, n-heads and d-ff)")
+    helps = field_help()
     for field in _model_fields():
         flag = f"--{field.name.replace('_', '-')}"
         if field.type == "bool":
-            group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None)
+            group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=helps[field.name])
         elif field.type == "int":
-            group.add_argument(flag, type=whole_number, metavar="N", help=_FIELD_HELP.get(field.name))
+            group.add_argument(flag, type=whole_number, metavar="N", help=helps[field.name])
         else:
             group.add_argument(flag, metavar="NAME", help=f"one of {', '.join(FIELD_CHOICES[str(field.type)])}")
 

@@ -2,7 +2,7 @@
 
 One vocabulary for the whole package, three views of it:
 
-* :data:`DTYPE_BITS`: a plain number format and its bits per value, what
+* :data:`~llmcalc.DTYPE_BITS`: a plain number format and its bits per value, what
   :func:`~llmcalc.weight_bytes` and :func:`~llmcalc.kv_cache_bytes` multiply by;
 * :data:`WEIGHT_FORMATS`: the libraries' weight recipes the planner stores a model in,
   each counted tensor by tensor, with its scales, by
@@ -30,7 +30,7 @@ WEIGHT_FORMATS = ("bf16", "fp8", "int8", "int4", "nf4", "nf4-dq")
 """The weight formats of :func:`~llmcalc.weightformats.weight_format_bytes`, least lossy first."""
 
 KV_FORMATS = ("bf16", "fp16", "fp8", "fp32")
-"""The number formats the planner offers for the KV cache (each a key of :data:`DTYPE_BITS`)."""
+"""The number formats the planner offers for the KV cache (each a key of :data:`~llmcalc.DTYPE_BITS`)."""
 
 
 def dtype_bits(dtype: str) -> int:

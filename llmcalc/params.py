@@ -61,7 +61,7 @@ class Linear:
 
     ``path``: its name in a block (``self_attn.q_proj``) or the model (``lm_head``);
     ``role``: what it computes (``q``, ``kv_b``, ``down``, ``router``...);
-    ``component``: its :func:`param_breakdown` key.  ``adaptable`` is False for
+    ``component``: its :func:`~llmcalc.param_breakdown` key.  ``adaptable`` is False for
     weights transformers 5 does not build as ``nn.Linear`` (stacked routed experts, routers).
     """
 
@@ -131,7 +131,7 @@ def _ffn(cfg: ModelConfig, prefix: str, width: int, copies: int, *, adaptable: b
 def linear_modules(cfg: ModelConfig) -> list[Linear]:
     """Every linear module of the model with its shape and number of copies.
 
-    This is what :func:`param_breakdown` and :func:`llmcalc.lora_model_params`
+    This is what :func:`~llmcalc.param_breakdown` and :func:`llmcalc.lora_model_params`
     both count, so the two always describe the same model.
 
     Examples

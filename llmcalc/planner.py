@@ -138,7 +138,9 @@ GPUS: Mapping[str, int] = MappingProxyType({card.label: card.total_bytes for car
 """Each listed card's label and its reported total in bytes (from :data:`CARDS`)."""
 
 MIN_GPU_BYTES = MiB
+"""The least GPU memory :func:`gpu_memory` accepts: 1 MiB."""
 MAX_GPU_BYTES = 100_000 * GiB
+"""The most GPU memory :func:`gpu_memory` accepts: 100,000 GiB."""
 # A memory size: a decimal number, then an optional unit; no unit means GiB (what nvidia-smi's totals convert to).
 # ASCII only, so that the widget's JavaScript reads every text alike (Python's \d and \s take other scripts' digits
 # and spaces).
@@ -184,7 +186,10 @@ def gpu_memory(text: str) -> int:
     return size
 
 TASKS = ("inference", "full", "lora", "qlora")
+"""What a plan is for, inference or full, LoRA or QLoRA fine-tuning (see :func:`plan_training`)."""
 OPTIMIZERS = ("adamw", "adamw-8bit", "sgd-momentum")
+"""The optimizers a training plan offers, each a key of :data:`llmcalc.memory.OPTIMIZER_STATES`; the first is the
+default."""
 PRECISIONS = ("bf16", "amp", "mixed")
 """Full fine-tuning's precision regimes (see :func:`plan_training`); the first is the default.
 
@@ -196,6 +201,7 @@ mixed precision on an fp32 model: fp32 weights, gradients and moments, 4 + 4 + 8
 an fp32 master copy and fp32 moments, 2 + 2 + 4 + 8 = 16.
 """
 PRECISION_RECIPES: Mapping[str, str] = MappingProxyType({"bf16": "bf16", "amp": "fp32", "mixed": "mixed"})
+"""Each of :data:`PRECISIONS` as the recipe of :data:`llmcalc.memory.PRECISION_BYTES` it stores its state in."""
 QLORA_PREPARATIONS = ("kbit", "none")
 """How a QLoRA plan prepares its base; ``kbit`` (default) runs peft's ``prepare_model_for_kbit_training``,
 ``none`` does not."""
@@ -203,13 +209,20 @@ QLORA_PREPARATIONS = ("kbit", "none")
 # min_8bit_size (4096) values keeps two fp32 states; a larger one two uint8 states and one fp32 absmax per 256
 # values for each; the optimizer's two 256-entry fp32 quantization maps ("dynamic", "udynamic") are shared.
 BNB_MIN_8BIT_SIZE = 4096
+"""bitsandbytes' ``min_8bit_size``: a tensor of fewer values keeps its two optimizer states in fp32."""
 BNB_OPTIMIZER_BLOCK = 256
+"""Values per fp32 absmax of bitsandbytes' 8-bit optimizer states."""
 BNB_QUANTIZATION_MAPS = 2 * 256 * 4
+"""Bytes of the 8-bit optimizer's two 256-entry fp32 quantization maps, shared by every tensor."""
 # Largest inputs the planner takes: beyond them a plan describes no machine that exists.
 MAX_PARAMS = 10**13
+"""The largest parameter count a plan takes."""
 MAX_TOKENS = 2**24
+"""The longest sequence or context a plan takes, in tokens."""
 MAX_BATCH = 2**16
+"""The largest batch a plan takes."""
 MAX_GPUS = 2**16
+"""The most GPUs a plan shares its state over."""
 
 
 @dataclass(frozen=True)
@@ -665,7 +678,7 @@ def inference_changes_that_fit(
     ``plan`` builds the plan from keywords (default :func:`plan_inference`); ``settings`` are those given
     (``context`` among them).  Tried in this order, and kept when the plan then fits: the largest smaller batch;
     the longest shorter context; an fp8 KV cache (where ``kv_format`` is a setting); the first weight format in
-    :data:`~llmcalc.weightformats.WEIGHT_FORMATS` order, least lossy first, that fits; the smallest listed card
+    :data:`~llmcalc.formats.WEIGHT_FORMATS` order, least lossy first, that fits; the smallest listed card
     with more memory.  Empty when nothing single does it, or the plan already fits.
 
     Examples

@@ -36,8 +36,10 @@ from .params import Linear, linear_modules, param_count
 
 __all__ = ["FP32_ROUTERS", "NO_GPTQ_LAYOUTS", "is_converted", "weight_format_bytes"]
 
-FP32_ROUTERS = ("deepseek_v2", "deepseek_v3")  # their _keep_in_fp32_modules_strict holds "gate.weight"
+FP32_ROUTERS = ("deepseek_v2", "deepseek_v3")
+"""The model types whose MoE routers stay in fp32 (their ``_keep_in_fp32_modules_strict`` holds ``gate.weight``)."""
 NO_GPTQ_LAYOUTS = {"gpt2": "GPT-2's Conv1D", "falcon": "Falcon's FalconLinear"}
+"""The layouts whose GPTQ (``int4``) size is refused, and why."""
 
 
 def _ceil(numerator: int, denominator: int) -> int:
@@ -45,6 +47,7 @@ def _ceil(numerator: int, denominator: int) -> int:
 
 
 def is_converted(module: Linear, weight_format: str, cfg: ModelConfig) -> bool:
+    """Whether ``weight_format`` quantizes ``module`` of ``cfg``; a module it does not convert stays 16-bit."""
     if weight_format == "bf16" or module.role == "lm_head" or cfg.layout == "falcon":
         return False
     if weight_format == "fp8":

@@ -276,7 +276,7 @@ def compact_json(value: object) -> str:
 @functools.cache
 def model_data(kind: str) -> dict[str, dict[str, int]]:
     """What the widget needs of each preset, computed by llmcalc once per build."""
-    import llmcalc  # imported when a widget is written: a build without one skips numpy
+    import llmcalc  # imported when a widget is written: a build without one skips it
 
     if kind == "memory":
         return {name: {"params": int(llmcalc.param_count(cfg))} for name, cfg in llmcalc.PRESETS.items()}
@@ -298,7 +298,7 @@ def planner_data() -> dict[str, str]:
     import dataclasses
 
     import llmcalc
-    from llmcalc import engines, memory, planner, weightformats
+    from llmcalc import engines, formats, memory, planner, weightformats
 
     tables = {
         "limits": {"max_params": planner.MAX_PARAMS, "max_tokens": planner.MAX_TOKENS,
@@ -306,7 +306,7 @@ def planner_data() -> dict[str, str]:
                    "min_gpu_bytes": planner.MIN_GPU_BYTES, "max_gpu_bytes": planner.MAX_GPU_BYTES},
         "cards": {card.key: card.total_bytes for card in planner.CARDS},
         "memory_units": dict(planner.MEMORY_UNITS),
-        "dtype_bits": dict(memory.DTYPE_BITS),
+        "dtype_bits": dict(formats.DTYPE_BITS),
         "optimizers": {name: memory.OPTIMIZER_STATES[name] for name in planner.OPTIMIZERS},
         "precisions": {name: memory.PRECISION_BYTES[name] for name in ("mixed", "fp32", "bf16")},
         "full_precisions": planner.PRECISIONS,
@@ -315,7 +315,7 @@ def planner_data() -> dict[str, str]:
         "bnb_optimizer": {"min_8bit_size": planner.BNB_MIN_8BIT_SIZE, "block": planner.BNB_OPTIMIZER_BLOCK,
                           "maps": planner.BNB_QUANTIZATION_MAPS},
         "zero_sharded": [sorted(parts) for parts in memory.ZERO_SHARDED],
-        "weight_formats": weightformats.WEIGHT_FORMATS,
+        "weight_formats": formats.WEIGHT_FORMATS,
         "fp32_routers": weightformats.FP32_ROUTERS,
         "no_gptq_layouts": weightformats.NO_GPTQ_LAYOUTS,
         "engines": {"block_size": engines.VLLM_BLOCK_SIZE, "non_torch": engines.VLLM_NON_TORCH,
@@ -371,7 +371,7 @@ def depart_calculator(self: HTML5Translator, node: calculator) -> None:
     if kind == "planner":
         import llmcalc
         from llmcalc import planner
-        from llmcalc.weightformats import WEIGHT_FORMATS
+        from llmcalc.formats import KV_FORMATS, WEIGHT_FORMATS
 
         self.body.append(
             template("planner.html").close(
@@ -384,7 +384,7 @@ def depart_calculator(self: HTML5Translator, node: calculator) -> None:
                 default_gpu=next((card.key, f"{card.reported_mib} MiB") for card in planner.CARDS
                                  if card.key == "rtx-4090"),
                 weight_formats=[(name, name) for name in WEIGHT_FORMATS],
-                kv_formats=[(name, name) for name in planner.KV_FORMATS],
+                kv_formats=[(name, name) for name in KV_FORMATS],
             )
         )
         return
