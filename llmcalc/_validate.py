@@ -31,10 +31,14 @@ if TYPE_CHECKING:
 __all__ = ["choice", "count", "flag", "near_name", "number", "probabilities", "targets", "tokens", "values"]
 
 
-def _numpy_types(*names: str) -> tuple[type, ...]:
-    """numpy's scalar types of these names if numpy is loaded; none otherwise (no value can be one then)."""
+def _is_a(value: Any, builtins: tuple[type, ...], numpy_names: tuple[str, ...]) -> bool:
+    """``isinstance`` against built-in types and numpy's scalar types of these names, if numpy is loaded.
+
+    A value cannot be a numpy scalar unless numpy is loaded, so numpy is never imported here.
+    """
     numpy = sys.modules.get("numpy")
-    return () if numpy is None else tuple(getattr(numpy, name) for name in names)
+    numpy_types = () if numpy is None else tuple(getattr(numpy, name) for name in numpy_names)
+    return isinstance(value, (*builtins, *numpy_types))
 
 
 def _first_bad(array: np.ndarray, bad: np.ndarray) -> dict[str, Any]:
@@ -97,7 +101,7 @@ def near_name(typed: str, name: str) -> bool:
 
 def flag(name: str, value: Any) -> bool:
     """Check a yes/no switch; 0/1 and strings are refused to avoid silent surprises."""
-    if not isinstance(value, (bool, *_numpy_types("bool_"))):
+    if not _is_a(value, (bool,), ("bool_",)):
         raise refusal("not_a_flag", name=name, value=value, type=type(value).__name__)
     return bool(value)
 
@@ -109,12 +113,12 @@ def count(name: str, value: Any, *, minimum: int = 1, maximum: int | None = None
     count must be given exactly, one at a time.
     """
     limits = {"name": name, "minimum": minimum, "maximum": maximum}
-    if isinstance(value, (bool, *_numpy_types("bool_"))):
+    if _is_a(value, (bool,), ("bool_",)):
         raise refusal("not_an_integer", **limits, value=value, type="a bool", integral=False)
-    if isinstance(value, (float, *_numpy_types("floating"))):
+    if _is_a(value, (float,), ("floating",)):
         integral = math.isfinite(value) and float(value).is_integer()
         raise refusal("not_an_integer", **limits, value=value, type="a float", integral=integral)
-    if not isinstance(value, (int, *_numpy_types("integer"))):
+    if not _is_a(value, (int,), ("integer",)):
         raise refusal("not_an_integer", **limits, value=value, type=type(value).__name__, integral=False)
     number = int(value)
     if number < minimum or (maximum is not None and number > maximum):
@@ -164,9 +168,9 @@ def number(
     """Check a finite real number within optional bounds and return it as a Python ``float``."""
     limits = {"name": name, "minimum": minimum, "maximum": maximum, "min_inclusive": min_inclusive,
               "max_inclusive": max_inclusive}
-    if isinstance(value, (bool, *_numpy_types("bool_"))):
+    if _is_a(value, (bool,), ("bool_",)):
         raise refusal("not_a_number", **limits, value=value, type="a bool")
-    if not isinstance(value, (int, float, *_numpy_types("integer", "floating"))):
+    if not _is_a(value, (int, float), ("integer", "floating")):
         raise refusal("not_a_number", **limits, value=value, type=type(value).__name__)
     try:
         result = float(value)

@@ -120,3 +120,15 @@ def test_the_private_read_check_finds_both_forms(tmp_path: Path) -> None:
     source.write_text("from . import hf, _validate as check\nfrom .config import _Derived, ModelConfig\n"
                       "x = hf._DEFAULTS\ny = check.count\n", encoding="utf-8")
     assert private_reads(source) == ["sample.py:2: from .config import _Derived", "sample.py:3: hf._DEFAULTS"]
+
+
+def test_every_data_file_of_the_package_is_declared_package_data() -> None:
+    """A wheel carries only the data files pyproject.toml names; llmcalc.hf cannot work without its JSON."""
+    import fnmatch
+    import tomllib
+
+    declared = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "package-data"]["llmcalc"]
+    data_files = [path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob("*") if path.suffix == ".json"]
+    assert data_files
+    assert all(any(fnmatch.fnmatch(name, pattern) for pattern in declared) for name in data_files), data_files
