@@ -112,7 +112,7 @@ from .config import ModelConfig, as_model_config
 from .errors import refusal
 from .params import Linear
 
-__all__ = ["ActivationMemory", "Attention", "activation_memory"]
+__all__ = ["ActivationMemory", "activation_memory"]
 
 Attention = Literal["sdpa", "eager"]
 

@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 VLLM_GPU_MEMORY_UTILIZATION = 0.9
-"""vLLM's default ``gpu_memory_utilization``: the share of the card's total the engine may plan with."""
+"""vLLM's default ``gpu_memory_utilization``, the share of the card's total the engine may plan with."""
 
 VLLM_BLOCK_SIZE = 16
 """vLLM's default KV-cache block size on CUDA, in tokens."""

@@ -212,7 +212,7 @@ class GgufTensor:
 
     @property
     def n_bytes(self) -> int:
-        """Bytes of its data, ggml's ``ggml_nbytes``: whole blocks per row."""
+        """Bytes of its data (ggml's ``ggml_nbytes``), whole blocks per row."""
         ggml_type = GGML_TYPES[self.type_name]
         return ggml_type.row_bytes(self.shape[0]) * (self.n_weights // self.shape[0])
 
@@ -368,7 +368,7 @@ GGUF_MAGIC = b"GGUF"
 GGUF_VERSIONS = (2, 3)
 """The GGUF versions :func:`read_gguf_header` reads."""
 MAX_HEADER_BYTES = 256 * MiB
-"""The most header bytes :func:`read_gguf_header` reads before it gives up (real headers: a few MiB of vocabulary)."""
+"""The most header bytes :func:`read_gguf_header` reads before it gives up (real headers hold a few MiB)."""
 MAX_TENSORS = 1 << 20
 """The most tensors a header may declare; more is taken for a damaged file."""
 MAX_KEYS = 1 << 20

@@ -138,9 +138,9 @@ GPUS: Mapping[str, int] = MappingProxyType({card.label: card.total_bytes for car
 """Each listed card's label and its reported total in bytes (from :data:`CARDS`)."""
 
 MIN_GPU_BYTES = MiB
-"""The least GPU memory :func:`gpu_memory` accepts: 1 MiB."""
+"""The least GPU memory :func:`gpu_memory` accepts, 1 MiB."""
 MAX_GPU_BYTES = 100_000 * GiB
-"""The most GPU memory :func:`gpu_memory` accepts: 100,000 GiB."""
+"""The most GPU memory :func:`gpu_memory` accepts, 100,000 GiB."""
 # A memory size: a decimal number, then an optional unit; no unit means GiB (what nvidia-smi's totals convert to).
 # ASCII only, so that the widget's JavaScript reads every text alike (Python's \d and \s take other scripts' digits
 # and spaces).
@@ -209,7 +209,7 @@ QLORA_PREPARATIONS = ("kbit", "none")
 # min_8bit_size (4096) values keeps two fp32 states; a larger one two uint8 states and one fp32 absmax per 256
 # values for each; the optimizer's two 256-entry fp32 quantization maps ("dynamic", "udynamic") are shared.
 BNB_MIN_8BIT_SIZE = 4096
-"""bitsandbytes' ``min_8bit_size``: a tensor of fewer values keeps its two optimizer states in fp32."""
+"""bitsandbytes' ``min_8bit_size``, below which a tensor keeps its two optimizer states in fp32."""
 BNB_OPTIMIZER_BLOCK = 256
 """Values per fp32 absmax of bitsandbytes' 8-bit optimizer states."""
 BNB_QUANTIZATION_MAPS = 2 * 256 * 4
