@@ -132,3 +132,18 @@ def test_every_data_file_of_the_package_is_declared_package_data() -> None:
     data_files = [path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob("*") if path.suffix == ".json"]
     assert data_files
     assert all(any(fnmatch.fnmatch(name, pattern) for pattern in declared) for name in data_files), data_files
+
+
+def test_modules_import_from_each_other_only_declared_names() -> None:
+    """``from .x import y`` inside llmcalc: ``y`` is in ``x.__all__`` (re-exports do not count as declarations)."""
+    undeclared = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        package = "llmcalc.teach" if path.parent.name == "teach" else "llmcalc"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom) or node.module is None or node.level == 0:
+                continue
+            base = package if node.level == 1 else package.rsplit(".", node.level - 1)[0]
+            module = importlib.import_module(f"{base}.{node.module}")
+            undeclared += [f"{path.name}:{node.lineno}: {module.__name__}.{alias.name}" for alias in node.names
+                           if alias.name not in module.__all__]
+    assert undeclared == []

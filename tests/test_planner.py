@@ -24,10 +24,10 @@ import pytest
 import llmcalc as lc
 from browser import browser_page
 from llmcalc.errors import Refusal
+from llmcalc.formats import KV_FORMATS, WEIGHT_FORMATS
 from llmcalc.planner import (
     CARDS,
     GPUS,
-    KV_FORMATS,
     MAX_BATCH,
     OPTIMIZERS,
     PRECISIONS,
@@ -39,7 +39,6 @@ from llmcalc.planner import (
     plan_inference,
     plan_training,
 )
-from llmcalc.weightformats import WEIGHT_FORMATS
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
