@@ -178,6 +178,7 @@ MESSAGES: dict[str, str] = {
     "qlora_preparation_needs_qlora": "qlora_preparation applies to QLoRA only; got "
                                      "qlora_preparation={qlora_preparation!r} with task={task!r}",
 }
+"""Each refusal code and its English template, filled in with the refusal's parameters."""
 
 _TYPE_ERRORS = frozenset({"not_one_of_type", "not_a_flag", "not_an_integer", "not_a_number", "not_an_array",
                           "array_dtype", "not_a_str", "not_a_model_config", "config_source_type",

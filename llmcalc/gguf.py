@@ -1,7 +1,7 @@
 """llama.cpp and GGUF: a model's bytes as llama.cpp holds them, from a quantization recipe or a file's header.
 
-Three parts, each from a stated source (llama.cpp at commit
-``007dbbf3fd17eefe9b47fee45f48f7ba5e62b714``, the ``gguf`` Python package 0.19.0):
+Three parts, each from a stated source (llama.cpp at commit ``007dbbf3fd17``, in full
+:data:`LLAMA_CPP_COMMIT`; the ``gguf`` Python package 0.19.0):
 
 * **Tensor types.** :data:`GGML_TYPES`: each ggml type's id, weights per block and bytes per
   block, from the block structs of ``ggml/src/ggml-common.h`` (the ``gguf`` package's

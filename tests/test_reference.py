@@ -57,7 +57,7 @@ def entry_pages(language: str) -> dict[str, str]:
 # The modules whose __all__ is documented name by name: the top level, the planner and what it stands on,
 # and the teaching helpers.  (The tables the browser reads from hf, params, lora and config are public but
 # are documented by the browser export, llmcalc.browser.)
-DOCUMENTED_MODULES = ("llmcalc", "llmcalc.planner", "llmcalc.activations", "llmcalc.weightformats",
+DOCUMENTED_MODULES = ("llmcalc", "llmcalc.errors", "llmcalc.planner", "llmcalc.activations", "llmcalc.weightformats",
                       "llmcalc.formats", "llmcalc.memory", "llmcalc.engines", "llmcalc.gguf",
                       *(f"llmcalc.teach.{name}" for name in llmcalc.teach.__all__))
 
@@ -136,12 +136,17 @@ def example_targets(code: str) -> dict[str, str]:
     targets = {}
     for chain in re.findall(r"\b(?:lc|llmcalc)\.(\w+(?:\.\w+)?)", code):
         name, _, attribute = chain.partition(".")
-        if name in llmcalc.__all__:
+        if name in llmcalc.__all__ and inspect.ismodule(getattr(llmcalc, name)):
+            # A submodule (llmcalc.planner): its entry is the module's, a name in it is its own entry.
+            module = getattr(llmcalc, name)
+            declared = attribute in module.__all__ and not hasattr(llmcalc, attribute)
+            targets[chain if declared else name] = chain if declared else f"module-llmcalc.{name}"
+        elif name in llmcalc.__all__:
             fields_of = isinstance(getattr(llmcalc, name), llmcalc.ModelConfig) and attribute in MODEL_FIELDS
             targets[chain if fields_of else name] = f"ModelConfig.{attribute}" if fields_of else name
     for imported in re.findall(r"from llmcalc import \(?([\w ,]+)\)?", code):
         targets |= {name.strip(): name.strip() for name in imported.split(",") if name.strip() in llmcalc.__all__}
-    for module, imported in re.findall(r"from llmcalc\.(teach\.\w+) import \(?([\w ,]+)\)?", code):
+    for module, imported in re.findall(r"from llmcalc\.([\w.]+) import \(?([\w ,]+)\)?", code):
         declared = importlib.import_module(f"llmcalc.{module}").__all__
         names = [name.strip() for name in imported.split(",")]
         targets |= {name: f"{module}.{name}" for name in names if name in declared}
