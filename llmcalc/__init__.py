@@ -31,13 +31,12 @@ from .params import active_param_count, param_breakdown, param_count
 from .presets import PRESETS, REFERENCE, get_preset
 from .units import GB, MB, TB, GiB, KiB, MiB
 
+# The first tier (names) and the second (submodules, each with its own __all__), in one sorted list.
+
 __all__ = [
-    # memory
     "DTYPE_BITS",
-    # units and display
     "GB",
     "MB",
-    # the model and its presets
     "PRESETS",
     "REFERENCE",
     "TB",
@@ -45,9 +44,7 @@ __all__ = [
     "KiB",
     "MiB",
     "ModelConfig",
-    # the second tier: submodules with their own __all__
     "activations",
-    # counts
     "active_param_count",
     "engines",
     "errors",
