@@ -230,6 +230,7 @@ class ModelConfig:
             (self.kv_lora_rank and (self.layout, self.qk_norm, self.n_kv_heads) != ("llama", "none", self.n_heads),
              "latent_attention_layout",
              {"layout": self.layout, "qk_norm": self.qk_norm, "n_kv_heads": self.n_kv_heads}),
+            (self.lm_head_bias and self.tie_embeddings, "lm_head_bias_tied", {}),
         ]
         for failed, code, params in problems:
             if failed:

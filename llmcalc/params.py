@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 from . import _validate as check
 from .config import ModelConfig, as_model_config
-from .errors import refusal
 
 __all__ = [
     "ATTENTION_MODULES",
@@ -162,10 +161,8 @@ def linear_modules(cfg: ModelConfig) -> list[Linear]:
         if cfg.shared_expert_gate:
             gate = Linear(f"{mlp_prefix}.shared_expert_gate", "shared_gate", "router", cfg.d_model, 1, False, moe)
             modules.append(gate)
-    if not cfg.tie_embeddings:
+    if not cfg.tie_embeddings:  # ModelConfig refuses a bias on a tied head
         modules.append(Linear("lm_head", "lm_head", "lm_head", cfg.d_model, cfg.vocab_size, cfg.lm_head_bias, 1))
-    elif cfg.lm_head_bias:
-        raise refusal("lm_head_bias_tied")
     return modules
 
 

@@ -170,3 +170,13 @@ def test_keys_transformers_never_reads_are_ignored_and_a_read_one_is_refused() -
     with pytest.raises(Refusal) as refused:
         lc.ModelConfig.from_hf_config({**gpt2, "hidden_size": 1024})
     assert (refused.value.code, refused.value.params["key"]) == ("unknown_size_key", "hidden_size")
+
+
+def test_a_tied_head_with_a_bias_is_refused_when_read_not_when_counted():
+    """Phi-2 ties nothing; told to tie, its head would keep a bias llmcalc does not model: refused by ModelConfig."""
+    phi = json.loads((DATA / "phi-2.json").read_text(encoding="utf-8"))
+    with pytest.raises(Refusal) as refused:
+        lc.ModelConfig.from_hf_config({**phi, "tie_word_embeddings": True})
+    assert refused.value.code == "lm_head_bias_tied"
+    with pytest.raises(ValueError, match="lm_head_bias=True needs an untied head"):
+        lc.ModelConfig(vocab_size=10, d_model=8, n_layers=1, n_heads=2, d_ff=8, tie_embeddings=True, lm_head_bias=True)
