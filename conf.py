@@ -118,7 +118,8 @@ codeautolink_inventory_map = {
 }
 # No intersphinx (the build is offline): numpy's and the standard library's types in the
 # signatures stay plain text.
-nitpick_ignore_regex = [("py:class", r"numpy\..*|collections\.abc\.(Callable|Iterable|Mapping|Sequence)|os\.PathLike")]
+nitpick_ignore_regex = [("py:class", r"numpy\..*|collections\.abc\.(Callable|Iterable|Mapping|Sequence)|os\.PathLike|"
+                                      r"argparse\.(ArgumentParser|Namespace)")]
 
 # -- Internationalisation (sphinx-intl) ------------------------------------------------
 # Resolved relative to the *source* directory (docs/), not to this file: a wrong

@@ -7,24 +7,44 @@ way a caller never sees a bare numpy traceback, a NaN or a silently wrong number
 
 Counts and byte sizes are scalars: :func:`count` returns an exact Python ``int``
 (any size), :func:`number` a finite Python ``float``.  Array helpers
-(:func:`values`, :func:`probabilities`) are for the numeric functions whose point
-is an array (softmax, attention).
+(:func:`values`, :func:`probabilities`) are for the teaching helpers whose point
+is an array (softmax, attention, :mod:`llmcalc.teach`).
+
+numpy is optional (the ``teach`` extra): the scalar checks accept numpy's scalars without
+importing numpy (a value can only be a numpy scalar once numpy is loaded), and only the array
+helpers import it.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
-from typing import Any
-
-import numpy as np
+import sys
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .errors import refusal
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["choice", "count", "flag", "near_name", "number", "probabilities", "targets", "tokens", "values"]
+
+
+def _is_a(value: Any, builtins: tuple[type, ...], numpy_names: tuple[str, ...]) -> bool:
+    """``isinstance`` against built-in types and numpy's scalar types of these names, if numpy is loaded.
+
+    A value cannot be a numpy scalar unless numpy is loaded, so numpy is never imported here.
+    """
+    numpy = sys.modules.get("numpy")
+    numpy_types = () if numpy is None else tuple(getattr(numpy, name) for name in numpy_names)
+    return isinstance(value, (*builtins, *numpy_types))
 
 
 def _first_bad(array: np.ndarray, bad: np.ndarray) -> dict[str, Any]:
     """The first offending element of ``array``: its value and index."""
+    import numpy as np  # the array helpers' callers have numpy already
+
     index = tuple(int(i) for i in np.argwhere(bad)[0])
     return {"value": array[index].item(), "index": index[0] if len(index) == 1 else index}
 
@@ -81,7 +101,7 @@ def near_name(typed: str, name: str) -> bool:
 
 def flag(name: str, value: Any) -> bool:
     """Check a yes/no switch; 0/1 and strings are refused to avoid silent surprises."""
-    if not isinstance(value, (bool, np.bool_)):
+    if not _is_a(value, (bool,), ("bool_",)):
         raise refusal("not_a_flag", name=name, value=value, type=type(value).__name__)
     return bool(value)
 
@@ -93,17 +113,47 @@ def count(name: str, value: Any, *, minimum: int = 1, maximum: int | None = None
     count must be given exactly, one at a time.
     """
     limits = {"name": name, "minimum": minimum, "maximum": maximum}
-    if isinstance(value, (bool, np.bool_)):
+    if _is_a(value, (bool,), ("bool_",)):
         raise refusal("not_an_integer", **limits, value=value, type="a bool", integral=False)
-    if isinstance(value, (float, np.floating)):
+    if _is_a(value, (float,), ("floating",)):
         integral = math.isfinite(value) and float(value).is_integer()
         raise refusal("not_an_integer", **limits, value=value, type="a float", integral=integral)
-    if not isinstance(value, (int, np.integer)):
+    if not _is_a(value, (int,), ("integer",)):
         raise refusal("not_an_integer", **limits, value=value, type=type(value).__name__, integral=False)
     number = int(value)
     if number < minimum or (maximum is not None and number > maximum):
         raise refusal("integer_out_of_range", **limits, value=number)
     return number
+
+
+def _strings(value: Any, codes: tuple[str, str, str], **params: Any) -> list[str]:
+    """The strs of ``value`` as a non-empty list; refused with ``codes``: not a sequence, empty, an item not a str."""
+    not_a_sequence, empty, not_a_str = codes
+    try:
+        items = list(value)
+    except TypeError:
+        raise refusal(not_a_sequence, **params, value=value, type=type(value).__name__) from None
+    if not items:
+        raise refusal(empty, **params, value=items)
+    for item in items:
+        if not isinstance(item, str):
+            raise refusal(not_a_str, **params, value=item, type=type(item).__name__)
+    return items
+
+
+def targets(value: Any) -> list[str]:
+    """Check LoRA target module names: one name, or a non-empty sequence of them."""
+    names = [value] if isinstance(value, str) else value
+    return _strings(names, ("targets_not_a_sequence", "targets_empty", "target_not_a_str"))
+
+
+def tokens(name: str, value: Any) -> list[str]:
+    """Check a non-empty sequence of string tokens; a lone string is refused (split it first)."""
+    if isinstance(value, str):
+        raise refusal("tokens_a_string", name=name, value=value)
+    if not isinstance(value, Sequence):
+        raise refusal("tokens_not_a_sequence", name=name, value=value, type=type(value).__name__)
+    return _strings(value, ("tokens_not_a_sequence", "tokens_empty", "token_not_a_str"), name=name)
 
 
 def number(
@@ -118,9 +168,9 @@ def number(
     """Check a finite real number within optional bounds and return it as a Python ``float``."""
     limits = {"name": name, "minimum": minimum, "maximum": maximum, "min_inclusive": min_inclusive,
               "max_inclusive": max_inclusive}
-    if isinstance(value, (bool, np.bool_)):
+    if _is_a(value, (bool,), ("bool_",)):
         raise refusal("not_a_number", **limits, value=value, type="a bool")
-    if not isinstance(value, (int, float, np.integer, np.floating)):
+    if not _is_a(value, (int, float), ("integer", "floating")):
         raise refusal("not_a_number", **limits, value=value, type=type(value).__name__)
     try:
         result = float(value)
@@ -138,6 +188,8 @@ def values(name: str, value: Any, *, allow_neg_inf: bool = False, min_ndim: int 
 
     Returns a new float64 array, so callers may modify it.
     """
+    import numpy as np  # optional: only the teaching helpers pass arrays
+
     if isinstance(value, (bool, np.bool_)):
         raise refusal("not_a_number", name=name, minimum=None, maximum=None, min_inclusive=True, max_inclusive=True,
                       value=value, type="a bool")
@@ -160,6 +212,8 @@ def values(name: str, value: Any, *, allow_neg_inf: bool = False, min_ndim: int 
 
 def probabilities(name: str, value: Any, *, atol: float = 1e-9) -> np.ndarray:
     """Check a probability vector (or a stack of them along the last axis): entries in [0, 1], rows summing to 1."""
+    import numpy as np
+
     array = values(name, value, min_ndim=1)
     bad = (array < 0) | (array > 1)
     if bad.any():

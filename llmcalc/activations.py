@@ -112,6 +112,8 @@ from .config import ModelConfig, as_model_config
 from .errors import refusal
 from .params import Linear
 
+__all__ = ["ActivationMemory", "activation_memory"]
+
 Attention = Literal["sdpa", "eager"]
 
 # Bytes per element of the dtype the model computes in (weights and activations).
@@ -437,42 +439,3 @@ def activation_memory(
         first_block_discount=first_block_discount,
     )
 
-
-def activation_bytes(
-    cfg: ModelConfig,
-    batch: int,
-    seq_len: int,
-    *,
-    checkpointing: bool = False,
-    dtype: str = "bf16",
-    attention: Attention = "sdpa",
-    lora_targets: str | Iterable[str] | None = None,
-    lora_rank: int = 16,
-    lora_dropout: float = 0.0,
-) -> int:
-    """Estimated bytes a training step keeps for backward at the end of its forward pass.
-
-    ``activation_memory(...).saved``; see :func:`activation_memory` for the
-    formula, its source and assumptions.  Under checkpointing this excludes
-    the one block recomputed during backward (add
-    ``activation_memory(...).recompute``, or use ``.peak``).
-
-    Examples
-    --------
-    GPT-2 (124M) at batch 8 of 1024 tokens: the score matrices of eager
-    attention cost 2.2 GiB more than SDPA.
-
-    >>> from llmcalc import get_preset, GiB
-    >>> round(activation_bytes(get_preset("gpt2"), 8, 1024, attention="eager") / GiB, 1)
-    7.7
-    >>> round(activation_bytes(get_preset("gpt2"), 8, 1024) / GiB, 1)
-    5.5
-    >>> activation_bytes(get_preset("mixtral-8x7b"), 1, 4096)
-    Traceback (most recent call last):
-    ...
-    llmcalc.errors.RefusalValueError: activation memory is not modelled for mixture-of-experts routing: n_experts ...
-    """
-    return activation_memory(
-        cfg, batch, seq_len, checkpointing=checkpointing, dtype=dtype, attention=attention,
-        lora_targets=lora_targets, lora_rank=lora_rank, lora_dropout=lora_dropout,
-    ).saved

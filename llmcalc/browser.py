@@ -34,25 +34,25 @@ def browser_data() -> dict[str, Any]:
         # The codes a refusal may carry (llmcalc.errors): the page's message catalogue covers each (tested).
         "refusalCodes": sorted(errors.MESSAGES),
         "supportedModelTypes": list(hf.SUPPORTED_MODEL_TYPES),
-        "defaults": hf._DEFAULTS,
-        "aliases": hf._ALIASES,
-        "readSizeKeys": {model_type: sorted(keys) for model_type, keys in hf._READ_SIZE_KEYS.items()},
-        "attentionBias": list(hf._ATTENTION_BIAS),
+        "defaults": hf.CLASS_DEFAULTS,
+        "aliases": hf.KEY_ALIASES,
+        "readSizeKeys": {model_type: sorted(keys) for model_type, keys in hf.READ_SIZE_KEYS.items()},
+        "attentionBias": list(hf.ATTENTION_BIAS),
         "fields": [
             {"name": item.name, "type": str(item.type), "default": None if item.default is MISSING else item.default}
             for item in fields(config.ModelConfig)
         ],
-        "atLeastOne": list(config._AT_LEAST_ONE),
-        "choices": {name: list(options) for name, options in config._CHOICES.items()},
-        "layoutFfn": config._LAYOUT_FFN,
+        "atLeastOne": list(config.AT_LEAST_ONE),
+        "choices": {name: list(options) for name, options in config.FIELD_CHOICES.items()},
+        "layoutFfn": config.LAYOUT_FFN,
         "attention": {
-            layout: {"prefix": prefix, "names": names} for layout, (prefix, names) in params._ATTENTION.items()
+            layout: {"prefix": prefix, "names": names} for layout, (prefix, names) in params.ATTENTION_MODULES.items()
         },
-        "mlp": params._MLP,
+        "mlp": params.MLP_MODULES,
         "allLinear": lora.ALL_LINEAR,
-        "fusedInto": lora._FUSED_INTO,
+        "fusedInto": lora.FUSED_INTO,
         # Pairs, not an object: the order of peft's names shows in a message, and JSON objects may be re-sorted.
         "peftMoeNames": {
-            model_type: [list(pair) for pair in names.items()] for model_type, names in lora._PEFT_MOE_NAMES.items()
+            model_type: [list(pair) for pair in names.items()] for model_type, names in lora.PEFT_MOE_NAMES.items()
         },
     }

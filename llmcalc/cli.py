@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import inspect
 import json
 import os
 import re
@@ -23,7 +24,7 @@ from typing import Any, NoReturn
 
 from . import _validate as check
 from . import gguf
-from .config import _CHOICES, ModelConfig, _Derived
+from .config import FIELD_CHOICES, Derived, ModelConfig
 from .engines import (
     ATTENTIONS,
     VLLM_GPU_MEMORY_UTILIZATION,
@@ -32,12 +33,12 @@ from .engines import (
     plan_vllm,
 )
 from .fmt import format_bytes, format_count
+from .formats import DTYPE_BITS, KV_FORMATS, WEIGHT_FORMATS
 from .lora import ALL_LINEAR, lora_model_params
-from .memory import _OPTIMIZERS, _PRECISIONS, DTYPE_BITS, kv_cache_bytes, training_memory, weight_bytes
+from .memory import OPTIMIZER_STATES, PRECISION_BYTES, kv_cache_bytes, training_memory, weight_bytes
 from .params import active_param_count, param_breakdown, param_count
 from .planner import (
     CARDS,
-    KV_FORMATS,
     MAX_BATCH,
     OPTIMIZERS,
     PRECISIONS,
@@ -56,24 +57,34 @@ from .planner import (
     training_changes_that_fit,
 )
 from .presets import PRESETS, get_preset
-from .weightformats import WEIGHT_FORMATS
 
-_FIELD_HELP = {
-    "vocab_size": "tokens in the vocabulary", "d_model": "residual-stream width (hidden_size)",
-    "n_layers": "transformer blocks", "n_heads": "query heads", "d_ff": "inner width of a dense FFN",
-    "n_kv_heads": "key/value heads (0: as many as query heads)", "head_dim": "size of one head (0: d_model / n_heads)",
-    "n_experts": "routed experts per MoE layer (1: dense)", "experts_per_token": "experts each token uses",
-    "expert_d_ff": "inner width of one routed expert (0: d_ff)",
-    "shared_expert_d_ff": "inner width of the always-on shared expert (0: none)",
-    "dense_layers": "leading layers with a dense FFN in an MoE model",
-    "norms_per_layer": "d_model-wide norms in each block", "learned_positions": "rows of a position table (0: rotary)",
-    "q_lora_rank": "latent attention: query bottleneck (0: full projection)",
-    "kv_lora_rank": "latent attention: cached latent width (0: none)",
-    "rope_head_dim": "latent attention: rotary part of a query/key head",
-    "v_head_dim": "latent attention: value head size (0: head_dim)",
-    "sliding_window": "attention window in tokens (0: none)",
-    "sliding_window_layers": "layers that use the window (0: all, when there is one)",
-}
+__all__ = [
+    "ENGINES",
+    "PLAN_OPTIONS",
+    "OneLineArgumentParser",
+    "build_parser",
+    "field_help",
+    "main",
+    "real_number",
+    "tokens",
+    "whole_number",
+]
+
+def field_help() -> dict[str, str]:
+    """Each :class:`~llmcalc.ModelConfig` field's help: the first sentence of its entry in the class docstring.
+
+    >>> field_help()["n_kv_heads"]
+    'key/value heads; 0 means n_heads (multi-head attention), fewer is grouped-query attention, 1 multi-query attention'
+    """
+    parameters = (inspect.getdoc(ModelConfig) or "").split("Parameters\n----------\n", 1)[1].split("\n\n", 1)[0]
+    helps = {}
+    for entry in re.finditer(r"^(\w+) : .*\n((?:    .*(?:\n|$))+)", parameters, re.MULTILINE):
+        sentence = re.split(r"(?<=\.)\s", " ".join(entry.group(2).split()), maxsplit=1)[0]
+        text = re.sub(r":\w+:`~?([^`]+)`", r"\1", sentence).replace("``", "").removesuffix(".")  # reST to plain
+        helps[entry.group(1)] = text if text[1:2].isupper() else text[:1].lower() + text[1:]
+    return helps
+
+
 _TOKEN_SUFFIXES = {"": 1, "k": 2**10, "m": 2**20}
 _TOKENS_HELP = ("token counts: plain integers or with a suffix, k = 1,024 and M = 1,048,576 tokens "
                 "(8k = 8,192, as the glossary counts)")
@@ -158,14 +169,15 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a preset name (see 'llmcalc presets') or the path of a config.json")
     group = parser.add_argument_group("model fields (override MODEL's, or give all of vocab-size, d-model, "
                                       "n-layers, n-heads and d-ff)")
+    helps = field_help()
     for field in _model_fields():
         flag = f"--{field.name.replace('_', '-')}"
         if field.type == "bool":
-            group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None)
+            group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=helps[field.name])
         elif field.type == "int":
-            group.add_argument(flag, type=whole_number, metavar="N", help=_FIELD_HELP.get(field.name))
+            group.add_argument(flag, type=whole_number, metavar="N", help=helps[field.name])
         else:
-            group.add_argument(flag, metavar="NAME", help=f"one of {', '.join(_CHOICES[str(field.type)])}")
+            group.add_argument(flag, metavar="NAME", help=f"one of {', '.join(FIELD_CHOICES[str(field.type)])}")
 
 
 def _resolve_model(args: argparse.Namespace) -> tuple[str, ModelConfig, ModelConfig | None]:
@@ -206,9 +218,9 @@ def _config_lines(cfg: ModelConfig, base: ModelConfig | None) -> list[str]:
     shown = []
     for f in dataclasses.fields(ModelConfig):
         value = getattr(cfg, f.name)
-        if value == defaults[f.name] or (isinstance(value, _Derived) and value == 0):
+        if value == defaults[f.name] or (isinstance(value, Derived) and value == 0):
             continue
-        note = " (derived)" if isinstance(value, _Derived) else ""
+        note = " (derived)" if isinstance(value, Derived) else ""
         if base is not None and getattr(base, f.name) != value:
             note += f" (was {getattr(base, f.name)})"
         shown.append(f"{f.name}={value}{note}")
@@ -547,9 +559,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(memory)
     memory.add_argument("--dtype", nargs="+", choices=list(DTYPE_BITS), default=list(DTYPE_BITS),
                         help="number formats of the weights")
-    memory.add_argument("--optimizer", choices=list(_OPTIMIZERS), default="adamw",
+    memory.add_argument("--optimizer", choices=list(OPTIMIZER_STATES), default="adamw",
                         help="optimizer whose state is counted")
-    memory.add_argument("--precision", choices=list(_PRECISIONS), default="mixed",
+    memory.add_argument("--precision", choices=list(PRECISION_BYTES), default="mixed",
                         help="mixed: 16-bit weights and gradients, fp32 master weights and states")
     kv = command("kv-cache", "KV-cache bytes for some context lengths")
     _add_model_arguments(kv)
@@ -653,7 +665,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             label, cfg, base = _resolve_model(args)
             check.count("batch", getattr(args, "batch", 1))
             result, text = _COMMANDS[args.command](cfg, args)
-            result = {"model": label, "config": {k: int(v) if isinstance(v, _Derived) else v
+            result = {"model": label, "config": {k: int(v) if isinstance(v, Derived) else v
                                                  for k, v in dataclasses.asdict(cfg).items()}, **result}
             text = f"{label}: " + " ".join(_config_lines(cfg, base)) + "\n\n" + text
     except (ValueError, TypeError) as error:

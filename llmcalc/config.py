@@ -21,6 +21,19 @@ from typing import Any, Literal, get_args
 from . import _validate as check
 from .errors import refusal
 
+__all__ = [
+    "AT_LEAST_ONE",
+    "FIELD_CHOICES",
+    "LAYOUT_FFN",
+    "Derived",
+    "Ffn",
+    "Layout",
+    "ModelConfig",
+    "Norm",
+    "QKNorm",
+    "as_model_config"
+]
+
 Ffn = Literal["swiglu", "mlp"]
 Norm = Literal["rmsnorm", "layernorm", "parameter-free"]
 QKNorm = Literal["none", "per-head", "per-projection"]
@@ -28,12 +41,12 @@ Layout = Literal["llama", "gpt2", "gpt_neox", "falcon", "phi", "phi3", "starcode
 
 
 # The FFN each layout's implementation builds (Llama's naming is used for both kinds).
-_LAYOUT_FFN = {"phi3": "swiglu", "gpt2": "mlp", "gpt_neox": "mlp", "falcon": "mlp", "phi": "mlp", "starcoder2": "mlp"}
-_AT_LEAST_ONE = ("vocab_size", "d_model", "n_layers", "n_heads", "n_experts", "experts_per_token")
-_CHOICES = {"Ffn": get_args(Ffn), "Norm": get_args(Norm), "QKNorm": get_args(QKNorm), "Layout": get_args(Layout)}
+LAYOUT_FFN = {"phi3": "swiglu", "gpt2": "mlp", "gpt_neox": "mlp", "falcon": "mlp", "phi": "mlp", "starcoder2": "mlp"}
+AT_LEAST_ONE = ("vocab_size", "d_model", "n_layers", "n_heads", "n_experts", "experts_per_token")
+FIELD_CHOICES = {"Ffn": get_args(Ffn), "Norm": get_args(Norm), "QKNorm": get_args(QKNorm), "Layout": get_args(Layout)}
 
 
-class _Derived(int):
+class Derived(int):
     """An int that llmcalc derived rather than the caller gave; ``replace`` derives it anew."""
 
     __slots__ = ()
@@ -45,8 +58,14 @@ class ModelConfig:
 
     Parameters
     ----------
-    vocab_size, d_model, n_layers, n_heads : int
-        Vocabulary size (embedding rows), residual width, blocks and query heads.
+    vocab_size : int
+        Tokens in the vocabulary: the rows of the embedding matrix.
+    d_model : int
+        Width of the residual stream (``hidden_size``).
+    n_layers : int
+        Transformer blocks.
+    n_heads : int
+        Query heads.
     n_kv_heads : int
         Key/value heads; 0 means ``n_heads`` (multi-head attention), fewer is
         grouped-query attention, 1 multi-query attention.  Must divide ``n_heads``.
@@ -56,19 +75,29 @@ class ModelConfig:
         Inner width of a dense FFN (and of each expert unless ``expert_d_ff`` is set).
     ffn : {"swiglu", "mlp"}
         Gated FFN with gate, up and down matrices (Llama), or two matrices (GPT-2).
-    n_experts, experts_per_token : int
-        Mixture of experts: routed experts per MoE layer and how many a token uses; ``1, 1`` is dense.
-    expert_d_ff, shared_expert_d_ff : int
-        Inner width of one routed expert (0: ``d_ff``) and of the FFN every token
-        also passes through (DeepSeek's shared experts summed, Qwen-MoE's shared expert; 0: none).
+    n_experts : int
+        Routed experts per mixture-of-experts layer; 1 is a dense model.
+    experts_per_token : int
+        Routed experts each token uses; 1 in a dense model.
+    expert_d_ff : int
+        Inner width of one routed expert; 0 means ``d_ff``.
+    shared_expert_d_ff : int
+        Inner width of the FFN every token also passes through (DeepSeek's shared
+        experts summed, Qwen-MoE's shared expert); 0: none.
     shared_expert_gate : bool
         A learned sigmoid gate (``d_model`` weights) scales the shared expert (Qwen-MoE).
     dense_layers : int
         Leading layers whose FFN is dense (width ``d_ff``) in an MoE model (DeepSeek).
     tie_embeddings : bool
         The output head reuses the embedding matrix.
-    qkv_bias, out_bias, mlp_bias, lm_head_bias : bool
-        Which linear layers carry a bias vector.
+    qkv_bias : bool
+        The query, key and value projections carry a bias vector.
+    out_bias : bool
+        The attention output projection carries a bias vector.
+    mlp_bias : bool
+        The FFN's linear layers carry a bias vector.
+    lm_head_bias : bool
+        The output head carries a bias vector.
     norm : {"rmsnorm", "layernorm", "parameter-free"}
         RMSNorm stores ``d_model`` values, LayerNorm ``2 * d_model``, OLMo's LayerNorm none.
     norms_per_layer : int
@@ -80,13 +109,20 @@ class ModelConfig:
         one over the whole query and key projections (OLMo 2, OLMoE).
     learned_positions : int
         Rows of a learned absolute-position table (GPT-2: 1024); 0 for rotary.
-    q_lora_rank, kv_lora_rank, rope_head_dim, v_head_dim : int
-        Multi-head latent attention (DeepSeek) when ``kv_lora_rank > 0``: keys and
-        values are rebuilt from a ``kv_lora_rank`` latent plus one shared
-        ``rope_head_dim`` rotary key, and only those are cached; queries pass a
-        ``q_lora_rank`` bottleneck (0: none); value heads have ``v_head_dim`` (0: ``head_dim``).
-    sliding_window, sliding_window_layers : int
-        Attention window in tokens (0: none) and how many layers use it (0: all of them).
+    q_lora_rank : int
+        Latent attention: width of the query bottleneck; 0: none (a full query projection).
+    kv_lora_rank : int
+        Latent attention: width of the cached latent; 0: none.  Above 0 the model uses
+        multi-head latent attention (DeepSeek): keys and values are rebuilt from this
+        latent plus one shared ``rope_head_dim`` rotary key, and only those are cached.
+    rope_head_dim : int
+        Latent attention: the rotary part of each query and key head.
+    v_head_dim : int
+        Latent attention: size of a value head; 0 means ``head_dim``.
+    sliding_window : int
+        Attention window in tokens; 0: none.
+    sliding_window_layers : int
+        Layers that use the window; 0: all of them, when there is one.
     layout : {"llama", "gpt2", "gpt_neox", "falcon", "phi", "phi3", "starcoder2"}
         Module names and fusions as the implementation builds them: fused Q/K/V
         (``c_attn``, ``query_key_value``, ``qkv_proj``) and gate/up (``gate_up_proj``)
@@ -152,25 +188,25 @@ class ModelConfig:
                 value = check.flag(item.name, value)
             elif item.type == "str" and not isinstance(value, str):
                 raise refusal("not_a_str", name=item.name, value=value, type=type(value).__name__)
-            elif item.type == "int" and not isinstance(value, _Derived):
-                required = item.name in _AT_LEAST_ONE
+            elif item.type == "int" and not isinstance(value, Derived):
+                required = item.name in AT_LEAST_ONE
                 value = check.count(item.name, 0 if value is None and not required else value, minimum=int(required))
             elif item.type not in ("int", "str"):
-                value = check.choice(item.name, value, _CHOICES[str(item.type)])
+                value = check.choice(item.name, value, FIELD_CHOICES[str(item.type)])
             object.__setattr__(self, item.name, value)
 
         def unset(value: int) -> bool:
-            return isinstance(value, _Derived) or value == 0
+            return isinstance(value, Derived) or value == 0
 
         if unset(self.head_dim):
             if self.d_model % self.n_heads:
                 raise refusal("heads_do_not_divide", n_heads=self.n_heads, d_model=self.d_model)
-            object.__setattr__(self, "head_dim", _Derived(self.d_model // self.n_heads))
+            object.__setattr__(self, "head_dim", Derived(self.d_model // self.n_heads))
         if unset(self.n_kv_heads):
-            object.__setattr__(self, "n_kv_heads", _Derived(self.n_heads))
+            object.__setattr__(self, "n_kv_heads", Derived(self.n_heads))
         if unset(self.sliding_window_layers):
-            object.__setattr__(self, "sliding_window_layers", _Derived(self.n_layers if self.sliding_window else 0))
-        needs = _LAYOUT_FFN.get(self.layout, self.ffn)
+            object.__setattr__(self, "sliding_window_layers", Derived(self.n_layers if self.sliding_window else 0))
+        needs = LAYOUT_FFN.get(self.layout, self.ffn)
         latent = {"q_lora_rank": self.q_lora_rank, "rope_head_dim": self.rope_head_dim, "v_head_dim": self.v_head_dim}
         problems: list[tuple[object, str, dict[str, Any]]] = [
             (self.n_heads % self.n_kv_heads, "kv_heads_do_not_divide",
@@ -194,6 +230,7 @@ class ModelConfig:
             (self.kv_lora_rank and (self.layout, self.qk_norm, self.n_kv_heads) != ("llama", "none", self.n_heads),
              "latent_attention_layout",
              {"layout": self.layout, "qk_norm": self.qk_norm, "n_kv_heads": self.n_kv_heads}),
+            (self.lm_head_bias and self.tie_embeddings, "lm_head_bias_tied", {}),
         ]
         for failed, code, params in problems:
             if failed:

@@ -39,7 +39,7 @@ from .planner import (
     MAX_GPUS,
     RESERVE,
     MemoryPlan,
-    _checked_model,
+    checked_model,
     context_limit,
     kv_heads_per_gpu,
     parallel_inference_plans,
@@ -48,14 +48,29 @@ from .planner import (
 from .units import GiB
 from .weightformats import weight_format_bytes
 
+__all__ = [
+    "ACTIVATION_BYTES",
+    "ATTENTIONS",
+    "VLLM_BLOCK_SIZE",
+    "VLLM_GPU_MEMORY_UTILIZATION",
+    "VLLM_MAX_NUM_BATCHED_TOKENS",
+    "VLLM_NON_TORCH",
+    "VllmPlan",
+    "generate_prefill_bytes",
+    "generate_prefill_parts",
+    "plan_generate",
+    "plan_vllm",
+    "vllm_profile_peak",
+]
+
 VLLM_GPU_MEMORY_UTILIZATION = 0.9
-"""vLLM's default ``gpu_memory_utilization``: the share of the card's total the engine may plan with."""
+"""vLLM's default ``gpu_memory_utilization``, the share of the card's total the engine may plan with."""
 
 VLLM_BLOCK_SIZE = 16
 """vLLM's default KV-cache block size on CUDA, in tokens."""
 
 VLLM_MAX_NUM_BATCHED_TOKENS = 8192
-"""The tokens the profile run processes at once when the reader gives none: an assumption.
+"""The tokens the profile run processes at once when the reader gives none, an assumption.
 
 vLLM's own default depends on its version, on chunked prefill and on the GPU
 (2,048 for ``vllm serve`` and 8,192 for the ``LLM`` class in the V1 engine of
@@ -64,14 +79,15 @@ Give the value your engine prints ("max_num_batched_tokens=…").
 """
 
 VLLM_NON_TORCH = 350 * GiB // 1000
-"""Memory outside torch's allocator counted in vLLM's budget on one GPU: 0.35 GiB, an assumption.
+"""Memory outside torch's allocator counted in vLLM's budget on one GPU, 0.35 GiB, an assumption.
 
 It is the ``non_torch_memory`` vLLM 0.6.4 printed for a single RTX 3090 with no
 tensor parallelism (``tests/data/vllm_startup_logs.json``): CUDA context,
 cuBLAS workspaces.  With tensor parallelism NCCL's buffers add more.
 """
 
-ACTIVATION_BYTES = 2  # the 16-bit dtype vLLM runs bf16 and fp16 models in
+ACTIVATION_BYTES = 2
+"""Bytes per activation value, in the 16-bit dtype vLLM runs bf16 and fp16 models in."""
 
 
 def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1) -> int:
@@ -128,7 +144,7 @@ class VllmPlan:
 
     @property
     def kv_tokens(self) -> int:
-        """The "GPU KV cache size: N tokens" vLLM prints."""
+        """The tokens of vLLM's KV-cache pool, what it prints as "GPU KV cache size"."""
         return self.blocks * self.block_size
 
     @property
@@ -138,7 +154,7 @@ class VllmPlan:
 
     @property
     def starts(self) -> bool:
-        """Whether vLLM starts: the pool holds one request of ``max_model_len`` tokens."""
+        """Whether vLLM starts, that is whether the pool holds one request of ``max_model_len`` tokens."""
         return self.kv_tokens >= self.max_model_len
 
 
@@ -187,7 +203,7 @@ def plan_vllm(
     (1973, 31568, 1.58, True)
     """
     cfg = _dense(cfg)
-    _checked_model(cfg)
+    checked_model(cfg)
     total = check.count("gpu_bytes", gpu_bytes)
     utilization = check.number("gpu_memory_utilization", gpu_memory_utilization, minimum=0, maximum=1,
                                min_inclusive=False)
@@ -215,6 +231,7 @@ def plan_vllm(
 
 
 ATTENTIONS = ("sdpa", "eager")
+"""The attention implementations of transformers' ``generate`` that :func:`generate_prefill_bytes` models."""
 
 
 def generate_prefill_parts(

@@ -137,6 +137,12 @@ MESSAGES: dict[str, str] = {
                                "gate_up_proj",
     "all_linear_needs_model_type": "'all-linear' on a mixture of experts depends on the model_type in peft; set "
                                    "model_type (one of {model_types:list}) or name the targets",
+    # token lists (llmcalc.teach.metrics)
+    "tokens_a_string": "{name} must be a non-empty list of string tokens; got the string {value!r}; split it first, "
+                       "e.g. text.split()",
+    "tokens_not_a_sequence": "{name} must be a non-empty list of string tokens; got {type}",
+    "tokens_empty": "{name} must be a non-empty list of string tokens; got an empty sequence",
+    "token_not_a_str": "{name} must be a non-empty list of string tokens; got the token {value!r} ({type})",
     # weight formats, activations and the planner
     "gptq_not_modelled": "weight_format 'int4' (GPTQ) is not modelled for {why}; use one of {formats:repr_list}",
     "activations_unmeasured_feature": "activation memory is not modelled for {feature}: {name} must be "
@@ -181,10 +187,12 @@ MESSAGES: dict[str, str] = {
     "qlora_preparation_needs_qlora": "qlora_preparation applies to QLoRA only; got "
                                      "qlora_preparation={qlora_preparation!r} with task={task!r}",
 }
+"""Each refusal code and its English template, filled in with the refusal's parameters."""
 
 _TYPE_ERRORS = frozenset({"not_one_of_type", "not_a_flag", "not_an_integer", "not_a_number", "not_an_array",
                           "array_dtype", "not_a_str", "not_a_model_config", "config_source_type",
-                          "targets_not_a_sequence", "target_not_a_str", "gpu_memory_type"})
+                          "targets_not_a_sequence", "target_not_a_str", "gpu_memory_type", "tokens_a_string",
+                          "tokens_not_a_sequence", "token_not_a_str"})
 
 
 def _derived(params: dict[str, Any]) -> dict[str, Any]:

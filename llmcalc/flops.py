@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from .config import ModelConfig
+from .config import ModelConfig, as_model_config
 from .params import active_param_count
+
+__all__ = ["matmul_params"]
 
 
 def matmul_params(cfg: ModelConfig) -> int:
@@ -29,8 +31,7 @@ def matmul_params(cfg: ModelConfig) -> int:
     >>> param_count(gpt2) - matmul_params(gpt2) == 1024 * 768
     True
     """
-    if not isinstance(cfg, ModelConfig):
-        raise TypeError(f"cfg must be a ModelConfig (e.g. llmcalc.REFERENCE); got {type(cfg).__name__}")
+    cfg = as_model_config(cfg)
     lookups = cfg.learned_positions * cfg.d_model
     if not cfg.tie_embeddings:
         lookups += cfg.vocab_size * cfg.d_model

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from . import _validate as check
 
+__all__ = ["format_bytes", "format_count"]
+
 _COUNT_SUFFIXES = ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "K"))
 _DECIMAL = ((10**12, "TB"), (10**9, "GB"), (10**6, "MB"), (10**3, "KB"))
 _BINARY = ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"))

@@ -1,7 +1,7 @@
 """llama.cpp and GGUF: a model's bytes as llama.cpp holds them, from a quantization recipe or a file's header.
 
-Three parts, each from a stated source (llama.cpp at commit
-``007dbbf3fd17eefe9b47fee45f48f7ba5e62b714``, the ``gguf`` Python package 0.19.0):
+Three parts, each from a stated source (llama.cpp at commit ``007dbbf3fd17``, in full
+:data:`LLAMA_CPP_COMMIT`; the ``gguf`` Python package 0.19.0):
 
 * **Tensor types.** :data:`GGML_TYPES`: each ggml type's id, weights per block and bytes per
   block, from the block structs of ``ggml/src/ggml-common.h`` (the ``gguf`` package's
@@ -24,7 +24,7 @@ Three parts, each from a stated source (llama.cpp at commit
 Not modelled: llama.cpp's **compute buffer** (the graph's working memory, sized by
 ``ggml_gallocr`` when the context is made and printed as ``compute buffer size``); it depends on
 the backend, ``n_ubatch``, flash attention and the graph of each architecture, so a plan takes it
-as a figure the reader measured (or one of :data:`MEASURED_RUNS`), never as a guess.
+as a figure the reader measured, never as a guess.
 """
 
 from __future__ import annotations
@@ -42,7 +42,45 @@ from .config import ModelConfig, as_model_config
 from .params import linear_modules, param_count
 from .units import GiB, MiB
 
+__all__ = [
+    "CONTEXT_PADDING",
+    "GGML_TYPES",
+    "GGUF_MAGIC",
+    "GGUF_VERSIONS",
+    "KV_CACHE_TYPES",
+    "LLAMA_CPP_COMMIT",
+    "MAX_COMPUTE_BUFFER_MIB",
+    "MAX_CONTEXT",
+    "MAX_HEADER_BYTES",
+    "MAX_KEYS",
+    "MAX_TENSORS",
+    "READ_CHUNK",
+    "RECIPES",
+    "RESERVE",
+    "GgmlType",
+    "GgufError",
+    "GgufHeader",
+    "GgufModel",
+    "GgufPlan",
+    "GgufTensor",
+    "add_cli_arguments",
+    "compute_buffer_bytes",
+    "gguf_bits_per_weight",
+    "gguf_model",
+    "gguf_weight_bytes",
+    "kv_cache_type_bytes",
+    "largest_context",
+    "model_from_config",
+    "plan_gguf",
+    "plan_report",
+    "read_gguf_header",
+    "recipe_tensor_types",
+    "recipe_weight_bytes",
+    "run_cli"
+]
+
 LLAMA_CPP_COMMIT = "007dbbf3fd17eefe9b47fee45f48f7ba5e62b714"
+"""The llama.cpp commit whose sources the rules here repeat."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +100,6 @@ class GgmlType:
         return n_weights // self.block_weights * self.block_bytes
 
 
-# ggml-common.h's block structs (bytes = what each struct holds), by the ids of ggml.h's enum ggml_type.
 GGML_TYPES: Mapping[str, GgmlType] = {t.name: t for t in (
     GgmlType("F32", 0, 1, 4),
     GgmlType("F16", 1, 1, 2),
@@ -97,14 +134,50 @@ GGML_TYPES: Mapping[str, GgmlType] = {t.name: t for t in (
     GgmlType("TQ2_0", 35, 256, 66),
     GgmlType("MXFP4", 39, 32, 17),
 )}
+"""Every ggml tensor type by name, with its id (``enum ggml_type`` in ``ggml.h``) and its block (``ggml-common.h``)."""
 _TYPES_BY_ID = {t.type_id: t for t in GGML_TYPES.values()}
+
+
+def gguf_bits_per_weight(kind: str) -> float:
+    """Average bits per weight of a GGUF tensor type: ``8 * bytes per block / weights per block``.
+
+    Includes each block's scales (and mins), which is why Q8_0 costs 8.5
+    bits, not 8.
+
+    Examples
+    --------
+    >>> gguf_bits_per_weight("Q8_0"), gguf_bits_per_weight("Q4_K"), gguf_bits_per_weight("Q6_K")
+    (8.5, 4.5, 6.5625)
+    """
+    ggml_type = GGML_TYPES[check.choice("kind", kind, GGML_TYPES)]
+    return 8 * ggml_type.block_bytes / ggml_type.block_weights
+
+
+def gguf_weight_bytes(n_params: int, kind: str) -> int:
+    """Bytes of ``n_params`` weights stored as GGUF type ``kind``: whole blocks, ``ceil(n / block) * block_bytes``.
+
+    Treats the weights as one tensor in one type.  Real files round up per
+    tensor and keep some tensors (norms, often the embedding or output
+    matrix) in another type, so a file differs by those plus its metadata
+    (:func:`~llmcalc.gguf.recipe_weight_bytes` counts a recipe tensor by tensor).
+
+    Examples
+    --------
+    >>> gguf_weight_bytes(32, "Q8_0"), gguf_weight_bytes(33, "Q8_0")
+    (34, 68)
+    """
+    count = check.count("n_params", n_params, minimum=0)
+    ggml_type = GGML_TYPES[check.choice("kind", kind, GGML_TYPES)]
+    return -(-count // ggml_type.block_weights) * ggml_type.block_bytes
 
 # The recipe a file type starts from (llama_model_quantize_impl's default_type), per llama.cpp's ftype name.
 RECIPES: Mapping[str, str] = {
     "Q8_0": "Q8_0", "Q6_K": "Q6_K", "Q5_K_M": "Q5_K", "Q4_K_M": "Q4_K", "Q4_0": "Q4_0",
     "IQ4_XS": "IQ4_XS", "IQ4_NL": "IQ4_NL",
 }
+"""The llama-quantize file types planned here, and the tensor type each starts from (``default_type``)."""
 KV_CACHE_TYPES = ("f16", "q8_0", "q4_0")
+"""The KV-cache types (``--cache-type-k``, ``--cache-type-v``) a plan offers."""
 # tensor_type_fallback: a type whose block does not divide a row's length becomes this one.
 _FALLBACK = {"IQ4_XS": "IQ4_NL", "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"}
 
@@ -139,7 +212,7 @@ class GgufTensor:
 
     @property
     def n_bytes(self) -> int:
-        """Bytes of its data, ggml's ``ggml_nbytes``: whole blocks per row."""
+        """Bytes of its data (ggml's ``ggml_nbytes``), whole blocks per row."""
         ggml_type = GGML_TYPES[self.type_name]
         return ggml_type.row_bytes(self.shape[0]) * (self.n_weights // self.shape[0])
 
@@ -291,13 +364,17 @@ def kv_cache_type_bytes(n_ctx: int, n_layers: int, k_width: int, v_width: int, c
 # --- reading a .gguf file's header ---------------------------------------------------------------
 
 GGUF_MAGIC = b"GGUF"
+"""The four bytes a GGUF file starts with."""
 GGUF_VERSIONS = (2, 3)
+"""The GGUF versions :func:`read_gguf_header` reads."""
 MAX_HEADER_BYTES = 256 * MiB
-"""The most header bytes :func:`read_gguf_header` reads before it gives up (real headers: a few MiB of vocabulary)."""
+"""The most header bytes :func:`read_gguf_header` reads before it gives up (real headers hold a few MiB)."""
 MAX_TENSORS = 1 << 20
+"""The most tensors a header may declare; more is taken for a damaged file."""
 MAX_KEYS = 1 << 20
+"""The most metadata keys a header may declare; more is taken for a damaged file."""
 READ_CHUNK = MiB
-"""The header is read in slices of this size: at most this much past its end is read, never the whole file."""
+"""The header is read in slices of this size, so at most this much past its end is read, never the whole file."""
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 _STRING, _ARRAY = 8, 9
 
@@ -323,7 +400,7 @@ class GgufHeader:
 
     @property
     def weight_bytes(self) -> int:
-        """Bytes of every tensor's data: llama.cpp's ``model size``."""
+        """Bytes of every tensor's data, what llama.cpp prints as ``model size``."""
         return sum(tensor.n_bytes for tensor in self.tensors)
 
     def type_counts(self) -> dict[str, int]:
@@ -554,8 +631,9 @@ def gguf_model(header: GgufHeader) -> GgufModel:
 
 
 RESERVE = 512 * MiB
+"""What the plan sets aside for the CUDA context and llama.cpp's small host-visible buffers, an assumption."""
 CONTEXT_PADDING = 256
-"""What the plan sets aside for the CUDA context and llama.cpp's small host-visible buffers: an assumption."""
+"""llama.cpp pads the context to a multiple of this many cells (``GGML_PAD(n_ctx, 256)``)."""
 
 
 @dataclass(frozen=True)
@@ -610,7 +688,9 @@ def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cach
 
 
 MAX_CONTEXT = 1 << 24
+"""The longest context a plan takes, in tokens."""
 MAX_COMPUTE_BUFFER_MIB = 1_000_000
+"""The largest compute buffer :func:`compute_buffer_bytes` accepts, in MiB."""
 
 
 def compute_buffer_bytes(text: str) -> int:

@@ -23,82 +23,39 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from .config import ModelConfig
 from .errors import Refusal, refusal
 
-# Default values of the size-related keys, from each transformers 5.24 config class's __init__.  ``None``
-# means the class derives the value (e.g. num_key_value_heads -> num_attention_heads).
-_LLAMA = {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
-          "num_attention_heads": 32, "num_key_value_heads": None, "head_dim": None, "tie_word_embeddings": False,
-          "attention_bias": False, "mlp_bias": False}
-_DEFAULTS: dict[str, dict[str, Any]] = {
-    "llama": _LLAMA,
-    "mistral": {**_LLAMA, "intermediate_size": 14336, "num_key_value_heads": 8, "sliding_window": 4096},
-    "mixtral": {**_LLAMA, "intermediate_size": 14336, "num_key_value_heads": 8, "sliding_window": None,
-                "num_local_experts": 8, "num_experts_per_tok": 2},
-    "qwen2": {**_LLAMA, "vocab_size": 151936, "intermediate_size": 22016, "num_key_value_heads": 32,
-              "use_sliding_window": False, "sliding_window": 4096, "max_window_layers": 28, "layer_types": None},
-    "qwen2_moe": {**_LLAMA, "vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 5632,
-                  "num_hidden_layers": 24, "num_attention_heads": 16, "num_key_value_heads": 16,
-                  "use_sliding_window": False, "sliding_window": 4096, "max_window_layers": 28, "layer_types": None,
-                  "decoder_sparse_step": 1, "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
-                  "num_experts_per_tok": 4, "num_experts": 60, "mlp_only_layers": None, "qkv_bias": True},
-    "qwen3": {**_LLAMA, "vocab_size": 151936, "intermediate_size": 22016, "num_key_value_heads": 32, "head_dim": 128,
-              "use_sliding_window": False, "sliding_window": 4096, "max_window_layers": 28, "layer_types": None},
-    "qwen3_moe": {**_LLAMA, "vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 6144,
-                  "num_hidden_layers": 24, "num_key_value_heads": 4, "use_sliding_window": False,
-                  "sliding_window": 4096, "max_window_layers": None, "decoder_sparse_step": 1,
-                  "moe_intermediate_size": 768, "num_experts_per_tok": 8, "num_experts": 128, "mlp_only_layers": None},
-    "gemma": {**_LLAMA, "vocab_size": 256000, "hidden_size": 3072, "intermediate_size": 24576, "num_hidden_layers": 28,
-              "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 256, "tie_word_embeddings": True},
-    "gemma2": {**_LLAMA, "vocab_size": 256000, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
-               "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "tie_word_embeddings": True,
-               "sliding_window": 4096, "layer_types": None},
-    "gemma3_text": {**_LLAMA, "vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216,
-                    "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
-                    "tie_word_embeddings": True, "sliding_window": 4096, "layer_types": None,
-                    "use_bidirectional_attention": False},
-    "phi": {**_LLAMA, "vocab_size": 51200, "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 24,
-            "qk_layernorm": False},
-    "phi3": {**_LLAMA, "vocab_size": 32064, "hidden_size": 3072, "intermediate_size": 8192, "sliding_window": None},
-    "falcon": {"vocab_size": 65024, "hidden_size": 4544, "num_hidden_layers": 32, "num_attention_heads": 71,
-               "num_ln_in_parallel_attn": None, "num_kv_heads": None, "alibi": False,
-               "new_decoder_architecture": False, "multi_query": True, "parallel_attn": True, "bias": False,
-               "ffn_hidden_size": None, "tie_word_embeddings": True},
-    "gpt2": {"vocab_size": 50257, "n_positions": 1024, "n_embd": 768, "n_layer": 12, "n_head": 12, "n_inner": None,
-             "add_cross_attention": False, "tie_word_embeddings": True},
-    "gpt_neox": {"vocab_size": 50432, "hidden_size": 6144, "num_hidden_layers": 44, "num_attention_heads": 64,
-                 "intermediate_size": 24576, "tie_word_embeddings": False, "attention_bias": True},
-    "starcoder2": {**_LLAMA, "vocab_size": 49152, "hidden_size": 3072, "intermediate_size": 12288,
-                   "num_hidden_layers": 30, "num_attention_heads": 24, "num_key_value_heads": 2,
-                   "tie_word_embeddings": True, "sliding_window": None, "use_bias": True},
-    "olmo": {**_LLAMA, "vocab_size": 50304},
-    "olmo2": {**_LLAMA, "vocab_size": 50304},
-    "olmoe": {**_LLAMA, "vocab_size": 50304, "hidden_size": 2048, "intermediate_size": 2048, "num_hidden_layers": 16,
-              "num_attention_heads": 16, "num_experts_per_tok": 8, "num_experts": 64},
-    "deepseek_v2": {**_LLAMA, "vocab_size": 102400, "first_k_dense_replace": 0, "kv_lora_rank": 512,
-                    "q_lora_rank": 1536, "n_routed_experts": 64, "n_shared_experts": 2, "qk_nope_head_dim": 128,
-                    "qk_rope_head_dim": 64, "v_head_dim": 128, "num_experts_per_tok": None,
-                    "moe_intermediate_size": 1407},
-    "deepseek_v3": {**_LLAMA, "vocab_size": 129280, "hidden_size": 7168, "intermediate_size": 18432,
-                    "num_hidden_layers": 61, "num_attention_heads": 128, "num_key_value_heads": 128,
-                    "moe_intermediate_size": 2048, "n_shared_experts": 1, "n_routed_experts": 256, "kv_lora_rank": 512,
-                    "q_lora_rank": 1536, "qk_rope_head_dim": 64, "v_head_dim": 128, "qk_nope_head_dim": 128,
-                    "num_experts_per_tok": 8, "first_k_dense_replace": 3},
-}
-# Each class's default trained context, max_position_embeddings (GPT-2's n_positions is above); transformers 5.24.
-_POSITIONS = {"llama": 2048, "mistral": 4096 * 32, "mixtral": 4096 * 32, "qwen2": 32768, "qwen2_moe": 32768,
-              "qwen3": 32768, "qwen3_moe": 32768, "gemma": 8192, "gemma2": 8192, "gemma3_text": 131072, "phi": 2048,
-              "phi3": 4096, "falcon": 2048, "gpt_neox": 2048, "starcoder2": 4096, "olmo": 2048, "olmo2": 2048,
-              "olmoe": 4096, "deepseek_v2": 2048, "deepseek_v3": 4096}
-for _model_type, _positions in _POSITIONS.items():
-    _DEFAULTS[_model_type] = {**_DEFAULTS[_model_type], "max_position_embeddings": _positions}
-SUPPORTED_MODEL_TYPES = tuple(_DEFAULTS)
+__all__ = [
+    "ATTENTION_BIAS", "CLASS_DEFAULTS", "KEY_ALIASES", "READ_SIZE_KEYS", "SUPPORTED_MODEL_TYPES",
+    "config_from_hf"
+]
+
+SUPPORTED_MODEL_TYPES = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
+                         "gemma3_text", "phi", "phi3", "falcon", "gpt2", "gpt_neox", "starcoder2", "olmo", "olmo2",
+                         "olmoe", "deepseek_v2", "deepseek_v3")
+"""The model types (``model_type``) llmcalc reads, in the order its messages list them."""
+
+
+def _recorded_class_defaults() -> dict[str, dict[str, Any]]:
+    record = json.loads(resources.files("llmcalc").joinpath("data/hf_class_defaults.json").read_text("utf-8"))
+    recorded: dict[str, dict[str, Any]] = record["model_types"]
+    return {model_type: recorded[model_type]["init_defaults"] for model_type in SUPPORTED_MODEL_TYPES}
+
+
+CLASS_DEFAULTS: dict[str, dict[str, Any]] = _recorded_class_defaults()
+"""What an absent key means: each class's size-related ``__init__`` defaults in transformers 5.24, by ``model_type``.
+
+Read from ``llmcalc/data/hf_class_defaults.json`` (package data), which ``tools/verify_hf_models.py`` records
+from the classes' signatures; ``None`` means the class derives the value (``num_key_value_heads`` from
+``num_attention_heads``, ``head_dim`` from the width and heads).
+"""
 # A second name for the same setting: transformers 5 writes Qwen3-MoE's num_experts as num_local_experts.
-_ALIASES = {"qwen3_moe": {"num_experts": "num_local_experts"}}
+KEY_ALIASES = {"qwen3_moe": {"num_experts": "num_local_experts"}}
 
 # Keys whose names sound like sizes but change nothing llmcalc counts (epsilons, routing arithmetic, the label count
 # only a sequence-classification head reads), or that transformers 5 no longer reads (Gemma 2's sliding_window_size).
@@ -112,16 +69,16 @@ tie_encoder_decoder use_parallel_residual topk_group num_labels
 _SIZE_WORDS = re.compile(r"size|dim|layer|head|expert|rank|vocab|bias|norm|tie|window|lora|moe|shared|dense|"
                          r"intermediate|proj|qk|kv|parallel|fused|mtp|nextn|^num_|^n_")
 # The keys each model_type's transformers 5.24 code reads (its modelling module, its config class's own methods, the
-# shared RoPE, cache and masking code) whose names match _SIZE_WORDS, outside the class defaults above and
-# _IRRELEVANT: derived by tools/derive_config_keys.py, recorded in tests/data/hf_models/_read_keys.json (the test
-# checks this table against the recording).  A config.json key transformers never reads cannot change what it builds,
-# whatever its name (a checkpoint's training-code leftovers such as ep_size or num_nextn_predict_layers): ignored.
+# shared RoPE, cache and masking code) whose names match _SIZE_WORDS, outside the class defaults above, the keys the
+# rules below read and _IRRELEVANT: derived by tools/derive_config_keys.py, recorded in
+# tests/data/hf_models/_read_keys.json (the test checks this table against the recording).  A config.json key
+# transformers never reads cannot change what it builds, whatever its name (a checkpoint's training-code leftovers
+# such as ep_size or num_nextn_predict_layers): ignored.
 # A key listed here that llmcalc did not read is refused (Falcon's head_dim, a GPT-2 file's hidden_size alias).
-_READ_SIZE_KEYS: dict[str, frozenset[str]] = {model_type: frozenset() for model_type in _DEFAULTS} | {
+READ_SIZE_KEYS: dict[str, frozenset[str]] = {model_type: frozenset() for model_type in CLASS_DEFAULTS} | {
     "deepseek_v2": frozenset({"num_experts"}), "deepseek_v3": frozenset({"num_local_experts"}),
     "falcon": frozenset({"head_dim"}), "gpt2": frozenset({"hidden_size", "num_attention_heads", "num_hidden_layers"}),
-    "gpt_neox": frozenset({"head_dim"}), "olmoe": frozenset({"num_local_experts", "sliding_window"}),
-    "qwen3_moe": frozenset({"num_local_experts"}),
+    "olmoe": frozenset({"num_local_experts", "sliding_window"}),
 }
 
 
@@ -129,11 +86,11 @@ class _Reader:
     """Looks keys up in the file first, then in the class defaults of its ``model_type``."""
 
     def __init__(self, data: Mapping[str, Any], model_type: str) -> None:
-        self.data, self.model_type, self.defaults = data, model_type, _DEFAULTS[model_type]
+        self.data, self.model_type, self.defaults = data, model_type, CLASS_DEFAULTS[model_type]
         self.used: set[str] = {"model_type"}
 
     def __call__(self, key: str) -> Any:
-        alias = _ALIASES.get(self.model_type, {}).get(key, key)
+        alias = KEY_ALIASES.get(self.model_type, {}).get(key, key)
         self.used |= {key, alias}
         # Only a second name can contradict: a value is not compared with itself (NaN != NaN).
         if alias != key and key in self.data and alias in self.data and self.data[key] != self.data[alias]:
@@ -154,7 +111,7 @@ class _Reader:
 
     def check_rest(self) -> None:
         for key in self.data:
-            if key in _READ_SIZE_KEYS[self.model_type] and key not in self.used:
+            if key in READ_SIZE_KEYS[self.model_type] and key not in self.used:
                 raise self.fail("unknown_size_key", key=key, value=self.data[key])
 
 
@@ -242,7 +199,7 @@ def _common(read: _Reader) -> dict[str, Any]:
 
 
 # model_types whose attention_bias puts a bias on q, k, v and the output projection (or on MLA's down-projections).
-_ATTENTION_BIAS = ("llama", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text", "olmo", "olmo2", "olmoe",
+ATTENTION_BIAS = ("llama", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text", "olmo", "olmo2", "olmoe",
                    "deepseek_v2", "deepseek_v3")
 
 
@@ -250,7 +207,7 @@ def _llama_like(read: _Reader) -> dict[str, Any]:
     cfg = _common(read)
     cfg["d_ff"] = _positive(read, "intermediate_size")
     mt = read.model_type
-    if mt in _ATTENTION_BIAS:
+    if mt in ATTENTION_BIAS:
         cfg["qkv_bias"] = cfg["out_bias"] = _flag(read, "attention_bias")
     if mt in ("llama", "deepseek_v2"):
         cfg["mlp_bias"] = _flag(read, "mlp_bias")
@@ -418,7 +375,7 @@ def config_from_hf(source: Mapping[str, Any] | str | os.PathLike[str]) -> ModelC
     """
     data = _load(source)
     model_type = data.get("model_type")
-    if not isinstance(model_type, str) or model_type not in _DEFAULTS:
+    if not isinstance(model_type, str) or model_type not in CLASS_DEFAULTS:
         raise refusal("unsupported_model_type", model_type=model_type, supported=list(SUPPORTED_MODEL_TYPES),
                       multimodal=isinstance(data.get("text_config"), dict))
     if "quantization_config" in data:

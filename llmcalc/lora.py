@@ -35,13 +35,18 @@ from .config import ModelConfig, as_model_config
 from .errors import refusal
 from .params import Linear, linear_modules, param_count
 
+__all__ = [
+    "ALL_LINEAR", "FUSED_INTO", "PEFT_MOE_NAMES", "lora_model_params", "lora_model_share", "lora_params",
+    "lora_targets"
+]
+
 ALL_LINEAR = "all-linear"
 # Roles a fused module computes together: naming the part cannot select the fused module.
-_FUSED_INTO = {"q": "qkv", "k": "qkv", "v": "qkv", "gate": "gate_up", "up": "gate_up"}
+FUSED_INTO = {"q": "qkv", "k": "qkv", "v": "qkv", "gate": "gate_up", "up": "gate_up"}
 
 # peft 0.21.2's transformers-5 MoE conversion: model_type -> {transformers-4 module name: stacked weight it adapts}.
 _QWEN_NAMES = {"gate": "router", "gate_proj": "gate_up", "up_proj": "gate_up", "down_proj": "down"}
-_PEFT_MOE_NAMES: dict[str, dict[str, str]] = {
+PEFT_MOE_NAMES: dict[str, dict[str, str]] = {
     "mixtral": {"gate": "router", "w1": "gate_up", "w3": "gate_up", "w2": "down"},
     **dict.fromkeys(("qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3"), _QWEN_NAMES),
 }
@@ -71,20 +76,6 @@ def lora_params(d_in: int, d_out: int, rank: int) -> int:
     return r * (fan_in + fan_out)
 
 
-def _target_names(targets: str | Iterable[str]) -> list[str]:
-    names = [targets] if isinstance(targets, str) else targets
-    try:
-        names = list(names)
-    except TypeError:
-        raise refusal("targets_not_a_sequence", value=targets) from None
-    if not names:
-        raise refusal("targets_empty", value=names)
-    for name in names:
-        if not isinstance(name, str):
-            raise refusal("target_not_a_str", value=name, type=type(name).__name__)
-    return names
-
-
 def _matches(module: Linear, target: str) -> bool:
     return target == module.role or module.path == target or module.path.endswith("." + target)
 
@@ -109,12 +100,12 @@ def lora_targets(cfg: ModelConfig, targets: str | Iterable[str] = ("q", "v")) ->
     adaptable = [m for m in modules if m.adaptable]
     if isinstance(targets, str) and targets == ALL_LINEAR:
         return [m for m in adaptable if m.role != "lm_head"]
-    names = _target_names(targets)
+    names = check.targets(targets)
     chosen: list[Linear] = []
     for name in names:
         hits = [m for m in adaptable if _matches(m, name)]
         if not hits:
-            fused = next((m for m in adaptable if m.role == _FUSED_INTO.get(name)), None)
+            fused = next((m for m in adaptable if m.role == FUSED_INTO.get(name)), None)
             raise refusal("target_matches_nothing", target=name, fused_into=fused.path if fused else None,
                           modules=list(dict.fromkeys(m.path for m in adaptable)))
         chosen += [m for m in hits if m not in chosen]
@@ -123,7 +114,7 @@ def lora_targets(cfg: ModelConfig, targets: str | Iterable[str] = ("q", "v")) ->
 
 def _stacked_expert_params(cfg: ModelConfig, rank: int, names: list[str]) -> tuple[int, list[str]]:
     """peft's adapters on stacked expert weights for ``names``, and the names left to match linear modules."""
-    conversion = _PEFT_MOE_NAMES.get(cfg.model_type) if cfg.is_moe else None
+    conversion = PEFT_MOE_NAMES.get(cfg.model_type) if cfg.is_moe else None
     if not conversion:
         return 0, names
     mapped: dict[str, list[str]] = {}
@@ -167,12 +158,12 @@ def lora_model_params(cfg: ModelConfig, rank: int, targets: str | Iterable[str] 
     r = check.count("rank", rank)
     if isinstance(targets, str) and targets == ALL_LINEAR:
         if cfg.is_moe and not cfg.model_type:
-            raise refusal("all_linear_needs_model_type", model_types=sorted({"qwen2_moe", *_PEFT_MOE_NAMES}))
+            raise refusal("all_linear_needs_model_type", model_types=sorted({"qwen2_moe", *PEFT_MOE_NAMES}))
         # peft resolves "all-linear" to the leaf names of the linear modules, then maps MoE names as for a list.
         names = list(dict.fromkeys(m.path.rsplit(".", 1)[-1] for m in lora_targets(cfg, ALL_LINEAR)))
-        names += [name for name in _PEFT_MOE_NAMES.get(cfg.model_type, {}) if cfg.is_moe and name not in names]
+        names += [name for name in PEFT_MOE_NAMES.get(cfg.model_type, {}) if cfg.is_moe and name not in names]
     else:
-        names = _target_names(targets)
+        names = check.targets(targets)
     stacked, module_names = _stacked_expert_params(cfg, r, names)
     chosen = lora_targets(cfg, module_names) if module_names else []
     return stacked + r * sum(m.copies * (m.d_in + m.d_out) for m in chosen)

@@ -12,14 +12,14 @@ from types import MappingProxyType
 
 from . import _validate as check
 from .config import ModelConfig, as_model_config
+from .formats import dtype_bits
 
-DTYPE_BITS: Mapping[str, int] = MappingProxyType(
-    {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "int8": 8, "int4": 4, "nf4": 4}
-)
-"""Bits per stored value for each supported number format."""
+__all__ = [
+    "OPTIMIZER_STATES", "PRECISION_BYTES", "ZERO_SHARDED", "kv_cache_bytes", "kv_cache_bytes_per_token",
+    "training_memory", "weight_bytes", "zero_memory_per_gpu"
+]
 
-# Optimizer -> (per-parameter state tensors, bytes per state value, or None to follow the precision recipe).
-_OPTIMIZERS: Mapping[str, tuple[int, int | None]] = MappingProxyType({
+OPTIMIZER_STATES: Mapping[str, tuple[int, int | None]] = MappingProxyType({
     "adamw": (2, None),      # first and second moment
     "adam": (2, None),
     "adamw-8bit": (2, 1),    # bitsandbytes' 8-bit states; their per-block scales are not counted
@@ -27,25 +27,23 @@ _OPTIMIZERS: Mapping[str, tuple[int, int | None]] = MappingProxyType({
     "sgd-momentum": (1, None),
     "sgd": (0, None),
 })
+"""Optimizer -> (state values per parameter, bytes per state value or ``None`` to follow the precision recipe)."""
 
-# Precision recipe -> bytes per parameter for (weights, gradients, fp32 master weights, each optimizer state value).
-_PRECISIONS: Mapping[str, tuple[int, int, int, int]] = MappingProxyType({
+PRECISION_BYTES: Mapping[str, tuple[int, int, int, int]] = MappingProxyType({
     "mixed": (2, 2, 4, 4),   # bf16/fp16 compute copy + fp32 master and states
     "fp32": (4, 4, 0, 4),
     "bf16": (2, 2, 0, 2),    # pure bf16: no master copy, states in bf16
 })
+"""Precision recipe -> bytes per parameter of (weights, gradients, fp32 master weights, each optimizer state value)."""
 
-# Training-state parts each ZeRO stage splits across the data-parallel GPUs (stage 0 is plain data parallelism).
-_ZERO_SHARDED: tuple[frozenset[str], ...] = (
+ZERO_SHARDED: tuple[frozenset[str], ...] = (
     frozenset(),
     frozenset({"optimizer_states", "master_weights"}),
     frozenset({"optimizer_states", "master_weights", "gradients"}),
     frozenset({"optimizer_states", "master_weights", "gradients", "weights"}),
 )
-
-
-def _dtype_bits(dtype: str) -> int:
-    return DTYPE_BITS[check.choice("dtype", dtype, DTYPE_BITS)]
+"""The training-state parts each ZeRO stage (the index) splits across the data-parallel GPUs; stage 0 is plain data
+parallelism."""
 
 
 def weight_bytes(n_params: int, dtype: str = "bf16") -> int:
@@ -68,7 +66,7 @@ def weight_bytes(n_params: int, dtype: str = "bf16") -> int:
     ...
     llmcalc.errors.RefusalValueError: dtype must be one of 'fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4', 'nf4'; ...
     """
-    bits = _dtype_bits(dtype)
+    bits = dtype_bits(dtype)
     return -(-check.count("n_params", n_params, minimum=0) * bits // 8)
 
 
@@ -98,7 +96,7 @@ def kv_cache_bytes_per_token(cfg: ModelConfig, dtype: str = "bf16") -> int:
     """
     cfg = as_model_config(cfg)
     # 2 * bits is a multiple of 8 for every supported dtype except a 4-bit latent, hence the rounding up.
-    return -(-cfg.n_layers * _kv_values_per_token_per_layer(cfg) * _dtype_bits(dtype) // 8)
+    return -(-cfg.n_layers * _kv_values_per_token_per_layer(cfg) * dtype_bits(dtype) // 8)
 
 
 def kv_cache_bytes(cfg: ModelConfig, tokens: int, *, batch: int = 1, dtype: str = "bf16") -> int:
@@ -125,7 +123,7 @@ def kv_cache_bytes(cfg: ModelConfig, tokens: int, *, batch: int = 1, dtype: str 
     cfg = as_model_config(cfg)
     n_tokens = check.count("tokens", tokens, minimum=0)
     n_batch = check.count("batch", batch)
-    bits = _dtype_bits(dtype)
+    bits = dtype_bits(dtype)
     windowed = cfg.sliding_window_layers
     cached = (cfg.n_layers - windowed) * n_tokens + windowed * min(n_tokens, max(cfg.sliding_window - 1, 0))
     return -(-cached * _kv_values_per_token_per_layer(cfg) * bits * n_batch // 8)
@@ -152,8 +150,9 @@ def training_memory(n_params: int, optimizer: str = "adamw", precision: str = "m
     (10, 8)
     """
     n = check.count("n_params", n_params, minimum=0)
-    n_states, state_bytes = _OPTIMIZERS[check.choice("optimizer", optimizer, _OPTIMIZERS)]
-    weights, gradients, master, recipe_state_bytes = _PRECISIONS[check.choice("precision", precision, _PRECISIONS)]
+    n_states, state_bytes = OPTIMIZER_STATES[check.choice("optimizer", optimizer, OPTIMIZER_STATES)]
+    recipe = check.choice("precision", precision, PRECISION_BYTES)
+    weights, gradients, master, recipe_state_bytes = PRECISION_BYTES[recipe]
     per_state = recipe_state_bytes if state_bytes is None else state_bytes
     return {
         "weights": weights * n,
@@ -192,4 +191,4 @@ def zero_memory_per_gpu(
     shard = -(-n // check.count("n_gpus", n_gpus))
     full = training_memory(n, optimizer, precision)
     split = training_memory(shard, optimizer, precision)
-    return {part: split[part] if part in _ZERO_SHARDED[level] else full[part] for part in full}
+    return {part: split[part] if part in ZERO_SHARDED[level] else full[part] for part in full}

@@ -22,10 +22,19 @@ from dataclasses import dataclass
 
 from . import _validate as check
 from .config import ModelConfig, as_model_config
-from .errors import refusal
+
+__all__ = [
+    "ATTENTION_MODULES",
+    "MLP_MODULES",
+    "Linear",
+    "active_param_count",
+    "linear_modules",
+    "param_breakdown",
+    "param_count"
+]
 
 # Module paths inside one block, per layout: (attention prefix, names by role; MLP prefix, names by role).
-_ATTENTION = {
+ATTENTION_MODULES = {
     "llama": ("self_attn", {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj"}),
     "starcoder2": ("self_attn", {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj"}),
     "phi": ("self_attn", {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "dense"}),
@@ -34,7 +43,7 @@ _ATTENTION = {
     "gpt_neox": ("attention", {"qkv": "query_key_value", "o": "dense"}),
     "falcon": ("self_attention", {"qkv": "query_key_value", "o": "dense"}),
 }
-_MLP = {
+MLP_MODULES = {
     "llama": {"gate": "gate_proj", "up": "up_proj", "down": "down_proj"},
     "starcoder2": {"up": "c_fc", "down": "c_proj"},
     "phi": {"up": "fc1", "down": "fc2"},
@@ -51,7 +60,7 @@ class Linear:
 
     ``path``: its name in a block (``self_attn.q_proj``) or the model (``lm_head``);
     ``role``: what it computes (``q``, ``kv_b``, ``down``, ``router``...);
-    ``component``: its :func:`param_breakdown` key.  ``adaptable`` is False for
+    ``component``: its :func:`~llmcalc.param_breakdown` key.  ``adaptable`` is False for
     weights transformers 5 does not build as ``nn.Linear`` (stacked routed experts, routers).
     """
 
@@ -93,7 +102,7 @@ def _attention(cfg: ModelConfig) -> list[Linear]:
             Linear("self_attn.kv_b_proj", "kv_b", "attention", cfg.kv_lora_rank, kv_b_out, False, layers),
             Linear("self_attn.o_proj", "o", "attention", cfg.n_heads * v_head, d, cfg.out_bias, layers),
         ]
-    prefix, names = _ATTENTION[cfg.layout]
+    prefix, names = ATTENTION_MODULES[cfg.layout]
     widths = {"q": cfg.q_dim, "k": cfg.kv_dim, "v": cfg.kv_dim, "qkv": cfg.q_dim + 2 * cfg.kv_dim}
     modules = [
         Linear(f"{prefix}.{names[role]}", role, "attention", d, widths[role], cfg.qkv_bias, layers)
@@ -104,7 +113,7 @@ def _attention(cfg: ModelConfig) -> list[Linear]:
 
 
 def _ffn(cfg: ModelConfig, prefix: str, width: int, copies: int, *, adaptable: bool = True) -> list[Linear]:
-    names = _MLP[cfg.layout]
+    names = MLP_MODULES[cfg.layout]
     d, bias = cfg.d_model, cfg.mlp_bias
     if cfg.ffn == "mlp":
         ups = [("up", width)]
@@ -121,7 +130,7 @@ def _ffn(cfg: ModelConfig, prefix: str, width: int, copies: int, *, adaptable: b
 def linear_modules(cfg: ModelConfig) -> list[Linear]:
     """Every linear module of the model with its shape and number of copies.
 
-    This is what :func:`param_breakdown` and :func:`llmcalc.lora_model_params`
+    This is what :func:`~llmcalc.param_breakdown` and :func:`llmcalc.lora_model_params`
     both count, so the two always describe the same model.
 
     Examples
@@ -152,10 +161,8 @@ def linear_modules(cfg: ModelConfig) -> list[Linear]:
         if cfg.shared_expert_gate:
             gate = Linear(f"{mlp_prefix}.shared_expert_gate", "shared_gate", "router", cfg.d_model, 1, False, moe)
             modules.append(gate)
-    if not cfg.tie_embeddings:
+    if not cfg.tie_embeddings:  # ModelConfig refuses a bias on a tied head
         modules.append(Linear("lm_head", "lm_head", "lm_head", cfg.d_model, cfg.vocab_size, cfg.lm_head_bias, 1))
-    elif cfg.lm_head_bias:
-        raise refusal("lm_head_bias_tied")
     return modules
 
 

@@ -27,11 +27,60 @@ from . import _validate as check
 from .activations import activation_memory
 from .config import ModelConfig, as_model_config
 from .errors import Refusal, refusal
+from .formats import KV_FORMATS, WEIGHT_FORMATS
 from .lora import lora_model_params, lora_targets
 from .memory import kv_cache_bytes, training_memory, zero_memory_per_gpu
 from .params import Linear, linear_modules, param_breakdown, param_count
 from .units import GB, GiB, MiB
-from .weightformats import WEIGHT_FORMATS, _codes_and_constants, _converted, weight_format_bytes
+from .weightformats import codes_and_constants, is_converted, weight_format_bytes
+
+__all__ = [
+    "BNB_MIN_8BIT_SIZE",
+    "BNB_OPTIMIZER_BLOCK",
+    "BNB_QUANTIZATION_MAPS",
+    "CARDS",
+    "COLUMN_PARALLEL",
+    "GPUS",
+    "MAX_BATCH",
+    "MAX_GPUS",
+    "MAX_GPU_BYTES",
+    "MAX_PARAMS",
+    "MAX_TOKENS",
+    "MEMORY_UNITS",
+    "MIN_GPU_BYTES",
+    "OPTIMIZERS",
+    "PRECISIONS",
+    "PRECISION_RECIPES",
+    "QLORA_PREPARATIONS",
+    "RESERVE",
+    "ROW_PARALLEL",
+    "TASKS",
+    "VLLM_VOCAB_PADDING",
+    "ZERO3_MAX_LIVE_PARAMETERS",
+    "ZERO3_PREFETCH_BUCKET_SIZE",
+    "ZERO3_REDUCE_BUCKET_SIZE",
+    "FitChange",
+    "GpuCard",
+    "MemoryPlan",
+    "adamw_8bit_state_bytes",
+    "checked_model",
+    "context_limit",
+    "context_search_limit",
+    "gpu_memory",
+    "inference_changes_that_fit",
+    "kv_heads_per_gpu",
+    "largest_fitting",
+    "padded_vocab",
+    "parallel_inference_plans",
+    "pipeline_stages",
+    "plan_inference",
+    "plan_training",
+    "tensor_parallel_sizes",
+    "trained_context",
+    "training_changes_that_fit",
+    "training_state_bytes",
+    "zero3_buffer_bytes",
+]
 
 RESERVE = GiB
 """The 1 GiB every plan sets aside for the CUDA context and the allocator, an assumption, not a measurement.
@@ -115,7 +164,9 @@ GPUS: Mapping[str, int] = MappingProxyType({card.label: card.total_bytes for car
 """Each listed card's label and its reported total in bytes (from :data:`CARDS`)."""
 
 MIN_GPU_BYTES = MiB
+"""The least GPU memory :func:`gpu_memory` accepts, 1 MiB."""
 MAX_GPU_BYTES = 100_000 * GiB
+"""The most GPU memory :func:`gpu_memory` accepts, 100,000 GiB."""
 # A memory size: a decimal number, then an optional unit; no unit means GiB (what nvidia-smi's totals convert to).
 # ASCII only, so that the widget's JavaScript reads every text alike (Python's \d and \s take other scripts' digits
 # and spaces).
@@ -161,7 +212,10 @@ def gpu_memory(text: str) -> int:
     return size
 
 TASKS = ("inference", "full", "lora", "qlora")
+"""What a plan is for, inference or full, LoRA or QLoRA fine-tuning (see :func:`plan_training`)."""
 OPTIMIZERS = ("adamw", "adamw-8bit", "sgd-momentum")
+"""The optimizers a training plan offers, each a key of :data:`llmcalc.memory.OPTIMIZER_STATES`; the first is the
+default."""
 PRECISIONS = ("bf16", "amp", "mixed")
 """Full fine-tuning's precision regimes (see :func:`plan_training`); the first is the default.
 
@@ -172,7 +226,8 @@ mixed precision on an fp32 model: fp32 weights, gradients and moments, 4 + 4 + 8
 ``mixed``: DeepSpeed ZeRO's and Megatron's mixed precision: bf16 weights and gradients,
 an fp32 master copy and fp32 moments, 2 + 2 + 4 + 8 = 16.
 """
-_PRECISION_RECIPES: Mapping[str, str] = MappingProxyType({"bf16": "bf16", "amp": "fp32", "mixed": "mixed"})
+PRECISION_RECIPES: Mapping[str, str] = MappingProxyType({"bf16": "bf16", "amp": "fp32", "mixed": "mixed"})
+"""Each of :data:`PRECISIONS` as the recipe of :data:`llmcalc.memory.PRECISION_BYTES` it stores its state in."""
 QLORA_PREPARATIONS = ("kbit", "none")
 """How a QLoRA plan prepares its base; ``kbit`` (default) runs peft's ``prepare_model_for_kbit_training``,
 ``none`` does not."""
@@ -180,14 +235,20 @@ QLORA_PREPARATIONS = ("kbit", "none")
 # min_8bit_size (4096) values keeps two fp32 states; a larger one two uint8 states and one fp32 absmax per 256
 # values for each; the optimizer's two 256-entry fp32 quantization maps ("dynamic", "udynamic") are shared.
 BNB_MIN_8BIT_SIZE = 4096
+"""bitsandbytes' ``min_8bit_size``, below which a tensor keeps its two optimizer states in fp32."""
 BNB_OPTIMIZER_BLOCK = 256
+"""Values per fp32 absmax of bitsandbytes' 8-bit optimizer states."""
 BNB_QUANTIZATION_MAPS = 2 * 256 * 4
-KV_FORMATS = ("bf16", "fp16", "fp8", "fp32")
+"""Bytes of the 8-bit optimizer's two 256-entry fp32 quantization maps, shared by every tensor."""
 # Largest inputs the planner takes: beyond them a plan describes no machine that exists.
 MAX_PARAMS = 10**13
+"""The largest parameter count a plan takes."""
 MAX_TOKENS = 2**24
+"""The longest sequence or context a plan takes, in tokens."""
 MAX_BATCH = 2**16
+"""The largest batch a plan takes."""
 MAX_GPUS = 2**16
+"""The most GPUs a plan shares its state over."""
 
 
 @dataclass(frozen=True)
@@ -211,7 +272,7 @@ class MemoryPlan:
         return self.total <= check.count("gpu_bytes", gpu_bytes)
 
 
-def _checked_model(cfg: ModelConfig) -> tuple[ModelConfig, int]:
+def checked_model(cfg: ModelConfig) -> tuple[ModelConfig, int]:
     """The config and its parameter count, refused beyond :data:`MAX_PARAMS`."""
     cfg = as_model_config(cfg)
     n = param_count(cfg)
@@ -302,7 +363,7 @@ def plan_inference(
     >>> plan.fits(12 * GiB), plan.fits(16 * GiB)
     (False, True)
     """
-    cfg, _ = _checked_model(cfg)
+    cfg, _ = checked_model(cfg)
     tokens = _tokens(cfg, "context", context)
     sequences = check.count("batch", batch, maximum=MAX_BATCH)
     tp = check.count("tensor_parallel", tensor_parallel, maximum=MAX_GPUS)
@@ -320,12 +381,15 @@ VLLM_VOCAB_PADDING = 64
 """vLLM pads the vocabulary of its embedding and output head to a multiple of 64 rows
 (``DEFAULT_VOCAB_PADDING_SIZE`` in ``vocab_parallel_embedding.py``) before splitting it across GPUs."""
 
-_COLUMN_PARALLEL = ("q", "k", "v", "qkv", "gate", "up", "gate_up")
-_ROW_PARALLEL = ("o", "down")
+COLUMN_PARALLEL = ("q", "k", "v", "qkv", "gate", "up", "gate_up")
+"""Roles of the linear modules vLLM splits by output columns: each GPU keeps ``1/tp`` of ``d_out``, and of the bias."""
+
+ROW_PARALLEL = ("o", "down")
+"""Roles of the linear modules vLLM splits by input rows: each GPU keeps ``1/tp`` of ``d_in``, the bias whole."""
 
 
 def _parallel_model(cfg: ModelConfig) -> ModelConfig:
-    cfg, _ = _checked_model(cfg)
+    cfg, _ = checked_model(cfg)
     if cfg.is_moe or cfg.uses_latent_attention:
         raise refusal("parallel_needs_dense", model_type=cfg.model_type or "custom")
     return cfg
@@ -416,13 +480,13 @@ def _linear_bytes(module: Linear, weight_format: str, cfg: ModelConfig, tp: int)
         d_out = kv_out
     elif module.role == "qkv":
         d_out = cfg.q_dim // tp + 2 * kv_out
-    elif module.role in _COLUMN_PARALLEL:
+    elif module.role in COLUMN_PARALLEL:
         d_out //= tp
-    elif module.role in _ROW_PARALLEL:
+    elif module.role in ROW_PARALLEL:
         d_in //= tp
     bias = d_out if module.bias else 0
-    if _converted(module, weight_format, cfg):
-        codes, decode = _codes_and_constants(weight_format, d_in, d_out)
+    if is_converted(module, weight_format, cfg):
+        codes, decode = codes_and_constants(weight_format, d_in, d_out)
         return codes + decode + 2 * bias
     return 2 * (d_in * d_out + bias)
 
@@ -592,11 +656,11 @@ def training_state_bytes(
     >>> [round(sum(training_state_bytes(cfg, precision=p).values()) / GiB, 1) for p in PRECISIONS]
     [50.2, 100.4, 100.4]
     """
-    cfg, n_params = _checked_model(cfg)
+    cfg, n_params = checked_model(cfg)
     kind = check.choice("task", task, TASKS[1:])
     optimizer = check.choice("optimizer", optimizer, OPTIMIZERS)
     if kind == "full":
-        recipe = _PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
+        recipe = PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
         parts = training_memory(n_params, optimizer, recipe)
         if optimizer == "adamw-8bit":
             parts["optimizer_states"] = adamw_8bit_state_bytes(_trained_tensors(cfg))
@@ -612,7 +676,7 @@ def training_state_bytes(
     base = sum(base_parts.values())
     if kind == "qlora" and preparation == "kbit":
         quantized_biases = sum(2 * m.d_out * m.copies for m in linear_modules(cfg)
-                               if m.bias and _converted(m, "nf4-dq", cfg))
+                               if m.bias and is_converted(m, "nf4-dq", cfg))
         base += base_parts["unquantized"] - quantized_biases  # 16-bit parameters made fp32: 2 more bytes each
     adapters = training_memory(lora_model_params(cfg, count, targets), optimizer, "fp32")
     states = adapters["optimizer_states"]
@@ -700,7 +764,7 @@ def plan_training(
     ...
     llmcalc.errors.RefusalValueError: task must be one of 'full', 'lora', 'qlora'; got 'sft'
     """
-    cfg, n_params = _checked_model(cfg)
+    cfg, n_params = checked_model(cfg)
     kind = check.choice("task", task, TASKS[1:])
     tokens = _tokens(cfg, "seq_len", seq_len)
     sequences = check.count("micro_batch", micro_batch, maximum=MAX_BATCH)
@@ -708,7 +772,7 @@ def plan_training(
     gpus = check.count("n_gpus", n_gpus, maximum=MAX_GPUS)
     stage = check.count("zero_stage", zero_stage, minimum=0, maximum=3)
     if kind == "full":
-        recipe = _PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
+        recipe = PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
         activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing).peak
         parts = zero_memory_per_gpu(n_params, stage, gpus, optimizer, recipe)
         states = parts["optimizer_states"]
@@ -770,7 +834,7 @@ def zero3_buffer_bytes(cfg: ModelConfig, *, weight_bytes: int, trained: int, gra
     >>> [round(b / GiB, 2) for b in zero3_buffer_bytes(cfg, weight_bytes=2 * n, trained=n, gradient_bytes=2 * n)]
     [0.34, 0.93]
     """
-    cfg, n_params = _checked_model(cfg)
+    cfg, n_params = checked_model(cfg)
     largest = max([cfg.vocab_size * cfg.d_model] + [m.d_in * m.d_out for m in linear_modules(cfg)])
     gathered = max(largest, min(ZERO3_MAX_LIVE_PARAMETERS, largest + ZERO3_PREFETCH_BUCKET_SIZE))
     gathered_bytes = -(-min(gathered, n_params) * weight_bytes // n_params)
@@ -944,7 +1008,7 @@ def inference_changes_that_fit(
     ``plan`` builds the plan from keywords (default :func:`plan_inference`); ``settings`` are those given
     (``context`` among them).  Tried in this order, and kept when the plan then fits: the largest smaller batch;
     the longest shorter context; an fp8 KV cache (where ``kv_format`` is a setting); the first weight format in
-    :data:`~llmcalc.weightformats.WEIGHT_FORMATS` order, least lossy first, that fits; where ``tensor_parallel``
+    :data:`~llmcalc.formats.WEIGHT_FORMATS` order, least lossy first, that fits; where ``tensor_parallel``
     is a setting, the smallest larger tensor-parallel size vLLM accepts that fits; the smallest listed card
     with more memory.  Empty when nothing single does it, or the plan already fits.
 

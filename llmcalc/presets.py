@@ -16,6 +16,8 @@ from types import MappingProxyType
 from . import _validate as check
 from .config import ModelConfig
 
+__all__ = ["PRESETS", "REFERENCE", "get_preset"]
+
 PRESETS: Mapping[str, ModelConfig] = MappingProxyType({
     # The glossary's throughline model: small, but with every modern ingredient
     # (RMSNorm, SwiGLU, GQA with 10 query heads sharing 2 KV heads, untied head).

@@ -7,6 +7,8 @@ Decimal units (GB = 10**9) are what vendors print on a GPU box; binary units
 74.51
 """
 
+__all__ = ["GB", "MB", "TB", "GiB", "KiB", "MiB"]
+
 MB = 10**6
 GB = 10**9
 TB = 10**12

@@ -31,18 +31,23 @@ from __future__ import annotations
 from . import _validate as check
 from .config import ModelConfig, as_model_config
 from .errors import refusal
+from .formats import WEIGHT_FORMATS
 from .params import Linear, linear_modules, param_count
 
-WEIGHT_FORMATS = ("bf16", "fp8", "int8", "int4", "nf4", "nf4-dq")
-_FP32_ROUTERS = ("deepseek_v2", "deepseek_v3")  # their _keep_in_fp32_modules_strict holds "gate.weight"
-_NO_GPTQ_LAYOUTS = {"gpt2": "GPT-2's Conv1D", "falcon": "Falcon's FalconLinear"}
+__all__ = ["FP32_ROUTERS", "NO_GPTQ_LAYOUTS", "codes_and_constants", "is_converted", "weight_format_bytes"]
+
+FP32_ROUTERS = ("deepseek_v2", "deepseek_v3")
+"""The model types whose MoE routers stay in fp32 (their ``_keep_in_fp32_modules_strict`` holds ``gate.weight``)."""
+NO_GPTQ_LAYOUTS = {"gpt2": "GPT-2's Conv1D", "falcon": "Falcon's FalconLinear"}
+"""The layouts whose GPTQ (``int4``) size is refused, and why."""
 
 
 def _ceil(numerator: int, denominator: int) -> int:
     return -(-numerator // denominator)
 
 
-def _converted(module: Linear, weight_format: str, cfg: ModelConfig) -> bool:
+def is_converted(module: Linear, weight_format: str, cfg: ModelConfig) -> bool:
+    """Whether ``weight_format`` quantizes ``module`` of ``cfg``; a module it does not convert stays 16-bit."""
     if weight_format == "bf16" or module.role == "lm_head" or cfg.layout == "falcon":
         return False
     if weight_format == "fp8":
@@ -50,7 +55,7 @@ def _converted(module: Linear, weight_format: str, cfg: ModelConfig) -> bool:
     return module.adaptable
 
 
-def _codes_and_constants(weight_format: str, d_in: int, d_out: int, min_block_rows: int = 1) -> tuple[int, int]:
+def codes_and_constants(weight_format: str, d_in: int, d_out: int, min_block_rows: int = 1) -> tuple[int, int]:
     """Bytes of one quantized ``d_in -> d_out`` weight matrix: its codes and what decodes them."""
     weights = d_in * d_out
     if weight_format == "int8":
@@ -97,8 +102,8 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
     """
     cfg = as_model_config(cfg)
     check.choice("weight_format", weight_format, WEIGHT_FORMATS)
-    if weight_format == "int4" and (cfg.is_moe or cfg.layout in _NO_GPTQ_LAYOUTS):
-        why = "an MoE model" if cfg.is_moe else _NO_GPTQ_LAYOUTS[cfg.layout]
+    if weight_format == "int4" and (cfg.is_moe or cfg.layout in NO_GPTQ_LAYOUTS):
+        why = "an MoE model" if cfg.is_moe else NO_GPTQ_LAYOUTS[cfg.layout]
         raise refusal("gptq_not_modelled", why=why, formats=[f for f in WEIGHT_FORMATS if f != "int4"])
     modules = linear_modules(cfg)
     # get_keys_to_not_convert skips the last parameter: the last block's last linear if tied and norms are weightless
@@ -106,14 +111,14 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
     quantized = constants = converted_weights = fp32_weights = 0
     for module in modules:
         copies = module.copies - (1 if last_kept and module is modules[-1] else 0)
-        if module.role == "router" and cfg.model_type in _FP32_ROUTERS:
+        if module.role == "router" and cfg.model_type in FP32_ROUTERS:
             fp32_weights += module.params
         routed_gate_or_up = module.path.startswith("mlp.experts.") and module.role in ("gate", "up")
         stacked = weight_format == "fp8" and cfg.ffn == "swiglu" and routed_gate_or_up
-        if not _converted(module, weight_format, cfg) or (stacked and module.role == "up"):
+        if not is_converted(module, weight_format, cfg) or (stacked and module.role == "up"):
             continue  # FP8Experts stacks each routed expert's gate and up as one matrix: counted with the gate
         rows = 2 * module.d_out if stacked else module.d_out
-        codes, decode = _codes_and_constants(weight_format, module.d_in, rows, min_block_rows=2 if stacked else 1)
+        codes, decode = codes_and_constants(weight_format, module.d_in, rows, min_block_rows=2 if stacked else 1)
         quantized += copies * codes
         constants += copies * decode
         converted_weights += copies * module.d_in * rows

@@ -13,7 +13,7 @@ import pathlib
 import pytest
 
 import llmcalc as lc
-from llmcalc.activations import ActivationMemory, activation_bytes, activation_memory
+from llmcalc.activations import ActivationMemory, activation_memory
 
 DATA = pathlib.Path(__file__).parent / "data" / "activations"
 RECORDINGS = json.loads((DATA / "recordings.json").read_text("utf-8"))
@@ -49,8 +49,8 @@ def test_recordings_cover_the_issue():
 
 @pytest.mark.parametrize("record", RECORDINGS["records"], ids=_record_id)
 def test_matches_measurement(record):
-    estimate = activation_bytes(_config(record["arch"]), record["batch"], record["seq_len"],
-                                checkpointing=record["checkpointing"], dtype="bf16", attention=record["attention"])
+    estimate = activation_memory(_config(record["arch"]), record["batch"], record["seq_len"], dtype="bf16",
+                                 checkpointing=record["checkpointing"], attention=record["attention"]).saved
     measured = record["saved_bytes"]
     assert type(estimate) is int
     assert abs(estimate - measured) <= TOLERANCE * measured, f"{estimate:,d} vs measured {measured:,d}"
@@ -159,7 +159,7 @@ def test_breakdown_adds_up():
 @pytest.mark.parametrize("name", ["mixtral-8x7b", "phi-2"])
 def test_unmeasured_presets_are_refused(name):
     with pytest.raises(ValueError, match=r"activation memory is modelled|not modelled"):
-        activation_bytes(lc.get_preset(name), 1, 128)
+        activation_memory(lc.get_preset(name), 1, 128)
 
 
 @pytest.mark.parametrize("change, message", [
@@ -188,17 +188,17 @@ def test_unmeasured_architectures_are_refused(change, message):
 def test_bad_input(kwargs, error, message):
     arguments = dict(batch=1, seq_len=128) | kwargs
     with pytest.raises(error, match=message):
-        activation_bytes(lc.REFERENCE, **arguments)
+        activation_memory(lc.REFERENCE, **arguments)
 
 
 def test_bad_config():
     with pytest.raises(TypeError, match="cfg must be a ModelConfig"):
-        activation_bytes({"d_model": 768}, 1, 128)
+        activation_memory({"d_model": 768}, 1, 128)
 
 
 def test_learned_positions_bound_the_sequence():
     with pytest.raises(ValueError, match=r"seq_len must be in \[1, 1024\] \(the model learned 1024 positions\)"):
-        activation_bytes(lc.get_preset("gpt2"), 1, 2048)
+        activation_memory(lc.get_preset("gpt2"), 1, 2048)
 
 
 LORA = json.loads((DATA / "lora.json").read_text("utf-8"))
@@ -211,9 +211,9 @@ def _lora_id(record: dict) -> str:
 
 def _lora_estimate(record: dict) -> int:
     # peft's default targets (q_proj/v_proj, GPT-2's c_attn) are named by what peft adapted.
-    return activation_bytes(_config(record["arch"], LORA), record["batch"], record["seq_len"],
-                            checkpointing=record["checkpointing"], lora_targets=record["targets"] or record["adapted"],
-                            lora_rank=record["rank"], lora_dropout=record["lora_dropout"])
+    return activation_memory(_config(record["arch"], LORA), record["batch"], record["seq_len"],
+                             checkpointing=record["checkpointing"], lora_targets=record["targets"] or record["adapted"],
+                             lora_rank=record["rank"], lora_dropout=record["lora_dropout"]).saved
 
 
 def test_lora_recordings_cover_the_issue():
@@ -301,4 +301,4 @@ def test_lora_block_by_hand():
 def test_lora_refusals(kwargs, error, message):
     arguments = dict(batch=1, seq_len=128, lora_targets=["q", "v"]) | kwargs
     with pytest.raises(error, match=message):
-        activation_bytes(lc.get_preset("llama-3-8b"), **arguments)
+        activation_memory(lc.get_preset("llama-3-8b"), **arguments)

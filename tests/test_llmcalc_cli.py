@@ -176,7 +176,7 @@ def test_help_describes_fields_defaults_and_units():
     result = subprocess.run([sys.executable, "-m", "llmcalc", "kv-cache", "--help"], capture_output=True, text=True,
                             check=True)
     text = " ".join(result.stdout.split())
-    assert "key/value heads (0: as many as query heads)" in text
+    assert "key/value heads; 0 means n_heads (multi-head attention)" in text
     assert "k = 1,024 and M = 1,048,576 tokens (8k = 8,192" in text
     assert "number format of the cache (default: bf16)" in text
 
@@ -299,3 +299,27 @@ def test_a_plan_that_fits_names_no_change(capsys):
     result = json.loads(run(capsys, "plan", "llama-2-7b", "--task", "qlora", "--gpu", "24", "--checkpointing",
                             "--json"))
     assert result["fits"] is True and result["changes_that_fit"] == []
+
+
+def test_each_model_field_flag_is_helped_by_the_first_sentence_of_its_docstring_entry():
+    """The oracle is napoleon's own reading of ModelConfig's docstring (what the reference page shows)."""
+    import dataclasses
+    import inspect
+    import re
+
+    from sphinx.ext.napoleon import Config
+    from sphinx.ext.napoleon.docstring import NumpyDocstring
+
+    from llmcalc import ModelConfig
+    from llmcalc.cli import build_parser
+
+    parsed = str(NumpyDocstring(inspect.getdoc(ModelConfig), Config(napoleon_use_param=True)))
+    entries = re.findall(r":param (\w+): (.*?)(?=\n:|\Z)", parsed, re.S)
+    described = {name: " ".join(text.split()) for name, text in entries}
+    params = next(action for action in build_parser()._actions if action.dest == "command").choices["params"]
+    helps = {action.dest: action.help for action in params._actions}
+    fields = [field.name for field in dataclasses.fields(ModelConfig) if field.type in ("int", "bool")]
+    assert len(fields) >= 25
+    for name in fields:
+        plain = described[name].replace("``", "").replace(":mod:", "").replace("`", "")
+        assert helps[name] and plain.lower().startswith(helps[name].lower()), name

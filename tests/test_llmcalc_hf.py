@@ -14,11 +14,12 @@ import pytest
 import llmcalc as lc
 from llmcalc import hf
 from llmcalc.errors import Refusal
-from llmcalc.hf import _DEFAULTS, SUPPORTED_MODEL_TYPES
+from llmcalc.hf import CLASS_DEFAULTS, SUPPORTED_MODEL_TYPES
 
 DATA = Path(__file__).parent / "data" / "hf_models"
 RECORDED = json.loads((DATA / "_reference.json").read_text())["models"]
-CASES = [(name, form) for name in RECORDED for form in ("full", "short")]
+FORMS = ("full", "short")
+CASES = [(name, form) for name in RECORDED for form in FORMS]
 
 
 def load(name: str, form: str) -> lc.ModelConfig:
@@ -63,19 +64,39 @@ def test_kv_cache_matches_a_real_forward_pass(name):
     assert lc.kv_cache_bytes(load(name, "full"), 4096) == kv["full_depth_bf16_bytes_at_T4096"]
 
 
-def test_class_defaults_match_transformers():
-    """An absent key in a short config.json means the class default that transformers recorded."""
-    recorded = json.loads((DATA / "_class_defaults.json").read_text())["model_types"]
-    checked = 0
-    for model_type, defaults in _DEFAULTS.items():
-        library = recorded[model_type]["size_keys"]
-        for key, value in defaults.items():
-            # None on either side: derived at init (num_key_value_heads, head_dim); Qwen clears an unused window
-            unused_window = key == "sliding_window" and library.get("use_sliding_window") is False
-            if key in library and library[key] is not None and value is not None and not unused_window:
-                assert library[key] == value, (model_type, key)
-                checked += 1
-    assert checked > 100
+def test_class_defaults_are_the_recorded_init_defaults_shipped_with_the_package():
+    """An absent key means the class's __init__ default, as tools/verify_hf_models.py recorded it (package data)."""
+    recorded = json.loads((Path(lc.__file__).parent / "data" / "hf_class_defaults.json").read_text("utf-8"))
+    assert recorded["transformers"] == "5.24.0"
+    assert set(recorded["model_types"]) == set(SUPPORTED_MODEL_TYPES) == set(CLASS_DEFAULTS)
+    for model_type, defaults in CLASS_DEFAULTS.items():
+        assert defaults == recorded["model_types"][model_type]["init_defaults"], model_type
+    # Spot checks against transformers 5.24's signatures (LlamaConfig.__init__, MistralConfig.__init__, ...).
+    assert CLASS_DEFAULTS["llama"]["vocab_size"] == 32000 and CLASS_DEFAULTS["llama"]["head_dim"] is None
+    assert CLASS_DEFAULTS["mistral"]["max_position_embeddings"] == 4096 * 32
+    assert CLASS_DEFAULTS["qwen2"]["sliding_window"] == 4096  # the argument, before use_sliding_window clears it
+
+
+def keys_llmcalc_reads() -> dict[str, set[str]]:
+    """Per model_type, the keys llmcalc's reader looks up in the recorded configs (both forms)."""
+    used: dict[str, set[str]] = {}
+    original = hf._Reader
+
+    class Recorder(original):  # type: ignore[misc,valid-type]
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            readers.append(self)
+
+    readers: list[hf._Reader] = []
+    hf._Reader = Recorder
+    try:
+        for name, form in CASES:
+            load(name, form)
+    finally:
+        hf._Reader = original
+    for reader in readers:
+        used.setdefault(reader.model_type, set()).update(reader.used)
+    return used
 
 
 @pytest.mark.parametrize("data, message", [
@@ -132,12 +153,13 @@ def test_the_keys_refused_are_those_transformers_reads_as_recorded() -> None:
     recording = json.loads((DATA / "_read_keys.json").read_text(encoding="utf-8"))
     assert recording["transformers"] == "5.24.0"
     assert set(recording["models"]) == set(hf.SUPPORTED_MODEL_TYPES)
+    read = keys_llmcalc_reads()
     derived = {
-        model_type: frozenset(key for key in model["read"] if hf._SIZE_WORDS.search(key)
-                              and key not in hf._IRRELEVANT and key not in hf._DEFAULTS[model_type])
+        model_type: frozenset(key for key in model["read"] if hf._SIZE_WORDS.search(key) and key not in hf._IRRELEVANT
+                              and key not in hf.CLASS_DEFAULTS[model_type] and key not in read[model_type])
         for model_type, model in recording["models"].items()
     }
-    assert hf._READ_SIZE_KEYS == derived
+    assert hf.READ_SIZE_KEYS == derived
 
 
 def test_keys_transformers_never_reads_are_ignored_and_a_read_one_is_refused() -> None:
@@ -148,3 +170,13 @@ def test_keys_transformers_never_reads_are_ignored_and_a_read_one_is_refused() -
     with pytest.raises(Refusal) as refused:
         lc.ModelConfig.from_hf_config({**gpt2, "hidden_size": 1024})
     assert (refused.value.code, refused.value.params["key"]) == ("unknown_size_key", "hidden_size")
+
+
+def test_a_tied_head_with_a_bias_is_refused_when_read_not_when_counted():
+    """Phi-2 ties nothing; told to tie, its head would keep a bias llmcalc does not model: refused by ModelConfig."""
+    phi = json.loads((DATA / "phi-2.json").read_text(encoding="utf-8"))
+    with pytest.raises(Refusal) as refused:
+        lc.ModelConfig.from_hf_config({**phi, "tie_word_embeddings": True})
+    assert refused.value.code == "lm_head_bias_tied"
+    with pytest.raises(ValueError, match="lm_head_bias=True needs an untied head"):
+        lc.ModelConfig(vocab_size=10, d_model=8, n_layers=1, n_heads=2, d_ff=8, tie_embeddings=True, lm_head_bias=True)

@@ -5,14 +5,15 @@ import math
 import numpy as np
 import pytest
 
-import llmcalc as lc
+from llmcalc.teach.attention import softmax
+from llmcalc.teach.loss import cross_entropy
 
 RNG = np.random.default_rng(99)
 
 
 @pytest.mark.parametrize("vocab", [2, 1000, 32768, 128256])
 def test_uniform_logits_cost_ln_vocab(vocab):
-    assert lc.cross_entropy(np.zeros(vocab), 0) == pytest.approx(math.log(vocab), rel=1e-12)
+    assert cross_entropy(np.zeros(vocab), 0) == pytest.approx(math.log(vocab), rel=1e-12)
 
 
 def test_cross_entropy_of_a_batch_is_the_mean_of_its_rows():
@@ -20,7 +21,7 @@ def test_cross_entropy_of_a_batch_is_the_mean_of_its_rows():
     targets = np.array([0, 6, 3])
     rows = [-math.log(math.exp(row[t] - row.max()) / sum(math.exp(z - row.max()) for z in row))
             for row, t in zip(logits, targets, strict=True)]
-    assert lc.cross_entropy(logits, targets) == pytest.approx(sum(rows) / 3, rel=1e-12)
+    assert cross_entropy(logits, targets) == pytest.approx(sum(rows) / 3, rel=1e-12)
 
 
 @pytest.mark.parametrize("logits, target", [
@@ -35,8 +36,8 @@ def test_gradient_is_probabilities_minus_one_hot_by_finite_differences(logits, t
         up, down = logits.copy(), logits.copy()
         up[i] += h
         down[i] -= h
-        numeric[i] = (lc.cross_entropy(up, target) - lc.cross_entropy(down, target)) / (2 * h)
-    np.testing.assert_allclose(numeric, lc.softmax(logits) - np.eye(len(logits))[target], atol=1e-8)
+        numeric[i] = (cross_entropy(up, target) - cross_entropy(down, target)) / (2 * h)
+    np.testing.assert_allclose(numeric, softmax(logits) - np.eye(len(logits))[target], atol=1e-8)
 
 
 @pytest.mark.parametrize("target, message", [
@@ -46,7 +47,7 @@ def test_gradient_is_probabilities_minus_one_hot_by_finite_differences(logits, t
 ])
 def test_cross_entropy_refuses_bad_targets(target, message):
     with pytest.raises((ValueError, TypeError), match=message):
-        lc.cross_entropy(np.zeros(3), target)
+        cross_entropy(np.zeros(3), target)
 
 
 def _adam_reference(grads_per_step, lr, beta1, beta2, eps):

@@ -2,14 +2,14 @@
 
 import pytest
 
-import llmcalc as lc
+from llmcalc.teach.metrics import unigram_overlap
 
 
 # Papineni et al. (2002), section 2.1: the degenerate "the" candidate has modified precision 2/7.
 def test_bleu_papineni_example():
     candidate = ["the"] * 7
     reference = ["the", "cat", "is", "on", "the", "mat"]
-    assert lc.unigram_overlap(candidate, reference) / len(candidate) == pytest.approx(2 / 7)
+    assert unigram_overlap(candidate, reference) / len(candidate) == pytest.approx(2 / 7)
 
 
 @pytest.mark.parametrize("candidate, reference, overlap", [
@@ -20,7 +20,7 @@ def test_bleu_papineni_example():
 ])
 def test_overlap_is_the_multiset_intersection_either_way(candidate, reference, overlap):
     cand, ref = candidate.split(), reference.split()
-    assert lc.unigram_overlap(cand, ref) == overlap == lc.unigram_overlap(ref, cand)
+    assert unigram_overlap(cand, ref) == overlap == unigram_overlap(ref, cand)
 
 
 @pytest.mark.parametrize("candidate, error, message", [
@@ -30,4 +30,4 @@ def test_overlap_is_the_multiset_intersection_either_way(candidate, reference, o
 ])
 def test_overlap_refuses_what_is_not_a_token_list(candidate, error, message):
     with pytest.raises(error, match=message):
-        lc.unigram_overlap(candidate, ["the"])
+        unigram_overlap(candidate, ["the"])

@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import llmcalc as lc
+from llmcalc.teach.numerics import bf16_round, float_limits
 
 
 @pytest.mark.parametrize("fmt, numpy_type", [("fp32", np.float32), ("fp16", np.float16)])
 def test_limits_agree_with_numpy_finfo(fmt, numpy_type):
     info = np.finfo(numpy_type)
-    limits = lc.float_limits(fmt)
+    limits = float_limits(fmt)
     assert limits.max == float(info.max)
     assert limits.eps == float(info.eps)
     assert limits.smallest_normal == float(info.smallest_normal)
@@ -22,7 +22,7 @@ def test_limits_agree_with_numpy_finfo(fmt, numpy_type):
 
 def test_bf16_limits_published_values():
     # bfloat16: max 0x7F7F = 3.38953139e38, eps 2**-7, smallest normal 0x0080 = 2**-126.
-    limits = lc.float_limits("bf16")
+    limits = float_limits("bf16")
     assert limits.max == struct.unpack(">f", bytes.fromhex("7f7f0000"))[0]
     assert f"{limits.max:.8e}" == "3.38953139e+38"
     assert limits.eps == 0.0078125
@@ -58,7 +58,7 @@ def _bf16_reference(value: float) -> float:
     (1e-40, 2.0**-133),                # float32 subnormal 0x000116C2 -> bf16 0x0001
 ])
 def test_bf16_round_hand_cases(x, expected):
-    assert lc.bf16_round(x) == expected
+    assert bf16_round(x) == expected
 
 
 @settings(max_examples=2000, deadline=None)
@@ -67,24 +67,24 @@ def test_bf16_round_matches_exact_reference(x):
     expected = _bf16_reference(abs(x))
     if math.isinf(expected):
         with pytest.raises(ValueError, match="rounds to infinity"):
-            lc.bf16_round(x)
+            bf16_round(x)
     else:
-        assert lc.bf16_round(x) == math.copysign(expected, x)
+        assert bf16_round(x) == math.copysign(expected, x)
 
 
 def test_bf16_round_keeps_shape_and_is_idempotent():
     x = np.random.default_rng(1).normal(size=(3, 4))
-    once = lc.bf16_round(x)
+    once = bf16_round(x)
     assert once.shape == (3, 4) and once.dtype == np.float64
-    np.testing.assert_array_equal(lc.bf16_round(once), once)
+    np.testing.assert_array_equal(bf16_round(once), once)
     assert np.all(np.abs(once - x) <= np.abs(x) * 2.0**-8 * (1 + 1e-6))   # within half a step
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: lc.bf16_round(3.4e38), r"x must lie within the bf16 range .*got 3\.4e\+38, which rounds to infinity"),
-    (lambda: lc.bf16_round(np.array([1.0, -1e39])), r"got -1e\+39, which rounds to infinity"),
-    (lambda: lc.bf16_round(np.nan), r"x must be a finite real array"),
-    (lambda: lc.float_limits("fp64"), r"fmt must be one of 'fp32', 'fp16', 'bf16'; got 'fp64'"),
+    (lambda: bf16_round(3.4e38), r"x must lie within the bf16 range .*got 3\.4e\+38, which rounds to infinity"),
+    (lambda: bf16_round(np.array([1.0, -1e39])), r"got -1e\+39, which rounds to infinity"),
+    (lambda: bf16_round(np.nan), r"x must be a finite real array"),
+    (lambda: float_limits("fp64"), r"fmt must be one of 'fp32', 'fp16', 'bf16'; got 'fp64'"),
 ])
 def test_numerics_reject(call, message):
     with pytest.raises(ValueError, match=message):
@@ -92,9 +92,9 @@ def test_numerics_reject(call, message):
 
 
 def test_bf16_overflow_threshold_is_half_a_step_above_the_maximum():
-    largest = lc.float_limits("bf16").max
+    largest = float_limits("bf16").max
     half_step = 2.0**127 * 2.0**-8
     below = float(np.nextafter(np.float32(largest + half_step), np.float32(0)))
-    assert lc.bf16_round(below) == largest
+    assert bf16_round(below) == largest
     with pytest.raises(ValueError, match="rounds to infinity"):
-        lc.bf16_round(largest + half_step)   # a tie, and the maximum's last mantissa bit is odd
+        bf16_round(largest + half_step)   # a tie, and the maximum's last mantissa bit is odd

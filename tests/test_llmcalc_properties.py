@@ -8,6 +8,8 @@ its formula) and refuse the rest with ValueError or TypeError only.
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import inspect
 import math
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +21,15 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import llmcalc as lc
+import llmcalc.teach
 from llmcalc.lora import lora_targets
+from llmcalc.teach.attention import causal_mask, rope_rotate, scaled_dot_product_attention, softmax
+from llmcalc.teach.loss import cross_entropy
+from llmcalc.teach.metrics import unigram_overlap
+from llmcalc.teach.numerics import bf16_round, float_limits
+from llmcalc.teach.quant import absmax_quantize
+from llmcalc.teach.sampling import top_k_filter, top_p_filter
+from llmcalc.teach.tokenize import bpe_encode, bpe_train
 
 
 @st.composite
@@ -129,22 +139,22 @@ FUZZ: dict[str, tuple[Callable[..., Any], st.SearchStrategy[tuple[Any, ...]]]] =
     "matmul_params": (lc.matmul_params, st.tuples(MODELS)),
     "param_count": (lc.param_count, st.tuples(MODELS | st.dictionaries(st.text(max_size=3), INTS))),
     "active_param_count": (lc.active_param_count, st.tuples(MODELS | st.none())),
-    "softmax": (lambda x, t: lc.softmax(x, temperature=t), st.tuples(ARRAYS, FLOATS)),
-    "causal_mask": (lc.causal_mask, st.tuples(st.integers(-5, 50))),
-    "scaled_dot_product_attention": (lambda q, c: lc.scaled_dot_product_attention(q, q, q, causal=c),
+    "softmax": (lambda x, t: softmax(x, temperature=t), st.tuples(ARRAYS, FLOATS)),
+    "causal_mask": (causal_mask, st.tuples(st.integers(-5, 50))),
+    "scaled_dot_product_attention": (lambda q, c: scaled_dot_product_attention(q, q, q, causal=c),
                                      st.tuples(ARRAYS, st.booleans())),
-    "rope_rotate": (lc.rope_rotate, st.tuples(ARRAYS, st.integers(-5, 10**6))),
-    "cross_entropy": (lc.cross_entropy, st.tuples(ARRAYS, st.integers(-3, 8))),
-    "bf16_round": (lc.bf16_round, st.tuples(ARRAYS)),
-    "float_limits": (lc.float_limits, st.tuples(names(["fp32", "fp16", "bf16", "fp8-e4m3"]))),
-    "absmax_quantize": (lc.absmax_quantize, st.tuples(ARRAYS, st.integers(-2, 16))),
+    "rope_rotate": (rope_rotate, st.tuples(ARRAYS, st.integers(-5, 10**6))),
+    "cross_entropy": (cross_entropy, st.tuples(ARRAYS, st.integers(-3, 8))),
+    "bf16_round": (bf16_round, st.tuples(ARRAYS)),
+    "float_limits": (float_limits, st.tuples(names(["fp32", "fp16", "bf16", "fp8-e4m3"]))),
+    "absmax_quantize": (absmax_quantize, st.tuples(ARRAYS, st.integers(-2, 16))),
     "gguf_bits_per_weight": (lc.gguf_bits_per_weight, st.tuples(names(["Q4_K", "Q8_0", "Q4_0"]))),
     "gguf_weight_bytes": (lc.gguf_weight_bytes, st.tuples(INTS, names(["Q4_K", "Q8_0"]))),
-    "top_k_filter": (lc.top_k_filter, st.tuples(PROBS, st.integers(-2, 10))),
-    "top_p_filter": (lc.top_p_filter, st.tuples(PROBS, FLOATS)),
-    "bpe_train": (lc.bpe_train, st.tuples(st.lists(st.text("abc ", max_size=6), max_size=5), st.integers(-2, 5))),
-    "bpe_encode": (lc.bpe_encode, st.tuples(st.text("abc", max_size=6), st.just([("a", "b"), ("ab", "c")]))),
-    "unigram_overlap": (lc.unigram_overlap, st.tuples(st.lists(st.text("ab", max_size=2)),
+    "top_k_filter": (top_k_filter, st.tuples(PROBS, st.integers(-2, 10))),
+    "top_p_filter": (top_p_filter, st.tuples(PROBS, FLOATS)),
+    "bpe_train": (bpe_train, st.tuples(st.lists(st.text("abc ", max_size=6), max_size=5), st.integers(-2, 5))),
+    "bpe_encode": (bpe_encode, st.tuples(st.text("abc", max_size=6), st.just([("a", "b"), ("ab", "c")]))),
+    "unigram_overlap": (unigram_overlap, st.tuples(st.lists(st.text("ab", max_size=2)),
                                                        st.lists(st.text("ab", max_size=2)))),
 }
 
@@ -162,6 +172,10 @@ def all_finite(result: Any) -> bool:
 
 def test_every_public_function_is_fuzzed() -> None:
     public = {name for name in lc.__all__ if callable(getattr(lc, name)) and not name.isupper()}
+
+    for module_name in llmcalc.teach.__all__:
+        module = importlib.import_module(f"llmcalc.teach.{module_name}")
+        public |= {name for name in module.__all__ if inspect.isfunction(getattr(module, name))}
     assert public - {"ModelConfig"} <= set(FUZZ), public - set(FUZZ)
 
 

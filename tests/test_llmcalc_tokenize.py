@@ -2,7 +2,7 @@
 
 import pytest
 
-import llmcalc as lc
+from llmcalc.teach.tokenize import bpe_encode, bpe_train
 
 
 @pytest.mark.parametrize("words, n, expected", [
@@ -16,7 +16,7 @@ import llmcalc as lc
     (["abc"], 0, []),
 ])
 def test_bpe_train(words, n, expected):
-    assert lc.bpe_train(words, n) == expected
+    assert bpe_train(words, n) == expected
 
 
 @pytest.mark.parametrize("word, merges, expected", [
@@ -27,11 +27,11 @@ def test_bpe_train(words, n, expected):
     ("aaa", [("a", "a")], ["aa", "a"]),
 ])
 def test_bpe_encode(word, merges, expected):
-    assert lc.bpe_encode(word, merges) == expected
+    assert bpe_encode(word, merges) == expected
 
 
 def test_encoding_the_training_words_concatenates_back():
     words = ["lower", "newest", "widest", "low"]
-    merges = lc.bpe_train(words, 10)
+    merges = bpe_train(words, 10)
     for word in words:
-        assert "".join(lc.bpe_encode(word, merges)) == word
+        assert "".join(bpe_encode(word, merges)) == word

@@ -23,7 +23,7 @@ from browser import browser_page
 from glossary_html import inline_json
 from llmcalc import hf
 from llmcalc.browser import browser_data
-from llmcalc.config import _Derived
+from llmcalc.config import Derived
 from llmcalc.errors import Refusal
 from llmcalc.params import linear_modules
 
@@ -107,7 +107,7 @@ def decode(encoded: str) -> Any:
 
 
 def canonical(value: Any) -> str:
-    """Exact comparison: json tells True from 1, and 1 from 1.0; _Derived ints print as ints."""
+    """Exact comparison: json tells True from 1, and 1 from 1.0; Derived ints print as ints."""
     return json.dumps(value, sort_keys=True)
 
 
@@ -143,7 +143,7 @@ def outcome_key(outcome: Any) -> Any:
 
 def python_counts(cfg: lc.ModelConfig, lora: list[tuple[int, Any]]) -> dict[str, Any]:
     return {
-        "config": {key: int(v) if isinstance(v, _Derived) else v for key, v in dataclasses.asdict(cfg).items()},
+        "config": {key: int(v) if isinstance(v, Derived) else v for key, v in dataclasses.asdict(cfg).items()},
         "total": lc.param_count(cfg), "active": lc.active_param_count(cfg), "breakdown": lc.param_breakdown(cfg),
         "active_breakdown": lc.param_breakdown(cfg, active=True),
         "lora": [attempt(lc.lora_model_params, cfg, rank, targets) for rank, targets in lora],
@@ -211,7 +211,7 @@ def test_json_parse_cannot_tell_a_float_from_an_int_but_the_text_reader_can(page
 def preset_fields(cfg: lc.ModelConfig) -> dict[str, Any]:
     """The constructor's arguments: every field the preset did not leave to derivation."""
     given = {f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg)}
-    return {name: value for name, value in given.items() if not isinstance(value, _Derived)}
+    return {name: value for name, value in given.items() if not isinstance(value, Derived)}
 
 
 def test_presets_through_the_constructor_give_python_counts(page: Any) -> None:
@@ -420,7 +420,7 @@ def mutation_vectors() -> list[tuple[int, str, bool, str]]:
     vectors = []
     for index, path in enumerate(MODEL_FILES):
         data = json.loads(path.read_text(encoding="utf-8"))
-        defaults = hf._DEFAULTS[data["model_type"]]
+        defaults = hf.CLASS_DEFAULTS[data["model_type"]]
         keys = [key for key in data if key in defaults or hf._SIZE_WORDS.search(key)]
         keys += [key for key in defaults if key not in data]
         for key in keys:

@@ -25,10 +25,10 @@ import pytest
 import llmcalc as lc
 from browser import browser_page
 from llmcalc.errors import Refusal
+from llmcalc.formats import KV_FORMATS, WEIGHT_FORMATS
 from llmcalc.planner import (
     CARDS,
     GPUS,
-    KV_FORMATS,
     MAX_BATCH,
     OPTIMIZERS,
     PRECISIONS,
@@ -41,7 +41,6 @@ from llmcalc.planner import (
     plan_training,
     tensor_parallel_sizes,
 )
-from llmcalc.weightformats import WEIGHT_FORMATS
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 

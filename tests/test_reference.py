@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
+import inspect
 import re
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -19,6 +21,7 @@ from bs4 import Tag
 from sphinx.util.inventory import InventoryFile
 
 import llmcalc
+import llmcalc.teach
 from browser import browser_page
 from builtsite import built_page
 from llmcalc.cli import build_parser
@@ -29,7 +32,9 @@ LANGUAGES = ("en", "zh_TW")
 REFERENCE_PAGES = sorted(path.stem for path in (REPO / "docs").glob("reference-*.md"))
 # Pages whose examples use llmcalc in every way the glossary does: an alias (lc.X), the
 # reference model's fields (lc.REFERENCE.d_model) and names imported with from-imports.
-SAMPLE_PAGES = ("index", "04-how-a-model-learns", "07-gpus-flops-and-memory", "10-pre-training-and-fine-tuning")
+# Page 05 imports teaching helpers from llmcalc.teach modules.
+SAMPLE_PAGES = ("index", "04-how-a-model-learns", "05-the-transformer", "07-gpus-flops-and-memory",
+                "10-pre-training-and-fine-tuning")
 
 pytestmark = pytest.mark.site
 
@@ -49,14 +54,41 @@ def entry_pages(language: str) -> dict[str, str]:
     return pages
 
 
+# The modules whose __all__ is documented name by name: the top level, the planner and what it stands on,
+# and the teaching helpers.  (The tables the browser reads from hf, params, lora and config are public but
+# are documented by the browser export, llmcalc.browser.)
+DOCUMENTED_MODULES = ("llmcalc", "llmcalc.errors", "llmcalc.planner", "llmcalc.activations", "llmcalc.weightformats",
+                      "llmcalc.formats", "llmcalc.memory", "llmcalc.engines", "llmcalc.gguf",
+                      *(f"llmcalc.teach.{name}" for name in llmcalc.teach.__all__))
+
+
+def declared_entries() -> list[str]:
+    """Each declared name once, where its entry belongs: at the top level if exported there, else in its module."""
+    entries = []
+    for module_name in DOCUMENTED_MODULES:
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            value = getattr(module, name)
+            if inspect.ismodule(value):
+                entries.append(value.__name__)
+            elif module_name == "llmcalc" or not (name in llmcalc.__all__ and getattr(llmcalc, name) is value):
+                entries.append(f"{module_name}.{name}")
+    return entries
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_every_public_name_has_an_entry_on_a_reference_page(language: str) -> None:
+def test_every_public_name_has_one_entry_on_a_reference_page(language: str) -> None:
     pages = entry_pages(language)
-    missing = [name for name in llmcalc.__all__ if pages.get(f"llmcalc.{name}") not in REFERENCE_PAGES]
+    entries = declared_entries()
+    missing = [name for name in entries if pages.get(name) not in REFERENCE_PAGES]
     assert missing == []
-    for name in llmcalc.__all__:
-        entry = soup(language, pages[f"llmcalc.{name}"]).find("dt", id=f"llmcalc.{name}")
-        assert entry is not None, name
+    for name in entries:
+        if name not in (module for module in DOCUMENTED_MODULES):
+            assert soup(language, pages[name]).find("dt", id=name) is not None, name
+    # A name exported at the top level is documented there only, not a second time in its module.
+    twice = [f"{module}.{name}" for module in DOCUMENTED_MODULES[1:] for name in llmcalc.__all__
+             if f"{module}.{name}" in pages and f"llmcalc.{name}" in pages]
+    assert twice == []
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -73,7 +105,7 @@ def test_function_entries_show_typed_signatures_and_parameters(language: str) ->
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize(("docname", "name"), [
     ("reference-memory", "weight_bytes"), ("reference-models", "ModelConfig"),
-    ("reference-math", "softmax"), ("reference-text", "bpe_train"),
+    ("reference-math", "teach.attention.softmax"), ("reference-text", "teach.tokenize.bpe_train"),
 ])
 def test_entries_name_the_errors_bad_input_raises(language: str, docname: str, name: str) -> None:
     entry = soup(language, docname).find("dt", id=f"llmcalc.{name}").parent
@@ -104,11 +136,20 @@ def example_targets(code: str) -> dict[str, str]:
     targets = {}
     for chain in re.findall(r"\b(?:lc|llmcalc)\.(\w+(?:\.\w+)?)", code):
         name, _, attribute = chain.partition(".")
-        if name in llmcalc.__all__:
+        if name in llmcalc.__all__ and inspect.ismodule(getattr(llmcalc, name)):
+            # A submodule (llmcalc.planner): its entry is the module's, a name in it is its own entry.
+            module = getattr(llmcalc, name)
+            declared = attribute in module.__all__ and not hasattr(llmcalc, attribute)
+            targets[chain if declared else name] = chain if declared else f"module-llmcalc.{name}"
+        elif name in llmcalc.__all__:
             fields_of = isinstance(getattr(llmcalc, name), llmcalc.ModelConfig) and attribute in MODEL_FIELDS
             targets[chain if fields_of else name] = f"ModelConfig.{attribute}" if fields_of else name
     for imported in re.findall(r"from llmcalc import \(?([\w ,]+)\)?", code):
         targets |= {name.strip(): name.strip() for name in imported.split(",") if name.strip() in llmcalc.__all__}
+    for module, imported in re.findall(r"from llmcalc\.([\w.]+) import \(?([\w ,]+)\)?", code):
+        declared = importlib.import_module(f"llmcalc.{module}").__all__
+        names = [name.strip() for name in imported.split(",")]
+        targets |= {name: f"{module}.{name}" for name in names if name in declared}
     return targets
 
 

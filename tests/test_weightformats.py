@@ -14,7 +14,8 @@ import pathlib
 import pytest
 
 import llmcalc as lc
-from llmcalc.weightformats import WEIGHT_FORMATS, weight_format_bytes
+from llmcalc.formats import WEIGHT_FORMATS
+from llmcalc.weightformats import weight_format_bytes
 
 DATA = pathlib.Path(__file__).parent / "data" / "quantized"
 RECORDINGS = json.loads((DATA / "recordings.json").read_text("utf-8"))

@@ -2,7 +2,7 @@
 
 This script is NOT run by the tests, and torch/transformers are NOT llmcalc
 dependencies.  It writes ``tests/data/activations/recordings.json``, which
-``tests/test_llmcalc_activations.py`` compares ``llmcalc.activations.activation_bytes``
+``tests/test_llmcalc_activations.py`` compares ``llmcalc.activations.activation_memory(...).saved``
 against.
 
 How to re-run (in a throwaway virtual environment, never the project's)::

@@ -37,13 +37,15 @@ and records in ``_reference.json``
   feed-forward width, random weights) for several sequence lengths, and the
   per-token bytes per layer kind extrapolated to the full depth at T=4096.
 
-``_class_defaults.json`` holds, per ``model_type``, the size-relevant keys of
-``ConfigClass().to_dict()``: what an absent key in a ``config.json`` means.
+``llmcalc/data/hf_class_defaults.json`` (package data, llmcalc's only source of them) holds, per
+``model_type``, the size-relevant keyword defaults of ``ConfigClass.__init__``: what an absent key in a
+``config.json`` means (``None`` where the class derives the value from others, as ``head_dim``).
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import pathlib
 import platform
@@ -59,6 +61,7 @@ import transformers
 from transformers import AutoConfig, AutoModelForCausalLM, PretrainedConfig
 
 OUTPUT_DIR = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "hf_models"
+CLASS_DEFAULTS_FILE = pathlib.Path(__file__).resolve().parent.parent / "llmcalc" / "data" / "hf_class_defaults.json"
 
 EXTRAPOLATION_TOKENS = 4096
 MEASURED_LENGTHS = (1, 7, 64)
@@ -471,7 +474,7 @@ SIZE_KEY_PATTERN = re.compile(
     r"vocab|hidden_size|n_embd|n_inner|intermediate|ffn|layers|n_layer|heads|n_head|head_dim|tie_word|bias|"
     r"norm|expert|moe|topk|top_k|n_group|router|sliding|window|layer_types|lora|rope_dim|nope|rotary|partial|"
     r"parallel|multi_query|alibi|new_decoder|decoder_sparse|dense|mlp|qk_|v_head|clip_qkv|n_positions|"
-    r"max_position|rope_parameters|use_bias|num_kv|softcap|query_pre_attn|nextn|shared"
+    r"max_position|rope_parameters|use_bias|num_kv|softcap|query_pre_attn|nextn|shared|cross_attention|bidirectional"
 )
 NOT_SIZE_KEYS = {"output_router_logits", "router_aux_loss_coef", "router_jitter_noise", "initializer_range"}
 
@@ -767,15 +770,20 @@ def kv_rule(kv: dict[str, Any], full_config: PretrainedConfig) -> dict[str, Any]
 
 
 def class_defaults() -> dict[str, dict[str, Any]]:
-    """Per model_type, the size-relevant keys of a config built with no arguments."""
+    """Per model_type, the size-relevant keyword defaults of the config class's ``__init__``.
+
+    The signature, not ``ConfigClass().to_dict()``: what an absent key means is the argument's default, before
+    ``__init__`` derives anything from it (``head_dim=None`` becomes ``hidden_size // num_attention_heads``).
+    """
     defaults = {}
     for model_type in sorted({spec.published["model_type"] for spec in MODELS}):
         config_class = transformers.CONFIG_MAPPING[model_type]
-        values = config_class().to_dict()
+        parameters = inspect.signature(config_class.__init__).parameters.values()
         defaults[model_type] = {
             "class": config_class.__name__,
-            "size_keys": {k: v for k, v in sorted(values.items())
-                          if SIZE_KEY_PATTERN.search(k) and k not in NOT_SIZE_KEYS},
+            "init_defaults": {p.name: p.default for p in sorted(parameters, key=lambda p: p.name)
+                              if p.default is not inspect.Parameter.empty and SIZE_KEY_PATTERN.search(p.name)
+                              and p.name not in NOT_SIZE_KEYS},
         }
     return defaults
 
@@ -856,7 +864,7 @@ def main() -> None:
         "models": models,
     }
     (OUTPUT_DIR / "_reference.json").write_text(dump(reference), encoding="utf-8")
-    (OUTPUT_DIR / "_class_defaults.json").write_text(
+    CLASS_DEFAULTS_FILE.write_text(
         dump({"transformers": transformers.__version__, "model_types": class_defaults()}), encoding="utf-8")
     print(f"wrote {len(models)} models to {OUTPUT_DIR}")
 

@@ -289,7 +289,7 @@ def compact_json(value: object) -> str:
 @functools.cache
 def model_data(kind: str) -> dict[str, dict[str, int]]:
     """What the widget needs of each preset, computed by llmcalc once per build."""
-    import llmcalc  # imported when a widget is written: a build without one skips numpy
+    import llmcalc  # imported when a widget is written: a build without one skips it
 
     if kind == "memory":
         return {name: {"params": int(llmcalc.param_count(cfg))} for name, cfg in llmcalc.PRESETS.items()}
@@ -311,7 +311,7 @@ def planner_data() -> dict[str, str]:
     import dataclasses
 
     import llmcalc
-    from llmcalc import engines, memory, planner, weightformats
+    from llmcalc import engines, formats, memory, planner, weightformats
 
     tables = {
         "limits": {"max_params": planner.MAX_PARAMS, "max_tokens": planner.MAX_TOKENS,
@@ -319,20 +319,20 @@ def planner_data() -> dict[str, str]:
                    "min_gpu_bytes": planner.MIN_GPU_BYTES, "max_gpu_bytes": planner.MAX_GPU_BYTES},
         "cards": {card.key: card.total_bytes for card in planner.CARDS},
         "memory_units": dict(planner.MEMORY_UNITS),
-        "dtype_bits": dict(memory.DTYPE_BITS),
-        "optimizers": {name: memory._OPTIMIZERS[name] for name in planner.OPTIMIZERS},
-        "precisions": {name: memory._PRECISIONS[name] for name in ("mixed", "fp32", "bf16")},
+        "dtype_bits": dict(formats.DTYPE_BITS),
+        "optimizers": {name: memory.OPTIMIZER_STATES[name] for name in planner.OPTIMIZERS},
+        "precisions": {name: memory.PRECISION_BYTES[name] for name in ("mixed", "fp32", "bf16")},
         "full_precisions": planner.PRECISIONS,
-        "precision_recipes": dict(planner._PRECISION_RECIPES),
+        "precision_recipes": dict(planner.PRECISION_RECIPES),
         "qlora_preparations": planner.QLORA_PREPARATIONS,
         "bnb_optimizer": {"min_8bit_size": planner.BNB_MIN_8BIT_SIZE, "block": planner.BNB_OPTIMIZER_BLOCK,
                           "maps": planner.BNB_QUANTIZATION_MAPS},
-        "zero_sharded": [sorted(parts) for parts in memory._ZERO_SHARDED],
-        "weight_formats": weightformats.WEIGHT_FORMATS,
-        "fp32_routers": weightformats._FP32_ROUTERS,
-        "no_gptq_layouts": weightformats._NO_GPTQ_LAYOUTS,
-        "parallel": {"vocab_padding": planner.VLLM_VOCAB_PADDING, "column": planner._COLUMN_PARALLEL,
-                     "row": planner._ROW_PARALLEL},
+        "zero_sharded": [sorted(parts) for parts in memory.ZERO_SHARDED],
+        "weight_formats": formats.WEIGHT_FORMATS,
+        "fp32_routers": weightformats.FP32_ROUTERS,
+        "no_gptq_layouts": weightformats.NO_GPTQ_LAYOUTS,
+        "parallel": {"vocab_padding": planner.VLLM_VOCAB_PADDING, "column": planner.COLUMN_PARALLEL,
+                     "row": planner.ROW_PARALLEL},
         "zero3": {"max_live_parameters": planner.ZERO3_MAX_LIVE_PARAMETERS,
                   "prefetch_bucket_size": planner.ZERO3_PREFETCH_BUCKET_SIZE,
                   "reduce_bucket_size": planner.ZERO3_REDUCE_BUCKET_SIZE},
@@ -389,7 +389,7 @@ def depart_calculator(self: HTML5Translator, node: calculator) -> None:
     if kind == "planner":
         import llmcalc
         from llmcalc import planner
-        from llmcalc.weightformats import WEIGHT_FORMATS
+        from llmcalc.formats import KV_FORMATS, WEIGHT_FORMATS
 
         self.body.append(
             template("planner.html").close(
@@ -402,7 +402,7 @@ def depart_calculator(self: HTML5Translator, node: calculator) -> None:
                 default_gpu=next((card.key, f"{card.reported_mib} MiB") for card in planner.CARDS
                                  if card.key == "rtx-4090"),
                 weight_formats=[(name, name) for name in WEIGHT_FORMATS],
-                kv_formats=[(name, name) for name in planner.KV_FORMATS],
+                kv_formats=[(name, name) for name in KV_FORMATS],
             )
         )
         return

@@ -219,6 +219,7 @@
           "rope_head_dim_out_of_range", { max_rope_head_dim: cfg.head_dim - 1n, rope_head_dim: cfg.rope_head_dim }],
         [cfg.kv_lora_rank && (cfg.layout !== "llama" || cfg.qk_norm !== "none" || cfg.n_kv_heads !== cfg.n_heads),
           "latent_attention_layout", { layout: cfg.layout, qk_norm: cfg.qk_norm, n_kv_heads: cfg.n_kv_heads }],
+        [cfg.lm_head_bias && cfg.tie_embeddings, "lm_head_bias_tied", {}],
       ];
       for (const [failed, code, params] of problems) if (failed) throw refusal(code, params);
       made.add(Object.freeze(cfg));

@@ -121,8 +121,6 @@
       }
       if (!cfg.tie_embeddings) {
         modules.push(linear("lm_head", "lm_head", "lm_head", cfg.d_model, cfg.vocab_size, cfg.lm_head_bias, 1n));
-      } else if (cfg.lm_head_bias) {
-        throw refusal("lm_head_bias_tied", {});
       }
       return modules;
     }

@@ -16,7 +16,7 @@
   var MC = window.LLMModelConfig;
   /* llmcalc's refusals: a stable code and parameters (llmcalc.errors); the page words the message. */
   function refusal(code, params) { return new MC.LLMCalcError(code, params || {}); }
-  /* llmcalc's tables (planner limits and reserve, DTYPE_BITS, _OPTIMIZERS, _PRECISIONS, _ZERO_SHARDED and the
+  /* llmcalc's tables (planner limits and reserve, DTYPE_BITS, OPTIMIZER_STATES, PRECISION_BYTES, ZERO_SHARDED and the
    * weight-format rules), from the widget's data-tables: never retyped here. */
   var TABLES = null;
   var LIMITS = {};
@@ -188,7 +188,7 @@
 
   /* ---- llmcalc.weightformats ---- */
 
-  /* llmcalc.weightformats._converted */
+  /* llmcalc.weightformats.is_converted */
   function converted(module, format, cfg) {
     if (format === "bf16" || module.role === "lm_head" || cfg.layout === "falcon") { return false; }
     var routedExpert = module.path.indexOf("mlp.experts.") === 0;
@@ -196,7 +196,7 @@
     return module.adaptable;
   }
 
-  /* llmcalc.weightformats._codes_and_constants: bytes of one quantized d_in -> d_out matrix. */
+  /* llmcalc.weightformats.codes_and_constants: bytes of one quantized d_in -> d_out matrix. */
   function codesAndConstants(format, dIn, dOut, minBlockRows) {
     var weights = dIn * dOut;
     if (format === "int8") { return [weights, 4n * dOut]; }
@@ -262,7 +262,7 @@
     return PARTS.reduce(function (sum, part) { return sum + plan[part]; }, 0n);
   }
 
-  /* llmcalc.planner._checked_model: the parameter count, refused beyond the limit. */
+  /* llmcalc.planner.checked_model: the parameter count, refused beyond the limit. */
   function checkedModel(cfg) {
     var n = MC.paramCount(cfg);
     if (n > big(LIMITS.max_params)) {

@@ -14,7 +14,9 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from . import _validate as check
+from .. import _validate as check
+
+__all__ = ["FloatLimits", "bf16_round", "float_limits"]
 
 # Format name -> (exponent bits, stored mantissa bits); the sign takes one more bit.
 _LAYOUTS = {"fp32": (8, 23), "fp16": (5, 10), "bf16": (8, 7)}

@@ -1,6 +1,6 @@
 """Choosing the next token: top-k and top-p (nucleus) filtering of a probability distribution.
 
-Temperature lives in :func:`llmcalc.softmax`.  Both filters work on the last
+Temperature lives in :func:`llmcalc.teach.attention.softmax`.  Both filters work on the last
 axis and return a renormalised distribution of the same shape; among equal
 probabilities the lower token id ranks first.
 """
@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _validate as check
+from .. import _validate as check
+
+__all__ = ["top_k_filter", "top_p_filter"]
 
 
 def _keep_most_probable(dist: np.ndarray, keep_sorted: np.ndarray, order: np.ndarray) -> np.ndarray:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _validate as check
+from .. import _validate as check
+
+__all__ = ["cross_entropy"]
 
 
 def cross_entropy(logits: np.ndarray, target: int | np.ndarray) -> float:

@@ -10,10 +10,12 @@ import math
 
 import numpy as np
 
-from . import _validate as check
+from .. import _validate as check
 
-# A causal mask is for illustration; real kernels never materialise one this large (256 MiB).
+__all__ = ["MAX_MASK_SIZE", "causal_mask", "rope_rotate", "scaled_dot_product_attention", "softmax"]
+
 MAX_MASK_SIZE = 16384
+"""The largest side :func:`causal_mask` builds, for illustration (256 MiB of booleans); real kernels never build one."""
 
 
 def softmax(logits: np.ndarray, *, temperature: float = 1.0, axis: int = -1) -> np.ndarray:

@@ -14,7 +14,9 @@ from collections import Counter
 from collections.abc import Sequence
 from itertools import pairwise
 
-from . import _validate as check
+from .. import _validate as check
+
+__all__ = ["bpe_encode", "bpe_train"]
 
 
 def _merge(symbols: tuple[str, ...], pair: tuple[str, str]) -> tuple[str, ...]:

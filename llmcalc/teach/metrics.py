@@ -5,20 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from .. import _validate as check
 
-def _tokens(name: str, value: object) -> list[str]:
-    accepted = "a non-empty list of string tokens"
-    if isinstance(value, str):
-        raise TypeError(f"{name} must be {accepted}; got the string {value!r}; split it first, e.g. text.split()")
-    if not isinstance(value, Sequence):
-        raise TypeError(f"{name} must be {accepted}; got {type(value).__name__}")
-    tokens = list(value)
-    if not tokens:
-        raise ValueError(f"{name} must be {accepted}; got an empty sequence")
-    for token in tokens:
-        if not isinstance(token, str):
-            raise TypeError(f"{name} must be {accepted}; got the token {token!r} ({type(token).__name__})")
-    return tokens
+__all__ = ["unigram_overlap"]
 
 
 def unigram_overlap(candidate: Sequence[str], reference: Sequence[str]) -> int:
@@ -36,4 +25,4 @@ def unigram_overlap(candidate: Sequence[str], reference: Sequence[str]) -> int:
     >>> unigram_overlap(["the"] * 7, "the cat is on the mat".split())  # Papineni's example: 2 of 7
     2
     """
-    return sum((Counter(_tokens("candidate", candidate)) & Counter(_tokens("reference", reference))).values())
+    return sum((Counter(check.tokens("candidate", candidate)) & Counter(check.tokens("reference", reference))).values())
