@@ -382,10 +382,10 @@ VLLM_VOCAB_PADDING = 64
 (``DEFAULT_VOCAB_PADDING_SIZE`` in ``vocab_parallel_embedding.py``) before splitting it across GPUs."""
 
 COLUMN_PARALLEL = ("q", "k", "v", "qkv", "gate", "up", "gate_up")
-"""Roles of the linear modules vLLM splits by output columns: each GPU keeps ``1/tp`` of ``d_out``, and of the bias."""
+"""The roles of the linear modules vLLM splits by output columns; each GPU keeps ``1/tp`` of ``d_out`` and bias."""
 
 ROW_PARALLEL = ("o", "down")
-"""Roles of the linear modules vLLM splits by input rows: each GPU keeps ``1/tp`` of ``d_in``, the bias whole."""
+"""The roles of the linear modules vLLM splits by input rows; each GPU keeps ``1/tp`` of ``d_in`` and the whole bias."""
 
 
 def _parallel_model(cfg: ModelConfig) -> ModelConfig:
@@ -802,11 +802,11 @@ def plan_training(
 
 
 ZERO3_MAX_LIVE_PARAMETERS = 10**9
-"""DeepSpeed's default ``stage3_max_live_parameters``: ZeRO-3 keeps at most this many gathered parameters."""
+"""The most gathered parameters ZeRO-3 keeps at once (DeepSpeed's default ``stage3_max_live_parameters``)."""
 ZERO3_PREFETCH_BUCKET_SIZE = 5 * 10**7
-"""DeepSpeed's default ``stage3_prefetch_bucket_size``: parameters gathered ahead of the module that needs them."""
+"""Parameters gathered ahead of the module that needs them (DeepSpeed's default ``stage3_prefetch_bucket_size``)."""
 ZERO3_REDUCE_BUCKET_SIZE = 5 * 10**8
-"""DeepSpeed's default ``reduce_bucket_size``: gradient values gathered into one bucket before they are reduced."""
+"""Gradient values gathered into one bucket before they are reduced (DeepSpeed's default ``reduce_bucket_size``)."""
 
 
 def zero3_buffer_bytes(cfg: ModelConfig, *, weight_bytes: int, trained: int, gradient_bytes: int) -> tuple[int, int]:

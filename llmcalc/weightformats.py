@@ -56,7 +56,21 @@ def is_converted(module: Linear, weight_format: str, cfg: ModelConfig) -> bool:
 
 
 def codes_and_constants(weight_format: str, d_in: int, d_out: int, min_block_rows: int = 1) -> tuple[int, int]:
-    """Bytes of one quantized ``d_in -> d_out`` weight matrix: its codes and what decodes them."""
+    """Bytes of one quantized ``d_in -> d_out`` weight matrix: its codes and what decodes them.
+
+    ``min_block_rows`` is the fewest 128-row blocks an fp8 matrix is scaled in (2 for a
+    gate and up projection stacked into one matrix).
+
+    Examples
+    --------
+    int8 keeps a byte per weight and an fp32 scale per output row; NF4 half a byte per
+    weight, an fp32 absmax per 64-weight block and its 16-entry fp32 table:
+
+    >>> codes_and_constants("int8", 4096, 4096), codes_and_constants("nf4", 4096, 4096)
+    ((16777216, 16384), (8388608, 1048640))
+    >>> 4096 * 4096 // 64 * 4 + 16 * 4
+    1048640
+    """
     weights = d_in * d_out
     if weight_format == "int8":
         return weights, 4 * d_out
