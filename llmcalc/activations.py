@@ -87,6 +87,59 @@ measured byte for byte the same as LoRA, so it needs no switch here;
 ``prepare_model_for_kbit_training``, which upcasts the base's other parameters
 to fp32, was not measured.
 
+Mixtures of experts and multi-head latent attention (transformers 5.24's
+``modeling_mixtral``, ``modeling_qwen2_moe``, ``modeling_qwen3_moe``,
+``modeling_olmoe``, ``modeling_deepseek_v2`` and ``modeling_deepseek_v3``; peft
+0.21.2; recordings in ``tests/data/activations/moe.json`` and ``moe-lora.json``,
+made by ``tools/measure_activations.py --moe``).  Modelled for these six
+``model_type`` values only; another MoE or MLA model is refused.
+
+* Experts: transformers 5's default ``grouped_mm`` experts sort the
+  ``T * k`` token-expert pairs (``k`` = experts per token) by expert and run
+  all experts as one grouped product, so every tensor they keep has one row per
+  pair: the gathered inputs and the down projection's output (``d_model``
+  wide), the fused gate/up output (``2 f``), the SiLU output and the product
+  (``f`` each, ``f`` = an expert's width), three int64 permutations, and one
+  int32 offset per expert.  ``T * k`` does not depend on how the router spreads
+  the tokens, so the count is exact for any routing, balanced or not.
+* Router: its fp32 scores (softmax; DeepSeek-V3 a sigmoid), int64 top-k
+  indices, the top-k weights sorted by expert (fp32 for Mixtral and DeepSeek,
+  the model dtype for Qwen-MoE and OLMoE) and, where they are renormalized
+  (Mixtral, and ``norm_topk_prob`` at the published Qwen3-MoE and DeepSeek-V3
+  values), the weights before the division and their sum.  DeepSeek's router
+  reads an fp32 copy of its input; DeepSeek-V3 also keeps its group choice
+  (``n_group=8``, ``topk_group=4``, the published values).  The router logits
+  themselves are not kept (the auxiliary loss is off: ``output_router_logits``
+  false, the published configs' value).
+* Shared experts (Qwen-MoE, DeepSeek) keep what a SwiGLU FFN keeps;
+  Qwen-MoE's sigmoid gate keeps its output and the shared expert's output.
+  DeepSeek's leading dense layers (``first_k_dense_replace``) keep a dense FFN
+  (:attr:`ActivationMemory.dense_layers_extra`).
+* QK-norm of these families (Qwen3-MoE per head, OLMoE over the whole
+  projections) is an RMSNorm: fp32 input, normalized values, an fp32 ``rsqrt``
+  per head (per token).  The dense families' QK-norm is not in this section.
+* MLA: the KV latent (``kv_lora_rank``) and, with ``q_lora_rank``, the query
+  latent each pass an RMSNorm and a projection whose input is kept; keys
+  (``head_dim``) and values (``v_head_dim``) are rebuilt for every head.  torch's
+  CPU SDPA has no fused kernel for values narrower than the keys and falls back
+  to its math kernel in fp32, which keeps fp32 queries, keys, values and the
+  ``batch * n_heads * seq_len**2`` fp32 softmax: that is what ``"sdpa"`` counts
+  here.  On CUDA the memory-efficient kernel accepts the unequal widths and
+  keeps no score matrix (not measured), so for MLA this is an upper bound there.
+* LoRA: frozen experts keep their gate/up, SiLU and down outputs but not the
+  gathered inputs or the product.  Where peft converts the expert and router
+  names (Mixtral, Qwen3-MoE, OLMoE, DeepSeek; ``"all-linear"`` included) it
+  adapts the stacked weights through a parametrization, and each layer keeps
+  the merged weight ``W + B A`` for backward, a tensor the size of the layer's
+  expert weights whatever the number of tokens, plus model-dtype copies of the
+  factors; peft refuses ``lora_dropout`` there.  QLoRA measured the same as LoRA
+  (bitsandbytes leaves the stacked experts in bf16).
+
+The recordings hold every tensor saved during the forward pass: DeepSeek-V3's
+group choice is saved and then freed with a branch no gradient reaches, which
+the model counts (a few bytes per token) and the recording counts or not as the
+allocator reuses its addresses (0.02 %).
+
 What was measured (``tools/measure_activations.py``, recordings in
 ``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks in bf16 on
 CPU, eager and SDPA, three (batch, seq_len) points each, with and without
@@ -95,9 +148,9 @@ checkpointing; and the step's peak for the Llama-style model.  LoRA and QLoRA
 targets (q and v; GPT-2's fused ``c_attn``) and on ``"all-linear"``,
 ``lora_dropout`` 0 and 0.05.  Refused because not measured: LoRA without an
 adapted query, key or value projection, on the LM head, with eager attention
-or in a dtype other than bf16; mixture of experts, latent attention, sliding
-windows, parallel-block and fused layouts other than GPT-2's, extra norms,
-QK-norm.
+or in a dtype other than bf16; mixtures of experts and latent attention outside
+the six families above, sliding windows, parallel-block and fused layouts other
+than GPT-2's, extra norms, QK-norm of dense models.
 """
 
 from __future__ import annotations
@@ -520,7 +573,8 @@ def activation_memory(
     An estimate, not an exact count: it follows which tensors transformers'
     decoder blocks keep for backward (see the module docstring for the
     formula, its source and what changes from Korthikanti et al. 2022), and
-    it matched every recorded measurement within 10 % (in fact within 0.1 %).
+    it matched every recorded measurement within 10 % (in fact within 0.1 %;
+    the MoE and MLA recordings within 1 %, in fact within 0.02 %).
 
     Per block without checkpointing, with ``T = batch * seq_len`` tokens,
     ``e`` bytes per element of ``dtype``, ``d = d_model``, ``q = n_heads *
@@ -547,9 +601,10 @@ def activation_memory(
     Parameters
     ----------
     cfg : llmcalc.ModelConfig
-        A dense model with layout ``"llama"`` (SwiGLU, RMSNorm, rotary) or
-        ``"gpt2"``; other layouts, experts, latent attention and sliding
-        windows raise ``ValueError`` because they were not measured.
+        A model with layout ``"llama"`` (SwiGLU, RMSNorm, rotary) or
+        ``"gpt2"``, dense or one of the measured MoE and MLA families (see the
+        module docstring); other layouts, other experts and latent attention,
+        and sliding windows raise ``ValueError`` because they were not measured.
     batch, seq_len : int
         Sequences per step and tokens per sequence.
     checkpointing : bool
@@ -595,6 +650,15 @@ def activation_memory(
     (673, 64, 23.0)
     >>> activation_memory(cfg, 1, 4096, lora_targets="all-linear").per_layer // MiB
     1154
+
+    Mixtral 8x7B keeps 1360 MiB per block; LoRA on every linear layer keeps
+    4230, most of it the merged expert weights peft's adapters keep.
+
+    >>> mixtral = get_preset("mixtral-8x7b")
+    >>> activation_memory(mixtral, 1, 4096).per_layer // MiB
+    1360
+    >>> activation_memory(mixtral, 1, 4096, lora_targets="all-linear").per_layer // MiB
+    4230
     """
     cfg = as_model_config(cfg)
     _check_modelled(cfg)
@@ -689,10 +753,10 @@ def activation_bytes(
     7.7
     >>> round(activation_bytes(get_preset("gpt2"), 8, 1024) / GiB, 1)
     5.5
-    >>> activation_bytes(get_preset("mixtral-8x7b"), 1, 4096)
+    >>> activation_bytes(get_preset("phi-2"), 1, 4096)
     Traceback (most recent call last):
     ...
-    llmcalc.errors.RefusalValueError: activation memory is not modelled for mixture-of-experts routing: n_experts ...
+    llmcalc.errors.RefusalValueError: activation memory is not modelled for blocks without exactly two norms: ...
     """
     return activation_memory(
         cfg, batch, seq_len, checkpointing=checkpointing, dtype=dtype, attention=attention,

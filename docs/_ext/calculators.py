@@ -65,7 +65,7 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_target_matches_nothing", "refusal_experts_need_fused_pair", "refusal_all_linear_needs_model_type",
     "refusal_gptq_not_modelled", "refusal_activations_unmeasured_feature", "refusal_activations_llama_blocks",
     "refusal_activations_gpt2_blocks", "refusal_activations_layout", "refusal_lora_on_lm_head",
-    "refusal_lora_without_qkv", "refusal_model_too_large", "refusal_zero_needs_full", "refusal_engine_needs_dense",
+    "refusal_lora_without_qkv", "refusal_lora_dropout_on_stacked_experts", "refusal_model_too_large", "refusal_zero_needs_full", "refusal_engine_needs_dense",
 )
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
@@ -298,7 +298,7 @@ def planner_data() -> dict[str, str]:
     import dataclasses
 
     import llmcalc
-    from llmcalc import engines, memory, planner, weightformats
+    from llmcalc import activations, engines, lora, memory, planner, weightformats
 
     tables = {
         "limits": {"max_params": planner.MAX_PARAMS, "max_tokens": planner.MAX_TOKENS,
@@ -315,6 +315,14 @@ def planner_data() -> dict[str, str]:
         "bnb_optimizer": {"min_8bit_size": planner.BNB_MIN_8BIT_SIZE, "block": planner.BNB_OPTIMIZER_BLOCK,
                           "maps": planner.BNB_QUANTIZATION_MAPS},
         "zero_sharded": [sorted(parts) for parts in memory._ZERO_SHARDED],
+        "activations_moe": {
+            "families": activations._MOE_FAMILIES, "qk_norm": activations._MOE_QK_NORM,
+            "renormalized": sorted(activations._RENORMALIZED),
+            "fp32_routing_weights": sorted(activations._FP32_ROUTING_WEIGHTS),
+            "fp32_router": sorted(activations._FP32_ROUTER),
+            "v3_groups": activations._V3_GROUPS, "v3_kept_groups": activations._V3_KEPT_GROUPS,
+            "peft_moe_names": lora._PEFT_MOE_NAMES,
+        },
         "weight_formats": weightformats.WEIGHT_FORMATS,
         "fp32_routers": weightformats._FP32_ROUTERS,
         "no_gptq_layouts": weightformats._NO_GPTQ_LAYOUTS,
