@@ -335,6 +335,23 @@ def _qk_norm_bytes(cfg: ModelConfig, tokens: int, element: int, frozen: bool) ->
             + _norm_bytes(cfg, tokens, cfg.kv_dim, groups[1], element, frozen=frozen))
 
 
+def _unadapted_qk_norm_bytes(cfg: ModelConfig, modules: list[Linear], tokens: int, element: int) -> int:
+    """What the first block's QK-norm of a frozen, unadapted query or key projection does not keep under LoRA.
+
+    Without checkpointing the first block's input needs no gradient, so a query or key projection without an
+    adapter gives its norm an input that needs none either: the norm keeps nothing there.
+    """
+    roles = {module.role for module in modules}
+    heads = {"q": cfg.n_heads, "k": cfg.n_kv_heads}
+    widths = {"q": cfg.q_dim, "k": cfg.kv_dim}
+    discount = 0
+    for role in ("q", "k"):
+        if role not in roles:
+            groups = heads[role] if cfg.qk_norm == "per-head" else 1
+            discount += _norm_bytes(cfg, tokens, widths[role], groups, element, frozen=True)
+    return discount
+
+
 def _latent_attention_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str,
                             frozen: bool) -> int:
     """Bytes DeepSeek's multi-head latent attention keeps, the block's first norm and its output aside.
@@ -695,6 +712,8 @@ def activation_memory(
                                       or module.role in ("q_a", "kv_a") for module in modules)
             masks = _FP32 * tokens * cfg.d_model * block_input_readers if dropout else 0
             first_block_discount = _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=True) + masks
+            if cfg.model_type in _MOE_QK_NORM:
+                first_block_discount += _unadapted_qk_norm_bytes(cfg, modules, tokens, element)
     elif (lora_rank, lora_dropout) != (16, 0.0):
         raise refusal("lora_options_without_targets", lora_rank=lora_rank, lora_dropout=lora_dropout)
     # Token ids kept by the embedding (unless frozen) and by the loss (the shifted targets).

@@ -164,6 +164,18 @@
       normBytes(cfg, tokens, big(cfg.n_kv_heads * cfg.head_dim), groups[1], frozen);
   }
 
+  /* llmcalc.activations._unadapted_qk_norm_bytes: the first block's QK-norm of an unadapted q or k keeps nothing. */
+  function unadaptedQkNormBytes(cfg, modules, tokens) {
+    var discount = 0n;
+    [["q", cfg.n_heads], ["k", cfg.n_kv_heads]].forEach(function (item) {
+      if (!modules.some(function (module) { return module.role === item[0]; })) {
+        var width = big(item[1] * cfg.head_dim);
+        discount += normBytes(cfg, tokens, width, cfg.qk_norm === "per-head" ? big(item[1]) : 1n, true);
+      }
+    });
+    return discount;
+  }
+
   /* llmcalc.activations._latent_attention_bytes, SDPA branch (torch's math kernel: fp32 q, k, v and scores). */
   function latentAttentionBytes(cfg, batch, seqLen, frozen) {
     var tokens = batch * seqLen;
@@ -327,6 +339,7 @@
             module.role === "q_a" || module.role === "kv_a";
         }).length);
         discount = normBytes(cfg, tokens, dModel, 1n, true) + (dropout ? FP32 * tokens * dModel * readers : 0n);
+        if (TABLES.activations_moe.qk_norm[cfg.model_type]) { discount += unadaptedQkNormBytes(cfg, modules, tokens); }
       }
     }
     var shared = (frozen ? 1n : 2n) * INT64 * tokens;
