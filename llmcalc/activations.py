@@ -335,6 +335,34 @@ def _qk_norm_bytes(cfg: ModelConfig, tokens: int, element: int, frozen: bool) ->
             + _norm_bytes(cfg, tokens, cfg.kv_dim, groups[1], element, frozen=frozen))
 
 
+def _first_block_inputs_without_gradient(cfg: ModelConfig, modules: list[Linear]) -> list[Linear]:
+    """The adapted modules whose input needs no gradient in the first block under LoRA without checkpointing.
+
+    The first block's input comes from the frozen embedding: the modules reading it (through its first norm), and
+    in latent attention ``kv_b_proj`` and ``q_b_proj`` when the projection making their latent has no adapter.
+    """
+    roles = {module.role for module in modules}
+
+    def reads_no_gradient(module: Linear) -> bool:
+        if module.role in ("q_a", "kv_a") or (module.role in _BLOCK_INPUT_ROLES and module.d_in == cfg.d_model):
+            return True
+        if cfg.uses_latent_attention:
+            return (module.role == "kv_b" and "kv_a" not in roles) or (module.role == "q" and "q_a" not in roles)
+        return False
+
+    return [module for module in modules if reads_no_gradient(module)]
+
+
+def _unadapted_latent_norm_bytes(cfg: ModelConfig, modules: list[Linear], tokens: int, element: int) -> int:
+    """What the first block's latent norms keep less under LoRA: a latent whose projection (``kv_a_proj_with_mqa``,
+    ``q_a_proj``) has no adapter needs no gradient there, and its norm keeps nothing."""
+    roles = {module.role for module in modules}
+    discount = 0 if "kv_a" in roles else _norm_bytes(cfg, tokens, cfg.kv_lora_rank, 1, element, frozen=True)
+    if cfg.q_lora_rank and "q_a" not in roles:
+        discount += _norm_bytes(cfg, tokens, cfg.q_lora_rank, 1, element, frozen=True)
+    return discount
+
+
 def _unadapted_qk_norm_bytes(cfg: ModelConfig, modules: list[Linear], tokens: int, element: int) -> int:
     """What the first block's QK-norm of a frozen, unadapted query or key projection does not keep under LoRA.
 
@@ -377,7 +405,7 @@ def _latent_attention_bytes(cfg: ModelConfig, batch: int, seq_len: int, element:
         latents += _norm_bytes(cfg, tokens, cfg.q_lora_rank, 1, element, frozen=frozen)
         latents += 0 if frozen else element * tokens * cfg.q_lora_rank
     query_key_value = tokens * heads * (2 * cfg.head_dim + value_width)
-    output = element * tokens * heads * value_width
+    output = 0 if frozen else element * tokens * heads * value_width  # kept by o_proj only, for its weight
     if attention == "sdpa":
         return latents + _FP32 * query_key_value + _FP32 * scores + output
     # The product with the probabilities reads the values as one (batch * heads) stack: for one sequence a view of
@@ -708,12 +736,13 @@ def activation_memory(
             dense_block = block
         if not keep_inputs_only:
             # transformers makes the embedding's output need a gradient only when checkpointing is enabled.
-            block_input_readers = sum((module.role in _BLOCK_INPUT_ROLES and module.d_in == cfg.d_model)
-                                      or module.role in ("q_a", "kv_a") for module in modules)
-            masks = _FP32 * tokens * cfg.d_model * block_input_readers if dropout else 0
+            no_gradient_inputs = _first_block_inputs_without_gradient(cfg, modules)
+            masks = _FP32 * tokens * sum(module.d_in for module in no_gradient_inputs) if dropout else 0
             first_block_discount = _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=True) + masks
             if cfg.model_type in _MOE_QK_NORM:
                 first_block_discount += _unadapted_qk_norm_bytes(cfg, modules, tokens, element)
+            if cfg.uses_latent_attention:
+                first_block_discount += _unadapted_latent_norm_bytes(cfg, modules, tokens, element)
     elif (lora_rank, lora_dropout) != (16, 0.0):
         raise refusal("lora_options_without_targets", lora_rank=lora_rank, lora_dropout=lora_dropout)
     # Token ids kept by the embedding (unless frozen) and by the loss (the shifted targets).

@@ -164,6 +164,29 @@
       normBytes(cfg, tokens, big(cfg.n_kv_heads * cfg.head_dim), groups[1], frozen);
   }
 
+  function hasRole(modules, role) { return modules.some(function (module) { return module.role === role; }); }
+
+  /* llmcalc.activations._first_block_inputs_without_gradient */
+  function firstBlockInputsWithoutGradient(cfg, modules) {
+    return modules.filter(function (module) {
+      if (module.role === "q_a" || module.role === "kv_a" ||
+          (BLOCK_INPUT_ROLES.indexOf(module.role) >= 0 && big(module.d_in) === big(cfg.d_model))) { return true; }
+      if (cfg.kv_lora_rank > 0n) {
+        return (module.role === "kv_b" && !hasRole(modules, "kv_a")) || (module.role === "q" && !hasRole(modules, "q_a"));
+      }
+      return false;
+    });
+  }
+
+  /* llmcalc.activations._unadapted_latent_norm_bytes */
+  function unadaptedLatentNormBytes(cfg, modules, tokens) {
+    var discount = hasRole(modules, "kv_a") ? 0n : normBytes(cfg, tokens, big(cfg.kv_lora_rank), 1n, true);
+    if (cfg.q_lora_rank > 0n && !hasRole(modules, "q_a")) {
+      discount += normBytes(cfg, tokens, big(cfg.q_lora_rank), 1n, true);
+    }
+    return discount;
+  }
+
   /* llmcalc.activations._unadapted_qk_norm_bytes: the first block's QK-norm of an unadapted q or k keeps nothing. */
   function unadaptedQkNormBytes(cfg, modules, tokens) {
     var discount = 0n;
@@ -188,7 +211,8 @@
         (frozen ? 0n : ELEMENT * tokens * big(cfg.q_lora_rank));
     }
     var queryKeyValue = tokens * heads * (2n * big(cfg.head_dim) + valueWidth);
-    return latents + FP32 * queryKeyValue + FP32 * batch * heads * seqLen * seqLen + ELEMENT * tokens * heads * valueWidth;
+    var output = frozen ? 0n : ELEMENT * tokens * heads * valueWidth;
+    return latents + FP32 * queryKeyValue + FP32 * batch * heads * seqLen * seqLen + output;
   }
 
   /* llmcalc.activations._rotary_table_bytes */
@@ -334,12 +358,12 @@
         denseBlock = block;
       }
       if (!checkpointing) {
-        var readers = big(modules.filter(function (module) {
-          return (BLOCK_INPUT_ROLES.indexOf(module.role) >= 0 && big(module.d_in) === dModel) ||
-            module.role === "q_a" || module.role === "kv_a";
-        }).length);
-        discount = normBytes(cfg, tokens, dModel, 1n, true) + (dropout ? FP32 * tokens * dModel * readers : 0n);
+        var noGradientWidth = firstBlockInputsWithoutGradient(cfg, modules).reduce(function (sum, module) {
+          return sum + big(module.d_in);
+        }, 0n);
+        discount = normBytes(cfg, tokens, dModel, 1n, true) + (dropout ? FP32 * tokens * noGradientWidth : 0n);
         if (TABLES.activations_moe.qk_norm[cfg.model_type]) { discount += unadaptedQkNormBytes(cfg, modules, tokens); }
+        if (cfg.kv_lora_rank > 0n) { discount += unadaptedLatentNormBytes(cfg, modules, tokens); }
       }
     }
     var shared = (frozen ? 1n : 2n) * INT64 * tokens;
