@@ -65,7 +65,8 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_target_matches_nothing", "refusal_experts_need_fused_pair", "refusal_all_linear_needs_model_type",
     "refusal_gptq_not_modelled", "refusal_activations_unmeasured_feature", "refusal_activations_llama_blocks",
     "refusal_activations_gpt2_blocks", "refusal_activations_layout", "refusal_lora_on_lm_head",
-    "refusal_lora_without_qkv", "refusal_lora_dropout_on_stacked_experts", "refusal_model_too_large", "refusal_zero_needs_full", "refusal_engine_needs_dense",
+    "refusal_lora_without_qkv", "refusal_lora_dropout_on_stacked_experts", "refusal_model_too_large",
+    "refusal_zero_needs_full", "refusal_engine_needs_dense",
 )
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
