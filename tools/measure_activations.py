@@ -55,6 +55,20 @@ which upcasts them to fp32, is not applied).  Each (configuration,
 checkpointing) pair gets a freshly built model, because enabling
 checkpointing also registers transformers' ``enable_input_require_grads``
 hook on the embedding, which disabling it does not remove.
+
+``--moe`` measures the mixture-of-experts and latent-attention models instead
+(``MOE_ARCHITECTURES``: Mixtral, Qwen1.5-MoE, Qwen3-MoE, OLMoE, DeepSeek-V2-Lite
+and DeepSeek-V3 at width 512 with two layers, a few experts and the family's
+ratios) and writes ``moe.json`` (``moe-lora.json`` with ``--lora``); a run of
+some of them with ``--arch`` keeps the others' records.  They run
+transformers 5's default ``grouped_mm`` experts.  Their LoRA settings are
+``MOE_LORA_SETTINGS`` on ``MOE_QUERY_VALUE`` (peft 0.21.2 has a default target
+list only for Mixtral) and on ``"all-linear"``, which for Mixtral, Qwen3-MoE,
+OLMoE and DeepSeek adapts the stacked experts and the router (peft refuses
+``lora_dropout`` there, so it is measured with 0 only).  Run as recorded::
+
+    python tools/measure_activations.py --moe --write --detail --point 1 512 --point 2 128 --point 4 256
+    python tools/measure_activations.py --moe --lora --write --detail --point 1 256 --point 2 64 --point 4 128
 """
 
 from __future__ import annotations
