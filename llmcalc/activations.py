@@ -138,7 +138,7 @@ made by ``tools/measure_activations.py --moe``).  Modelled for these six
 The recordings hold every tensor saved during the forward pass: DeepSeek-V3's
 group choice is saved and then freed with a branch no gradient reaches, which
 the model counts (a few bytes per token) and the recording counts or not as the
-allocator reuses its addresses (0.02 %).
+allocator reuses its addresses (up to 0.07 %).
 
 What was measured (``tools/measure_activations.py``, recordings in
 ``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks in bf16 on
@@ -619,7 +619,7 @@ def activation_memory(
     decoder blocks keep for backward (see the module docstring for the
     formula, its source and what changes from Korthikanti et al. 2022), and
     it matched every recorded measurement within 10 % (in fact within 0.1 %;
-    the MoE and MLA recordings within 1 %, in fact within 0.02 %).
+    the MoE and MLA recordings within 1 %, in fact within 0.1 %).
 
     Per block without checkpointing, with ``T = batch * seq_len`` tokens,
     ``e`` bytes per element of ``dtype``, ``d = d_model``, ``q = n_heads *
