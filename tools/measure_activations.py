@@ -59,7 +59,8 @@ hook on the embedding, which disabling it does not remove.
 ``--moe`` measures the mixture-of-experts and latent-attention models instead
 (``MOE_ARCHITECTURES``: Mixtral, Qwen1.5-MoE, Qwen3-MoE, OLMoE, DeepSeek-V2-Lite
 and DeepSeek-V3 at width 512 with two layers, a few experts and the family's
-ratios) and writes ``moe.json`` (``moe-lora.json`` with ``--lora``); a run of
+ratios) and writes ``moe.json`` (``moe-lora.json`` with ``--lora``,
+``moe-peaks.json`` with ``--peak``); a run of
 some of them with ``--arch`` keeps the others' records.  They run
 transformers 5's default ``grouped_mm`` experts.  Their LoRA settings are
 ``MOE_LORA_SETTINGS`` on ``MOE_QUERY_VALUE`` (peft 0.21.2 has a default target
@@ -92,6 +93,7 @@ PEAKS = OUTPUT.with_name("peaks.json")
 LORA = OUTPUT.with_name("lora.json")
 MOE_OUTPUT = OUTPUT.with_name("moe.json")
 MOE_LORA = OUTPUT.with_name("moe-lora.json")
+MOE_PEAKS = OUTPUT.with_name("moe-peaks.json")
 
 NO_DROPOUT = {
     "llama": dict(attention_dropout=0.0),
@@ -435,9 +437,12 @@ def main() -> None:
                         help="only these (batch, seq_len) points")
     args = parser.parse_args()
     torch.set_num_threads(2)
-    if args.moe and args.peak:
-        parser.error("--peak is not recorded for --moe")
-    path = (MOE_LORA if args.moe else LORA) if args.lora else PEAKS if args.peak else MOE_OUTPUT if args.moe else OUTPUT
+    if args.lora and args.peak:
+        parser.error("--peak and --lora are separate runs")
+    if args.moe:
+        path = MOE_LORA if args.lora else MOE_PEAKS if args.peak else MOE_OUTPUT
+    else:
+        path = LORA if args.lora else PEAKS if args.peak else OUTPUT
     dense = [arch for arch in ARCHITECTURES if arch not in MOE_ARCHITECTURES]
     arches = args.arch or (list(MOE_ARCHITECTURES) if args.moe else dense)
     command = " ".join(["python tools/measure_activations.py", *sys.argv[1:]])
