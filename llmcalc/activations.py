@@ -252,17 +252,17 @@ class ActivationMemory:
 # --- Mixtures of experts and multi-head latent attention (the module docstring's section of that name) ---
 
 # The model_types whose MoE and MLA blocks were measured, and the QK-norm their attention applies.
-_MOE_FAMILIES = ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3")
-_MOE_QK_NORM = {"qwen3_moe": "per-head", "olmoe": "per-projection"}
+MOE_FAMILIES = ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3")
+MOE_QK_NORM = {"qwen3_moe": "per-head", "olmoe": "per-projection"}
 # Router settings transformers 5.24 reads from config keys llmcalc does not keep, at the published checkpoints'
 # values: the top-k weights renormalized (Mixtral always; norm_topk_prob true for Qwen3-MoE and DeepSeek-V3), kept
 # in fp32 rather than cast to the model dtype (Mixtral, DeepSeek), the router run on an fp32 copy of its input
 # against an fp32 weight (DeepSeek), and DeepSeek-V3's sigmoid scores chosen within n_group=8 groups of which
 # topk_group=4 are kept.
-_RENORMALIZED = frozenset({"mixtral", "qwen3_moe", "deepseek_v3"})
-_FP32_ROUTING_WEIGHTS = frozenset({"mixtral", "deepseek_v2", "deepseek_v3"})
-_FP32_ROUTER = frozenset({"deepseek_v2", "deepseek_v3"})
-_V3_GROUPS, _V3_KEPT_GROUPS = 8, 4
+RENORMALIZED_ROUTING = frozenset({"mixtral", "qwen3_moe", "deepseek_v3"})
+FP32_ROUTING_WEIGHTS = frozenset({"mixtral", "deepseek_v2", "deepseek_v3"})
+FP32_ROUTER_INPUT = frozenset({"deepseek_v2", "deepseek_v3"})
+V3_GROUPS, V3_KEPT_GROUPS = 8, 4
 _BOOL = 1
 _INT32 = 4
 
@@ -271,10 +271,10 @@ def _check_moe_modelled(cfg: ModelConfig) -> bool:
     """True for an MoE or latent-attention model of a measured family; refuse other MoE and MLA models."""
     if not (cfg.is_moe or cfg.uses_latent_attention):
         return False
-    if cfg.model_type not in _MOE_FAMILIES:
+    if cfg.model_type not in MOE_FAMILIES:
         feature = "latent attention" if cfg.uses_latent_attention else "mixture-of-experts routing"
         raise refusal("activations_unmeasured_feature", feature=f"{feature} outside the measured families",
-                      name="model_type", measured=_MOE_FAMILIES, value=cfg.model_type)
+                      name="model_type", measured=MOE_FAMILIES, value=cfg.model_type)
     return True
 
 
@@ -289,13 +289,13 @@ def _router_bytes(cfg: ModelConfig, tokens: int, element: int, frozen: bool) -> 
     """
     experts, k = cfg.n_experts, cfg.experts_per_token
     kept = _FP32 * tokens * experts + _INT64 * tokens * k  # scores, top-k indices
-    if cfg.model_type in _RENORMALIZED:
+    if cfg.model_type in RENORMALIZED_ROUTING:
         kept += _FP32 * tokens * k + _FP32 * tokens  # the chosen weights before the division, and their sum
-    kept += (_FP32 if cfg.model_type in _FP32_ROUTING_WEIGHTS else element) * tokens * k
-    if cfg.model_type in _FP32_ROUTER and not frozen:
+    kept += (_FP32 if cfg.model_type in FP32_ROUTING_WEIGHTS else element) * tokens * k
+    if cfg.model_type in FP32_ROUTER_INPUT and not frozen:
         kept += _FP32 * tokens * cfg.d_model
     if cfg.model_type == "deepseek_v3":
-        kept += _INT64 * tokens * (2 * _V3_GROUPS + _V3_KEPT_GROUPS) + _BOOL * tokens * experts
+        kept += _INT64 * tokens * (2 * V3_GROUPS + V3_KEPT_GROUPS) + _BOOL * tokens * experts
     return kept
 
 
@@ -427,7 +427,7 @@ def _check_modelled(cfg: ModelConfig) -> None:
     """Refuse the configurations whose saved tensors were never measured."""
     moe_family = _check_moe_modelled(cfg)
     unmeasured: dict[str, tuple[object, object, str]] = {
-        "qk_norm": (cfg.qk_norm, _MOE_QK_NORM.get(cfg.model_type, "none") if moe_family else "none", "QK-norm"),
+        "qk_norm": (cfg.qk_norm, MOE_QK_NORM.get(cfg.model_type, "none") if moe_family else "none", "QK-norm"),
         "n_experts": (cfg.n_experts, cfg.n_experts if moe_family else 1, "mixture-of-experts routing"),
         "kv_lora_rank": (cfg.kv_lora_rank, cfg.kv_lora_rank if moe_family else 0, "latent attention"),
         "sliding_window": (cfg.sliding_window, 0, "sliding-window attention"),
@@ -496,7 +496,7 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
 
     if cfg.uses_latent_attention:
         attention_bytes = _latent_attention_bytes(cfg, batch, seq_len, element, attention, frozen)
-    if cfg.model_type in _MOE_QK_NORM:
+    if cfg.model_type in MOE_QK_NORM:
         attention_bytes += _qk_norm_bytes(cfg, tokens, element, frozen)
     if cfg.is_moe if moe_layer is None else moe_layer:
         return norms + linear_inputs + attention_bytes + _moe_ffn_bytes(cfg, tokens, element, frozen)
@@ -596,7 +596,7 @@ def _stacked_adapter_bytes(cfg: ModelConfig, stacked: frozenset[str], tokens: in
     if "down" in stacked:
         kept += element * pairs * width + element * experts * (width * d + rank * width + d * rank)
     if "router" in stacked:
-        router_element = _FP32 if cfg.model_type in _FP32_ROUTER else element
+        router_element = _FP32 if cfg.model_type in FP32_ROUTER_INPUT else element
         kept += router_element * (tokens * d + experts * d)
     return kept
 
@@ -739,7 +739,7 @@ def activation_memory(
             no_gradient_inputs = _first_block_inputs_without_gradient(cfg, modules)
             masks = _FP32 * tokens * sum(module.d_in for module in no_gradient_inputs) if dropout else 0
             first_block_discount = _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=True) + masks
-            if cfg.model_type in _MOE_QK_NORM:
+            if cfg.model_type in MOE_QK_NORM:
                 first_block_discount += _unadapted_qk_norm_bytes(cfg, modules, tokens, element)
             if cfg.uses_latent_attention:
                 first_block_discount += _unadapted_latent_norm_bytes(cfg, modules, tokens, element)
