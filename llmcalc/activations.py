@@ -87,6 +87,59 @@ measured byte for byte the same as LoRA, so it needs no switch here;
 ``prepare_model_for_kbit_training``, which upcasts the base's other parameters
 to fp32, was not measured.
 
+Mixtures of experts and multi-head latent attention (transformers 5.24's
+``modeling_mixtral``, ``modeling_qwen2_moe``, ``modeling_qwen3_moe``,
+``modeling_olmoe``, ``modeling_deepseek_v2`` and ``modeling_deepseek_v3``; peft
+0.21.2; recordings in ``tests/data/activations/moe.json`` and ``moe-lora.json``,
+made by ``tools/measure_activations.py --moe``).  Modelled for these six
+``model_type`` values only; another MoE or MLA model is refused.
+
+* Experts: transformers 5's default ``grouped_mm`` experts sort the
+  ``T * k`` token-expert pairs (``k`` = experts per token) by expert and run
+  all experts as one grouped product, so every tensor they keep has one row per
+  pair: the gathered inputs and the down projection's output (``d_model``
+  wide), the fused gate/up output (``2 f``), the SiLU output and the product
+  (``f`` each, ``f`` = an expert's width), three int64 permutations, and one
+  int32 offset per expert.  ``T * k`` does not depend on how the router spreads
+  the tokens, so the count is exact for any routing, balanced or not.
+* Router: its fp32 scores (softmax; DeepSeek-V3 a sigmoid), int64 top-k
+  indices, the top-k weights sorted by expert (fp32 for Mixtral and DeepSeek,
+  the model dtype for Qwen-MoE and OLMoE) and, where they are renormalized
+  (Mixtral, and ``norm_topk_prob`` at the published Qwen3-MoE and DeepSeek-V3
+  values), the weights before the division and their sum.  DeepSeek's router
+  reads an fp32 copy of its input; DeepSeek-V3 also keeps its group choice
+  (``n_group=8``, ``topk_group=4``, the published values).  The router logits
+  themselves are not kept (the auxiliary loss is off: ``output_router_logits``
+  false, the published configs' value).
+* Shared experts (Qwen-MoE, DeepSeek) keep what a SwiGLU FFN keeps;
+  Qwen-MoE's sigmoid gate keeps its output and the shared expert's output.
+  DeepSeek's leading dense layers (``first_k_dense_replace``) keep a dense FFN
+  (:attr:`ActivationMemory.dense_layers_extra`).
+* QK-norm of these families (Qwen3-MoE per head, OLMoE over the whole
+  projections) is an RMSNorm: fp32 input, normalized values, an fp32 ``rsqrt``
+  per head (per token).  The dense families' QK-norm is not in this section.
+* MLA: the KV latent (``kv_lora_rank``) and, with ``q_lora_rank``, the query
+  latent each pass an RMSNorm and a projection whose input is kept; keys
+  (``head_dim``) and values (``v_head_dim``) are rebuilt for every head.  torch's
+  CPU SDPA has no fused kernel for values narrower than the keys and falls back
+  to its math kernel in fp32, which keeps fp32 queries, keys, values and the
+  ``batch * n_heads * seq_len**2`` fp32 softmax: that is what ``"sdpa"`` counts
+  here.  On CUDA the memory-efficient kernel accepts the unequal widths and
+  keeps no score matrix (not measured), so for MLA this is an upper bound there.
+* LoRA: frozen experts keep their gate/up, SiLU and down outputs but not the
+  gathered inputs or the product.  Where peft converts the expert and router
+  names (Mixtral, Qwen3-MoE, OLMoE, DeepSeek; ``"all-linear"`` included) it
+  adapts the stacked weights through a parametrization, and each layer keeps
+  the merged weight ``W + B A`` for backward, a tensor the size of the layer's
+  expert weights whatever the number of tokens, plus model-dtype copies of the
+  factors; peft refuses ``lora_dropout`` there.  QLoRA measured the same as LoRA
+  (bitsandbytes leaves the stacked experts in bf16).
+
+The recordings hold every tensor saved during the forward pass: DeepSeek-V3's
+group choice is saved and then freed with a branch no gradient reaches, which
+the model counts (a few bytes per token) and the recording counts or not as the
+allocator reuses its addresses (up to 0.07 %).
+
 What was measured (``tools/measure_activations.py``, recordings in
 ``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks in bf16 on
 CPU, eager and SDPA, three (batch, seq_len) points each, with and without
@@ -95,9 +148,9 @@ checkpointing; and the step's peak for the Llama-style model.  LoRA and QLoRA
 targets (q and v; GPT-2's fused ``c_attn``) and on ``"all-linear"``,
 ``lora_dropout`` 0 and 0.05.  Refused because not measured: LoRA without an
 adapted query, key or value projection, on the LM head, with eager attention
-or in a dtype other than bf16; mixture of experts, latent attention, sliding
-windows, parallel-block and fused layouts other than GPT-2's, extra norms,
-QK-norm.
+or in a dtype other than bf16; mixtures of experts and latent attention outside
+the six families above, sliding windows, parallel-block and fused layouts other
+than GPT-2's, extra norms, QK-norm of dense models.
 """
 
 from __future__ import annotations
@@ -112,7 +165,17 @@ from .config import ModelConfig, as_model_config
 from .errors import refusal
 from .params import Linear
 
-__all__ = ["ActivationMemory", "activation_memory"]
+__all__ = [
+    "FP32_ROUTER_INPUT",
+    "FP32_ROUTING_WEIGHTS",
+    "MOE_FAMILIES",
+    "MOE_QK_NORM",
+    "RENORMALIZED_ROUTING",
+    "V3_GROUPS",
+    "V3_KEPT_GROUPS",
+    "ActivationMemory",
+    "activation_memory",
+]
 
 Attention = Literal["sdpa", "eager"]
 
@@ -160,6 +223,11 @@ class ActivationMemory:
         than ``per_layer``: its input comes from the frozen embedding and needs
         no gradient, so its first norm keeps nothing and the dropouts of the
         adapters reading that norm keep no mask (0 otherwise).
+    dense_layers_extra : int
+        In an MoE model with dense leading layers (DeepSeek's
+        ``first_k_dense_replace``), what those layers keep beyond ``per_layer``
+        (an MoE layer's bytes) in all; negative when they keep less (0 otherwise,
+        and under checkpointing).
     """
 
     per_layer: int
@@ -171,11 +239,12 @@ class ActivationMemory:
     logits: int
     loss_backward: int
     first_block_discount: int = 0
+    dense_layers_extra: int = 0
 
     @property
     def saved(self) -> int:
         """Bytes kept for backward at the end of the forward pass (what was measured)."""
-        blocks = self.per_layer * self.n_layers - self.first_block_discount
+        blocks = self.per_layer * self.n_layers - self.first_block_discount + self.dense_layers_extra
         return blocks + self.shared + self.head + self.loss
 
     @property
@@ -192,12 +261,197 @@ class ActivationMemory:
         return self.saved + self.logits + max(self.loss_backward, self.recompute)
 
 
+# --- Mixtures of experts and multi-head latent attention (the module docstring's section of that name) ---
+
+MOE_FAMILIES = ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3")
+"""The ``model_type``s whose mixture-of-experts and latent-attention blocks were measured, and are modelled."""
+
+MOE_QK_NORM = {"qwen3_moe": "per-head", "olmoe": "per-projection"}
+"""The QK-norm each measured MoE family's attention applies (per head, or over the whole projection)."""
+
+# Router settings transformers 5.24 reads from config keys llmcalc does not keep, at the published checkpoints'
+# values (norm_topk_prob, the routing weights' dtype, DeepSeek's fp32 router, DeepSeek-V3's n_group/topk_group).
+RENORMALIZED_ROUTING = frozenset({"mixtral", "qwen3_moe", "deepseek_v3"})
+"""Families whose top-k routing weights are renormalized to sum to one (Mixtral always; ``norm_topk_prob``)."""
+
+FP32_ROUTING_WEIGHTS = frozenset({"mixtral", "deepseek_v2", "deepseek_v3"})
+"""Families that keep the routing weights in fp32 rather than casting them to the model's dtype."""
+
+FP32_ROUTER_INPUT = frozenset({"deepseek_v2", "deepseek_v3"})
+"""Families whose router runs on an fp32 copy of its input against an fp32 weight."""
+
+V3_GROUPS = 8
+"""DeepSeek-V3's ``n_group``: its sigmoid router scores the experts in this many groups."""
+
+V3_KEPT_GROUPS = 4
+"""DeepSeek-V3's ``topk_group``: the groups kept before the top-k experts are chosen within them."""
+_BOOL = 1
+_INT32 = 4
+
+
+def _check_moe_modelled(cfg: ModelConfig) -> bool:
+    """True for an MoE or latent-attention model of a measured family; refuse other MoE and MLA models."""
+    if not (cfg.is_moe or cfg.uses_latent_attention):
+        return False
+    if cfg.model_type not in MOE_FAMILIES:
+        feature = "latent attention" if cfg.uses_latent_attention else "mixture-of-experts routing"
+        raise refusal("activations_unmeasured_feature", feature=f"{feature} outside the measured families",
+                      name="model_type", measured=MOE_FAMILIES, value=cfg.model_type)
+    return True
+
+
+def _router_bytes(cfg: ModelConfig, tokens: int, element: int, frozen: bool) -> int:
+    """Bytes one MoE layer's router keeps: scores, top-k choice and the routing weights the experts multiply by.
+
+    The scores (softmax, DeepSeek-V3's sigmoid) are fp32; top-k keeps int64 indices; a renormalization keeps the
+    chosen weights before it (fp32) and their sum; the weights sorted by expert are kept for the product with each
+    expert's output.  DeepSeek's router reads an fp32 copy of its input (its weight stays fp32), kept unless the
+    router is frozen.  DeepSeek-V3 also keeps the top-2 indices of each of its groups, the indices of the groups it
+    keeps and the boolean mask of the experts outside them.
+    """
+    experts, k = cfg.n_experts, cfg.experts_per_token
+    kept = _FP32 * tokens * experts + _INT64 * tokens * k  # scores, top-k indices
+    if cfg.model_type in RENORMALIZED_ROUTING:
+        kept += _FP32 * tokens * k + _FP32 * tokens  # the chosen weights before the division, and their sum
+    kept += (_FP32 if cfg.model_type in FP32_ROUTING_WEIGHTS else element) * tokens * k
+    if cfg.model_type in FP32_ROUTER_INPUT and not frozen:
+        kept += _FP32 * tokens * cfg.d_model
+    if cfg.model_type == "deepseek_v3":
+        kept += _INT64 * tokens * (2 * V3_GROUPS + V3_KEPT_GROUPS) + _BOOL * tokens * experts
+    return kept
+
+
+def _moe_ffn_bytes(cfg: ModelConfig, tokens: int, element: int, frozen: bool) -> int:
+    """Bytes one MoE layer's FFN keeps, its input aside (counted with the block's linear inputs).
+
+    transformers 5.24's default ``grouped_mm`` experts sort the ``tokens * k`` token-expert pairs by expert and run
+    every expert as one grouped matrix product, so each kept tensor has one row per pair: the gathered inputs, the
+    fused gate/up output, the SiLU output, their product and the down projection's output (kept for the product
+    with the routing weights), and three int64 permutations.  The number of pairs is ``tokens * k`` however
+    unbalanced the routing, so the count is exact for any routing.  The shared expert (Qwen-MoE, DeepSeek) is a
+    SwiGLU FFN over every token; Qwen-MoE's sigmoid gate keeps its output and the shared expert's output.
+    """
+    pairs = tokens * cfg.experts_per_token
+    width = cfg.routed_expert_d_ff
+    inputs = 0 if frozen else element * pairs * cfg.d_model  # the gathered inputs of the frozen experts: not kept
+    down_input = 0 if frozen else element * pairs * width
+    experts = (inputs + element * pairs * (3 * width + cfg.d_model) + down_input
+               + 3 * _INT64 * pairs + _INT32 * cfg.n_experts)
+    shared = 0
+    if cfg.shared_expert_d_ff:
+        shared = (4 if not frozen else 3) * element * tokens * cfg.shared_expert_d_ff
+    if cfg.shared_expert_gate:
+        shared += element * tokens * cfg.d_model + element * tokens
+    return _router_bytes(cfg, tokens, element, frozen) + experts + shared
+
+
+def _qk_norm_bytes(cfg: ModelConfig, tokens: int, element: int, frozen: bool) -> int:
+    """Bytes the QK-norm of Qwen3-MoE (per head) or OLMoE (over the whole projections) keeps, as an RMSNorm."""
+    if cfg.qk_norm == "per-head":
+        groups = (cfg.n_heads, cfg.n_kv_heads)
+    elif cfg.qk_norm == "per-projection":
+        groups = (1, 1)
+    else:
+        return 0
+    return (_norm_bytes(cfg, tokens, cfg.q_dim, groups[0], element, frozen=frozen)
+            + _norm_bytes(cfg, tokens, cfg.kv_dim, groups[1], element, frozen=frozen))
+
+
+def _first_block_inputs_without_gradient(cfg: ModelConfig, modules: list[Linear]) -> list[Linear]:
+    """The adapted modules whose input needs no gradient in the first block under LoRA without checkpointing.
+
+    The first block's input comes from the frozen embedding: the modules reading it (through its first norm), and
+    in latent attention ``kv_b_proj`` and ``q_b_proj`` when the projection making their latent has no adapter.
+    """
+    roles = {module.role for module in modules}
+
+    def reads_no_gradient(module: Linear) -> bool:
+        if module.role in ("q_a", "kv_a") or (module.role in _BLOCK_INPUT_ROLES and module.d_in == cfg.d_model):
+            return True
+        if cfg.uses_latent_attention:
+            return (module.role == "kv_b" and "kv_a" not in roles) or (module.role == "q" and "q_a" not in roles)
+        return False
+
+    return [module for module in modules if reads_no_gradient(module)]
+
+
+def _unadapted_latent_norm_bytes(cfg: ModelConfig, modules: list[Linear], tokens: int, element: int) -> int:
+    """What the first block's latent norms keep less under LoRA: a latent whose projection (``kv_a_proj_with_mqa``,
+    ``q_a_proj``) has no adapter needs no gradient there, and its norm keeps nothing."""
+    roles = {module.role for module in modules}
+    discount = 0 if "kv_a" in roles else _norm_bytes(cfg, tokens, cfg.kv_lora_rank, 1, element, frozen=True)
+    if cfg.q_lora_rank and "q_a" not in roles:
+        discount += _norm_bytes(cfg, tokens, cfg.q_lora_rank, 1, element, frozen=True)
+    return discount
+
+
+def _unadapted_qk_norm_bytes(cfg: ModelConfig, modules: list[Linear], tokens: int, element: int) -> int:
+    """What the first block's QK-norm of a frozen, unadapted query or key projection does not keep under LoRA.
+
+    Without checkpointing the first block's input needs no gradient, so a query or key projection without an
+    adapter gives its norm an input that needs none either: the norm keeps nothing there.
+    """
+    roles = {module.role for module in modules}
+    heads = {"q": cfg.n_heads, "k": cfg.n_kv_heads}
+    widths = {"q": cfg.q_dim, "k": cfg.kv_dim}
+    discount = 0
+    for role in ("q", "k"):
+        if role not in roles:
+            groups = heads[role] if cfg.qk_norm == "per-head" else 1
+            discount += _norm_bytes(cfg, tokens, widths[role], groups, element, frozen=True)
+    return discount
+
+
+def _latent_attention_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str,
+                            frozen: bool) -> int:
+    """Bytes DeepSeek's multi-head latent attention keeps, the block's first norm and its output aside.
+
+    The compressed KV latent passes an RMSNorm (``kv_lora_rank`` wide) and then ``kv_b_proj``, whose input is
+    kept; with ``q_lora_rank`` the queries do the same through their own norm and ``q_b_proj``.  The rotary part
+    is applied to a slice and keeps only the shared tables.  Keys and values are rebuilt at every head (``head_dim``
+    wide keys, ``v_head_dim`` wide values).  Eager attention keeps queries, keys, the values (for a batch of one
+    sequence a slice of ``kv_b_proj``'s output, whose storage holds the keys' non-rotary part too), the fp32
+    softmax and its
+    model-dtype copy, and the output.  torch's CPU SDPA has no fused kernel for values narrower than the keys and
+    falls back to its math path, which on CPU computes in fp32: it keeps fp32 queries, keys and values, the fp32
+    softmax, and the output (measured); CUDA's memory-efficient kernel accepts unequal widths and would keep no
+    score matrix (not measured).
+    """
+    tokens = batch * seq_len
+    heads = cfg.n_heads
+    value_width = cfg.v_head_dim or cfg.head_dim
+    scores = batch * heads * seq_len * seq_len
+    latents = _norm_bytes(cfg, tokens, cfg.kv_lora_rank, 1, element, frozen=frozen)
+    latents += 0 if frozen else element * tokens * cfg.kv_lora_rank
+    if cfg.q_lora_rank:
+        latents += _norm_bytes(cfg, tokens, cfg.q_lora_rank, 1, element, frozen=frozen)
+        latents += 0 if frozen else element * tokens * cfg.q_lora_rank
+    query_key_value = tokens * heads * (2 * cfg.head_dim + value_width)
+    output = 0 if frozen else element * tokens * heads * value_width  # kept by o_proj only, for its weight
+    if attention == "sdpa":
+        return latents + _FP32 * query_key_value + _FP32 * scores + output
+    # The product with the probabilities reads the values as one (batch * heads) stack: for one sequence a view of
+    # kv_b_proj's output, whose whole storage (the keys' non-rotary part too) stays; for more, a copy of the values.
+    key_parts = element * tokens * heads * (cfg.head_dim - cfg.rope_head_dim) if batch == 1 else 0
+    return latents + element * query_key_value + key_parts + (_FP32 + element) * scores + output
+
+
+def _rotary_table_bytes(cfg: ModelConfig, seq_len: int, element: int) -> int:
+    """The rotary tables every block shares: cos and sin at ``head_dim`` (DeepSeek: only its rotary part,
+    DeepSeek-V2 as one complex64 table)."""
+    if cfg.model_type == "deepseek_v2":
+        return _FP32 * seq_len * cfg.rope_head_dim  # one 8-byte complex64 per pair of rotary dimensions
+    width = cfg.rope_head_dim if cfg.uses_latent_attention else cfg.head_dim
+    return 2 * element * seq_len * width
+
+
 def _check_modelled(cfg: ModelConfig) -> None:
     """Refuse the configurations whose saved tensors were never measured."""
+    moe_family = _check_moe_modelled(cfg)
     unmeasured: dict[str, tuple[object, object, str]] = {
-        "qk_norm": (cfg.qk_norm, "none", "QK-norm"),
-        "n_experts": (cfg.n_experts, 1, "mixture-of-experts routing"),
-        "kv_lora_rank": (cfg.kv_lora_rank, 0, "latent attention"),
+        "qk_norm": (cfg.qk_norm, MOE_QK_NORM.get(cfg.model_type, "none") if moe_family else "none", "QK-norm"),
+        "n_experts": (cfg.n_experts, cfg.n_experts if moe_family else 1, "mixture-of-experts routing"),
+        "kv_lora_rank": (cfg.kv_lora_rank, cfg.kv_lora_rank if moe_family else 0, "latent attention"),
         "sliding_window": (cfg.sliding_window, 0, "sliding-window attention"),
         "norms_per_layer": (cfg.norms_per_layer, 2, "blocks without exactly two norms"),
     }
@@ -232,11 +486,14 @@ def _norm_bytes(cfg: ModelConfig, tokens: int, width: int, groups: int, element:
     return _FP32 * tokens * width + normalized + _FP32 * tokens * groups
 
 
-def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str, frozen: bool) -> int:
+def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str, frozen: bool,
+                 *, moe_layer: bool | None = None) -> int:
     """Bytes one transformer block keeps for backward without checkpointing, adapters aside.
 
     A ``frozen`` base's linear modules keep no input: a weight that needs no
-    gradient needs no input to compute it.
+    gradient needs no input to compute it.  ``moe_layer`` (default: the
+    model is an MoE) picks the routed FFN or, for DeepSeek's dense leading
+    layers, the dense one.
     """
     tokens = batch * seq_len
     hidden = element * tokens * cfg.d_model
@@ -258,6 +515,13 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
         # copy (the same storage in fp32), and the output projection's input.
         probabilities = _FP32 * scores + (element * scores if element != _FP32 else 0)
         attention_bytes = 3 * queries + probabilities + queries
+
+    if cfg.uses_latent_attention:
+        attention_bytes = _latent_attention_bytes(cfg, batch, seq_len, element, attention, frozen)
+    if cfg.model_type in MOE_QK_NORM:
+        attention_bytes += _qk_norm_bytes(cfg, tokens, element, frozen)
+    if cfg.is_moe if moe_layer is None else moe_layer:
+        return norms + linear_inputs + attention_bytes + _moe_ffn_bytes(cfg, tokens, element, frozen)
 
     ffn_wide = element * tokens * cfg.d_ff
     if cfg.layout == "gpt2":
@@ -288,12 +552,75 @@ def _lora_modules(cfg: ModelConfig, targets: str | Iterable[str], dtype: str, at
     """The modules ``targets`` adapts in one block, refusing the setups whose activations were not measured."""
     if (dtype, attention) != ("bf16", "sdpa"):
         raise refusal("lora_activations_setup", dtype=dtype, attention=attention)
-    modules = lora.lora_targets(cfg, targets)
+    if cfg.is_moe:
+        modules, _ = _moe_lora_targets(cfg, targets)
+    else:
+        modules = lora.lora_targets(cfg, targets)
     if any(module.role == "lm_head" for module in modules):
         raise refusal("lora_on_lm_head", targets=targets)
-    if not any(module.role in _BLOCK_INPUT_ROLES for module in modules):
+    attention_roles = _LATENT_ATTENTION_ROLES if cfg.uses_latent_attention else _BLOCK_INPUT_ROLES
+    if not any(module.role in attention_roles for module in modules):
         raise refusal("lora_without_qkv", targets=targets)
     return modules
+
+
+# Multi-head latent attention: the projections whose adapter makes every block's attention need a gradient.
+_LATENT_ATTENTION_ROLES = ("q", "q_a", "kv_a", "kv_b")
+
+
+def _moe_lora_targets(cfg: ModelConfig, targets: str | Iterable[str]) -> tuple[list[Linear], frozenset[str]]:
+    """The linear modules ``targets`` adapts in an MoE model, and the stacked expert weights peft adapts instead.
+
+    As :func:`llmcalc.lora_model_params` counts them (peft 0.21.2 on transformers 5.24): for the model types peft
+    converts, the transformers-4 expert and router names (and ``"all-linear"``) select the stacked weights
+    ``"gate_up"``, ``"down"`` and ``"router"``, and no linear module of those names.
+    """
+    conversion = lora.PEFT_MOE_NAMES.get(cfg.model_type, {})
+    if isinstance(targets, str) and targets == lora.ALL_LINEAR:
+        if not conversion:
+            return lora.lora_targets(cfg, targets), frozenset()
+        names = list(dict.fromkeys(m.path.rsplit(".", 1)[-1] for m in lora.lora_targets(cfg, lora.ALL_LINEAR)))
+        names += [name for name in conversion if name not in names]
+    else:
+        names = [targets] if isinstance(targets, str) else list(targets)
+    if conversion:
+        lora.lora_model_params(cfg, 1, names)  # refuses what peft refuses (half of the fused gate/up pair)
+    stacked = frozenset(conversion[name] for name in names if name in conversion)
+    rest = [name for name in names if name not in conversion]
+    return (lora.lora_targets(cfg, rest) if rest else []), stacked
+
+
+def _in_layer(module: Linear, moe_layer: bool) -> bool:
+    """Whether ``module`` is in an MoE layer (``moe_layer``) or in a dense one: shared experts and their gate are
+    only in MoE layers, a dense FFN only in dense ones, attention in both."""
+    if module.path.startswith("mlp.shared_expert"):
+        return moe_layer
+    if module.component == "ffn":
+        return not moe_layer
+    return True
+
+
+def _stacked_adapter_bytes(cfg: ModelConfig, stacked: frozenset[str], tokens: int, element: int, rank: int) -> int:
+    """Bytes one MoE layer keeps for peft's adapters on the stacked experts and the router (``ParamWrapper``).
+
+    peft 0.21.2 adapts a stacked weight through a parametrization: the layer runs on the merged weight ``W + B A``
+    (cast to the weight's dtype), which the product keeps for backward, so each adapted weight keeps a tensor its
+    own size, whatever the number of tokens.  For the experts peft computes ``B A`` from copies of the factors in
+    the model dtype, which are kept too; the fused gate/up projection gets rank ``2 * rank``.  Adapting a weight
+    also keeps the input its gradient needs: the gathered token-expert inputs (gate/up), the SiLU product (down),
+    the router's input (DeepSeek: its fp32 copy; its merged weight stays fp32).
+    """
+    pairs = tokens * cfg.experts_per_token
+    experts, d, width = cfg.n_experts, cfg.d_model, cfg.routed_expert_d_ff
+    kept = 0
+    if "gate_up" in stacked:
+        kept += element * pairs * d + element * experts * (2 * width * d + 2 * rank * d + 2 * width * 2 * rank)
+    if "down" in stacked:
+        kept += element * pairs * width + element * experts * (width * d + rank * width + d * rank)
+    if "router" in stacked:
+        router_element = _FP32 if cfg.model_type in FP32_ROUTER_INPUT else element
+        kept += router_element * (tokens * d + experts * d)
+    return kept
 
 
 def activation_memory(
@@ -313,7 +640,8 @@ def activation_memory(
     An estimate, not an exact count: it follows which tensors transformers'
     decoder blocks keep for backward (see the module docstring for the
     formula, its source and what changes from Korthikanti et al. 2022), and
-    it matched every recorded measurement within 10 % (in fact within 0.1 %).
+    it matched every recorded measurement within 10 % (in fact within 0.1 %;
+    the MoE and MLA recordings within 1 %, in fact within 0.1 %).
 
     Per block without checkpointing, with ``T = batch * seq_len`` tokens,
     ``e`` bytes per element of ``dtype``, ``d = d_model``, ``q = n_heads *
@@ -340,9 +668,10 @@ def activation_memory(
     Parameters
     ----------
     cfg : llmcalc.ModelConfig
-        A dense model with layout ``"llama"`` (SwiGLU, RMSNorm, rotary) or
-        ``"gpt2"``; other layouts, experts, latent attention and sliding
-        windows raise ``ValueError`` because they were not measured.
+        A model with layout ``"llama"`` (SwiGLU, RMSNorm, rotary) or
+        ``"gpt2"``, dense or one of the measured MoE and MLA families (see the
+        module docstring); other layouts, other experts and latent attention,
+        and sliding windows raise ``ValueError`` because they were not measured.
     batch, seq_len : int
         Sequences per step and tokens per sequence.
     checkpointing : bool
@@ -388,6 +717,15 @@ def activation_memory(
     (673, 64, 23.0)
     >>> activation_memory(cfg, 1, 4096, lora_targets="all-linear").per_layer // MiB
     1154
+
+    Mixtral 8x7B keeps 1360 MiB per block; LoRA on every linear layer keeps
+    4230, most of it the merged expert weights peft's adapters keep.
+
+    >>> mixtral = get_preset("mixtral-8x7b")
+    >>> activation_memory(mixtral, 1, 4096).per_layer // MiB
+    1360
+    >>> activation_memory(mixtral, 1, 4096, lora_targets="all-linear").per_layer // MiB
+    4230
     """
     cfg = as_model_config(cfg)
     _check_modelled(cfg)
@@ -402,23 +740,37 @@ def activation_memory(
     tokens = n_batch * n_seq
     frozen = lora_targets is not None
     block = _block_bytes(cfg, n_batch, n_seq, element, attention_kind, frozen)
+    dense_block = _block_bytes(cfg, n_batch, n_seq, element, attention_kind, frozen, moe_layer=False)
     first_block_discount = 0
     if lora_targets is not None:
         modules = _lora_modules(cfg, lora_targets, dtype, attention_kind)
         rank = check.count("lora_rank", lora_rank)
         dropout = check.number("lora_dropout", lora_dropout, minimum=0.0, maximum=1.0, max_inclusive=False)
-        block += _adapter_bytes(modules, tokens, rank, dropout)
+        if cfg.is_moe:
+            stacked = _moe_lora_targets(cfg, lora_targets)[1]
+            if stacked and dropout:
+                raise refusal("lora_dropout_on_stacked_experts", lora_dropout=dropout, targets=lora_targets)
+            block += _adapter_bytes([m for m in modules if _in_layer(m, True)], tokens, rank, dropout)
+            block += _stacked_adapter_bytes(cfg, stacked, tokens, element, rank)
+            dense_block += _adapter_bytes([m for m in modules if _in_layer(m, False)], tokens, rank, dropout)
+        else:
+            block += _adapter_bytes(modules, tokens, rank, dropout)
+            dense_block = block
         if not keep_inputs_only:
             # transformers makes the embedding's output need a gradient only when checkpointing is enabled.
-            block_input_readers = sum(module.role in _BLOCK_INPUT_ROLES for module in modules)
-            masks = _FP32 * tokens * cfg.d_model * block_input_readers if dropout else 0
+            no_gradient_inputs = _first_block_inputs_without_gradient(cfg, modules)
+            masks = _FP32 * tokens * sum(module.d_in for module in no_gradient_inputs) if dropout else 0
             first_block_discount = _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=True) + masks
+            if cfg.model_type in MOE_QK_NORM:
+                first_block_discount += _unadapted_qk_norm_bytes(cfg, modules, tokens, element)
+            if cfg.uses_latent_attention:
+                first_block_discount += _unadapted_latent_norm_bytes(cfg, modules, tokens, element)
     elif (lora_rank, lora_dropout) != (16, 0.0):
         raise refusal("lora_options_without_targets", lora_rank=lora_rank, lora_dropout=lora_dropout)
     # Token ids kept by the embedding (unless frozen) and by the loss (the shifted targets).
     shared = (1 if frozen else 2) * _INT64 * tokens
     if cfg.layout != "gpt2":
-        shared += 2 * element * n_seq * cfg.head_dim  # rotary cos and sin, shared by the batch
+        shared += _rotary_table_bytes(cfg, n_seq, element)  # rotary cos and sin, shared by the batch
     # Position ids: an argument of every checkpointed block, and kept by GPT-2's trained position embedding.
     if keep_inputs_only or (cfg.layout == "gpt2" and not frozen):
         shared += _INT64 * n_seq
@@ -427,15 +779,16 @@ def activation_memory(
     # The final norm, and the LM head's input unless the head is frozen.
     head = _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=frozen)
     head += 0 if frozen else element * tokens * cfg.d_model
+    dense_layers = cfg.n_layers - cfg.moe_layers if cfg.is_moe else 0
     return ActivationMemory(
         per_layer=element * tokens * cfg.d_model if keep_inputs_only else block,
         n_layers=cfg.n_layers,
         shared=shared,
         head=head,
         loss=_FP32 * tokens * cfg.vocab_size + _FP32,  # log-probabilities, and the fp32 count of targets
-        recompute=block if keep_inputs_only else 0,
+        recompute=(max(block, dense_block) if dense_layers else block) if keep_inputs_only else 0,
+        dense_layers_extra=0 if keep_inputs_only else dense_layers * (dense_block - block),
         logits=element * tokens * cfg.vocab_size,
         loss_backward=2 * _FP32 * tokens * cfg.vocab_size,
         first_block_discount=first_block_discount,
     )
-

@@ -146,8 +146,11 @@ MESSAGES: dict[str, str] = {
     # weight formats, activations and the planner
     "gptq_not_modelled": "weight_format 'int4' (GPTQ) is not modelled for {why}; use one of {formats:repr_list}",
     "activations_unmeasured_feature": "activation memory is not modelled for {feature}: {name} must be "
-                                      "{measured!r}; got {value!r} (only dense pre-norm blocks were measured, see "
+                                      "{measured!r}; got {value!r} (what was measured is listed in "
                                       "tools/measure_activations.py)",
+    "lora_dropout_on_stacked_experts": "peft adapts the stacked experts and the router of this model with "
+                                       "ParamWrapper, which does not work with lora_dropout != 0 "
+                                       "(lora_targets={targets!r}); got lora_dropout={lora_dropout}",
     "activations_llama_blocks": "activation memory is modelled for layout='llama' with ffn='swiglu', an RMSNorm and "
                                 "rotary positions; got ffn={ffn!r}, norm={norm!r}, "
                                 "learned_positions={learned_positions}",

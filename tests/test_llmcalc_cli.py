@@ -141,7 +141,7 @@ def test_json_output(capsys):
     (["params", "gpt2", "--d-model", "0"], "d_model must be an integer >= 1; got 0"),
     (["kv-cache", "gpt2", "--tokens", "8q"], "'8q' is not a token count: token counts: plain integers or with"),
     (["kv-cache", "gpt2", "--tokens", "1.0001k"], "'1.0001k' is not a whole number of tokens"),
-    (["plan", "mixtral-8x7b", "--task", "full"], "activation memory is not modelled for mixture-of-experts routing"),
+    (["plan", "phi-2", "--task", "full"], "activation memory is not modelled for blocks without exactly two norms"),
     (["plan", "gpt2", "--context", "2k"], "context must be an integer in [1, 1024]; got 2048"),
     (["plan", "llama-2-7b", "--task", "inference", "--gpus", "2"], "--gpus does not apply to --task inference"),
     (["plan", "llama-2-7b", "--gpu", "0"], "argument --gpu: GPU memory must be from 1 MiB to 100,000 GiB; got '0'"),

@@ -203,7 +203,8 @@ def test_the_longest_context_search_stops_at_the_trained_context() -> None:
     (lambda: plan_training(LLAMA, task="lora", seq_len=128, zero_stage=1, n_gpus=0), "n_gpus must be an integer"),
     (lambda: plan_training(LLAMA, seq_len=128, zero_stage=4), "stage must be an integer in [0, 3]; got 4"),
     (lambda: plan_training(LLAMA, seq_len=128, optimizer="lion"), "optimizer must be one of"),
-    (lambda: plan_training(lc.get_preset("mixtral-8x7b"), seq_len=128), "not modelled for mixture-of-experts"),
+    (lambda: plan_training(dataclasses.replace(lc.get_preset("mixtral-8x7b"), model_type=""), seq_len=128),
+     "not modelled for mixture-of-experts routing outside the measured families"),
 ])
 def test_bad_input_is_refused_naming_the_value(call: Callable[[], object], message: str) -> None:
     with pytest.raises(ValueError) as raised:
@@ -216,3 +217,47 @@ def test_an_absurd_model_is_refused_with_its_exact_size() -> None:
     assert lc.param_count(huge) > MAX_PARAMS
     with pytest.raises(ValueError, match=r"the model has [\d,]+ parameters; the planner takes models of up to "):
         plan_inference(huge, context=1)
+
+
+MOE_CONFIGS = ["mixtral-8x7b-v0.1", "qwen1.5-moe-a2.7b", "qwen3-30b-a3b", "olmoe-1b-7b-0924", "deepseek-v2-lite",
+               "deepseek-v3"]
+
+
+def _moe_config(name: str) -> lc.ModelConfig:
+    return lc.ModelConfig.from_hf_config(f"tests/data/hf_models/{name}.json")
+
+
+@pytest.mark.parametrize("name", MOE_CONFIGS)
+@pytest.mark.parametrize("task", ["full", "lora", "qlora"])
+@pytest.mark.parametrize("checkpointing", [False, True])
+def test_moe_and_latent_attention_models_get_training_plans(name: str, task: str, checkpointing: bool) -> None:
+    """Issue 25: every MoE and MLA config gets full, LoRA and QLoRA plans, the activations being the measured
+    model's peak (for MLA the query and kv_b_proj, which rebuilds keys and values, stand for q and v)."""
+    cfg = _moe_config(name)
+    targets = ("q", "kv_b") if cfg.uses_latent_attention else ("q", "v")
+    options = {} if task == "full" else {"targets": targets}
+    plan = plan_training(cfg, task=task, seq_len=1024, checkpointing=checkpointing, **options)
+    lora_targets = None if task == "full" else targets
+    assert plan.activations == activation_memory(cfg, 1, 1024, checkpointing=checkpointing,
+                                                 lora_targets=lora_targets).peak > 0
+    assert plan.weights > 0 and plan.total > plan.weights
+
+
+@pytest.mark.parametrize("name", MOE_CONFIGS)
+def test_all_linear_lora_on_moe_keeps_the_merged_expert_weights(name: str) -> None:
+    """peft's adapters on stacked experts keep each layer's merged weight: more than LoRA on q and v by at least
+    the experts' weight bytes of every MoE layer (without checkpointing); Qwen-MoE's experts are not adapted."""
+    cfg = _moe_config(name)
+    targets = ("q", "kv_b") if cfg.uses_latent_attention else ("q", "v")
+    attention_only = plan_training(cfg, task="lora", seq_len=512, targets=targets).activations
+    every_linear = plan_training(cfg, task="lora", seq_len=512, targets="all-linear").activations
+    expert_weights = 2 * 3 * cfg.n_experts * cfg.d_model * cfg.routed_expert_d_ff * cfg.moe_layers
+    if cfg.model_type == "qwen2_moe":
+        assert every_linear - attention_only < expert_weights
+    else:
+        assert every_linear - attention_only > expert_weights
+
+
+def test_latent_attention_has_no_v_projection_to_adapt() -> None:
+    with pytest.raises(ValueError, match="target 'v' matches no module"):
+        plan_training(_moe_config("deepseek-v2-lite"), task="lora", seq_len=512)

@@ -55,6 +55,21 @@ which upcasts them to fp32, is not applied).  Each (configuration,
 checkpointing) pair gets a freshly built model, because enabling
 checkpointing also registers transformers' ``enable_input_require_grads``
 hook on the embedding, which disabling it does not remove.
+
+``--moe`` measures the mixture-of-experts and latent-attention models instead
+(``MOE_ARCHITECTURES``: Mixtral, Qwen1.5-MoE, Qwen3-MoE, OLMoE, DeepSeek-V2-Lite
+and DeepSeek-V3 at width 512 with two layers, a few experts and the family's
+ratios) and writes ``moe.json`` (``moe-lora.json`` with ``--lora``,
+``moe-peaks.json`` with ``--peak``); a run of
+some of them with ``--arch`` keeps the others' records.  They run
+transformers 5's default ``grouped_mm`` experts.  Their LoRA settings are
+``MOE_LORA_SETTINGS`` on ``MOE_QUERY_VALUE`` (peft 0.21.2 has a default target
+list only for Mixtral) and on ``"all-linear"``, which for Mixtral, Qwen3-MoE,
+OLMoE and DeepSeek adapts the stacked experts and the router (peft refuses
+``lora_dropout`` there, so it is measured with 0 only).  Run as recorded::
+
+    python tools/measure_activations.py --moe --write --detail --point 1 512 --point 2 128 --point 4 256
+    python tools/measure_activations.py --moe --lora --write --detail --point 1 256 --point 2 64 --point 4 128
 """
 
 from __future__ import annotations
@@ -76,11 +91,16 @@ from transformers import AutoConfig, AutoModelForCausalLM
 OUTPUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "activations" / "recordings.json"
 PEAKS = OUTPUT.with_name("peaks.json")
 LORA = OUTPUT.with_name("lora.json")
+MOE_OUTPUT = OUTPUT.with_name("moe.json")
+MOE_LORA = OUTPUT.with_name("moe-lora.json")
+MOE_PEAKS = OUTPUT.with_name("moe-peaks.json")
 
 NO_DROPOUT = {
     "llama": dict(attention_dropout=0.0),
     "qwen2": dict(attention_dropout=0.0),
     "gpt2": dict(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, summary_first_dropout=0.0),
+    **{model_type: dict(attention_dropout=0.0)
+       for model_type in ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3")},
 }
 
 # name -> (model_type, AutoConfig keyword arguments, what it is)
@@ -104,7 +124,67 @@ ARCHITECTURES: dict[str, tuple[str, dict[str, Any], str]] = {
         "Qwen2.5-0.5B (RMSNorm, SwiGLU, GQA 7:1, Q/K/V biases, tied head, 151936-token vocabulary) "
         "with 2 of its 24 layers",
     ),
+    # Mixtures of experts and latent attention (written to MOE_OUTPUT, MOE_LORA with --moe): width 512, the
+    # family's ratios, a few experts, Llama 2's 32000-token vocabulary; router jitter and aux loss off (defaults).
+    "mixtral": (
+        "mixtral",
+        dict(vocab_size=32000, hidden_size=512, intermediate_size=1792, num_hidden_layers=2,
+             num_attention_heads=8, num_key_value_heads=2, head_dim=64, num_local_experts=4,
+             num_experts_per_tok=2, sliding_window=None, tie_word_embeddings=False),
+        "Mixtral 8x7B block (GQA 4:1, expert d_ff = 3.5 d_model, top-2 softmax router renormalized) at width 512 "
+        "with 4 experts, 2 layers",
+    ),
+    "qwen2_moe": (
+        "qwen2_moe",
+        dict(vocab_size=32000, hidden_size=512, intermediate_size=1408, moe_intermediate_size=352,
+             shared_expert_intermediate_size=1408, num_hidden_layers=2, num_attention_heads=8,
+             num_key_value_heads=8, num_experts=8, num_experts_per_tok=4, norm_topk_prob=False, qkv_bias=True,
+             decoder_sparse_step=1, mlp_only_layers=[], tie_word_embeddings=False),
+        "Qwen1.5-MoE-A2.7B block (MHA with Q/K/V biases, expert d_ff = 0.6875 d_model, shared expert 2.75 d_model "
+        "with its sigmoid gate, top-4 softmax, not renormalized) at width 512 with 8 experts, 2 layers",
+    ),
+    "qwen3_moe": (
+        "qwen3_moe",
+        dict(vocab_size=32000, hidden_size=512, intermediate_size=1536, moe_intermediate_size=192,
+             num_hidden_layers=2, num_attention_heads=16, num_key_value_heads=2, head_dim=64, num_experts=16,
+             num_experts_per_tok=4, norm_topk_prob=True, decoder_sparse_step=1, mlp_only_layers=[],
+             tie_word_embeddings=False),
+        "Qwen3-30B-A3B block (GQA 8:1, q width 2 d_model, per-head QK-norm, expert d_ff = 0.375 d_model, "
+        "top-k softmax renormalized) at width 512 with 16 experts, top 4, 2 layers",
+    ),
+    "olmoe": (
+        "olmoe",
+        dict(vocab_size=32000, hidden_size=512, intermediate_size=256, num_hidden_layers=2,
+             num_attention_heads=8, num_key_value_heads=8, num_experts=16, num_experts_per_tok=4,
+             norm_topk_prob=False, tie_word_embeddings=False),
+        "OLMoE-1B-7B block (MHA, QK-norm over the whole q and k projections, expert d_ff = 0.5 d_model, "
+        "top-k softmax, not renormalized) at width 512 with 16 experts, top 4, 2 layers",
+    ),
+    "deepseek_v2": (
+        "deepseek_v2",
+        dict(vocab_size=32000, hidden_size=512, intermediate_size=2736, moe_intermediate_size=352,
+             num_hidden_layers=2, num_attention_heads=8, num_key_value_heads=8, q_lora_rank=None,
+             kv_lora_rank=128, qk_rope_head_dim=32, qk_nope_head_dim=64, v_head_dim=64, head_dim=32,
+             n_routed_experts=8, num_experts_per_tok=2, n_shared_experts=2, first_k_dense_replace=1,
+             topk_method="greedy", n_group=1, topk_group=1, tie_word_embeddings=False),
+        "DeepSeek-V2-Lite block (MLA without a query bottleneck, kv_lora_rank 0.25 d_model, q/k heads of 64 + 32 "
+        "rotary, values 64, 2 shared experts, softmax greedy top-k) at width 512 with 8 heads, 8 experts, top 2; "
+        "layer 0 dense (first_k_dense_replace 1), layer 1 MoE",
+    ),
+    "deepseek_v3": (
+        "deepseek_v3",
+        dict(vocab_size=32000, hidden_size=512, intermediate_size=1312, moe_intermediate_size=144,
+             num_hidden_layers=2, num_attention_heads=8, num_key_value_heads=8, q_lora_rank=128,
+             kv_lora_rank=64, qk_rope_head_dim=32, qk_nope_head_dim=64, v_head_dim=64, head_dim=32,
+             n_routed_experts=16, num_experts_per_tok=4, n_shared_experts=1, first_k_dense_replace=1,
+             n_group=8, topk_group=4, norm_topk_prob=True, routed_scaling_factor=2.5, rope_interleave=True,
+             tie_word_embeddings=False),
+        "DeepSeek-V3 block (MLA with q_lora_rank and kv_lora_rank, interleaved rotary, 1 shared expert, sigmoid "
+        "router with correction bias and V3's 8 groups of which 4 are kept, top 4 of 16, renormalized, scaled 2.5) at "
+        "width 512 with 8 heads; layer 0 dense (first_k_dense_replace 1), layer 1 MoE",
+    ),
 }
+MOE_ARCHITECTURES = ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3")
 
 POINTS = ((1, 1024), (2, 256), (4, 512))
 ATTENTIONS = ("eager", "sdpa")
@@ -115,6 +195,18 @@ LORA_SETTINGS = (
     (None, 0.0, False), (None, 0.05, False), ("all-linear", 0.0, False), ("all-linear", 0.05, False),
     (None, 0.0, True), ("all-linear", 0.05, True),
 )
+# The MoE models (--moe): peft 0.21.2 has a default only for Mixtral, so None means the query and value
+# projections named here (DeepSeek: the query projection and kv_b_proj, which rebuilds keys and values).
+# "all-linear" with lora_dropout > 0 is not measured: peft refuses dropout on the stacked experts it adapts
+# (ParamWrapper: "does not work with lora_dropout != 0").
+MOE_LORA_SETTINGS = (
+    (None, 0.0, False), (None, 0.05, False), ("all-linear", 0.0, False), (None, 0.0, True),
+    ("all-linear", 0.0, True),
+)
+MOE_QUERY_VALUE = {
+    **{arch: ["q_proj", "v_proj"] for arch in ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe")},
+    "deepseek_v2": ["q_proj", "kv_b_proj"], "deepseek_v3": ["q_b_proj", "kv_b_proj"],
+}
 
 
 def build(arch: str, attention: str) -> torch.nn.Module:
@@ -125,7 +217,8 @@ def build(arch: str, attention: str) -> torch.nn.Module:
     return model.train()
 
 
-def build_lora(arch: str, targets: str | None, dropout: float, quantized: bool) -> tuple[torch.nn.Module, list[str]]:
+def build_lora(arch: str, targets: str | list[str] | None, dropout: float,
+               quantized: bool) -> tuple[torch.nn.Module, list[str]]:
     """A peft LoRA model over the bf16 model (or its 4-bit copy) and the module names peft adapted."""
     from peft import LoraConfig, get_peft_model
 
@@ -306,7 +399,9 @@ def document(records: list[dict[str, Any]], *, peak: bool, command: str, lora: b
 def measure_lora(arches: list[str], points: Any, records: list[dict[str, Any]], save: Any, *, detail: bool) -> None:
     """Record every LoRA setting of ``LORA_SETTINGS`` for ``arches`` at ``points``, saving after each point."""
     for arch in arches:
-        for targets, dropout, quantized in LORA_SETTINGS:
+        settings = MOE_LORA_SETTINGS if arch in MOE_ARCHITECTURES else LORA_SETTINGS
+        for default_targets, dropout, quantized in settings:
+            targets = MOE_QUERY_VALUE[arch] if default_targets is None and arch in MOE_QUERY_VALUE else default_targets
             for checkpointing in (False, True):
                 model, adapted = build_lora(arch, targets, dropout, quantized)
                 for batch, seq_len in points:
@@ -316,7 +411,7 @@ def measure_lora(arches: list[str], points: Any, records: list[dict[str, Any]], 
                                     "checkpointing": checkpointing, "targets": targets, "adapted": adapted,
                                     "rank": LORA_RANK, "lora_dropout": dropout, "quantized_base": quantized,
                                     **record})
-                    print(f"{arch:6} {targets or 'default':10} p={dropout} q={quantized!s:5} b={batch} "
+                    print(f"{arch:6} {targets or 'default'!s:10} p={dropout} q={quantized!s:5} b={batch} "
                           f"s={seq_len:5} ckpt={checkpointing!s:5} {record['saved_bytes']:>14,d} B "
                           f"in {record['storages']} storages", flush=True)
                     for why, item in (details or {}).items():
@@ -332,6 +427,9 @@ def main() -> None:
     parser.add_argument("--detail", action="store_true", help="print what kept each storage")
     parser.add_argument("--peak", action="store_true",
                         help=f"run forward and backward under MemTracker instead; --write writes {PEAKS.name}")
+    parser.add_argument("--moe", action="store_true",
+                        help=f"the mixture-of-experts and latent-attention models; --write writes {MOE_OUTPUT.name} "
+                             f"({MOE_LORA.name} with --lora)")
     parser.add_argument("--lora", action="store_true",
                         help=f"measure LoRA and QLoRA (SDPA) instead; --write writes {LORA.name}")
     parser.add_argument("--attention", choices=ATTENTIONS, action="append", help="only these attention implementations")
@@ -339,21 +437,35 @@ def main() -> None:
                         help="only these (batch, seq_len) points")
     args = parser.parse_args()
     torch.set_num_threads(2)
-    path = LORA if args.lora else PEAKS if args.peak else OUTPUT
+    if args.lora and args.peak:
+        parser.error("--peak and --lora are separate runs")
+    if args.moe:
+        path = MOE_LORA if args.lora else MOE_PEAKS if args.peak else MOE_OUTPUT
+    else:
+        path = LORA if args.lora else PEAKS if args.peak else OUTPUT
+    dense = [arch for arch in ARCHITECTURES if arch not in MOE_ARCHITECTURES]
+    arches = args.arch or (list(MOE_ARCHITECTURES) if args.moe else dense)
     command = " ".join(["python tools/measure_activations.py", *sys.argv[1:]])
+
+    # With --moe, a run of some architectures keeps the other architectures' records of the file it writes.
+    earlier = json.loads(path.read_text()) if args.moe and args.write and path.exists() else None
+    kept = [record for record in (earlier or {}).get("records", []) if record["arch"] not in arches]
 
     def save(records: list[dict[str, Any]]) -> None:
         # After every point, so that a run cut short still leaves what it measured.
         if args.write:
             path.parent.mkdir(parents=True, exist_ok=True)
-            document_ = document(records, peak=args.peak, command=command, lora=args.lora)
+            document_ = document(kept + records, peak=args.peak, command=command, lora=args.lora)
+            if earlier is not None and kept:
+                runs = earlier["provenance"].get("runs", [earlier["provenance"]["command"]])
+                document_["provenance"]["runs"] = [*runs, command]
             path.write_text(json.dumps(document_, indent=1) + "\n")
 
     records = []
     if args.lora:
-        measure_lora(args.arch or list(ARCHITECTURES), args.point or LORA_POINTS, records, save, detail=args.detail)
+        measure_lora(arches, args.point or LORA_POINTS, records, save, detail=args.detail)
         return
-    for arch in args.arch or ARCHITECTURES:
+    for arch in arches:
         for attention in args.attention or ATTENTIONS:
             model = build(arch, attention)
             for batch, seq_len in args.point or POINTS:

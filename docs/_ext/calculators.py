@@ -66,9 +66,9 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_target_matches_nothing", "refusal_experts_need_fused_pair", "refusal_all_linear_needs_model_type",
     "refusal_gptq_not_modelled", "refusal_activations_unmeasured_feature", "refusal_activations_llama_blocks",
     "refusal_activations_gpt2_blocks", "refusal_activations_layout", "refusal_lora_on_lm_head",
-    "refusal_lora_without_qkv", "refusal_model_too_large", "refusal_engine_needs_dense",
-    "refusal_tensor_parallel_does_not_divide", "refusal_pipeline_parallel_out_of_range", "refusal_parallel_needs_dense",
-    "refusal_qlora_zero3_one_dtype",
+    "refusal_lora_without_qkv", "refusal_lora_dropout_on_stacked_experts", "refusal_model_too_large",
+    "refusal_engine_needs_dense", "refusal_tensor_parallel_does_not_divide", "refusal_pipeline_parallel_out_of_range",
+    "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype",
 )
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
@@ -311,7 +311,7 @@ def planner_data() -> dict[str, str]:
     import dataclasses
 
     import llmcalc
-    from llmcalc import engines, formats, memory, planner, weightformats
+    from llmcalc import activations, engines, formats, lora, memory, planner, weightformats
 
     tables = {
         "limits": {"max_params": planner.MAX_PARAMS, "max_tokens": planner.MAX_TOKENS,
@@ -336,6 +336,14 @@ def planner_data() -> dict[str, str]:
         "zero3": {"max_live_parameters": planner.ZERO3_MAX_LIVE_PARAMETERS,
                   "prefetch_bucket_size": planner.ZERO3_PREFETCH_BUCKET_SIZE,
                   "reduce_bucket_size": planner.ZERO3_REDUCE_BUCKET_SIZE},
+        "activations_moe": {
+            "families": activations.MOE_FAMILIES, "qk_norm": activations.MOE_QK_NORM,
+            "renormalized": sorted(activations.RENORMALIZED_ROUTING),
+            "fp32_routing_weights": sorted(activations.FP32_ROUTING_WEIGHTS),
+            "fp32_router": sorted(activations.FP32_ROUTER_INPUT),
+            "v3_groups": activations.V3_GROUPS, "v3_kept_groups": activations.V3_KEPT_GROUPS,
+            "peft_moe_names": lora.PEFT_MOE_NAMES,
+        },
         "engines": {"block_size": engines.VLLM_BLOCK_SIZE, "non_torch": engines.VLLM_NON_TORCH,
                     "activation_bytes": engines.ACTIVATION_BYTES},
     }

@@ -69,12 +69,24 @@
   var FP32 = 4n;
   var INT64 = 8n;
 
+  /* llmcalc.activations._check_moe_modelled: an MoE or MLA model of a measured family. */
+  function checkMoeModelled(cfg) {
+    if (!(cfg.n_experts > 1n || cfg.kv_lora_rank > 0n)) { return false; }
+    var moe = TABLES.activations_moe;
+    if (moe.families.indexOf(cfg.model_type) < 0) {
+      throw refusal("activations_unmeasured_feature", { name: "model_type", measured: moe.families,
+        value: cfg.model_type });
+    }
+    return true;
+  }
+
   /* llmcalc.activations._check_modelled: refuse the configurations whose saved tensors were never measured. */
   function checkModelled(cfg) {
+    var moeFamily = checkMoeModelled(cfg);
     var unmeasured = [
-      ["qk_norm", cfg.qk_norm, "none"],
-      ["n_experts", cfg.n_experts, 1n],
-      ["kv_lora_rank", cfg.kv_lora_rank, 0n],
+      ["qk_norm", cfg.qk_norm, moeFamily ? (TABLES.activations_moe.qk_norm[cfg.model_type] || "none") : "none"],
+      ["n_experts", cfg.n_experts, moeFamily ? cfg.n_experts : 1n],
+      ["kv_lora_rank", cfg.kv_lora_rank, moeFamily ? cfg.kv_lora_rank : 0n],
       ["sliding_window", cfg.sliding_window, 0n],
       ["norms_per_layer", cfg.norms_per_layer, 2n],
     ];
@@ -102,8 +114,105 @@
     return FP32 * tokens * width + (frozen ? 0n : ELEMENT * tokens * width) + FP32 * tokens * groups;
   }
 
+  function isMoe(cfg) { return cfg.n_experts > 1n; }
+  function routedWidth(cfg) { return cfg.expert_d_ff > 0n ? big(cfg.expert_d_ff) : big(cfg.d_ff); }
+  function has(list, item) { return list.indexOf(item) >= 0; }
+
+  /* llmcalc.activations._router_bytes */
+  function routerBytes(cfg, tokens, frozen) {
+    var moe = TABLES.activations_moe;
+    var experts = big(cfg.n_experts);
+    var k = big(cfg.experts_per_token);
+    var kept = FP32 * tokens * experts + INT64 * tokens * k;
+    if (has(moe.renormalized, cfg.model_type)) { kept += FP32 * tokens * k + FP32 * tokens; }
+    kept += (has(moe.fp32_routing_weights, cfg.model_type) ? FP32 : ELEMENT) * tokens * k;
+    if (has(moe.fp32_router, cfg.model_type) && !frozen) { kept += FP32 * tokens * big(cfg.d_model); }
+    if (cfg.model_type === "deepseek_v3") {
+      kept += INT64 * tokens * big(2 * moe.v3_groups + moe.v3_kept_groups) + tokens * experts;
+    }
+    return kept;
+  }
+
+  /* llmcalc.activations._moe_ffn_bytes */
+  function moeFfnBytes(cfg, tokens, frozen) {
+    var pairs = tokens * big(cfg.experts_per_token);
+    var width = routedWidth(cfg);
+    var dModel = big(cfg.d_model);
+    var inputs = frozen ? 0n : ELEMENT * pairs * dModel;
+    var downInput = frozen ? 0n : ELEMENT * pairs * width;
+    var experts = inputs + ELEMENT * pairs * (3n * width + dModel) + downInput + 3n * INT64 * pairs +
+      4n * big(cfg.n_experts);
+    var shared = cfg.shared_expert_d_ff > 0n ? (frozen ? 3n : 4n) * ELEMENT * tokens * big(cfg.shared_expert_d_ff) : 0n;
+    if (cfg.shared_expert_gate) { shared += ELEMENT * tokens * dModel + ELEMENT * tokens; }
+    return routerBytes(cfg, tokens, frozen) + experts + shared;
+  }
+
+  /* llmcalc.activations._qk_norm_bytes */
+  function qkNormBytes(cfg, tokens, frozen) {
+    var groups = cfg.qk_norm === "per-head" ? [big(cfg.n_heads), big(cfg.n_kv_heads)] : [1n, 1n];
+    return normBytes(cfg, tokens, big(cfg.n_heads * cfg.head_dim), groups[0], frozen) +
+      normBytes(cfg, tokens, big(cfg.n_kv_heads * cfg.head_dim), groups[1], frozen);
+  }
+
+  function hasRole(modules, role) { return modules.some(function (module) { return module.role === role; }); }
+
+  /* llmcalc.activations._first_block_inputs_without_gradient */
+  function firstBlockInputsWithoutGradient(cfg, modules) {
+    return modules.filter(function (module) {
+      if (module.role === "q_a" || module.role === "kv_a" ||
+          (BLOCK_INPUT_ROLES.indexOf(module.role) >= 0 && big(module.d_in) === big(cfg.d_model))) { return true; }
+      if (cfg.kv_lora_rank > 0n) {
+        return (module.role === "kv_b" && !hasRole(modules, "kv_a")) || (module.role === "q" && !hasRole(modules, "q_a"));
+      }
+      return false;
+    });
+  }
+
+  /* llmcalc.activations._unadapted_latent_norm_bytes */
+  function unadaptedLatentNormBytes(cfg, modules, tokens) {
+    var discount = hasRole(modules, "kv_a") ? 0n : normBytes(cfg, tokens, big(cfg.kv_lora_rank), 1n, true);
+    if (cfg.q_lora_rank > 0n && !hasRole(modules, "q_a")) {
+      discount += normBytes(cfg, tokens, big(cfg.q_lora_rank), 1n, true);
+    }
+    return discount;
+  }
+
+  /* llmcalc.activations._unadapted_qk_norm_bytes: the first block's QK-norm of an unadapted q or k keeps nothing. */
+  function unadaptedQkNormBytes(cfg, modules, tokens) {
+    var discount = 0n;
+    [["q", cfg.n_heads], ["k", cfg.n_kv_heads]].forEach(function (item) {
+      if (!modules.some(function (module) { return module.role === item[0]; })) {
+        var width = big(item[1] * cfg.head_dim);
+        discount += normBytes(cfg, tokens, width, cfg.qk_norm === "per-head" ? big(item[1]) : 1n, true);
+      }
+    });
+    return discount;
+  }
+
+  /* llmcalc.activations._latent_attention_bytes, SDPA branch (torch's math kernel: fp32 q, k, v and scores). */
+  function latentAttentionBytes(cfg, batch, seqLen, frozen) {
+    var tokens = batch * seqLen;
+    var heads = big(cfg.n_heads);
+    var valueWidth = cfg.v_head_dim > 0n ? big(cfg.v_head_dim) : big(cfg.head_dim);
+    var latents = normBytes(cfg, tokens, big(cfg.kv_lora_rank), 1n, frozen) +
+      (frozen ? 0n : ELEMENT * tokens * big(cfg.kv_lora_rank));
+    if (cfg.q_lora_rank > 0n) {
+      latents += normBytes(cfg, tokens, big(cfg.q_lora_rank), 1n, frozen) +
+        (frozen ? 0n : ELEMENT * tokens * big(cfg.q_lora_rank));
+    }
+    var queryKeyValue = tokens * heads * (2n * big(cfg.head_dim) + valueWidth);
+    var output = frozen ? 0n : ELEMENT * tokens * heads * valueWidth;
+    return latents + FP32 * queryKeyValue + FP32 * batch * heads * seqLen * seqLen + output;
+  }
+
+  /* llmcalc.activations._rotary_table_bytes */
+  function rotaryTableBytes(cfg, seqLen) {
+    if (cfg.model_type === "deepseek_v2") { return FP32 * seqLen * big(cfg.rope_head_dim); }
+    return 2n * ELEMENT * seqLen * big(cfg.kv_lora_rank > 0n ? cfg.rope_head_dim : cfg.head_dim);
+  }
+
   /* llmcalc.activations._block_bytes, SDPA branch: a frozen base keeps no linear-module inputs. */
-  function blockBytes(cfg, batch, seqLen, frozen) {
+  function blockBytes(cfg, batch, seqLen, frozen, moeLayer) {
     var tokens = batch * seqLen;
     var dModel = big(cfg.d_model);
     var hidden = ELEMENT * tokens * dModel;
@@ -112,6 +221,9 @@
     var linearInputs = frozen ? 0n : 2n * hidden;
     var attention = 2n * queries + 2n * ELEMENT * tokens * big(cfg.n_kv_heads * cfg.head_dim) +
       FP32 * big(cfg.n_heads) * tokens;
+    if (cfg.kv_lora_rank > 0n) { attention = latentAttentionBytes(cfg, batch, seqLen, frozen); }
+    if (TABLES.activations_moe.qk_norm[cfg.model_type]) { attention += qkNormBytes(cfg, tokens, frozen); }
+    if (moeLayer) { return norms + linearInputs + attention + moeFfnBytes(cfg, tokens, frozen); }
     var ffnWide = ELEMENT * tokens * big(cfg.d_ff);
     var ffn = (cfg.layout === "gpt2" ? 5n : 4n) * ffnWide;
     return norms + linearInputs + attention + ffn - (frozen ? ffnWide : 0n);
@@ -120,15 +232,71 @@
   /* llmcalc.activations._BLOCK_INPUT_ROLES and _lora_modules (bf16 and SDPA, as the planner computes). */
   var BLOCK_INPUT_ROLES = ["q", "k", "v", "qkv"];
 
+  var LATENT_ATTENTION_ROLES = ["q", "q_a", "kv_a", "kv_b"];
+
   function loraModules(cfg, targets) {
-    var modules = MC.loraTargets(cfg, targets);
+    var modules = isMoe(cfg) ? moeLoraTargets(cfg, targets)[0] : MC.loraTargets(cfg, targets);
     if (modules.some(function (module) { return module.role === "lm_head"; })) {
       throw refusal("lora_on_lm_head", { targets: targets });
     }
-    if (!modules.some(function (module) { return BLOCK_INPUT_ROLES.indexOf(module.role) >= 0; })) {
+    var roles = cfg.kv_lora_rank > 0n ? LATENT_ATTENTION_ROLES : BLOCK_INPUT_ROLES;
+    if (!modules.some(function (module) { return roles.indexOf(module.role) >= 0; })) {
       throw refusal("lora_without_qkv", { targets: targets });
     }
     return modules;
+  }
+
+  /* llmcalc.activations._moe_lora_targets: the linear modules adapted, and the stacked weights peft adapts. */
+  function moeLoraTargets(cfg, targets) {
+    var conversion = TABLES.activations_moe.peft_moe_names[cfg.model_type] || {};
+    var convertedNames = Object.keys(conversion);
+    var names;
+    if (targets === "all-linear") {
+      if (!convertedNames.length) { return [MC.loraTargets(cfg, targets), []]; }
+      names = [];
+      MC.loraTargets(cfg, "all-linear").forEach(function (module) {
+        var leaf = module.path.split(".").pop();
+        if (names.indexOf(leaf) < 0) { names.push(leaf); }
+      });
+      convertedNames.forEach(function (name) { if (names.indexOf(name) < 0) { names.push(name); } });
+    } else {
+      names = typeof targets === "string" ? [targets] : targets.slice();
+    }
+    if (convertedNames.length) { MC.loraModelParams(cfg, 1, names); }
+    var stacked = [];
+    names.forEach(function (name) {
+      if (has(convertedNames, name) && !has(stacked, conversion[name])) { stacked.push(conversion[name]); }
+    });
+    var rest = names.filter(function (name) { return !has(convertedNames, name); });
+    return [rest.length ? MC.loraTargets(cfg, rest) : [], stacked];
+  }
+
+  /* llmcalc.activations._in_layer */
+  function inLayer(module, moeLayer) {
+    if (module.path.indexOf("mlp.shared_expert") === 0) { return moeLayer; }
+    if (module.component === "ffn") { return !moeLayer; }
+    return true;
+  }
+
+  /* llmcalc.activations._stacked_adapter_bytes: peft's merged weights W + B A (and its factor copies) per layer. */
+  function stackedAdapterBytes(cfg, stacked, tokens, rank) {
+    var pairs = tokens * big(cfg.experts_per_token);
+    var experts = big(cfg.n_experts);
+    var dModel = big(cfg.d_model);
+    var width = routedWidth(cfg);
+    var r = big(rank);
+    var kept = 0n;
+    if (has(stacked, "gate_up")) {
+      kept += ELEMENT * pairs * dModel + ELEMENT * experts * (2n * width * dModel + 2n * r * dModel + 4n * width * r);
+    }
+    if (has(stacked, "down")) {
+      kept += ELEMENT * pairs * width + ELEMENT * experts * (width * dModel + r * width + dModel * r);
+    }
+    if (has(stacked, "router")) {
+      var routerElement = has(TABLES.activations_moe.fp32_router, cfg.model_type) ? FP32 : ELEMENT;
+      kept += routerElement * (tokens * dModel + experts * dModel);
+    }
+    return kept;
   }
 
   /* llmcalc.activations._adapter_bytes: an fp32 input copy and the r-wide fp32 output of lora_A, per adapted
@@ -157,7 +325,8 @@
     var seq = big(seqLen);
     var tokens = batch * seq;
     var dModel = big(cfg.d_model);
-    var block = blockBytes(cfg, batch, seq, frozen);
+    var block = blockBytes(cfg, batch, seq, frozen, isMoe(cfg));
+    var denseBlock = blockBytes(cfg, batch, seq, frozen, false);
     var discount = 0n;
     if (frozen) {
       var modules = loraModules(cfg, options.targets);
@@ -165,24 +334,42 @@
         throw refusal("integer_out_of_range", { name: "lora_rank", minimum: 1, maximum: null, value: options.rank });
       }
       var dropout = checkDropout(options.loraDropout || 0);
-      block += adapterBytes(modules, tokens, options.rank, dropout);
+      if (isMoe(cfg)) {
+        var stacked = moeLoraTargets(cfg, options.targets)[1];
+        if (stacked.length && dropout) {
+          throw refusal("lora_dropout_on_stacked_experts", { lora_dropout: dropout, targets: options.targets });
+        }
+        block += adapterBytes(modules.filter(function (m) { return inLayer(m, true); }), tokens, options.rank, dropout) +
+          stackedAdapterBytes(cfg, stacked, tokens, options.rank);
+        denseBlock += adapterBytes(modules.filter(function (m) { return inLayer(m, false); }), tokens, options.rank,
+          dropout);
+      } else {
+        block += adapterBytes(modules, tokens, options.rank, dropout);
+        denseBlock = block;
+      }
       if (!checkpointing) {
-        var readers = big(modules.filter(function (module) { return BLOCK_INPUT_ROLES.indexOf(module.role) >= 0; })
-          .length);
-        discount = normBytes(cfg, tokens, dModel, 1n, true) + (dropout ? FP32 * tokens * dModel * readers : 0n);
+        var noGradientWidth = firstBlockInputsWithoutGradient(cfg, modules).reduce(function (sum, module) {
+          return sum + big(module.d_in);
+        }, 0n);
+        discount = normBytes(cfg, tokens, dModel, 1n, true) + (dropout ? FP32 * tokens * noGradientWidth : 0n);
+        if (TABLES.activations_moe.qk_norm[cfg.model_type]) { discount += unadaptedQkNormBytes(cfg, modules, tokens); }
+        if (cfg.kv_lora_rank > 0n) { discount += unadaptedLatentNormBytes(cfg, modules, tokens); }
       }
     }
     var shared = (frozen ? 1n : 2n) * INT64 * tokens;
-    if (cfg.layout !== "gpt2") { shared += 2n * ELEMENT * seq * big(cfg.head_dim); }
+    if (cfg.layout !== "gpt2") { shared += rotaryTableBytes(cfg, seq); }
     if (checkpointing || (cfg.layout === "gpt2" && !frozen)) { shared += INT64 * seq; }
     var vocab = big(cfg.vocab_size);
     var head = normBytes(cfg, tokens, dModel, 1n, frozen) + (frozen ? 0n : ELEMENT * tokens * dModel);
     var perLayer = checkpointing ? ELEMENT * tokens * dModel : block;
     var loss = FP32 * tokens * vocab + FP32;
-    var recompute = checkpointing ? block : 0n;
+    var denseLayers = isMoe(cfg) ? big(cfg.dense_layers) : 0n;
+    var largestBlock = denseLayers > 0n && denseBlock > block ? denseBlock : block;
+    var recompute = checkpointing ? largestBlock : 0n;
+    var denseExtra = checkpointing ? 0n : denseLayers * (denseBlock - block);
     var logits = ELEMENT * tokens * vocab;
     var lossBackward = 2n * FP32 * tokens * vocab;
-    var saved = perLayer * big(cfg.n_layers) - discount + shared + head + loss;
+    var saved = perLayer * big(cfg.n_layers) - discount + denseExtra + shared + head + loss;
     return saved + logits + (lossBackward > recompute ? lossBackward : recompute);
   }
 
