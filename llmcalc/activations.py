@@ -264,7 +264,7 @@ class ActivationMemory:
 # --- Mixtures of experts and multi-head latent attention (the module docstring's section of that name) ---
 
 MOE_FAMILIES = ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3")
-"""The ``model_type``s whose mixture-of-experts and latent-attention blocks were measured, and are modelled."""
+"""The ``model_type`` values whose mixture-of-experts and latent-attention blocks were measured and modelled."""
 
 MOE_QK_NORM = {"qwen3_moe": "per-head", "olmoe": "per-projection"}
 """The QK-norm each measured MoE family's attention applies (per head, or over the whole projection)."""
@@ -281,10 +281,10 @@ FP32_ROUTER_INPUT = frozenset({"deepseek_v2", "deepseek_v3"})
 """Families whose router runs on an fp32 copy of its input against an fp32 weight."""
 
 V3_GROUPS = 8
-"""DeepSeek-V3's ``n_group``: its sigmoid router scores the experts in this many groups."""
+"""The groups DeepSeek-V3's sigmoid router scores the experts in (its ``n_group``)."""
 
 V3_KEPT_GROUPS = 4
-"""DeepSeek-V3's ``topk_group``: the groups kept before the top-k experts are chosen within them."""
+"""The groups DeepSeek-V3 keeps before it chooses the top-k experts within them (its ``topk_group``)."""
 _BOOL = 1
 _INT32 = 4
 
