@@ -1,4 +1,4 @@
-"""docs/_ext/zhsearch.py: remembered segmentations and a kept dictionary change no word of the index."""
+"""docs/_ext/llmglossary/zhsearch/: remembered segmentations and a kept dictionary change no word of the index."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import jieba
 import pytest
 from sphinx.search.zh import SearchChinese
 
-from zhsearch import (
+from llmglossary.zhsearch import (
     PrefixDictionary,
     Segmentations,
     terminology_words,
