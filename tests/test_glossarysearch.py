@@ -192,7 +192,7 @@ def test_the_search_page_of_each_builder_shows_the_entry_first_with_its_snippet(
 
 def test_translated_headers_give_both_parts_and_an_alias_never_takes_another_entrys_term() -> None:
 
-    from glossary import Entry
+    from llmglossary.glossary import Entry
 
     def entry(rank: int, *names: str) -> Entry:
         anchor = "term-" + names[0].split("（")[0].replace(" ", "-")

@@ -314,7 +314,7 @@ def test_the_index_alone_adds_no_relation_lines(tmp_path: Path) -> None:
 
 
 def test_the_graph_is_built_once_per_build_for_every_consumer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import glossary
+    from llmglossary import glossary
 
     builds: list[str] = []
     build_graph = glossary.GlossaryDomain._build_graph
