@@ -114,9 +114,9 @@ GOALS = {
     "noop": Goal("both languages, no-op", "noop", ("project", "total"), ("plain", "total"), 1.5),
     "onepage": Goal("both languages, one page touched", "onepage", ("project", "total"), ("plain", "total"), 2.0),
 }
-# Not a goal of issue 16, information for it: the English ratio against the twin that
-# also has the third-party extensions (see EQUIPPED_CONF), i.e. what our own extensions cost.
-THIRD_PARTY = Ratio("English, fresh, vs twin + 3rd-party", "fresh", ("project", "en"), ("equipped", "copy1"))
+# Issue 29's measure of what our own extensions cost: the English ratio against the twin that
+# also has the third-party extensions (see EQUIPPED_CONF).
+THIRD_PARTY = Goal("English, fresh, vs twin + 3rd-party", "fresh", ("project", "en"), ("equipped", "copy1"), 1.25)
 DEFAULT_TOUCHED_PAGE = "05-the-transformer"
 # Left out of the project snapshot: version control, the virtualenv, build output and
 # caches (compiled .mo catalogs included, so the first build compiles them as make does).
@@ -750,7 +750,12 @@ def main(argv: list[str] | None = None) -> int:
             },
             "equipped_cpu_seconds": equipped_medians["cpu"],
             "round_ratios_cpu": round_ratios(THIRD_PARTY, results | {"equipped": {"fresh": equipped_fresh}}, "cpu"),
+            "target": THIRD_PARTY.target,
         }
+        failed = any(result.failures for result in [*equipped_fresh, *results["project"]["fresh"]])
+        report["third_party"]["meets_target"] = (
+            None if failed else report["third_party"]["ratio_cpu"] <= THIRD_PARTY.target
+        )
         for step in STEPS:
             report["steps"][step] = {
                 f"{name}_{clock}_seconds": medians[clock][name][step] for name in results for clock in medians
@@ -826,6 +831,7 @@ def measure_twin_only(
         "ratio_wall": statistics.median(r.seconds["en"] for r in ours)
         / statistics.median(r.seconds["copy1"] for r in theirs),
         "round_ratios_cpu": [a.cpu_seconds["en"] / b.cpu_seconds["copy1"] for a, b in zip(ours, theirs, strict=True)],
+        "target": THIRD_PARTY.target,
         "failures": failures,
         "warnings": warnings,
     }
@@ -837,9 +843,10 @@ def measure_twin_only(
                               ("equipped", report["equipped_cpu_seconds"])):
             print(f"{name:<12}{' '.join(f'{value:6.2f}' for value in seconds):>40}{statistics.median(seconds):>9.2f}")
         rounds = report["round_ratios_cpu"]
+        verdict = "FAILED" if failures else "ok" if report["ratio_cpu"] <= THIRD_PARTY.target else "MISSES"
         print(
             f"{THIRD_PARTY.label}: {report['ratio_cpu']:.2f}x CPU (medians), {report['ratio_wall']:.2f}x wall; "
-            f"rounds {min(rounds):.2f}x to {max(rounds):.2f}x"
+            f"rounds {min(rounds):.2f}x to {max(rounds):.2f}x; goal <= {THIRD_PARTY.target}x: {verdict}"
         )
         for line in [*failures, *warnings][:20]:
             print(f"    {line}")
@@ -869,16 +876,16 @@ def print_report(report: dict) -> None:
         )
     third_party = report["third_party"]
     rounds = third_party["round_ratios_cpu"]
+    verdict = {True: "ok", False: "MISSES", None: "FAILED"}[third_party["meets_target"]]
     print(
         f"{third_party['label']:<36}{third_party['ratio_cpu']:>7.2f}x{third_party['ratio_wall']:>7.2f}x"
-        f"{'(none)':>9} {'':<7}{min(rounds):>8.2f}x to {max(rounds):.2f}x"
+        f"{'<=' + str(third_party['target']) + 'x':>9} {verdict:<7}{min(rounds):>8.2f}x to {max(rounds):.2f}x"
     )
     print(
         "(the verdict is on the ratio of the CPU-time medians, which other work on the machine moves least;\n"
-        " 'rounds' is the lowest and highest of the same ratio within single rounds; the last line is\n"
-        " information, no goal: the twin there also has autodoc, napoleon, sphinx-argparse and\n"
-        " sphinx-codeautolink, with the real llmcalc reference pages, so the ratio is what our own\n"
-        " extensions and features cost)"
+        " 'rounds' is the lowest and highest of the same ratio within single rounds; the last line's twin\n"
+        " also has autodoc, napoleon, sphinx-argparse and sphinx-codeautolink, with the real llmcalc\n"
+        " reference pages, so that ratio is what our own extensions and features cost: issue 29's measure)"
     )
     for name, result in report["parallel"].items():
         state = "no warnings" if not result["warnings"] else f"{len(result['warnings'])} warning line(s)"

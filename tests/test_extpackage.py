@@ -107,3 +107,21 @@ def test_conf_sets_the_calculators_to_what_the_site_had() -> None:
     assert tuple(conf["calculator_memory_dtypes"]) == DEFAULT_MEMORY_DTYPES
     assert tuple(conf["calculator_kv_dtypes"]) == DEFAULT_KV_DTYPES
     assert (REPO / conf["glossary_terminology"]).is_file() and (REPO / conf["calculator_templates"]).is_dir()
+
+
+def test_the_readme_names_every_setting_of_ours(tmp_path: Path) -> None:
+    from sphinx.testing.util import SphinxTestApp
+
+    def settings(extensions: list[str], folder: Path) -> set[str]:
+        write_tree(folder, {"conf.py": f"extensions = {extensions!r}\n", "index.md": "# Tiny\n"})
+        app = SphinxTestApp("html", srcdir=folder)
+        try:
+            return {option.name for option in app.config}
+        finally:
+            app.cleanup()
+
+    stock = settings(["myst_parser", "sphinx_codeautolink"], tmp_path / "stock")
+    ours = settings(["myst_parser", "llmglossary"], tmp_path / "ours") - stock
+    assert {"glossary_terminology", "calculator_kv_presets"} <= ours
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert sorted(name for name in ours if f"`{name}`" not in readme) == []
