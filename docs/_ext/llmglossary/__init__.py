@@ -25,6 +25,7 @@ __version__ = "1.0"
 FEATURES = (
     "codelinks",  # first: it sets sphinx-codeautolink up between its two handlers
     "reference",
+    "bibliography",
     "translatedterms",
     "termorder",
     "termlinks",

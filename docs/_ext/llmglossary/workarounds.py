@@ -172,6 +172,17 @@ ROWS = (
         still_needed="tests/test_workarounds.py::test_jieba_still_unmarshals_its_cache_from_the_file_object",
     ),
     Workaround(
+        key="pybtex-plugins",
+        module="bibliography.register_pybtex_plugins",
+        package="pybtex",
+        versions=frozenset({"0.26.1"}),
+        what="pybtex's backends and styles registered once per build, so that a lookup scans no entry points",
+        upstream=TO_FILE,
+        upstream_patch="upstream/pybtex-entry-point-cache",
+        gain="GAIN_PLACEHOLDER",
+        still_needed="tests/test_workarounds.py::test_pybtex_still_scans_the_entry_points_on_every_lookup",
+    ),
+    Workaround(
         key="glossarysearch-scorer",
         module="glossarysearch.SEARCHTOOLS_VERSIONS",
         package="sphinx",
