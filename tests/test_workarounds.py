@@ -30,7 +30,7 @@ from myst_parser.config.main import MdParserConfig
 from sphinx.search.zh import SearchChinese
 
 from extension_table import PACKAGE, extension_table
-from llmglossary import bibliography, codelinks, glossarysearch, i18nparses, mystsettings, reference, themestrings
+from llmglossary import codelinks, glossarysearch, i18nparses, mystsettings, reference, themestrings
 from llmglossary.workarounds import REGISTRY, ROWS, TO_FILE, Workaround, markdown_table
 from llmglossary.zhsearch import language, stemmer
 from sphinxbuild import REPO, build, write_tree
@@ -58,7 +58,6 @@ def test_each_modules_version_gate_is_its_registry_row() -> None:
     assert stemmer.STEMMER_BUG_VERSIONS is REGISTRY["zhsearch-stemmer"].versions
     assert language.REMEMBERED_SPLIT_VERSIONS is REGISTRY["zhsearch-split"].versions
     assert glossarysearch.SEARCHTOOLS_VERSIONS is REGISTRY["glossarysearch-scorer"].versions
-    assert bibliography.PATCHED_VERSIONS is REGISTRY["pybtex-plugins"].versions
 
 
 def source_of(row: Workaround) -> tuple[Path, str]:
@@ -328,49 +327,3 @@ def test_no_module_replaces_a_function_of_codeautolink() -> None:
 
     assert extension.link_html is link_html
 
-
-def counting_entry_point_scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Count pybtex's scans of the entry points, with no plugin registered at run time."""
-    import pybtex.plugin
-
-    scans: list[str] = []
-    scan = pybtex.plugin.entry_points
-
-    def counted(**selection: str) -> object:
-        scans.append(selection["group"])
-        return scan(**selection)
-
-    monkeypatch.setattr(pybtex.plugin, "entry_points", counted)
-    monkeypatch.setattr(pybtex.plugin, "_RUNTIME_PLUGINS", {})  # nothing an earlier build registered
-    return scans
-
-
-def test_pybtex_still_scans_the_entry_points_on_every_lookup(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pybtex.plugin
-
-    scans = counting_entry_point_scans(monkeypatch)
-    first = pybtex.plugin.find_plugin("pybtex.backends", "plaintext")
-    assert pybtex.plugin.find_plugin("pybtex.backends", "plaintext") is first
-    # Were the scans cached upstream, the second lookup would not scan: drop bibliography.py.
-    assert scans == ["pybtex.backends", "pybtex.backends"]
-
-
-def test_registered_pybtex_plugins_are_the_entry_points_classes_found_without_a_scan(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from importlib.metadata import entry_points as scan
-
-    import pybtex.plugin
-
-    scans = counting_entry_point_scans(monkeypatch)
-    expected = {
-        (group, entry_point.name): entry_point.load()
-        for group in bibliography.PLUGIN_GROUPS
-        for entry_point in scan(group=group)
-    }
-    assert ("pybtex.backends", "plaintext") in expected and ("pybtex.style.formatting", "plain") in expected
-    assert bibliography.register_pybtex_plugins() == len(expected)
-    scans.clear()
-    for (group, name), plugin in expected.items():
-        assert pybtex.plugin.find_plugin(group, name) is plugin
-    assert scans == []

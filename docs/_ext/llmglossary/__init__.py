@@ -25,7 +25,6 @@ __version__ = "1.0"
 FEATURES = (
     "codelinks",  # first: it sets sphinx-codeautolink up between its two handlers
     "reference",
-    "bibliography",
     "translatedterms",
     "termorder",
     "termlinks",

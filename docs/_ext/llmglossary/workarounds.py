@@ -172,18 +172,6 @@ ROWS = (
         still_needed="tests/test_workarounds.py::test_jieba_still_unmarshals_its_cache_from_the_file_object",
     ),
     Workaround(
-        key="pybtex-plugins",
-        module="bibliography.register_pybtex_plugins",
-        package="pybtex",
-        versions=frozenset({"0.26.1"}),
-        what="pybtex's backends and styles registered once per build, so that a lookup scans no entry points",
-        upstream=TO_FILE,
-        upstream_patch="upstream/pybtex-entry-point-cache",
-        gain="900 lookups 3.09 s to 0.002 s CPU; English fresh build against the equipped twin 1.86x to 1.46x "
-        "(medians of 5, loaded machine, 2026-12-01)",
-        still_needed="tests/test_workarounds.py::test_pybtex_still_scans_the_entry_points_on_every_lookup",
-    ),
-    Workaround(
         key="glossarysearch-scorer",
         module="glossarysearch.SEARCHTOOLS_VERSIONS",
         package="sphinx",
