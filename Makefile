@@ -46,12 +46,15 @@ endif
 venv-stale: ;
 
 # PIP_CONSTRAINT (not -c) also reaches pip's isolated build environment, so the
-# setuptools that builds the editable install is pinned too.
-$(INSTALLED): pyproject.toml $(CONSTRAINTS)
+# setuptools that builds the editable install is pinned too.  The glossary's Sphinx
+# extensions (docs/_ext/llmglossary) are a second editable install, so conf.py imports
+# them without a sys.path entry and the llmcalc wheel does not ship them.
+EXTENSIONS_PROJECT := docs/_ext/pyproject.toml
+$(INSTALLED): pyproject.toml $(EXTENSIONS_PROJECT) $(CONSTRAINTS)
 	@$(PYTHON) tools/venv_python.py $(VENV)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip install --quiet pip
-	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip install --quiet -e '.[docs,test,lint,dev,gguf]'
+	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip install --quiet -e '.[docs,test,lint,dev,gguf]' -e ./docs/_ext
 	touch $@
 
 install: $(INSTALLED) ## Create .venv and install llmcalc with the docs, test, lint and dev extras
@@ -88,7 +91,7 @@ latex-%: text-% ## LaTeX sources of one language into _build/latex/<lang>/ (no P
 
 # The server serves one folder, $(BUILDDIR)/live: English at its root, zh_TW in zh_TW/
 # (rebuilt after English on every change), and the language switch links between them
-# (language_switch_layout=live, docs/_ext/langswitch.py).
+# (language_switch_layout=live, docs/_ext/llmglossary/langswitch.py).
 LIVE_LAYOUT := -D language_switch_layout=live
 LIVE_PORT ?= 8000
 livehtml: $(INSTALLED) ## Serve English at / and zh_TW at /zh_TW/, rebuilt and reloaded on every change (LIVE_PORT=8000)

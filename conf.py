@@ -9,7 +9,6 @@ so they live in :func:`apply_language_settings`, a ``config-inited`` handler.
 from __future__ import annotations
 
 import os
-import sys
 import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
     from sphinx.config import Config
 
 ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
 # -- Project -------------------------------------------------------------------------
 project = "LLM Engineering Glossary"
@@ -39,35 +37,34 @@ extensions = [
     "sphinx_design",
     "sphinx.ext.autodoc",  # the llmcalc reference pages, from the docstrings
     "sphinx.ext.napoleon",  # ... which are numpy-style
-    # llmcalc names in the pages' examples link to their reference entries; codelinks (ours)
-    # first: it hands codeautolink a page's code blocks only, not the whole page
-    "codelinks",
-    "sphinx_codeautolink",
     "sphinxarg.ext",  # the command line's reference, generated from its argparse parser
     "sphinxcontrib.bibtex",  # every entry's sources, from docs/_bib/references.bib, listed on the references page
-    "bibtexplugins",  # ours: pybtex's backend found once, not at every citation
-    "reference",  # ours: constants without their type's docstring, the CLI help translated
-    "translatedterms",  # ours: a translation's term links checked at the .po line
-    # Ours, one concern each (docs/_ext/):
-    "termorder",  # records entries, fails the build on forward references
-    "termlinks",  # "Builds on" / "Used by" under each entry
-    "termindex",  # the all-terms page
-    "mathml",  # LaTeX to MathML at build time: no MathJax, no CDN
-    "zhsearch",  # Chinese search: glossary terms as jieba words, working search page
-    "glossarysearch",  # search finds entries first, by any name, with a snippet for every hit
-    "langswitch",  # link to the same page in the other language
-    "calculators",  # LoRA / memory / KV-cache widgets, checked against llmcalc
-    "ggufplanner",  # the GGUF planner: a .gguf header read in the browser, checked against llmcalc.gguf
-    "termpreviews",  # hover/focus previews of term definitions, written into each page
-    "copycode",  # copy buttons that leave out >>> prompts and output
-    "themestrings",  # Furo's English-only labels through the translation catalog
-    "conceptmap",  # the dependency graph of all terms, drawn as SVG at build time
-    "mystsettings",  # translated builds: docutils defaults built once, not per message
-    "i18nparses",  # translated builds: Sphinx parses each translated message once, not twice
+    # Ours (docs/_ext/llmglossary, installed by `make install`): the glossary store and its order
+    # check, "Builds on" / "Used by", the all-terms page, MathML, Chinese and glossary search, the
+    # language switch, the calculators and planners, previews, copy buttons, the concept map, and
+    # the reference pages' and translated builds' fixes, citations resolved without an entry-point
+    # scan per citation.  One module per feature; the README's
+    # extension table lists them.  llmcalc names in the pages' examples link to their reference
+    # entries through sphinx-codeautolink, which llmglossary.codelinks sets up (it hands
+    # codeautolink a page's code blocks only, not the whole page).
+    "llmglossary",
 ]
 
 exclude_patterns = ["_bib", "_ext", "_root", "_static", "_templates"]
 templates_path = ["docs/_templates"]  # relative to this file
+
+# -- Our extensions' settings (llmglossary) -------------------------------------------
+# Paths are relative to this file.  The terminology table: Chinese search indexes each zh_TW
+# rendering as one word, and the search page finds an entry by it.
+glossary_terminology = "locales/zh_TW/terminology.tsv"
+# The calculators' Jinja templates (widget.html, planner.html).
+calculator_templates = "docs/_templates/calculators"
+# The KV-cache calculator's models: llmcalc presets with full attention (the widget has no
+# sliding window), "reference" first, as the widget starts from it.
+calculator_kv_presets = ["reference", "llama-3-8b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b"]
+# The number formats each calculator offers (names from llmcalc.DTYPE_BITS), first the default.
+calculator_memory_dtypes = ["fp32", "bf16", "fp8", "int8", "int4"]
+calculator_kv_dtypes = ["bf16", "fp32", "fp8"]
 
 
 # -- EPUB (make dist) -------------------------------------------------------------------

@@ -5,8 +5,9 @@ modelled) or a :class:`RefusalTypeError` (wrong kind of value).  Both are :class
 :data:`MESSAGES`' keys and never changes meaning, ``.params`` holds the values the message names (JSON-like:
 str, int, float, bool, None and lists of them).  The English text is ``MESSAGES[code]`` filled in with the
 parameters; the browser's planner fills in its own translated template for the same code instead (the
-catalogue is the widget's label list, see ``docs/_ext/calculators.py``), so no English detail reaches a
-translated page.  A parameter ``config`` (a ``model_type``) prefixes the message with ``"<model_type> config: "``.
+catalogue is the widget's label list, see ``docs/_ext/llmglossary/calculators/labels.py``), so no English
+detail reaches a translated page.  A parameter ``config`` (a ``model_type``) prefixes the message with
+``"<model_type> config: "``.
 
 Examples
 --------

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
 DEFAULT_CONF = """\
-extensions = ["myst_parser", "termorder", "termlinks", "termindex"]
+extensions = ["myst_parser", "llmglossary.termorder", "llmglossary.termlinks", "llmglossary.termindex"]
 exclude_patterns = ["_build"]
 """
 

@@ -20,9 +20,10 @@ BUILDERS = ("html", "dirhtml", "singlehtml", "epub", "latex", "text", "man", "te
 
 CONF = f"""\
 extensions = [
-    "myst_parser", "sphinx.ext.doctest", "termorder", "termlinks", "termindex", "mathml", "zhsearch", "glossarysearch",
-    "langswitch", "calculators", "termpreviews", "copycode", "themestrings", "conceptmap", "mystsettings",
-    "i18nparses",
+    "myst_parser", "sphinx.ext.doctest", "llmglossary.termorder", "llmglossary.termlinks", "llmglossary.termindex",
+    "llmglossary.mathml", "llmglossary.zhsearch", "llmglossary.glossarysearch", "llmglossary.langswitch",
+    "llmglossary.calculators", "llmglossary.termpreviews", "llmglossary.copycode", "llmglossary.themestrings",
+    "llmglossary.conceptmap", "llmglossary.mystsettings", "llmglossary.i18nparses",
 ]
 exclude_patterns = ["_build"]
 html_static_path = [{str(REPO / "docs" / "_static")!r}]

@@ -22,7 +22,7 @@ from browser import browser_page
 from sphinxbuild import build, write_tree
 
 CONF = """\
-extensions = ["myst_parser", "calculators"]
+extensions = ["myst_parser", "llmglossary.calculators"]
 myst_enable_extensions = ["colon_fence"]
 html_static_path = [{static!r}]
 """

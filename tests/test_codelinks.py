@@ -1,4 +1,4 @@
-"""docs/_ext/codelinks.py: codeautolink is handed a page's code blocks, not the whole page.
+"""docs/_ext/llmglossary/codelinks.py: codeautolink is handed a page's code blocks, not the whole page.
 
 A tiny site is built with stock sphinx-codeautolink and with the two handlers; each page
 must be the same document with the same links (put through BeautifulSoup, as stock
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup
 
-import codelinks
+from llmglossary import codelinks
 from sphinxbuild import build, write_tree
 
 MODULE = '''\
@@ -110,7 +110,7 @@ def built_pages(root: Path, builder: str, extra: str) -> dict[str, str]:
 @pytest.mark.parametrize("builder", ["html", "dirhtml"])
 def test_the_pages_are_codeautolinks_own(tmp_path: Path, builder: str) -> None:
     stock = built_pages(tmp_path / "stock", builder, "")
-    ours = built_pages(tmp_path / "ours", builder, ', "codelinks"')
+    ours = built_pages(tmp_path / "ours", builder, ', "llmglossary.codelinks"')
     assert ours.keys() == stock.keys()
     examples = next(name for name in stock if name.startswith("examples"))
     links = stock[examples].count('class="sphinx-codeautolink-a"')
@@ -169,6 +169,7 @@ def test_blocks_lost_by_codeautolink_are_an_error_not_a_wrong_page() -> None:
 
 
 def test_codelinks_after_codeautolink_is_a_clear_error(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"conf.py": 'extensions = ["sphinx_codeautolink", "codelinks"]\n', "index.rst": "T\n=\n"})
+    conf = 'extensions = ["sphinx_codeautolink", "llmglossary.codelinks"]\n'
+    write_tree(tmp_path, {"conf.py": conf, "index.rst": "T\n=\n"})
     with pytest.raises(Exception, match="codelinks must come before sphinx_codeautolink"):
         build(tmp_path)

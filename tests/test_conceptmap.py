@@ -1,4 +1,4 @@
-"""The concept map (docs/_ext/conceptmap.py) on tiny temporary sites."""
+"""The concept map (docs/_ext/llmglossary/conceptmap.py) on tiny temporary sites."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from bs4 import BeautifulSoup
 from sphinxbuild import REPO, BuildResult, build, write_tree
 
 CONF = """\
-extensions = ["myst_parser", "termorder", "termlinks", "termindex", "conceptmap"]
+extensions = ["myst_parser", "llmglossary.termorder", "llmglossary.termlinks", "llmglossary.termindex",
+              "llmglossary.conceptmap"]
 exclude_patterns = ["_build"]
 html_static_path = [{static!r}]
 """

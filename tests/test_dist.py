@@ -12,7 +12,8 @@ from make_dist import declare_content_properties, zip_site
 from sphinxbuild import REPO, build, write_tree
 
 CONF = """\
-extensions = ["myst_parser", "termorder", "termlinks", "termindex", "conceptmap", "mathml"]
+extensions = ["myst_parser", "llmglossary.termorder", "llmglossary.termlinks", "llmglossary.termindex",
+              "llmglossary.conceptmap", "llmglossary.mathml"]
 exclude_patterns = ["_build"]
 html_static_path = [{static!r}]
 myst_enable_extensions = ["dollarmath"]

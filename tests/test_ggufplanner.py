@@ -13,7 +13,7 @@ from sphinxbuild import build, write_tree
 
 REPO = Path(__file__).resolve().parent.parent
 CONF = """\
-extensions = ["myst_parser", "ggufplanner"]
+extensions = ["myst_parser", "llmglossary.ggufplanner"]
 myst_enable_extensions = ["colon_fence"]
 html_static_path = [{static!r}]
 project = "GGUF"

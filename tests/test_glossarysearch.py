@@ -1,4 +1,4 @@
-"""docs/_ext/glossarysearch.py on a tiny site: the index's glossary objects, the snippet files, rebuilds.
+"""docs/_ext/llmglossary/glossarysearch.py on a tiny site: the index's glossary objects, the snippet files, rebuilds.
 
 The browser side (ranking, snippets shown) is tested on the real site by
 test_search_ranking.py; here the build side is checked against the sources written below.
@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 import sphinx as sphinx_package
-from glossarysearch import glossary_objects
 from sphinx.errors import ExtensionError
 
-from glossary import Entry, EntryRecord, GlossaryGraph
+from llmglossary.glossary import Entry, EntryRecord, GlossaryGraph
+from llmglossary.glossarysearch import glossary_objects
 from sphinxbuild import BuildResult, build, write_tree
 
 CONF = """\
-extensions = ["myst_parser", "mathml", "termorder", "glossarysearch"]
+extensions = ["myst_parser", "llmglossary.mathml", "llmglossary.termorder", "llmglossary.glossarysearch"]
 myst_enable_extensions = ["dollarmath"]
 html_math_renderer = "mathml"
 exclude_patterns = ["_build"]
@@ -192,7 +192,7 @@ def test_the_search_page_of_each_builder_shows_the_entry_first_with_its_snippet(
 
 def test_translated_headers_give_both_parts_and_an_alias_never_takes_another_entrys_term() -> None:
 
-    from glossary import Entry
+    from llmglossary.glossary import Entry
 
     def entry(rank: int, *names: str) -> Entry:
         anchor = "term-" + names[0].split("（")[0].replace(" ", "-")

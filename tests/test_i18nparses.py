@@ -1,4 +1,4 @@
-"""docs/_ext/i18nparses.py: Sphinx's Locale transform parses each translated message once."""
+"""docs/_ext/llmglossary/i18nparses.py: Sphinx's Locale transform parses each translated message once."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import sphinx.transforms.i18n as sphinx_i18n
 from docutils import nodes
 
-import i18nparses
+from llmglossary import i18nparses
 from sphinxbuild import write_tree
 from translatedsite import TRANSLATED_SITE, doctrees_and_html, translate_every_message
 
@@ -62,7 +62,9 @@ def test_each_message_is_parsed_once_and_the_pages_are_unchanged(
     translate_every_message(tmp_path)
 
     stock_parsed, (stock_doctrees, stock_html) = parsed_messages(tmp_path, monkeypatch, ["myst_parser"])
-    ours_parsed, (ours_doctrees, ours_html) = parsed_messages(tmp_path, monkeypatch, ["myst_parser", "i18nparses"])
+    ours_parsed, (ours_doctrees, ours_html) = parsed_messages(
+        tmp_path, monkeypatch, ["myst_parser", "llmglossary.i18nparses"]
+    )
 
     assert "譯 A closing paragraph" in ours_doctrees["classified"]
     assert ours_doctrees == stock_doctrees

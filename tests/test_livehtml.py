@@ -23,7 +23,7 @@ from sphinxbuild import REPO, build, write_tree
 SERVER = "http://127.0.0.1:8000/"
 
 CONF = f"""\
-extensions = ["myst_parser", "langswitch"]
+extensions = ["myst_parser", "llmglossary.langswitch"]
 exclude_patterns = ["_build"]
 templates_path = [{str(REPO / "docs" / "_templates")!r}]
 html_theme = "furo"

@@ -114,7 +114,8 @@ def the_venv_rule(tmp_path: Path) -> Path:
     """A directory with what the Makefile's .venv rule reads, and a fake Python 3.10 first on PATH."""
     project = tmp_path / "project"
     (project / "tools").mkdir(parents=True)
-    for name in ("Makefile", "pyproject.toml", "constraints.txt", "tools/venv_python.py"):
+    (project / "docs" / "_ext").mkdir(parents=True)
+    for name in ("Makefile", "pyproject.toml", "docs/_ext/pyproject.toml", "constraints.txt", "tools/venv_python.py"):
         shutil.copy(REPO / name, project / name)
     fake = tmp_path / "bin" / "python3"
     fake.parent.mkdir()

@@ -20,12 +20,12 @@ import pytest
 
 import llmcalc as lc
 from browser import browser_page
-from glossary_html import inline_json
 from llmcalc import hf
 from llmcalc.browser import browser_data
 from llmcalc.config import Derived
 from llmcalc.errors import Refusal
 from llmcalc.params import linear_modules
+from llmglossary.glossary_html import inline_json
 
 pytestmark = pytest.mark.browser
 

@@ -1,4 +1,4 @@
-"""docs/_ext/mystsettings.py: cached docutils defaults and a shared markdown-it parser."""
+"""docs/_ext/llmglossary/mystsettings.py: cached docutils defaults and a shared markdown-it parser."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from docutils.parsers.rst import Parser as RSTParser
 from markdown_it import MarkdownIt
 from myst_parser.parsers.mdit import create_md_parser
 
-import mystsettings
-from mystsettings import default_settings
+from llmglossary import mystsettings
+from llmglossary.mystsettings import default_settings
 from sphinxbuild import write_tree
 from translatedsite import TRANSLATED_SITE, doctrees_and_html, translate_every_message
 
@@ -56,7 +56,7 @@ def test_a_reused_parser_gives_the_doctrees_of_a_parser_per_message(
     fresh_doctrees, fresh_html = doctrees_and_html(tmp_path, ["myst_parser"])
     # Patched: mystsettings.setup replaces the module global, which builds through ours.
     monkeypatch.setattr(mystsettings, "create_md_parser", counting("shared"))
-    shared_doctrees, shared_html = doctrees_and_html(tmp_path, ["myst_parser", "mystsettings"])
+    shared_doctrees, shared_html = doctrees_and_html(tmp_path, ["myst_parser", "llmglossary.mystsettings"])
     assert myst_sphinx.create_md_parser is mystsettings.shared_md_parser
 
     assert "譯 Text after the include" in shared_doctrees["index"]

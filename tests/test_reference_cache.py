@@ -1,4 +1,4 @@
-"""Saved codeautolink examples of MyST pages survive an incremental build (see docs/_ext/reference.py)."""
+"""Saved codeautolink examples of MyST pages survive an incremental build (see docs/_ext/llmglossary/reference.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sphinx_codeautolink.extension.block import SourceTransform
 from sphinx_codeautolink.extension.cache import DataCache
 from sphinx_codeautolink.parse import Name, NameBreak
 
-import reference
+from llmglossary import reference
 from sphinxbuild import build, write_tree
 
 
@@ -45,7 +45,10 @@ def test_restored_examples_equal_what_was_saved(tmp_path: Path) -> None:
     assert transforms == saved.transforms
 
 
-CONF = 'extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx_codeautolink", "termorder", "termlinks"{extra}]\n'
+CONF = (
+    'extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx_codeautolink", "llmglossary.termorder",'
+    ' "llmglossary.termlinks"{extra}]\n'
+)
 PAGES = {
     "index.md": "# Tiny\n\n```{toctree}\nex\nother\napi\n```\n",
     "ex.md": "# Example\n\n```{glossary}\nToken\n  A piece of text.\n```\n\n```python\nimport llmcalc\n"
@@ -68,7 +71,7 @@ def links_after_a_rewrite(tmp_path: Path, extra: str) -> int:
 
 def test_a_page_rewritten_but_not_reread_keeps_its_links(tmp_path: Path) -> None:
     assert links_after_a_rewrite(tmp_path / "without", "") == 0  # the upstream behaviour
-    assert links_after_a_rewrite(tmp_path / "with", ', "reference"') > 0
+    assert links_after_a_rewrite(tmp_path / "with", ', "llmglossary.reference"') > 0
 
 
 PARSER = '''\
@@ -87,7 +90,8 @@ def test_a_command_reference_follows_its_parser_in_an_incremental_build(tmp_path
     import sys
 
     write_tree(tmp_path, {
-        "conf.py": f'import sys\nsys.path.insert(0, {str(tmp_path)!r})\nextensions = ["sphinxarg.ext", "reference"]\n',
+        "conf.py": f'import sys\nsys.path.insert(0, {str(tmp_path)!r})\n'
+        'extensions = ["sphinxarg.ext", "llmglossary.reference"]\n',
         "index.rst": "Tool\n====\n\n.. argparse::\n   :module: toolpkg.cli\n   :func: build_parser\n   :prog: tool\n",
         "toolpkg/__init__.py": "",
         "toolpkg/cli.py": PARSER.format(help="the old help"),

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from calculators import LABELS, REFUSAL_LABELS
 from llmcalc import errors
 from llmcalc.browser import browser_data
+from llmglossary.calculators.labels import LABELS, REFUSAL_LABELS
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -286,7 +286,7 @@ SHORTER_TOKEN = {"basics.md": BASICS.replace("A piece of text.", "A short piece 
 
 
 def test_changing_a_definition_rewrites_the_pages_that_preview_it(tmp_path: Path) -> None:
-    conf = DEFAULT_CONF.replace('"termindex"]', '"termindex", "termpreviews"]')
+    conf = DEFAULT_CONF.replace('"llmglossary.termindex"]', '"llmglossary.termindex", "llmglossary.termpreviews"]')
     srcdir = project(tmp_path, conf=conf)
     # advanced.md links Token, so its hover preview shows Token's opening sentence;
     # index: Sphinx itself rewrites a toctree's parent when a child changes.
@@ -304,7 +304,7 @@ def test_a_new_entry_rewrites_the_pages_that_list_every_entry(tmp_path: Path) ->
 
 
 def test_the_index_alone_adds_no_relation_lines(tmp_path: Path) -> None:
-    conf = 'extensions = ["myst_parser", "termindex"]\nexclude_patterns = ["_build"]\n'
+    conf = 'extensions = ["myst_parser", "llmglossary.termindex"]\nexclude_patterns = ["_build"]\n'
     result = build(project(tmp_path, conf=conf))
     assert result.warnings == ""
     index = BeautifulSoup(result.html("all-terms"), "html.parser")
@@ -314,7 +314,7 @@ def test_the_index_alone_adds_no_relation_lines(tmp_path: Path) -> None:
 
 
 def test_the_graph_is_built_once_per_build_for_every_consumer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import glossary
+    from llmglossary import glossary
 
     builds: list[str] = []
     build_graph = glossary.GlossaryDomain._build_graph
@@ -324,7 +324,9 @@ def test_the_graph_is_built_once_per_build_for_every_consumer(tmp_path: Path, mo
         return build_graph(self)
 
     monkeypatch.setattr(glossary.GlossaryDomain, "_build_graph", counted)
-    conf = DEFAULT_CONF.replace('"termindex"]', '"termindex", "termpreviews", "conceptmap"]')
+    conf = DEFAULT_CONF.replace(
+        '"llmglossary.termindex"]', '"llmglossary.termindex", "llmglossary.termpreviews", "llmglossary.conceptmap"]'
+    )
     index = INDEX.replace("    all-terms\n", "    all-terms\n    map\n")
     result = build(project(tmp_path, conf=conf, index=index, map="# Map\n\n```{concept-map}\n```\n"))
     assert result.warnings == ""

@@ -1,4 +1,4 @@
-"""Hover/focus previews of glossary terms (docs/_ext/termpreviews.py, termpreviews.js)."""
+"""Hover/focus previews of glossary terms (docs/_ext/llmglossary/termpreviews.py, termpreviews.js)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from sphinxbuild import build, write_tree
 
 REPO = Path(__file__).resolve().parent.parent
 CONF = f"""\
-extensions = ["myst_parser", "termpreviews"]
+extensions = ["myst_parser", "llmglossary.termpreviews"]
 html_static_path = [{str(REPO / "docs" / "_static")!r}]
 """
 PAGES = {

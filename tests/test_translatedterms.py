@@ -6,7 +6,9 @@ from pathlib import Path
 
 from sphinxbuild import build, write_tree
 
-CONF = 'extensions = ["myst_parser", "translatedterms"]\nlocale_dirs = ["locales"]\ngettext_compact = False\n'
+CONF = (
+    'extensions = ["myst_parser", "llmglossary.translatedterms"]\nlocale_dirs = ["locales"]\ngettext_compact = False\n'
+)
 INDEX = """\
     # Tiny
 

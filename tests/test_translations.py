@@ -16,9 +16,9 @@ import pytest
 from babel.messages.catalog import Catalog, Message
 
 from intl_update import read_catalog, wrapping_problem
+from llmglossary.translatedterms import term_targets
 from pocheck import check_po
 from termlists import missing_terminology_rows
-from translatedterms import term_targets
 from zhlint import LINK_TEXT_POLICIES, lint_catalog, lint_terminology, read_terminology
 
 REPO = Path(__file__).resolve().parent.parent

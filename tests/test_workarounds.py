@@ -1,4 +1,4 @@
-"""The workarounds registry (docs/_ext/workarounds.py) against what is installed, the code, the README and upstream/.
+"""The workarounds registry (docs/_ext/llmglossary/workarounds.py) against installed releases, code, README, upstream/.
 
 When a pin in constraints.txt moves, the first test fails and names the workaround to
 re-examine: drop it if the new release fixed the behaviour (its "still needed" test
@@ -31,15 +31,11 @@ from myst_parser.config.main import MdParserConfig
 from sphinx.search.zh import SearchChinese
 from sphinxcontrib.bibtex.domain import BibtexDomain
 
-import bibtexplugins
-import codelinks
-import i18nparses
-import mystsettings
-import reference
-import themestrings
-import zhsearch
+from extension_table import PACKAGE, extension_table
+from llmglossary import bibtexplugins, codelinks, glossarysearch, i18nparses, mystsettings, reference, themestrings
+from llmglossary.workarounds import REGISTRY, ROWS, TO_FILE, Workaround, markdown_table
+from llmglossary.zhsearch import language, stemmer
 from sphinxbuild import REPO, build, write_tree
-from workarounds import REGISTRY, ROWS, TO_FILE, Workaround, markdown_table
 
 ROW_IDS = [row.key for row in ROWS]
 
@@ -48,9 +44,9 @@ ROW_IDS = [row.key for row in ROWS]
 def test_each_workaround_was_written_for_the_installed_release(row: Workaround) -> None:
     installed = version(row.package)
     assert installed in row.versions, (
-        f"{row.package} is now {installed}; docs/_ext/{row.module.split('.')[0]}.py ({row.what}) was written "
+        f"{row.package} is now {installed}; {source_of(row)[0].relative_to(REPO)} ({row.what}) was written "
         f"for {sorted(row.versions)}: drop it if this release fixed it (run {row.still_needed}), "
-        "else add the version to its row in docs/_ext/workarounds.py"
+        "else add the version to its row in docs/_ext/llmglossary/workarounds.py"
     )
 
 
@@ -62,15 +58,25 @@ def test_each_modules_version_gate_is_its_registry_row() -> None:
     assert reference.RST_ONLY_CACHE_VERSIONS is REGISTRY["codeautolink-cache"].versions
     assert codelinks.PATCHED_VERSIONS is REGISTRY["codelinks"].versions
     assert bibtexplugins.PATCHED_VERSIONS is REGISTRY["bibtexplugins"].versions
-    # zhsearch keeps its own constant (it is being rewritten elsewhere): checked equal instead.
-    assert zhsearch.STEMMER_BUG_VERSIONS == REGISTRY["zhsearch-stemmer"].versions
+    assert stemmer.STEMMER_BUG_VERSIONS is REGISTRY["zhsearch-stemmer"].versions
+    assert language.REMEMBERED_SPLIT_VERSIONS is REGISTRY["zhsearch-split"].versions
+    assert glossarysearch.SEARCHTOOLS_VERSIONS is REGISTRY["glossarysearch-scorer"].versions
+
+
+def source_of(row: Workaround) -> tuple[Path, str]:
+    """The file under docs/_ext/llmglossary and the name a row's ``module`` (``zhsearch.stemmer.X``) points to."""
+    dotted = row.module.split(",")[0].split(" ")[0].split(".")
+    folder = PACKAGE
+    for index, part in enumerate(dotted[:-1]):
+        if (folder / f"{part}.py").is_file():
+            return folder / f"{part}.py", dotted[index + 1]
+        folder = folder / part
+    raise AssertionError(f"{row.key}: no module of docs/_ext/llmglossary holds {row.module}")
 
 
 def test_each_workaround_module_exists() -> None:
     for row in ROWS:
-        module, _, name = row.module.split(",")[0].split(" ")[0].partition(".")
-        source = REPO / "docs" / "_ext" / f"{module}.py"
-        assert source.is_file(), row.key
+        source, name = source_of(row)
         tree = ast.parse(source.read_text(encoding="utf-8"))
         defined = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.ClassDef)}
         # A module-level constant too, such as a version gate (glossarysearch.SEARCHTOOLS_VERSIONS).
@@ -115,13 +121,19 @@ def test_each_workaround_has_an_upstream_report_or_a_ready_patch(row: Workaround
 
 def test_the_readme_table_is_the_registry() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert markdown_table() in readme, "README.md's workaround table differs from docs/_ext/workarounds.py"
+    assert markdown_table() in readme, "README.md's workaround table differs from docs/_ext/llmglossary/workarounds.py"
 
 
-def test_every_extension_module_is_in_the_readme_table() -> None:
+def test_the_readme_extension_table_is_the_modules_docstrings() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    modules = sorted(path.name for path in (REPO / "docs" / "_ext").glob("*.py"))
-    assert [name for name in modules if f"| `{name}` |" not in readme] == []
+    assert extension_table() in readme, "README.md's extension table is stale: run tools/extension_table.py"
+
+
+def test_every_extension_module_says_why_it_exists() -> None:
+    table = extension_table()
+    modules = sorted(PACKAGE.rglob("*.py"))
+    assert len(modules) > 20
+    assert [path for path in modules if f"| `{path.relative_to(PACKAGE).as_posix()}` |" not in table] == []
 
 
 # -- The "still needed" tests: each asserts the upstream behaviour its workaround is for.
@@ -143,7 +155,7 @@ def test_sphinx_chinese_search_still_names_a_stemmer_it_does_not_ship(
     monkeypatch.setitem(sphinx.search.languages, "zh", "sphinx.search.zh.SearchChinese")
     stock = language_data(tmp_path / "stock", [])
     assert "window.Stemmer = ChineseStemmer;" in stock and "class ChineseStemmer" not in stock
-    fixed = language_data(tmp_path / "fixed", ["zhsearch"])
+    fixed = language_data(tmp_path / "fixed", ["llmglossary.zhsearch"])
     assert "window.Stemmer = EnglishStemmer;" in fixed and "EnglishStemmer" in fixed.split("window.Stemmer")[0]
 
 
@@ -302,7 +314,8 @@ def test_the_codeautolink_handlers_are_left_out_on_other_releases(monkeypatch: p
     app = RecordingApp()
     monkeypatch.setattr(codelinks, "version", lambda package: "0.0.0")
     codelinks.setup(app)  # type: ignore[arg-type]
-    assert app.calls == []
+    assert app.calls == [("setup_extension", "sphinx_codeautolink")]  # codeautolink as it is
+    app.calls.clear()
     monkeypatch.setattr(codelinks, "version", lambda package: sorted(codelinks.PATCHED_VERSIONS)[0])
     codelinks.setup(app)  # type: ignore[arg-type]
     # Connected right before and right after codeautolink's own handler.
@@ -333,7 +346,7 @@ def counted_entry_point_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def test_sphinxcontrib_bibtex_still_looks_up_the_backend_per_citation(monkeypatch: pytest.MonkeyPatch) -> None:
     assert 'find_plugin("pybtex.backends", "plaintext")' in inspect.getsource(BibtexDomain.resolve_xref), (
-        "sphinxcontrib-bibtex no longer looks the backend up per citation: drop docs/_ext/bibtexplugins.py"
+        "sphinxcontrib-bibtex no longer looks the backend up per citation: drop docs/_ext/llmglossary/bibtexplugins.py"
     )
     # ... and pybtex still reads every entry point on each lookup of a plugin not registered at run time.
     reads = counted_entry_point_reads(monkeypatch)

@@ -1,4 +1,4 @@
-"""docs/_ext/zhsearch.py: remembered segmentations and a kept dictionary change no word of the index."""
+"""docs/_ext/llmglossary/zhsearch/: remembered segmentations and a kept dictionary change no word of the index."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import jieba
 import pytest
 from sphinx.search.zh import SearchChinese
 
-from zhsearch import (
+from llmglossary.zhsearch import (
     PrefixDictionary,
     Segmentations,
     terminology_words,
@@ -151,3 +151,22 @@ def test_every_glossary_name_jieba_can_keep_whole_is_indexed_whole(tmp_path: Pat
     assert [word for word in keepable if word not in search.split(word)] == []
     # In a sentence too; a one-character name may join its neighbour (值的), as any word may.
     assert [word for word in keepable if len(word) > 1 and word not in search.split(f"我們說{word}。")] == []
+
+
+def test_on_a_sphinx_release_the_split_override_was_not_checked_against_sphinx_splits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from llmglossary.zhsearch import language
+
+    dictionary = tmp_path / "terms.txt"
+    write_user_dictionary(dictionary, ["詞元", "低秩適應"])
+    segmentations = Segmentations(tmp_path / "segmentations.pickle", "key")
+    assert "split" in vars(traditional_chinese_search(segmentations))  # the installed release: remembered
+    monkeypatch.setattr(language, "REMEMBERED_SPLIT_VERSIONS", frozenset({"0.0.0"}))
+    unchecked = traditional_chinese_search(segmentations)
+    assert not any("split" in vars(cls) for cls in unchecked.__mro__[: unchecked.__mro__.index(SearchChinese)])
+    ours = unchecked({"dict": str(dictionary)})
+    stock = SearchChinese({"dict": str(dictionary)})
+    assert [ours.split(text) for text in TEXTS] == [stock.split(text) for text in TEXTS]
+    assert ours.latin_terms == stock.latin_terms
+    assert segmentations.current == {}  # nothing remembered, so nothing replayed

@@ -16,8 +16,8 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from glossary import Entry, GlossaryGraph, add_page_view, glossary
-from glossary_html import entry_link
+from .glossary import Entry, GlossaryGraph, add_page_view, glossary
+from .glossary_html import entry_link
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -106,7 +106,7 @@ def index_shown(app: Sphinx, env: BuildEnvironment, graph: GlossaryGraph) -> dic
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
-    app.setup_extension("glossary")
+    app.setup_extension("llmglossary.glossary")
     app.add_node(glossary_index_placeholder)
     app.add_directive("glossary-index", GlossaryIndexDirective)
     app.connect("doctree-resolved", fill_indexes)

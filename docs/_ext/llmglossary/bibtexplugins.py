@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import pybtex.plugin
 
-from workarounds import REGISTRY
+from .workarounds import REGISTRY
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx

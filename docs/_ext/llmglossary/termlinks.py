@@ -18,8 +18,8 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.locale import get_translation
 
-from glossary import Entry, GlossaryGraph, add_page_view, glossary
-from glossary_html import entry_link
+from .glossary import Entry, GlossaryGraph, add_page_view, glossary
+from .glossary_html import entry_link
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -81,7 +81,7 @@ def relations_shown(app: Sphinx, env: BuildEnvironment, graph: GlossaryGraph) ->
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
-    app.setup_extension("glossary")
+    app.setup_extension("llmglossary.glossary")
     app.connect("doctree-resolved", add_relations)
     add_page_view(app, relations_shown)
     return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}

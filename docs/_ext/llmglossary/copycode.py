@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from sphinx.locale import get_translation
 
-from glossary_html import inline_json
+from .glossary_html import inline_json
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx

@@ -53,8 +53,9 @@ from sphinx.domains import Domain, ObjType
 from sphinx.locale import _
 from sphinx.util import logging
 
-from glossary import Entry, GlossaryGraph, glossary
-from zhsearch import TERMINOLOGY, terminology
+from .glossary import Entry, GlossaryGraph, glossary
+from .terminology import terminology, terminology_path
+from .workarounds import REGISTRY
 
 if TYPE_CHECKING:
     from sphinx.addnodes import pending_xref
@@ -65,15 +66,15 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-HERE = Path(__file__).resolve().parent
-SCORER = HERE.parent / "_templates" / "glossarysearch-scorer.js"
-STYLESHEET_SOURCE = HERE.parent / "_templates" / "glossarysearch.css"
+TEMPLATES = Path(__file__).resolve().parents[2] / "_templates"  # docs/_templates
+SCORER = TEMPLATES / "glossarysearch-scorer.js"
+STYLESHEET_SOURCE = TEMPLATES / "glossarysearch.css"
 DATA_FILE = "glossarysearch-data.js"
 PAGES_FOLDER = "glossarysearch"
 """Under ``_static``: one script per document holding its passages."""
 STYLESHEET = "glossarysearch.css"
 
-SEARCHTOOLS_VERSIONS = frozenset({"9.0.4"})
+SEARCHTOOLS_VERSIONS = REGISTRY["glossarysearch-scorer"].versions
 """Sphinx releases whose ``searchtools.js`` the scorer was checked against: it extends
 ``Search._performSearch`` and ``Search.stopPulse`` and sorts with
 ``_orderResultsByScoreThenName``, which are not documented API (the scorer does nothing
@@ -368,7 +369,8 @@ class GlossarySearchDomain(Domain):
 
     def objects(self) -> list[GlossaryObject]:
         config = self.env.config
-        translations = terminology() if config.language.startswith("zh") and TERMINOLOGY.exists() else {}
+        table = terminology_path(config)
+        translations = terminology(table) if config.language.startswith("zh") and table.exists() else {}
         return glossary_objects(glossary(self.env).graph(), translations, configured_aliases(self.env))
 
     def get_objects(self) -> Iterator[tuple[str, str, str, str, str, int]]:
@@ -524,7 +526,8 @@ def check_snippet_length(app: Sphinx, config: Any) -> None:
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
-    app.setup_extension("glossary")
+    app.setup_extension("llmglossary.glossary")
+    app.setup_extension("llmglossary.terminology")
     app.add_config_value(
         "glossary_search_snippet_length",
         240,

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-from glossary import Entry, GlossaryGraph, add_page_view, glossary
+from .glossary import Entry, GlossaryGraph, add_page_view, glossary
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -407,7 +407,7 @@ def add_stylesheet(
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
-    app.setup_extension("glossary")
+    app.setup_extension("llmglossary.glossary")
     add_page_view(app, map_shown)
     app.add_node(concept_map_placeholder)
     app.add_node(concept_map, html=(visit_concept_map, None))

@@ -9,7 +9,8 @@ code blocks that are a small part of each body (``benchmarks/README.md``).
 
 Two handlers of the same public event, connected right before and right after
 codeautolink's (this extension sets codeautolink up between them, so it must come
-first in ``extensions``), hand it only the code blocks, and put its result back:
+before it in ``extensions``, or alone: it sets codeautolink up itself), hand it only
+the code blocks, and put its result back:
 
 * :func:`hand_over_code_blocks` cuts each code block's ``pre`` out of
   the body, in page order, and gives codeautolink a body made of those blocks alone,
@@ -26,7 +27,7 @@ with the same links.  Upstream, the same change is to parse only the code blocks
 ``link_html`` (``upstream/sphinx-codeautolink-parse-blocks-only/``).
 
 This depends on codeautolink's handler and on the classes it looks for, so it
-applies only to the releases in the registry (:mod:`workarounds`, row ``codelinks``);
+applies only to the releases in the registry (:mod:`.workarounds`, row ``codelinks``);
 on any other the build runs unchanged, just slower, and a canary test fails.
 """
 
@@ -40,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from sphinx.errors import ExtensionError
 
-from workarounds import REGISTRY
+from .workarounds import REGISTRY
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -134,6 +135,7 @@ def put_back_linked_blocks(app: Sphinx, pagename: str, templatename: str, contex
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
+    """Set sphinx-codeautolink up, between our two handlers on the releases in the registry."""
     if version("sphinx-codeautolink") in PATCHED_VERSIONS:
         if "sphinx_codeautolink" in app.extensions:
             raise ExtensionError(
@@ -145,4 +147,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
         app.connect("html-page-context", hand_over_code_blocks)
         app.setup_extension("sphinx_codeautolink")
         app.connect("html-page-context", put_back_linked_blocks)
-    return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}
+    else:
+        # Another release: codeautolink as it is, so the examples are still linked (slower).
+        app.setup_extension("sphinx_codeautolink")
+    return {"version": "2.1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -44,7 +44,7 @@ import myst_parser.parsers.sphinx_ as myst_sphinx
 from docutils.frontend import get_default_settings
 from myst_parser.parsers.mdit import create_md_parser
 
-from workarounds import REGISTRY
+from .workarounds import REGISTRY
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -16,7 +16,7 @@ from docutils import nodes
 if TYPE_CHECKING:
     from sphinx.builders import Builder
 
-    from glossary import Entry
+    from .glossary import Entry
 
 
 def entry_link(builder: Builder, fromdocname: str, entry: Entry) -> nodes.reference:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from glossary import GlossaryGraph, add_page_view, glossary
-from glossary_html import inline_json
+from .glossary import GlossaryGraph, add_page_view, glossary
+from .glossary_html import inline_json
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -63,7 +63,7 @@ def previews_shown(app: Sphinx, env: BuildEnvironment, graph: GlossaryGraph) -> 
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
-    app.setup_extension("glossary")
+    app.setup_extension("llmglossary.glossary")
     app.connect("html-page-context", add_previews)
     add_page_view(app, previews_shown)
     return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}

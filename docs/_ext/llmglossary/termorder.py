@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from sphinx.util import logging
 
-from glossary import Entry, GlossaryGraph, glossary
+from .glossary import Entry, GlossaryGraph, glossary
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -51,6 +51,6 @@ def check_order(app: Sphinx, env: BuildEnvironment) -> None:
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
-    app.setup_extension("glossary")  # the store this check reads, not a feature of its own
+    app.setup_extension("llmglossary.glossary")  # the store this check reads, not a feature of its own
     app.connect("env-check-consistency", check_order)
     return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -46,7 +46,7 @@ import sphinx
 import sphinx.transforms.i18n as sphinx_i18n
 from docutils import nodes
 
-from workarounds import REGISTRY
+from .workarounds import REGISTRY
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from jinja2.ext import Extension
 
-from workarounds import REGISTRY
+from .workarounds import REGISTRY
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx

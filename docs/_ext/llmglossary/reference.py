@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
-from workarounds import REGISTRY
+from .workarounds import REGISTRY
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx

@@ -1,0 +1,150 @@
+"""The keyed-label protocol of the calculators: which labels each widget needs, and how they are checked.
+
+Exists so that a translator can reword a widget without moving a label onto the wrong field.
+A calculator's labels are one bullet list of ``key: label`` items in the page's source (and
+so in its ``.po``); this module says which keys each kind of widget needs (:data:`LABELS`)
+and what is wrong with a list (:func:`label_problems`).  The directives check the English
+source with it, and the translated list again once the document is resolved.
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+
+# The planner's catalogue of llmcalc's refusals (llmcalc.errors): one label per code the browser's copy can raise
+# (``refusal_<code>``, its placeholders named after the refusal's parameters), the message for a model not loaded
+# yet, and the pieces some messages add (a config's name, a missing value, hints, where a JSON error is).
+REFUSAL_LABELS: tuple[str, ...] = (
+    "no_config", "config_prefix", "missing", "hint_multimodal", "hint_fused", "json_where", "refusal_not_a_flag",
+    "refusal_not_an_integer", "refusal_integer_out_of_range", "refusal_number_out_of_range", "refusal_not_one_of",
+    "refusal_not_one_of_type",
+    "refusal_not_a_str", "refusal_not_a_model_config", "refusal_heads_do_not_divide",
+    "refusal_kv_heads_do_not_divide", "refusal_too_many_active_experts", "refusal_missing_d_ff",
+    "refusal_dense_layers_out_of_range", "refusal_moe_only_field", "refusal_shared_gate_without_expert",
+    "refusal_window_layers_out_of_range", "refusal_layout_ffn_mismatch", "refusal_latent_only_field",
+    "refusal_rope_head_dim_out_of_range", "refusal_latent_attention_layout", "refusal_lm_head_bias_tied",
+    "refusal_config_source_type", "refusal_invalid_json", "refusal_too_deeply_nested", "refusal_number_too_long",
+    "refusal_not_a_json_object", "refusal_unsupported_model_type", "refusal_quantized_checkpoint",
+    "refusal_key_not_a_count", "refusal_key_not_a_flag", "refusal_contradicting_keys",
+    "refusal_layer_types_length", "refusal_layer_types_unknown", "refusal_sliding_window_invalid",
+    "refusal_sparse_step_unmodelled", "refusal_dense_layers_unmodelled", "refusal_new_decoder_unmodelled",
+    "refusal_bidirectional_unmodelled", "refusal_cross_attention_unmodelled", "refusal_unknown_size_key",
+    "refusal_targets_not_a_sequence", "refusal_targets_empty", "refusal_target_not_a_str",
+    "refusal_target_matches_nothing", "refusal_experts_need_fused_pair", "refusal_all_linear_needs_model_type",
+    "refusal_gptq_not_modelled", "refusal_activations_unmeasured_feature", "refusal_activations_llama_blocks",
+    "refusal_activations_gpt2_blocks", "refusal_activations_layout", "refusal_lora_on_lm_head",
+    "refusal_lora_without_qkv", "refusal_lora_dropout_on_stacked_experts", "refusal_model_too_large",
+    "refusal_engine_needs_dense", "refusal_tensor_parallel_does_not_divide", "refusal_pipeline_parallel_out_of_range",
+    "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype",
+)
+LABELS: dict[str, tuple[str, ...]] = {
+    "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
+    "memory": ("preset", "reference_model", "custom", "params", "precision", "gb", "gib", "error"),
+    "kvcache": (
+        "preset", "reference_model", "custom", "layers", "kv_heads", "heads", "head_dim", "tokens", "batch", "dtype",
+        "total", "per_token", "mha", "saving", "error", "divisor_error",
+    ),
+    "planner": (
+        "model", "preset", "reference_model", "config_own", "config_file", "config_paste", "config_use",
+        "params", "active",
+        "task", "task_inference", "task_full", "task_lora", "task_qlora",
+        "weight_format", "kv_format", "context", "batch",
+        "optimizer", "opt_adamw", "opt_adamw8", "opt_sgd", "micro_batch", "seq_len", "checkpointing",
+        "zero_stage", "n_gpus", "tensor_parallel", "pipeline_parallel", "rank", "targets", "targets_qv", "targets_all",
+        "beyond_trained", "gpu", "gpu_custom", "gpu_gib",
+        "precision", "prec_bf16", "prec_amp", "prec_mixed", "qlora_preparation", "prep_kbit", "prep_none",
+        "lora_dropout", "dropout_error",
+        "weights", "kv_cache", "gradients", "optimizer_states", "activations", "reserve", "total",
+        "fits", "no_fit", "largest_context", "largest_micro_batch", "none_fits",
+        "at_trained", "beyond_trained_note", "context_note",
+        "error", "memory_error", "config_error", "plan_error",
+        "engine", "engine_sum", "engine_generate", "engine_vllm", "attention", "gpu_memory_utilization",
+        "max_num_batched_tokens", "cuda_graphs_mib", "vllm_starts", "vllm_no_start", "largest_max_model_len",
+        "per_gpu_busiest", "per_gpu_each",
+        *REFUSAL_LABELS,
+        # plannershare.js and plannerchart.js: the share link, a second card and the chart.
+        "gpu_compare", "gpu_compare_none", "share_copy", "share_copied", "share_copy_failed", "share_bad",
+        "chart_context", "chart_micro_batch", "chart_summary", "chart_table",
+    ),
+}
+"""Label keys per calculator, each given once in the directive's keyed bullet list.
+
+``error`` is a message template with ``{label}``, ``{min}`` and ``{max}`` placeholders;
+``divisor_error`` says that the query heads must be a multiple of the KV heads.  The
+planner's part labels (``weights`` ... ``reserve``) may be term links: the widget's legend
+links to the same entries.  Its ``fits`` and ``no_fit`` take ``{bytes}``; ``config_error``
+and ``plan_error`` take ``{detail}``, the refusal worded from :data:`REFUSAL_LABELS` in the
+page's language; ``memory_error`` takes ``{label}`` and ``{value}`` (what was typed); ``at_trained`` and
+``beyond_trained_note`` take ``{trained}``, the positions the model was trained on;
+``context_note`` takes ``{context}`` and ``{trained}``; ``dropout_error`` takes ``{label}`` and
+``{value}``; ``vllm_starts`` takes ``{tokens}``, ``{context}`` and ``{concurrency}``, ``vllm_no_start``
+``{tokens}`` and ``{context}``; ``share_bad`` takes ``{label}`` and ``{value}`` (the link's bad part);
+``chart_summary`` takes ``{first}``, ``{x_first}``, ``{last}``, ``{x_last}`` (the chart's first and last
+totals in GiB and where they are) and ``{cards}`` (each card with its memory); ``per_gpu_busiest``
+(inference on several GPUs) takes ``{gpus}``, ``{tp}`` and ``{pp}``, ``per_gpu_each`` (training under
+ZeRO) ``{gpus}`` and ``{stage}``.
+"""
+
+# The planner's messages that fill in a {detail} or {bytes}, or name what fits.
+PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
+                    "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
+                    "dropout_error", "vllm_starts", "vllm_no_start", "largest_max_model_len",
+                    "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
+                    "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each")
+
+
+def split_label(text: str) -> tuple[str, str]:
+    """``"rank: Rank r"`` -> ``("rank", "Rank r")``; an item without a key gives ``("", text)``.
+
+    >>> split_label("error: {label} must be from {min} to {max}.")
+    ('error', '{label} must be from {min} to {max}.')
+    >>> split_label("Rank r")
+    ('', 'Rank r')
+    """
+    key, colon, label = text.partition(":")
+    if not colon or not key.strip().isidentifier():
+        return "", text.strip()
+    return key.strip(), label.strip()
+
+
+def label_problems(kind: str, keys: list[str]) -> list[str]:
+    """What is wrong with a calculator's label keys (empty when each key appears once).
+
+    >>> label_problems("memory", ["preset", "reference_model", "custom", "params", "precision", "gb", "gib", "error"])
+    []
+    >>> label_problems("memory", ["preset", "preset", "size", "precision", "gb", "gib", "error"])
+    ['missing: reference_model, custom, params', 'unknown: size', 'repeated: preset']
+    """
+    expected = LABELS[kind]
+    problems = []
+    missing = [key for key in expected if key not in keys]
+    unknown = [key or "(no key)" for key in keys if key not in expected]
+    repeated = sorted({key for key in keys if key in expected and keys.count(key) > 1})
+    for name, found in (("missing", missing), ("unknown", unknown), ("repeated", repeated)):
+        if found:
+            problems.append(f"{name}: {', '.join(found)}")
+    return problems
+
+
+def label_list(node: nodes.Element) -> nodes.bullet_list:
+    """The widget's keyed bullet list (the directive marked it with the ``calculator-labels`` class)."""
+    return next(
+        child for child in node.children
+        if isinstance(child, nodes.bullet_list) and "calculator-labels" in child["classes"]
+    )
+
+
+def label_items(labels: nodes.bullet_list) -> list[tuple[str, str]]:
+    """(key, label) of every item, in order."""
+    return [split_label(item.astext()) for item in labels.children]
+
+
+def label_links(labels: nodes.bullet_list) -> dict[str, str]:
+    """Key -> address of the first resolved link in that label (a term link), for labels that have one."""
+    links = {}
+    for item in labels.children:
+        key, _label = split_label(item.astext())
+        reference = next(item.findall(nodes.reference), None)
+        if key and reference is not None and reference.get("refuri"):
+            links[key] = reference["refuri"]
+    return links

@@ -1,0 +1,59 @@
+"""The glossary's terminology table, ``locales/zh_TW/terminology.tsv``: where it is and what it says.
+
+Exists because two features read the same table, the one place the zh_TW rendering of
+every term is decided: Chinese search indexes each rendering as one jieba word
+(:mod:`.zhsearch`), and the search page finds an entry by its Chinese name
+(:mod:`.glossarysearch`).  Both load this extension for the setting
+``glossary_terminology``, the table's path (relative to the folder of ``conf.py``), and
+read the table through :func:`terminology`.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.config import Config
+    from sphinx.util.typing import ExtensionMetadata
+
+DEFAULT_TERMINOLOGY = Path(__file__).resolve().parents[3] / "locales" / "zh_TW" / "terminology.tsv"
+"""The repository's table, the default of ``glossary_terminology``."""
+
+
+def resolve_terminology_path(app: Sphinx, config: Config) -> None:
+    """Make a relative ``glossary_terminology`` absolute, from the folder of ``conf.py``, once at start-up."""
+    config.glossary_terminology = str(Path(app.confdir, config.glossary_terminology))
+
+
+def terminology_path(config: Config) -> Path:
+    """The configured table (absolute once the configuration is read)."""
+    return Path(config.glossary_terminology)
+
+
+def terminology(path: Path = DEFAULT_TERMINOLOGY) -> dict[str, str]:
+    """English term (lower-cased) -> its zh_TW rendering, from the terminology table.
+
+    >>> terminology()["token"]
+    '詞元'
+    """
+    with path.open(encoding="utf-8", newline="") as handle:
+        return {
+            row["english"].strip().lower(): row["zh_TW"].strip()
+            for row in csv.DictReader(handle, delimiter="\t")
+            if row["english"].strip() and row["zh_TW"].strip()
+        }
+
+
+def setup(app: Sphinx) -> ExtensionMetadata:
+    app.add_config_value(
+        "glossary_terminology",
+        str(DEFAULT_TERMINOLOGY),
+        "env",
+        types=(str,),
+        description="The terminology table (English -> zh_TW), relative to the folder of conf.py.",
+    )
+    app.connect("config-inited", resolve_terminology_path, priority=100)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
