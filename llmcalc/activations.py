@@ -158,6 +158,12 @@ class ActivationMemory:
         than ``per_layer``: its input comes from the frozen embedding and needs
         no gradient, so its first norm keeps nothing and the dropouts of the
         adapters reading that norm keep no mask (0 otherwise).
+    windowed_extra : int
+        With SDPA, what the sliding-window layers keep beyond ``per_layer``:
+        transformers passes them an explicit mask, which the kernel keeps
+        (one ``batch * seq_len**2`` matrix in the model dtype per layer), and
+        with a mask it repeats grouped key and value heads to ``n_heads``
+        before the call (a causal layer passes ``is_causal`` and neither).
     """
 
     per_layer: int
@@ -169,11 +175,12 @@ class ActivationMemory:
     logits: int
     loss_backward: int
     first_block_discount: int = 0
+    windowed_extra: int = 0
 
     @property
     def saved(self) -> int:
         """Bytes kept for backward at the end of the forward pass (what was measured)."""
-        blocks = self.per_layer * self.n_layers - self.first_block_discount
+        blocks = self.per_layer * self.n_layers - self.first_block_discount + self.windowed_extra
         return blocks + self.shared + self.head + self.loss
 
     @property
@@ -193,24 +200,46 @@ class ActivationMemory:
 def _check_modelled(cfg: ModelConfig) -> None:
     """Refuse the configurations whose saved tensors were never measured."""
     unmeasured: dict[str, tuple[object, object, str]] = {
-        "qk_norm": (cfg.qk_norm, "none", "QK-norm"),
         "n_experts": (cfg.n_experts, 1, "mixture-of-experts routing"),
         "kv_lora_rank": (cfg.kv_lora_rank, 0, "latent attention"),
-        "sliding_window": (cfg.sliding_window, 0, "sliding-window attention"),
-        "norms_per_layer": (cfg.norms_per_layer, 2, "blocks without exactly two norms"),
     }
     for name, (value, measured, what) in unmeasured.items():
         if value != measured:
             raise refusal("activations_unmeasured_feature", feature=what, name=name, measured=measured, value=value)
-    if cfg.layout == "llama":
-        if cfg.ffn != "swiglu" or cfg.norm != "rmsnorm" or cfg.learned_positions:
+    if cfg.layout in ("llama", "phi3"):
+        if cfg.ffn != "swiglu" or cfg.norm == "layernorm" or cfg.learned_positions:
             raise refusal("activations_llama_blocks", ffn=cfg.ffn, norm=cfg.norm,
                           learned_positions=cfg.learned_positions)
-    elif cfg.layout == "gpt2":
+    elif cfg.layout in _MLP_WIDE_TENSORS:
         if cfg.ffn != "mlp" or cfg.norm != "layernorm":
             raise refusal("activations_gpt2_blocks", ffn=cfg.ffn, norm=cfg.norm)
     else:
         raise refusal("activations_layout", layout=cfg.layout)
+    measured_norms = {"phi": (1,), "falcon": (1, 2)}.get(cfg.layout, (4,) if cfg.model_type in _FOUR_NORMS else (2,))
+    if cfg.norms_per_layer not in measured_norms:
+        raise refusal("activations_unmeasured_feature", feature="blocks without exactly two norms",
+                      name="norms_per_layer", measured=measured_norms[0], value=cfg.norms_per_layer)
+
+
+# Layouts with a two-matrix MLP, and the d_ff-wide tensors their activation keeps as each family is released:
+# gelu_new written out in elementwise steps (GPT-2, Phi-2), or one fused GELU (exact or tanh) that keeps its input.
+_MLP_WIDE_TENSORS = {"gpt2": 5, "phi": 5, "gpt_neox": 2, "falcon": 2, "starcoder2": 2}
+# RMSNorms that scale in fp32 before casting back (Gemma: ``x * (1 + w)``, OLMo 2: ``w * x``), keeping the
+# normalized values in fp32; Llama's casts first and scales in the model dtype.
+_FP32_SCALE_NORMS = {"gemma": "gemma", "gemma2": "gemma", "gemma3_text": "gemma", "olmo2": "fp32-scale"}
+# Gemma 2 and 3 norm before and after both attention and FFN.
+_FOUR_NORMS = ("gemma2", "gemma3_text")
+# Gemma 2 soft-caps its attention scores and its logits with tanh, which keeps its output.
+_SOFT_CAPPED = ("gemma2",)
+# Layouts whose Q, K and V come from one fused projection, sliced: V stays a view of the whole output.
+_FUSED_QKV = ("gpt_neox", "falcon", "phi3")
+
+
+def _norm_style(cfg: ModelConfig) -> str:
+    """How the family's norm keeps its tensors: ``llama``, ``gemma``, ``fp32-scale``, ``layernorm``, ``parameter-free``."""
+    if cfg.norm != "rmsnorm":
+        return cfg.norm
+    return _FP32_SCALE_NORMS.get(cfg.model_type, "llama")
 
 
 def _norm_bytes(cfg: ModelConfig, tokens: int, width: int, groups: int, element: int, *, frozen: bool = False) -> int:
@@ -218,20 +247,39 @@ def _norm_bytes(cfg: ModelConfig, tokens: int, width: int, groups: int, element:
 
     transformers' RMSNorm keeps its input upcast to fp32 (in an fp32 model
     the input itself), one fp32 ``rsqrt`` per group, and the normalized
-    values in the model dtype (the input of the scale multiplication, not
-    kept when the scale is ``frozen``).  A
-    fused LayerNorm keeps its input and a mean and a reciprocal standard
-    deviation per token (fp32 on GPU; CPU keeps them in bf16, 4 bytes a
-    token less).
+    values its scale multiplies (not kept when the scale is ``frozen``): in
+    the model dtype for Llama's, which casts before scaling; in fp32 for
+    Gemma's ``x * (1 + w)`` and OLMo 2's ``w * x``, which scale before
+    casting back.  Gemma's also keeps the fp32 ``1 + w`` it computes (``width
+    / groups`` values).  A fused LayerNorm keeps its input and a mean and a
+    reciprocal standard deviation per token (fp32 on GPU; CPU keeps them in
+    bf16, 4 bytes a token less).  OLMo's parameter-free LayerNorm runs on an
+    fp32 copy of its input, which it keeps with fp32 statistics.
     """
-    if cfg.norm == "layernorm":
-        return element * tokens * width + 2 * _FP32 * tokens * groups
-    normalized = 0 if frozen else element * tokens * width
-    return _FP32 * tokens * width + normalized + _FP32 * tokens * groups
+    style = _norm_style(cfg)
+    statistics = 2 * _FP32 * tokens * groups
+    if style == "layernorm":
+        return element * tokens * width + statistics
+    if style == "parameter-free":
+        return _FP32 * tokens * width + statistics
+    normalized_element = element if style == "llama" else _FP32
+    normalized = 0 if frozen else normalized_element * tokens * width
+    scale = _FP32 * (width // groups) if style == "gemma" else 0
+    return _FP32 * tokens * width + normalized + _FP32 * tokens * groups + scale
+
+
+def _qk_norm_bytes(cfg: ModelConfig, tokens: int, element: int, frozen: bool) -> int:
+    """The QK-norms' bytes in one block: per head (Qwen3, Gemma 3) or over the whole projection (OLMo 2)."""
+    if cfg.qk_norm == "none":
+        return 0
+    per_head = cfg.qk_norm == "per-head"
+    query_groups, key_groups = (cfg.n_heads, cfg.n_kv_heads) if per_head else (1, 1)
+    return (_norm_bytes(cfg, tokens, cfg.q_dim, query_groups, element, frozen=frozen)
+            + _norm_bytes(cfg, tokens, cfg.kv_dim, key_groups, element, frozen=frozen))
 
 
 def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str, frozen: bool) -> int:
-    """Bytes one transformer block keeps for backward without checkpointing, adapters aside.
+    """Bytes one transformer block keeps for backward without checkpointing, adapters and window masks aside.
 
     A ``frozen`` base's linear modules keep no input: a weight that needs no
     gradient needs no input to compute it.
@@ -240,9 +288,11 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
     hidden = element * tokens * cfg.d_model
     queries = element * tokens * cfg.q_dim
     scores = batch * cfg.n_heads * seq_len * seq_len
-    norms = 2 * _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=frozen)
-    # The attention input (shared by the Q, K and V projections) and the FFN input.
-    linear_inputs = 0 if frozen else 2 * hidden
+    norms = cfg.norms_per_layer * _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=frozen)
+    norms += _qk_norm_bytes(cfg, tokens, element, frozen)
+    # The attention input (shared by the Q, K and V projections) and the FFN input; one tensor where attention
+    # and FFN run in parallel off one norm (Phi-2, Falcon).
+    linear_inputs = 0 if frozen else (1 if cfg.norms_per_layer == 1 else 2) * hidden
 
     if attention == "sdpa":
         # Queries, unrepeated keys and values, the output (also the output projection's input), log-sum-exp.
@@ -256,15 +306,11 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
         # copy (the same storage in fp32), and the output projection's input.
         probabilities = _FP32 * scores + (element * scores if element != _FP32 else 0)
         attention_bytes = 3 * queries + probabilities + queries
+        if cfg.model_type in _SOFT_CAPPED:
+            attention_bytes += element * scores  # soft-capping: tanh keeps its output, score-sized
 
     ffn_wide = element * tokens * cfg.d_ff
-    if cfg.layout == "gpt2":
-        # Fused Q/K/V with SDPA: the three saved views share one storage, counted above at full size.
-        # gelu_new, written out: FC output, tanh output, 0.5 * x, 1 + tanh, and the product (the down input).
-        ffn = 5 * ffn_wide
-    else:
-        # SwiGLU: gate and up projections, SiLU output, and their product (the down projection's input).
-        ffn = 4 * ffn_wide
+    ffn = _MLP_WIDE_TENSORS.get(cfg.layout, 4) * ffn_wide
     down_input = ffn_wide if frozen else 0  # the last wide tensor above is only the down projection's input
     return norms + linear_inputs + attention_bytes + ffn - down_input
 
@@ -420,21 +466,34 @@ def activation_memory(
     # Position ids: an argument of every checkpointed block, and kept by GPT-2's trained position embedding.
     if keep_inputs_only or (cfg.layout == "gpt2" and not frozen):
         shared += _INT64 * n_seq
+    # The masks: with a window and SDPA, each windowed layer keeps its additive mask; under checkpointing the
+    # blocks keep the boolean mask they share.  Eager attention keeps no mask, but checkpointed blocks keep the
+    # additive one (one per kind of layer: causal, windowed).
+    mask = n_batch * n_seq * n_seq
+    windowed = attention_kind == "sdpa" and cfg.sliding_window > 0
+    repeated_kv = 2 * element * tokens * (cfg.q_dim - cfg.kv_dim)
+    window_extra = element * mask + repeated_kv if windowed else 0
+    if keep_inputs_only and windowed:
+        shared += n_seq * n_seq  # a boolean (1, 1, seq_len, seq_len) expanded over the batch
     if keep_inputs_only and attention_kind == "eager":
-        shared += element * n_batch * n_seq * n_seq  # the additive causal mask, one per sequence
-    # The final norm, and the LM head's input unless the head is frozen.
+        kinds = 1 + (0 < cfg.sliding_window_layers < cfg.n_layers)
+        shared += kinds * element * mask
+    # The final norm, and the LM head's input unless the head is frozen; Gemma 2's logit soft-capping.
     head = _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=frozen)
     head += 0 if frozen else element * tokens * cfg.d_model
+    if cfg.model_type in _SOFT_CAPPED:
+        head += element * tokens * cfg.vocab_size
     return ActivationMemory(
         per_layer=element * tokens * cfg.d_model if keep_inputs_only else block,
         n_layers=cfg.n_layers,
         shared=shared,
         head=head,
         loss=_FP32 * tokens * cfg.vocab_size + _FP32,  # log-probabilities, and the fp32 count of targets
-        recompute=block if keep_inputs_only else 0,
+        recompute=block + window_extra if keep_inputs_only else 0,
         logits=element * tokens * cfg.vocab_size,
         loss_backward=2 * _FP32 * tokens * cfg.vocab_size,
         first_block_discount=first_block_discount,
+        windowed_extra=0 if keep_inputs_only else window_extra * cfg.sliding_window_layers,
     )
 
 
