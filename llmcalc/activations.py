@@ -117,6 +117,8 @@ Attention = Literal["sdpa", "eager"]
 # Bytes per element of the dtype the model computes in (weights and activations).
 _ELEMENT_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 _ATTENTIONS = ("sdpa", "eager")
+# How a QLoRA base is prepared (as llmcalc.planner names it): "kbit" = peft's prepare_model_for_kbit_training.
+QLORA_PREPARATIONS = ("kbit", "none")
 _FP32 = 4
 _INT64 = 8
 # Roles of the linear modules that read a block's input (through its first norm).
@@ -315,17 +317,34 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
     return norms + linear_inputs + attention_bytes + ffn - down_input
 
 
-def _adapter_bytes(modules: Iterable[Linear], tokens: int, rank: int, dropout: float) -> int:
-    """Bytes the LoRA adapters of ``modules`` keep in one block, per peft with fp32 adapters on a 16-bit base.
+def _adapter_bytes(modules: Iterable[Linear], tokens: int, rank: int, dropout: float, *, fp32_base: bool = False,
+                   one_norm: bool = False) -> int:
+    """Bytes the LoRA adapters of ``modules`` keep in one block, per peft with fp32 adapters.
 
-    Each adapter casts its input to fp32 (its own copy, even where modules
-    share an input), ``lora_A`` keeps it and ``lora_B`` keeps A's fp32
-    output, ``rank`` wide.  With ``dropout > 0`` ``lora_A`` keeps the
-    dropped-out copy instead, and the dropout its scaled mask, on CPU an fp32
-    tensor the size of the input (a CUDA dropout keeps a 1-byte mask).
+    On a 16-bit base each adapter casts its input to fp32 (its own copy,
+    even where modules share an input), ``lora_A`` keeps it and ``lora_B``
+    keeps A's fp32 output, ``rank`` wide.  With ``dropout > 0`` ``lora_A``
+    keeps the dropped-out copy instead, and the dropout its scaled mask, on
+    CPU an fp32 tensor the size of the input (a CUDA dropout keeps a 1-byte
+    mask).  On an ``fp32_base`` (a QLoRA base after
+    ``prepare_model_for_kbit_training``) the inputs are fp32 already: the
+    cast returns the input itself, so adapters reading one tensor keep it
+    once, and the output projection's input is SDPA's output, kept anyway.
+    ``one_norm``: attention and FFN read one norm's output (Phi-2, Falcon).
     """
-    per_input_value = 2 * _FP32 if dropout else _FP32
-    return sum(tokens * (per_input_value * module.d_in + _FP32 * rank) for module in modules)
+    if not fp32_base or dropout:
+        per_input_value = 2 * _FP32 if dropout else _FP32
+        return sum(tokens * (per_input_value * module.d_in + _FP32 * rank) for module in modules)
+    groups = {"q": "attention", "k": "attention", "v": "attention", "qkv": "attention", "o": "kept",
+              "gate": "ffn", "up": "ffn", "gate_up": "ffn"}
+    inputs: dict[str, int] = {}
+    for module in modules:
+        group = groups.get(module.role, module.role)
+        inputs[group] = module.d_in
+    if one_norm and "ffn" in inputs:
+        inputs["attention"] = inputs.pop("ffn")
+    inputs.pop("kept", None)
+    return sum(_FP32 * tokens * width for width in inputs.values()) + sum(_FP32 * tokens * rank for _ in modules)
 
 
 def _lora_modules(cfg: ModelConfig, targets: str | Iterable[str], dtype: str, attention: str) -> list[Linear]:
@@ -351,6 +370,7 @@ def activation_memory(
     lora_targets: str | Iterable[str] | None = None,
     lora_rank: int = 16,
     lora_dropout: float = 0.0,
+    qlora_preparation: str | None = None,
 ) -> ActivationMemory:
     """Estimate the activation memory of one training step, by part.
 
@@ -445,13 +465,22 @@ def activation_memory(
 
     tokens = n_batch * n_seq
     frozen = lora_targets is not None
+    prepared = False
+    if qlora_preparation is not None:
+        prepared = check.choice("qlora_preparation", qlora_preparation, QLORA_PREPARATIONS) == "kbit"
+        if not frozen:
+            raise refusal("qlora_preparation_needs_qlora", qlora_preparation=qlora_preparation, task="full")
+    if prepared:
+        # peft's prepare_model_for_kbit_training upcasts the embedding, norms and head to fp32: the residual
+        # stream is fp32, and bitsandbytes' 4-bit layers cast their outputs back to their input's dtype.
+        element = _FP32
     block = _block_bytes(cfg, n_batch, n_seq, element, attention_kind, frozen)
     first_block_discount = 0
     if lora_targets is not None:
         modules = _lora_modules(cfg, lora_targets, dtype, attention_kind)
         rank = check.count("lora_rank", lora_rank)
         dropout = check.number("lora_dropout", lora_dropout, minimum=0.0, maximum=1.0, max_inclusive=False)
-        block += _adapter_bytes(modules, tokens, rank, dropout)
+        block += _adapter_bytes(modules, tokens, rank, dropout, fp32_base=prepared, one_norm=cfg.norms_per_layer == 1)
         if not keep_inputs_only:
             # transformers makes the embedding's output need a gradient only when checkpointing is enabled.
             block_input_readers = sum(module.role in _BLOCK_INPUT_ROLES for module in modules)

@@ -454,9 +454,9 @@ def plan_training(
     tokens, with the adapters of LoRA and QLoRA and their ``lora_dropout``
     (peft's default 0; a dropout keeps each adapter's dropped-out input and
     mask); ZeRO does not split them.  Not counted: ZeRO's gather and
-    communication buffers; the fp32 hidden states of a ``"kbit"``-prepared
-    QLoRA base (its activations are those measured on the bf16 base) and the
-    bf16 weight copies autocast keeps under ``"amp"``.
+    communication buffers, and the bf16 weight copies autocast keeps under
+    ``"amp"``.  A ``"kbit"``-prepared QLoRA base runs its residual stream in
+    fp32, and its activations are counted so (measured with peft 0.21.2).
 
     Examples
     --------
@@ -498,9 +498,11 @@ def plan_training(
                           RESERVE)
     if zero_stage != 0 or n_gpus != 1:
         raise refusal("zero_needs_full", task=kind, zero_stage=zero_stage, n_gpus=n_gpus)
-    # QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA.
+    # QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA, unless
+    # prepare_model_for_kbit_training made the residual stream fp32 (measured too).
     activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing, lora_targets=targets,
-                                    lora_rank=rank, lora_dropout=lora_dropout).peak
+                                    lora_rank=rank, lora_dropout=lora_dropout,
+                                    qlora_preparation=qlora_preparation if kind == "qlora" else None).peak
     state = training_state_bytes(cfg, task=kind, precision=precision, optimizer=optimizer, rank=rank,
                                  targets=targets, qlora_preparation=qlora_preparation)
     return MemoryPlan(state["weights"], 0, state["gradients"], state["optimizer_states"], activations, RESERVE)

@@ -217,6 +217,9 @@ ARCHITECTURES: dict[str, tuple[str, dict[str, Any], str]] = {
 
 POINTS = ((1, 1024), (2, 256), (4, 512))
 ATTENTIONS = ("eager", "sdpa")
+# transformers 5.24 refuses SDPA for Gemma 2 ("does not support an attention implementation through
+# torch.nn.functional.scaled_dot_product_attention yet"): its soft-capped scores need eager (or flash-attention 2).
+EAGER_ONLY = {"gemma2"}
 LORA_POINTS = ((1, 512), (2, 128), (4, 256))
 LORA_RANK = 16
 # (targets, lora_dropout, quantized base, prepare_model_for_kbit_training): None targets = peft's default for the
@@ -248,7 +251,7 @@ def build_lora(arch: str, targets: str | None, dropout: float, quantized: bool,
     """
     from peft import LoraConfig, get_peft_model
 
-    base = build(arch, "sdpa")
+    base = build(arch, "eager" if arch in EAGER_ONLY else "sdpa")
     if quantized:
         from transformers import BitsAndBytesConfig
 
@@ -257,7 +260,8 @@ def build_lora(arch: str, targets: str | None, dropout: float, quantized: bool,
         with tempfile.TemporaryDirectory() as saved:  # quantization happens while loading, so save first
             base.save_pretrained(saved)
             base = AutoModelForCausalLM.from_pretrained(saved, quantization_config=quantization, dtype=torch.bfloat16,
-                                                        attn_implementation="sdpa", device_map="cpu").train()
+                                                        attn_implementation="eager" if arch in EAGER_ONLY else "sdpa",
+                                                        device_map="cpu").train()
         if prepared:
             from peft import prepare_model_for_kbit_training
 
@@ -466,7 +470,8 @@ def measure_lora(arches: list[str], points: Any, records: list[dict[str, Any]], 
                 for batch, seq_len in points:
                     record = measure(model, batch, seq_len, checkpointing, detail=detail)
                     details = record.pop("detail", None)
-                    records.append({"arch": arch, "attention": "sdpa", "batch": batch, "seq_len": seq_len,
+                    attention = "eager" if arch in EAGER_ONLY else "sdpa"
+                    records.append({"arch": arch, "attention": attention, "batch": batch, "seq_len": seq_len,
                                     "checkpointing": checkpointing, "targets": targets, "adapted": adapted,
                                     "rank": LORA_RANK, "lora_dropout": dropout, "quantized_base": quantized,
                                     **({"prepared": True} if prepared else {}),
@@ -518,6 +523,8 @@ def main() -> None:
         return
     for arch in args.arch or ARCHITECTURES:
         for attention in args.attention or ATTENTIONS:
+            if arch in EAGER_ONLY and attention != "eager":
+                continue
             model = build(arch, attention)
             for batch, seq_len in args.point or POINTS:
                 for checkpointing in (False, True):
