@@ -233,6 +233,8 @@ _FP32_SCALE_NORMS = {"gemma": "gemma", "gemma2": "gemma", "gemma3_text": "gemma"
 _FOUR_NORMS = ("gemma2", "gemma3_text")
 # Gemma 2 soft-caps its attention scores and its logits with tanh, which keeps its output.
 _SOFT_CAPPED = ("gemma2",)
+# Gemma 3's sliding and full layers rotate with different bases, each with its own cos and sin tables.
+_ROTARY_TABLES = {"gemma3_text": 2}
 # Layouts whose Q, K and V come from one fused projection, sliced: V stays a view of the whole output.
 _FUSED_QKV = ("gpt_neox", "falcon", "phi3")
 
@@ -280,6 +282,19 @@ def _qk_norm_bytes(cfg: ModelConfig, tokens: int, element: int, frozen: bool) ->
             + _norm_bytes(cfg, tokens, cfg.kv_dim, key_groups, element, frozen=frozen))
 
 
+def _unrepeated_kv(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str) -> int:
+    """Bytes that repeating one KV head does not copy.
+
+    With a single KV head (multi-query attention) transformers' ``repeat_kv``
+    is an expanded view of the keys and values, not a copy at ``n_heads``
+    width; SDPA keeps that view, and eager attention's batched matmuls
+    flatten it without a copy only for one sequence (``batch == 1``).
+    """
+    if cfg.n_kv_heads != 1 or (attention == "eager" and batch != 1):
+        return 0
+    return 2 * element * batch * seq_len * (cfg.q_dim - cfg.kv_dim)
+
+
 def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str, frozen: bool) -> int:
     """Bytes one transformer block keeps for backward without checkpointing, adapters and window masks aside.
 
@@ -307,7 +322,7 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
         # Queries, keys and values repeated to n_heads, fp32 softmax probabilities and their model-dtype
         # copy (the same storage in fp32), and the output projection's input.
         probabilities = _FP32 * scores + (element * scores if element != _FP32 else 0)
-        attention_bytes = 3 * queries + probabilities + queries
+        attention_bytes = 3 * queries + probabilities + queries - _unrepeated_kv(cfg, batch, seq_len, element, "eager")
         if cfg.model_type in _SOFT_CAPPED:
             attention_bytes += element * scores  # soft-capping: tanh keeps its output, score-sized
 
@@ -491,7 +506,8 @@ def activation_memory(
     # Token ids kept by the embedding (unless frozen) and by the loss (the shifted targets).
     shared = (1 if frozen else 2) * _INT64 * tokens
     if cfg.layout != "gpt2":
-        shared += 2 * element * n_seq * cfg.head_dim  # rotary cos and sin, shared by the batch
+        # Rotary cos and sin, shared by the batch; Gemma 3 has a table for its local and one for its global layers.
+        shared += _ROTARY_TABLES.get(cfg.model_type, 1) * 2 * element * n_seq * cfg.head_dim
     # Position ids: an argument of every checkpointed block, and kept by GPT-2's trained position embedding.
     if keep_inputs_only or (cfg.layout == "gpt2" and not frozen):
         shared += _INT64 * n_seq
@@ -500,7 +516,7 @@ def activation_memory(
     # additive one (one per kind of layer: causal, windowed).
     mask = n_batch * n_seq * n_seq
     windowed = attention_kind == "sdpa" and cfg.sliding_window > 0
-    repeated_kv = 2 * element * tokens * (cfg.q_dim - cfg.kv_dim)
+    repeated_kv = 2 * element * tokens * (cfg.q_dim - cfg.kv_dim) - _unrepeated_kv(cfg, n_batch, n_seq, element, "sdpa")
     window_extra = element * mask + repeated_kv if windowed else 0
     if keep_inputs_only and windowed:
         shared += n_seq * n_seq  # a boolean (1, 1, seq_len, seq_len) expanded over the batch
