@@ -229,12 +229,16 @@ _MLP_WIDE_TENSORS = {"gpt2": 5, "phi": 5, "gpt_neox": 2, "falcon": 2, "starcoder
 # RMSNorms that scale in fp32 before casting back (Gemma: ``x * (1 + w)``, OLMo 2: ``w * x``), keeping the
 # normalized values in fp32; Llama's casts first and scales in the model dtype.
 _FP32_SCALE_NORMS = {"gemma": "gemma", "gemma2": "gemma", "gemma3_text": "gemma", "olmo2": "fp32-scale"}
+# transformers 5.24 refuses SDPA for Gemma 2 (its soft-capped scores): eager attention only.
+EAGER_ONLY = ("gemma2",)
 # Gemma 2 and 3 norm before and after both attention and FFN.
 _FOUR_NORMS = ("gemma2", "gemma3_text")
 # Gemma 2 soft-caps its attention scores and its logits with tanh, which keeps its output.
 _SOFT_CAPPED = ("gemma2",)
 # Gemma 3's sliding and full layers rotate with different bases, each with its own cos and sin tables.
 _ROTARY_TABLES = {"gemma3_text": 2}
+# OLMo and OLMo 2 return their cos and sin tables in fp32 (their rotary embedding does not cast them back).
+_FP32_ROTARY = ("olmo", "olmo2")
 # Layouts whose Q, K and V come from one fused projection, sliced: V stays a view of the whole output.
 _FUSED_QKV = ("gpt_neox", "falcon", "phi3")
 
@@ -362,9 +366,19 @@ def _adapter_bytes(modules: Iterable[Linear], tokens: int, rank: int, dropout: f
     return sum(_FP32 * tokens * width for width in inputs.values()) + sum(_FP32 * tokens * rank for _ in modules)
 
 
+def planner_attention(cfg: ModelConfig) -> Attention:
+    """The attention implementation a training plan counts: SDPA, or eager where transformers 5.24 offers no SDPA.
+
+    >>> from llmcalc import get_preset
+    >>> planner_attention(get_preset("llama-3-8b")), planner_attention(get_preset("gemma-2-9b"))
+    ('sdpa', 'eager')
+    """
+    return "eager" if cfg.model_type in EAGER_ONLY else "sdpa"
+
+
 def _lora_modules(cfg: ModelConfig, targets: str | Iterable[str], dtype: str, attention: str) -> list[Linear]:
     """The modules ``targets`` adapts in one block, refusing the setups whose activations were not measured."""
-    if (dtype, attention) != ("bf16", "sdpa"):
+    if (dtype, attention) != ("bf16", planner_attention(cfg)):
         raise refusal("lora_activations_setup", dtype=dtype, attention=attention)
     modules = lora.lora_targets(cfg, targets)
     if any(module.role == "lm_head" for module in modules):
@@ -475,6 +489,8 @@ def activation_memory(
     keep_inputs_only = check.flag("checkpointing", checkpointing)
     element = _ELEMENT_BYTES[check.choice("dtype", dtype, _ELEMENT_BYTES)]
     attention_kind = check.choice("attention", attention, _ATTENTIONS)
+    if cfg.model_type in EAGER_ONLY and attention_kind != "eager":
+        raise refusal("attention_unsupported", model_type=cfg.model_type, attention=attention_kind)
     if cfg.learned_positions and n_seq > cfg.learned_positions:
         raise refusal("seq_len_beyond_positions", positions=cfg.learned_positions, seq_len=n_seq)
 
@@ -507,7 +523,8 @@ def activation_memory(
     shared = (1 if frozen else 2) * _INT64 * tokens
     if cfg.layout != "gpt2":
         # Rotary cos and sin, shared by the batch; Gemma 3 has a table for its local and one for its global layers.
-        shared += _ROTARY_TABLES.get(cfg.model_type, 1) * 2 * element * n_seq * cfg.head_dim
+        rotary_element = _FP32 if cfg.model_type in _FP32_ROTARY else element
+        shared += _ROTARY_TABLES.get(cfg.model_type, 1) * 2 * rotary_element * n_seq * cfg.head_dim
     # Position ids: an argument of every checkpointed block, and kept by GPT-2's trained position embedding.
     if keep_inputs_only or (cfg.layout == "gpt2" and not frozen):
         shared += _INT64 * n_seq
@@ -515,7 +532,8 @@ def activation_memory(
     # blocks keep the boolean mask they share.  Eager attention keeps no mask, but checkpointed blocks keep the
     # additive one (one per kind of layer: causal, windowed).
     mask = n_batch * n_seq * n_seq
-    windowed = attention_kind == "sdpa" and cfg.sliding_window > 0
+    # transformers (masking_utils._ignore_causal_mask_sdpa) passes is_causal instead while seq_len < window.
+    windowed = attention_kind == "sdpa" and 0 < cfg.sliding_window <= n_seq
     repeated_kv = 2 * element * tokens * (cfg.q_dim - cfg.kv_dim) - _unrepeated_kv(cfg, n_batch, n_seq, element, "sdpa")
     window_extra = element * mask + repeated_kv if windowed else 0
     if keep_inputs_only and windowed:

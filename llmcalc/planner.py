@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from . import _validate as check
-from .activations import activation_memory
+from .activations import activation_memory, planner_attention
 from .config import ModelConfig, as_model_config
 from .errors import refusal
 from .lora import lora_model_params, lora_targets
@@ -450,7 +450,7 @@ def plan_training(
       out under pressure.
 
     Activations are :func:`~llmcalc.activations.activation_memory`'s ``peak``
-    (SDPA attention, bf16) for ``micro_batch`` sequences of ``seq_len``
+    (SDPA attention, eager for Gemma 2, which transformers runs no other way on CPU; bf16) for ``micro_batch`` sequences of ``seq_len``
     tokens, with the adapters of LoRA and QLoRA and their ``lora_dropout``
     (peft's default 0; a dropout keeps each adapter's dropped-out input and
     mask); ZeRO does not split them.  Not counted: ZeRO's gather and
@@ -484,7 +484,8 @@ def plan_training(
     optimizer = check.choice("optimizer", optimizer, OPTIMIZERS)
     if kind == "full":
         recipe = _PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
-        activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing).peak
+        activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing,
+                                        attention=planner_attention(cfg)).peak
         gpus = check.count("n_gpus", n_gpus, maximum=MAX_GPUS)
         stage = check.count("zero_stage", zero_stage, minimum=0, maximum=3)
         parts = zero_memory_per_gpu(n_params, stage, gpus, optimizer, recipe)
@@ -501,7 +502,7 @@ def plan_training(
     # QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA, unless
     # prepare_model_for_kbit_training made the residual stream fp32 (measured too).
     activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing, lora_targets=targets,
-                                    lora_rank=rank, lora_dropout=lora_dropout,
+                                    lora_rank=rank, lora_dropout=lora_dropout, attention=planner_attention(cfg),
                                     qlora_preparation=qlora_preparation if kind == "qlora" else None).peak
     state = training_state_bytes(cfg, task=kind, precision=precision, optimizer=optimizer, rank=rank,
                                  targets=targets, qlora_preparation=qlora_preparation)
