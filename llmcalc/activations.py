@@ -571,6 +571,7 @@ def activation_bytes(
     lora_targets: str | Iterable[str] | None = None,
     lora_rank: int = 16,
     lora_dropout: float = 0.0,
+    qlora_preparation: str | None = None,
 ) -> int:
     """Estimated bytes a training step keeps for backward at the end of its forward pass.
 
@@ -597,4 +598,5 @@ def activation_bytes(
     return activation_memory(
         cfg, batch, seq_len, checkpointing=checkpointing, dtype=dtype, attention=attention,
         lora_targets=lora_targets, lora_rank=lora_rank, lora_dropout=lora_dropout,
+        qlora_preparation=qlora_preparation,
     ).saved

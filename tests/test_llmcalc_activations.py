@@ -304,7 +304,11 @@ def test_lora_block_by_hand():
 
 
 @pytest.mark.parametrize("kwargs, error, message", [
-    (dict(attention="eager"), ValueError, "measured with dtype='bf16' and attention='sdpa' only; .*attention='eager'"),
+    (dict(attention="eager"), ValueError, r"measured with dtype='bf16' and attention='sdpa' \(Gemma 2: 'eager'\) only; "
+                                          ".*attention='eager'"),
+    (dict(qlora_preparation="kbit", lora_targets=None), ValueError,
+     "qlora_preparation applies to QLoRA only; got qlora_preparation='kbit' with task='full'"),
+    (dict(qlora_preparation="nf4"), ValueError, "qlora_preparation must be one of 'kbit', 'none'; got 'nf4'"),
     (dict(dtype="fp16"), ValueError, "measured with dtype='bf16' .*got dtype='fp16'"),
     (dict(lora_targets=["down"]), ValueError, r"query, key or value projection is adapted .*\['down'\]"),
     (dict(lora_targets=["q", "lm_head"]), ValueError, "LoRA on the LM head was not measured"),

@@ -73,20 +73,30 @@
     return parts;
   }
 
-  /* ---- llmcalc.activations, for what the planner uses: SDPA attention, bf16 (2 bytes an element) ---- */
+  /* ---- llmcalc.activations, for what the planner uses: bf16 (2 bytes an element, fp32 on a kbit-prepared QLoRA
+   * base), SDPA attention (eager for Gemma 2, llmcalc.activations.planner_attention) ---- */
 
-  var ELEMENT = 2n;
   var FP32 = 4n;
   var INT64 = 8n;
+  /* llmcalc.activations' tables of family traits, by layout or model_type. */
+  var MLP_WIDE_TENSORS = { gpt2: 5n, phi: 5n, gpt_neox: 2n, falcon: 2n, starcoder2: 2n };
+  var FP32_SCALE_NORMS = { gemma: "gemma", gemma2: "gemma", gemma3_text: "gemma", olmo2: "fp32-scale" };
+  var EAGER_ONLY = ["gemma2"];
+  var FOUR_NORMS = ["gemma2", "gemma3_text"];
+  var SOFT_CAPPED = ["gemma2"];
+  var ROTARY_TABLES = { gemma3_text: 2n };
+  var FP32_ROTARY = ["olmo", "olmo2"];
+
+  function has(list, value) { return list.indexOf(value) >= 0; }
+
+  /* llmcalc.activations.planner_attention */
+  function plannerAttention(cfg) { return has(EAGER_ONLY, cfg.model_type) ? "eager" : "sdpa"; }
 
   /* llmcalc.activations._check_modelled: refuse the configurations whose saved tensors were never measured. */
   function checkModelled(cfg) {
     var unmeasured = [
-      ["qk_norm", cfg.qk_norm, "none"],
       ["n_experts", cfg.n_experts, 1n],
       ["kv_lora_rank", cfg.kv_lora_rank, 0n],
-      ["sliding_window", cfg.sliding_window, 0n],
-      ["norms_per_layer", cfg.norms_per_layer, 2n],
     ];
     unmeasured.forEach(function (item) {
       if (String(item[1]) !== String(item[2])) {
@@ -94,40 +104,84 @@
       }
     });
     var blocks = { ffn: cfg.ffn, norm: cfg.norm };
-    if (cfg.layout === "llama") {
-      if (cfg.ffn !== "swiglu" || cfg.norm !== "rmsnorm" || cfg.learned_positions) {
+    if (cfg.layout === "llama" || cfg.layout === "phi3") {
+      if (cfg.ffn !== "swiglu" || cfg.norm === "layernorm" || cfg.learned_positions) {
         blocks.learned_positions = cfg.learned_positions;
         throw refusal("activations_llama_blocks", blocks);
       }
-    } else if (cfg.layout === "gpt2") {
+    } else if (Object.prototype.hasOwnProperty.call(MLP_WIDE_TENSORS, cfg.layout)) {
       if (cfg.ffn !== "mlp" || cfg.norm !== "layernorm") { throw refusal("activations_gpt2_blocks", blocks); }
     } else {
       throw refusal("activations_layout", { layout: cfg.layout });
     }
+    var measured = cfg.layout === "phi" ? [1n] : cfg.layout === "falcon" ? [1n, 2n]
+      : has(FOUR_NORMS, cfg.model_type) ? [4n] : [2n];
+    if (!measured.some(function (n) { return String(n) === String(cfg.norms_per_layer); })) {
+      throw refusal("activations_unmeasured_feature", { name: "norms_per_layer", measured: measured[0],
+        value: cfg.norms_per_layer });
+    }
   }
 
-  /* llmcalc.activations._norm_bytes: a frozen RMSNorm keeps no normalized values. */
-  function normBytes(cfg, tokens, width, groups, frozen) {
-    if (cfg.norm === "layernorm") { return ELEMENT * tokens * width + 2n * FP32 * tokens * groups; }
-    return FP32 * tokens * width + (frozen ? 0n : ELEMENT * tokens * width) + FP32 * tokens * groups;
+  /* llmcalc.activations._norm_style */
+  function normStyle(cfg) {
+    if (cfg.norm !== "rmsnorm") { return cfg.norm; }
+    return FP32_SCALE_NORMS[cfg.model_type] || "llama";
   }
 
-  /* llmcalc.activations._block_bytes, SDPA branch: a frozen base keeps no linear-module inputs. */
-  function blockBytes(cfg, batch, seqLen, frozen) {
+  /* llmcalc.activations._norm_bytes: what one norm keeps; a frozen scale keeps no normalized values. */
+  function normBytes(cfg, tokens, width, groups, element, frozen) {
+    var style = normStyle(cfg);
+    var statistics = 2n * FP32 * tokens * groups;
+    if (style === "layernorm") { return element * tokens * width + statistics; }
+    if (style === "parameter-free") { return FP32 * tokens * width + statistics; }
+    var normalized = frozen ? 0n : (style === "llama" ? element : FP32) * tokens * width;
+    var scale = style === "gemma" ? FP32 * (width / groups) : 0n;
+    return FP32 * tokens * width + normalized + FP32 * tokens * groups + scale;
+  }
+
+  function qDim(cfg) { return big(cfg.n_heads) * big(cfg.head_dim); }
+  function kvDim(cfg) { return big(cfg.n_kv_heads) * big(cfg.head_dim); }
+
+  /* llmcalc.activations._qk_norm_bytes */
+  function qkNormBytes(cfg, tokens, element, frozen) {
+    if (cfg.qk_norm === "none") { return 0n; }
+    var perHead = cfg.qk_norm === "per-head";
+    return normBytes(cfg, tokens, qDim(cfg), perHead ? big(cfg.n_heads) : 1n, element, frozen) +
+      normBytes(cfg, tokens, kvDim(cfg), perHead ? big(cfg.n_kv_heads) : 1n, element, frozen);
+  }
+
+  /* llmcalc.activations._unrepeated_kv: one KV head is repeated as a view, not a copy. */
+  function unrepeatedKv(cfg, batch, seqLen, element, attention) {
+    if (String(cfg.n_kv_heads) !== "1" || (attention === "eager" && batch !== 1n)) { return 0n; }
+    return 2n * element * batch * seqLen * (qDim(cfg) - kvDim(cfg));
+  }
+
+  /* llmcalc.activations._block_bytes: a frozen base keeps no linear-module inputs. */
+  function blockBytes(cfg, batch, seqLen, element, attention, frozen) {
     var tokens = batch * seqLen;
     var dModel = big(cfg.d_model);
-    var hidden = ELEMENT * tokens * dModel;
-    var queries = ELEMENT * tokens * big(cfg.n_heads * cfg.head_dim);
-    var norms = 2n * normBytes(cfg, tokens, dModel, 1n, frozen);
-    var linearInputs = frozen ? 0n : 2n * hidden;
-    var attention = 2n * queries + 2n * ELEMENT * tokens * big(cfg.n_kv_heads * cfg.head_dim) +
-      FP32 * big(cfg.n_heads) * tokens;
-    var ffnWide = ELEMENT * tokens * big(cfg.d_ff);
-    var ffn = (cfg.layout === "gpt2" ? 5n : 4n) * ffnWide;
-    return norms + linearInputs + attention + ffn - (frozen ? ffnWide : 0n);
+    var hidden = element * tokens * dModel;
+    var queries = element * tokens * qDim(cfg);
+    var scores = batch * big(cfg.n_heads) * seqLen * seqLen;
+    var norms = big(cfg.norms_per_layer) * normBytes(cfg, tokens, dModel, 1n, element, frozen) +
+      qkNormBytes(cfg, tokens, element, frozen);
+    var linearInputs = frozen ? 0n : (String(cfg.norms_per_layer) === "1" ? 1n : 2n) * hidden;
+    var attentionBytes;
+    if (attention === "sdpa") {
+      attentionBytes = 2n * queries + 2n * element * tokens * kvDim(cfg) + FP32 * big(cfg.n_heads) * tokens;
+    } else if (cfg.layout === "gpt2") {
+      attentionBytes = element * tokens * (qDim(cfg) + 2n * kvDim(cfg)) + element * scores + queries;
+    } else {
+      var probabilities = FP32 * scores + (element !== FP32 ? element * scores : 0n);
+      attentionBytes = 4n * queries + probabilities - unrepeatedKv(cfg, batch, seqLen, element, "eager");
+      if (has(SOFT_CAPPED, cfg.model_type)) { attentionBytes += element * scores; }
+    }
+    var ffnWide = element * tokens * big(cfg.d_ff);
+    var ffn = (MLP_WIDE_TENSORS[cfg.layout] || 4n) * ffnWide;
+    return norms + linearInputs + attentionBytes + ffn - (frozen ? ffnWide : 0n);
   }
 
-  /* llmcalc.activations._BLOCK_INPUT_ROLES and _lora_modules (bf16 and SDPA, as the planner computes). */
+  /* llmcalc.activations._BLOCK_INPUT_ROLES and _lora_modules (bf16, as the planner computes). */
   var BLOCK_INPUT_ROLES = ["q", "k", "v", "qkv"];
 
   function loraModules(cfg, targets) {
@@ -141,13 +195,30 @@
     return modules;
   }
 
-  /* llmcalc.activations._adapter_bytes: an fp32 input copy and the r-wide fp32 output of lora_A, per adapted
-   * module of a block; with lora_dropout > 0 also the dropped-out copy's mask, the input's size in fp32. */
-  function adapterBytes(modules, tokens, rank, dropout) {
-    var perInputValue = dropout ? 2n * FP32 : FP32;
-    return modules.reduce(function (sum, module) {
-      return sum + tokens * (perInputValue * big(module.d_in) + FP32 * big(rank));
-    }, 0n);
+  /* llmcalc.activations._adapter_bytes: on a 16-bit base an fp32 input copy and the r-wide fp32 output of lora_A,
+   * per adapted module of a block; with lora_dropout > 0 also the dropped-out copy's mask, the input's size in
+   * fp32.  On an fp32 (kbit-prepared) base without dropout, adapters reading one tensor keep it once, and the
+   * output projection's input is SDPA's output, kept anyway. */
+  var INPUT_GROUPS = { q: "attention", k: "attention", v: "attention", qkv: "attention", o: "kept", gate: "ffn",
+                       up: "ffn", gate_up: "ffn" };
+
+  function adapterBytes(modules, tokens, rank, dropout, fp32Base, oneNorm) {
+    if (!fp32Base || dropout) {
+      var perInputValue = dropout ? 2n * FP32 : FP32;
+      return modules.reduce(function (sum, module) {
+        return sum + tokens * (perInputValue * big(module.d_in) + FP32 * big(rank));
+      }, 0n);
+    }
+    var inputs = {};
+    modules.forEach(function (module) { inputs[INPUT_GROUPS[module.role] || module.role] = big(module.d_in); });
+    if (oneNorm && Object.prototype.hasOwnProperty.call(inputs, "ffn")) {
+      inputs.attention = inputs.ffn;
+      delete inputs.ffn;
+    }
+    delete inputs.kept;
+    var total = big(modules.length) * FP32 * tokens * big(rank);
+    Object.keys(inputs).forEach(function (group) { total += FP32 * tokens * inputs[group]; });
+    return total;
   }
 
   /* llmcalc._validate.number for lora_dropout: a finite number in [0, 1). */
@@ -159,15 +230,19 @@
     return value;
   }
 
-  /* llmcalc.activations.activation_memory(...).peak, SDPA, bf16; LoRA when options.task is lora or qlora. */
+  /* llmcalc.activations.activation_memory(...).peak with planner_attention(cfg), bf16; LoRA when options.task is
+   * lora or qlora, the fp32 residual stream when a QLoRA base is kbit-prepared. */
   function activationPeak(cfg, microBatch, seqLen, checkpointing, options) {
     checkModelled(cfg);
+    var attention = plannerAttention(cfg);
     var frozen = options.task === "lora" || options.task === "qlora";
+    var prepared = options.task === "qlora" && (options.qloraPreparation || "kbit") === "kbit";
+    var element = prepared ? FP32 : 2n;
     var batch = big(microBatch);
     var seq = big(seqLen);
     var tokens = batch * seq;
     var dModel = big(cfg.d_model);
-    var block = blockBytes(cfg, batch, seq, frozen);
+    var block = blockBytes(cfg, batch, seq, element, attention, frozen);
     var discount = 0n;
     if (frozen) {
       var modules = loraModules(cfg, options.targets);
@@ -175,24 +250,39 @@
         throw refusal("integer_out_of_range", { name: "lora_rank", minimum: 1, maximum: null, value: options.rank });
       }
       var dropout = checkDropout(options.loraDropout || 0);
-      block += adapterBytes(modules, tokens, options.rank, dropout);
+      block += adapterBytes(modules, tokens, options.rank, dropout, prepared, String(cfg.norms_per_layer) === "1");
       if (!checkpointing) {
         var readers = big(modules.filter(function (module) { return BLOCK_INPUT_ROLES.indexOf(module.role) >= 0; })
           .length);
-        discount = normBytes(cfg, tokens, dModel, 1n, true) + (dropout ? FP32 * tokens * dModel * readers : 0n);
+        discount = normBytes(cfg, tokens, dModel, 1n, element, true) +
+          (dropout ? FP32 * tokens * dModel * readers : 0n);
       }
     }
     var shared = (frozen ? 1n : 2n) * INT64 * tokens;
-    if (cfg.layout !== "gpt2") { shared += 2n * ELEMENT * seq * big(cfg.head_dim); }
+    if (cfg.layout !== "gpt2") {
+      var rotaryElement = has(FP32_ROTARY, cfg.model_type) ? FP32 : element;
+      shared += (ROTARY_TABLES[cfg.model_type] || 1n) * 2n * rotaryElement * seq * big(cfg.head_dim);
+    }
     if (checkpointing || (cfg.layout === "gpt2" && !frozen)) { shared += INT64 * seq; }
+    var mask = batch * seq * seq;
+    var windowed = attention === "sdpa" && big(cfg.sliding_window) > 0n && big(cfg.sliding_window) <= seq;
+    var repeatedKv = 2n * element * tokens * (qDim(cfg) - kvDim(cfg)) - unrepeatedKv(cfg, batch, seq, element, "sdpa");
+    var windowExtra = windowed ? element * mask + repeatedKv : 0n;
+    if (checkpointing && windowed) { shared += seq * seq; }
+    if (checkpointing && attention === "eager") {
+      var windowedLayers = big(cfg.sliding_window_layers);
+      shared += (windowedLayers > 0n && windowedLayers < big(cfg.n_layers) ? 2n : 1n) * element * mask;
+    }
     var vocab = big(cfg.vocab_size);
-    var head = normBytes(cfg, tokens, dModel, 1n, frozen) + (frozen ? 0n : ELEMENT * tokens * dModel);
-    var perLayer = checkpointing ? ELEMENT * tokens * dModel : block;
+    var head = normBytes(cfg, tokens, dModel, 1n, element, frozen) + (frozen ? 0n : element * tokens * dModel);
+    if (has(SOFT_CAPPED, cfg.model_type)) { head += element * tokens * vocab; }
+    var perLayer = checkpointing ? element * tokens * dModel : block;
     var loss = FP32 * tokens * vocab + FP32;
-    var recompute = checkpointing ? block : 0n;
-    var logits = ELEMENT * tokens * vocab;
+    var recompute = checkpointing ? block + windowExtra : 0n;
+    var windowedTotal = checkpointing ? 0n : windowExtra * big(cfg.sliding_window_layers);
+    var logits = element * tokens * vocab;
     var lossBackward = 2n * FP32 * tokens * vocab;
-    var saved = perLayer * big(cfg.n_layers) - discount + shared + head + loss;
+    var saved = perLayer * big(cfg.n_layers) - discount + windowedTotal + shared + head + loss;
     return saved + logits + (lossBackward > recompute ? lossBackward : recompute);
   }
 
@@ -423,7 +513,8 @@
     if (options.zeroStage !== 0 || options.nGpus !== 1) {
       throw refusal("zero_needs_full", { task: options.task, zero_stage: options.zeroStage, n_gpus: options.nGpus });
     }
-    /* QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA. */
+    /* QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA, unless
+     * prepare_model_for_kbit_training made the residual stream fp32 (activationPeak). */
     var loraActivations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing, options);
     var state = adapterTrainingState(cfg, options);
     return memoryPlan(state.weights, 0n, state.gradients, state.optimizer_states, loraActivations);
