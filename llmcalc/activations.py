@@ -83,21 +83,72 @@ fine-tuning, and the recomputed block is the LoRA block.  So ``"all-linear"``
 keeps *more* than full fine-tuning: an fp32 input copy for each of seven
 modules, where full fine-tuning keeps 16-bit inputs that modules share.  QLoRA
 (a bitsandbytes 4-bit base, ``MatMul4Bit`` keeps its weight, not its input)
-measured byte for byte the same as LoRA, so it needs no switch here;
-``prepare_model_for_kbit_training``, which upcasts the base's other parameters
-to fp32, was not measured.
+measured byte for byte the same as LoRA, so it needs no switch here, unless
+the base went through peft's ``prepare_model_for_kbit_training``
+(``qlora_preparation="kbit"``, what TRL's trainers do and the planner's
+default): it upcasts the embedding, the norms and the head to fp32, so the
+embedding's output and with it the whole residual stream are fp32, and
+bitsandbytes' ``Linear4bit`` casts each output back to its input's dtype:
+every activation is counted in fp32 (``e = 4``), the rotary tables and the
+logits too, and an adapter's fp32 cast of its input is the input itself, kept
+once however many adapters read it (with dropout each keeps its dropped-out
+copy and mask as before).  Measured on the small Llama-style model with peft's
+default targets: 13 % more than the unprepared base, where the fp32
+log-probabilities, the same either way, are most of the bytes; in a 7B model
+the blocks are most of them, and they nearly double.
+
+The dense families (issue 25), each read from its transformers 5.24 modelling
+file (``transformers/models/<model_type>/modeling_<model_type>.py``) and
+measured; what each adds to the Llama block above:
+
+* Mistral, Phi-3, StarCoder2, Gemma 2 and 3 (``sliding_window``): eager
+  attention keeps the same tensors with or without a window.  SDPA takes
+  ``is_causal`` and no mask while ``seq_len < sliding_window``
+  (``masking_utils._ignore_causal_mask_sdpa``); from the window on, each
+  windowed layer passes an explicit mask, which torch's CPU kernel keeps
+  (``e * batch * seq_len**2``), and ``sdpa_attention_forward`` repeats grouped
+  KV heads to ``n_heads`` before the call when a mask is given
+  (:attr:`ActivationMemory.windowed_extra`); checkpointed blocks share one
+  boolean ``seq_len**2`` mask expanded over the batch.
+* One KV head (Gemma 3 1B, Falcon-7B): ``repeat_kv`` is an expanded view, no
+  copy; eager attention's batched matmuls copy it only for more than one
+  sequence.
+* Gemma, Gemma 2 and 3: ``Gemma*RMSNorm`` scales in fp32 (``x * (1 + w)``)
+  and keeps the fp32 normalized values and ``1 + w``; GeGLU (tanh GELU, which
+  keeps its input) keeps what SwiGLU keeps.  Gemma 2 and 3 norm before and
+  after attention and FFN (four norms).  Gemma 2 soft-caps scores and logits
+  with ``tanh``, which keeps its output (one score matrix per layer, one
+  ``e * T * V`` tensor for the logits), and transformers 5.24 refuses SDPA for
+  it (``attn_implementation="eager"`` only; ``flash_attention_2`` on a GPU
+  was not measured).  Gemma 3 keeps two rotary tables (local and global).
+* QK-norm: an RMSNorm over each head's queries and keys (Qwen3, Gemma 3:
+  ``n_heads`` and ``n_kv_heads`` statistics per token) or over the whole
+  projections (OLMo 2: one each); OLMo 2's RMSNorm scales in fp32 like
+  Gemma's, and its norms follow attention and FFN instead of preceding them
+  (still two per block).  OLMo and OLMo 2 keep fp32 rotary tables.
+* OLMo's parameter-free LayerNorm runs on an fp32 copy of its input and keeps
+  it with its statistics.
+* Parallel blocks: attention and FFN read one norm's output (Phi-2, Falcon-7B:
+  one kept input, one norm) or two norms of the same input (GPT-NeoX).  A
+  two-matrix MLP keeps the up projection's output and the activation's output
+  with a fused GELU (GPT-NeoX, Falcon, StarCoder2), five tensors with
+  ``gelu_new`` written out (GPT-2, Phi-2).  Partial rotary embeddings (Phi-2,
+  GPT-NeoX) keep cos and sin tables of the rotary part only, which the model
+  counts at ``head_dim`` (``ModelConfig`` does not carry the fraction; under
+  0.1 % of the recordings).
 
 What was measured (``tools/measure_activations.py``, recordings in
-``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks in bf16 on
-CPU, eager and SDPA, three (batch, seq_len) points each, with and without
-checkpointing; and the step's peak for the Llama-style model.  LoRA and QLoRA
-(``lora.json``): the same three models with SDPA, rank 16 on peft's default
-targets (q and v; GPT-2's fused ``c_attn``) and on ``"all-linear"``,
-``lora_dropout`` 0 and 0.05.  Refused because not measured: LoRA without an
+``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks and the
+twelve dense families above as 2-layer models with their families' ratios, in
+bf16 on CPU, eager and SDPA (Gemma 2: eager), three (batch, seq_len) points
+each, with and without checkpointing; and the step's peak for the Llama-style
+model.  LoRA and QLoRA (``lora.json``): rank 16 on peft's default targets (q
+and v; the fused ``c_attn``, ``query_key_value`` or ``qkv_proj``) and on
+``"all-linear"``, ``lora_dropout`` 0 and 0.05; the kbit-prepared QLoRA base
+for the Llama-style model.  Refused because not measured: LoRA without an
 adapted query, key or value projection, on the LM head, with eager attention
-or in a dtype other than bf16; mixture of experts, latent attention, sliding
-windows, parallel-block and fused layouts other than GPT-2's, extra norms,
-QK-norm.
+(but Gemma 2) or in a dtype other than bf16; mixture of experts, latent
+attention.
 """
 
 from __future__ import annotations
@@ -161,7 +212,8 @@ class ActivationMemory:
         no gradient, so its first norm keeps nothing and the dropouts of the
         adapters reading that norm keep no mask (0 otherwise).
     windowed_extra : int
-        With SDPA, what the sliding-window layers keep beyond ``per_layer``:
+        With SDPA, what the sliding-window layers keep beyond ``per_layer``
+        once ``seq_len`` reaches the window (shorter sequences need no mask):
         transformers passes them an explicit mask, which the kernel keeps
         (one ``batch * seq_len**2`` matrix in the model dtype per layer), and
         with a mask it repeats grouped key and value heads to ``n_heads``
