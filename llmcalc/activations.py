@@ -291,6 +291,10 @@ _SOFT_CAPPED = ("gemma2",)
 _ROTARY_TABLES = {"gemma3_text": 2}
 # OLMo and OLMo 2 return their cos and sin tables in fp32 (their rotary embedding does not cast them back).
 _FP32_ROTARY = ("olmo", "olmo2")
+# Phi and GPT-NeoX rotate part of each head and concatenate (torch.cat) the parts: the queries are head-major,
+# so is SDPA's output, and the output projection reads a contiguous copy of it.  Llama's rotary keeps the
+# projection's token-major layout, and the copy is a view.
+_CAT_ROTARY = ("phi", "gpt_neox")
 # Layouts whose Q, K and V come from one fused projection, sliced: V stays a view of the whole output.
 _FUSED_QKV = ("gpt_neox", "falcon", "phi3")
 
@@ -351,6 +355,22 @@ def _unrepeated_kv(cfg: ModelConfig, batch: int, seq_len: int, element: int, att
     return 2 * element * batch * seq_len * (cfg.q_dim - cfg.kv_dim)
 
 
+def _fused_value_view(cfg: ModelConfig, batch: int, attention: str) -> bool:
+    """Whether attention keeps the values as a view of a fused Q/K/V projection's output (all of it).
+
+    GPT-NeoX, Falcon and Phi-3 slice Q, K and V out of one output; Q and K
+    are rotated into new tensors, V stays a view.  SDPA keeps that view;
+    eager attention's batched matmul flattens it without a copy only for one
+    sequence, and only when repeating grouped heads made no copy (one KV head,
+    or as many as query heads).
+    """
+    if cfg.layout not in _FUSED_QKV:
+        return False
+    if attention == "sdpa":
+        return True
+    return batch == 1 and cfg.n_kv_heads in (1, cfg.n_heads)
+
+
 def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str, frozen: bool) -> int:
     """Bytes one transformer block keeps for backward without checkpointing, adapters and window masks aside.
 
@@ -363,6 +383,8 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
     scores = batch * cfg.n_heads * seq_len * seq_len
     norms = cfg.norms_per_layer * _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=frozen)
     norms += _qk_norm_bytes(cfg, tokens, element, frozen)
+    if cfg.layout == "gpt_neox" and cfg.norms_per_layer == 2:
+        norms -= element * tokens * cfg.d_model  # both LayerNorms read the block's input: one kept tensor
     # The attention input (shared by the Q, K and V projections) and the FFN input; one tensor where attention
     # and FFN run in parallel off one norm (Phi-2, Falcon).
     linear_inputs = 0 if frozen else (1 if cfg.norms_per_layer == 1 else 2) * hidden
@@ -370,6 +392,8 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
     if attention == "sdpa":
         # Queries, unrepeated keys and values, the output (also the output projection's input), log-sum-exp.
         attention_bytes = 2 * queries + 2 * element * tokens * cfg.kv_dim + _FP32 * cfg.n_heads * tokens
+        if cfg.layout in _CAT_ROTARY and not frozen:
+            attention_bytes += queries  # the output is head-major; the output projection's input is a copy
     elif cfg.layout == "gpt2":
         # Q, K and V are views of the fused projection, whose whole output stays; the softmax runs in the
         # model dtype and its output is kept once; the output projection's input is a contiguous copy.
@@ -378,9 +402,15 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
         # Queries, keys and values repeated to n_heads, fp32 softmax probabilities and their model-dtype
         # copy (the same storage in fp32), and the output projection's input.
         probabilities = _FP32 * scores + (element * scores if element != _FP32 else 0)
-        attention_bytes = 3 * queries + probabilities + queries - _unrepeated_kv(cfg, batch, seq_len, element, "eager")
+        # The output projection's input is a contiguous copy of the output, kept only by a trained projection.
+        output_input = 0 if frozen else queries
+        attention_bytes = 3 * queries + probabilities + output_input - _unrepeated_kv(cfg, batch, seq_len, element,
+                                                                                     "eager")
         if cfg.model_type in _SOFT_CAPPED:
             attention_bytes += element * scores  # soft-capping: tanh keeps its output, score-sized
+
+    if _fused_value_view(cfg, batch, attention):
+        attention_bytes += element * tokens * (cfg.q_dim + cfg.kv_dim)  # V keeps the fused output, not its slice
 
     ffn_wide = element * tokens * cfg.d_ff
     ffn = _MLP_WIDE_TENSORS.get(cfg.layout, 4) * ffn_wide
@@ -426,6 +456,38 @@ def planner_attention(cfg: ModelConfig) -> Attention:
     ('sdpa', 'eager')
     """
     return "eager" if cfg.model_type in EAGER_ONLY else "sdpa"
+
+
+def _first_block_untrained_paths(cfg: ModelConfig, modules: Iterable[Linear], batch: int, seq_len: int, element: int,
+                                 attention: str) -> int:
+    """What the first LoRA block does not keep on a query, key or value path without an adapter.
+
+    Without checkpointing the first block's input needs no gradient, so a
+    projection without an adapter gives a tensor that needs none: its QK-norm
+    keeps nothing, and eager attention keeps no operand that only its
+    gradient would need (the queries without trained keys, the repeated keys
+    without trained queries, the model-dtype probabilities without trained
+    values).  SDPA keeps all its inputs either way.
+    """
+    roles = {module.role for module in modules}
+    trained = {path: bool(roles & {path, "qkv"}) for path in ("q", "k", "v")}
+    tokens = batch * seq_len
+    untrained = 0
+    if cfg.qk_norm != "none":
+        per_head = cfg.qk_norm == "per-head"
+        if not trained["q"]:
+            untrained += _norm_bytes(cfg, tokens, cfg.q_dim, cfg.n_heads if per_head else 1, element, frozen=True)
+        if not trained["k"]:
+            untrained += _norm_bytes(cfg, tokens, cfg.kv_dim, cfg.n_kv_heads if per_head else 1, element, frozen=True)
+    if attention == "eager" and cfg.layout != "gpt2":
+        queries = element * tokens * cfg.q_dim
+        if not trained["k"]:
+            untrained += queries
+        if not trained["q"]:
+            untrained += queries - _unrepeated_kv(cfg, batch, seq_len, element, "eager") // 2
+        if not trained["v"] and element != _FP32:
+            untrained += element * batch * cfg.n_heads * seq_len * seq_len
+    return untrained
 
 
 def _lora_modules(cfg: ModelConfig, targets: str | Iterable[str], dtype: str, attention: str) -> list[Linear]:
@@ -569,6 +631,7 @@ def activation_memory(
             block_input_readers = sum(module.role in _BLOCK_INPUT_ROLES for module in modules)
             masks = _FP32 * tokens * cfg.d_model * block_input_readers if dropout else 0
             first_block_discount = _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=True) + masks
+            first_block_discount += _first_block_untrained_paths(cfg, modules, n_batch, n_seq, element, attention_kind)
     elif (lora_rank, lora_dropout) != (16, 0.0):
         raise refusal("lora_options_without_targets", lora_rank=lora_rank, lora_dropout=lora_dropout)
     # Token ids kept by the embedding (unless frozen) and by the loss (the shifted targets).
@@ -588,6 +651,8 @@ def activation_memory(
     windowed = attention_kind == "sdpa" and 0 < cfg.sliding_window <= n_seq
     repeated_kv = 2 * element * tokens * (cfg.q_dim - cfg.kv_dim) - _unrepeated_kv(cfg, n_batch, n_seq, element, "sdpa")
     window_extra = element * mask + repeated_kv if windowed else 0
+    if windowed and 1 < cfg.n_kv_heads < cfg.n_heads and cfg.layout in _FUSED_QKV:
+        window_extra -= element * tokens * (cfg.q_dim + cfg.kv_dim)  # V repeated by a copy: the fused output goes
     if keep_inputs_only and windowed:
         shared += n_seq * n_seq  # a boolean (1, 1, seq_len, seq_len) expanded over the batch
     if keep_inputs_only and attention_kind == "eager":
