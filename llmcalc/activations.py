@@ -129,13 +129,26 @@ measured; what each adds to the Llama block above:
 * OLMo's parameter-free LayerNorm runs on an fp32 copy of its input and keeps
   it with its statistics.
 * Parallel blocks: attention and FFN read one norm's output (Phi-2, Falcon-7B:
-  one kept input, one norm) or two norms of the same input (GPT-NeoX).  A
-  two-matrix MLP keeps the up projection's output and the activation's output
-  with a fused GELU (GPT-NeoX, Falcon, StarCoder2), five tensors with
-  ``gelu_new`` written out (GPT-2, Phi-2).  Partial rotary embeddings (Phi-2,
-  GPT-NeoX) keep cos and sin tables of the rotary part only, which the model
-  counts at ``head_dim`` (``ModelConfig`` does not carry the fraction; under
-  0.1 % of the recordings).
+  one kept input, one norm) or two LayerNorms of the same input, kept once
+  (GPT-NeoX).  A two-matrix MLP keeps the up projection's output and the
+  activation's output with a fused GELU (GPT-NeoX, Falcon, StarCoder2), five
+  tensors with ``gelu_new`` written out (GPT-2, Phi-2).
+* Partial rotary embeddings (Phi-2, GPT-NeoX) rotate part of each head and
+  ``torch.cat`` the parts: the queries, and so SDPA's output, are head-major,
+  and the output projection reads a copy of that output (Llama's rotary keeps
+  the projection's token-major layout, and the copy is a view).  Their cos and
+  sin tables cover the rotary part only, which the model counts at
+  ``head_dim`` (``ModelConfig`` does not carry the fraction; under 0.1 % of
+  the recordings).
+* Fused Q/K/V (GPT-NeoX, Phi-3, multi-head Falcon): V is a slice of the fused
+  output, and attention keeps that whole output through it (eager attention:
+  for one sequence, where its matmul needs no copy).  Multi-query Falcon picks
+  K and V out by index lists, which copies.  Falcon's own attention takes the
+  softmax in the model dtype and keeps the probabilities once.
+* LoRA with eager attention (Gemma 2): the frozen output projection keeps no
+  input.  In the first block without checkpointing, a Q, K or V path without
+  an adapter needs no gradient: its QK-norm keeps nothing, and eager attention
+  drops the operands only that path's gradient needs.
 
 What was measured (``tools/measure_activations.py``, recordings in
 ``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks and the
@@ -366,6 +379,8 @@ def _fused_value_view(cfg: ModelConfig, batch: int, attention: str) -> bool:
     """
     if cfg.layout not in _FUSED_QKV:
         return False
+    if cfg.layout == "falcon" and cfg.n_kv_heads != cfg.n_heads:
+        return False  # multi-query Falcon picks K and V out by index lists: copies, not views
     if attention == "sdpa":
         return True
     return batch == 1 and cfg.n_kv_heads in (1, cfg.n_heads)
@@ -402,6 +417,8 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
         # Queries, keys and values repeated to n_heads, fp32 softmax probabilities and their model-dtype
         # copy (the same storage in fp32), and the output projection's input.
         probabilities = _FP32 * scores + (element * scores if element != _FP32 else 0)
+        if cfg.layout == "falcon":
+            probabilities = element * scores  # Falcon's own attention takes the softmax in the model dtype
         # The output projection's input is a contiguous copy of the output, kept only by a trained projection.
         output_input = 0 if frozen else queries
         attention_bytes = 3 * queries + probabilities + output_input - _unrepeated_kv(cfg, batch, seq_len, element,

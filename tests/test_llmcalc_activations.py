@@ -232,9 +232,12 @@ def test_lora_recordings_cover_the_issue():
         points = {(r["batch"], r["seq_len"]) for r in records if r["arch"] == arch}
         assert len(points) >= 3, arch
         for batch, seq_len in points:
-            settings = {(r["targets"], r["lora_dropout"], r["checkpointing"]) for r in records
+            # peft has no default targets for some model types: their records name q and v (Phi-3: qkv_proj).
+            settings = {("all-linear" if r["targets"] == "all-linear" else "q and v", r["lora_dropout"],
+                         r["checkpointing"]) for r in records
                         if (r["arch"], r["batch"], r["seq_len"], r["quantized_base"]) == (arch, batch, seq_len, False)}
-            assert settings >= {(targets, dropout, checkpointing) for targets, dropout in ((None, 0.0), ("all-linear", 0.05))
+            assert settings >= {(targets, dropout, checkpointing)
+                                for targets, dropout in (("q and v", 0.0), ("all-linear", 0.05))
                                 for checkpointing in (False, True)}, arch
     for arch in ("llama", "gpt2", "qwen2"):
         points = {(r["batch"], r["seq_len"]) for r in records if r["arch"] == arch}

@@ -8,6 +8,7 @@ vocabulary 32,000, untied head: 6,738,415,616 parameters).
 """
 
 import dataclasses
+import pathlib
 import re
 from collections.abc import Callable
 
@@ -208,3 +209,25 @@ def test_an_absurd_model_is_refused_with_its_exact_size() -> None:
     assert lc.param_count(huge) > MAX_PARAMS
     with pytest.raises(ValueError, match=r"the model has [\d,]+ parameters; the planner takes models of up to "):
         plan_inference(huge, context=1)
+
+
+_HF_MODELS = sorted(path for path in (pathlib.Path(__file__).parent / "data" / "hf_models").glob("*.json")
+                    if not path.name.startswith("_") and not path.name.endswith(".full.json"))
+
+
+@pytest.mark.parametrize("path", _HF_MODELS, ids=lambda path: path.stem)
+def test_every_dense_architecture_gets_full_lora_and_qlora_plans(path):
+    """Issue 25: each recorded dense config (sliding windows, QK-norm, four norms, parallel blocks, OLMo's
+    parameter-free norm, fused layouts) gets all three training plans; LoRA on its query and value projections
+    (the fused one where the model fuses them).  Experts and latent attention are another branch's."""
+    cfg = lc.ModelConfig.from_hf_config(path)
+    if cfg.n_experts > 1 or cfg.kv_lora_rank:
+        pytest.skip("mixture of experts or latent attention")
+    targets = ("qkv",) if cfg.layout in ("gpt2", "gpt_neox", "falcon", "phi3") else ("q", "v")
+    full = plan_training(cfg, task="full", seq_len=1024)
+    lora = plan_training(cfg, task="lora", seq_len=1024, targets=targets)
+    qlora = plan_training(cfg, task="qlora", seq_len=1024, targets=targets)
+    unprepared = plan_training(cfg, task="qlora", seq_len=1024, targets=targets, qlora_preparation="none")
+    assert 0 < lora.activations < full.activations
+    # The kbit-prepared base keeps its hidden states in fp32: more activation memory than the unprepared one.
+    assert qlora.activations > unprepared.activations > 0

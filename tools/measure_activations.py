@@ -231,6 +231,10 @@ LORA_SETTINGS = (
     (None, 0.0, True, True), ("all-linear", 0.05, True, True),
 )
 LORA_FAMILY_SETTINGS = (0, 3, 6)
+# peft 0.21.2 has no default targets for these model types (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING):
+# their "default" records name the query and value projections, as the others' defaults do.
+QV_TARGETS = {"olmo": ["q_proj", "v_proj"], "olmo2": ["q_proj", "v_proj"], "starcoder2": ["q_proj", "v_proj"],
+              "phi3": ["qkv_proj"]}
 
 
 def build(arch: str, attention: str) -> torch.nn.Module:
@@ -464,7 +468,8 @@ def measure_lora(arches: list[str], points: Any, records: list[dict[str, Any]], 
                  settings: Any = LORA_SETTINGS) -> None:
     """Record the LoRA ``settings`` for ``arches`` at ``points``, saving after each point."""
     for arch in arches:
-        for targets, dropout, quantized, prepared in settings:
+        for default_or_named, dropout, quantized, prepared in settings:
+            targets = default_or_named or QV_TARGETS.get(ARCHITECTURES[arch][0])
             for checkpointing in (False, True):
                 model, adapted = build_lora(arch, targets, dropout, quantized, prepared)
                 for batch, seq_len in points:

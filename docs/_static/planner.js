@@ -86,6 +86,8 @@
   var SOFT_CAPPED = ["gemma2"];
   var ROTARY_TABLES = { gemma3_text: 2n };
   var FP32_ROTARY = ["olmo", "olmo2"];
+  var CAT_ROTARY = ["phi", "gpt_neox"];
+  var FUSED_QKV = ["gpt_neox", "falcon", "phi3"];
 
   function has(list, value) { return list.indexOf(value) >= 0; }
 
@@ -156,6 +158,14 @@
     return 2n * element * batch * seqLen * (qDim(cfg) - kvDim(cfg));
   }
 
+  /* llmcalc.activations._fused_value_view: V kept as the whole fused Q/K/V output. */
+  function fusedValueView(cfg, batch, attention) {
+    if (!has(FUSED_QKV, cfg.layout)) { return false; }
+    if (cfg.layout === "falcon" && String(cfg.n_kv_heads) !== String(cfg.n_heads)) { return false; }
+    if (attention === "sdpa") { return true; }
+    return batch === 1n && (String(cfg.n_kv_heads) === "1" || String(cfg.n_kv_heads) === String(cfg.n_heads));
+  }
+
   /* llmcalc.activations._block_bytes: a frozen base keeps no linear-module inputs. */
   function blockBytes(cfg, batch, seqLen, element, attention, frozen) {
     var tokens = batch * seqLen;
@@ -165,20 +175,49 @@
     var scores = batch * big(cfg.n_heads) * seqLen * seqLen;
     var norms = big(cfg.norms_per_layer) * normBytes(cfg, tokens, dModel, 1n, element, frozen) +
       qkNormBytes(cfg, tokens, element, frozen);
+    if (cfg.layout === "gpt_neox" && String(cfg.norms_per_layer) === "2") { norms -= element * tokens * dModel; }
     var linearInputs = frozen ? 0n : (String(cfg.norms_per_layer) === "1" ? 1n : 2n) * hidden;
     var attentionBytes;
     if (attention === "sdpa") {
       attentionBytes = 2n * queries + 2n * element * tokens * kvDim(cfg) + FP32 * big(cfg.n_heads) * tokens;
+      if (has(CAT_ROTARY, cfg.layout) && !frozen) { attentionBytes += queries; }
     } else if (cfg.layout === "gpt2") {
       attentionBytes = element * tokens * (qDim(cfg) + 2n * kvDim(cfg)) + element * scores + queries;
     } else {
-      var probabilities = FP32 * scores + (element !== FP32 ? element * scores : 0n);
-      attentionBytes = 4n * queries + probabilities - unrepeatedKv(cfg, batch, seqLen, element, "eager");
+      var probabilities = cfg.layout === "falcon" ? element * scores
+        : FP32 * scores + (element !== FP32 ? element * scores : 0n);
+      attentionBytes = 3n * queries + probabilities + (frozen ? 0n : queries) -
+        unrepeatedKv(cfg, batch, seqLen, element, "eager");
       if (has(SOFT_CAPPED, cfg.model_type)) { attentionBytes += element * scores; }
     }
+    if (fusedValueView(cfg, batch, attention)) { attentionBytes += element * tokens * (qDim(cfg) + kvDim(cfg)); }
     var ffnWide = element * tokens * big(cfg.d_ff);
     var ffn = (MLP_WIDE_TENSORS[cfg.layout] || 4n) * ffnWide;
     return norms + linearInputs + attentionBytes + ffn - (frozen ? ffnWide : 0n);
+  }
+
+  /* llmcalc.activations._first_block_untrained_paths: the first LoRA block keeps nothing on a Q, K or V path
+   * without an adapter (its QK-norm, and eager attention's operands only that path's gradient needs). */
+  function firstBlockUntrainedPaths(cfg, modules, batch, seqLen, element, attention) {
+    var roles = modules.map(function (module) { return module.role; });
+    var trained = {};
+    ["q", "k", "v"].forEach(function (path) { trained[path] = has(roles, path) || has(roles, "qkv"); });
+    var tokens = batch * seqLen;
+    var untrained = 0n;
+    if (cfg.qk_norm !== "none") {
+      var perHead = cfg.qk_norm === "per-head";
+      if (!trained.q) { untrained += normBytes(cfg, tokens, qDim(cfg), perHead ? big(cfg.n_heads) : 1n, element, true); }
+      if (!trained.k) {
+        untrained += normBytes(cfg, tokens, kvDim(cfg), perHead ? big(cfg.n_kv_heads) : 1n, element, true);
+      }
+    }
+    if (attention === "eager" && cfg.layout !== "gpt2") {
+      var queries = element * tokens * qDim(cfg);
+      if (!trained.k) { untrained += queries; }
+      if (!trained.q) { untrained += queries - unrepeatedKv(cfg, batch, seqLen, element, "eager") / 2n; }
+      if (!trained.v && element !== FP32) { untrained += element * batch * big(cfg.n_heads) * seqLen * seqLen; }
+    }
+    return untrained;
   }
 
   /* llmcalc.activations._BLOCK_INPUT_ROLES and _lora_modules (bf16, as the planner computes). */
@@ -255,7 +294,8 @@
         var readers = big(modules.filter(function (module) { return BLOCK_INPUT_ROLES.indexOf(module.role) >= 0; })
           .length);
         discount = normBytes(cfg, tokens, dModel, 1n, element, true) +
-          (dropout ? FP32 * tokens * dModel * readers : 0n);
+          (dropout ? FP32 * tokens * dModel * readers : 0n) +
+          firstBlockUntrainedPaths(cfg, modules, batch, seq, element, attention);
       }
     }
     var shared = (frozen ? 1n : 2n) * INT64 * tokens;
@@ -268,6 +308,9 @@
     var windowed = attention === "sdpa" && big(cfg.sliding_window) > 0n && big(cfg.sliding_window) <= seq;
     var repeatedKv = 2n * element * tokens * (qDim(cfg) - kvDim(cfg)) - unrepeatedKv(cfg, batch, seq, element, "sdpa");
     var windowExtra = windowed ? element * mask + repeatedKv : 0n;
+    if (windowed && big(cfg.n_kv_heads) > 1n && big(cfg.n_kv_heads) < big(cfg.n_heads) && has(FUSED_QKV, cfg.layout)) {
+      windowExtra -= element * tokens * (qDim(cfg) + kvDim(cfg));
+    }
     if (checkpointing && windowed) { shared += seq * seq; }
     if (checkpointing && attention === "eager") {
       var windowedLayers = big(cfg.sliding_window_layers);
