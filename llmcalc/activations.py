@@ -144,7 +144,11 @@ measured; what each adds to the Llama block above:
   output, and attention keeps that whole output through it (eager attention:
   for one sequence, where its matmul needs no copy).  Multi-query Falcon picks
   K and V out by index lists, which copies.  Falcon's own attention takes the
-  softmax in the model dtype and keeps the probabilities once.
+  softmax in the model dtype and keeps the probabilities once; with SDPA it
+  passes one key head against every query head without ``enable_gqa``, which
+  the fused kernels refuse, and torch's math fallback runs (on CPU in fp32:
+  fp32 queries, keys, values and softmax output, the score matrix included),
+  with a boolean causal mask that checkpointed blocks keep.
 * LoRA with eager attention (Gemma 2): the frozen output projection keeps no
   input.  In the first block without checkpointing, a Q, K or V path without
   an adapter needs no gradient: its QK-norm keeps nothing, and eager attention
@@ -304,10 +308,10 @@ _SOFT_CAPPED = ("gemma2",)
 _ROTARY_TABLES = {"gemma3_text": 2}
 # OLMo and OLMo 2 return their cos and sin tables in fp32 (their rotary embedding does not cast them back).
 _FP32_ROTARY = ("olmo", "olmo2")
-# Phi and GPT-NeoX rotate part of each head and concatenate (torch.cat) the parts: the queries are head-major,
+# Phi, GPT-NeoX and Phi-3 rotate part of each head (Phi-3: all of it, through the same code) and concatenate (torch.cat) the parts: the queries are head-major,
 # so is SDPA's output, and the output projection reads a contiguous copy of it.  Llama's rotary keeps the
 # projection's token-major layout, and the copy is a view.
-_CAT_ROTARY = ("phi", "gpt_neox")
+_CAT_ROTARY = ("phi", "gpt_neox", "phi3")
 # Layouts whose Q, K and V come from one fused projection, sliced: V stays a view of the whole output.
 _FUSED_QKV = ("gpt_neox", "falcon", "phi3")
 
@@ -368,6 +372,13 @@ def _unrepeated_kv(cfg: ModelConfig, batch: int, seq_len: int, element: int, att
     return 2 * element * batch * seq_len * (cfg.q_dim - cfg.kv_dim)
 
 
+def _sdpa_math_fallback(cfg: ModelConfig) -> bool:
+    """Whether SDPA falls back to torch's math kernel: multi-query Falcon passes one key head against all query
+    heads without ``enable_gqa``, which the fused kernels refuse.  On CPU the math kernel computes a bf16 model in
+    fp32 and keeps fp32 queries, keys, values and softmax output."""
+    return cfg.layout == "falcon" and cfg.n_kv_heads != cfg.n_heads
+
+
 def _fused_value_view(cfg: ModelConfig, batch: int, attention: str) -> bool:
     """Whether attention keeps the values as a view of a fused Q/K/V projection's output (all of it).
 
@@ -404,7 +415,13 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
     # and FFN run in parallel off one norm (Phi-2, Falcon).
     linear_inputs = 0 if frozen else (1 if cfg.norms_per_layer == 1 else 2) * hidden
 
-    if attention == "sdpa":
+    if attention == "sdpa" and _sdpa_math_fallback(cfg):
+        # torch's math fallback on CPU: fp32 copies of queries, keys and values (its batched matmuls expand the
+        # one KV head to every query head for more than one sequence), the fp32 softmax output; the output
+        # projection's input is a copy of the output.
+        kv_width = cfg.kv_dim if batch == 1 else cfg.q_dim
+        attention_bytes = _FP32 * tokens * (cfg.q_dim + 2 * kv_width) + _FP32 * scores + (0 if frozen else queries)
+    elif attention == "sdpa":
         # Queries, unrepeated keys and values, the output (also the output projection's input), log-sum-exp.
         attention_bytes = 2 * queries + 2 * element * tokens * cfg.kv_dim + _FP32 * cfg.n_heads * tokens
         if cfg.layout in _CAT_ROTARY and not frozen:
@@ -670,8 +687,8 @@ def activation_memory(
     window_extra = element * mask + repeated_kv if windowed else 0
     if windowed and 1 < cfg.n_kv_heads < cfg.n_heads and cfg.layout in _FUSED_QKV:
         window_extra -= element * tokens * (cfg.q_dim + cfg.kv_dim)  # V repeated by a copy: the fused output goes
-    if keep_inputs_only and windowed:
-        shared += n_seq * n_seq  # a boolean (1, 1, seq_len, seq_len) expanded over the batch
+    if keep_inputs_only and (windowed or (attention_kind == "sdpa" and cfg.layout == "falcon")):
+        shared += n_seq * n_seq  # a boolean (1, 1, seq_len, seq_len) expanded over the batch (Falcon: always)
     if keep_inputs_only and attention_kind == "eager":
         kinds = 1 + (0 < cfg.sliding_window_layers < cfg.n_layers)
         shared += kinds * element * mask

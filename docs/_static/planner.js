@@ -86,7 +86,7 @@
   var SOFT_CAPPED = ["gemma2"];
   var ROTARY_TABLES = { gemma3_text: 2n };
   var FP32_ROTARY = ["olmo", "olmo2"];
-  var CAT_ROTARY = ["phi", "gpt_neox"];
+  var CAT_ROTARY = ["phi", "gpt_neox", "phi3"];
   var FUSED_QKV = ["gpt_neox", "falcon", "phi3"];
 
   function has(list, value) { return list.indexOf(value) >= 0; }
@@ -178,7 +178,12 @@
     if (cfg.layout === "gpt_neox" && String(cfg.norms_per_layer) === "2") { norms -= element * tokens * dModel; }
     var linearInputs = frozen ? 0n : (String(cfg.norms_per_layer) === "1" ? 1n : 2n) * hidden;
     var attentionBytes;
-    if (attention === "sdpa") {
+    var mathFallback = cfg.layout === "falcon" && String(cfg.n_kv_heads) !== String(cfg.n_heads);
+    if (attention === "sdpa" && mathFallback) {
+      /* llmcalc.activations._sdpa_math_fallback: fp32 queries, keys, values and softmax output. */
+      var kvWidth = batch === 1n ? kvDim(cfg) : qDim(cfg);
+      attentionBytes = FP32 * tokens * (qDim(cfg) + 2n * kvWidth) + FP32 * scores + (frozen ? 0n : queries);
+    } else if (attention === "sdpa") {
       attentionBytes = 2n * queries + 2n * element * tokens * kvDim(cfg) + FP32 * big(cfg.n_heads) * tokens;
       if (has(CAT_ROTARY, cfg.layout) && !frozen) { attentionBytes += queries; }
     } else if (cfg.layout === "gpt2") {
@@ -311,7 +316,7 @@
     if (windowed && big(cfg.n_kv_heads) > 1n && big(cfg.n_kv_heads) < big(cfg.n_heads) && has(FUSED_QKV, cfg.layout)) {
       windowExtra -= element * tokens * (qDim(cfg) + kvDim(cfg));
     }
-    if (checkpointing && windowed) { shared += seq * seq; }
+    if (checkpointing && (windowed || (attention === "sdpa" && cfg.layout === "falcon"))) { shared += seq * seq; }
     if (checkpointing && attention === "eager") {
       var windowedLayers = big(cfg.sliding_window_layers);
       shared += (windowedLayers > 0n && windowedLayers < big(cfg.n_layers) ? 2n : 1n) * element * mask;
