@@ -133,13 +133,14 @@ measured; what each adds to the Llama block above:
   (GPT-NeoX).  A two-matrix MLP keeps the up projection's output and the
   activation's output with a fused GELU (GPT-NeoX, Falcon, StarCoder2), five
   tensors with ``gelu_new`` written out (GPT-2, Phi-2).
-* Partial rotary embeddings (Phi-2, GPT-NeoX) rotate part of each head and
-  ``torch.cat`` the parts: the queries, and so SDPA's output, are head-major,
-  and the output projection reads a copy of that output (Llama's rotary keeps
-  the projection's token-major layout, and the copy is a view).  Their cos and
-  sin tables cover the rotary part only, which the model counts at
-  ``head_dim`` (``ModelConfig`` does not carry the fraction; under 0.1 % of
-  the recordings).
+* Partial rotary embeddings (Phi-2, GPT-NeoX; Phi-3 runs the same code with
+  all of each head) rotate part of each head and ``torch.cat`` the parts: the
+  queries, and so SDPA's output, are head-major, and the output projection
+  reads a copy of that output (Llama's rotary keeps the projection's
+  token-major layout, and the copy is a view).  Their cos and sin tables
+  cover the rotary part only, which the model counts at ``head_dim``
+  (``ModelConfig`` does not carry the fraction; under 0.1 % of the
+  recordings).
 * Fused Q/K/V (GPT-NeoX, Phi-3, multi-head Falcon): V is a slice of the fused
   output, and attention keeps that whole output through it (eager attention:
   for one sequence, where its matmul needs no copy).  Multi-query Falcon picks
