@@ -305,6 +305,8 @@ EAGER_ONLY = ("gemma2",)
 _FOUR_NORMS = ("gemma2", "gemma3_text")
 # Gemma 2 soft-caps its attention scores and its logits with tanh, which keeps its output.
 _SOFT_CAPPED = ("gemma2",)
+# OLMo 2 normalizes the outputs of attention and FFN, not their inputs.
+_POST_NORMS = ("olmo2",)
 # Gemma 3's sliding and full layers rotate with different bases, each with its own cos and sin tables.
 _ROTARY_TABLES = {"gemma3_text": 2}
 # OLMo and OLMo 2 return their cos and sin tables in fp32 (their rotary embedding does not cast them back).
@@ -665,7 +667,10 @@ def activation_memory(
             # transformers makes the embedding's output need a gradient only when checkpointing is enabled.
             block_input_readers = sum(module.role in _BLOCK_INPUT_ROLES for module in modules)
             masks = _FP32 * tokens * cfg.d_model * block_input_readers if dropout else 0
-            first_block_discount = _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=True) + masks
+            # OLMo 2's norms follow attention and FFN: its Q, K and V read the block's input, no norm does.
+            first_norm = 0 if cfg.model_type in _POST_NORMS else _norm_bytes(cfg, tokens, cfg.d_model, 1, element,
+                                                                             frozen=True)
+            first_block_discount = first_norm + masks
             first_block_discount += _first_block_untrained_paths(cfg, modules, n_batch, n_seq, element, attention_kind)
     elif (lora_rank, lora_dropout) != (16, 0.0):
         raise refusal("lora_options_without_targets", lora_rank=lora_rank, lora_dropout=lora_dropout)

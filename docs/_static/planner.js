@@ -298,7 +298,7 @@
       if (!checkpointing) {
         var readers = big(modules.filter(function (module) { return BLOCK_INPUT_ROLES.indexOf(module.role) >= 0; })
           .length);
-        discount = normBytes(cfg, tokens, dModel, 1n, element, true) +
+        discount = (cfg.model_type === "olmo2" ? 0n : normBytes(cfg, tokens, dModel, 1n, element, true)) +
           (dropout ? FP32 * tokens * dModel * readers : 0n) +
           firstBlockUntrainedPaths(cfg, modules, batch, seq, element, attention);
       }
