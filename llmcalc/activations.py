@@ -311,7 +311,8 @@ _POST_NORMS = ("olmo2",)
 _ROTARY_TABLES = {"gemma3_text": 2}
 # OLMo and OLMo 2 return their cos and sin tables in fp32 (their rotary embedding does not cast them back).
 _FP32_ROTARY = ("olmo", "olmo2")
-# Phi, GPT-NeoX and Phi-3 rotate part of each head (Phi-3: all of it, through the same code) and concatenate (torch.cat) the parts: the queries are head-major,
+# Phi, GPT-NeoX and Phi-3 rotate part of each head (Phi-3: all of it, through the same code) and concatenate
+# (torch.cat) the parts: the queries are head-major,
 # so is SDPA's output, and the output projection reads a contiguous copy of it.  Llama's rotary keeps the
 # projection's token-major layout, and the copy is a view.
 _CAT_ROTARY = ("phi", "gpt_neox", "phi3")
@@ -320,7 +321,10 @@ _FUSED_QKV = ("gpt_neox", "falcon", "phi3")
 
 
 def _norm_style(cfg: ModelConfig) -> str:
-    """How the family's norm keeps its tensors: ``llama``, ``gemma``, ``fp32-scale``, ``layernorm``, ``parameter-free``."""
+    """How the family's norm keeps its tensors.
+
+    One of ``llama``, ``gemma``, ``fp32-scale``, ``layernorm``, ``parameter-free``.
+    """
     if cfg.norm != "rmsnorm":
         return cfg.norm
     return _FP32_SCALE_NORMS.get(cfg.model_type, "llama")

@@ -450,7 +450,8 @@ def plan_training(
       out under pressure.
 
     Activations are :func:`~llmcalc.activations.activation_memory`'s ``peak``
-    (SDPA attention, eager for Gemma 2, for which transformers 5.24 refuses SDPA; bf16) for ``micro_batch`` sequences of ``seq_len``
+    (SDPA attention, eager for Gemma 2, for which transformers 5.24 refuses SDPA;
+    bf16) for ``micro_batch`` sequences of ``seq_len``
     tokens, with the adapters of LoRA and QLoRA and their ``lora_dropout``
     (peft's default 0; a dropout keeps each adapter's dropped-out input and
     mask); ZeRO does not split them.  Not counted: ZeRO's gather and

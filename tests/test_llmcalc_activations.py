@@ -49,7 +49,8 @@ def test_recordings_cover_the_issue():
         for batch, seq_len in points:
             settings = {(r["attention"], r["checkpointing"]) for r in records
                         if (r["arch"], r["batch"], r["seq_len"]) == (arch, batch, seq_len)}
-            assert settings == {(attention, checkpointing) for attention in attentions for checkpointing in (False, True)}
+            assert settings == {(attention, checkpointing) for attention in attentions
+                                for checkpointing in (False, True)}
 
 
 @pytest.mark.parametrize("record", RECORDINGS["records"], ids=_record_id)

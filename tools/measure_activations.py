@@ -481,7 +481,8 @@ def measure_lora(arches: list[str], points: Any, records: list[dict[str, Any]], 
                                     "rank": LORA_RANK, "lora_dropout": dropout, "quantized_base": quantized,
                                     **({"prepared": True} if prepared else {}),
                                     **record})
-                    print(f"{arch:6} {str(targets or 'default'):10} p={dropout} q={quantized!s:5} prep={prepared!s:5} b={batch} "
+                    shown = str(targets or "default")
+                    print(f"{arch:6} {shown:10} p={dropout} q={quantized!s:5} prep={prepared!s:5} b={batch} "
                           f"s={seq_len:5} ckpt={checkpointing!s:5} {record['saved_bytes']:>14,d} B "
                           f"in {record['storages']} storages", flush=True)
                     for why, item in (details or {}).items():
