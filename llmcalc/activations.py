@@ -192,6 +192,8 @@ _FP32 = 4
 _INT64 = 8
 # Roles of the linear modules that read a block's input (through its first norm).
 _BLOCK_INPUT_ROLES = ("q", "k", "v", "qkv")
+# Roles of the FFN's first linear modules (which read the block's input in a parallel block).
+_FFN_INPUT_ROLES = ("up", "gate", "gate_up")
 
 
 @dataclass(frozen=True)
@@ -499,6 +501,11 @@ def planner_attention(cfg: ModelConfig) -> Attention:
     return "eager" if cfg.model_type in EAGER_ONLY else "sdpa"
 
 
+def _parallel(cfg: ModelConfig) -> bool:
+    """Attention and FFN read the block's input side by side (Phi-2, GPT-NeoX, Falcon-7B's single norm)."""
+    return cfg.layout in ("phi", "gpt_neox") or (cfg.layout == "falcon" and cfg.norms_per_layer == 1)
+
+
 def _first_block_untrained_paths(cfg: ModelConfig, modules: Iterable[Linear], batch: int, seq_len: int, element: int,
                                  attention: str) -> int:
     """What the first LoRA block does not keep on a query, key or value path without an adapter.
@@ -508,12 +515,19 @@ def _first_block_untrained_paths(cfg: ModelConfig, modules: Iterable[Linear], ba
     keeps nothing, and eager attention keeps no operand that only its
     gradient would need (the queries without trained keys, the repeated keys
     without trained queries, the model-dtype probabilities without trained
-    values).  SDPA keeps all its inputs either way.
+    values).  SDPA keeps all its inputs either way.  In a parallel block the
+    FFN reads the block's input too: without an adapter on its first layer it
+    keeps nothing there.
     """
     roles = {module.role for module in modules}
     trained = {path: bool(roles & {path, "qkv"}) for path in ("q", "k", "v")}
     tokens = batch * seq_len
     untrained = 0
+    if _parallel(cfg) and not roles & set(_FFN_INPUT_ROLES):
+        # The FFN branch reads the block's input beside attention: without an adapter on its first layer it
+        # needs no gradient in the first block and keeps nothing (GPT-NeoX: nor its LayerNorm's statistics).
+        untrained += (_MLP_WIDE_TENSORS.get(cfg.layout, 4) - 1) * element * tokens * cfg.d_ff
+        untrained += 2 * _FP32 * tokens if cfg.norms_per_layer == 2 else 0
     if cfg.qk_norm != "none":
         per_head = cfg.qk_norm == "per-head"
         if not trained["q"]:
@@ -669,7 +683,8 @@ def activation_memory(
         block += _adapter_bytes(modules, tokens, rank, dropout, fp32_base=prepared, one_norm=cfg.norms_per_layer == 1)
         if not keep_inputs_only:
             # transformers makes the embedding's output need a gradient only when checkpointing is enabled.
-            block_input_readers = sum(module.role in _BLOCK_INPUT_ROLES for module in modules)
+            readers = _BLOCK_INPUT_ROLES + (_FFN_INPUT_ROLES if _parallel(cfg) else ())
+            block_input_readers = sum(module.role in readers for module in modules)
             masks = _FP32 * tokens * cfg.d_model * block_input_readers if dropout else 0
             # OLMo 2's norms follow attention and FFN: its Q, K and V read the block's input, no norm does.
             first_norm = 0 if cfg.model_type in _POST_NORMS else _norm_bytes(cfg, tokens, cfg.d_model, 1, element,

@@ -201,6 +201,13 @@
     return norms + linearInputs + attentionBytes + ffn - (frozen ? ffnWide : 0n);
   }
 
+  /* llmcalc.activations._parallel and _FFN_INPUT_ROLES */
+  var FFN_INPUT_ROLES = ["up", "gate", "gate_up"];
+  function parallelBlock(cfg) {
+    return cfg.layout === "phi" || cfg.layout === "gpt_neox" ||
+      (cfg.layout === "falcon" && String(cfg.norms_per_layer) === "1");
+  }
+
   /* llmcalc.activations._first_block_untrained_paths: the first LoRA block keeps nothing on a Q, K or V path
    * without an adapter (its QK-norm, and eager attention's operands only that path's gradient needs). */
   function firstBlockUntrainedPaths(cfg, modules, batch, seqLen, element, attention) {
@@ -209,6 +216,10 @@
     ["q", "k", "v"].forEach(function (path) { trained[path] = has(roles, path) || has(roles, "qkv"); });
     var tokens = batch * seqLen;
     var untrained = 0n;
+    if (parallelBlock(cfg) && !FFN_INPUT_ROLES.some(function (role) { return has(roles, role); })) {
+      untrained += ((MLP_WIDE_TENSORS[cfg.layout] || 4n) - 1n) * element * tokens * big(cfg.d_ff);
+      if (String(cfg.norms_per_layer) === "2") { untrained += 2n * FP32 * tokens; }
+    }
     if (cfg.qk_norm !== "none") {
       var perHead = cfg.qk_norm === "per-head";
       if (!trained.q) { untrained += normBytes(cfg, tokens, qDim(cfg), perHead ? big(cfg.n_heads) : 1n, element, true); }
@@ -296,7 +307,8 @@
       var dropout = checkDropout(options.loraDropout || 0);
       block += adapterBytes(modules, tokens, options.rank, dropout, prepared, String(cfg.norms_per_layer) === "1");
       if (!checkpointing) {
-        var readers = big(modules.filter(function (module) { return BLOCK_INPUT_ROLES.indexOf(module.role) >= 0; })
+        var readerRoles = BLOCK_INPUT_ROLES.concat(parallelBlock(cfg) ? FFN_INPUT_ROLES : []);
+        var readers = big(modules.filter(function (module) { return readerRoles.indexOf(module.role) >= 0; })
           .length);
         discount = (cfg.model_type === "olmo2" ? 0n : normBytes(cfg, tokens, dModel, 1n, element, true)) +
           (dropout ? FP32 * tokens * dModel * readers : 0n) +
