@@ -366,3 +366,10 @@ def test_sliding_window_under_sdpa_by_hand():
     plain_checkpointed = activation_memory(plain, 2, long, checkpointing=True)
     assert checkpointed.saved - plain_checkpointed.saved == long * long  # one boolean mask, expanded over the batch
     assert checkpointed.recompute == plain_checkpointed.recompute + per_layer
+
+
+def test_peaks_were_recorded_for_dense_families():
+    """The step's peak (MemTracker) for four families beside the Llama-style model, with and without checkpointing."""
+    recorded = {(r["arch"], r["checkpointing"]) for r in PEAKS["records"] if r["gradients_at_peak"] == 0}
+    assert {(arch, checkpointing) for arch in ("mistral", "qwen3", "gemma2", "phi3")
+            for checkpointing in (False, True)} <= recorded
