@@ -8,8 +8,14 @@ against.
 How to re-run (in a throwaway virtual environment, never the project's)::
 
     python3 -m venv /tmp/act-venv
-    /tmp/act-venv/bin/pip install torch transformers
+    /tmp/act-venv/bin/pip install torch transformers peft bitsandbytes
     /tmp/act-venv/bin/python tools/measure_activations.py --write
+
+``--write`` adds to the recordings file: a record replaces only the record of
+the same setting, and each architecture lists the runs that recorded it, so a
+run for one family (``--arch mistral``) or one setting (``--lora-setting 6``)
+leaves the rest as it was.  Keep a run to one family: on a 2-core machine a
+long run also grows in memory.
 
 What is measured.  Each model is built from a configuration written out here
 (no hub download, random weights), cast to bfloat16 (the whole model, not
@@ -32,7 +38,11 @@ what backward will read is fixed when the forward ends.
   these numbers: it is transient, and equals one layer of the run without
   checkpointing.
 
-Each point is recorded with ``attn_implementation="eager"`` and ``"sdpa"``.
+Each point is recorded with ``attn_implementation="eager"`` and ``"sdpa"``
+(Gemma 2: eager only, as transformers 5.24 refuses SDPA for it).  The dense
+families of issue 25 (Mistral, Gemma 1 to 3, Qwen3, OLMo 1 and 2, Phi-2,
+GPT-NeoX, Falcon, Phi-3, StarCoder2) are 2-layer models with their families'
+ratios, windows of 256 tokens so that the points cross them.
 
 ``--peak`` runs forward and backward instead, under torch's ``MemTracker``
 (``torch.distributed._tools.mem_tracker``, which follows every storage the
@@ -50,8 +60,12 @@ default) and 0.05; peft's defaults otherwise, so the adapters are upcast to
 fp32 (``autocast_adapter_dtype=True``).  The QLoRA base is loaded with
 ``BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
 bnb_4bit_compute_dtype=bfloat16)`` from a saved copy of the random bf16 model,
-its other parameters kept in bf16 (``peft.prepare_model_for_kbit_training``,
-which upcasts them to fp32, is not applied).  Each (configuration,
+its other parameters kept in bf16, or, for the settings marked ``prepared``,
+upcast to fp32 by ``peft.prepare_model_for_kbit_training`` as TRL's trainers
+do.  The dense families take settings 0 and 3 of ``LORA_SETTINGS`` (peft's
+default targets without dropout, ``"all-linear"`` with 0.05); where peft has
+no default targets for the model type the query and value projections are
+named (``QV_TARGETS``).  Each (configuration,
 checkpointing) pair gets a freshly built model, because enabling
 checkpointing also registers transformers' ``enable_input_require_grads``
 hook on the embedding, which disabling it does not remove.
