@@ -260,7 +260,7 @@ def test_a_plan_that_does_not_fit_names_the_changes_that_make_it_fit(capsys):
     result = json.loads(run(capsys, *argv, "--json"))
     assert result["fits"] is False
     changes = result["changes_that_fit"]
-    assert [c["change"] for c in changes][:2] == ["--checkpointing", "--seq-len 1912"]
+    assert [c["change"] for c in changes][:2] == ["--checkpointing", "--seq-len 1289"]
     assert changes[-1]["change"].startswith("--gpu ")
     # Each named change, typed as printed, gives a plan that fits at the total shown.
     for change in changes:
@@ -276,7 +276,7 @@ def test_a_plan_that_does_not_fit_names_the_changes_that_make_it_fit(capsys):
     assert all(card.total_bytes < result["total"] for card in smaller)
     text = run(capsys, *argv)
     assert "it fits with one change; the smallest: --checkpointing" in text
-    assert "--seq-len 1912" in text and "to spare in" in text
+    assert "--seq-len 1289" in text and "to spare in" in text
 
 
 def test_inference_that_does_not_fit_names_a_format_and_a_card(capsys):
