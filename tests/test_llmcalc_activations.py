@@ -369,7 +369,7 @@ def test_sliding_window_under_sdpa_by_hand():
 
 
 def test_peaks_were_recorded_for_dense_families():
-    """The step's peak (MemTracker) for four families beside the Llama-style model, with and without checkpointing."""
+    """The step's peak (MemTracker) for seven families beside the Llama-style model, with and without checkpointing."""
     recorded = {(r["arch"], r["checkpointing"]) for r in PEAKS["records"] if r["gradients_at_peak"] == 0}
-    assert {(arch, checkpointing) for arch in ("mistral", "qwen3", "gemma2", "phi3")
+    assert {(arch, checkpointing) for arch in ("mistral", "qwen3", "gemma2", "phi3", "falcon", "gpt_neox", "starcoder2")
             for checkpointing in (False, True)} <= recorded
