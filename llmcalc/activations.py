@@ -203,9 +203,13 @@ made by ``tools/measure_activations.py --moe``).  Modelled for these six
   factors; peft refuses ``lora_dropout`` there.  QLoRA measured the same as LoRA
   (bitsandbytes leaves the stacked experts in bf16).  A kbit-prepared base
   (``qlora_preparation="kbit"``) upcasts those experts to fp32 with the rest,
-  and is counted as the dense kbit base above, every activation in fp32 (not
-  measured on these families); with adapters on the stacked experts or the
-  router it is refused.
+  and is counted as the dense kbit base above, every activation in fp32;
+  MLA's math kernel then makes no fp32 copies, so for one sequence its values
+  stay a view of ``kv_b_proj``'s whole output, and the KV latent's norm keeps
+  a slice of ``kv_a_proj_with_mqa``'s output with the keys' rotary part
+  (measured with peft's query and value targets, byte for byte but for
+  DeepSeek-V3's group choice).  With adapters on the stacked experts or the
+  router it is refused (not measured).
 
 The recordings hold every tensor saved during the forward pass: DeepSeek-V3's
 group choice is saved and then freed with a branch no gradient reaches, which
@@ -454,7 +458,8 @@ def _unadapted_latent_norm_bytes(cfg: ModelConfig, modules: list[Linear], tokens
     """What the first block's latent norms keep less under LoRA: a latent whose projection (``kv_a_proj_with_mqa``,
     ``q_a_proj``) has no adapter needs no gradient there, and its norm keeps nothing."""
     roles = {module.role for module in modules}
-    discount = 0 if "kv_a" in roles else _norm_bytes(cfg, tokens, cfg.kv_lora_rank, 1, element, frozen=True)
+    discount = 0 if "kv_a" in roles else (_norm_bytes(cfg, tokens, cfg.kv_lora_rank, 1, element, frozen=True)
+                                          + _fp32_latent_split(cfg, tokens, element))
     if cfg.q_lora_rank and "q_a" not in roles:
         discount += _norm_bytes(cfg, tokens, cfg.q_lora_rank, 1, element, frozen=True)
     return discount
@@ -479,7 +484,8 @@ def _latent_attention_bytes(cfg: ModelConfig, batch: int, seq_len: int, element:
     heads = cfg.n_heads
     value_width = cfg.v_head_dim or cfg.head_dim
     scores = batch * heads * seq_len * seq_len
-    latents = _norm_bytes(cfg, tokens, cfg.kv_lora_rank, 1, element, frozen=frozen)
+    latents = _norm_bytes(cfg, tokens, cfg.kv_lora_rank, 1, element, frozen=frozen) + _fp32_latent_split(cfg, tokens,
+                                                                                                        element)
     latents += 0 if frozen else element * tokens * cfg.kv_lora_rank
     if cfg.q_lora_rank:
         latents += _norm_bytes(cfg, tokens, cfg.q_lora_rank, 1, element, frozen=frozen)
@@ -487,11 +493,21 @@ def _latent_attention_bytes(cfg: ModelConfig, batch: int, seq_len: int, element:
     query_key_value = tokens * heads * (2 * cfg.head_dim + value_width)
     output = 0 if frozen else element * tokens * heads * value_width  # kept by o_proj only, for its weight
     if attention == "sdpa":
-        return latents + _FP32 * query_key_value + _FP32 * scores + output
+        # In an fp32 model (a kbit-prepared QLoRA base) the math kernel needs no fp32 copies and keeps the values as
+        # eager attention does: for one sequence a view of kv_b_proj's output, keys' non-rotary part included.
+        views = _FP32 * tokens * heads * (cfg.head_dim - cfg.rope_head_dim) if element == _FP32 and batch == 1 else 0
+        return latents + _FP32 * query_key_value + _FP32 * scores + output + views
     # The product with the probabilities reads the values as one (batch * heads) stack: for one sequence a view of
     # kv_b_proj's output, whose whole storage (the keys' non-rotary part too) stays; for more, a copy of the values.
     key_parts = element * tokens * heads * (cfg.head_dim - cfg.rope_head_dim) if batch == 1 else 0
     return latents + element * query_key_value + key_parts + (_FP32 + element) * scores + output
+
+
+def _fp32_latent_split(cfg: ModelConfig, tokens: int, element: int) -> int:
+    """What the KV latent's norm keeps beyond its input in an fp32 model: its fp32 "copy" is the input itself, a
+    slice of ``kv_a_proj_with_mqa``'s output, whose storage holds the keys' rotary part too (measured on a
+    kbit-prepared base)."""
+    return _FP32 * tokens * cfg.rope_head_dim if element == _FP32 else 0
 
 
 def _rotary_table_bytes(cfg: ModelConfig, seq_len: int, element: int) -> int:

@@ -731,7 +731,7 @@ def plan_training(
     (peft's default 0; a dropout keeps each adapter's dropped-out input and
     mask); ZeRO does not split them.  A ``"kbit"``-prepared QLoRA base runs
     its residual stream in fp32, and its activations are counted so (measured
-    with peft 0.21.2 on a dense model).
+    with peft 0.21.2).
 
     On ``n_gpus`` data-parallel GPUs, ZeRO ``zero_stage`` 1 shards the trained
     parameters' optimizer states, 2 also their gradients, 3 (or FSDP's full

@@ -385,6 +385,8 @@ def test_moe_lora_recordings_cover_the_issue():
         assert settings >= {(all_linear, False, quantized, checkpointing) for all_linear in (False, True)
                             for quantized in (False, True) for checkpointing in (False, True)}, arch
         assert (False, True, False, False) in settings, arch
+        prepared = {r["checkpointing"] for r in records if r["arch"] == arch and r.get("prepared")}
+        assert prepared == {False, True}, arch  # the kbit-prepared QLoRA base on the query and value projections
 
 
 @pytest.mark.parametrize("record", MOE_LORA["records"], ids=_lora_id)
@@ -392,7 +394,8 @@ def test_moe_lora_matches_measurement(record):
     # The MoE recordings name their targets (peft 0.21.2 has a default list for Mixtral only).
     estimate = activation_memory(_config(record["arch"], MOE_LORA), record["batch"], record["seq_len"],
                                  checkpointing=record["checkpointing"], lora_targets=record["targets"],
-                                 lora_rank=record["rank"], lora_dropout=record["lora_dropout"]).saved
+                                 lora_rank=record["rank"], lora_dropout=record["lora_dropout"],
+                                 qlora_preparation="kbit" if record.get("prepared") else None).saved
     measured = record["saved_bytes"]
     assert abs(estimate - measured) <= MOE_TOLERANCE * measured, f"{estimate:,d} vs measured {measured:,d}"
 
@@ -403,7 +406,7 @@ def test_moe_qlora_keeps_what_lora_keeps():
     setting = ("arch", "batch", "seq_len", "checkpointing", "lora_dropout")
     lora_bytes = {(*[r[key] for key in setting], str(r["targets"])): r["saved_bytes"]
                   for r in MOE_LORA["records"] if not r["quantized_base"]}
-    quantized = [r for r in MOE_LORA["records"] if r["quantized_base"]]
+    quantized = [r for r in MOE_LORA["records"] if r["quantized_base"] and not r.get("prepared")]
     assert {r["arch"] for r in quantized} == MOE_ARCHITECTURES
     for record in quantized:
         key = (*[record[k] for k in setting], str(record["targets"]))
@@ -529,3 +532,23 @@ def test_peaks_were_recorded_for_dense_families():
     recorded = {(r["arch"], r["checkpointing"]) for r in PEAKS["records"] if r["gradients_at_peak"] == 0}
     assert {(arch, checkpointing) for arch in ("mistral", "qwen3", "gemma2", "phi3", "falcon", "gpt_neox", "starcoder2")
             for checkpointing in (False, True)} <= recorded
+
+
+def test_prepared_moe_qlora_keeps_fp32_blocks():
+    """prepare_model_for_kbit_training upcasts the bf16 experts with the rest (merged-act): the recorded prepared
+    runs of every MoE and MLA family keep more than the unprepared 4-bit base at the same setting."""
+    setting = ("arch", "batch", "seq_len", "checkpointing", "lora_dropout")
+    plain = {tuple(r[key] for key in setting): r["saved_bytes"] for r in MOE_LORA["records"]
+             if r["quantized_base"] and not r.get("prepared") and r["targets"] != "all-linear"}
+    prepared = [r for r in MOE_LORA["records"] if r.get("prepared")]
+    assert {r["arch"] for r in prepared} == MOE_ARCHITECTURES
+    for record in prepared:
+        assert record["saved_bytes"] > plain[tuple(record[key] for key in setting)], _lora_id(record)
+
+
+def test_prepared_qlora_with_adapters_on_stacked_experts_is_refused():
+    """Not measured: the merged expert weights and factor copies of peft's ParamWrapper on an fp32 base."""
+    cfg = lc.ModelConfig.from_hf_config("tests/data/hf_models/mixtral-8x7b-v0.1.json")
+    with pytest.raises(ValueError, match="adapters on stacked experts or a router of a kbit-prepared base"):
+        activation_memory(cfg, 1, 128, lora_targets="all-linear", qlora_preparation="kbit")
+    assert activation_memory(cfg, 1, 128, lora_targets="all-linear", qlora_preparation="none").saved > 0

@@ -335,7 +335,7 @@ QV_TARGETS = {"olmo": ["q_proj", "v_proj"], "olmo2": ["q_proj", "v_proj"], "star
 # (ParamWrapper: "does not work with lora_dropout != 0").
 MOE_LORA_SETTINGS = (
     (None, 0.0, False, False), (None, 0.05, False, False), ("all-linear", 0.0, False, False),
-    (None, 0.0, True, False), ("all-linear", 0.0, True, False),
+    (None, 0.0, True, False), ("all-linear", 0.0, True, False), (None, 0.0, True, True),
 )
 MOE_QUERY_VALUE = {
     **{arch: ["q_proj", "v_proj"] for arch in ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe")},
@@ -574,8 +574,7 @@ def measure_lora(arches: list[str], points: Any, records: list[dict[str, Any]], 
                  settings: Any = LORA_SETTINGS) -> None:
     """Record the LoRA ``settings`` for ``arches`` at ``points``, saving after each point."""
     for arch in arches:
-        for default_or_named, dropout, quantized, prepared in (MOE_LORA_SETTINGS if arch in MOE_ARCHITECTURES
-                                                               else settings):
+        for default_or_named, dropout, quantized, prepared in settings:
             targets = default_or_named or MOE_QUERY_VALUE.get(arch) or QV_TARGETS.get(ARCHITECTURES[arch][0])
             for checkpointing in (False, True):
                 model, adapted = build_lora(arch, targets, dropout, quantized, prepared)
@@ -611,7 +610,7 @@ def main() -> None:
     parser.add_argument("--lora", action="store_true",
                         help=f"measure LoRA and QLoRA (SDPA) instead; --write writes {LORA.name}")
     parser.add_argument("--lora-setting", type=int, action="append", choices=range(len(LORA_SETTINGS)),
-                        help="with --lora: only these indices of LORA_SETTINGS")
+                        help="with --lora: only these indices of LORA_SETTINGS (MOE_LORA_SETTINGS with --moe)")
     parser.add_argument("--attention", choices=ATTENTIONS, action="append", help="only these attention implementations")
     parser.add_argument("--point", type=int, nargs=2, action="append", metavar=("BATCH", "SEQ_LEN"),
                         help="only these (batch, seq_len) points")
@@ -640,7 +639,11 @@ def main() -> None:
 
     records = []
     if args.lora:
-        settings = [LORA_SETTINGS[index] for index in args.lora_setting] if args.lora_setting else LORA_SETTINGS
+        table = MOE_LORA_SETTINGS if args.moe else LORA_SETTINGS
+        if any(index >= len(table) for index in args.lora_setting or ()):
+            parser.error(f"--lora-setting: {'MOE_LORA_SETTINGS' if args.moe else 'LORA_SETTINGS'} has indices "
+                         f"0 to {len(table) - 1}; got {args.lora_setting}")
+        settings = [table[index] for index in args.lora_setting] if args.lora_setting else table
         measure_lora(arches, args.point or LORA_POINTS, records, save, detail=args.detail,
                      settings=settings)
         return

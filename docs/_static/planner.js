@@ -207,9 +207,16 @@
     });
   }
 
+  /* llmcalc.activations._fp32_latent_split: in an fp32 model the KV latent's norm keeps a slice of
+   * kv_a_proj_with_mqa's output, whose storage holds the keys' rotary part too. */
+  function fp32LatentSplit(cfg, tokens, element) {
+    return element === FP32 ? FP32 * tokens * big(cfg.rope_head_dim) : 0n;
+  }
+
   /* llmcalc.activations._unadapted_latent_norm_bytes */
   function unadaptedLatentNormBytes(cfg, modules, tokens, element) {
-    var discount = hasRole(modules, "kv_a") ? 0n : normBytes(cfg, tokens, big(cfg.kv_lora_rank), 1n, element, true);
+    var discount = hasRole(modules, "kv_a") ? 0n
+      : normBytes(cfg, tokens, big(cfg.kv_lora_rank), 1n, element, true) + fp32LatentSplit(cfg, tokens, element);
     if (cfg.q_lora_rank > 0n && !hasRole(modules, "q_a")) {
       discount += normBytes(cfg, tokens, big(cfg.q_lora_rank), 1n, element, true);
     }
@@ -222,14 +229,18 @@
     var heads = big(cfg.n_heads);
     var valueWidth = cfg.v_head_dim > 0n ? big(cfg.v_head_dim) : big(cfg.head_dim);
     var latents = normBytes(cfg, tokens, big(cfg.kv_lora_rank), 1n, element, frozen) +
-      (frozen ? 0n : element * tokens * big(cfg.kv_lora_rank));
+      fp32LatentSplit(cfg, tokens, element) + (frozen ? 0n : element * tokens * big(cfg.kv_lora_rank));
     if (cfg.q_lora_rank > 0n) {
       latents += normBytes(cfg, tokens, big(cfg.q_lora_rank), 1n, element, frozen) +
         (frozen ? 0n : element * tokens * big(cfg.q_lora_rank));
     }
     var queryKeyValue = tokens * heads * (2n * big(cfg.head_dim) + valueWidth);
     var output = frozen ? 0n : element * tokens * heads * valueWidth;
-    return latents + FP32 * queryKeyValue + FP32 * batch * heads * seqLen * seqLen + output;
+    /* An fp32 model (kbit-prepared base): no fp32 copies; for one sequence the values are a view of kv_b_proj's
+     * output, keys' non-rotary part included. */
+    var views = element === FP32 && batch === 1n
+      ? FP32 * tokens * heads * (big(cfg.head_dim) - big(cfg.rope_head_dim)) : 0n;
+    return latents + FP32 * queryKeyValue + FP32 * batch * heads * seqLen * seqLen + output + views;
   }
 
   /* llmcalc.activations._rotary_table_bytes */
