@@ -83,9 +83,77 @@ fine-tuning, and the recomputed block is the LoRA block.  So ``"all-linear"``
 keeps *more* than full fine-tuning: an fp32 input copy for each of seven
 modules, where full fine-tuning keeps 16-bit inputs that modules share.  QLoRA
 (a bitsandbytes 4-bit base, ``MatMul4Bit`` keeps its weight, not its input)
-measured byte for byte the same as LoRA, so it needs no switch here;
-``prepare_model_for_kbit_training``, which upcasts the base's other parameters
-to fp32, was not measured.
+measured byte for byte the same as LoRA, so it needs no switch here, unless
+the base went through peft's ``prepare_model_for_kbit_training``
+(``qlora_preparation="kbit"``, what TRL's trainers do and the planner's
+default): it upcasts the embedding, the norms and the head to fp32, so the
+embedding's output and with it the whole residual stream are fp32, and
+bitsandbytes' ``Linear4bit`` casts each output back to its input's dtype:
+every activation is counted in fp32 (``e = 4``), the rotary tables and the
+logits too, and an adapter's fp32 cast of its input is the input itself, kept
+once however many adapters read it (with dropout each keeps its dropped-out
+copy and mask as before).  Measured on the small Llama-style model with peft's
+default targets: 13 % more than the unprepared base, where the fp32
+log-probabilities, the same either way, are most of the bytes; in a 7B model
+the blocks are most of them, and they nearly double.
+
+The dense families (issue 25), each read from its transformers 5.24 modelling
+file (``transformers/models/<model_type>/modeling_<model_type>.py``) and
+measured; what each adds to the Llama block above:
+
+* Mistral, Phi-3, StarCoder2, Gemma 2 and 3 (``sliding_window``): eager
+  attention keeps the same tensors with or without a window.  SDPA takes
+  ``is_causal`` and no mask while ``seq_len < sliding_window``
+  (``masking_utils._ignore_causal_mask_sdpa``); from the window on, each
+  windowed layer passes an explicit mask, which torch's CPU kernel keeps
+  (``e * batch * seq_len**2``), and ``sdpa_attention_forward`` repeats grouped
+  KV heads to ``n_heads`` before the call when a mask is given
+  (:attr:`ActivationMemory.windowed_extra`); checkpointed blocks share one
+  boolean ``seq_len**2`` mask expanded over the batch.
+* One KV head (Gemma 3 1B, Falcon-7B): ``repeat_kv`` is an expanded view, no
+  copy; eager attention's batched matmuls copy it only for more than one
+  sequence.
+* Gemma, Gemma 2 and 3: ``Gemma*RMSNorm`` scales in fp32 (``x * (1 + w)``)
+  and keeps the fp32 normalized values and ``1 + w``; GeGLU (tanh GELU, which
+  keeps its input) keeps what SwiGLU keeps.  Gemma 2 and 3 norm before and
+  after attention and FFN (four norms).  Gemma 2 soft-caps scores and logits
+  with ``tanh``, which keeps its output (one score matrix per layer, one
+  ``e * T * V`` tensor for the logits), and transformers 5.24 refuses SDPA for
+  it (``attn_implementation="eager"`` only; ``flash_attention_2`` on a GPU
+  was not measured).  Gemma 3 keeps two rotary tables (local and global).
+* QK-norm: an RMSNorm over each head's queries and keys (Qwen3, Gemma 3:
+  ``n_heads`` and ``n_kv_heads`` statistics per token) or over the whole
+  projections (OLMo 2: one each); OLMo 2's RMSNorm scales in fp32 like
+  Gemma's, and its norms follow attention and FFN instead of preceding them
+  (still two per block).  OLMo and OLMo 2 keep fp32 rotary tables.
+* OLMo's parameter-free LayerNorm runs on an fp32 copy of its input and keeps
+  it with its statistics.
+* Parallel blocks: attention and FFN read one norm's output (Phi-2, Falcon-7B:
+  one kept input, one norm) or two LayerNorms of the same input, kept once
+  (GPT-NeoX).  A two-matrix MLP keeps the up projection's output and the
+  activation's output with a fused GELU (GPT-NeoX, Falcon, StarCoder2), five
+  tensors with ``gelu_new`` written out (GPT-2, Phi-2).
+* Partial rotary embeddings (Phi-2, GPT-NeoX; Phi-3 runs the same code with
+  all of each head) rotate part of each head and ``torch.cat`` the parts: the
+  queries, and so SDPA's output, are head-major, and the output projection
+  reads a copy of that output (Llama's rotary keeps the projection's
+  token-major layout, and the copy is a view).  Their cos and sin tables
+  cover the rotary part only, which the model counts at ``head_dim``
+  (``ModelConfig`` does not carry the fraction; under 0.1 % of the
+  recordings).
+* Fused Q/K/V (GPT-NeoX, Phi-3, multi-head Falcon): V is a slice of the fused
+  output, and attention keeps that whole output through it (eager attention:
+  for one sequence, where its matmul needs no copy).  Multi-query Falcon picks
+  K and V out by index lists, which copies.  Falcon's own attention takes the
+  softmax in the model dtype and keeps the probabilities once; with SDPA it
+  passes one key head against every query head without ``enable_gqa``, which
+  the fused kernels refuse, and torch's math fallback runs (on CPU in fp32:
+  fp32 queries, keys, values and softmax output, the score matrix included),
+  with a boolean causal mask that checkpointed blocks keep.
+* LoRA with eager attention (Gemma 2): the frozen output projection keeps no
+  input.  In the first block without checkpointing, a Q, K or V path without
+  an adapter needs no gradient: its QK-norm keeps nothing, and eager attention
+  drops the operands only that path's gradient needs.
 
 Mixtures of experts and multi-head latent attention (transformers 5.24's
 ``modeling_mixtral``, ``modeling_qwen2_moe``, ``modeling_qwen3_moe``,
@@ -116,8 +184,8 @@ made by ``tools/measure_activations.py --moe``).  Modelled for these six
   DeepSeek's leading dense layers (``first_k_dense_replace``) keep a dense FFN
   (:attr:`ActivationMemory.dense_layers_extra`).
 * QK-norm of these families (Qwen3-MoE per head, OLMoE over the whole
-  projections) is an RMSNorm: fp32 input, normalized values, an fp32 ``rsqrt``
-  per head (per token).  The dense families' QK-norm is not in this section.
+  projections) is the dense families' QK-norm above, with Llama's RMSNorm:
+  fp32 input, normalized values, an fp32 ``rsqrt`` per head (per token).
 * MLA: the KV latent (``kv_lora_rank``) and, with ``q_lora_rank``, the query
   latent each pass an RMSNorm and a projection whose input is kept; keys
   (``head_dim``) and values (``v_head_dim``) are rebuilt for every head.  torch's
@@ -133,7 +201,15 @@ made by ``tools/measure_activations.py --moe``).  Modelled for these six
   the merged weight ``W + B A`` for backward, a tensor the size of the layer's
   expert weights whatever the number of tokens, plus model-dtype copies of the
   factors; peft refuses ``lora_dropout`` there.  QLoRA measured the same as LoRA
-  (bitsandbytes leaves the stacked experts in bf16).
+  (bitsandbytes leaves the stacked experts in bf16).  A kbit-prepared base
+  (``qlora_preparation="kbit"``) upcasts those experts to fp32 with the rest,
+  and is counted as the dense kbit base above, every activation in fp32;
+  MLA's math kernel then makes no fp32 copies, so for one sequence its values
+  stay a view of ``kv_b_proj``'s whole output, and the KV latent's norm keeps
+  a slice of ``kv_a_proj_with_mqa``'s output with the keys' rotary part
+  (measured with peft's query and value targets, byte for byte but for
+  DeepSeek-V3's group choice).  With adapters on the stacked experts or the
+  router it is refused (not measured).
 
 The recordings hold every tensor saved during the forward pass: DeepSeek-V3's
 group choice is saved and then freed with a branch no gradient reaches, which
@@ -141,16 +217,18 @@ the model counts (a few bytes per token) and the recording counts or not as the
 allocator reuses its addresses (up to 0.07 %).
 
 What was measured (``tools/measure_activations.py``, recordings in
-``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks in bf16 on
-CPU, eager and SDPA, three (batch, seq_len) points each, with and without
-checkpointing; and the step's peak for the Llama-style model.  LoRA and QLoRA
-(``lora.json``): the same three models with SDPA, rank 16 on peft's default
-targets (q and v; GPT-2's fused ``c_attn``) and on ``"all-linear"``,
-``lora_dropout`` 0 and 0.05.  Refused because not measured: LoRA without an
+``tests/data/activations/``): Llama-, GPT-2- and Qwen2-style blocks and the
+twelve dense families above as 2-layer models with their families' ratios, in
+bf16 on CPU, eager and SDPA (Gemma 2: eager), three (batch, seq_len) points
+each, with and without checkpointing; and the step's peak for the Llama-style
+model.  LoRA and QLoRA (``lora.json``): rank 16 on peft's default targets (q
+and v; the fused ``c_attn``, ``query_key_value`` or ``qkv_proj``) and on
+``"all-linear"``, ``lora_dropout`` 0 and 0.05; the kbit-prepared QLoRA base
+for the Llama-style model.  Refused because not measured: LoRA without an
 adapted query, key or value projection, on the LM head, with eager attention
-or in a dtype other than bf16; mixtures of experts and latent attention outside
-the six families above, sliding windows, parallel-block and fused layouts other
-than GPT-2's, extra norms, QK-norm of dense models.
+(but Gemma 2) or in a dtype other than bf16; mixtures of experts and latent
+attention outside the six families above; QLoRA on a kbit-prepared base with
+peft's adapters on the stacked experts or the router.
 """
 
 from __future__ import annotations
@@ -166,15 +244,16 @@ from .errors import refusal
 from .params import Linear
 
 __all__ = [
+    "EAGER_ONLY",
     "FP32_ROUTER_INPUT",
     "FP32_ROUTING_WEIGHTS",
     "MOE_FAMILIES",
-    "MOE_QK_NORM",
     "RENORMALIZED_ROUTING",
     "V3_GROUPS",
     "V3_KEPT_GROUPS",
     "ActivationMemory",
     "activation_memory",
+    "planner_attention",
 ]
 
 Attention = Literal["sdpa", "eager"]
@@ -182,10 +261,14 @@ Attention = Literal["sdpa", "eager"]
 # Bytes per element of the dtype the model computes in (weights and activations).
 _ELEMENT_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 _ATTENTIONS = ("sdpa", "eager")
+# How a QLoRA base is prepared (llmcalc.planner.QLORA_PREPARATIONS): "kbit" = peft's prepare_model_for_kbit_training.
+_QLORA_PREPARATIONS = ("kbit", "none")
 _FP32 = 4
 _INT64 = 8
 # Roles of the linear modules that read a block's input (through its first norm).
 _BLOCK_INPUT_ROLES = ("q", "k", "v", "qkv")
+# Roles of the FFN's first linear modules (which read the block's input in a parallel block).
+_FFN_INPUT_ROLES = ("up", "gate", "gate_up")
 
 
 @dataclass(frozen=True)
@@ -228,6 +311,13 @@ class ActivationMemory:
         ``first_k_dense_replace``), what those layers keep beyond ``per_layer``
         (an MoE layer's bytes) in all; negative when they keep less (0 otherwise,
         and under checkpointing).
+    windowed_extra : int
+        With SDPA, what the sliding-window layers keep beyond ``per_layer``
+        once ``seq_len`` reaches the window (shorter sequences need no mask):
+        transformers passes them an explicit mask, which the kernel keeps
+        (one ``batch * seq_len**2`` matrix in the model dtype per layer), and
+        with a mask it repeats grouped key and value heads to ``n_heads``
+        before the call (a causal layer passes ``is_causal`` and neither).
     """
 
     per_layer: int
@@ -240,11 +330,13 @@ class ActivationMemory:
     loss_backward: int
     first_block_discount: int = 0
     dense_layers_extra: int = 0
+    windowed_extra: int = 0
 
     @property
     def saved(self) -> int:
         """Bytes kept for backward at the end of the forward pass (what was measured)."""
-        blocks = self.per_layer * self.n_layers - self.first_block_discount + self.dense_layers_extra
+        blocks = (self.per_layer * self.n_layers - self.first_block_discount + self.dense_layers_extra
+                  + self.windowed_extra)
         return blocks + self.shared + self.head + self.loss
 
     @property
@@ -265,9 +357,6 @@ class ActivationMemory:
 
 MOE_FAMILIES = ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3")
 """The ``model_type`` values whose mixture-of-experts and latent-attention blocks were measured and modelled."""
-
-MOE_QK_NORM = {"qwen3_moe": "per-head", "olmoe": "per-projection"}
-"""The QK-norm each measured MoE family's attention applies (per head, or over the whole projection)."""
 
 # Router settings transformers 5.24 reads from config keys llmcalc does not keep, at the published checkpoints'
 # values (norm_topk_prob, the routing weights' dtype, DeepSeek's fp32 router, DeepSeek-V3's n_group/topk_group).
@@ -345,28 +434,18 @@ def _moe_ffn_bytes(cfg: ModelConfig, tokens: int, element: int, frozen: bool) ->
     return _router_bytes(cfg, tokens, element, frozen) + experts + shared
 
 
-def _qk_norm_bytes(cfg: ModelConfig, tokens: int, element: int, frozen: bool) -> int:
-    """Bytes the QK-norm of Qwen3-MoE (per head) or OLMoE (over the whole projections) keeps, as an RMSNorm."""
-    if cfg.qk_norm == "per-head":
-        groups = (cfg.n_heads, cfg.n_kv_heads)
-    elif cfg.qk_norm == "per-projection":
-        groups = (1, 1)
-    else:
-        return 0
-    return (_norm_bytes(cfg, tokens, cfg.q_dim, groups[0], element, frozen=frozen)
-            + _norm_bytes(cfg, tokens, cfg.kv_dim, groups[1], element, frozen=frozen))
-
-
 def _first_block_inputs_without_gradient(cfg: ModelConfig, modules: list[Linear]) -> list[Linear]:
     """The adapted modules whose input needs no gradient in the first block under LoRA without checkpointing.
 
-    The first block's input comes from the frozen embedding: the modules reading it (through its first norm), and
-    in latent attention ``kv_b_proj`` and ``q_b_proj`` when the projection making their latent has no adapter.
+    The first block's input comes from the frozen embedding: the modules reading it (through its first norm; in a
+    parallel block the FFN's first layer too), and in latent attention ``kv_b_proj`` and ``q_b_proj`` when the
+    projection making their latent has no adapter.
     """
     roles = {module.role for module in modules}
+    readers = _BLOCK_INPUT_ROLES + (_FFN_INPUT_ROLES if _parallel(cfg) else ())
 
     def reads_no_gradient(module: Linear) -> bool:
-        if module.role in ("q_a", "kv_a") or (module.role in _BLOCK_INPUT_ROLES and module.d_in == cfg.d_model):
+        if module.role in ("q_a", "kv_a") or (module.role in readers and module.d_in == cfg.d_model):
             return True
         if cfg.uses_latent_attention:
             return (module.role == "kv_b" and "kv_a" not in roles) or (module.role == "q" and "q_a" not in roles)
@@ -379,26 +458,10 @@ def _unadapted_latent_norm_bytes(cfg: ModelConfig, modules: list[Linear], tokens
     """What the first block's latent norms keep less under LoRA: a latent whose projection (``kv_a_proj_with_mqa``,
     ``q_a_proj``) has no adapter needs no gradient there, and its norm keeps nothing."""
     roles = {module.role for module in modules}
-    discount = 0 if "kv_a" in roles else _norm_bytes(cfg, tokens, cfg.kv_lora_rank, 1, element, frozen=True)
+    discount = 0 if "kv_a" in roles else (_norm_bytes(cfg, tokens, cfg.kv_lora_rank, 1, element, frozen=True)
+                                          + _fp32_latent_split(cfg, tokens, element))
     if cfg.q_lora_rank and "q_a" not in roles:
         discount += _norm_bytes(cfg, tokens, cfg.q_lora_rank, 1, element, frozen=True)
-    return discount
-
-
-def _unadapted_qk_norm_bytes(cfg: ModelConfig, modules: list[Linear], tokens: int, element: int) -> int:
-    """What the first block's QK-norm of a frozen, unadapted query or key projection does not keep under LoRA.
-
-    Without checkpointing the first block's input needs no gradient, so a query or key projection without an
-    adapter gives its norm an input that needs none either: the norm keeps nothing there.
-    """
-    roles = {module.role for module in modules}
-    heads = {"q": cfg.n_heads, "k": cfg.n_kv_heads}
-    widths = {"q": cfg.q_dim, "k": cfg.kv_dim}
-    discount = 0
-    for role in ("q", "k"):
-        if role not in roles:
-            groups = heads[role] if cfg.qk_norm == "per-head" else 1
-            discount += _norm_bytes(cfg, tokens, widths[role], groups, element, frozen=True)
     return discount
 
 
@@ -421,7 +484,8 @@ def _latent_attention_bytes(cfg: ModelConfig, batch: int, seq_len: int, element:
     heads = cfg.n_heads
     value_width = cfg.v_head_dim or cfg.head_dim
     scores = batch * heads * seq_len * seq_len
-    latents = _norm_bytes(cfg, tokens, cfg.kv_lora_rank, 1, element, frozen=frozen)
+    latents = _norm_bytes(cfg, tokens, cfg.kv_lora_rank, 1, element, frozen=frozen) + _fp32_latent_split(cfg, tokens,
+                                                                                                        element)
     latents += 0 if frozen else element * tokens * cfg.kv_lora_rank
     if cfg.q_lora_rank:
         latents += _norm_bytes(cfg, tokens, cfg.q_lora_rank, 1, element, frozen=frozen)
@@ -429,11 +493,21 @@ def _latent_attention_bytes(cfg: ModelConfig, batch: int, seq_len: int, element:
     query_key_value = tokens * heads * (2 * cfg.head_dim + value_width)
     output = 0 if frozen else element * tokens * heads * value_width  # kept by o_proj only, for its weight
     if attention == "sdpa":
-        return latents + _FP32 * query_key_value + _FP32 * scores + output
+        # In an fp32 model (a kbit-prepared QLoRA base) the math kernel needs no fp32 copies and keeps the values as
+        # eager attention does: for one sequence a view of kv_b_proj's output, keys' non-rotary part included.
+        views = _FP32 * tokens * heads * (cfg.head_dim - cfg.rope_head_dim) if element == _FP32 and batch == 1 else 0
+        return latents + _FP32 * query_key_value + _FP32 * scores + output + views
     # The product with the probabilities reads the values as one (batch * heads) stack: for one sequence a view of
     # kv_b_proj's output, whose whole storage (the keys' non-rotary part too) stays; for more, a copy of the values.
     key_parts = element * tokens * heads * (cfg.head_dim - cfg.rope_head_dim) if batch == 1 else 0
     return latents + element * query_key_value + key_parts + (_FP32 + element) * scores + output
+
+
+def _fp32_latent_split(cfg: ModelConfig, tokens: int, element: int) -> int:
+    """What the KV latent's norm keeps beyond its input in an fp32 model: its fp32 "copy" is the input itself, a
+    slice of ``kv_a_proj_with_mqa``'s output, whose storage holds the keys' rotary part too (measured on a
+    kbit-prepared base)."""
+    return _FP32 * tokens * cfg.rope_head_dim if element == _FP32 else 0
 
 
 def _rotary_table_bytes(cfg: ModelConfig, seq_len: int, element: int) -> int:
@@ -442,31 +516,64 @@ def _rotary_table_bytes(cfg: ModelConfig, seq_len: int, element: int) -> int:
     if cfg.model_type == "deepseek_v2":
         return _FP32 * seq_len * cfg.rope_head_dim  # one 8-byte complex64 per pair of rotary dimensions
     width = cfg.rope_head_dim if cfg.uses_latent_attention else cfg.head_dim
-    return 2 * element * seq_len * width
+    rotary_element = _FP32 if cfg.model_type in _FP32_ROTARY else element
+    return _ROTARY_TABLES.get(cfg.model_type, 1) * 2 * rotary_element * seq_len * width
 
 
 def _check_modelled(cfg: ModelConfig) -> None:
     """Refuse the configurations whose saved tensors were never measured."""
-    moe_family = _check_moe_modelled(cfg)
-    unmeasured: dict[str, tuple[object, object, str]] = {
-        "qk_norm": (cfg.qk_norm, MOE_QK_NORM.get(cfg.model_type, "none") if moe_family else "none", "QK-norm"),
-        "n_experts": (cfg.n_experts, cfg.n_experts if moe_family else 1, "mixture-of-experts routing"),
-        "kv_lora_rank": (cfg.kv_lora_rank, cfg.kv_lora_rank if moe_family else 0, "latent attention"),
-        "sliding_window": (cfg.sliding_window, 0, "sliding-window attention"),
-        "norms_per_layer": (cfg.norms_per_layer, 2, "blocks without exactly two norms"),
-    }
-    for name, (value, measured, what) in unmeasured.items():
-        if value != measured:
-            raise refusal("activations_unmeasured_feature", feature=what, name=name, measured=measured, value=value)
-    if cfg.layout == "llama":
-        if cfg.ffn != "swiglu" or cfg.norm != "rmsnorm" or cfg.learned_positions:
+    _check_moe_modelled(cfg)
+    if cfg.layout in ("llama", "phi3"):
+        if cfg.ffn != "swiglu" or cfg.norm == "layernorm" or cfg.learned_positions:
             raise refusal("activations_llama_blocks", ffn=cfg.ffn, norm=cfg.norm,
                           learned_positions=cfg.learned_positions)
-    elif cfg.layout == "gpt2":
+    elif cfg.layout in _MLP_WIDE_TENSORS:
         if cfg.ffn != "mlp" or cfg.norm != "layernorm":
             raise refusal("activations_gpt2_blocks", ffn=cfg.ffn, norm=cfg.norm)
     else:
         raise refusal("activations_layout", layout=cfg.layout)
+    measured_norms = {"phi": (1,), "falcon": (1, 2)}.get(cfg.layout, (4,) if cfg.model_type in _FOUR_NORMS else (2,))
+    if cfg.norms_per_layer not in measured_norms:
+        raise refusal("activations_unmeasured_feature", feature="blocks without exactly two norms",
+                      name="norms_per_layer", measured=measured_norms[0], value=cfg.norms_per_layer)
+
+
+# Layouts with a two-matrix MLP, and the d_ff-wide tensors their activation keeps as each family is released:
+# gelu_new written out in elementwise steps (GPT-2, Phi-2), or one fused GELU (exact or tanh) that keeps its input.
+_MLP_WIDE_TENSORS = {"gpt2": 5, "phi": 5, "gpt_neox": 2, "falcon": 2, "starcoder2": 2}
+# RMSNorms that scale in fp32 before casting back (Gemma: ``x * (1 + w)``, OLMo 2: ``w * x``), keeping the
+# normalized values in fp32; Llama's casts first and scales in the model dtype.
+_FP32_SCALE_NORMS = {"gemma": "gemma", "gemma2": "gemma", "gemma3_text": "gemma", "olmo2": "fp32-scale"}
+EAGER_ONLY = ("gemma2",)
+"""The ``model_type`` values transformers 5.24 runs with eager attention only (it refuses SDPA for Gemma 2's
+soft-capped scores)."""
+# Gemma 2 and 3 norm before and after both attention and FFN.
+_FOUR_NORMS = ("gemma2", "gemma3_text")
+# Gemma 2 soft-caps its attention scores and its logits with tanh, which keeps its output.
+_SOFT_CAPPED = ("gemma2",)
+# OLMo 2 normalizes the outputs of attention and FFN, not their inputs.
+_POST_NORMS = ("olmo2",)
+# Gemma 3's sliding and full layers rotate with different bases, each with its own cos and sin tables.
+_ROTARY_TABLES = {"gemma3_text": 2}
+# OLMo and OLMo 2 return their cos and sin tables in fp32 (their rotary embedding does not cast them back).
+_FP32_ROTARY = ("olmo", "olmo2")
+# Phi, GPT-NeoX and Phi-3 rotate part of each head (Phi-3: all of it, through the same code) and concatenate
+# (torch.cat) the parts: the queries are head-major,
+# so is SDPA's output, and the output projection reads a contiguous copy of it.  Llama's rotary keeps the
+# projection's token-major layout, and the copy is a view.
+_CAT_ROTARY = ("phi", "gpt_neox", "phi3")
+# Layouts whose Q, K and V come from one fused projection, sliced: V stays a view of the whole output.
+_FUSED_QKV = ("gpt_neox", "falcon", "phi3")
+
+
+def _norm_style(cfg: ModelConfig) -> str:
+    """How the family's norm keeps its tensors.
+
+    One of ``llama``, ``gemma``, ``fp32-scale``, ``layernorm``, ``parameter-free``.
+    """
+    if cfg.norm != "rmsnorm":
+        return cfg.norm
+    return _FP32_SCALE_NORMS.get(cfg.model_type, "llama")
 
 
 def _norm_bytes(cfg: ModelConfig, tokens: int, width: int, groups: int, element: int, *, frozen: bool = False) -> int:
@@ -474,21 +581,78 @@ def _norm_bytes(cfg: ModelConfig, tokens: int, width: int, groups: int, element:
 
     transformers' RMSNorm keeps its input upcast to fp32 (in an fp32 model
     the input itself), one fp32 ``rsqrt`` per group, and the normalized
-    values in the model dtype (the input of the scale multiplication, not
-    kept when the scale is ``frozen``).  A
-    fused LayerNorm keeps its input and a mean and a reciprocal standard
-    deviation per token (fp32 on GPU; CPU keeps them in bf16, 4 bytes a
-    token less).
+    values its scale multiplies (not kept when the scale is ``frozen``): in
+    the model dtype for Llama's, which casts before scaling; in fp32 for
+    Gemma's ``x * (1 + w)`` and OLMo 2's ``w * x``, which scale before
+    casting back.  Gemma's also keeps the fp32 ``1 + w`` it computes (``width
+    / groups`` values).  A fused LayerNorm keeps its input and a mean and a
+    reciprocal standard deviation per token (fp32 on GPU; CPU keeps them in
+    bf16, 4 bytes a token less).  OLMo's parameter-free LayerNorm runs on an
+    fp32 copy of its input, which it keeps with fp32 statistics.
     """
-    if cfg.norm == "layernorm":
-        return element * tokens * width + 2 * _FP32 * tokens * groups
-    normalized = 0 if frozen else element * tokens * width
-    return _FP32 * tokens * width + normalized + _FP32 * tokens * groups
+    style = _norm_style(cfg)
+    statistics = 2 * _FP32 * tokens * groups
+    if style == "layernorm":
+        return element * tokens * width + statistics
+    if style == "parameter-free":
+        return _FP32 * tokens * width + statistics
+    normalized_element = element if style == "llama" else _FP32
+    normalized = 0 if frozen else normalized_element * tokens * width
+    scale = _FP32 * (width // groups) if style == "gemma" else 0
+    return _FP32 * tokens * width + normalized + _FP32 * tokens * groups + scale
+
+
+def _qk_norm_bytes(cfg: ModelConfig, tokens: int, element: int, frozen: bool) -> int:
+    """The QK-norms' bytes in one block: per head (Qwen3, Gemma 3) or over the whole projection (OLMo 2)."""
+    if cfg.qk_norm == "none":
+        return 0
+    per_head = cfg.qk_norm == "per-head"
+    query_groups, key_groups = (cfg.n_heads, cfg.n_kv_heads) if per_head else (1, 1)
+    return (_norm_bytes(cfg, tokens, cfg.q_dim, query_groups, element, frozen=frozen)
+            + _norm_bytes(cfg, tokens, cfg.kv_dim, key_groups, element, frozen=frozen))
+
+
+def _unrepeated_kv(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str) -> int:
+    """Bytes that repeating one KV head does not copy.
+
+    With a single KV head (multi-query attention) transformers' ``repeat_kv``
+    is an expanded view of the keys and values, not a copy at ``n_heads``
+    width; SDPA keeps that view, and eager attention's batched matmuls
+    flatten it without a copy only for one sequence (``batch == 1``).
+    """
+    if cfg.n_kv_heads != 1 or (attention == "eager" and batch != 1):
+        return 0
+    return 2 * element * batch * seq_len * (cfg.q_dim - cfg.kv_dim)
+
+
+def _sdpa_math_fallback(cfg: ModelConfig) -> bool:
+    """Whether SDPA falls back to torch's math kernel: multi-query Falcon passes one key head against all query
+    heads without ``enable_gqa``, which the fused kernels refuse.  On CPU the math kernel computes a bf16 model in
+    fp32 and keeps fp32 queries, keys, values and softmax output."""
+    return cfg.layout == "falcon" and cfg.n_kv_heads != cfg.n_heads
+
+
+def _fused_value_view(cfg: ModelConfig, batch: int, attention: str) -> bool:
+    """Whether attention keeps the values as a view of a fused Q/K/V projection's output (all of it).
+
+    GPT-NeoX, Falcon and Phi-3 slice Q, K and V out of one output; Q and K
+    are rotated into new tensors, V stays a view.  SDPA keeps that view;
+    eager attention's batched matmul flattens it without a copy only for one
+    sequence, and only when repeating grouped heads made no copy (one KV head,
+    or as many as query heads).
+    """
+    if cfg.layout not in _FUSED_QKV:
+        return False
+    if cfg.layout == "falcon" and cfg.n_kv_heads != cfg.n_heads:
+        return False  # multi-query Falcon picks K and V out by index lists: copies, not views
+    if attention == "sdpa":
+        return True
+    return batch == 1 and cfg.n_kv_heads in (1, cfg.n_heads)
 
 
 def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, attention: str, frozen: bool,
                  *, moe_layer: bool | None = None) -> int:
-    """Bytes one transformer block keeps for backward without checkpointing, adapters aside.
+    """Bytes one transformer block keeps for backward without checkpointing, adapters and window masks aside.
 
     A ``frozen`` base's linear modules keep no input: a weight that needs no
     gradient needs no input to compute it.  ``moe_layer`` (default: the
@@ -499,13 +663,27 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
     hidden = element * tokens * cfg.d_model
     queries = element * tokens * cfg.q_dim
     scores = batch * cfg.n_heads * seq_len * seq_len
-    norms = 2 * _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=frozen)
-    # The attention input (shared by the Q, K and V projections) and the FFN input.
-    linear_inputs = 0 if frozen else 2 * hidden
+    norms = cfg.norms_per_layer * _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=frozen)
+    norms += _qk_norm_bytes(cfg, tokens, element, frozen)
+    if cfg.layout == "gpt_neox" and cfg.norms_per_layer == 2:
+        norms -= element * tokens * cfg.d_model  # both LayerNorms read the block's input: one kept tensor
+    # The attention input (shared by the Q, K and V projections) and the FFN input; one tensor where attention
+    # and FFN run in parallel off one norm (Phi-2, Falcon).
+    linear_inputs = 0 if frozen else (1 if cfg.norms_per_layer == 1 else 2) * hidden
 
-    if attention == "sdpa":
+    if cfg.uses_latent_attention:
+        attention_bytes = _latent_attention_bytes(cfg, batch, seq_len, element, attention, frozen)
+    elif attention == "sdpa" and _sdpa_math_fallback(cfg):
+        # torch's math fallback on CPU: fp32 copies of queries, keys and values (its batched matmuls expand the
+        # one KV head to every query head for more than one sequence), the fp32 softmax output; the output
+        # projection's input is a copy of the output.
+        kv_width = cfg.kv_dim if batch == 1 else cfg.q_dim
+        attention_bytes = _FP32 * tokens * (cfg.q_dim + 2 * kv_width) + _FP32 * scores + (0 if frozen else queries)
+    elif attention == "sdpa":
         # Queries, unrepeated keys and values, the output (also the output projection's input), log-sum-exp.
         attention_bytes = 2 * queries + 2 * element * tokens * cfg.kv_dim + _FP32 * cfg.n_heads * tokens
+        if cfg.layout in _CAT_ROTARY and not frozen:
+            attention_bytes += queries  # the output is head-major; the output projection's input is a copy
     elif cfg.layout == "gpt2":
         # Q, K and V are views of the fused projection, whose whole output stays; the softmax runs in the
         # model dtype and its output is kept once; the output projection's input is a contiguous copy.
@@ -514,43 +692,118 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
         # Queries, keys and values repeated to n_heads, fp32 softmax probabilities and their model-dtype
         # copy (the same storage in fp32), and the output projection's input.
         probabilities = _FP32 * scores + (element * scores if element != _FP32 else 0)
-        attention_bytes = 3 * queries + probabilities + queries
+        if cfg.layout == "falcon":
+            probabilities = element * scores  # Falcon's own attention takes the softmax in the model dtype
+        # The output projection's input is a contiguous copy of the output, kept only by a trained projection.
+        output_input = 0 if frozen else queries
+        attention_bytes = 3 * queries + probabilities + output_input - _unrepeated_kv(cfg, batch, seq_len, element,
+                                                                                     "eager")
+        if cfg.model_type in _SOFT_CAPPED:
+            attention_bytes += element * scores  # soft-capping: tanh keeps its output, score-sized
 
-    if cfg.uses_latent_attention:
-        attention_bytes = _latent_attention_bytes(cfg, batch, seq_len, element, attention, frozen)
-    if cfg.model_type in MOE_QK_NORM:
-        attention_bytes += _qk_norm_bytes(cfg, tokens, element, frozen)
+    if _fused_value_view(cfg, batch, attention):
+        attention_bytes += element * tokens * (cfg.q_dim + cfg.kv_dim)  # V keeps the fused output, not its slice
+
     if cfg.is_moe if moe_layer is None else moe_layer:
         return norms + linear_inputs + attention_bytes + _moe_ffn_bytes(cfg, tokens, element, frozen)
 
     ffn_wide = element * tokens * cfg.d_ff
-    if cfg.layout == "gpt2":
-        # Fused Q/K/V with SDPA: the three saved views share one storage, counted above at full size.
-        # gelu_new, written out: FC output, tanh output, 0.5 * x, 1 + tanh, and the product (the down input).
-        ffn = 5 * ffn_wide
-    else:
-        # SwiGLU: gate and up projections, SiLU output, and their product (the down projection's input).
-        ffn = 4 * ffn_wide
+    ffn = _MLP_WIDE_TENSORS.get(cfg.layout, 4) * ffn_wide
     down_input = ffn_wide if frozen else 0  # the last wide tensor above is only the down projection's input
     return norms + linear_inputs + attention_bytes + ffn - down_input
 
 
-def _adapter_bytes(modules: Iterable[Linear], tokens: int, rank: int, dropout: float) -> int:
-    """Bytes the LoRA adapters of ``modules`` keep in one block, per peft with fp32 adapters on a 16-bit base.
+def _adapter_bytes(modules: Iterable[Linear], tokens: int, rank: int, dropout: float, *, fp32_base: bool = False,
+                   one_norm: bool = False, output_kept: bool = True) -> int:
+    """Bytes the LoRA adapters of ``modules`` keep in one block, per peft with fp32 adapters.
 
-    Each adapter casts its input to fp32 (its own copy, even where modules
-    share an input), ``lora_A`` keeps it and ``lora_B`` keeps A's fp32
-    output, ``rank`` wide.  With ``dropout > 0`` ``lora_A`` keeps the
-    dropped-out copy instead, and the dropout its scaled mask, on CPU an fp32
-    tensor the size of the input (a CUDA dropout keeps a 1-byte mask).
+    On a 16-bit base each adapter casts its input to fp32 (its own copy,
+    even where modules share an input), ``lora_A`` keeps it and ``lora_B``
+    keeps A's fp32 output, ``rank`` wide.  With ``dropout > 0`` ``lora_A``
+    keeps the dropped-out copy instead, and the dropout its scaled mask, on
+    CPU an fp32 tensor the size of the input (a CUDA dropout keeps a 1-byte
+    mask).  On an ``fp32_base`` (a QLoRA base after
+    ``prepare_model_for_kbit_training``) the inputs are fp32 already: the
+    cast returns the input itself, so adapters reading one tensor keep it
+    once (the query, key, value and latent-down projections read the first
+    norm's output, the FFN's first layers the second's), and with
+    ``output_kept`` the output projection's input is SDPA's output, kept
+    anyway (latent attention keeps it only for a trained projection).
+    ``one_norm``: attention and FFN read one norm's output (Phi-2, Falcon).
     """
-    per_input_value = 2 * _FP32 if dropout else _FP32
-    return sum(tokens * (per_input_value * module.d_in + _FP32 * rank) for module in modules)
+    if not fp32_base or dropout:
+        per_input_value = 2 * _FP32 if dropout else _FP32
+        return sum(tokens * (per_input_value * module.d_in + _FP32 * rank) for module in modules)
+    shared_inputs = {"q": "attention", "k": "attention", "v": "attention", "qkv": "attention", "q_a": "attention",
+                     "kv_a": "attention", "gate": "ffn", "up": "ffn", "gate_up": "ffn"}
+    inputs: set[tuple[str, int]] = set()
+    for module in modules:
+        if module.role == "o" and output_kept:
+            continue
+        group = shared_inputs.get(module.role, module.path)
+        if one_norm and group == "ffn":
+            group = "attention"
+        inputs.add((group, module.d_in))  # a latent's up projection (role "q", narrower) reads another tensor
+    return sum(_FP32 * tokens * width for _, width in inputs) + sum(_FP32 * tokens * rank for _ in modules)
+
+
+def planner_attention(cfg: ModelConfig) -> Attention:
+    """The attention implementation a training plan counts: SDPA, or eager where transformers 5.24 offers no SDPA.
+
+    >>> from llmcalc import get_preset
+    >>> planner_attention(get_preset("llama-3-8b")), planner_attention(get_preset("gemma-2-9b"))
+    ('sdpa', 'eager')
+    """
+    return "eager" if cfg.model_type in EAGER_ONLY else "sdpa"
+
+
+def _parallel(cfg: ModelConfig) -> bool:
+    """Attention and FFN read the block's input side by side (Phi-2, GPT-NeoX, Falcon-7B's single norm)."""
+    return cfg.layout in ("phi", "gpt_neox") or (cfg.layout == "falcon" and cfg.norms_per_layer == 1)
+
+
+def _first_block_untrained_paths(cfg: ModelConfig, modules: Iterable[Linear], batch: int, seq_len: int, element: int,
+                                 attention: str) -> int:
+    """What the first LoRA block does not keep on a query, key or value path without an adapter.
+
+    Without checkpointing the first block's input needs no gradient, so a
+    projection without an adapter gives a tensor that needs none: its QK-norm
+    keeps nothing, and eager attention keeps no operand that only its
+    gradient would need (the queries without trained keys, the repeated keys
+    without trained queries, the model-dtype probabilities without trained
+    values).  SDPA keeps all its inputs either way.  In a parallel block the
+    FFN reads the block's input too: without an adapter on its first layer it
+    keeps nothing there.
+    """
+    roles = {module.role for module in modules}
+    trained = {path: bool(roles & {path, "qkv"}) for path in ("q", "k", "v")}
+    tokens = batch * seq_len
+    untrained = 0
+    if _parallel(cfg) and not roles & set(_FFN_INPUT_ROLES):
+        # The FFN branch reads the block's input beside attention: without an adapter on its first layer it
+        # needs no gradient in the first block and keeps nothing (GPT-NeoX: nor its LayerNorm's statistics).
+        untrained += (_MLP_WIDE_TENSORS.get(cfg.layout, 4) - 1) * element * tokens * cfg.d_ff
+        untrained += 2 * _FP32 * tokens if cfg.norms_per_layer == 2 else 0
+    if cfg.qk_norm != "none":
+        per_head = cfg.qk_norm == "per-head"
+        if not trained["q"]:
+            untrained += _norm_bytes(cfg, tokens, cfg.q_dim, cfg.n_heads if per_head else 1, element, frozen=True)
+        if not trained["k"]:
+            untrained += _norm_bytes(cfg, tokens, cfg.kv_dim, cfg.n_kv_heads if per_head else 1, element, frozen=True)
+    if attention == "eager" and cfg.layout != "gpt2":
+        queries = element * tokens * cfg.q_dim
+        if not trained["k"]:
+            untrained += queries
+        if not trained["q"]:
+            untrained += queries - _unrepeated_kv(cfg, batch, seq_len, element, "eager") // 2
+        if not trained["v"] and element != _FP32:
+            untrained += element * batch * cfg.n_heads * seq_len * seq_len
+    return untrained
 
 
 def _lora_modules(cfg: ModelConfig, targets: str | Iterable[str], dtype: str, attention: str) -> list[Linear]:
     """The modules ``targets`` adapts in one block, refusing the setups whose activations were not measured."""
-    if (dtype, attention) != ("bf16", "sdpa"):
+    if (dtype, attention) != ("bf16", planner_attention(cfg)):
         raise refusal("lora_activations_setup", dtype=dtype, attention=attention)
     if cfg.is_moe:
         modules, _ = _moe_lora_targets(cfg, targets)
@@ -634,14 +887,14 @@ def activation_memory(
     lora_targets: str | Iterable[str] | None = None,
     lora_rank: int = 16,
     lora_dropout: float = 0.0,
+    qlora_preparation: str | None = None,
 ) -> ActivationMemory:
     """Estimate the activation memory of one training step, by part.
 
     An estimate, not an exact count: it follows which tensors transformers'
     decoder blocks keep for backward (see the module docstring for the
     formula, its source and what changes from Korthikanti et al. 2022), and
-    it matched every recorded measurement within 10 % (in fact within 0.1 %;
-    the MoE and MLA recordings within 1 %, in fact within 0.1 %).
+    it matched every recorded measurement within 1 % (in fact within 0.2 %).
 
     Per block without checkpointing, with ``T = batch * seq_len`` tokens,
     ``e`` bytes per element of ``dtype``, ``d = d_model``, ``q = n_heads *
@@ -668,10 +921,11 @@ def activation_memory(
     Parameters
     ----------
     cfg : llmcalc.ModelConfig
-        A model with layout ``"llama"`` (SwiGLU, RMSNorm, rotary) or
-        ``"gpt2"``, dense or one of the measured MoE and MLA families (see the
-        module docstring); other layouts, other experts and latent attention,
-        and sliding windows raise ``ValueError`` because they were not measured.
+        A model of a measured family (see the module docstring): every dense
+        layout, sliding windows, QK-norm, four norms, parallel blocks, and
+        the six mixture-of-experts and latent-attention families; other
+        experts and latent attention raise ``ValueError`` because they were
+        not measured.
     batch, seq_len : int
         Sequences per step and tokens per sequence.
     checkpointing : bool
@@ -680,18 +934,24 @@ def activation_memory(
         The dtype the model computes in.
     attention : {"sdpa", "eager"}
         ``"sdpa"``: fused attention that keeps no score matrix (flash or
-        memory-efficient kernels); ``"eager"``: the explicit softmax.
+        memory-efficient kernels); ``"eager"``: the explicit softmax.  Gemma 2
+        takes ``"eager"`` only (transformers 5.24 refuses SDPA for it).
     lora_targets : str, list of str or None
         LoRA (or QLoRA) on a frozen base: the adapted modules, as
         :func:`llmcalc.lora_model_params` matches them (``"all-linear"``, or names
         and roles such as ``["q", "v"]``); at least one query, key or value
         projection must be adapted.  ``None`` (default): full fine-tuning.
-        LoRA was measured with ``dtype="bf16"`` and ``attention="sdpa"`` only.
+        LoRA was measured with ``dtype="bf16"`` and ``attention="sdpa"`` only
+        (Gemma 2: ``"eager"``).
     lora_rank : int
         The adapters' rank ``r`` (only with ``lora_targets``).
     lora_dropout : float
         peft's ``lora_dropout``, in ``[0, 1)``; any value above 0 keeps a
         dropped-out input copy and a mask per adapter (only with ``lora_targets``).
+    qlora_preparation : {"kbit", "none"} or None
+        ``"kbit"``: a QLoRA base after peft's ``prepare_model_for_kbit_training``,
+        whose hidden states are fp32 (only with ``lora_targets``); ``"none"``
+        or ``None`` (default): the base's own dtype.
 
     Examples
     --------
@@ -726,6 +986,20 @@ def activation_memory(
     1360
     >>> activation_memory(mixtral, 1, 4096, lora_targets="all-linear").per_layer // MiB
     4230
+
+    QLoRA after ``prepare_model_for_kbit_training`` keeps its hidden states in
+    fp32: 1025 MiB per block instead of 673.
+
+    >>> prepared = activation_memory(cfg, 1, 4096, lora_targets=["q", "v"], qlora_preparation="kbit")
+    >>> prepared.per_layer // MiB, round(prepared.saved / GiB, 1)
+    (1025, 34.0)
+
+    Mistral 7B's 4096-token window under SDPA, at 8192 tokens: each layer also
+    keeps its mask and its keys and values repeated to 32 heads, 224 MiB.
+
+    >>> mistral = get_preset("mistral-7b")
+    >>> activation_memory(mistral, 1, 8192).windowed_extra // mistral.n_layers // MiB
+    224
     """
     cfg = as_model_config(cfg)
     _check_modelled(cfg)
@@ -734,11 +1008,22 @@ def activation_memory(
     keep_inputs_only = check.flag("checkpointing", checkpointing)
     element = _ELEMENT_BYTES[check.choice("dtype", dtype, _ELEMENT_BYTES)]
     attention_kind = check.choice("attention", attention, _ATTENTIONS)
+    if cfg.model_type in EAGER_ONLY and attention_kind != "eager":
+        raise refusal("attention_unsupported", model_type=cfg.model_type, attention=attention_kind)
     if cfg.learned_positions and n_seq > cfg.learned_positions:
         raise refusal("seq_len_beyond_positions", positions=cfg.learned_positions, seq_len=n_seq)
 
     tokens = n_batch * n_seq
     frozen = lora_targets is not None
+    prepared = False
+    if qlora_preparation is not None:
+        prepared = check.choice("qlora_preparation", qlora_preparation, _QLORA_PREPARATIONS) == "kbit"
+        if not frozen:
+            raise refusal("qlora_preparation_needs_qlora", qlora_preparation=qlora_preparation, task="full")
+    if prepared:
+        # peft's prepare_model_for_kbit_training upcasts the embedding, norms and head to fp32: the residual
+        # stream is fp32, and bitsandbytes' 4-bit layers cast their outputs back to their input's dtype.
+        element = _FP32
     block = _block_bytes(cfg, n_batch, n_seq, element, attention_kind, frozen)
     dense_block = _block_bytes(cfg, n_batch, n_seq, element, attention_kind, frozen, moe_layer=False)
     first_block_discount = 0
@@ -746,23 +1031,32 @@ def activation_memory(
         modules = _lora_modules(cfg, lora_targets, dtype, attention_kind)
         rank = check.count("lora_rank", lora_rank)
         dropout = check.number("lora_dropout", lora_dropout, minimum=0.0, maximum=1.0, max_inclusive=False)
+        one_norm = cfg.norms_per_layer == 1
         if cfg.is_moe:
             stacked = _moe_lora_targets(cfg, lora_targets)[1]
             if stacked and dropout:
                 raise refusal("lora_dropout_on_stacked_experts", lora_dropout=dropout, targets=lora_targets)
-            block += _adapter_bytes([m for m in modules if _in_layer(m, True)], tokens, rank, dropout)
+            if stacked and prepared:
+                raise refusal("activations_unmeasured_feature",
+                              feature="peft's adapters on stacked experts or a router of a kbit-prepared base",
+                              name="qlora_preparation", measured="none", value=qlora_preparation)
+            block += _adapter_bytes([m for m in modules if _in_layer(m, True)], tokens, rank, dropout,
+                                    fp32_base=prepared, output_kept=not cfg.uses_latent_attention)
             block += _stacked_adapter_bytes(cfg, stacked, tokens, element, rank)
-            dense_block += _adapter_bytes([m for m in modules if _in_layer(m, False)], tokens, rank, dropout)
+            dense_block += _adapter_bytes([m for m in modules if _in_layer(m, False)], tokens, rank, dropout,
+                                          fp32_base=prepared, output_kept=not cfg.uses_latent_attention)
         else:
-            block += _adapter_bytes(modules, tokens, rank, dropout)
+            block += _adapter_bytes(modules, tokens, rank, dropout, fp32_base=prepared, one_norm=one_norm)
             dense_block = block
         if not keep_inputs_only:
             # transformers makes the embedding's output need a gradient only when checkpointing is enabled.
             no_gradient_inputs = _first_block_inputs_without_gradient(cfg, modules)
             masks = _FP32 * tokens * sum(module.d_in for module in no_gradient_inputs) if dropout else 0
-            first_block_discount = _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=True) + masks
-            if cfg.model_type in MOE_QK_NORM:
-                first_block_discount += _unadapted_qk_norm_bytes(cfg, modules, tokens, element)
+            # OLMo 2's norms follow attention and FFN: its Q, K and V read the block's input, no norm does.
+            first_norm = 0 if cfg.model_type in _POST_NORMS else _norm_bytes(cfg, tokens, cfg.d_model, 1, element,
+                                                                             frozen=True)
+            first_block_discount = first_norm + masks
+            first_block_discount += _first_block_untrained_paths(cfg, modules, n_batch, n_seq, element, attention_kind)
             if cfg.uses_latent_attention:
                 first_block_discount += _unadapted_latent_norm_bytes(cfg, modules, tokens, element)
     elif (lora_rank, lora_dropout) != (16, 0.0):
@@ -774,21 +1068,37 @@ def activation_memory(
     # Position ids: an argument of every checkpointed block, and kept by GPT-2's trained position embedding.
     if keep_inputs_only or (cfg.layout == "gpt2" and not frozen):
         shared += _INT64 * n_seq
+    # The masks: with a window and SDPA, each windowed layer keeps its additive mask; under checkpointing the
+    # blocks keep the boolean mask they share.  Eager attention keeps no mask, but checkpointed blocks keep the
+    # additive one (one per kind of layer: causal, windowed).
+    mask = n_batch * n_seq * n_seq
+    # transformers (masking_utils._ignore_causal_mask_sdpa) passes is_causal instead while seq_len < window.
+    windowed = attention_kind == "sdpa" and 0 < cfg.sliding_window <= n_seq
+    repeated_kv = 2 * element * tokens * (cfg.q_dim - cfg.kv_dim) - _unrepeated_kv(cfg, n_batch, n_seq, element, "sdpa")
+    window_extra = element * mask + repeated_kv if windowed else 0
+    if windowed and 1 < cfg.n_kv_heads < cfg.n_heads and cfg.layout in _FUSED_QKV:
+        window_extra -= element * tokens * (cfg.q_dim + cfg.kv_dim)  # V repeated by a copy: the fused output goes
+    if keep_inputs_only and (windowed or (attention_kind == "sdpa" and cfg.layout == "falcon")):
+        shared += n_seq * n_seq  # a boolean (1, 1, seq_len, seq_len) expanded over the batch (Falcon: always)
     if keep_inputs_only and attention_kind == "eager":
-        shared += element * n_batch * n_seq * n_seq  # the additive causal mask, one per sequence
-    # The final norm, and the LM head's input unless the head is frozen.
+        kinds = 1 + (0 < cfg.sliding_window_layers < cfg.n_layers)
+        shared += kinds * element * mask
+    # The final norm, and the LM head's input unless the head is frozen; Gemma 2's logit soft-capping.
     head = _norm_bytes(cfg, tokens, cfg.d_model, 1, element, frozen=frozen)
     head += 0 if frozen else element * tokens * cfg.d_model
     dense_layers = cfg.n_layers - cfg.moe_layers if cfg.is_moe else 0
+    if cfg.model_type in _SOFT_CAPPED:
+        head += element * tokens * cfg.vocab_size
     return ActivationMemory(
         per_layer=element * tokens * cfg.d_model if keep_inputs_only else block,
         n_layers=cfg.n_layers,
         shared=shared,
         head=head,
         loss=_FP32 * tokens * cfg.vocab_size + _FP32,  # log-probabilities, and the fp32 count of targets
-        recompute=(max(block, dense_block) if dense_layers else block) if keep_inputs_only else 0,
+        recompute=(max(block, dense_block) if dense_layers else block) + window_extra if keep_inputs_only else 0,
         dense_layers_extra=0 if keep_inputs_only else dense_layers * (dense_block - block),
         logits=element * tokens * cfg.vocab_size,
         loss_backward=2 * _FP32 * tokens * cfg.vocab_size,
         first_block_discount=first_block_discount,
+        windowed_extra=0 if keep_inputs_only else window_extra * cfg.sliding_window_layers,
     )

@@ -158,8 +158,10 @@ MESSAGES: dict[str, str] = {
     "activations_gpt2_blocks": "activation memory is modelled for layout='gpt2' with ffn='mlp' and "
                                "norm='layernorm'; got ffn={ffn!r}, norm={norm!r}",
     "activations_layout": "activation memory is modelled for layout 'llama' or 'gpt2'; got layout={layout!r}",
-    "lora_activations_setup": "LoRA activation memory was measured with dtype='bf16' and attention='sdpa' only; got "
-                              "dtype={dtype!r}, attention={attention!r}",
+    "lora_activations_setup": "LoRA activation memory was measured with dtype='bf16' and attention='sdpa' (Gemma 2: "
+                              "'eager') only; got dtype={dtype!r}, attention={attention!r}",
+    "attention_unsupported": "transformers 5.24 does not run model_type {model_type!r} with attention={attention!r} "
+                             "(it refuses attn_implementation='sdpa' for it); use attention='eager'",
     "lora_on_lm_head": "LoRA on the LM head was not measured; got lora_targets={targets!r}",
     "lora_without_qkv": "LoRA activation memory is modelled when a query, key or value projection is adapted (from "
                         "there on every block input needs a gradient); got lora_targets={targets!r}",

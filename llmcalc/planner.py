@@ -24,7 +24,7 @@ from types import MappingProxyType
 from typing import Any
 
 from . import _validate as check
-from .activations import activation_memory
+from .activations import activation_memory, planner_attention
 from .config import ModelConfig, as_model_config
 from .errors import Refusal, refusal
 from .formats import KV_FORMATS, WEIGHT_FORMATS
@@ -725,10 +725,13 @@ def plan_training(
       out under pressure.
 
     Activations are :func:`~llmcalc.activations.activation_memory`'s ``peak``
-    (SDPA attention, bf16) for ``micro_batch`` sequences of ``seq_len``
+    (SDPA attention, eager for Gemma 2, for which transformers 5.24 refuses SDPA;
+    bf16) for ``micro_batch`` sequences of ``seq_len``
     tokens, with the adapters of LoRA and QLoRA and their ``lora_dropout``
     (peft's default 0; a dropout keeps each adapter's dropped-out input and
-    mask); ZeRO does not split them.
+    mask); ZeRO does not split them.  A ``"kbit"``-prepared QLoRA base runs
+    its residual stream in fp32, and its activations are counted so (measured
+    with peft 0.21.2).
 
     On ``n_gpus`` data-parallel GPUs, ZeRO ``zero_stage`` 1 shards the trained
     parameters' optimizer states, 2 also their gradients, 3 (or FSDP's full
@@ -741,9 +744,7 @@ def plan_training(
     with ``qlora_preparation="kbit"``, whose fp32 upcast mixes dtypes.
 
     Not counted: ZeRO-1 and -2's communication
-    buckets; the fp32 hidden states of a ``"kbit"``-prepared
-    QLoRA base (its activations are those measured on the bf16 base) and the
-    bf16 weight copies autocast keeps under ``"amp"``.
+    buckets and the bf16 weight copies autocast keeps under ``"amp"``.
 
     Examples
     --------
@@ -773,7 +774,8 @@ def plan_training(
     stage = check.count("zero_stage", zero_stage, minimum=0, maximum=3)
     if kind == "full":
         recipe = PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
-        activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing).peak
+        activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing,
+                                        attention=planner_attention(cfg)).peak
         parts = zero_memory_per_gpu(n_params, stage, gpus, optimizer, recipe)
         states = parts["optimizer_states"]
         if optimizer == "adamw-8bit":
@@ -788,9 +790,11 @@ def plan_training(
                                                   gradient_bytes=full["gradients"])
             weights, gradients = weights + gathered, gradients + bucket
         return MemoryPlan(weights, 0, gradients, states + parts["master_weights"], activations, RESERVE)
-    # QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA.
+    # QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA, unless
+    # prepare_model_for_kbit_training made the residual stream fp32 (measured too).
     activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing, lora_targets=targets,
-                                    lora_rank=rank, lora_dropout=lora_dropout).peak
+                                    lora_rank=rank, lora_dropout=lora_dropout, attention=planner_attention(cfg),
+                                    qlora_preparation=qlora_preparation if kind == "qlora" else None).peak
     state = training_state_bytes(cfg, task=kind, precision=precision, optimizer=optimizer, rank=rank,
                                  targets=targets, qlora_preparation=qlora_preparation)
     if stage == 0:
@@ -950,8 +954,9 @@ def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any)
 
     Examples
     --------
-    QLoRA of Llama-2-13B on a 24 GiB card needs 25.09 GiB; checkpointing brings it to 10.19 GiB, sequences of
-    1,912 tokens to 23.99 GiB, and an RTX 5090 holds it as it is:
+    QLoRA of Llama-2-13B on a 24 GiB card needs 33.11 GiB (its kbit-prepared base keeps fp32 activations);
+    checkpointing brings it to 11.2 GiB, sequences of 1,289 tokens to 23.99 GiB, and an A100 40 GB holds it as it
+    is:
 
     >>> from llmcalc import get_preset, GiB
     >>> cfg = get_preset("llama-2-13b")
@@ -959,7 +964,7 @@ def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any)
     False
     >>> [(c.setting, c.value, round(c.plan.total / GiB, 2))
     ...  for c in training_changes_that_fit(cfg, 24 * GiB, task="qlora", seq_len=2048)]
-    [('checkpointing', True, 10.19), ('seq_len', 1912, 23.99), ('gpu', 'rtx-5090', 25.09)]
+    [('checkpointing', True, 11.2), ('seq_len', 1289, 23.99), ('gpu', 'a100-40gb', 33.11)]
     """
     budget = check.count("gpu_bytes", gpu_bytes)
 

@@ -13,12 +13,16 @@ import pathlib
 import pytest
 
 import llmcalc as lc
-from llmcalc.activations import ActivationMemory, activation_memory
+from llmcalc.activations import ActivationMemory, activation_memory, planner_attention
 
 DATA = pathlib.Path(__file__).parent / "data" / "activations"
 RECORDINGS = json.loads((DATA / "recordings.json").read_text("utf-8"))
 PEAKS = json.loads((DATA / "peaks.json").read_text("utf-8"))
-TOLERANCE = 0.10  # issue 12: within 10 % of every recorded point
+TOLERANCE = 0.01  # issue 25: within 1 % of every recorded point (issue 12 asked for 10 %)
+# The dense families of issue 25, recorded beside the first three (tools/measure_activations.py).
+FAMILIES = {"mistral", "gemma", "gemma2", "gemma3", "qwen3", "olmo2", "olmo", "phi", "gpt_neox", "falcon", "phi3",
+            "starcoder2"}
+EAGER_ONLY = {"gemma2"}  # transformers 5.24 refuses SDPA for Gemma 2
 
 
 def _config(arch: str, recordings: dict = RECORDINGS) -> lc.ModelConfig:
@@ -37,14 +41,16 @@ def test_recordings_cover_the_issue():
         assert provenance[key], key
     records = RECORDINGS["records"]
     architectures = {record["arch"] for record in records}
-    assert len(architectures) >= 3
+    assert architectures == {"llama", "gpt2", "qwen2"} | FAMILIES
     for arch in architectures:
         points = {(r["batch"], r["seq_len"]) for r in records if r["arch"] == arch}
         assert len(points) >= 3, arch
+        attentions = ("eager",) if arch in EAGER_ONLY else ("eager", "sdpa")
         for batch, seq_len in points:
             settings = {(r["attention"], r["checkpointing"]) for r in records
                         if (r["arch"], r["batch"], r["seq_len"]) == (arch, batch, seq_len)}
-            assert settings == {("eager", False), ("eager", True), ("sdpa", False), ("sdpa", True)}
+            assert settings == {(attention, checkpointing) for attention in attentions
+                                for checkpointing in (False, True)}
 
 
 @pytest.mark.parametrize("record", RECORDINGS["records"], ids=_record_id)
@@ -156,10 +162,11 @@ def test_breakdown_adds_up():
     assert memory.saved == 24 * memory.per_layer + memory.shared + memory.head + memory.loss
 
 
-@pytest.mark.parametrize("name", ["phi-2"])
-def test_unmeasured_presets_are_refused(name):
-    with pytest.raises(ValueError, match=r"activation memory is modelled|not modelled"):
-        activation_memory(lc.get_preset(name), 1, 128)
+@pytest.mark.parametrize("name", sorted(lc.PRESETS))
+def test_every_preset_is_modelled(name):
+    """Dense families (act-dense) and MoE/MLA families (act-moe) together: no preset is refused any more."""
+    cfg = lc.get_preset(name)
+    assert activation_memory(cfg, 1, 128, attention=planner_attention(cfg)).saved > 0
 
 
 @pytest.mark.parametrize("change, message", [
@@ -167,12 +174,12 @@ def test_unmeasured_presets_are_refused(name):
      r"latent attention outside the measured families: model_type must be \('mixtral', .*\); got ''"),
     (dict(n_experts=8, experts_per_token=2), "mixture-of-experts routing outside the measured families: model_type"),
     (dict(n_experts=8, experts_per_token=2, model_type="jamba"), "model_type must be .*; got 'jamba'"),
-    (dict(sliding_window=4096), "sliding-window attention: sliding_window must be 0; got 4096"),
     (dict(norms_per_layer=4), "blocks without exactly two norms: norms_per_layer must be 2; got 4"),
-    (dict(qk_norm="per-head"), "QK-norm: qk_norm must be 'none'; got 'per-head'"),
+    (dict(norms_per_layer=1), "blocks without exactly two norms: norms_per_layer must be 2; got 1"),
     (dict(ffn="mlp"), "ffn='swiglu'.*got ffn='mlp'"),
-    (dict(norm="parameter-free"), "an RMSNorm.*norm='parameter-free'"),
-    (dict(layout="phi3"), "layout 'llama' or 'gpt2'; got layout='phi3'"),
+    (dict(norm="layernorm"), "an RMSNorm.*norm='layernorm'"),
+    (dict(model_type="gemma2", norms_per_layer=4, sliding_window=4096, sliding_window_layers=1),
+     "transformers 5.24 does not run model_type 'gemma2' with attention='sdpa'"),
 ])
 def test_unmeasured_architectures_are_refused(change, message):
     cfg = dataclasses.replace(lc.REFERENCE, **change)
@@ -208,7 +215,7 @@ LORA = json.loads((DATA / "lora.json").read_text("utf-8"))
 
 
 def _lora_id(record: dict) -> str:
-    base = "qlora" if record["quantized_base"] else "lora"
+    base = ("qlora-kbit" if record.get("prepared") else "qlora") if record["quantized_base"] else "lora"
     return f"{_record_id(record)}-{base}-{record['targets'] or 'default'}-p{record['lora_dropout']}"
 
 
@@ -216,7 +223,9 @@ def _lora_estimate(record: dict) -> int:
     # peft's default targets (q_proj/v_proj, GPT-2's c_attn) are named by what peft adapted.
     return activation_memory(_config(record["arch"], LORA), record["batch"], record["seq_len"],
                              checkpointing=record["checkpointing"], lora_targets=record["targets"] or record["adapted"],
-                             lora_rank=record["rank"], lora_dropout=record["lora_dropout"]).saved
+                             lora_rank=record["rank"], lora_dropout=record["lora_dropout"],
+                             attention=record["attention"],
+                             qlora_preparation="kbit" if record.get("prepared") else None).saved
 
 
 def test_lora_recordings_cover_the_issue():
@@ -224,7 +233,18 @@ def test_lora_recordings_cover_the_issue():
     for key in ("script", "date", "torch", "transformers", "peft", "bitsandbytes", "lora", "qlora"):
         assert provenance[key], key
     records = LORA["records"]
-    assert {record["arch"] for record in records} == {"llama", "gpt2", "qwen2"}
+    assert {record["arch"] for record in records} == {"llama", "gpt2", "qwen2"} | FAMILIES
+    for arch in FAMILIES:  # peft's default targets without dropout, all-linear with, checkpointing on and off
+        points = {(r["batch"], r["seq_len"]) for r in records if r["arch"] == arch}
+        assert len(points) >= 3, arch
+        for batch, seq_len in points:
+            # peft has no default targets for some model types: their records name q and v (Phi-3: qkv_proj).
+            settings = {("all-linear" if r["targets"] == "all-linear" else "q and v", r["lora_dropout"],
+                         r["checkpointing"]) for r in records
+                        if (r["arch"], r["batch"], r["seq_len"], r["quantized_base"]) == (arch, batch, seq_len, False)}
+            assert settings >= {(targets, dropout, checkpointing)
+                                for targets, dropout in (("q and v", 0.0), ("all-linear", 0.05))
+                                for checkpointing in (False, True)}, arch
     for arch in ("llama", "gpt2", "qwen2"):
         points = {(r["batch"], r["seq_len"]) for r in records if r["arch"] == arch}
         assert len(points) >= 3, arch
@@ -233,7 +253,8 @@ def test_lora_recordings_cover_the_issue():
                         if (r["arch"], r["batch"], r["seq_len"], r["quantized_base"]) == (arch, batch, seq_len, False)}
             assert settings == {(targets, dropout, checkpointing) for targets in (None, "all-linear")
                                 for dropout in (0.0, 0.05) for checkpointing in (False, True)}
-    assert all(record["attention"] == "sdpa" and record["rank"] == 16 for record in records)
+    assert all(record["attention"] == ("eager" if record["arch"] in EAGER_ONLY else "sdpa") and record["rank"] == 16
+               for record in records)
     assert any(record["quantized_base"] for record in records)
 
 
@@ -248,12 +269,16 @@ def test_lora_matches_measurement(record):
 
 def test_qlora_keeps_what_lora_keeps():
     """A 4-bit base's MatMul4Bit keeps its weight, not its input: QLoRA's saved bytes are LoRA's, byte for byte."""
-    setting = ("arch", "batch", "seq_len", "checkpointing", "targets", "lora_dropout")
-    lora = {tuple(r[key] for key in setting): r["saved_bytes"] for r in LORA["records"] if not r["quantized_base"]}
-    quantized = [r for r in LORA["records"] if r["quantized_base"]]
+    lora = {_setting(r): r["saved_bytes"] for r in LORA["records"] if not r["quantized_base"]}
+    quantized = [r for r in LORA["records"] if r["quantized_base"] and not r.get("prepared")]
     assert {r["arch"] for r in quantized} == {"llama", "gpt2", "qwen2"}
     for record in quantized:
-        assert record["saved_bytes"] == lora[tuple(record[key] for key in setting)], _lora_id(record)
+        assert record["saved_bytes"] == lora[_setting(record)], _lora_id(record)
+
+
+def _setting(record: dict) -> tuple:
+    """What a LoRA record was measured with, hashable (targets may be a list of module names)."""
+    return tuple(str(record[key]) for key in ("arch", "batch", "seq_len", "checkpointing", "targets", "lora_dropout"))
 
 
 def test_lora_block_by_hand():
@@ -292,7 +317,11 @@ def test_lora_block_by_hand():
 
 
 @pytest.mark.parametrize("kwargs, error, message", [
-    (dict(attention="eager"), ValueError, "measured with dtype='bf16' and attention='sdpa' only; .*attention='eager'"),
+    (dict(attention="eager"), ValueError, r"measured with dtype='bf16' and attention='sdpa' \(Gemma 2: 'eager'\) only; "
+                                          ".*attention='eager'"),
+    (dict(qlora_preparation="kbit", lora_targets=None), ValueError,
+     "qlora_preparation applies to QLoRA only; got qlora_preparation='kbit' with task='full'"),
+    (dict(qlora_preparation="nf4"), ValueError, "qlora_preparation must be one of 'kbit', 'none'; got 'nf4'"),
     (dict(dtype="fp16"), ValueError, "measured with dtype='bf16' .*got dtype='fp16'"),
     (dict(lora_targets=["down"]), ValueError, r"query, key or value projection is adapted .*\['down'\]"),
     (dict(lora_targets=["q", "lm_head"]), ValueError, "LoRA on the LM head was not measured"),
@@ -356,6 +385,8 @@ def test_moe_lora_recordings_cover_the_issue():
         assert settings >= {(all_linear, False, quantized, checkpointing) for all_linear in (False, True)
                             for quantized in (False, True) for checkpointing in (False, True)}, arch
         assert (False, True, False, False) in settings, arch
+        prepared = {r["checkpointing"] for r in records if r["arch"] == arch and r.get("prepared")}
+        assert prepared == {False, True}, arch  # the kbit-prepared QLoRA base on the query and value projections
 
 
 @pytest.mark.parametrize("record", MOE_LORA["records"], ids=_lora_id)
@@ -363,7 +394,8 @@ def test_moe_lora_matches_measurement(record):
     # The MoE recordings name their targets (peft 0.21.2 has a default list for Mixtral only).
     estimate = activation_memory(_config(record["arch"], MOE_LORA), record["batch"], record["seq_len"],
                                  checkpointing=record["checkpointing"], lora_targets=record["targets"],
-                                 lora_rank=record["rank"], lora_dropout=record["lora_dropout"]).saved
+                                 lora_rank=record["rank"], lora_dropout=record["lora_dropout"],
+                                 qlora_preparation="kbit" if record.get("prepared") else None).saved
     measured = record["saved_bytes"]
     assert abs(estimate - measured) <= MOE_TOLERANCE * measured, f"{estimate:,d} vs measured {measured:,d}"
 
@@ -374,7 +406,7 @@ def test_moe_qlora_keeps_what_lora_keeps():
     setting = ("arch", "batch", "seq_len", "checkpointing", "lora_dropout")
     lora_bytes = {(*[r[key] for key in setting], str(r["targets"])): r["saved_bytes"]
                   for r in MOE_LORA["records"] if not r["quantized_base"]}
-    quantized = [r for r in MOE_LORA["records"] if r["quantized_base"]]
+    quantized = [r for r in MOE_LORA["records"] if r["quantized_base"] and not r.get("prepared")]
     assert {r["arch"] for r in quantized} == MOE_ARCHITECTURES
     for record in quantized:
         key = (*[record[k] for k in setting], str(record["targets"]))
@@ -456,3 +488,67 @@ def test_moe_peak_matches_memtracker(record):
 def test_moe_peaks_include_the_loss_peak_with_and_without_checkpointing():
     at_the_loss = {(r["arch"], r["checkpointing"]) for r in MOE_PEAKS["records"] if r["gradients_at_peak"] == 0}
     assert {("deepseek_v2", False), ("deepseek_v2", True), ("qwen2_moe", True), ("mixtral", False)} <= at_the_loss
+
+
+def test_prepared_qlora_keeps_an_fp32_residual_stream():
+    """peft's prepare_model_for_kbit_training upcasts embedding, norms and head to fp32 (issue 24): the recorded
+    prepared runs keep more than the unprepared 4-bit base at the same setting (about 13 % for peft's default
+    targets), and the model counts them so; for every setting of peft's default targets and of all-linear."""
+    plain = {_setting(r): r for r in LORA["records"] if r["quantized_base"] and not r.get("prepared")}
+    prepared = [r for r in LORA["records"] if r.get("prepared")]
+    assert {(r["targets"], r["lora_dropout"], r["checkpointing"]) for r in prepared if r["arch"] == "llama"} == {
+        (targets, dropout, checkpointing) for targets, dropout in ((None, 0.0), ("all-linear", 0.05))
+        for checkpointing in (False, True)}
+    for record in prepared:
+        unprepared = plain.get(_setting(record))
+        if unprepared is not None:
+            assert record["saved_bytes"] > unprepared["saved_bytes"], _lora_id(record)
+    point = next(r for r in prepared if (r["arch"], r["targets"], r["checkpointing"], r["batch"]) ==
+                 ("llama", None, False, 1))
+    increase = point["saved_bytes"] / plain[_setting(point)]["saved_bytes"] - 1
+    assert 0.12 < increase < 0.14
+
+
+def test_sliding_window_under_sdpa_by_hand():
+    """Mistral-style block, window 4: from seq_len = window on, SDPA gets an explicit bf16 mask (kept) and grouped
+    keys and values repeated to n_heads; below it transformers passes is_causal and neither."""
+    cfg = dataclasses.replace(lc.REFERENCE, d_model=64, n_heads=4, n_kv_heads=2, head_dim=16, d_ff=128, n_layers=3,
+                              vocab_size=100, sliding_window=4, model_type="mistral")
+    plain = dataclasses.replace(cfg, sliding_window=0)
+    short, long = 3, 8
+    assert activation_memory(cfg, 2, short).saved == activation_memory(plain, 2, short).saved
+    windowed = activation_memory(cfg, 2, long)
+    per_layer = 2 * 2 * long * long + 2 * 2 * (2 * long) * (64 - 32)  # the mask, and K and V at 4 heads not 2
+    assert windowed.windowed_extra == 3 * per_layer
+    assert windowed.saved == activation_memory(plain, 2, long).saved + 3 * per_layer
+    checkpointed = activation_memory(cfg, 2, long, checkpointing=True)
+    plain_checkpointed = activation_memory(plain, 2, long, checkpointing=True)
+    assert checkpointed.saved - plain_checkpointed.saved == long * long  # one boolean mask, expanded over the batch
+    assert checkpointed.recompute == plain_checkpointed.recompute + per_layer
+
+
+def test_peaks_were_recorded_for_dense_families():
+    """The step's peak (MemTracker) for seven families beside the Llama-style model, with and without checkpointing."""
+    recorded = {(r["arch"], r["checkpointing"]) for r in PEAKS["records"] if r["gradients_at_peak"] == 0}
+    assert {(arch, checkpointing) for arch in ("mistral", "qwen3", "gemma2", "phi3", "falcon", "gpt_neox", "starcoder2")
+            for checkpointing in (False, True)} <= recorded
+
+
+def test_prepared_moe_qlora_keeps_fp32_blocks():
+    """prepare_model_for_kbit_training upcasts the bf16 experts with the rest (merged-act): the recorded prepared
+    runs of every MoE and MLA family keep more than the unprepared 4-bit base at the same setting."""
+    setting = ("arch", "batch", "seq_len", "checkpointing", "lora_dropout")
+    plain = {tuple(r[key] for key in setting): r["saved_bytes"] for r in MOE_LORA["records"]
+             if r["quantized_base"] and not r.get("prepared") and r["targets"] != "all-linear"}
+    prepared = [r for r in MOE_LORA["records"] if r.get("prepared")]
+    assert {r["arch"] for r in prepared} == MOE_ARCHITECTURES
+    for record in prepared:
+        assert record["saved_bytes"] > plain[tuple(record[key] for key in setting)], _lora_id(record)
+
+
+def test_prepared_qlora_with_adapters_on_stacked_experts_is_refused():
+    """Not measured: the merged expert weights and factor copies of peft's ParamWrapper on an fp32 base."""
+    cfg = lc.ModelConfig.from_hf_config("tests/data/hf_models/mixtral-8x7b-v0.1.json")
+    with pytest.raises(ValueError, match="adapters on stacked experts or a router of a kbit-prepared base"):
+        activation_memory(cfg, 1, 128, lora_targets="all-linear", qlora_preparation="kbit")
+    assert activation_memory(cfg, 1, 128, lora_targets="all-linear", qlora_preparation="none").saved > 0

@@ -141,7 +141,8 @@ def test_json_output(capsys):
     (["params", "gpt2", "--d-model", "0"], "d_model must be an integer >= 1; got 0"),
     (["kv-cache", "gpt2", "--tokens", "8q"], "'8q' is not a token count: token counts: plain integers or with"),
     (["kv-cache", "gpt2", "--tokens", "1.0001k"], "'1.0001k' is not a whole number of tokens"),
-    (["plan", "phi-2", "--task", "full"], "activation memory is not modelled for blocks without exactly two norms"),
+    (["plan", "mixtral-8x7b", "--task", "qlora", "--targets", "all-linear"],
+     "activation memory is not modelled for peft's adapters on stacked experts or a router of a kbit-prepared base"),
     (["plan", "gpt2", "--context", "2k"], "context must be an integer in [1, 1024]; got 2048"),
     (["plan", "llama-2-7b", "--task", "inference", "--gpus", "2"], "--gpus does not apply to --task inference"),
     (["plan", "llama-2-7b", "--gpu", "0"], "argument --gpu: GPU memory must be from 1 MiB to 100,000 GiB; got '0'"),
@@ -260,7 +261,7 @@ def test_a_plan_that_does_not_fit_names_the_changes_that_make_it_fit(capsys):
     result = json.loads(run(capsys, *argv, "--json"))
     assert result["fits"] is False
     changes = result["changes_that_fit"]
-    assert [c["change"] for c in changes][:2] == ["--checkpointing", "--seq-len 1912"]
+    assert [c["change"] for c in changes][:2] == ["--checkpointing", "--seq-len 1289"]
     assert changes[-1]["change"].startswith("--gpu ")
     # Each named change, typed as printed, gives a plan that fits at the total shown.
     for change in changes:
@@ -276,7 +277,7 @@ def test_a_plan_that_does_not_fit_names_the_changes_that_make_it_fit(capsys):
     assert all(card.total_bytes < result["total"] for card in smaller)
     text = run(capsys, *argv)
     assert "it fits with one change; the smallest: --checkpointing" in text
-    assert "--seq-len 1912" in text and "to spare in" in text
+    assert "--seq-len 1289" in text and "to spare in" in text
 
 
 def test_inference_that_does_not_fit_names_a_format_and_a_card(capsys):

@@ -8,6 +8,7 @@ vocabulary 32,000, untied head: 6,738,415,616 parameters).
 """
 
 import dataclasses
+import pathlib
 import re
 from collections.abc import Callable
 
@@ -238,8 +239,9 @@ def test_moe_and_latent_attention_models_get_training_plans(name: str, task: str
     options = {} if task == "full" else {"targets": targets}
     plan = plan_training(cfg, task=task, seq_len=1024, checkpointing=checkpointing, **options)
     lora_targets = None if task == "full" else targets
-    assert plan.activations == activation_memory(cfg, 1, 1024, checkpointing=checkpointing,
-                                                 lora_targets=lora_targets).peak > 0
+    preparation = "kbit" if task == "qlora" else None  # the plan's default: peft's prepare_model_for_kbit_training
+    assert plan.activations == activation_memory(cfg, 1, 1024, checkpointing=checkpointing, lora_targets=lora_targets,
+                                                 qlora_preparation=preparation).peak > 0
     assert plan.weights > 0 and plan.total > plan.weights
 
 
@@ -261,3 +263,33 @@ def test_all_linear_lora_on_moe_keeps_the_merged_expert_weights(name: str) -> No
 def test_latent_attention_has_no_v_projection_to_adapt() -> None:
     with pytest.raises(ValueError, match="target 'v' matches no module"):
         plan_training(_moe_config("deepseek-v2-lite"), task="lora", seq_len=512)
+
+
+_HF_MODELS = sorted(path for path in (pathlib.Path(__file__).parent / "data" / "hf_models").glob("*.json")
+                    if not path.name.startswith("_") and not path.name.endswith(".full.json"))
+
+
+@pytest.mark.parametrize("path", _HF_MODELS, ids=lambda path: path.stem)
+def test_every_architecture_gets_full_lora_and_qlora_plans(path):
+    """Issue 25: each recorded config, dense (sliding windows, QK-norm, four norms, parallel blocks, OLMo's
+    parameter-free norm, fused layouts) or MoE and MLA, gets all three training plans; LoRA on its query and value
+    projections (the fused one where the model fuses them; MLA: the query and kv_b_proj)."""
+    cfg = lc.ModelConfig.from_hf_config(path)
+    if cfg.uses_latent_attention:
+        targets: tuple[str, ...] = ("q", "kv_b")
+    elif cfg.layout in ("gpt2", "gpt_neox", "falcon", "phi3"):
+        targets = ("qkv",)
+    else:
+        targets = ("q", "v")
+    full = plan_training(cfg, task="full", seq_len=1024)
+    lora = plan_training(cfg, task="lora", seq_len=1024, targets=targets)
+    qlora = plan_training(cfg, task="qlora", seq_len=1024, targets=targets)
+    unprepared = plan_training(cfg, task="qlora", seq_len=1024, targets=targets, qlora_preparation="none")
+    assert 0 < lora.activations < full.activations
+    # The kbit-prepared base keeps its hidden states in fp32: more activation memory than the unprepared one.
+    assert qlora.activations > unprepared.activations > 0
+
+
+def test_the_architecture_coverage_is_the_22_recorded_configs():
+    assert len(_HF_MODELS) == 22
+    assert {path.stem for path in _HF_MODELS} >= set(MOE_CONFIGS)

@@ -225,6 +225,40 @@ def test_every_plan_matches_llmcalc(language: str) -> None:
     assert log.errors == [] and log.requests == []
 
 
+def attention_targets(cfg: lc.ModelConfig) -> tuple[str, ...]:
+    """The query and value projections as the model names them (fused, or MLA's query and kv_b_proj)."""
+    if cfg.uses_latent_attention:
+        return ("q", "kv_b")
+    return ("qkv",) if cfg.layout in ("gpt2", "gpt_neox", "falcon", "phi3") else ("q", "v")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_committed_config_gets_the_training_plans_llmcalc_gives(language: str) -> None:
+    """Issue 25 in the widget: each committed config (dense families, MoE, MLA) with full fine-tuning, LoRA and
+    QLoRA (kbit-prepared and not) on its query and value projections and on every linear layer, with and without
+    checkpointing: the widget's plan is llmcalc's, and every attention-target plan is given (no refusal)."""
+    vectors = []
+    for label, source, cfg in model_sources():
+        if not label.endswith(".json") or label.endswith(".full.json"):
+            continue
+        for checkpointing in (False, True):
+            vectors.append(training_case(label, source, cfg, 80 * GIB, task="full", optimizer="adamw",
+                                         seq_len=1024, micro_batch=1, checkpointing=checkpointing))
+            for task, preparation in (("lora", "kbit"), ("qlora", "kbit"), ("qlora", "none")):
+                for targets in (attention_targets(cfg), "all-linear"):
+                    vectors.append(training_case(label, source, cfg, 80 * GIB, task=task, optimizer="adamw",
+                                                 seq_len=1024, micro_batch=2, checkpointing=checkpointing,
+                                                 targets=targets, qlora_preparation=preparation))
+    given = {(v["model"], v["options"]["task"]) for v in vectors  # type: ignore[index]
+             if "error" not in v["expected"] and not isinstance(v["options"]["targets"], str)}  # type: ignore[index]
+    assert len(given) == 66
+    with browser_page() as (page, log):
+        page.goto(page_path(language).as_uri())
+        result = page.evaluate(COMPARE, vectors)
+    assert result == {"checked": len(vectors), "bad": []}
+    assert log.errors == [] and log.requests == []
+
+
 # GPU memory as typed: Python's gpu_memory is the oracle, the widget's field must read every text alike.
 MEMORY_TEXTS = ["24", "22.49", "0.5", ".5", "24.", "23034MiB", " 23034 MiB ", "23034 mib", "24GB", "24 gb", "44.99 GiB",
                 "1MiB", "100000", "100000.001", "0", "0.5 MiB", "24 TB", "", "-3", "1e3", "nan", "24 G", "l40s", "T4",

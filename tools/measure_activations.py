@@ -8,8 +8,14 @@ against.
 How to re-run (in a throwaway virtual environment, never the project's)::
 
     python3 -m venv /tmp/act-venv
-    /tmp/act-venv/bin/pip install torch transformers
+    /tmp/act-venv/bin/pip install torch transformers peft bitsandbytes
     /tmp/act-venv/bin/python tools/measure_activations.py --write
+
+``--write`` adds to the recordings file: a record replaces only the record of
+the same setting, and each architecture lists the runs that recorded it, so a
+run for one family (``--arch mistral``) or one setting (``--lora-setting 6``)
+leaves the rest as it was.  Keep a run to one family: on a 2-core machine a
+long run also grows in memory.
 
 What is measured.  Each model is built from a configuration written out here
 (no hub download, random weights), cast to bfloat16 (the whole model, not
@@ -32,7 +38,11 @@ what backward will read is fixed when the forward ends.
   these numbers: it is transient, and equals one layer of the run without
   checkpointing.
 
-Each point is recorded with ``attn_implementation="eager"`` and ``"sdpa"``.
+Each point is recorded with ``attn_implementation="eager"`` and ``"sdpa"``
+(Gemma 2: eager only, as transformers 5.24 refuses SDPA for it).  The dense
+families of issue 25 (Mistral, Gemma 1 to 3, Qwen3, OLMo 1 and 2, Phi-2,
+GPT-NeoX, Falcon, Phi-3, StarCoder2) are 2-layer models with their families'
+ratios, windows of 256 tokens so that the points cross them.
 
 ``--peak`` runs forward and backward instead, under torch's ``MemTracker``
 (``torch.distributed._tools.mem_tracker``, which follows every storage the
@@ -50,8 +60,12 @@ default) and 0.05; peft's defaults otherwise, so the adapters are upcast to
 fp32 (``autocast_adapter_dtype=True``).  The QLoRA base is loaded with
 ``BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
 bnb_4bit_compute_dtype=bfloat16)`` from a saved copy of the random bf16 model,
-its other parameters kept in bf16 (``peft.prepare_model_for_kbit_training``,
-which upcasts them to fp32, is not applied).  Each (configuration,
+its other parameters kept in bf16, or, for the settings marked ``prepared``,
+upcast to fp32 by ``peft.prepare_model_for_kbit_training`` as TRL's trainers
+do.  The dense families take settings 0 and 3 of ``LORA_SETTINGS`` (peft's
+default targets without dropout, ``"all-linear"`` with 0.05); where peft has
+no default targets for the model type the query and value projections are
+named (``QV_TARGETS``).  Each (configuration,
 checkpointing) pair gets a freshly built model, because enabling
 checkpointing also registers transformers' ``enable_input_require_grads``
 hook on the embedding, which disabling it does not remove.
@@ -101,6 +115,18 @@ NO_DROPOUT = {
     "gpt2": dict(resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, summary_first_dropout=0.0),
     **{model_type: dict(attention_dropout=0.0)
        for model_type in ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3")},
+    "mistral": dict(attention_dropout=0.0),
+    "gemma": dict(attention_dropout=0.0),
+    "gemma2": dict(attention_dropout=0.0),
+    "gemma3_text": dict(attention_dropout=0.0),
+    "qwen3": dict(attention_dropout=0.0),
+    "olmo": dict(attention_dropout=0.0),
+    "olmo2": dict(attention_dropout=0.0),
+    "phi": dict(attention_dropout=0.0, resid_pdrop=0.0, embd_pdrop=0.0),
+    "gpt_neox": dict(attention_dropout=0.0, hidden_dropout=0.0),
+    "falcon": dict(attention_dropout=0.0, hidden_dropout=0.0),
+    "phi3": dict(attention_dropout=0.0, resid_pdrop=0.0, embd_pdrop=0.0),
+    "starcoder2": dict(attention_dropout=0.0, residual_dropout=0.0, embedding_dropout=0.0),
 }
 
 # name -> (model_type, AutoConfig keyword arguments, what it is)
@@ -183,25 +209,133 @@ ARCHITECTURES: dict[str, tuple[str, dict[str, Any], str]] = {
         "router with correction bias and V3's 8 groups of which 4 are kept, top 4 of 16, renormalized, scaled 2.5) at "
         "width 512 with 8 heads; layer 0 dense (first_k_dense_replace 1), layer 1 MoE",
     ),
+    # The dense families of issue 25, each as a 2-layer model with its family's ratios.  Windows are 256 tokens
+    # (the real ones, 2047 to 4096, are longer than the points) so that the points at 512 and 1024 tokens cross
+    # them; large vocabularies are cut to 32000 (the loss is the same code for every family).
+    "mistral": (
+        "mistral",
+        dict(vocab_size=32000, hidden_size=512, intermediate_size=1792, num_hidden_layers=2,
+             num_attention_heads=8, num_key_value_heads=2, head_dim=64, sliding_window=256,
+             tie_word_embeddings=False),
+        "Mistral 7B block (Llama's with a sliding window; d_ff = 3.5 d_model, GQA 4:1) at width 512, window 256",
+    ),
+    "gemma": (
+        "gemma",
+        dict(vocab_size=32000, hidden_size=384, intermediate_size=3072, num_hidden_layers=2,
+             num_attention_heads=6, num_key_value_heads=6, head_dim=64, hidden_activation="gelu_pytorch_tanh",
+             tie_word_embeddings=True),
+        "Gemma 7B block (GeGLU with tanh GELU, d_ff = 8 d_model, MHA, scaled embeddings, tied head, "
+        "RMSNorm with 1 + weight) at width 384, 32000-token vocabulary",
+    ),
+    "gemma2": (
+        "gemma2",
+        dict(vocab_size=32000, hidden_size=512, intermediate_size=2048, num_hidden_layers=2,
+             num_attention_heads=8, num_key_value_heads=4, head_dim=64, query_pre_attn_scalar=64,
+             hidden_activation="gelu_pytorch_tanh", sliding_window=256, attn_logit_softcapping=50.0,
+             final_logit_softcapping=30.0, layer_types=["sliding_attention", "full_attention"],
+             tie_word_embeddings=True),
+        "Gemma 2 9B block (four norms, GeGLU, GQA 2:1, attention and final soft-capping, alternating "
+        "sliding/global layers, tied head) at width 512, window 256, 32000-token vocabulary",
+    ),
+    "gemma3": (
+        "gemma3_text",
+        dict(vocab_size=32000, hidden_size=384, intermediate_size=2304, num_hidden_layers=2,
+             num_attention_heads=4, num_key_value_heads=1, head_dim=64, query_pre_attn_scalar=64,
+             hidden_activation="gelu_pytorch_tanh", sliding_window=256,
+             layer_types=["sliding_attention", "full_attention"], tie_word_embeddings=True),
+        "Gemma 3 1B block (four norms, per-head QK-norm, GeGLU, d_ff = 6 d_model, MQA, sliding and global "
+        "layers) at width 384, window 256, 32000-token vocabulary",
+    ),
+    "qwen3": (
+        "qwen3",
+        dict(vocab_size=32000, hidden_size=512, intermediate_size=1536, num_hidden_layers=2,
+             num_attention_heads=8, num_key_value_heads=4, head_dim=128, tie_word_embeddings=True),
+        "Qwen3 0.6B block (per-head QK-norm, SwiGLU d_ff = 3 d_model, head_dim 128 so q is 2 d_model wide, "
+        "GQA 2:1, tied head) at width 512, 32000-token vocabulary",
+    ),
+    "olmo2": (
+        "olmo2",
+        dict(vocab_size=32000, hidden_size=512, intermediate_size=1376, num_hidden_layers=2,
+             num_attention_heads=8, num_key_value_heads=8, tie_word_embeddings=False),
+        "OLMo 2 7B block (RMSNorm over the whole q and k projections, norms after attention and FFN, "
+        "SwiGLU d_ff = 2.69 d_model, MHA) at width 512, 32000-token vocabulary",
+    ),
+    "olmo": (
+        "olmo",
+        dict(vocab_size=32000, hidden_size=512, intermediate_size=2048, num_hidden_layers=2,
+             num_attention_heads=8, num_key_value_heads=8, tie_word_embeddings=True),
+        "OLMo 1B block (parameter-free LayerNorm, SwiGLU d_ff = 4 d_model, MHA, tied head) at width 512, "
+        "32000-token vocabulary",
+    ),
+    "phi": (
+        "phi",
+        dict(vocab_size=51200, hidden_size=640, intermediate_size=2560, num_hidden_layers=2,
+             num_attention_heads=8, num_key_value_heads=8, hidden_act="gelu_new", partial_rotary_factor=0.4,
+             tie_word_embeddings=False),
+        "Phi-2 block (one LayerNorm, attention and gelu_new MLP in parallel, head_dim 80 with 40 % rotary, "
+        "biases, LM head with bias) at width 640, Phi-2's 51200-token vocabulary",
+    ),
+    "gpt_neox": (
+        "gpt_neox",
+        dict(vocab_size=50304, hidden_size=512, intermediate_size=2048, num_hidden_layers=2,
+             num_attention_heads=4, hidden_act="gelu", rotary_pct=0.25, partial_rotary_factor=0.25,
+             use_parallel_residual=True, tie_word_embeddings=False),
+        "Pythia 1.4B block (GPT-NeoX: two LayerNorms, attention and GELU MLP in parallel, fused QKV, head_dim "
+        "128 with 25 % rotary, biases) at width 512, Pythia's 50304-token vocabulary",
+    ),
+    "falcon": (
+        "falcon",
+        dict(vocab_size=65024, hidden_size=512, ffn_hidden_size=2048, num_hidden_layers=2, num_attention_heads=8,
+             multi_query=True, parallel_attn=True, bias=False, alibi=False, new_decoder_architecture=False,
+             tie_word_embeddings=True),
+        "Falcon 7B block (one LayerNorm, attention and GELU MLP in parallel, multi-query, fused QKV, no biases, "
+        "tied head) at width 512, Falcon's 65024-token vocabulary",
+    ),
+    "phi3": (
+        "phi3",
+        dict(vocab_size=32064, hidden_size=512, intermediate_size=1368, num_hidden_layers=2,
+             num_attention_heads=8, num_key_value_heads=8, sliding_window=256, tie_word_embeddings=False),
+        "Phi-3 mini block (fused qkv_proj and gate_up_proj, SwiGLU d_ff = 2.67 d_model, MHA, sliding window) "
+        "at width 512, window 256, Phi-3's 32064-token vocabulary",
+    ),
+    "starcoder2": (
+        "starcoder2",
+        dict(vocab_size=49152, hidden_size=512, intermediate_size=2048, num_hidden_layers=2,
+             num_attention_heads=4, num_key_value_heads=2, use_bias=True, hidden_act="gelu_pytorch_tanh",
+             sliding_window=256, tie_word_embeddings=True),
+        "StarCoder2 3B block (LayerNorm, biases, tanh-GELU MLP d_ff = 4 d_model, head_dim 128, GQA, sliding "
+        "window, tied head) at width 512, window 256, StarCoder2's 49152-token vocabulary",
+    ),
 }
 MOE_ARCHITECTURES = ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3")
 
 POINTS = ((1, 1024), (2, 256), (4, 512))
 ATTENTIONS = ("eager", "sdpa")
+# transformers 5.24 refuses SDPA for Gemma 2 ("does not support an attention implementation through
+# torch.nn.functional.scaled_dot_product_attention yet"): its soft-capped scores need eager (or flash-attention 2).
+EAGER_ONLY = {"gemma2"}
 LORA_POINTS = ((1, 512), (2, 128), (4, 256))
 LORA_RANK = 16
-# (targets, lora_dropout, quantized base): None targets = peft's default for the model type.
+# (targets, lora_dropout, quantized base, prepare_model_for_kbit_training): None targets = peft's default for the
+# model type.  The first six were recorded for the first three architectures; the dense families of issue 25 take
+# LORA_FAMILY_SETTINGS (a 2-core machine shared by eight), and the prepared QLoRA path (issue 24) the last two.
 LORA_SETTINGS = (
-    (None, 0.0, False), (None, 0.05, False), ("all-linear", 0.0, False), ("all-linear", 0.05, False),
-    (None, 0.0, True), ("all-linear", 0.05, True),
+    (None, 0.0, False, False), (None, 0.05, False, False), ("all-linear", 0.0, False, False),
+    ("all-linear", 0.05, False, False), (None, 0.0, True, False), ("all-linear", 0.05, True, False),
+    (None, 0.0, True, True), ("all-linear", 0.05, True, True),
 )
+LORA_FAMILY_SETTINGS = (0, 3, 6)
+# peft 0.21.2 has no default targets for these model types (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING):
+# their "default" records name the query and value projections, as the others' defaults do.
+QV_TARGETS = {"olmo": ["q_proj", "v_proj"], "olmo2": ["q_proj", "v_proj"], "starcoder2": ["q_proj", "v_proj"],
+              "phi3": ["qkv_proj"]}
 # The MoE models (--moe): peft 0.21.2 has a default only for Mixtral, so None means the query and value
 # projections named here (DeepSeek: the query projection and kv_b_proj, which rebuilds keys and values).
 # "all-linear" with lora_dropout > 0 is not measured: peft refuses dropout on the stacked experts it adapts
 # (ParamWrapper: "does not work with lora_dropout != 0").
 MOE_LORA_SETTINGS = (
-    (None, 0.0, False), (None, 0.05, False), ("all-linear", 0.0, False), (None, 0.0, True),
-    ("all-linear", 0.0, True),
+    (None, 0.0, False, False), (None, 0.05, False, False), ("all-linear", 0.0, False, False),
+    (None, 0.0, True, False), ("all-linear", 0.0, True, False), (None, 0.0, True, True),
 )
 MOE_QUERY_VALUE = {
     **{arch: ["q_proj", "v_proj"] for arch in ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe")},
@@ -217,12 +351,17 @@ def build(arch: str, attention: str) -> torch.nn.Module:
     return model.train()
 
 
-def build_lora(arch: str, targets: str | list[str] | None, dropout: float,
-               quantized: bool) -> tuple[torch.nn.Module, list[str]]:
-    """A peft LoRA model over the bf16 model (or its 4-bit copy) and the module names peft adapted."""
+def build_lora(arch: str, targets: str | list[str] | None, dropout: float, quantized: bool,
+               prepared: bool = False) -> tuple[torch.nn.Module, list[str]]:
+    """A peft LoRA model over the bf16 model (or its 4-bit copy) and the module names peft adapted.
+
+    ``prepared``: peft's ``prepare_model_for_kbit_training`` runs on the 4-bit base before the adapters are added,
+    as TRL's trainers do: every bf16 parameter (embedding, norms, LM head) is upcast to fp32.  Its checkpointing is
+    left to ``measure`` (``use_gradient_checkpointing=False``), which enables or disables it per record.
+    """
     from peft import LoraConfig, get_peft_model
 
-    base = build(arch, "sdpa")
+    base = build(arch, "eager" if arch in EAGER_ONLY else "sdpa")
     if quantized:
         from transformers import BitsAndBytesConfig
 
@@ -231,7 +370,12 @@ def build_lora(arch: str, targets: str | list[str] | None, dropout: float,
         with tempfile.TemporaryDirectory() as saved:  # quantization happens while loading, so save first
             base.save_pretrained(saved)
             base = AutoModelForCausalLM.from_pretrained(saved, quantization_config=quantization, dtype=torch.bfloat16,
-                                                        attn_implementation="sdpa", device_map="cpu").train()
+                                                        attn_implementation="eager" if arch in EAGER_ONLY else "sdpa",
+                                                        device_map="cpu").train()
+        if prepared:
+            from peft import prepare_model_for_kbit_training
+
+            base = prepare_model_for_kbit_training(base, use_gradient_checkpointing=False)
     config = LoraConfig(r=LORA_RANK, lora_alpha=2 * LORA_RANK, lora_dropout=dropout, target_modules=targets,
                         task_type="CAUSAL_LM")
     model = get_peft_model(base, config).train()
@@ -367,7 +511,9 @@ def document(records: list[dict[str, Any]], *, peak: bool, command: str, lora: b
             "qlora": "quantized_base true: the same random bf16 model saved and reloaded with "
                      "BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type='nf4', "
                      "bnb_4bit_compute_dtype=bfloat16) on CPU (transformers leaves the LM head unquantized); "
-                     "prepare_model_for_kbit_training not applied (its fp32 upcast is not measured)",
+                     "prepare_model_for_kbit_training not applied unless the record says prepared: true (peft's "
+                     "prepare_model_for_kbit_training(model, use_gradient_checkpointing=False) on the 4-bit base "
+                     "before get_peft_model: embedding, norms and LM head upcast to fp32)",
             "checkpointing": "a fresh model per (configuration, checkpointing); gradient_checkpointing_enable "
                              "also makes the embedding output require grad (enable_input_require_grads)",
         }
@@ -396,22 +542,53 @@ def document(records: list[dict[str, Any]], *, peak: bool, command: str, lora: b
     }
 
 
-def measure_lora(arches: list[str], points: Any, records: list[dict[str, Any]], save: Any, *, detail: bool) -> None:
-    """Record every LoRA setting of ``LORA_SETTINGS`` for ``arches`` at ``points``, saving after each point."""
+_MEASURED = ("saved_bytes", "storages", "adapted", "live_activations_after_forward",
+             "peak_activations_and_temporaries", "gradients_at_peak")
+_RUN_KEYS = ("command", "date", "torch", "transformers", "peft", "bitsandbytes")
+
+
+def merged(previous: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
+    """``current``'s records added to a recordings file, replacing only records of the same setting.
+
+    The file's run keys (command, date, versions) stay; its descriptions take ``current``'s.  Each architecture
+    lists under ``measured`` the command, date and versions of every run that recorded it, so a run for one
+    family (or one more setting) adds to the file and rewrites nothing else.
+    """
+    def setting(record: dict[str, Any]) -> str:
+        return json.dumps({key: value for key, value in record.items() if key not in _MEASURED}, sort_keys=True)
+
+    run = {key: current["provenance"][key] for key in _RUN_KEYS if key in current["provenance"]}
+    provenance = {**previous["provenance"],
+                  **{key: value for key, value in current["provenance"].items() if key not in _RUN_KEYS}}
+    architectures = dict(previous["architectures"])
+    for arch, entry in current["architectures"].items():
+        before = architectures.get(arch, entry)
+        runs = [item for item in before.get("measured", []) if item != run]
+        architectures[arch] = {**before, "measured": [*runs, run]}
+    replaced = {setting(record) for record in current["records"]}
+    records = [record for record in previous["records"] if setting(record) not in replaced]
+    return {"provenance": provenance, "architectures": architectures, "records": records + current["records"]}
+
+
+def measure_lora(arches: list[str], points: Any, records: list[dict[str, Any]], save: Any, *, detail: bool,
+                 settings: Any = LORA_SETTINGS) -> None:
+    """Record the LoRA ``settings`` for ``arches`` at ``points``, saving after each point."""
     for arch in arches:
-        settings = MOE_LORA_SETTINGS if arch in MOE_ARCHITECTURES else LORA_SETTINGS
-        for default_targets, dropout, quantized in settings:
-            targets = MOE_QUERY_VALUE[arch] if default_targets is None and arch in MOE_QUERY_VALUE else default_targets
+        for default_or_named, dropout, quantized, prepared in settings:
+            targets = default_or_named or MOE_QUERY_VALUE.get(arch) or QV_TARGETS.get(ARCHITECTURES[arch][0])
             for checkpointing in (False, True):
-                model, adapted = build_lora(arch, targets, dropout, quantized)
+                model, adapted = build_lora(arch, targets, dropout, quantized, prepared)
                 for batch, seq_len in points:
                     record = measure(model, batch, seq_len, checkpointing, detail=detail)
                     details = record.pop("detail", None)
-                    records.append({"arch": arch, "attention": "sdpa", "batch": batch, "seq_len": seq_len,
+                    attention = "eager" if arch in EAGER_ONLY else "sdpa"
+                    records.append({"arch": arch, "attention": attention, "batch": batch, "seq_len": seq_len,
                                     "checkpointing": checkpointing, "targets": targets, "adapted": adapted,
                                     "rank": LORA_RANK, "lora_dropout": dropout, "quantized_base": quantized,
+                                    **({"prepared": True} if prepared else {}),
                                     **record})
-                    print(f"{arch:6} {targets or 'default'!s:10} p={dropout} q={quantized!s:5} b={batch} "
+                    shown = str(targets or "default")
+                    print(f"{arch:6} {shown:10} p={dropout} q={quantized!s:5} prep={prepared!s:5} b={batch} "
                           f"s={seq_len:5} ckpt={checkpointing!s:5} {record['saved_bytes']:>14,d} B "
                           f"in {record['storages']} storages", flush=True)
                     for why, item in (details or {}).items():
@@ -432,6 +609,8 @@ def main() -> None:
                              f"({MOE_LORA.name} with --lora)")
     parser.add_argument("--lora", action="store_true",
                         help=f"measure LoRA and QLoRA (SDPA) instead; --write writes {LORA.name}")
+    parser.add_argument("--lora-setting", type=int, action="append", choices=range(len(LORA_SETTINGS)),
+                        help="with --lora: only these indices of LORA_SETTINGS (MOE_LORA_SETTINGS with --moe)")
     parser.add_argument("--attention", choices=ATTENTIONS, action="append", help="only these attention implementations")
     parser.add_argument("--point", type=int, nargs=2, action="append", metavar=("BATCH", "SEQ_LEN"),
                         help="only these (batch, seq_len) points")
@@ -447,26 +626,31 @@ def main() -> None:
     arches = args.arch or (list(MOE_ARCHITECTURES) if args.moe else dense)
     command = " ".join(["python tools/measure_activations.py", *sys.argv[1:]])
 
-    # With --moe, a run of some architectures keeps the other architectures' records of the file it writes.
-    earlier = json.loads(path.read_text()) if args.moe and args.write and path.exists() else None
-    kept = [record for record in (earlier or {}).get("records", []) if record["arch"] not in arches]
+    previous = json.loads(path.read_text("utf-8")) if args.write and path.exists() else None
 
     def save(records: list[dict[str, Any]]) -> None:
         # After every point, so that a run cut short still leaves what it measured.
         if args.write:
             path.parent.mkdir(parents=True, exist_ok=True)
-            document_ = document(kept + records, peak=args.peak, command=command, lora=args.lora)
-            if earlier is not None and kept:
-                runs = earlier["provenance"].get("runs", [earlier["provenance"]["command"]])
-                document_["provenance"]["runs"] = [*runs, command]
+            document_ = document(records, peak=args.peak, command=command, lora=args.lora)
+            if previous is not None:
+                document_ = merged(previous, document_)
             path.write_text(json.dumps(document_, indent=1) + "\n")
 
     records = []
     if args.lora:
-        measure_lora(arches, args.point or LORA_POINTS, records, save, detail=args.detail)
+        table = MOE_LORA_SETTINGS if args.moe else LORA_SETTINGS
+        if any(index >= len(table) for index in args.lora_setting or ()):
+            parser.error(f"--lora-setting: {'MOE_LORA_SETTINGS' if args.moe else 'LORA_SETTINGS'} has indices "
+                         f"0 to {len(table) - 1}; got {args.lora_setting}")
+        settings = [table[index] for index in args.lora_setting] if args.lora_setting else table
+        measure_lora(arches, args.point or LORA_POINTS, records, save, detail=args.detail,
+                     settings=settings)
         return
     for arch in arches:
         for attention in args.attention or ATTENTIONS:
+            if arch in EAGER_ONLY and attention != "eager":
+                continue
             model = build(arch, attention)
             for batch, seq_len in args.point or POINTS:
                 for checkpointing in (False, True):

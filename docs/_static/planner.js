@@ -63,11 +63,26 @@
     return parts;
   }
 
-  /* ---- llmcalc.activations, for what the planner uses: SDPA attention, bf16 (2 bytes an element) ---- */
+  /* ---- llmcalc.activations, for what the planner uses: bf16 (2 bytes an element, fp32 on a kbit-prepared QLoRA
+   * base), SDPA attention (eager for Gemma 2, llmcalc.activations.planner_attention) ---- */
 
-  var ELEMENT = 2n;
   var FP32 = 4n;
   var INT64 = 8n;
+  /* llmcalc.activations' tables of family traits, by layout or model_type. */
+  var MLP_WIDE_TENSORS = { gpt2: 5n, phi: 5n, gpt_neox: 2n, falcon: 2n, starcoder2: 2n };
+  var FP32_SCALE_NORMS = { gemma: "gemma", gemma2: "gemma", gemma3_text: "gemma", olmo2: "fp32-scale" };
+  var EAGER_ONLY = ["gemma2"];
+  var FOUR_NORMS = ["gemma2", "gemma3_text"];
+  var SOFT_CAPPED = ["gemma2"];
+  var ROTARY_TABLES = { gemma3_text: 2n };
+  var FP32_ROTARY = ["olmo", "olmo2"];
+  var CAT_ROTARY = ["phi", "gpt_neox", "phi3"];
+  var FUSED_QKV = ["gpt_neox", "falcon", "phi3"];
+
+  function has(list, value) { return list.indexOf(value) >= 0; }
+
+  /* llmcalc.activations.planner_attention */
+  function plannerAttention(cfg) { return has(EAGER_ONLY, cfg.model_type) ? "eager" : "sdpa"; }
 
   /* llmcalc.activations._check_moe_modelled: an MoE or MLA model of a measured family. */
   function checkMoeModelled(cfg) {
@@ -82,50 +97,56 @@
 
   /* llmcalc.activations._check_modelled: refuse the configurations whose saved tensors were never measured. */
   function checkModelled(cfg) {
-    var moeFamily = checkMoeModelled(cfg);
-    var unmeasured = [
-      ["qk_norm", cfg.qk_norm, moeFamily ? (TABLES.activations_moe.qk_norm[cfg.model_type] || "none") : "none"],
-      ["n_experts", cfg.n_experts, moeFamily ? cfg.n_experts : 1n],
-      ["kv_lora_rank", cfg.kv_lora_rank, moeFamily ? cfg.kv_lora_rank : 0n],
-      ["sliding_window", cfg.sliding_window, 0n],
-      ["norms_per_layer", cfg.norms_per_layer, 2n],
-    ];
-    unmeasured.forEach(function (item) {
-      if (String(item[1]) !== String(item[2])) {
-        throw refusal("activations_unmeasured_feature", { name: item[0], measured: item[2], value: item[1] });
-      }
-    });
+    checkMoeModelled(cfg);
     var blocks = { ffn: cfg.ffn, norm: cfg.norm };
-    if (cfg.layout === "llama") {
-      if (cfg.ffn !== "swiglu" || cfg.norm !== "rmsnorm" || cfg.learned_positions) {
+    if (cfg.layout === "llama" || cfg.layout === "phi3") {
+      if (cfg.ffn !== "swiglu" || cfg.norm === "layernorm" || cfg.learned_positions) {
         blocks.learned_positions = cfg.learned_positions;
         throw refusal("activations_llama_blocks", blocks);
       }
-    } else if (cfg.layout === "gpt2") {
+    } else if (Object.prototype.hasOwnProperty.call(MLP_WIDE_TENSORS, cfg.layout)) {
       if (cfg.ffn !== "mlp" || cfg.norm !== "layernorm") { throw refusal("activations_gpt2_blocks", blocks); }
     } else {
       throw refusal("activations_layout", { layout: cfg.layout });
     }
+    var measured = cfg.layout === "phi" ? [1n] : cfg.layout === "falcon" ? [1n, 2n]
+      : has(FOUR_NORMS, cfg.model_type) ? [4n] : [2n];
+    if (!measured.some(function (n) { return String(n) === String(cfg.norms_per_layer); })) {
+      throw refusal("activations_unmeasured_feature", { name: "norms_per_layer", measured: measured[0],
+        value: cfg.norms_per_layer });
+    }
   }
 
-  /* llmcalc.activations._norm_bytes: a frozen RMSNorm keeps no normalized values. */
-  function normBytes(cfg, tokens, width, groups, frozen) {
-    if (cfg.norm === "layernorm") { return ELEMENT * tokens * width + 2n * FP32 * tokens * groups; }
-    return FP32 * tokens * width + (frozen ? 0n : ELEMENT * tokens * width) + FP32 * tokens * groups;
+  /* llmcalc.activations._norm_style */
+  function normStyle(cfg) {
+    if (cfg.norm !== "rmsnorm") { return cfg.norm; }
+    return FP32_SCALE_NORMS[cfg.model_type] || "llama";
   }
 
+  /* llmcalc.activations._norm_bytes: what one norm keeps; a frozen scale keeps no normalized values. */
+  function normBytes(cfg, tokens, width, groups, element, frozen) {
+    var style = normStyle(cfg);
+    var statistics = 2n * FP32 * tokens * groups;
+    if (style === "layernorm") { return element * tokens * width + statistics; }
+    if (style === "parameter-free") { return FP32 * tokens * width + statistics; }
+    var normalized = frozen ? 0n : (style === "llama" ? element : FP32) * tokens * width;
+    var scale = style === "gemma" ? FP32 * (width / groups) : 0n;
+    return FP32 * tokens * width + normalized + FP32 * tokens * groups + scale;
+  }
+
+  function qDim(cfg) { return big(cfg.n_heads) * big(cfg.head_dim); }
+  function kvDim(cfg) { return big(cfg.n_kv_heads) * big(cfg.head_dim); }
   function isMoe(cfg) { return cfg.n_experts > 1n; }
   function routedWidth(cfg) { return cfg.expert_d_ff > 0n ? big(cfg.expert_d_ff) : big(cfg.d_ff); }
-  function has(list, item) { return list.indexOf(item) >= 0; }
 
   /* llmcalc.activations._router_bytes */
-  function routerBytes(cfg, tokens, frozen) {
+  function routerBytes(cfg, tokens, element, frozen) {
     var moe = TABLES.activations_moe;
     var experts = big(cfg.n_experts);
     var k = big(cfg.experts_per_token);
     var kept = FP32 * tokens * experts + INT64 * tokens * k;
     if (has(moe.renormalized, cfg.model_type)) { kept += FP32 * tokens * k + FP32 * tokens; }
-    kept += (has(moe.fp32_routing_weights, cfg.model_type) ? FP32 : ELEMENT) * tokens * k;
+    kept += (has(moe.fp32_routing_weights, cfg.model_type) ? FP32 : element) * tokens * k;
     if (has(moe.fp32_router, cfg.model_type) && !frozen) { kept += FP32 * tokens * big(cfg.d_model); }
     if (cfg.model_type === "deepseek_v3") {
       kept += INT64 * tokens * big(2 * moe.v3_groups + moe.v3_kept_groups) + tokens * experts;
@@ -134,33 +155,51 @@
   }
 
   /* llmcalc.activations._moe_ffn_bytes */
-  function moeFfnBytes(cfg, tokens, frozen) {
+  function moeFfnBytes(cfg, tokens, element, frozen) {
     var pairs = tokens * big(cfg.experts_per_token);
     var width = routedWidth(cfg);
     var dModel = big(cfg.d_model);
-    var inputs = frozen ? 0n : ELEMENT * pairs * dModel;
-    var downInput = frozen ? 0n : ELEMENT * pairs * width;
-    var experts = inputs + ELEMENT * pairs * (3n * width + dModel) + downInput + 3n * INT64 * pairs +
+    var inputs = frozen ? 0n : element * pairs * dModel;
+    var downInput = frozen ? 0n : element * pairs * width;
+    var experts = inputs + element * pairs * (3n * width + dModel) + downInput + 3n * INT64 * pairs +
       4n * big(cfg.n_experts);
-    var shared = cfg.shared_expert_d_ff > 0n ? (frozen ? 3n : 4n) * ELEMENT * tokens * big(cfg.shared_expert_d_ff) : 0n;
-    if (cfg.shared_expert_gate) { shared += ELEMENT * tokens * dModel + ELEMENT * tokens; }
-    return routerBytes(cfg, tokens, frozen) + experts + shared;
+    var shared = cfg.shared_expert_d_ff > 0n ? (frozen ? 3n : 4n) * element * tokens * big(cfg.shared_expert_d_ff) : 0n;
+    if (cfg.shared_expert_gate) { shared += element * tokens * dModel + element * tokens; }
+    return routerBytes(cfg, tokens, element, frozen) + experts + shared;
   }
 
-  /* llmcalc.activations._qk_norm_bytes */
-  function qkNormBytes(cfg, tokens, frozen) {
-    var groups = cfg.qk_norm === "per-head" ? [big(cfg.n_heads), big(cfg.n_kv_heads)] : [1n, 1n];
-    return normBytes(cfg, tokens, big(cfg.n_heads * cfg.head_dim), groups[0], frozen) +
-      normBytes(cfg, tokens, big(cfg.n_kv_heads * cfg.head_dim), groups[1], frozen);
+  /* llmcalc.activations._qk_norm_bytes: per head (Qwen3, Gemma 3, Qwen3-MoE) or over the whole projection
+   * (OLMo 2, OLMoE). */
+  function qkNormBytes(cfg, tokens, element, frozen) {
+    if (cfg.qk_norm === "none") { return 0n; }
+    var perHead = cfg.qk_norm === "per-head";
+    return normBytes(cfg, tokens, qDim(cfg), perHead ? big(cfg.n_heads) : 1n, element, frozen) +
+      normBytes(cfg, tokens, kvDim(cfg), perHead ? big(cfg.n_kv_heads) : 1n, element, frozen);
+  }
+
+  /* llmcalc.activations._unrepeated_kv: one KV head is repeated as a view, not a copy. */
+  function unrepeatedKv(cfg, batch, seqLen, element, attention) {
+    if (String(cfg.n_kv_heads) !== "1" || (attention === "eager" && batch !== 1n)) { return 0n; }
+    return 2n * element * batch * seqLen * (qDim(cfg) - kvDim(cfg));
+  }
+
+  /* llmcalc.activations._fused_value_view: V kept as the whole fused Q/K/V output. */
+  function fusedValueView(cfg, batch, attention) {
+    if (!has(FUSED_QKV, cfg.layout)) { return false; }
+    if (cfg.layout === "falcon" && String(cfg.n_kv_heads) !== String(cfg.n_heads)) { return false; }
+    if (attention === "sdpa") { return true; }
+    return batch === 1n && (String(cfg.n_kv_heads) === "1" || String(cfg.n_kv_heads) === String(cfg.n_heads));
   }
 
   function hasRole(modules, role) { return modules.some(function (module) { return module.role === role; }); }
 
-  /* llmcalc.activations._first_block_inputs_without_gradient */
+  /* llmcalc.activations._first_block_inputs_without_gradient (in a parallel block the FFN's first layer reads the
+   * block's input too). */
   function firstBlockInputsWithoutGradient(cfg, modules) {
+    var readers = BLOCK_INPUT_ROLES.concat(parallelBlock(cfg) ? FFN_INPUT_ROLES : []);
     return modules.filter(function (module) {
       if (module.role === "q_a" || module.role === "kv_a" ||
-          (BLOCK_INPUT_ROLES.indexOf(module.role) >= 0 && big(module.d_in) === big(cfg.d_model))) { return true; }
+          (has(readers, module.role) && big(module.d_in) === big(cfg.d_model))) { return true; }
       if (cfg.kv_lora_rank > 0n) {
         return (module.role === "kv_b" && !hasRole(modules, "kv_a")) || (module.role === "q" && !hasRole(modules, "q_a"));
       }
@@ -168,68 +207,125 @@
     });
   }
 
-  /* llmcalc.activations._unadapted_latent_norm_bytes */
-  function unadaptedLatentNormBytes(cfg, modules, tokens) {
-    var discount = hasRole(modules, "kv_a") ? 0n : normBytes(cfg, tokens, big(cfg.kv_lora_rank), 1n, true);
-    if (cfg.q_lora_rank > 0n && !hasRole(modules, "q_a")) {
-      discount += normBytes(cfg, tokens, big(cfg.q_lora_rank), 1n, true);
-    }
-    return discount;
+  /* llmcalc.activations._fp32_latent_split: in an fp32 model the KV latent's norm keeps a slice of
+   * kv_a_proj_with_mqa's output, whose storage holds the keys' rotary part too. */
+  function fp32LatentSplit(cfg, tokens, element) {
+    return element === FP32 ? FP32 * tokens * big(cfg.rope_head_dim) : 0n;
   }
 
-  /* llmcalc.activations._unadapted_qk_norm_bytes: the first block's QK-norm of an unadapted q or k keeps nothing. */
-  function unadaptedQkNormBytes(cfg, modules, tokens) {
-    var discount = 0n;
-    [["q", cfg.n_heads], ["k", cfg.n_kv_heads]].forEach(function (item) {
-      if (!modules.some(function (module) { return module.role === item[0]; })) {
-        var width = big(item[1] * cfg.head_dim);
-        discount += normBytes(cfg, tokens, width, cfg.qk_norm === "per-head" ? big(item[1]) : 1n, true);
-      }
-    });
+  /* llmcalc.activations._unadapted_latent_norm_bytes */
+  function unadaptedLatentNormBytes(cfg, modules, tokens, element) {
+    var discount = hasRole(modules, "kv_a") ? 0n
+      : normBytes(cfg, tokens, big(cfg.kv_lora_rank), 1n, element, true) + fp32LatentSplit(cfg, tokens, element);
+    if (cfg.q_lora_rank > 0n && !hasRole(modules, "q_a")) {
+      discount += normBytes(cfg, tokens, big(cfg.q_lora_rank), 1n, element, true);
+    }
     return discount;
   }
 
   /* llmcalc.activations._latent_attention_bytes, SDPA branch (torch's math kernel: fp32 q, k, v and scores). */
-  function latentAttentionBytes(cfg, batch, seqLen, frozen) {
+  function latentAttentionBytes(cfg, batch, seqLen, element, frozen) {
     var tokens = batch * seqLen;
     var heads = big(cfg.n_heads);
     var valueWidth = cfg.v_head_dim > 0n ? big(cfg.v_head_dim) : big(cfg.head_dim);
-    var latents = normBytes(cfg, tokens, big(cfg.kv_lora_rank), 1n, frozen) +
-      (frozen ? 0n : ELEMENT * tokens * big(cfg.kv_lora_rank));
+    var latents = normBytes(cfg, tokens, big(cfg.kv_lora_rank), 1n, element, frozen) +
+      fp32LatentSplit(cfg, tokens, element) + (frozen ? 0n : element * tokens * big(cfg.kv_lora_rank));
     if (cfg.q_lora_rank > 0n) {
-      latents += normBytes(cfg, tokens, big(cfg.q_lora_rank), 1n, frozen) +
-        (frozen ? 0n : ELEMENT * tokens * big(cfg.q_lora_rank));
+      latents += normBytes(cfg, tokens, big(cfg.q_lora_rank), 1n, element, frozen) +
+        (frozen ? 0n : element * tokens * big(cfg.q_lora_rank));
     }
     var queryKeyValue = tokens * heads * (2n * big(cfg.head_dim) + valueWidth);
-    var output = frozen ? 0n : ELEMENT * tokens * heads * valueWidth;
-    return latents + FP32 * queryKeyValue + FP32 * batch * heads * seqLen * seqLen + output;
+    var output = frozen ? 0n : element * tokens * heads * valueWidth;
+    /* An fp32 model (kbit-prepared base): no fp32 copies; for one sequence the values are a view of kv_b_proj's
+     * output, keys' non-rotary part included. */
+    var views = element === FP32 && batch === 1n
+      ? FP32 * tokens * heads * (big(cfg.head_dim) - big(cfg.rope_head_dim)) : 0n;
+    return latents + FP32 * queryKeyValue + FP32 * batch * heads * seqLen * seqLen + output + views;
   }
 
   /* llmcalc.activations._rotary_table_bytes */
-  function rotaryTableBytes(cfg, seqLen) {
+  function rotaryTableBytes(cfg, seqLen, element) {
     if (cfg.model_type === "deepseek_v2") { return FP32 * seqLen * big(cfg.rope_head_dim); }
-    return 2n * ELEMENT * seqLen * big(cfg.kv_lora_rank > 0n ? cfg.rope_head_dim : cfg.head_dim);
+    var width = big(cfg.kv_lora_rank > 0n ? cfg.rope_head_dim : cfg.head_dim);
+    var rotaryElement = has(FP32_ROTARY, cfg.model_type) ? FP32 : element;
+    return (ROTARY_TABLES[cfg.model_type] || 1n) * 2n * rotaryElement * seqLen * width;
   }
 
-  /* llmcalc.activations._block_bytes, SDPA branch: a frozen base keeps no linear-module inputs. */
-  function blockBytes(cfg, batch, seqLen, frozen, moeLayer) {
+  /* llmcalc.activations._block_bytes: a frozen base keeps no linear-module inputs; moeLayer picks the routed FFN
+   * or, for DeepSeek's dense leading layers, the dense one. */
+  function blockBytes(cfg, batch, seqLen, element, attention, frozen, moeLayer) {
     var tokens = batch * seqLen;
     var dModel = big(cfg.d_model);
-    var hidden = ELEMENT * tokens * dModel;
-    var queries = ELEMENT * tokens * big(cfg.n_heads * cfg.head_dim);
-    var norms = 2n * normBytes(cfg, tokens, dModel, 1n, frozen);
-    var linearInputs = frozen ? 0n : 2n * hidden;
-    var attention = 2n * queries + 2n * ELEMENT * tokens * big(cfg.n_kv_heads * cfg.head_dim) +
-      FP32 * big(cfg.n_heads) * tokens;
-    if (cfg.kv_lora_rank > 0n) { attention = latentAttentionBytes(cfg, batch, seqLen, frozen); }
-    if (TABLES.activations_moe.qk_norm[cfg.model_type]) { attention += qkNormBytes(cfg, tokens, frozen); }
-    if (moeLayer) { return norms + linearInputs + attention + moeFfnBytes(cfg, tokens, frozen); }
-    var ffnWide = ELEMENT * tokens * big(cfg.d_ff);
-    var ffn = (cfg.layout === "gpt2" ? 5n : 4n) * ffnWide;
-    return norms + linearInputs + attention + ffn - (frozen ? ffnWide : 0n);
+    var hidden = element * tokens * dModel;
+    var queries = element * tokens * qDim(cfg);
+    var scores = batch * big(cfg.n_heads) * seqLen * seqLen;
+    var norms = big(cfg.norms_per_layer) * normBytes(cfg, tokens, dModel, 1n, element, frozen) +
+      qkNormBytes(cfg, tokens, element, frozen);
+    if (cfg.layout === "gpt_neox" && String(cfg.norms_per_layer) === "2") { norms -= element * tokens * dModel; }
+    var linearInputs = frozen ? 0n : (String(cfg.norms_per_layer) === "1" ? 1n : 2n) * hidden;
+    var attentionBytes;
+    var mathFallback = cfg.layout === "falcon" && String(cfg.n_kv_heads) !== String(cfg.n_heads);
+    if (cfg.kv_lora_rank > 0n) {
+      attentionBytes = latentAttentionBytes(cfg, batch, seqLen, element, frozen);
+    } else if (attention === "sdpa" && mathFallback) {
+      /* llmcalc.activations._sdpa_math_fallback: fp32 queries, keys, values and softmax output. */
+      var kvWidth = batch === 1n ? kvDim(cfg) : qDim(cfg);
+      attentionBytes = FP32 * tokens * (qDim(cfg) + 2n * kvWidth) + FP32 * scores + (frozen ? 0n : queries);
+    } else if (attention === "sdpa") {
+      attentionBytes = 2n * queries + 2n * element * tokens * kvDim(cfg) + FP32 * big(cfg.n_heads) * tokens;
+      if (has(CAT_ROTARY, cfg.layout) && !frozen) { attentionBytes += queries; }
+    } else if (cfg.layout === "gpt2") {
+      attentionBytes = element * tokens * (qDim(cfg) + 2n * kvDim(cfg)) + element * scores + queries;
+    } else {
+      var probabilities = cfg.layout === "falcon" ? element * scores
+        : FP32 * scores + (element !== FP32 ? element * scores : 0n);
+      attentionBytes = 3n * queries + probabilities + (frozen ? 0n : queries) -
+        unrepeatedKv(cfg, batch, seqLen, element, "eager");
+      if (has(SOFT_CAPPED, cfg.model_type)) { attentionBytes += element * scores; }
+    }
+    if (fusedValueView(cfg, batch, attention)) { attentionBytes += element * tokens * (qDim(cfg) + kvDim(cfg)); }
+    if (moeLayer) { return norms + linearInputs + attentionBytes + moeFfnBytes(cfg, tokens, element, frozen); }
+    var ffnWide = element * tokens * big(cfg.d_ff);
+    var ffn = (MLP_WIDE_TENSORS[cfg.layout] || 4n) * ffnWide;
+    return norms + linearInputs + attentionBytes + ffn - (frozen ? ffnWide : 0n);
   }
 
-  /* llmcalc.activations._BLOCK_INPUT_ROLES and _lora_modules (bf16 and SDPA, as the planner computes). */
+  /* llmcalc.activations._parallel and _FFN_INPUT_ROLES */
+  var FFN_INPUT_ROLES = ["up", "gate", "gate_up"];
+  function parallelBlock(cfg) {
+    return cfg.layout === "phi" || cfg.layout === "gpt_neox" ||
+      (cfg.layout === "falcon" && String(cfg.norms_per_layer) === "1");
+  }
+
+  /* llmcalc.activations._first_block_untrained_paths: the first LoRA block keeps nothing on a Q, K or V path
+   * without an adapter (its QK-norm, and eager attention's operands only that path's gradient needs). */
+  function firstBlockUntrainedPaths(cfg, modules, batch, seqLen, element, attention) {
+    var roles = modules.map(function (module) { return module.role; });
+    var trained = {};
+    ["q", "k", "v"].forEach(function (path) { trained[path] = has(roles, path) || has(roles, "qkv"); });
+    var tokens = batch * seqLen;
+    var untrained = 0n;
+    if (parallelBlock(cfg) && !FFN_INPUT_ROLES.some(function (role) { return has(roles, role); })) {
+      untrained += ((MLP_WIDE_TENSORS[cfg.layout] || 4n) - 1n) * element * tokens * big(cfg.d_ff);
+      if (String(cfg.norms_per_layer) === "2") { untrained += 2n * FP32 * tokens; }
+    }
+    if (cfg.qk_norm !== "none") {
+      var perHead = cfg.qk_norm === "per-head";
+      if (!trained.q) { untrained += normBytes(cfg, tokens, qDim(cfg), perHead ? big(cfg.n_heads) : 1n, element, true); }
+      if (!trained.k) {
+        untrained += normBytes(cfg, tokens, kvDim(cfg), perHead ? big(cfg.n_kv_heads) : 1n, element, true);
+      }
+    }
+    if (attention === "eager" && cfg.layout !== "gpt2") {
+      var queries = element * tokens * qDim(cfg);
+      if (!trained.k) { untrained += queries; }
+      if (!trained.q) { untrained += queries - unrepeatedKv(cfg, batch, seqLen, element, "eager") / 2n; }
+      if (!trained.v && element !== FP32) { untrained += element * batch * big(cfg.n_heads) * seqLen * seqLen; }
+    }
+    return untrained;
+  }
+
+  /* llmcalc.activations._BLOCK_INPUT_ROLES and _lora_modules (bf16, as the planner computes). */
   var BLOCK_INPUT_ROLES = ["q", "k", "v", "qkv"];
 
   var LATENT_ATTENTION_ROLES = ["q", "q_a", "kv_a", "kv_b"];
@@ -279,7 +375,7 @@
   }
 
   /* llmcalc.activations._stacked_adapter_bytes: peft's merged weights W + B A (and its factor copies) per layer. */
-  function stackedAdapterBytes(cfg, stacked, tokens, rank) {
+  function stackedAdapterBytes(cfg, stacked, tokens, element, rank) {
     var pairs = tokens * big(cfg.experts_per_token);
     var experts = big(cfg.n_experts);
     var dModel = big(cfg.d_model);
@@ -287,25 +383,42 @@
     var r = big(rank);
     var kept = 0n;
     if (has(stacked, "gate_up")) {
-      kept += ELEMENT * pairs * dModel + ELEMENT * experts * (2n * width * dModel + 2n * r * dModel + 4n * width * r);
+      kept += element * pairs * dModel + element * experts * (2n * width * dModel + 2n * r * dModel + 4n * width * r);
     }
     if (has(stacked, "down")) {
-      kept += ELEMENT * pairs * width + ELEMENT * experts * (width * dModel + r * width + dModel * r);
+      kept += element * pairs * width + element * experts * (width * dModel + r * width + dModel * r);
     }
     if (has(stacked, "router")) {
-      var routerElement = has(TABLES.activations_moe.fp32_router, cfg.model_type) ? FP32 : ELEMENT;
+      var routerElement = has(TABLES.activations_moe.fp32_router, cfg.model_type) ? FP32 : element;
       kept += routerElement * (tokens * dModel + experts * dModel);
     }
     return kept;
   }
 
-  /* llmcalc.activations._adapter_bytes: an fp32 input copy and the r-wide fp32 output of lora_A, per adapted
-   * module of a block; with lora_dropout > 0 also the dropped-out copy's mask, the input's size in fp32. */
-  function adapterBytes(modules, tokens, rank, dropout) {
-    var perInputValue = dropout ? 2n * FP32 : FP32;
-    return modules.reduce(function (sum, module) {
-      return sum + tokens * (perInputValue * big(module.d_in) + FP32 * big(rank));
-    }, 0n);
+  /* llmcalc.activations._adapter_bytes: on a 16-bit base an fp32 input copy and the r-wide fp32 output of lora_A,
+   * per adapted module of a block; with lora_dropout > 0 also the dropped-out copy's mask, the input's size in
+   * fp32.  On an fp32 (kbit-prepared) base without dropout, adapters reading one tensor keep it once, and with
+   * outputKept the output projection's input is SDPA's output, kept anyway. */
+  var INPUT_GROUPS = { q: "attention", k: "attention", v: "attention", qkv: "attention", q_a: "attention",
+                       kv_a: "attention", gate: "ffn", up: "ffn", gate_up: "ffn" };
+
+  function adapterBytes(modules, tokens, rank, dropout, fp32Base, oneNorm, outputKept) {
+    if (!fp32Base || dropout) {
+      var perInputValue = dropout ? 2n * FP32 : FP32;
+      return modules.reduce(function (sum, module) {
+        return sum + tokens * (perInputValue * big(module.d_in) + FP32 * big(rank));
+      }, 0n);
+    }
+    var inputs = {};
+    modules.forEach(function (module) {
+      if (module.role === "o" && outputKept) { return; }
+      var group = INPUT_GROUPS[module.role] || module.path;
+      if (oneNorm && group === "ffn") { group = "attention"; }
+      inputs[group + "|" + String(module.d_in)] = big(module.d_in);
+    });
+    var total = big(modules.length) * FP32 * tokens * big(rank);
+    Object.keys(inputs).forEach(function (key) { total += FP32 * tokens * inputs[key]; });
+    return total;
   }
 
   /* llmcalc._validate.number for lora_dropout: a finite number in [0, 1). */
@@ -317,16 +430,20 @@
     return value;
   }
 
-  /* llmcalc.activations.activation_memory(...).peak, SDPA, bf16; LoRA when options.task is lora or qlora. */
+  /* llmcalc.activations.activation_memory(...).peak with planner_attention(cfg), bf16; LoRA when options.task is
+   * lora or qlora, the fp32 residual stream when a QLoRA base is kbit-prepared. */
   function activationPeak(cfg, microBatch, seqLen, checkpointing, options) {
     checkModelled(cfg);
+    var attention = plannerAttention(cfg);
     var frozen = options.task === "lora" || options.task === "qlora";
+    var prepared = options.task === "qlora" && (options.qloraPreparation || "kbit") === "kbit";
+    var element = prepared ? FP32 : 2n;
     var batch = big(microBatch);
     var seq = big(seqLen);
     var tokens = batch * seq;
     var dModel = big(cfg.d_model);
-    var block = blockBytes(cfg, batch, seq, frozen, isMoe(cfg));
-    var denseBlock = blockBytes(cfg, batch, seq, frozen, false);
+    var block = blockBytes(cfg, batch, seq, element, attention, frozen, isMoe(cfg));
+    var denseBlock = blockBytes(cfg, batch, seq, element, attention, frozen, false);
     var discount = 0n;
     if (frozen) {
       var modules = loraModules(cfg, options.targets);
@@ -334,42 +451,63 @@
         throw refusal("integer_out_of_range", { name: "lora_rank", minimum: 1, maximum: null, value: options.rank });
       }
       var dropout = checkDropout(options.loraDropout || 0);
+      var oneNorm = String(cfg.norms_per_layer) === "1";
+      var outputKept = !(cfg.kv_lora_rank > 0n);
       if (isMoe(cfg)) {
         var stacked = moeLoraTargets(cfg, options.targets)[1];
         if (stacked.length && dropout) {
           throw refusal("lora_dropout_on_stacked_experts", { lora_dropout: dropout, targets: options.targets });
         }
-        block += adapterBytes(modules.filter(function (m) { return inLayer(m, true); }), tokens, options.rank, dropout) +
-          stackedAdapterBytes(cfg, stacked, tokens, options.rank);
+        if (stacked.length && prepared) {
+          throw refusal("activations_unmeasured_feature", { name: "qlora_preparation", measured: "none",
+            value: options.qloraPreparation || "kbit" });
+        }
+        block += adapterBytes(modules.filter(function (m) { return inLayer(m, true); }), tokens, options.rank, dropout,
+          prepared, oneNorm, outputKept) + stackedAdapterBytes(cfg, stacked, tokens, element, options.rank);
         denseBlock += adapterBytes(modules.filter(function (m) { return inLayer(m, false); }), tokens, options.rank,
-          dropout);
+          dropout, prepared, oneNorm, outputKept);
       } else {
-        block += adapterBytes(modules, tokens, options.rank, dropout);
+        block += adapterBytes(modules, tokens, options.rank, dropout, prepared, oneNorm, outputKept);
         denseBlock = block;
       }
       if (!checkpointing) {
         var noGradientWidth = firstBlockInputsWithoutGradient(cfg, modules).reduce(function (sum, module) {
           return sum + big(module.d_in);
         }, 0n);
-        discount = normBytes(cfg, tokens, dModel, 1n, true) + (dropout ? FP32 * tokens * noGradientWidth : 0n);
-        if (TABLES.activations_moe.qk_norm[cfg.model_type]) { discount += unadaptedQkNormBytes(cfg, modules, tokens); }
-        if (cfg.kv_lora_rank > 0n) { discount += unadaptedLatentNormBytes(cfg, modules, tokens); }
+        discount = (cfg.model_type === "olmo2" ? 0n : normBytes(cfg, tokens, dModel, 1n, element, true)) +
+          (dropout ? FP32 * tokens * noGradientWidth : 0n) +
+          firstBlockUntrainedPaths(cfg, modules, batch, seq, element, attention);
+        if (cfg.kv_lora_rank > 0n) { discount += unadaptedLatentNormBytes(cfg, modules, tokens, element); }
       }
     }
     var shared = (frozen ? 1n : 2n) * INT64 * tokens;
-    if (cfg.layout !== "gpt2") { shared += rotaryTableBytes(cfg, seq); }
+    if (cfg.layout !== "gpt2") { shared += rotaryTableBytes(cfg, seq, element); }
     if (checkpointing || (cfg.layout === "gpt2" && !frozen)) { shared += INT64 * seq; }
+    var mask = batch * seq * seq;
+    var windowed = attention === "sdpa" && big(cfg.sliding_window) > 0n && big(cfg.sliding_window) <= seq;
+    var repeatedKv = 2n * element * tokens * (qDim(cfg) - kvDim(cfg)) - unrepeatedKv(cfg, batch, seq, element, "sdpa");
+    var windowExtra = windowed ? element * mask + repeatedKv : 0n;
+    if (windowed && big(cfg.n_kv_heads) > 1n && big(cfg.n_kv_heads) < big(cfg.n_heads) && has(FUSED_QKV, cfg.layout)) {
+      windowExtra -= element * tokens * (qDim(cfg) + kvDim(cfg));
+    }
+    if (checkpointing && (windowed || (attention === "sdpa" && cfg.layout === "falcon"))) { shared += seq * seq; }
+    if (checkpointing && attention === "eager") {
+      var windowedLayers = big(cfg.sliding_window_layers);
+      shared += (windowedLayers > 0n && windowedLayers < big(cfg.n_layers) ? 2n : 1n) * element * mask;
+    }
     var vocab = big(cfg.vocab_size);
-    var head = normBytes(cfg, tokens, dModel, 1n, frozen) + (frozen ? 0n : ELEMENT * tokens * dModel);
-    var perLayer = checkpointing ? ELEMENT * tokens * dModel : block;
+    var head = normBytes(cfg, tokens, dModel, 1n, element, frozen) + (frozen ? 0n : element * tokens * dModel);
+    if (has(SOFT_CAPPED, cfg.model_type)) { head += element * tokens * vocab; }
+    var perLayer = checkpointing ? element * tokens * dModel : block;
     var loss = FP32 * tokens * vocab + FP32;
     var denseLayers = isMoe(cfg) ? big(cfg.dense_layers) : 0n;
     var largestBlock = denseLayers > 0n && denseBlock > block ? denseBlock : block;
-    var recompute = checkpointing ? largestBlock : 0n;
+    var recompute = checkpointing ? largestBlock + windowExtra : 0n;
     var denseExtra = checkpointing ? 0n : denseLayers * (denseBlock - block);
-    var logits = ELEMENT * tokens * vocab;
+    var windowedTotal = checkpointing ? 0n : windowExtra * big(cfg.sliding_window_layers);
+    var logits = element * tokens * vocab;
     var lossBackward = 2n * FP32 * tokens * vocab;
-    var saved = perLayer * big(cfg.n_layers) - discount + denseExtra + shared + head + loss;
+    var saved = perLayer * big(cfg.n_layers) - discount + denseExtra + windowedTotal + shared + head + loss;
     return saved + logits + (lossBackward > recompute ? lossBackward : recompute);
   }
 
@@ -722,7 +860,8 @@
       return memoryPlan(weights, 0n, gradients, states + parts.master_weights, activations);
     }
     checkCount("n_gpus", options.nGpus, 1, LIMITS.max_gpus);
-    /* QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA. */
+    /* QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA, unless
+     * prepare_model_for_kbit_training made the residual stream fp32 (activationPeak). */
     var loraActivations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing, options);
     var state = adapterTrainingState(cfg, options);
     if (options.zeroStage === 0) {

@@ -105,7 +105,7 @@ def planner_data() -> dict[str, str]:
                   "prefetch_bucket_size": planner.ZERO3_PREFETCH_BUCKET_SIZE,
                   "reduce_bucket_size": planner.ZERO3_REDUCE_BUCKET_SIZE},
         "activations_moe": {
-            "families": activations.MOE_FAMILIES, "qk_norm": activations.MOE_QK_NORM,
+            "families": activations.MOE_FAMILIES,
             "renormalized": sorted(activations.RENORMALIZED_ROUTING),
             "fp32_routing_weights": sorted(activations.FP32_ROUTING_WEIGHTS),
             "fp32_router": sorted(activations.FP32_ROUTER_INPUT),
