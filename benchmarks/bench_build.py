@@ -39,12 +39,16 @@ ratio on wall-clock time is printed next to it:
 * both languages, no-op: project / plain twice, at most 1.5x;
 * both languages, one page touched: project / plain twice, at most 2.0x.
 
-Next to the four, one ratio without a goal: project ``en`` fresh against a third
-site, the **equipped twin**: the plain twin with the real llmcalc reference pages and
-the third-party extensions that build them and the examples' links (autodoc, napoleon,
-sphinx-argparse, sphinx-codeautolink, with the project's settings for them, read from
-its conf.py), built fresh in English in each round.  It tells what our own extensions
-and features cost, apart from the third-party ones the site chose.
+Next to the four, issue 29's ratio (goal at most 1.25x): project ``en`` fresh against
+a third site, the **equipped twin**: the plain twin with the real llmcalc reference
+pages, the real references page and ``.bib`` file, every citation role of the real
+pages (each entry's ``{cite:p}`` keys, as many and the same), and the third-party
+extensions that build them and the examples' links (autodoc, napoleon, sphinx-argparse,
+sphinx-codeautolink, sphinxcontrib-bibtex, with the project's settings for them, read
+from its conf.py), built fresh in English in each round.  It tells what our own
+extensions and features cost, apart from the third-party ones the site chose.  Our
+workarounds of a third-party cost (``llmglossary.bibtexplugins``) are our code: the
+twin runs sphinxcontrib-bibtex without them.
 
 Timing is information, not a test: missing a goal does not fail the run.  Before the
 timed rounds each site is built once with ``-j auto``, which also warms the caches
@@ -67,6 +71,7 @@ import pstats
 import random
 import re
 import resource
+import runpy
 import shutil
 import statistics
 import subprocess
@@ -128,9 +133,13 @@ SNAPSHOT_IGNORED = (
 EXCLUDED_SOURCE_DIRS = {"_ext", "_root", "_static", "_templates"}
 FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|:{3,})(?P<info>.*)$")
 TERM_ROLE = re.compile(r"\{term\}`(?P<text>[^`<]*?)(?:\s*<[^>]*>)?`")
+# A citation (sphinxcontrib-bibtex): ``{cite:p}`key``, or several keys ``{cite:p}`a,b``.
+CITE_ROLE = re.compile(r"\{cite(?::\w+)?\}`(?P<keys>[^`]*)`")
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 # A page whose text a directive generates from code: autodoc's docstrings, sphinx-argparse's help.
 GENERATED = re.compile(r"^\s*\.\. (auto\w+|argparse)::", re.MULTILINE)
+# The references page: sphinxcontrib-bibtex lists every cited work there.
+BIBLIOGRAPHY = re.compile(r"^(`{3,}|:{3,})\{bibliography\}", re.MULTILINE)
 
 PLAIN_CONF = '''\
 """Plain Sphinx baseline: MyST-Parser and Furo, nothing else."""
@@ -159,6 +168,12 @@ class Entry:
     names: int
     blocks: list[Block]
     term_links: int
+    citations: list[str] = field(default_factory=list)  # its citation roles as written, in order
+
+    @property
+    def cited_keys(self) -> list[str]:
+        """Every key its citations cite, in order, once per citation."""
+        return [key.strip() for role in self.citations for key in CITE_ROLE.fullmatch(role)["keys"].split(",")]
 
 
 @dataclass
@@ -219,6 +234,7 @@ def parse_glossary(lines: list[str]) -> list[Entry]:
             names=names,
             blocks=split_blocks(textwrap.dedent("\n".join(body)).splitlines()),
             term_links=sum(len(TERM_ROLE.findall(line)) for line in body),
+            citations=[match[0] for match in CITE_ROLE.finditer(" ".join(body))],
         )
         for names, body in entries
     ]
@@ -260,6 +276,11 @@ def source_pages(srcdir: Path) -> list[Path]:
 def is_generated(path: Path) -> bool:
     """Whether most of the page's text comes from code (autodoc, sphinx-argparse), not its source."""
     return GENERATED.search(path.read_text(encoding="utf-8")) is not None
+
+
+def is_bibliography(path: Path) -> bool:
+    """Whether the page lists the cited works (a ``{bibliography}`` directive): the references page."""
+    return BIBLIOGRAPHY.search(path.read_text(encoding="utf-8")) is not None
 
 
 class ArticleText(HTMLParser):
@@ -333,19 +354,38 @@ def twin_shapes(pages: list[Path], built: Path) -> list[PageShape]:
 
 
 class PlainSiteWriter:
-    """Writes the MyST twin of each real page (see the module docstring)."""
+    """Writes the MyST twin of each real page (see the module docstring).
 
-    def __init__(self) -> None:
+    With ``citations``, a paragraph keeps its citation roles as written, after its
+    shuffled words (the equipped twin, which has sphinxcontrib-bibtex); without, a
+    citation's keys are words like any other (the plain twin has no bibliography).
+    """
+
+    def __init__(self, citations: bool = False) -> None:
         self.defined_terms: list[str] = []
         self.random = random.Random(20261129)
+        self.citations = citations
 
     def prose(self, block: Block, links: int = 0) -> str:
-        """A paragraph with as many words as ``block``, its own words shuffled."""
-        words = WORD.findall(TERM_ROLE.sub(lambda m: m["text"], " ".join(block.lines))) or ["text"]
+        """A paragraph with as many words as ``block``, its own words shuffled.
+
+        >>> block = Block(code=False, lines=["**Sources:** {cite:p}`vaswani2017attention`, §3.2;", "{cite:p}`b`."])
+        >>> PlainSiteWriter(citations=True).prose(block).endswith("{cite:p}`vaswani2017attention`; {cite:p}`b`")
+        True
+        >>> "cite" in PlainSiteWriter().prose(block)  # a word, not a role
+        True
+        """
+        text = TERM_ROLE.sub(lambda m: m["text"], " ".join(block.lines))
+        roles = [match[0] for match in CITE_ROLE.finditer(text)] if self.citations else []
+        if roles:
+            text = CITE_ROLE.sub(" ", text)
+        words = WORD.findall(text) or ["text"]
         self.random.shuffle(words)
         positions = sorted(self.random.sample(range(len(words)), min(links, len(words))))
         for position, term in zip(positions, self.earlier_terms(links), strict=False):
             words[position] = f"{{term}}`{term}`"
+        if roles:  # wrapping breaks at spaces only, and the project's roles have none
+            words.append("; ".join(roles))
         return "\n".join(textwrap.wrap(" ".join(words), width=88, break_long_words=False, break_on_hyphens=False))
 
     def earlier_terms(self, count: int) -> list[str]:
@@ -389,12 +429,13 @@ class PlainSiteWriter:
         return "\n\n".join(parts) + "\n"
 
 
-# The plain twin plus the third-party extensions that make the llmcalc reference, with
-# the project's own settings for them: what the site costs without our extensions.
-# sphinx-codeautolink runs as the project runs it, with ``codelinks`` (listed before it)
-# handing its link pass each page's code blocks only.
+# The plain twin plus the third-party extensions that make the llmcalc reference and the
+# bibliography, with the project's own settings for them: what the site costs without our
+# extensions.  sphinx-codeautolink runs as the project runs it, with ``codelinks`` (listed
+# before it) handing its link pass each page's code blocks only.  sphinxcontrib-bibtex runs
+# plain, without ``llmglossary.bibtexplugins``: that workaround of its cost is our code.
 EQUIPPED_CONF = """\
-\"\"\"The plain twin with the llmcalc reference's third-party extensions and settings.\"\"\"
+\"\"\"The plain twin with the third-party extensions and settings of the reference and the bibliography.\"\"\"
 
 import sys
 
@@ -404,32 +445,44 @@ import conf as project_conf  # noqa: E402  (the project's conf.py, for its setti
 project = "Plain baseline with third-party extensions"
 extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "llmglossary.codelinks",
               "sphinx_codeautolink",
-              "sphinxarg.ext"]
+              "sphinxarg.ext", "sphinxcontrib.bibtex"]
 html_theme = "furo"
 globals().update(
     {{name: value for name, value in vars(project_conf).items() if name.startswith({shared_prefixes!r})}}
 )
 del project_conf
 """
-SHARED_PREFIXES = ("autodoc_", "napoleon_", "codeautolink_", "nitpick_")
+SHARED_PREFIXES = ("autodoc_", "napoleon_", "codeautolink_", "nitpick_", "bibtex_")
 
 
-def write_equipped_site(plain_src: Path, project_root: Path, srcdir: Path) -> None:
-    """The plain twin with the real llmcalc reference pages, built by the same third-party extensions."""
-    shutil.copytree(plain_src, srcdir)
+def write_equipped_site(shapes: list[PageShape], project_root: Path, srcdir: Path) -> None:
+    """The twin with every citation, the real llmcalc reference and references pages, and the real .bib files.
+
+    Its pages are the plain twin's (the same words and links) except that each paragraph
+    keeps its citation roles; the pages generated from code and the bibliography page are
+    the project's own, built by the same third-party extensions with the same settings.
+    The ``bibtex_bibfiles`` shared with the project are relative to its conf.py: each is
+    copied to the same place relative to the twin's.
+    """
+    write_plain_site(shapes, srcdir, citations=True)
     for page in source_pages(project_root / "docs"):
-        if is_generated(page):
+        if is_generated(page) or is_bibliography(page):
             shutil.copyfile(page, srcdir / page.name)
+    project_conf = runpy.run_path(str(project_root / "conf.py"))
+    for bibfile in project_conf.get("bibtex_bibfiles", []):
+        (srcdir / bibfile).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(project_root / bibfile, srcdir / bibfile)
     (srcdir / "conf.py").write_text(
         EQUIPPED_CONF.format(root=str(project_root), shared_prefixes=SHARED_PREFIXES),
         encoding="utf-8",
     )
 
 
-def write_plain_site(shapes: list[PageShape], srcdir: Path) -> None:
+def write_plain_site(shapes: list[PageShape], srcdir: Path, citations: bool = False) -> None:
+    """The plain twin of ``shapes`` in ``srcdir``; with ``citations``, keeping their citation roles."""
     srcdir.mkdir(parents=True)
     (srcdir / "conf.py").write_text(PLAIN_CONF, encoding="utf-8")
-    writer = PlainSiteWriter()
+    writer = PlainSiteWriter(citations)
     others = [shape for shape in shapes if shape.stem != "index"]
     for number, shape in enumerate(others, 1):
         (srcdir / f"{shape.stem}.md").write_text(writer.page(shape, number), encoding="utf-8")
@@ -693,7 +746,7 @@ def main(argv: list[str] | None = None) -> int:
         write_plain_site(shapes, plain_src)
         parallel["plain"] = build(plain, workdir / "plain-parallel", ["-E", "-j", "auto"])
         equipped_src = workdir / "equipped"
-        write_equipped_site(plain_src, project_root, equipped_src)
+        write_equipped_site(shapes, project_root, equipped_src)
         equipped = Site("equipped", equipped_src, equipped_src, {"copy1": ["-D", "language=en"]}, equipped_src)
         parallel["equipped"] = build(equipped, workdir / "equipped-parallel", ["-E", "-j", "auto"])
         results: dict[str, dict[str, list[BuildResult]]] = {
@@ -805,10 +858,8 @@ def measure_twin_only(
     """
     project = Site("project", project_root, project_root / "docs", {"en": ["-D", "language=en"]}, touched)
     parallel = {"project": build(project, workdir / "project-parallel", ["-E", "-j", "auto"])}
-    plain_src = workdir / "plain"
-    write_plain_site(twin_shapes(pages, workdir / "project-parallel" / "html" / "en"), plain_src)
     equipped_src = workdir / "equipped"
-    write_equipped_site(plain_src, project_root, equipped_src)
+    write_equipped_site(twin_shapes(pages, workdir / "project-parallel" / "html" / "en"), project_root, equipped_src)
     equipped = Site("equipped", equipped_src, equipped_src, {"copy1": ["-D", "language=en"]}, equipped_src)
     parallel["equipped"] = build(equipped, workdir / "equipped-parallel", ["-E", "-j", "auto"])
     ours: list[BuildResult] = []
@@ -884,8 +935,9 @@ def print_report(report: dict) -> None:
     print(
         "(the verdict is on the ratio of the CPU-time medians, which other work on the machine moves least;\n"
         " 'rounds' is the lowest and highest of the same ratio within single rounds; the last line's twin\n"
-        " also has autodoc, napoleon, sphinx-argparse and sphinx-codeautolink, with the real llmcalc\n"
-        " reference pages, so that ratio is what our own extensions and features cost: issue 29's measure)"
+        " also has autodoc, napoleon, sphinx-argparse, sphinx-codeautolink and sphinxcontrib-bibtex, with\n"
+        " the real llmcalc reference and references pages and every citation, so that ratio is what our own\n"
+        " extensions and features cost: issue 29's measure)"
     )
     for name, result in report["parallel"].items():
         state = "no warnings" if not result["warnings"] else f"{len(result['warnings'])} warning line(s)"
