@@ -1,4 +1,4 @@
-"""Everything the browser's copy of llmcalc reads: ``docs/_static/modelconfig.js`` and ``modelcounts.js``.
+"""Everything the browser's copy of llmcalc reads: ``modelconfig.js``, ``modelcounts.js`` and ``planner.js``.
 
 The JavaScript ports the *rules* of :mod:`llmcalc.hf`, :mod:`llmcalc.config`,
 :mod:`llmcalc.params` and :mod:`llmcalc.lora`; the *data* those rules read (class
@@ -6,6 +6,9 @@ defaults, aliases, module names, choices) stays here, in one place, since a tabl
 retyped in JavaScript would drift from Python unnoticed.  It reaches the page as
 JSON (``glossary_html.inline_json("modelconfig-tables", browser_data())``);
 nothing in it depends on the order of an object's keys, so sorted keys are fine.
+:func:`planner_tables` is the same for the planner's own rules (limits, cards,
+optimizer and precision tables, weight formats, parallelism, the MoE routing
+settings, vLLM's constants), written into the widget's ``data-tables``.
 """
 
 from __future__ import annotations
@@ -13,9 +16,9 @@ from __future__ import annotations
 from dataclasses import MISSING, fields
 from typing import Any
 
-from . import config, errors, hf, lora, params
+from . import activations, config, engines, errors, formats, hf, lora, memory, params, planner, weightformats
 
-__all__ = ["browser_data"]
+__all__ = ["browser_data", "planner_tables"]
 
 
 def browser_data() -> dict[str, Any]:
@@ -55,4 +58,52 @@ def browser_data() -> dict[str, Any]:
         "peftMoeNames": {
             model_type: [list(pair) for pair in names.items()] for model_type, names in lora.PEFT_MOE_NAMES.items()
         },
+    }
+
+
+def planner_tables() -> dict[str, Any]:
+    """Every table ``planner.js`` reads, as a JSON-serialisable dict.
+
+    Examples
+    --------
+    >>> import json
+    >>> tables = planner_tables()
+    >>> tables["cards"]["t4"] // 2**20, tables["zero3"]["reduce_bucket_size"], tables["parallel"]["vocab_padding"]
+    (15360, 500000000, 64)
+    >>> json.loads(json.dumps(tables)) == json.loads(json.dumps(planner_tables()))
+    True
+    """
+    return {
+        "limits": {"max_params": planner.MAX_PARAMS, "max_tokens": planner.MAX_TOKENS,
+                   "max_batch": planner.MAX_BATCH, "max_gpus": planner.MAX_GPUS, "reserve": planner.RESERVE,
+                   "min_gpu_bytes": planner.MIN_GPU_BYTES, "max_gpu_bytes": planner.MAX_GPU_BYTES},
+        "cards": {card.key: card.total_bytes for card in planner.CARDS},
+        "memory_units": dict(planner.MEMORY_UNITS),
+        "dtype_bits": dict(formats.DTYPE_BITS),
+        "optimizers": {name: memory.OPTIMIZER_STATES[name] for name in planner.OPTIMIZERS},
+        "precisions": {name: memory.PRECISION_BYTES[name] for name in ("mixed", "fp32", "bf16")},
+        "full_precisions": planner.PRECISIONS,
+        "precision_recipes": dict(planner.PRECISION_RECIPES),
+        "qlora_preparations": planner.QLORA_PREPARATIONS,
+        "bnb_optimizer": {"min_8bit_size": planner.BNB_MIN_8BIT_SIZE, "block": planner.BNB_OPTIMIZER_BLOCK,
+                          "maps": planner.BNB_QUANTIZATION_MAPS},
+        "zero_sharded": [sorted(parts) for parts in memory.ZERO_SHARDED],
+        "weight_formats": formats.WEIGHT_FORMATS,
+        "fp32_routers": weightformats.FP32_ROUTERS,
+        "no_gptq_layouts": weightformats.NO_GPTQ_LAYOUTS,
+        "parallel": {"vocab_padding": planner.VLLM_VOCAB_PADDING, "column": planner.COLUMN_PARALLEL,
+                     "row": planner.ROW_PARALLEL},
+        "zero3": {"max_live_parameters": planner.ZERO3_MAX_LIVE_PARAMETERS,
+                  "prefetch_bucket_size": planner.ZERO3_PREFETCH_BUCKET_SIZE,
+                  "reduce_bucket_size": planner.ZERO3_REDUCE_BUCKET_SIZE},
+        "activations_moe": {
+            "families": activations.MOE_FAMILIES,
+            "renormalized": sorted(activations.RENORMALIZED_ROUTING),
+            "fp32_routing_weights": sorted(activations.FP32_ROUTING_WEIGHTS),
+            "fp32_router": sorted(activations.FP32_ROUTER_INPUT),
+            "v3_groups": activations.V3_GROUPS, "v3_kept_groups": activations.V3_KEPT_GROUPS,
+            "peft_moe_names": lora.PEFT_MOE_NAMES,
+        },
+        "engines": {"block_size": engines.VLLM_BLOCK_SIZE, "non_torch": engines.VLLM_NON_TORCH,
+                    "activation_bytes": engines.ACTIVATION_BYTES},
     }

@@ -79,42 +79,10 @@ def planner_data() -> dict[str, str]:
     import dataclasses
 
     import llmcalc
-    from llmcalc import activations, engines, formats, lora, memory, planner, weightformats
+    from llmcalc import planner
+    from llmcalc.browser import planner_tables
 
-    tables = {
-        "limits": {"max_params": planner.MAX_PARAMS, "max_tokens": planner.MAX_TOKENS,
-                   "max_batch": planner.MAX_BATCH, "max_gpus": planner.MAX_GPUS, "reserve": planner.RESERVE,
-                   "min_gpu_bytes": planner.MIN_GPU_BYTES, "max_gpu_bytes": planner.MAX_GPU_BYTES},
-        "cards": {card.key: card.total_bytes for card in planner.CARDS},
-        "memory_units": dict(planner.MEMORY_UNITS),
-        "dtype_bits": dict(formats.DTYPE_BITS),
-        "optimizers": {name: memory.OPTIMIZER_STATES[name] for name in planner.OPTIMIZERS},
-        "precisions": {name: memory.PRECISION_BYTES[name] for name in ("mixed", "fp32", "bf16")},
-        "full_precisions": planner.PRECISIONS,
-        "precision_recipes": dict(planner.PRECISION_RECIPES),
-        "qlora_preparations": planner.QLORA_PREPARATIONS,
-        "bnb_optimizer": {"min_8bit_size": planner.BNB_MIN_8BIT_SIZE, "block": planner.BNB_OPTIMIZER_BLOCK,
-                          "maps": planner.BNB_QUANTIZATION_MAPS},
-        "zero_sharded": [sorted(parts) for parts in memory.ZERO_SHARDED],
-        "weight_formats": formats.WEIGHT_FORMATS,
-        "fp32_routers": weightformats.FP32_ROUTERS,
-        "no_gptq_layouts": weightformats.NO_GPTQ_LAYOUTS,
-        "parallel": {"vocab_padding": planner.VLLM_VOCAB_PADDING, "column": planner.COLUMN_PARALLEL,
-                     "row": planner.ROW_PARALLEL},
-        "zero3": {"max_live_parameters": planner.ZERO3_MAX_LIVE_PARAMETERS,
-                  "prefetch_bucket_size": planner.ZERO3_PREFETCH_BUCKET_SIZE,
-                  "reduce_bucket_size": planner.ZERO3_REDUCE_BUCKET_SIZE},
-        "activations_moe": {
-            "families": activations.MOE_FAMILIES,
-            "renormalized": sorted(activations.RENORMALIZED_ROUTING),
-            "fp32_routing_weights": sorted(activations.FP32_ROUTING_WEIGHTS),
-            "fp32_router": sorted(activations.FP32_ROUTER_INPUT),
-            "v3_groups": activations.V3_GROUPS, "v3_kept_groups": activations.V3_KEPT_GROUPS,
-            "peft_moe_names": lora.PEFT_MOE_NAMES,
-        },
-        "engines": {"block_size": engines.VLLM_BLOCK_SIZE, "non_torch": engines.VLLM_NON_TORCH,
-                    "activation_bytes": engines.ACTIVATION_BYTES},
-    }
+    tables = planner_tables()
     return {
         "data-presets": compact_json({name: dataclasses.asdict(cfg) for name, cfg in llmcalc.PRESETS.items()}),
         "data-gpus": compact_json({card.key: card.total_bytes for card in planner.CARDS}),
