@@ -1,4 +1,4 @@
-/* Copy buttons on code blocks (docs/_ext/copycode.py).  For a doctest, only the
+/* Copy buttons on code blocks (docs/_ext/llmglossary/copycode.py).  For a doctest, only the
  * code is copied: ">>> " and "... " prompts are removed and output lines dropped;
  * a block without prompts is copied whole.
  */

@@ -1,7 +1,7 @@
 /* "Will it fit?": the GPU memory planner, offline, no framework.
  *
  * The markup comes from docs/_templates/calculators/planner.html, rendered by
- * docs/_ext/calculators.py; model configs are read by modelconfig.js
+ * docs/_ext/llmglossary/calculators/; model configs are read by modelconfig.js
  * (window.LLMModelConfig, the browser's copy of llmcalc's config.json reader) and counted by modelcounts.js,
  * which also holds the KV-cache formula the calculators share.
  * Every function below repeats one of llmcalc.planner, llmcalc.memory,

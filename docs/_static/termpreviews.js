@@ -1,6 +1,6 @@
 /* Glossary previews: hovering or focusing a term link shows the opening of its
  * definition.  The data is a JSON block written into the page at build time
- * (docs/_ext/termpreviews.py), so nothing is fetched.  Escape closes a preview;
+ * (docs/_ext/llmglossary/termpreviews.py), so nothing is fetched.  Escape closes a preview;
  * the link is tied to it with aria-describedby for screen readers.
  */
 (function () {

@@ -1,5 +1,5 @@
 /*
- * The search page's scorer (html_search_scorer, set by docs/_ext/glossarysearch.py).
+ * The search page's scorer (html_search_scorer, set by docs/_ext/llmglossary/glossarysearch.py).
  *
  * Sphinx writes this file into language_data.js, which the search page loads after
  * searchtools.js and before searchindex.js.  It keeps Sphinx's weights and results,
