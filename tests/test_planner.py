@@ -16,6 +16,8 @@ import dataclasses
 import json
 import random
 import re
+import subprocess
+import sys
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
@@ -766,17 +768,18 @@ def test_every_engine_plan_matches_llmcalc(language: str) -> None:
     assert log.errors == [] and log.requests == []
 
 
+def cli_plan_json(model: str, *argv: str) -> dict:
+    """``llmcalc plan MODEL ARGV --json`` run as a reader runs it, parsed."""
+    done = subprocess.run([sys.executable, "-m", "llmcalc", "plan", model, *argv, "--json"],
+                          capture_output=True, text=True, check=True, cwd=REPO)
+    return json.loads(done.stdout)
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str) -> None:
     """Llama-3-8B: generate's prefill as activations; vLLM's pool and concurrency in the verdict, as the CLI's JSON."""
-    import json as json_module
-    import subprocess
-    import sys
-
     def cli(*argv: str) -> dict:
-        done = subprocess.run([sys.executable, "-m", "llmcalc", "plan", "llama-3-8b", *argv, "--json"],
-                              capture_output=True, text=True, check=True, cwd=REPO)
-        return json_module.loads(done.stdout)
+        return cli_plan_json("llama-3-8b", *argv)
 
     generate = cli("--engine", "generate", "--attention", "eager", "--context", "4096", "--gpu", "l4")
     vllm = cli("--engine", "vllm", "--context", "8192", "--gpu", "l4", "--gpu-memory-utilization", "0.85",
@@ -1032,17 +1035,13 @@ def test_the_language_switch_carries_the_plan_to_the_other_edition() -> None:
         assert shown_parts(page) == parts
         assert page.evaluate("document.documentElement.lang") == "zh-TW"
     assert log.errors == [] and log.requests == []
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_several_gpus_in_the_widget_show_what_the_cli_prints(language: str) -> None:
     """Llama-3.1-70B over 4 x 2 GPUs for inference and LoRA under ZeRO-3 on 8, as the CLI's JSON; TP 3 refused."""
-    import json as json_module
-    import subprocess
-    import sys
-
     def cli(*argv: str) -> dict:
-        done = subprocess.run([sys.executable, "-m", "llmcalc", "plan", "llama-3.1-70b", *argv, "--json"],
-                              capture_output=True, text=True, check=True, cwd=REPO)
-        return json_module.loads(done.stdout)
+        return cli_plan_json("llama-3.1-70b", *argv)
 
     inference = cli("--tensor-parallel", "4", "--pipeline-parallel", "2", "--context", "8192", "--gpu", "a100-40gb")
     lora = cli("--task", "lora", "--zero-stage", "3", "--gpus", "8", "--seq-len", "2048", "--micro-batch", "1",
