@@ -1118,7 +1118,6 @@
     var format = formatter();
     var catalogue = JSON.parse(root.dataset.refusals);
     var presets = JSON.parse(root.dataset.presets);
-    var gpus = JSON.parse(root.dataset.gpus);
     var form = root.querySelector("form");
     var out = {};
     root.querySelectorAll("[data-out]").forEach(function (node) { out[node.dataset.out] = node; });
@@ -1404,7 +1403,7 @@
       useConfigText(form.elements.config_paste.value, "config.json");
     });
     gpu.addEventListener("change", function () {
-      if (gpu.value) { gib.value = String(big(gpus[gpu.value]) / 1048576n) + " MiB"; }
+      if (gpu.value) { gib.value = String(big(TABLES.cards[gpu.value]) / 1048576n) + " MiB"; }
       update(true);
     });
     gib.addEventListener("input", function () { gpu.value = ""; update(false); });
@@ -1416,7 +1415,7 @@
     });
     /* plannershare.js and plannerchart.js (loaded before this file) each get the widget and are told, after every
      * update, what was planned: {cfg, options, budget}, or null when nothing could be. */
-    var widget = { root: root, form: form, format: format, fill: fill, plan: plan, update: update,
+    var widget = { root: root, form: form, format: format, fill: fill, plan: plan, update: update, cards: TABLES.cards,
                    useModelConfig: function (cfg) { preset.value = "config"; ownConfig = cfg; ownSource = ["", ""]; },
                    ownConfig: function () { return preset.value === "config" ? ownConfig : null; } };
     var extensions = (window.LLMPlannerExtensions || []).map(function (make) { return make(widget); });

@@ -56,7 +56,7 @@
     var format = widget.format;
     var compare = root.querySelector('[data-out="compare"]');
     var figure = root.querySelector('[data-out="chart"]');
-    var gpus = JSON.parse(data.gpus);
+    var gpus = widget.cards;  // each listed card's reported bytes, from llmcalc.planner.CARDS
     var serial = 0;
 
     function cardName(select, input) {

@@ -75,17 +75,15 @@ def model_data(kind: str, kv_presets: tuple[str, ...] = DEFAULT_KV_PRESETS) -> d
 
 @functools.cache
 def planner_data() -> dict[str, str]:
-    """The planner's data-* attributes: presets, cards, and the tables its rules read, all from llmcalc."""
+    """The planner's data-* attributes: presets and the tables its rules read (cards among them), all from llmcalc."""
     import dataclasses
 
     import llmcalc
-    from llmcalc import planner
     from llmcalc.browser import planner_tables
 
     tables = planner_tables()
     return {
         "data-presets": compact_json({name: dataclasses.asdict(cfg) for name, cfg in llmcalc.PRESETS.items()}),
-        "data-gpus": compact_json({card.key: card.total_bytes for card in planner.CARDS}),
         "data-tables": compact_json(tables),
     }
 
