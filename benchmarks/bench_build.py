@@ -50,6 +50,11 @@ extensions and features cost, apart from the third-party ones the site chose.  O
 workarounds of a third-party cost (``llmglossary.bibtexplugins``) are our code: the
 twin runs sphinxcontrib-bibtex without them.
 
+Before any timing, the twins' first builds are checked against the project's own
+(``twin_faults``): no warning, every glossary term name, every citation of each work and
+the same references list.  A twin that drifted would make every ratio lie, so the run
+then stops with exit status 1 and says what drifted.
+
 Timing is information, not a test: missing a goal does not fail the run.  Before the
 timed rounds each site is built once with ``-j auto``, which also warms the caches
 (``.mo`` files, bytecode); the project's parallel build must not give any warning,
@@ -79,6 +84,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -321,6 +327,116 @@ class ArticleText(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.open:
             self.open[-1][1].append(data)
+
+
+class BuiltFacts(HTMLParser):
+    """What the twin checks compare in a built page: its glossary terms, citations and listed works.
+
+    ``terms`` counts the ``<dt>`` of ``<dl class="glossary">`` lists; ``citations`` are the
+    titles (the cited work, formatted) of the main article's links to the references page,
+    in order; ``works`` the first paragraph of each ``div.citation`` (the references page),
+    whitespace collapsed.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.terms = 0
+        self.citations: list[str] = []
+        self.works: list[str] = []
+        self.in_article = 0
+        self.lists: list[bool] = []  # for each open <dl>: is it a glossary
+        self.citation_divs: list[bool] = []  # for each open <div>: is it a div.citation still without its text
+        self.work: list[str] | None = None  # the paragraph of a listed work being read
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = (dict(attrs).get("class") or "").split()
+        if tag == "article":
+            self.in_article += 1 if self.in_article or ("role", "main") in attrs else 0
+        elif tag == "dl":
+            self.lists.append("glossary" in classes)
+        elif tag == "dt" and self.lists and self.lists[-1]:
+            self.terms += 1
+        elif tag == "div":
+            self.citation_divs.append("citation" in classes)
+        elif tag == "p" and self.citation_divs and self.citation_divs[-1] and self.work is None:
+            self.work = []
+        elif tag == "a" and self.in_article and {"reference", "internal"} <= set(classes):
+            if (dict(attrs).get("href") or "").startswith("references.html#"):
+                self.citations.append(dict(attrs).get("title") or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "article" and self.in_article:
+            self.in_article -= 1
+        elif tag == "dl" and self.lists:
+            self.lists.pop()
+        elif tag == "div" and self.citation_divs:
+            self.citation_divs.pop()
+        elif tag == "p" and self.work is not None:
+            self.works.append(" ".join("".join(self.work).split()))
+            self.work = None
+            self.citation_divs[-1] = False  # only the first paragraph names the work
+
+    def handle_data(self, data: str) -> None:
+        if self.work is not None:
+            self.work.append(data)
+
+
+def built_facts(page: Path) -> BuiltFacts:
+    facts = BuiltFacts()
+    facts.feed(page.read_text(encoding="utf-8"))
+    facts.close()
+    return facts
+
+
+# What the equipped twin's generated pages must show, as the real build does: autodoc documented
+# the package, and sphinx-codeautolink linked the examples' llmcalc names.
+EQUIPPED_MARKS = {"reference-models": 'id="llmcalc.ModelConfig"', "05-the-transformer": "sphinx-codeautolink-a"}
+
+
+def twin_faults(
+    pages: list[Path],
+    shapes: list[PageShape],
+    real_html: Path,
+    plain: BuildResult | None,
+    plain_html: Path | None,
+    equipped: BuildResult,
+    equipped_html: Path,
+) -> list[str]:
+    """Each way the built twins fail to mirror the real English build; empty when they are faithful.
+
+    The plain twin builds without a warning and shows every glossary term name of the real
+    pages; the equipped twin builds without a warning, its generated pages show what
+    autodoc and sphinx-codeautolink put there, every page shows as many citations of each
+    work as the real page, and its references page lists the same works in the same order.
+    A twin that drifts from the real pages would make every ratio lie, so the run refuses
+    to time one (``main``); ``tests/test_bench_build.py`` checks this function on pages
+    made to drift.
+    """
+    faults: list[str] = []
+    names = sum(entry.names for shape in shapes for entry in shape.entries)
+    if plain is not None and plain_html is not None:
+        faults += [f"plain twin warns: {line}" for line in plain.warnings]
+        terms = sum(built_facts(page).terms for page in plain_html.glob("*.html"))
+        if terms != names:
+            faults.append(f"plain twin shows {terms} glossary term names, the real pages have {names}")
+    faults += [f"equipped twin warns: {line}" for line in equipped.warnings]
+    for stem, mark in EQUIPPED_MARKS.items():
+        if mark not in (equipped_html / f"{stem}.html").read_text(encoding="utf-8"):
+            faults.append(f"equipped twin: {stem}.html lacks {mark}")
+    for page in pages:
+        real, twin = built_facts(real_html / f"{page.stem}.html"), built_facts(equipped_html / f"{page.stem}.html")
+        if is_bibliography(page):
+            if twin.works != real.works:
+                faults.append(
+                    f"equipped twin: {page.stem}.html lists {len(twin.works)} works, "
+                    f"the real one {len(real.works)} (or in another order or form)"
+                )
+        elif not is_generated(page) and Counter(twin.citations) != Counter(real.citations):
+            faults.append(
+                f"equipped twin: {page.stem}.html shows {len(twin.citations)} citations, "
+                f"the real page {len(real.citations)} (or of other works)"
+            )
+    return faults
 
 
 def generated_shape(stem: str, built_page: Path) -> PageShape:
@@ -749,6 +865,13 @@ def main(argv: list[str] | None = None) -> int:
         write_equipped_site(shapes, project_root, equipped_src)
         equipped = Site("equipped", equipped_src, equipped_src, {"copy1": ["-D", "language=en"]}, equipped_src)
         parallel["equipped"] = build(equipped, workdir / "equipped-parallel", ["-E", "-j", "auto"])
+        faults = twin_faults(
+            pages, shapes, workdir / "project-parallel" / "html" / "en",
+            parallel["plain"], workdir / "plain-parallel" / "html" / "copy1",
+            parallel["equipped"], workdir / "equipped-parallel" / "html" / "copy1",
+        )  # fmt: skip
+        if faults:
+            return refuse_to_time(faults)
         results: dict[str, dict[str, list[BuildResult]]] = {
             site.name: {step: [] for step in STEPS} for site in (project, plain)
         }
@@ -859,9 +982,16 @@ def measure_twin_only(
     project = Site("project", project_root, project_root / "docs", {"en": ["-D", "language=en"]}, touched)
     parallel = {"project": build(project, workdir / "project-parallel", ["-E", "-j", "auto"])}
     equipped_src = workdir / "equipped"
-    write_equipped_site(twin_shapes(pages, workdir / "project-parallel" / "html" / "en"), project_root, equipped_src)
+    shapes = twin_shapes(pages, workdir / "project-parallel" / "html" / "en")
+    write_equipped_site(shapes, project_root, equipped_src)
     equipped = Site("equipped", equipped_src, equipped_src, {"copy1": ["-D", "language=en"]}, equipped_src)
     parallel["equipped"] = build(equipped, workdir / "equipped-parallel", ["-E", "-j", "auto"])
+    faults = twin_faults(
+        pages, shapes, workdir / "project-parallel" / "html" / "en",
+        None, None, parallel["equipped"], workdir / "equipped-parallel" / "html" / "copy1",
+    )  # fmt: skip
+    if faults:
+        return refuse_to_time(faults)
     ours: list[BuildResult] = []
     theirs: list[BuildResult] = []
     for repetition in range(repeat):
@@ -902,6 +1032,14 @@ def measure_twin_only(
         for line in [*failures, *warnings][:20]:
             print(f"    {line}")
     return 1 if failures or warnings else 0
+
+
+def refuse_to_time(faults: list[str]) -> int:
+    """Say why the twins cannot be timed against the project; the run's exit status."""
+    print("The twins do not mirror the real build, so no ratio is timed:", file=sys.stderr)
+    for fault in faults:
+        print(f"    {fault}", file=sys.stderr)
+    return 1
 
 
 def print_report(report: dict) -> None:
