@@ -18,7 +18,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 import termlists
-from builtsite import built_page, text_without
+from builtsite import built_page, built_pages, text_without
 from termlists import derived_rows, missing_terminology_rows, page_entries, planned_entries, planned_entry_problems
 
 REPO = Path(__file__).resolve().parent.parent
@@ -219,3 +219,24 @@ def test_zh_tw_model_lists_name_the_reference_model_in_chinese(docname: str) -> 
     """The lists show llmcalc's preset names, but the reference model by the name the text gives it."""
     options = page("zh_TW", docname).select('option[value="reference"]')
     assert options and {option.get_text() for option in options} == {"reference（參考模型）"}
+
+
+DOCTEST_FENCE = re.compile(r"^ *(`{3,}|:{3,})\{?doctest\}?\s*$", re.MULTILINE)
+
+
+@pytest.mark.site
+def test_zh_tw_pages_show_and_run_the_english_examples_unchanged() -> None:
+    """A zh_TW page's code is its English page's, character for character, example for example.
+
+    Code is never translated (conf.py sets no ``gettext_additional_targets``), so the zh_TW
+    doctest run would run the English examples again: ``make test`` runs them once, in
+    English, and this test is what makes that enough.  ``make doctest`` still runs both.
+    """
+    examples = 0
+    for docname, english in built_pages("en").items():
+        code = [pre.get_text() for pre in english.select("div[class^='highlight'] pre")]
+        translated = [pre.get_text() for pre in built_page("zh_TW", docname).select("div[class^='highlight'] pre")]
+        assert translated == code, docname
+        examples += sum(text.startswith(">>>") for text in code)
+    fences = sum(len(DOCTEST_FENCE.findall(page.read_text(encoding="utf-8"))) for page in (REPO / "docs").glob("*.md"))
+    assert examples >= fences > 300
