@@ -13,6 +13,7 @@ errors and for requests that are not local files: the planner works offline.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import random
 import re
@@ -127,6 +128,7 @@ def training_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gp
             "largest": outcome(lambda: largest_fitting(plan, gpu, limit=MAX_BATCH))}
 
 
+@functools.cache  # the oracle is the same for both languages: computed once per run
 def plan_vectors(seed: int = 20261130) -> list[dict[str, object]]:
     """Plans over every model source: each task and option at random sizes, with their largest fits."""
     rng = random.Random(seed)
@@ -234,11 +236,9 @@ def attention_targets(cfg: lc.ModelConfig) -> tuple[str, ...]:
     return ("qkv",) if cfg.layout in ("gpt2", "gpt_neox", "falcon", "phi3") else ("q", "v")
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
-def test_every_committed_config_gets_the_training_plans_llmcalc_gives(language: str) -> None:
-    """Issue 25 in the widget: each committed config (dense families, MoE, MLA) with full fine-tuning, LoRA and
-    QLoRA (kbit-prepared and not) on its query and value projections and on every linear layer, with and without
-    checkpointing: the widget's plan is llmcalc's, and every attention-target plan is given (no refusal)."""
+@functools.cache  # the oracle is the same for both languages: computed once per run
+def committed_training_vectors() -> list[dict[str, object]]:
+    """Full fine-tuning, LoRA and QLoRA on each committed config, at 80 GiB, as Python answers them."""
     vectors = []
     for label, source, cfg in model_sources():
         if not label.endswith(".json") or label.endswith(".full.json"):
@@ -251,6 +251,15 @@ def test_every_committed_config_gets_the_training_plans_llmcalc_gives(language: 
                     vectors.append(training_case(label, source, cfg, 80 * GIB, task=task, optimizer="adamw",
                                                  seq_len=1024, micro_batch=2, checkpointing=checkpointing,
                                                  targets=targets, qlora_preparation=preparation))
+    return vectors
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_committed_config_gets_the_training_plans_llmcalc_gives(language: str) -> None:
+    """Issue 25 in the widget: each committed config (dense families, MoE, MLA) with full fine-tuning, LoRA and
+    QLoRA (kbit-prepared and not) on its query and value projections and on every linear layer, with and without
+    checkpointing: the widget's plan is llmcalc's, and every attention-target plan is given (no refusal)."""
+    vectors = committed_training_vectors()
     given = {(v["model"], v["options"]["task"]) for v in vectors  # type: ignore[index]
              if "error" not in v["expected"] and not isinstance(v["options"]["targets"], str)}  # type: ignore[index]
     assert len(given) == 66
@@ -689,6 +698,7 @@ def vllm_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: i
             "expected": expected}
 
 
+@functools.cache  # the oracle is the same for both languages: computed once per run
 def engine_vectors(seed: int = 20261201) -> list[dict[str, object]]:
     """generate and vLLM plans over every model source, with the longest fits, as Python answers them."""
     rng = random.Random(seed)
@@ -768,6 +778,7 @@ def test_every_engine_plan_matches_llmcalc(language: str) -> None:
     assert log.errors == [] and log.requests == []
 
 
+@functools.cache  # the same command for both languages: run once per run
 def cli_plan_json(model: str, *argv: str) -> dict:
     """``llmcalc plan MODEL ARGV --json`` run as a reader runs it, parsed."""
     done = subprocess.run([sys.executable, "-m", "llmcalc", "plan", model, *argv, "--json"],
