@@ -20,13 +20,14 @@ import re
 import subprocess
 import sys
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import llmcalc as lc
-from browser import browser_page
+from browser import PageLog, browser_page, browser_pages
 from llmcalc.errors import Refusal
 from llmcalc.formats import KV_FORMATS, WEIGHT_FORMATS
 from llmcalc.planner import (
@@ -54,12 +55,110 @@ CONFIGS = REPO / "tests" / "data" / "hf_models"
 CONFIG_FILES = sorted(path for path in CONFIGS.glob("*.json") if not path.name.startswith("_"))
 LANGUAGES = ("en", "zh_TW")
 GIB = 2**30
+ROOT = '.calculator[data-calculator="planner"]'
 
 
 def page_path(language: str) -> Path:
     path = SITE / language / PAGE
     assert path.exists(), "run `make html` first"
     return path
+
+
+# ---- One loaded page per language, shared by the module's tests ----
+#
+# A page load costs far more than anything a test then does on the page, so each language's planner is loaded
+# once and every test that can restore the form uses it: a test starts from the form as it opened (put back and
+# checked by ``Planners.main``) and may leave it in any state.  A test that needs what no restoring gives (a
+# widget that has never held a config, a visit's untouched address, the load of a link) loads a page itself.
+# Every test still asserts the page's log empty: the log holds everything the page did since it was loaded.
+
+
+@dataclasses.dataclass
+class Planner:
+    """A loaded planner page, its log, and what its form held and showed when it opened."""
+
+    page: Any
+    log: PageLog
+    defaults: dict[str, str]
+    opening: dict[str, object]
+
+
+RESET = """([root, values]) => {
+  // Every input back to its opening value, as on a fresh page: no field marked invalid, the paste box empty;
+  // then one committed change, which the widget answers as a reader's choice (it recomputes everything).
+  const form = document.querySelector(root + " form");
+  for (const element of form.elements) {
+    element.removeAttribute("aria-invalid");
+    if (element.tagName === "TEXTAREA") element.value = "";
+    if (!element.name || element.type === "file" || element.type === "button" || element.tagName === "TEXTAREA") {
+      continue;
+    }
+    const key = element.type === "radio" ? element.name + "=" + element.value : element.name;
+    if (!(key in values)) throw new Error("a field the page did not open with: " + key);
+    if (element.type === "checkbox" || element.type === "radio") element.checked = values[key] === "true";
+    else element.value = values[key];
+  }
+  form.querySelector('input[name="task"]:checked').dispatchEvent(new Event("change", {bubbles: true}));
+}"""
+
+ERRORS_SHOWN = f'{ROOT} [data-error]:not([hidden]), {ROOT} .planner-field-error:not([hidden])'
+
+
+class Planners:
+    """The module's planner pages: one per language (``main``) and one per language for opening links (``visitor``)."""
+
+    def __init__(self, new_page: Callable[[], tuple[Any, PageLog]]) -> None:
+        self.new_page = new_page
+        self.mains: dict[str, Planner] = {}
+        self.visitors: dict[str, tuple[Any, PageLog]] = {}
+
+    def main(self, language: str) -> Planner:
+        """The language's loaded planner, its form put back to how it opened and checked to show the same again."""
+        url = page_path(language).as_uri()
+        if language not in self.mains:
+            page, log = self.new_page()
+            page.goto(url)
+            self.mains[language] = Planner(page, log, form_values(page), shown_result(page))
+            return self.mains[language]
+        planner = self.mains[language]
+        assert planner.page.url.split("#")[0] == url, f"a test took the shared {language} page to {planner.page.url}"
+        planner.page.evaluate(RESET, [ROOT, planner.defaults])
+        assert form_values(planner.page) == planner.defaults
+        assert shown_result(planner.page) == planner.opening, "the form as it opened shows what it showed then"
+        assert planner.page.locator(ERRORS_SHOWN).count() == 0
+        return planner
+
+    def visitor(self, language: str) -> tuple[Any, PageLog]:
+        """A second page of the language, for opening links; wherever the last test left it (``load`` it)."""
+        if language not in self.visitors:
+            self.visitors[language] = self.new_page()
+        return self.visitors[language]
+
+
+@pytest.fixture(scope="module")
+def planners() -> Iterator[Planners]:
+    with browser_pages() as new_page:
+        yield Planners(new_page)
+
+
+def load(page: Any, url: str) -> None:
+    """A real load of ``url``, even where the page shows the same document (goto would only move to the fragment)."""
+    page.goto("about:blank")
+    page.goto(url)
+
+
+OPEN_FRAGMENT = """(fragment) => new Promise((resolve, reject) => {
+  // Resolved by a listener added after the page's own, so the page has handled the change by then.
+  if (location.hash === fragment) { reject(new Error("the address already has " + fragment)); return; }
+  window.addEventListener("hashchange", () => resolve(location.hash), {once: true});
+  setTimeout(() => reject(new Error("no hashchange for " + fragment)), 5000);
+  location.hash = fragment;
+})"""
+
+
+def open_fragment(page: Any, fragment: str) -> None:
+    """Follow a link to ``fragment`` on the page already shown: the address changes, the document stays."""
+    page.evaluate(OPEN_FRAGMENT, fragment)
 
 
 def refusal_numbers(params: dict[str, object]) -> dict[str, str]:
@@ -218,15 +317,14 @@ COMPARE = """
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_every_plan_matches_llmcalc(language: str) -> None:
+def test_every_plan_matches_llmcalc(language: str, planners: Planners) -> None:
     vectors = plan_vectors()
     refused = sum("error" in v["expected"] for v in vectors)  # type: ignore[operator]
     assert len(vectors) > 400 and 0 < refused < len(vectors) / 2
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        result = page.evaluate(COMPARE, vectors)
+    planner = planners.main(language)
+    result = planner.page.evaluate(COMPARE, vectors)
     assert result == {"checked": len(vectors), "bad": []}
-    assert log.errors == [] and log.requests == []
+    assert planner.log.errors == [] and planner.log.requests == []
 
 
 def attention_targets(cfg: lc.ModelConfig) -> tuple[str, ...]:
@@ -255,7 +353,7 @@ def committed_training_vectors() -> list[dict[str, object]]:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_every_committed_config_gets_the_training_plans_llmcalc_gives(language: str) -> None:
+def test_every_committed_config_gets_the_training_plans_llmcalc_gives(language: str, planners: Planners) -> None:
     """Issue 25 in the widget: each committed config (dense families, MoE, MLA) with full fine-tuning, LoRA and
     QLoRA (kbit-prepared and not) on its query and value projections and on every linear layer, with and without
     checkpointing: the widget's plan is llmcalc's, and every attention-target plan is given (no refusal)."""
@@ -263,11 +361,10 @@ def test_every_committed_config_gets_the_training_plans_llmcalc_gives(language: 
     given = {(v["model"], v["options"]["task"]) for v in vectors  # type: ignore[index]
              if "error" not in v["expected"] and not isinstance(v["options"]["targets"], str)}  # type: ignore[index]
     assert len(given) == 66
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        result = page.evaluate(COMPARE, vectors)
+    planner = planners.main(language)
+    result = planner.page.evaluate(COMPARE, vectors)
     assert result == {"checked": len(vectors), "bad": []}
-    assert log.errors == [] and log.requests == []
+    assert planner.log.errors == [] and planner.log.requests == []
 
 
 # GPU memory as typed: Python's gpu_memory is the oracle, the widget's field must read every text alike.
@@ -277,7 +374,7 @@ MEMORY_TEXTS = ["24", "22.49", "0.5", ".5", "24.", "23034MiB", " 23034 MiB ", "2
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_gpu_memory_is_read_as_llmcalc_reads_it(language: str) -> None:
+def test_gpu_memory_is_read_as_llmcalc_reads_it(language: str, planners: Planners) -> None:
     def python(text: str) -> str | None:
         try:
             return str(gpu_memory(text))
@@ -286,12 +383,11 @@ def test_gpu_memory_is_read_as_llmcalc_reads_it(language: str) -> None:
 
     expected = [python(text) for text in MEMORY_TEXTS]
     assert expected.count(None) >= 8 and expected[MEMORY_TEXTS.index("l40s")] == str(46_068 * 2**20)
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        got = page.evaluate("(texts) => texts.map((t) => { const b = window.LLMPlanner.gpuMemory(t); "
-                            "return b === null ? null : String(b); })", MEMORY_TEXTS)
+    planner = planners.main(language)
+    got = planner.page.evaluate("(texts) => texts.map((t) => { const b = window.LLMPlanner.gpuMemory(t); "
+                                "return b === null ? null : String(b); })", MEMORY_TEXTS)
     assert got == expected
-    assert log.errors == []
+    assert planner.log.errors == []
 
 
 def read(page, key: str) -> str:
@@ -766,16 +862,15 @@ COMPARE_ENGINES = """
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_every_engine_plan_matches_llmcalc(language: str) -> None:
+def test_every_engine_plan_matches_llmcalc(language: str, planners: Planners) -> None:
     vectors = engine_vectors()
     refused = sum("error" in v["expected"] for v in vectors)  # type: ignore[operator]
     starts = sum(v["expected"].get("parts", {}).get("starts") == "true" for v in vectors)  # type: ignore[union-attr]
     assert len(vectors) > 100 and 0 < refused < len(vectors) - 40 and starts > 10
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        result = page.evaluate(COMPARE_ENGINES, vectors)
+    planner = planners.main(language)
+    result = planner.page.evaluate(COMPARE_ENGINES, vectors)
     assert result == {"checked": len(vectors), "bad": []}
-    assert log.errors == [] and log.requests == []
+    assert planner.log.errors == [] and planner.log.requests == []
 
 
 @functools.cache  # the same command for both languages: run once per run
@@ -820,9 +915,6 @@ def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str) -> No
 
 
 # ---- The share link, the second card and the chart (plannershare.js, plannerchart.js) ----
-
-ROOT = '.calculator[data-calculator="planner"]'
-
 
 def form_values(page) -> dict[str, str]:
     """Every input of the form as the reader set it: what a link must carry."""
