@@ -395,17 +395,17 @@ def read(page, key: str) -> str:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_loading_each_committed_config_shows_its_exact_counts(language: str) -> None:
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        for path in CONFIG_FILES:
-            cfg = lc.ModelConfig.from_hf_config(path)
-            page.locator('input[name="config_file"]').set_input_files(str(path))
-            expect_text(page, "params", f"{lc.param_count(cfg):,}")
-            assert page.locator('select[name="preset"]').input_value() == "config"
-            if cfg.is_moe:
-                assert read(page, "active") == f"{lc.active_param_count(cfg):,}", path.name
-            assert not page.locator('[data-error="config"]').is_visible(), path.name
+def test_loading_each_committed_config_shows_its_exact_counts(language: str, planners: Planners) -> None:
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    for path in CONFIG_FILES:
+        cfg = lc.ModelConfig.from_hf_config(path)
+        page.locator('input[name="config_file"]').set_input_files(str(path))
+        expect_text(page, "params", f"{lc.param_count(cfg):,}")
+        assert page.locator('select[name="preset"]').input_value() == "config"
+        if cfg.is_moe:
+            assert read(page, "active") == f"{lc.active_param_count(cfg):,}", path.name
+        assert not page.locator('[data-error="config"]').is_visible(), path.name
     assert log.errors == [] and log.requests == []
 
 
@@ -469,82 +469,82 @@ WORKED_CASES = {
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_a_bad_lora_dropout_is_refused_in_the_page_s_language(language: str) -> None:
+def test_a_bad_lora_dropout_is_refused_in_the_page_s_language(language: str, planners: Planners) -> None:
     messages = {"en": "is not a number from 0 up to, but not including, 1", "zh_TW": "不是 0 以上、小於 1 的數字"}
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        choose(page, task="lora", lora_dropout="1")
-        error = page.locator('[data-error="plan"]')
-        assert messages[language] in error.text_content() and "1" in error.text_content()
-        assert page.locator('[name="lora_dropout"]').get_attribute("aria-invalid") == "true"
-        choose(page, task="lora", lora_dropout="0.1")
-        assert error.is_hidden()
-        plan = plan_training(LLAMA, task="lora", seq_len=2048, lora_dropout=0.1)
-        assert shown_parts(page)["activations"] == plan.activations
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    choose(page, task="lora", lora_dropout="1")
+    error = page.locator('[data-error="plan"]')
+    assert messages[language] in error.text_content() and "1" in error.text_content()
+    assert page.locator('[name="lora_dropout"]').get_attribute("aria-invalid") == "true"
+    choose(page, task="lora", lora_dropout="0.1")
+    assert error.is_hidden()
+    plan = plan_training(LLAMA, task="lora", seq_len=2048, lora_dropout=0.1)
+    assert shown_parts(page)["activations"] == plan.activations
     assert log.errors == [] and log.requests == []
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("case", WORKED_CASES)
-def test_worked_cases_show_llmcalc_bytes(language: str, case: str) -> None:
+def test_worked_cases_show_llmcalc_bytes(language: str, case: str, planners: Planners) -> None:
     fields, compute = WORKED_CASES[case]
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        page.locator('select[name="preset"]').select_option("llama-2-7b")
-        assert read(page, "params") == "6,738,415,616"
-        choose(page, **fields)  # type: ignore[arg-type]
-        page.locator('select[name="gpu"]').select_option("a100-80gb")
-        card = GPUS["A100 (80 GB): 81,920 MiB"]
-        assert page.locator('[name="gpu_gib"]').input_value() == "81920 MiB"
-        plan = compute()
-        assert shown_parts(page) == expected_parts(plan)
-        verdict = read(page, "verdict")
-        assert (f"{card - plan.total:,} B" in verdict) == plan.fits(card), verdict
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('select[name="preset"]').select_option("llama-2-7b")
+    assert read(page, "params") == "6,738,415,616"
+    choose(page, **fields)  # type: ignore[arg-type]
+    page.locator('select[name="gpu"]').select_option("a100-80gb")
+    card = GPUS["A100 (80 GB): 81,920 MiB"]
+    assert page.locator('[name="gpu_gib"]').input_value() == "81920 MiB"
+    plan = compute()
+    assert shown_parts(page) == expected_parts(plan)
+    verdict = read(page, "verdict")
+    assert (f"{card - plan.total:,} B" in verdict) == plan.fits(card), verdict
     assert log.errors == [] and log.requests == []
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_fractional_gib_and_the_trained_context_as_the_cli_has_them(language: str) -> None:
+def test_fractional_gib_and_the_trained_context_as_the_cli_has_them(language: str, planners: Planners) -> None:
     """Llama-3-8B on 24 GiB: 8,192 by default, marked; 65,883 past it, marked; an L4's 22.49 GiB typed by hand."""
     llama_3 = lc.get_preset("llama-3-8b")
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        page.locator('select[name="preset"]').select_option("llama-3-8b")
-        page.locator('[name="gpu_gib"]').fill("24")
-        root = page.locator('.calculator[data-calculator="planner"]')
-        at_trained = root.get_attribute("data-at-trained").replace("{trained}", "8,192")
-        assert read(page, "largest") == f"8,192 {at_trained}"
-        page.locator('input[name="beyond_trained"]').check()
-        beyond = root.get_attribute("data-beyond-trained").replace("{trained}", "8,192")
-        assert read(page, "largest") == f"65,883 {beyond}"
-        note = page.locator('[data-out="note"]')
-        assert not note.is_visible()
-        page.locator('[name="context"]').fill("32768")
-        assert note.inner_text() == root.get_attribute("data-context-note").replace("{context}", "32,768").replace(
-            "{trained}", "8,192")
-        page.locator('[name="context"]').fill("4096")
-        assert not note.is_visible()
-        page.locator('[name="gpu_gib"]').fill("22.49")
-        budget = gpu_memory("22.49")
-        expected = largest_fitting(lambda t: plan_inference(llama_3, context=t), budget,
-                                   limit=context_search_limit(llama_3, beyond_trained=True))
-        assert read(page, "largest") == f"{expected:,} {beyond}"
-        plan = plan_inference(llama_3, context=4096)
-        assert f"{budget - plan.total:,} B" in read(page, "verdict")
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('select[name="preset"]').select_option("llama-3-8b")
+    page.locator('[name="gpu_gib"]').fill("24")
+    root = page.locator('.calculator[data-calculator="planner"]')
+    at_trained = root.get_attribute("data-at-trained").replace("{trained}", "8,192")
+    assert read(page, "largest") == f"8,192 {at_trained}"
+    page.locator('input[name="beyond_trained"]').check()
+    beyond = root.get_attribute("data-beyond-trained").replace("{trained}", "8,192")
+    assert read(page, "largest") == f"65,883 {beyond}"
+    note = page.locator('[data-out="note"]')
+    assert not note.is_visible()
+    page.locator('[name="context"]').fill("32768")
+    assert note.inner_text() == root.get_attribute("data-context-note").replace("{context}", "32,768").replace(
+        "{trained}", "8,192")
+    page.locator('[name="context"]').fill("4096")
+    assert not note.is_visible()
+    page.locator('[name="gpu_gib"]').fill("22.49")
+    budget = gpu_memory("22.49")
+    expected = largest_fitting(lambda t: plan_inference(llama_3, context=t), budget,
+                               limit=context_search_limit(llama_3, beyond_trained=True))
+    assert read(page, "largest") == f"{expected:,} {beyond}"
+    plan = plan_inference(llama_3, context=4096)
+    assert f"{budget - plan.total:,} B" in read(page, "verdict")
     assert log.errors == [] and log.requests == []
 
 
-def test_choosing_the_same_file_again_after_a_listed_model_reads_it_again() -> None:
+def test_choosing_the_same_file_again_after_a_listed_model_reads_it_again(planners: Planners) -> None:
     path = CONFIGS / "llama-3.1-8b.json"
-    with browser_page() as (page, log):
-        page.goto(page_path("en").as_uri())
-        page.locator('input[name="config_file"]').set_input_files(str(path))
-        expect_text(page, "params", "8,030,261,248")
-        page.locator('select[name="preset"]').select_option("qwen2.5-0.5b")
-        assert read(page, "params") == f"{lc.param_count(lc.get_preset('qwen2.5-0.5b')):,}"
-        page.locator('input[name="config_file"]').set_input_files(str(path))
-        expect_text(page, "params", "8,030,261,248")
-        assert page.locator('select[name="preset"]').input_value() == "config"
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    page.locator('input[name="config_file"]').set_input_files(str(path))
+    expect_text(page, "params", "8,030,261,248")
+    page.locator('select[name="preset"]').select_option("qwen2.5-0.5b")
+    assert read(page, "params") == f"{lc.param_count(lc.get_preset('qwen2.5-0.5b')):,}"
+    page.locator('input[name="config_file"]').set_input_files(str(path))
+    expect_text(page, "params", "8,030,261,248")
+    assert page.locator('select[name="preset"]').input_value() == "config"
     assert log.errors == []
 
 
@@ -578,24 +578,24 @@ def test_verdicts_and_errors_have_4_5_to_1_contrast(scheme: str) -> None:
     assert log.errors == []
 
 
-def test_the_bar_names_its_numbers_and_a_committed_value_is_announced_once() -> None:
+def test_the_bar_names_its_numbers_and_a_committed_value_is_announced_once(planners: Planners) -> None:
     plan = plan_inference(LLAMA, context=4096)
-    with browser_page() as (page, log):
-        page.goto(page_path("en").as_uri())
-        page.locator('select[name="gpu"]').select_option("a100-80gb")
-        name = page.locator(".planner-bar").get_attribute("aria-label")
-        assert name.startswith(f"Total {plan.total / GIB:.2f} GiB / 80.00 GiB (") and "KV cache 2.00 GiB" in name
-        assert page.locator('.planner-results[aria-live]').count() == 0
-        status = page.locator('[role="status"][data-out="status"]')
-        assert status.inner_text() == read(page, "verdict")
-        page.locator('[name="context"]').focus()
-        page.keyboard.press("Control+A")
-        page.keyboard.type("2048")
-        before = status.text_content()
-        page.keyboard.type("0")  # each keystroke recomputes, silently
-        assert status.text_content() == before and read(page, "verdict") != before
-        page.keyboard.press("Tab")  # the committed value is announced
-        assert status.text_content() == read(page, "verdict")
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    page.locator('select[name="gpu"]').select_option("a100-80gb")
+    name = page.locator(".planner-bar").get_attribute("aria-label")
+    assert name.startswith(f"Total {plan.total / GIB:.2f} GiB / 80.00 GiB (") and "KV cache 2.00 GiB" in name
+    assert page.locator('.planner-results[aria-live]').count() == 0
+    status = page.locator('[role="status"][data-out="status"]')
+    assert status.inner_text() == read(page, "verdict")
+    page.locator('[name="context"]').focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("2048")
+    before = status.text_content()
+    page.keyboard.type("0")  # each keystroke recomputes, silently
+    assert status.text_content() == before and read(page, "verdict") != before
+    page.keyboard.press("Tab")  # the committed value is announced
+    assert status.text_content() == read(page, "verdict")
     assert log.errors == []
 
 
@@ -608,38 +608,38 @@ def test_on_a_phone_the_gib_column_stays() -> None:
     assert log.errors == []
 
 
-def test_a_context_llmcalc_refuses_is_shown_at_its_field() -> None:
+def test_a_context_llmcalc_refuses_is_shown_at_its_field(planners: Planners) -> None:
     """GPT-2's 1,024 positions: the default context of 4,096 is refused at the context field, which is marked."""
-    with browser_page() as (page, log):
-        page.goto(page_path("en").as_uri())
-        page.locator('select[name="preset"]').select_option("gpt2")
-        context = page.locator('[name="context"]')
-        assert context.get_attribute("aria-invalid") == "true"
-        box = page.locator("#" + context.get_attribute("aria-describedby"))
-        with pytest.raises(Refusal) as raised:
-            plan_inference(lc.get_preset("gpt2"), context=4096)
-        assert raised.value.code == "integer_out_of_range" and raised.value.params["maximum"] == 1024
-        assert box.inner_text() == "Context length (tokens) must be a whole number from 1 to 1,024."
-        assert box.is_visible()
-        assert not page.locator('[data-error="plan"]').is_visible()
-        context.fill("1024")
-        assert not box.is_visible() and read(page, "total") != "—"
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    page.locator('select[name="preset"]').select_option("gpt2")
+    context = page.locator('[name="context"]')
+    assert context.get_attribute("aria-invalid") == "true"
+    box = page.locator("#" + context.get_attribute("aria-describedby"))
+    with pytest.raises(Refusal) as raised:
+        plan_inference(lc.get_preset("gpt2"), context=4096)
+    assert raised.value.code == "integer_out_of_range" and raised.value.params["maximum"] == 1024
+    assert box.inner_text() == "Context length (tokens) must be a whole number from 1 to 1,024."
+    assert box.is_visible()
+    assert not page.locator('[data-error="plan"]').is_visible()
+    context.fill("1024")
+    assert not box.is_visible() and read(page, "total") != "—"
     assert log.errors == []
 
 
-def test_the_widget_works_from_the_keyboard() -> None:
-    with browser_page() as (page, log):
-        page.goto(page_path("en").as_uri())
-        page.locator('input[name="task"][value="inference"]').focus()
-        page.keyboard.press("ArrowRight")  # radio group: the next task, full fine-tuning
-        assert page.locator('input[name="task"][value="full"]').is_checked()
-        assert page.locator('[name="zero_stage"]').is_visible()
-        page.locator('[name="seq_len"]').focus()
-        page.keyboard.press("Control+A")
-        page.keyboard.type("1024")
-        page.keyboard.press("Tab")
-        plan = plan_training(LLAMA, task="full", seq_len=1024)
-        assert shown_parts(page) == expected_parts(plan)
+def test_the_widget_works_from_the_keyboard(planners: Planners) -> None:
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    page.locator('input[name="task"][value="inference"]').focus()
+    page.keyboard.press("ArrowRight")  # radio group: the next task, full fine-tuning
+    assert page.locator('input[name="task"][value="full"]').is_checked()
+    assert page.locator('[name="zero_stage"]').is_visible()
+    page.locator('[name="seq_len"]').focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("1024")
+    page.keyboard.press("Tab")
+    plan = plan_training(LLAMA, task="full", seq_len=1024)
+    assert shown_parts(page) == expected_parts(plan)
     assert log.errors == []
 
 
@@ -674,32 +674,32 @@ ENGLISH_WORDS = re.compile(r"\b(must|got|not|supported|config|valid|remove|param
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_bad_configs_show_the_refusal_in_the_page_s_language_and_the_widget_recovers(
     language: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        root = page.locator('.calculator[data-calculator="planner"]')
-        catalogue = json.loads(root.get_attribute("data-refusals"))
-        for text in [*BAD_CONFIGS, ABSURD]:
-            where, template = ("plan", "data-plan-error") if text == ABSURD else ("config", "data-config-error")
-            page.locator('textarea[name="config_paste"]').fill(text)
-            page.locator('button[name="config_use"]').click()
-            refusal = python_refusal(text, tmp_path, monkeypatch)
-            shown = page.locator(f'[data-error="{where}"]').inner_text()
-            before, _, after = root.get_attribute(template).partition("{detail}")
-            assert shown.startswith(before) and shown.endswith(after), (text, shown)
-            # The code's own template, its fixed words in the page's language, its numbers filled in.
-            template_words = re.split(r"\{[a-z_]+\}", catalogue["refusal_" + refusal.code])
-            assert all(word.strip(" .;:：。；") in shown for word in template_words), (text, shown)
-            for value in refusal_numbers(refusal.params).values():
-                assert f"{int(value):,}" in shown or value in shown, (text, shown, value)
-            if language == "zh_TW":
-                assert not ENGLISH_WORDS.search(shown.replace("config.json", "")), (text, shown)
-            assert "/" not in shown.replace("config.json", ""), (text, shown)  # no path of this repository
-            assert not re.search(r"NaN|undefined|Infinity", root.inner_text()), text
-            page.locator('select[name="preset"]').select_option("qwen2.5-0.5b")
-            assert read(page, "params") == f"{lc.param_count(lc.get_preset('qwen2.5-0.5b')):,}"
-            assert not page.locator('[data-error="config"]').is_visible()
-            assert read(page, "total") != "—"
+, planners: Planners) -> None:
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    root = page.locator('.calculator[data-calculator="planner"]')
+    catalogue = json.loads(root.get_attribute("data-refusals"))
+    for text in [*BAD_CONFIGS, ABSURD]:
+        where, template = ("plan", "data-plan-error") if text == ABSURD else ("config", "data-config-error")
+        page.locator('textarea[name="config_paste"]').fill(text)
+        page.locator('button[name="config_use"]').click()
+        refusal = python_refusal(text, tmp_path, monkeypatch)
+        shown = page.locator(f'[data-error="{where}"]').inner_text()
+        before, _, after = root.get_attribute(template).partition("{detail}")
+        assert shown.startswith(before) and shown.endswith(after), (text, shown)
+        # The code's own template, its fixed words in the page's language, its numbers filled in.
+        template_words = re.split(r"\{[a-z_]+\}", catalogue["refusal_" + refusal.code])
+        assert all(word.strip(" .;:：。；") in shown for word in template_words), (text, shown)
+        for value in refusal_numbers(refusal.params).values():
+            assert f"{int(value):,}" in shown or value in shown, (text, shown, value)
+        if language == "zh_TW":
+            assert not ENGLISH_WORDS.search(shown.replace("config.json", "")), (text, shown)
+        assert "/" not in shown.replace("config.json", ""), (text, shown)  # no path of this repository
+        assert not re.search(r"NaN|undefined|Infinity", root.inner_text()), text
+        page.locator('select[name="preset"]').select_option("qwen2.5-0.5b")
+        assert read(page, "params") == f"{lc.param_count(lc.get_preset('qwen2.5-0.5b')):,}"
+        assert not page.locator('[data-error="config"]').is_visible()
+        assert read(page, "total") != "—"
     assert log.errors == [] and log.requests == []
 
 
@@ -882,7 +882,7 @@ def cli_plan_json(model: str, *argv: str) -> dict:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str) -> None:
+def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str, planners: Planners) -> None:
     """Llama-3-8B: generate's prefill as activations; vLLM's pool and concurrency in the verdict, as the CLI's JSON."""
     def cli(*argv: str) -> dict:
         return cli_plan_json("llama-3-8b", *argv)
@@ -890,27 +890,27 @@ def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str) -> No
     generate = cli("--engine", "generate", "--attention", "eager", "--context", "4096", "--gpu", "l4")
     vllm = cli("--engine", "vllm", "--context", "8192", "--gpu", "l4", "--gpu-memory-utilization", "0.85",
                "--max-num-batched-tokens", "2048", "--cuda-graphs-mib", "512")
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        page.locator('select[name="preset"]').select_option("llama-3-8b")
-        page.locator('select[name="gpu"]').select_option("l4")
-        choose(page, task="inference", engine="generate", attention="eager", context="4096")
-        shown = shown_parts(page)
-        assert {k: v for k, v in shown.items() if v} == {**{k: v for k, v in generate["parts"].items() if v},
-                                                         "total": generate["total"]}
-        assert read(page, "largest").startswith(f"{generate['largest_context']:,}")
-        assert page.locator('[name="kv_format"]').is_hidden() and page.locator('[name="attention"]').is_visible()
-        choose(page, task="inference", engine="vllm", gpu_memory_utilization="85", max_num_batched_tokens="2048",
-               context="8192", cuda_graphs_mib="512")
-        assert page.locator('[name="batch"]').is_hidden() and page.locator('[name="attention"]').is_hidden()
-        verdict = read(page, "verdict")
-        assert f"{vllm['kv_tokens']:,}" in verdict and f"{vllm['max_concurrency']:.2f}" in verdict, verdict
-        assert shown_parts(page)["kv_cache"] == vllm["parts"]["kv_cache"]
-        assert shown_parts(page)["activations"] == vllm["parts"]["profile_peak"]
-        assert shown_parts(page)["reserve"] == vllm["parts"]["non_torch_and_cuda_graphs"]
-        assert read(page, "largest") == f"{vllm['largest_context']:,}"
-        page.locator('[name="gpu_memory_utilization"]').fill("101")
-        assert page.locator('[name="gpu_memory_utilization"]').get_attribute("aria-invalid") == "true"
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('select[name="preset"]').select_option("llama-3-8b")
+    page.locator('select[name="gpu"]').select_option("l4")
+    choose(page, task="inference", engine="generate", attention="eager", context="4096")
+    shown = shown_parts(page)
+    assert {k: v for k, v in shown.items() if v} == {**{k: v for k, v in generate["parts"].items() if v},
+                                                     "total": generate["total"]}
+    assert read(page, "largest").startswith(f"{generate['largest_context']:,}")
+    assert page.locator('[name="kv_format"]').is_hidden() and page.locator('[name="attention"]').is_visible()
+    choose(page, task="inference", engine="vllm", gpu_memory_utilization="85", max_num_batched_tokens="2048",
+           context="8192", cuda_graphs_mib="512")
+    assert page.locator('[name="batch"]').is_hidden() and page.locator('[name="attention"]').is_hidden()
+    verdict = read(page, "verdict")
+    assert f"{vllm['kv_tokens']:,}" in verdict and f"{vllm['max_concurrency']:.2f}" in verdict, verdict
+    assert shown_parts(page)["kv_cache"] == vllm["parts"]["kv_cache"]
+    assert shown_parts(page)["activations"] == vllm["parts"]["profile_peak"]
+    assert shown_parts(page)["reserve"] == vllm["parts"]["non_torch_and_cuda_graphs"]
+    assert read(page, "largest") == f"{vllm['largest_context']:,}"
+    page.locator('[name="gpu_memory_utilization"]').fill("101")
+    assert page.locator('[name="gpu_memory_utilization"]').get_attribute("aria-invalid") == "true"
     assert log.errors == [] and log.requests == []
 
 
@@ -1049,65 +1049,65 @@ def chart_points(page) -> list[tuple[int, int]]:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_the_chart_plots_llmcalc_totals_and_says_them_as_text(language: str) -> None:
+def test_the_chart_plots_llmcalc_totals_and_says_them_as_text(language: str, planners: Planners) -> None:
     mistral = lc.get_preset("mistral-7b")
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        # Inference: memory against context, past the trained context so the sliding window shows.
-        set_up(page, {"task": "inference", "preset": "mistral-7b", "weight_format": "nf4", "kv_format": "fp8",
-                      "batch": "4", "beyond_trained": True})
-        points = chart_points(page)
-        assert len(points) >= 8 and 4096 in [x for x, _ in points]
-        for context, total in points:
-            assert total == plan_inference(mistral, context=context, batch=4, weight_format="nf4",
-                                           kv_format="fp8").total, context
-        svg = page.locator(f"{ROOT} svg")
-        assert svg.get_attribute("role") == "img"
-        title, desc = svg.locator("title").text_content(), svg.locator("desc").text_content()
-        assert title == page.locator(ROOT).get_attribute("data-chart-context")
-        assert f"{points[0][0]:,}" in desc and f"{points[-1][0]:,}" in desc
-        rows = page.locator(f"{ROOT} .planner-chart-table tbody tr").evaluate_all(
-            "rows => rows.map((r) => [Number(r.dataset.x), r.dataset.bytes, r.cells[2].textContent])")
-        assert [(x, int(b)) for x, b, _ in rows] == points
-        assert all(text == f"{int(b):,}" for _, b, text in rows)
-        card = page.locator(f"{ROOT} .planner-chart-card-0").get_attribute("data-gib")
-        assert float(card) == 25757220864 / GIB
-        # Training: memory against micro-batch.
-        set_up(page, {"task": "lora", "preset": "llama-2-7b", "seq_len": "512", "micro_batch": "3"})
-        points = chart_points(page)
-        assert [x for x, _ in points][:4] == [1, 2, 3, 4]
-        for micro_batch, total in points:
-            assert total == plan_training(LLAMA, task="lora", seq_len=512, micro_batch=micro_batch,
-                                          rank=16).total, micro_batch
-        assert svg.locator("title").text_content() == page.locator(ROOT).get_attribute("data-chart-micro-batch")
-        # vLLM's pool takes the card's share whatever the context: no chart, and the page says why.
-        set_up(page, {"task": "inference", "engine": "vllm"})
-        assert read(page, "verdict") != "—"
-        assert not page.locator(f'{ROOT} [data-out="chart"]').is_visible()
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    # Inference: memory against context, past the trained context so the sliding window shows.
+    set_up(page, {"task": "inference", "preset": "mistral-7b", "weight_format": "nf4", "kv_format": "fp8",
+                  "batch": "4", "beyond_trained": True})
+    points = chart_points(page)
+    assert len(points) >= 8 and 4096 in [x for x, _ in points]
+    for context, total in points:
+        assert total == plan_inference(mistral, context=context, batch=4, weight_format="nf4",
+                                       kv_format="fp8").total, context
+    svg = page.locator(f"{ROOT} svg")
+    assert svg.get_attribute("role") == "img"
+    title, desc = svg.locator("title").text_content(), svg.locator("desc").text_content()
+    assert title == page.locator(ROOT).get_attribute("data-chart-context")
+    assert f"{points[0][0]:,}" in desc and f"{points[-1][0]:,}" in desc
+    rows = page.locator(f"{ROOT} .planner-chart-table tbody tr").evaluate_all(
+        "rows => rows.map((r) => [Number(r.dataset.x), r.dataset.bytes, r.cells[2].textContent])")
+    assert [(x, int(b)) for x, b, _ in rows] == points
+    assert all(text == f"{int(b):,}" for _, b, text in rows)
+    card = page.locator(f"{ROOT} .planner-chart-card-0").get_attribute("data-gib")
+    assert float(card) == 25757220864 / GIB
+    # Training: memory against micro-batch.
+    set_up(page, {"task": "lora", "preset": "llama-2-7b", "seq_len": "512", "micro_batch": "3"})
+    points = chart_points(page)
+    assert [x for x, _ in points][:4] == [1, 2, 3, 4]
+    for micro_batch, total in points:
+        assert total == plan_training(LLAMA, task="lora", seq_len=512, micro_batch=micro_batch,
+                                      rank=16).total, micro_batch
+    assert svg.locator("title").text_content() == page.locator(ROOT).get_attribute("data-chart-micro-batch")
+    # vLLM's pool takes the card's share whatever the context: no chart, and the page says why.
+    set_up(page, {"task": "inference", "engine": "vllm"})
+    assert read(page, "verdict") != "—"
+    assert not page.locator(f'{ROOT} [data-out="chart"]').is_visible()
     assert log.errors == [] and log.requests == []
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_two_cards_side_by_side_give_both_verdicts(language: str) -> None:
+def test_two_cards_side_by_side_give_both_verdicts(language: str, planners: Planners) -> None:
     total = plan_training(LLAMA, task="full", seq_len=2048).total
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        compare = page.locator(f'{ROOT} [data-out="compare"]')
-        assert not compare.is_visible()
-        set_up(page, {"task": "full", "seq_len": "2048", "gpu": "rtx-4090", "gpu_compare": "h100-nvl"})
-        cards = compare.locator(".planner-compare-card")
-        assert cards.count() == 2
-        for index, key in enumerate(("rtx-4090", "h100-nvl")):
-            budget = next(card.total_bytes for card in CARDS if card.key == key)
-            assert cards.nth(index).get_attribute("data-bytes") == str(budget)
-            verdict = cards.nth(index).locator(".planner-verdict")
-            fits = total <= budget
-            assert ("planner-fits" if fits else "planner-no-fit") in verdict.get_attribute("class")
-            assert f"{abs(budget - total):,} B" in verdict.inner_text()
-        # The first card's column says what the main verdict says.
-        assert cards.nth(0).locator(".planner-verdict").inner_text() == read(page, "verdict")
-        page.locator(f'{ROOT} [name="gpu_compare"]').select_option("")
-        assert not compare.is_visible()
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    compare = page.locator(f'{ROOT} [data-out="compare"]')
+    assert not compare.is_visible()
+    set_up(page, {"task": "full", "seq_len": "2048", "gpu": "rtx-4090", "gpu_compare": "h100-nvl"})
+    cards = compare.locator(".planner-compare-card")
+    assert cards.count() == 2
+    for index, key in enumerate(("rtx-4090", "h100-nvl")):
+        budget = next(card.total_bytes for card in CARDS if card.key == key)
+        assert cards.nth(index).get_attribute("data-bytes") == str(budget)
+        verdict = cards.nth(index).locator(".planner-verdict")
+        fits = total <= budget
+        assert ("planner-fits" if fits else "planner-no-fit") in verdict.get_attribute("class")
+        assert f"{abs(budget - total):,} B" in verdict.inner_text()
+    # The first card's column says what the main verdict says.
+    assert cards.nth(0).locator(".planner-verdict").inner_text() == read(page, "verdict")
+    page.locator(f'{ROOT} [name="gpu_compare"]').select_option("")
+    assert not compare.is_visible()
     assert log.errors == []
 
 
@@ -1141,7 +1141,7 @@ def test_the_language_switch_carries_the_plan_to_the_other_edition() -> None:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_several_gpus_in_the_widget_show_what_the_cli_prints(language: str) -> None:
+def test_several_gpus_in_the_widget_show_what_the_cli_prints(language: str, planners: Planners) -> None:
     """Llama-3.1-70B over 4 x 2 GPUs for inference and LoRA under ZeRO-3 on 8, as the CLI's JSON; TP 3 refused."""
     def cli(*argv: str) -> dict:
         return cli_plan_json("llama-3.1-70b", *argv)
@@ -1149,19 +1149,19 @@ def test_several_gpus_in_the_widget_show_what_the_cli_prints(language: str) -> N
     inference = cli("--tensor-parallel", "4", "--pipeline-parallel", "2", "--context", "8192", "--gpu", "a100-40gb")
     lora = cli("--task", "lora", "--zero-stage", "3", "--gpus", "8", "--seq-len", "2048", "--micro-batch", "1",
                "--checkpointing", "--gpu", "a100-40gb")
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        page.locator('select[name="preset"]').select_option("llama-3.1-70b")
-        page.locator('select[name="gpu"]').select_option("a100-40gb")
-        choose(page, task="inference", tensor_parallel="4", pipeline_parallel="2", context="8192")
-        assert shown_parts(page) == {**{k: inference["parts"][k] for k in shown_parts(page) if k != "total"},
-                                     "total": inference["total"]}
-        assert read(page, "largest").startswith(f"{inference['largest_context']:,}")
-        assert "8" in read(page, "verdict").split(":")[0]  # named per GPU, of 8, as the CLI's heading
-        choose(page, task="inference", tensor_parallel="3")
-        assert "1, 2, 4, 8, 16, 32, 64" in page.locator('[data-error="plan"]').text_content()
-        choose(page, task="lora", zero_stage="3", n_gpus="8", seq_len="2048", micro_batch="1")
-        page.locator('.calculator[data-calculator="planner"] [name="checkpointing"]').check()
-        assert shown_parts(page)["total"] == lora["total"]
-        assert read(page, "largest") == f"{lora['largest_micro_batch']:,}"
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('select[name="preset"]').select_option("llama-3.1-70b")
+    page.locator('select[name="gpu"]').select_option("a100-40gb")
+    choose(page, task="inference", tensor_parallel="4", pipeline_parallel="2", context="8192")
+    assert shown_parts(page) == {**{k: inference["parts"][k] for k in shown_parts(page) if k != "total"},
+                                 "total": inference["total"]}
+    assert read(page, "largest").startswith(f"{inference['largest_context']:,}")
+    assert "8" in read(page, "verdict").split(":")[0]  # named per GPU, of 8, as the CLI's heading
+    choose(page, task="inference", tensor_parallel="3")
+    assert "1, 2, 4, 8, 16, 32, 64" in page.locator('[data-error="plan"]').text_content()
+    choose(page, task="lora", zero_stage="3", n_gpus="8", seq_len="2048", micro_batch="1")
+    page.locator('.calculator[data-calculator="planner"] [name="checkpointing"]').check()
+    assert shown_parts(page)["total"] == lora["total"]
+    assert read(page, "largest") == f"{lora['largest_micro_batch']:,}"
     assert log.errors == [] and log.requests == []
