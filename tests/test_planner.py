@@ -560,11 +560,13 @@ def contrast(foreground: str, background: str) -> float:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_verdicts_and_errors_have_4_5_to_1_contrast(scheme: str) -> None:
-    with browser_page() as (page, log):
-        page.emulate_media(color_scheme=scheme)
-        page.goto(page_path("en").as_uri())
+def test_verdicts_and_errors_have_4_5_to_1_contrast(scheme: str, planners: Planners) -> None:
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    page.emulate_media(color_scheme=scheme)  # the page's styles follow the reader's setting as it changes
+    try:
         root = page.locator('.calculator[data-calculator="planner"]')
+        assert page.evaluate(f"matchMedia('(prefers-color-scheme: {scheme})').matches")
         background = root.evaluate("node => getComputedStyle(node).backgroundColor")
         colours = {}
         for gpu in ("h200", "t4"):  # Llama 2 7B at 4,096 tokens fits the first, not the second
@@ -572,6 +574,8 @@ def test_verdicts_and_errors_have_4_5_to_1_contrast(scheme: str) -> None:
             colours[gpu] = page.locator('[data-out="verdict"]').evaluate("node => getComputedStyle(node).color")
         page.locator('[name="gpu_gib"]').fill("24 TB")
         colours["error"] = page.locator('[data-error="plan"]').evaluate("node => getComputedStyle(node).color")
+    finally:
+        page.emulate_media(color_scheme="light")  # as every new page opens
     ratios = {name: round(contrast(colour, background), 2) for name, colour in colours.items()}
     assert all(ratio >= 4.5 for ratio in ratios.values()), ratios
     assert colours["h200"] != colours["t4"]  # the two verdicts are styled apart (fits, does not fit)
@@ -599,12 +603,18 @@ def test_the_bar_names_its_numbers_and_a_committed_value_is_announced_once(plann
     assert log.errors == []
 
 
-def test_on_a_phone_the_gib_column_stays() -> None:
-    with browser_page() as (page, log):
-        page.set_viewport_size({"width": 375, "height": 800})
-        page.goto(page_path("en").as_uri())
+def test_on_a_phone_the_gib_column_stays(planners: Planners) -> None:
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    opened = page.viewport_size
+    assert page.locator('[data-out="weights"]').is_visible()  # the wide window shows both columns
+    page.set_viewport_size({"width": 375, "height": 800})  # the layout follows the window as it changes
+    try:
+        assert page.evaluate("innerWidth") == 375
         assert page.locator('[data-out="weights-gib"]').is_visible()
         assert not page.locator('[data-out="weights"]').is_visible()
+    finally:
+        page.set_viewport_size(opened)
     assert log.errors == []
 
 
@@ -1111,32 +1121,34 @@ def test_two_cards_side_by_side_give_both_verdicts(language: str, planners: Plan
     assert log.errors == []
 
 
-def test_copy_link_copies_the_address_of_the_plan() -> None:
-    with browser_page() as (page, log):
-        page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-        page.goto(page_path("en").as_uri())
-        page.locator(f'{ROOT} [name="context"]').fill("1234")
-        page.locator(f'{ROOT} [data-share="copy"]').click()
-        status = page.locator(f'{ROOT} [data-out="share-status"]')
-        page.wait_for_function("(s) => document.querySelector(s).textContent !== ''",
-                               arg=f'{ROOT} [data-out="share-status"]', timeout=5000)
-        assert status.inner_text() == page.locator(ROOT).get_attribute("data-share-copied")
-        assert page.evaluate("navigator.clipboard.readText()") == page.url
-        assert "context=1234" in page.url
+def test_copy_link_copies_the_address_of_the_plan(planners: Planners) -> None:
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    status = page.locator(f'{ROOT} [data-out="share-status"]')
+    assert status.text_content() == ""  # nothing copied yet: what follows is this click's doing
+    page.locator(f'{ROOT} [name="context"]').fill("1234")
+    page.locator(f'{ROOT} [data-share="copy"]').click()
+    page.wait_for_function("(s) => document.querySelector(s).textContent !== ''",
+                           arg=f'{ROOT} [data-out="share-status"]', timeout=5000)
+    assert status.inner_text() == page.locator(ROOT).get_attribute("data-share-copied")
+    address = page.evaluate("location.href")
+    assert page.evaluate("navigator.clipboard.readText()") == address
+    assert "context=1234" in address
     assert log.errors == []
 
 
-def test_the_language_switch_carries_the_plan_to_the_other_edition() -> None:
+def test_the_language_switch_carries_the_plan_to_the_other_edition(planners: Planners) -> None:
     """The sidebar's switch keeps the fragment: the zh_TW page opens on the same inputs and the same bytes."""
-    with browser_page() as (page, log):
-        page.goto(page_path("en").as_uri())
-        set_up(page, SHARED_SETUPS["lora"])
-        values, parts = form_values(page), shown_parts(page)
-        page.locator("a.language-switch").first.click()
-        page.wait_for_url(re.compile(r"/zh_TW/19-will-it-fit\.html#plan=1&"))
-        assert form_values(page) == values
-        assert shown_parts(page) == parts
-        assert page.evaluate("document.documentElement.lang") == "zh-TW"
+    page, log = planners.visitor("en")  # not the shared en page: the switch takes its page to the other edition
+    load(page, page_path("en").as_uri())
+    set_up(page, SHARED_SETUPS["lora"])
+    values, parts = form_values(page), shown_parts(page)
+    page.locator("a.language-switch").first.click()
+    page.wait_for_url(re.compile(r"/zh_TW/19-will-it-fit\.html#plan=1&"))
+    assert form_values(page) == values
+    assert shown_parts(page) == parts
+    assert page.evaluate("document.documentElement.lang") == "zh-TW"
     assert log.errors == [] and log.requests == []
 
 
