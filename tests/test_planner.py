@@ -742,25 +742,33 @@ BAD_FIELDS = [
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_bad_fields_show_a_translated_message_never_nan(language: str) -> None:
+def test_bad_fields_show_a_translated_message_never_nan(language: str, planners: Planners) -> None:
+    """Each bad value, typed into the form as it opened: a message in the page's language, never NaN; the value
+    put back as the reader had it, the message goes and the plan comes back."""
     messages = {"en": ("must be a whole number from", "is not a size from 1 MiB to 100,000 GiB"),
                 "zh_TW": ("必須是", "1 MiB")}
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        for task, name, value in BAD_FIELDS:
-            page.reload()
-            page.locator(f'input[name="task"][value="{task}"]').check()
-            page.locator(f'[name="{name}"]').fill(value)
-            box = page.locator('[data-error="plan"]')
-            assert box.is_visible(), (task, name, value)
-            text = box.inner_text()
-            assert any(part in text for part in messages[language]), text
-            if language == "zh_TW":
-                assert not ENGLISH_WORDS.search(text), text
-            if name == "gpu_gib":
-                quoted = {"en": f"“{value}”", "zh_TW": f"「{value}」"}[language]
-                assert quoted in text and page.locator('[name="gpu_gib"]').get_attribute("aria-invalid") == "true"
-            assert not re.search(r"NaN|undefined|Infinity", page.locator(".calculator").inner_text())
+    for task, name, value in BAD_FIELDS:
+        case = (task, name, value)
+        planner = planners.main(language)  # each case from the form as it opened, put back and checked
+        page, log = planner.page, planner.log
+        page.locator(f'input[name="task"][value="{task}"]').check()
+        field = page.locator(f'{ROOT} [name="{name}"]')
+        typed, planned = field.input_value(), shown_result(page)
+        assert planned["verdict"] != "—", case
+        field.fill(value)
+        box = page.locator('[data-error="plan"]')
+        assert box.is_visible(), case
+        text = box.inner_text()
+        assert any(part in text for part in messages[language]), (case, text)
+        if language == "zh_TW":
+            assert not ENGLISH_WORDS.search(text), (case, text)
+        if name == "gpu_gib":
+            quoted = {"en": f"“{value}”", "zh_TW": f"「{value}」"}[language]
+            assert quoted in text and page.locator('[name="gpu_gib"]').get_attribute("aria-invalid") == "true", case
+        assert not re.search(r"NaN|undefined|Infinity", page.locator(".calculator").inner_text()), case
+        field.fill(typed)
+        assert box.is_hidden() and field.get_attribute("aria-invalid") == "false", case
+        assert shown_result(page) == planned, case
     assert log.errors == []
 
 
