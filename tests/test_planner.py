@@ -978,25 +978,32 @@ def set_up(page, fields: dict[str, object]) -> None:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize("setup", SHARED_SETUPS)
-def test_a_shared_link_restores_every_input_and_the_same_result(language: str, setup: str) -> None:
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        assert "#" not in page.url  # a visit alone leaves the address as it came
+def test_a_shared_link_restores_every_input_and_the_same_result(language: str, planners: Planners) -> None:
+    """Each set-up, made from the form as it opened, gives a link; the first link is opened by loading it on
+    another page, each next one followed on that page (``hashchange``) over the previous set-up's plan."""
+    fresh, log2 = planners.visitor(language)
+    load(fresh, page_path(language).as_uri())
+    assert "#" not in fresh.url  # a visit alone leaves the address as it came
+    for index, setup in enumerate(SHARED_SETUPS):
+        planner = planners.main(language)
+        page, log = planner.page, planner.log
         entries = page.evaluate("history.length")
         set_up(page, SHARED_SETUPS[setup])
         page.locator(f'{ROOT} [name="batch"]').press_sequentially("1")  # typed: one keystroke at a time
         page.locator(f'{ROOT} [name="batch"]').press("Backspace")
         values, result = form_values(page), shown_result(page)
-        assert result["verdict"] != "—"  # a plan, not a refusal, travels
-        link = page.url
-        assert "#plan=1&" in link
-        assert page.evaluate("history.length") == entries  # replaceState: no entry per change
-    with browser_page() as (fresh, log2):
-        fresh.goto(link)
-        assert form_values(fresh) == values
-        assert shown_result(fresh) == result
-        assert not fresh.locator(f'{ROOT} [data-out="share-note"]').is_visible()
+        assert result["verdict"] != "—", setup  # a plan, not a refusal, travels
+        link = page.evaluate("location.href")
+        assert "#plan=1&" in link, setup
+        assert page.evaluate("history.length") == entries, setup  # replaceState: no entry per change
+        if index == 0:
+            load(fresh, link)
+        else:
+            assert form_values(fresh) != values, setup  # the page shows another plan until the link is followed
+            open_fragment(fresh, "#" + link.split("#", 1)[1])
+        assert form_values(fresh) == values, setup
+        assert shown_result(fresh) == result, setup
+        assert not fresh.locator(f'{ROOT} [data-out="share-note"]').is_visible(), setup
     assert log.errors == log2.errors == [] and log.requests == log2.requests == []
 
 
