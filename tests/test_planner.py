@@ -1008,24 +1008,24 @@ def test_a_shared_link_restores_every_input_and_the_same_result(language: str, p
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_a_loaded_config_travels_as_its_values_not_the_file(language: str) -> None:
+def test_a_loaded_config_travels_as_its_values_not_the_file(language: str, planners: Planners) -> None:
     path = CONFIGS / "deepseek-v2-lite.json"  # latent attention and experts: many fields to carry
     cfg = lc.ModelConfig.from_hf_config(path)
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        page.locator('input[name="config_file"]').set_input_files(str(path))
-        expect_text(page, "params", f"{lc.param_count(cfg):,}")
-        page.locator(f'{ROOT} [name="context"]').fill("2048")
-        page.wait_for_function("location.hash.includes('context=2048') && location.hash.includes('config=')")
-        link = page.url
-        result = shown_result(page)
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('input[name="config_file"]').set_input_files(str(path))
+    expect_text(page, "params", f"{lc.param_count(cfg):,}")
+    page.locator(f'{ROOT} [name="context"]').fill("2048")
+    page.wait_for_function("location.hash.includes('context=2048') && location.hash.includes('config=')")
+    link = page.evaluate("location.href")
+    result = shown_result(page)
     assert "architectures" not in link and "max_position_embeddings" not in link  # the file's own keys stay home
     shared = json.loads(urllib.parse.parse_qs(link.split("#", 1)[1])["config"][0])
     assert shared == dataclasses.asdict(cfg)  # llmcalc's ModelConfig values, exact integers, not the file
-    with browser_page() as (fresh, log2):
-        fresh.goto(link)
-        assert fresh.locator('select[name="preset"]').input_value() == "config"
-        assert shown_result(fresh) == result
+    fresh, log2 = planners.visitor(language)  # a page that has never been given the file
+    load(fresh, link)
+    assert fresh.locator('select[name="preset"]').input_value() == "config"
+    assert shown_result(fresh) == result
     assert log.errors == log2.errors == []
 
 
