@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 import llmcalc as lc
-from browser import PageLog, browser_page, browser_pages
+from browser import PageLog, browser_pages
 from llmcalc.errors import Refusal
 from llmcalc.formats import KV_FORMATS, WEIGHT_FORMATS
 from llmcalc.planner import (
@@ -69,8 +69,9 @@ def page_path(language: str) -> Path:
 # A page load costs far more than anything a test then does on the page, so each language's planner is loaded
 # once and every test that can restore the form uses it: a test starts from the form as it opened (put back and
 # checked by ``Planners.main``) and may leave it in any state.  A test that needs what no restoring gives (a
-# widget that has never held a config, a visit's untouched address, the load of a link) loads a page itself.
-# Every test still asserts the page's log empty: the log holds everything the page did since it was loaded.
+# widget that has never held a config, a visit's untouched address, the load of a link, the language switch)
+# loads the page it needs on the language's second page, ``Planners.visitor``: a real load, in the one context.
+# Every test still asserts its pages' logs empty: a log holds everything its page did since it was opened.
 
 
 @dataclasses.dataclass
@@ -714,15 +715,16 @@ def test_bad_configs_show_the_refusal_in_the_page_s_language_and_the_widget_reco
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_before_any_config_is_loaded_the_page_says_so(language: str) -> None:
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        root = page.locator('.calculator[data-calculator="planner"]')
-        page.locator('select[name="preset"]').select_option("config")
-        expected = json.loads(root.get_attribute("data-refusals"))["no_config"]
-        assert page.locator('[data-error="config"]').inner_text() == expected
-        start = {"en": "No config.json has been loaded yet", "zh_TW": "尚未載入 config.json"}[language]
-        assert expected.startswith(start)
+def test_before_any_config_is_loaded_the_page_says_so(language: str, planners: Planners) -> None:
+    # A page loaded for this test: the shared one may have been given a config, and nothing takes one back.
+    page, log = planners.visitor(language)
+    load(page, page_path(language).as_uri())
+    root = page.locator('.calculator[data-calculator="planner"]')
+    page.locator('select[name="preset"]').select_option("config")
+    expected = json.loads(root.get_attribute("data-refusals"))["no_config"]
+    assert page.locator('[data-error="config"]').inner_text() == expected
+    start = {"en": "No config.json has been loaded yet", "zh_TW": "尚未載入 config.json"}[language]
+    assert expected.startswith(start)
     assert log.errors == []
 
 
