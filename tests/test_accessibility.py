@@ -222,12 +222,21 @@ def tab_through_planner(page: Page) -> list[dict[str, str]]:
     return stops
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
-def test_planner_keyboard_order_and_visible_focus(scheme: str, new_page: Callable[[], tuple[Page, Any]]) -> None:
-    """Tab reaches every visible control once, in the order they are laid out, each with a visible focus ring."""
+@pytest.fixture(scope="module")
+def planner_page(new_page: Callable[[], tuple[Page, Any]]) -> tuple[Page, Any]:
+    """The en planner, loaded once for the three keyboard tests below: Tab changes no value, and the test that
+    commits values puts them back and checks the widget recovered, so each test meets the page as it opened."""
     page, log = new_page()
-    page.emulate_media(color_scheme=scheme)
     page.goto(site_page("en", PLANNER).as_uri())
+    return page, log
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_planner_keyboard_order_and_visible_focus(scheme: str, planner_page: tuple[Page, Any]) -> None:
+    """Tab reaches every visible control once, in the order they are laid out, each with a visible focus ring."""
+    page, log = planner_page
+    page.emulate_media(color_scheme=scheme)  # the styles follow the reader's setting as it changes
+    assert page.evaluate(f"matchMedia('(prefers-color-scheme: {scheme})').matches")
     stops = tab_through_planner(page)
     # The reading order of the visible controls, from the markup (the radio group is one stop).
     expected = page.evaluate(
@@ -259,19 +268,19 @@ def test_planner_keyboard_order_and_visible_focus(scheme: str, new_page: Callabl
     )
     assert tops == sorted(tops)
     assert log.errors == []
-    page.context.close()
 
 
-def test_planner_announces_a_committed_change_once(new_page: Callable[[], tuple[Page, Any]]) -> None:
+def test_planner_announces_a_committed_change_once(planner_page: tuple[Page, Any]) -> None:
     """The status line (role=status) holds only the verdict; typing is silent, leaving the field announces it."""
-    page, log = new_page()
-    page.goto(site_page("en", PLANNER).as_uri())
+    page, log = planner_page
+    opening = {name: page.locator(f'[name="{name}"]').input_value() for name in ("context", "gpu", "gpu_gib")}
     status = page.locator('.calculator [role="status"]')
     assert status.count() == 1
     assert page.locator(".calculator [aria-live]:not([role=status])").count() == 0  # no second live region
     verdict = page.locator('[data-out="verdict"]')
-    assert verdict.text_content() != "—"
-    assert status.text_content() in ("", verdict.text_content())  # the opening result is not re-announced
+    opening_verdict = verdict.text_content()
+    assert opening_verdict != "—"
+    assert status.text_content() in ("", opening_verdict)  # the opening result is not re-announced
     field = page.locator('[name="context"]')
     field.focus()
     page.keyboard.press("Control+A")
@@ -285,5 +294,10 @@ def test_planner_announces_a_committed_change_once(new_page: Callable[[], tuple[
     alert = page.locator('[data-error="plan"]')
     assert alert.get_attribute("role") == "alert" and alert.is_visible()
     assert gib.get_attribute("aria-invalid") == "true"
+    # Put back as the page opened (the keyboard tests share the page): the alert goes, the opening verdict returns.
+    page.locator('select[name="gpu"]').select_option(opening["gpu"])
+    field.fill(opening["context"])
+    assert {name: page.locator(f'[name="{name}"]').input_value() for name in opening} == opening
+    assert alert.is_hidden() and gib.get_attribute("aria-invalid") == "false"
+    assert verdict.text_content() == opening_verdict
     assert log.errors == []
-    page.context.close()

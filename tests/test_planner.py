@@ -13,19 +13,21 @@ errors and for requests that are not local files: the planner works offline.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import random
 import re
 import subprocess
 import sys
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import llmcalc as lc
-from browser import browser_page
+from browser import PageLog, browser_pages
 from llmcalc.errors import Refusal
 from llmcalc.formats import KV_FORMATS, WEIGHT_FORMATS
 from llmcalc.planner import (
@@ -53,12 +55,111 @@ CONFIGS = REPO / "tests" / "data" / "hf_models"
 CONFIG_FILES = sorted(path for path in CONFIGS.glob("*.json") if not path.name.startswith("_"))
 LANGUAGES = ("en", "zh_TW")
 GIB = 2**30
+ROOT = '.calculator[data-calculator="planner"]'
 
 
 def page_path(language: str) -> Path:
     path = SITE / language / PAGE
     assert path.exists(), "run `make html` first"
     return path
+
+
+# ---- One loaded page per language, shared by the module's tests ----
+#
+# A page load costs far more than anything a test then does on the page, so each language's planner is loaded
+# once and every test that can restore the form uses it: a test starts from the form as it opened (put back and
+# checked by ``Planners.main``) and may leave it in any state.  A test that needs what no restoring gives (a
+# widget that has never held a config, a visit's untouched address, the load of a link, the language switch)
+# loads the page it needs on the language's second page, ``Planners.visitor``: a real load, in the one context.
+# Every test still asserts its pages' logs empty: a log holds everything its page did since it was opened.
+
+
+@dataclasses.dataclass
+class Planner:
+    """A loaded planner page, its log, and what its form held and showed when it opened."""
+
+    page: Any
+    log: PageLog
+    defaults: dict[str, str]
+    opening: dict[str, object]
+
+
+RESET = """([root, values]) => {
+  // Every input back to its opening value, as on a fresh page: no field marked invalid, the paste box empty;
+  // then one committed change, which the widget answers as a reader's choice (it recomputes everything).
+  const form = document.querySelector(root + " form");
+  for (const element of form.elements) {
+    element.removeAttribute("aria-invalid");
+    if (element.tagName === "TEXTAREA") element.value = "";
+    if (!element.name || element.type === "file" || element.type === "button" || element.tagName === "TEXTAREA") {
+      continue;
+    }
+    const key = element.type === "radio" ? element.name + "=" + element.value : element.name;
+    if (!(key in values)) throw new Error("a field the page did not open with: " + key);
+    if (element.type === "checkbox" || element.type === "radio") element.checked = values[key] === "true";
+    else element.value = values[key];
+  }
+  form.querySelector('input[name="task"]:checked').dispatchEvent(new Event("change", {bubbles: true}));
+}"""
+
+ERRORS_SHOWN = f'{ROOT} [data-error]:not([hidden]), {ROOT} .planner-field-error:not([hidden])'
+
+
+class Planners:
+    """The module's planner pages: one per language (``main``) and one per language for opening links (``visitor``)."""
+
+    def __init__(self, new_page: Callable[[], tuple[Any, PageLog]]) -> None:
+        self.new_page = new_page
+        self.mains: dict[str, Planner] = {}
+        self.visitors: dict[str, tuple[Any, PageLog]] = {}
+
+    def main(self, language: str) -> Planner:
+        """The language's loaded planner, its form put back to how it opened and checked to show the same again."""
+        url = page_path(language).as_uri()
+        if language not in self.mains:
+            page, log = self.new_page()
+            page.goto(url)
+            self.mains[language] = Planner(page, log, form_values(page), shown_result(page))
+            return self.mains[language]
+        planner = self.mains[language]
+        assert planner.page.url.split("#")[0] == url, f"a test took the shared {language} page to {planner.page.url}"
+        planner.page.evaluate(RESET, [ROOT, planner.defaults])
+        assert form_values(planner.page) == planner.defaults
+        assert shown_result(planner.page) == planner.opening, "the form as it opened shows what it showed then"
+        assert planner.page.locator(ERRORS_SHOWN).count() == 0
+        return planner
+
+    def visitor(self, language: str) -> tuple[Any, PageLog]:
+        """A second page of the language, for opening links; wherever the last test left it (``load`` it)."""
+        if language not in self.visitors:
+            self.visitors[language] = self.new_page()
+        return self.visitors[language]
+
+
+@pytest.fixture(scope="module")
+def planners() -> Iterator[Planners]:
+    with browser_pages() as new_page:
+        yield Planners(new_page)
+
+
+def load(page: Any, url: str) -> None:
+    """A real load of ``url``, even where the page shows the same document (goto would only move to the fragment)."""
+    page.goto("about:blank")
+    page.goto(url)
+
+
+OPEN_FRAGMENT = """(fragment) => new Promise((resolve, reject) => {
+  // Resolved by a listener added after the page's own, so the page has handled the change by then.
+  if (location.hash === fragment) { reject(new Error("the address already has " + fragment)); return; }
+  window.addEventListener("hashchange", () => resolve(location.hash), {once: true});
+  setTimeout(() => reject(new Error("no hashchange for " + fragment)), 5000);
+  location.hash = fragment;
+})"""
+
+
+def open_fragment(page: Any, fragment: str) -> None:
+    """Follow a link to ``fragment`` on the page already shown: the address changes, the document stays."""
+    page.evaluate(OPEN_FRAGMENT, fragment)
 
 
 def refusal_numbers(params: dict[str, object]) -> dict[str, str]:
@@ -127,6 +228,7 @@ def training_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gp
             "largest": outcome(lambda: largest_fitting(plan, gpu, limit=MAX_BATCH))}
 
 
+@functools.cache  # the oracle is the same for both languages: computed once per run
 def plan_vectors(seed: int = 20261130) -> list[dict[str, object]]:
     """Plans over every model source: each task and option at random sizes, with their largest fits."""
     rng = random.Random(seed)
@@ -216,15 +318,14 @@ COMPARE = """
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_every_plan_matches_llmcalc(language: str) -> None:
+def test_every_plan_matches_llmcalc(language: str, planners: Planners) -> None:
     vectors = plan_vectors()
     refused = sum("error" in v["expected"] for v in vectors)  # type: ignore[operator]
     assert len(vectors) > 400 and 0 < refused < len(vectors) / 2
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        result = page.evaluate(COMPARE, vectors)
+    planner = planners.main(language)
+    result = planner.page.evaluate(COMPARE, vectors)
     assert result == {"checked": len(vectors), "bad": []}
-    assert log.errors == [] and log.requests == []
+    assert planner.log.errors == [] and planner.log.requests == []
 
 
 def attention_targets(cfg: lc.ModelConfig) -> tuple[str, ...]:
@@ -234,11 +335,9 @@ def attention_targets(cfg: lc.ModelConfig) -> tuple[str, ...]:
     return ("qkv",) if cfg.layout in ("gpt2", "gpt_neox", "falcon", "phi3") else ("q", "v")
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
-def test_every_committed_config_gets_the_training_plans_llmcalc_gives(language: str) -> None:
-    """Issue 25 in the widget: each committed config (dense families, MoE, MLA) with full fine-tuning, LoRA and
-    QLoRA (kbit-prepared and not) on its query and value projections and on every linear layer, with and without
-    checkpointing: the widget's plan is llmcalc's, and every attention-target plan is given (no refusal)."""
+@functools.cache  # the oracle is the same for both languages: computed once per run
+def committed_training_vectors() -> list[dict[str, object]]:
+    """Full fine-tuning, LoRA and QLoRA on each committed config, at 80 GiB, as Python answers them."""
     vectors = []
     for label, source, cfg in model_sources():
         if not label.endswith(".json") or label.endswith(".full.json"):
@@ -251,14 +350,22 @@ def test_every_committed_config_gets_the_training_plans_llmcalc_gives(language: 
                     vectors.append(training_case(label, source, cfg, 80 * GIB, task=task, optimizer="adamw",
                                                  seq_len=1024, micro_batch=2, checkpointing=checkpointing,
                                                  targets=targets, qlora_preparation=preparation))
+    return vectors
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_committed_config_gets_the_training_plans_llmcalc_gives(language: str, planners: Planners) -> None:
+    """Issue 25 in the widget: each committed config (dense families, MoE, MLA) with full fine-tuning, LoRA and
+    QLoRA (kbit-prepared and not) on its query and value projections and on every linear layer, with and without
+    checkpointing: the widget's plan is llmcalc's, and every attention-target plan is given (no refusal)."""
+    vectors = committed_training_vectors()
     given = {(v["model"], v["options"]["task"]) for v in vectors  # type: ignore[index]
              if "error" not in v["expected"] and not isinstance(v["options"]["targets"], str)}  # type: ignore[index]
     assert len(given) == 66
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        result = page.evaluate(COMPARE, vectors)
+    planner = planners.main(language)
+    result = planner.page.evaluate(COMPARE, vectors)
     assert result == {"checked": len(vectors), "bad": []}
-    assert log.errors == [] and log.requests == []
+    assert planner.log.errors == [] and planner.log.requests == []
 
 
 # GPU memory as typed: Python's gpu_memory is the oracle, the widget's field must read every text alike.
@@ -268,7 +375,7 @@ MEMORY_TEXTS = ["24", "22.49", "0.5", ".5", "24.", "23034MiB", " 23034 MiB ", "2
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_gpu_memory_is_read_as_llmcalc_reads_it(language: str) -> None:
+def test_gpu_memory_is_read_as_llmcalc_reads_it(language: str, planners: Planners) -> None:
     def python(text: str) -> str | None:
         try:
             return str(gpu_memory(text))
@@ -277,30 +384,42 @@ def test_gpu_memory_is_read_as_llmcalc_reads_it(language: str) -> None:
 
     expected = [python(text) for text in MEMORY_TEXTS]
     assert expected.count(None) >= 8 and expected[MEMORY_TEXTS.index("l40s")] == str(46_068 * 2**20)
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        got = page.evaluate("(texts) => texts.map((t) => { const b = window.LLMPlanner.gpuMemory(t); "
-                            "return b === null ? null : String(b); })", MEMORY_TEXTS)
+    planner = planners.main(language)
+    got = planner.page.evaluate("(texts) => texts.map((t) => { const b = window.LLMPlanner.gpuMemory(t); "
+                                "return b === null ? null : String(b); })", MEMORY_TEXTS)
     assert got == expected
-    assert log.errors == []
+    assert planner.log.errors == []
 
 
 def read(page, key: str) -> str:
     return page.locator(f'.calculator[data-calculator="planner"] [data-out="{key}"]').inner_text()
 
 
+READ_ALL = """([root, keys]) => keys.map((key) => {
+  // What read() gives for each key, in one call: the one output of that name, as it is rendered (innerText).
+  const found = document.querySelectorAll(root + ' [data-out="' + key + '"]');
+  if (found.length !== 1) throw new Error(found.length + " outputs named " + key);
+  return found[0].innerText;
+})"""
+
+
+def read_all(page, *keys: str) -> dict[str, str]:
+    """``read`` of several outputs at once (one round trip to the page instead of one per output)."""
+    return dict(zip(keys, page.evaluate(READ_ALL, [ROOT, list(keys)]), strict=True))
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_loading_each_committed_config_shows_its_exact_counts(language: str) -> None:
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        for path in CONFIG_FILES:
-            cfg = lc.ModelConfig.from_hf_config(path)
-            page.locator('input[name="config_file"]').set_input_files(str(path))
-            expect_text(page, "params", f"{lc.param_count(cfg):,}")
-            assert page.locator('select[name="preset"]').input_value() == "config"
-            if cfg.is_moe:
-                assert read(page, "active") == f"{lc.active_param_count(cfg):,}", path.name
-            assert not page.locator('[data-error="config"]').is_visible(), path.name
+def test_loading_each_committed_config_shows_its_exact_counts(language: str, planners: Planners) -> None:
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    for path in CONFIG_FILES:
+        cfg = lc.ModelConfig.from_hf_config(path)
+        page.locator('input[name="config_file"]').set_input_files(str(path))
+        expect_text(page, "params", f"{lc.param_count(cfg):,}")
+        assert page.locator('select[name="preset"]').input_value() == "config"
+        if cfg.is_moe:
+            assert read(page, "active") == f"{lc.active_param_count(cfg):,}", path.name
+        assert not page.locator('[data-error="config"]').is_visible(), path.name
     assert log.errors == [] and log.requests == []
 
 
@@ -323,12 +442,16 @@ def choose(page, *, task: str, **fields: str) -> None:
             field.fill(value)
 
 
+PARTS = ("weights", "kv_cache", "gradients", "optimizer_states", "activations", "reserve", "total")
+
+
 def shown_parts(page) -> dict[str, int]:
-    parts = {}
-    for part in ("weights", "kv_cache", "gradients", "optimizer_states", "activations", "reserve", "total"):
-        text = read(page, part)
-        parts[part] = int(re.sub(r"[^\d]", "", text)) if re.search(r"\d", text) else 0
-    return parts
+    return parts_of(read_all(page, *PARTS))
+
+
+def parts_of(texts: dict[str, str]) -> dict[str, int]:
+    """The bytes of each part as shown (a part not shown counts 0)."""
+    return {part: int(re.sub(r"[^\d]", "", texts[part])) if re.search(r"\d", texts[part]) else 0 for part in PARTS}
 
 
 def expected_parts(plan) -> dict[str, int]:
@@ -364,82 +487,82 @@ WORKED_CASES = {
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_a_bad_lora_dropout_is_refused_in_the_page_s_language(language: str) -> None:
+def test_a_bad_lora_dropout_is_refused_in_the_page_s_language(language: str, planners: Planners) -> None:
     messages = {"en": "is not a number from 0 up to, but not including, 1", "zh_TW": "不是 0 以上、小於 1 的數字"}
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        choose(page, task="lora", lora_dropout="1")
-        error = page.locator('[data-error="plan"]')
-        assert messages[language] in error.text_content() and "1" in error.text_content()
-        assert page.locator('[name="lora_dropout"]').get_attribute("aria-invalid") == "true"
-        choose(page, task="lora", lora_dropout="0.1")
-        assert error.is_hidden()
-        plan = plan_training(LLAMA, task="lora", seq_len=2048, lora_dropout=0.1)
-        assert shown_parts(page)["activations"] == plan.activations
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    choose(page, task="lora", lora_dropout="1")
+    error = page.locator('[data-error="plan"]')
+    assert messages[language] in error.text_content() and "1" in error.text_content()
+    assert page.locator('[name="lora_dropout"]').get_attribute("aria-invalid") == "true"
+    choose(page, task="lora", lora_dropout="0.1")
+    assert error.is_hidden()
+    plan = plan_training(LLAMA, task="lora", seq_len=2048, lora_dropout=0.1)
+    assert shown_parts(page)["activations"] == plan.activations
     assert log.errors == [] and log.requests == []
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("case", WORKED_CASES)
-def test_worked_cases_show_llmcalc_bytes(language: str, case: str) -> None:
+def test_worked_cases_show_llmcalc_bytes(language: str, case: str, planners: Planners) -> None:
     fields, compute = WORKED_CASES[case]
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        page.locator('select[name="preset"]').select_option("llama-2-7b")
-        assert read(page, "params") == "6,738,415,616"
-        choose(page, **fields)  # type: ignore[arg-type]
-        page.locator('select[name="gpu"]').select_option("a100-80gb")
-        card = GPUS["A100 (80 GB): 81,920 MiB"]
-        assert page.locator('[name="gpu_gib"]').input_value() == "81920 MiB"
-        plan = compute()
-        assert shown_parts(page) == expected_parts(plan)
-        verdict = read(page, "verdict")
-        assert (f"{card - plan.total:,} B" in verdict) == plan.fits(card), verdict
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('select[name="preset"]').select_option("llama-2-7b")
+    assert read(page, "params") == "6,738,415,616"
+    choose(page, **fields)  # type: ignore[arg-type]
+    page.locator('select[name="gpu"]').select_option("a100-80gb")
+    card = GPUS["A100 (80 GB): 81,920 MiB"]
+    assert page.locator('[name="gpu_gib"]').input_value() == "81920 MiB"
+    plan = compute()
+    assert shown_parts(page) == expected_parts(plan)
+    verdict = read(page, "verdict")
+    assert (f"{card - plan.total:,} B" in verdict) == plan.fits(card), verdict
     assert log.errors == [] and log.requests == []
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_fractional_gib_and_the_trained_context_as_the_cli_has_them(language: str) -> None:
+def test_fractional_gib_and_the_trained_context_as_the_cli_has_them(language: str, planners: Planners) -> None:
     """Llama-3-8B on 24 GiB: 8,192 by default, marked; 65,883 past it, marked; an L4's 22.49 GiB typed by hand."""
     llama_3 = lc.get_preset("llama-3-8b")
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        page.locator('select[name="preset"]').select_option("llama-3-8b")
-        page.locator('[name="gpu_gib"]').fill("24")
-        root = page.locator('.calculator[data-calculator="planner"]')
-        at_trained = root.get_attribute("data-at-trained").replace("{trained}", "8,192")
-        assert read(page, "largest") == f"8,192 {at_trained}"
-        page.locator('input[name="beyond_trained"]').check()
-        beyond = root.get_attribute("data-beyond-trained").replace("{trained}", "8,192")
-        assert read(page, "largest") == f"65,883 {beyond}"
-        note = page.locator('[data-out="note"]')
-        assert not note.is_visible()
-        page.locator('[name="context"]').fill("32768")
-        assert note.inner_text() == root.get_attribute("data-context-note").replace("{context}", "32,768").replace(
-            "{trained}", "8,192")
-        page.locator('[name="context"]').fill("4096")
-        assert not note.is_visible()
-        page.locator('[name="gpu_gib"]').fill("22.49")
-        budget = gpu_memory("22.49")
-        expected = largest_fitting(lambda t: plan_inference(llama_3, context=t), budget,
-                                   limit=context_search_limit(llama_3, beyond_trained=True))
-        assert read(page, "largest") == f"{expected:,} {beyond}"
-        plan = plan_inference(llama_3, context=4096)
-        assert f"{budget - plan.total:,} B" in read(page, "verdict")
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('select[name="preset"]').select_option("llama-3-8b")
+    page.locator('[name="gpu_gib"]').fill("24")
+    root = page.locator('.calculator[data-calculator="planner"]')
+    at_trained = root.get_attribute("data-at-trained").replace("{trained}", "8,192")
+    assert read(page, "largest") == f"8,192 {at_trained}"
+    page.locator('input[name="beyond_trained"]').check()
+    beyond = root.get_attribute("data-beyond-trained").replace("{trained}", "8,192")
+    assert read(page, "largest") == f"65,883 {beyond}"
+    note = page.locator('[data-out="note"]')
+    assert not note.is_visible()
+    page.locator('[name="context"]').fill("32768")
+    assert note.inner_text() == root.get_attribute("data-context-note").replace("{context}", "32,768").replace(
+        "{trained}", "8,192")
+    page.locator('[name="context"]').fill("4096")
+    assert not note.is_visible()
+    page.locator('[name="gpu_gib"]').fill("22.49")
+    budget = gpu_memory("22.49")
+    expected = largest_fitting(lambda t: plan_inference(llama_3, context=t), budget,
+                               limit=context_search_limit(llama_3, beyond_trained=True))
+    assert read(page, "largest") == f"{expected:,} {beyond}"
+    plan = plan_inference(llama_3, context=4096)
+    assert f"{budget - plan.total:,} B" in read(page, "verdict")
     assert log.errors == [] and log.requests == []
 
 
-def test_choosing_the_same_file_again_after_a_listed_model_reads_it_again() -> None:
+def test_choosing_the_same_file_again_after_a_listed_model_reads_it_again(planners: Planners) -> None:
     path = CONFIGS / "llama-3.1-8b.json"
-    with browser_page() as (page, log):
-        page.goto(page_path("en").as_uri())
-        page.locator('input[name="config_file"]').set_input_files(str(path))
-        expect_text(page, "params", "8,030,261,248")
-        page.locator('select[name="preset"]').select_option("qwen2.5-0.5b")
-        assert read(page, "params") == f"{lc.param_count(lc.get_preset('qwen2.5-0.5b')):,}"
-        page.locator('input[name="config_file"]').set_input_files(str(path))
-        expect_text(page, "params", "8,030,261,248")
-        assert page.locator('select[name="preset"]').input_value() == "config"
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    page.locator('input[name="config_file"]').set_input_files(str(path))
+    expect_text(page, "params", "8,030,261,248")
+    page.locator('select[name="preset"]').select_option("qwen2.5-0.5b")
+    assert read(page, "params") == f"{lc.param_count(lc.get_preset('qwen2.5-0.5b')):,}"
+    page.locator('input[name="config_file"]').set_input_files(str(path))
+    expect_text(page, "params", "8,030,261,248")
+    assert page.locator('select[name="preset"]').input_value() == "config"
     assert log.errors == []
 
 
@@ -455,11 +578,13 @@ def contrast(foreground: str, background: str) -> float:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_verdicts_and_errors_have_4_5_to_1_contrast(scheme: str) -> None:
-    with browser_page() as (page, log):
-        page.emulate_media(color_scheme=scheme)
-        page.goto(page_path("en").as_uri())
+def test_verdicts_and_errors_have_4_5_to_1_contrast(scheme: str, planners: Planners) -> None:
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    page.emulate_media(color_scheme=scheme)  # the page's styles follow the reader's setting as it changes
+    try:
         root = page.locator('.calculator[data-calculator="planner"]')
+        assert page.evaluate(f"matchMedia('(prefers-color-scheme: {scheme})').matches")
         background = root.evaluate("node => getComputedStyle(node).backgroundColor")
         colours = {}
         for gpu in ("h200", "t4"):  # Llama 2 7B at 4,096 tokens fits the first, not the second
@@ -467,74 +592,82 @@ def test_verdicts_and_errors_have_4_5_to_1_contrast(scheme: str) -> None:
             colours[gpu] = page.locator('[data-out="verdict"]').evaluate("node => getComputedStyle(node).color")
         page.locator('[name="gpu_gib"]').fill("24 TB")
         colours["error"] = page.locator('[data-error="plan"]').evaluate("node => getComputedStyle(node).color")
+    finally:
+        page.emulate_media(color_scheme="light")  # as every new page opens
     ratios = {name: round(contrast(colour, background), 2) for name, colour in colours.items()}
     assert all(ratio >= 4.5 for ratio in ratios.values()), ratios
     assert colours["h200"] != colours["t4"]  # the two verdicts are styled apart (fits, does not fit)
     assert log.errors == []
 
 
-def test_the_bar_names_its_numbers_and_a_committed_value_is_announced_once() -> None:
+def test_the_bar_names_its_numbers_and_a_committed_value_is_announced_once(planners: Planners) -> None:
     plan = plan_inference(LLAMA, context=4096)
-    with browser_page() as (page, log):
-        page.goto(page_path("en").as_uri())
-        page.locator('select[name="gpu"]').select_option("a100-80gb")
-        name = page.locator(".planner-bar").get_attribute("aria-label")
-        assert name.startswith(f"Total {plan.total / GIB:.2f} GiB / 80.00 GiB (") and "KV cache 2.00 GiB" in name
-        assert page.locator('.planner-results[aria-live]').count() == 0
-        status = page.locator('[role="status"][data-out="status"]')
-        assert status.inner_text() == read(page, "verdict")
-        page.locator('[name="context"]').focus()
-        page.keyboard.press("Control+A")
-        page.keyboard.type("2048")
-        before = status.text_content()
-        page.keyboard.type("0")  # each keystroke recomputes, silently
-        assert status.text_content() == before and read(page, "verdict") != before
-        page.keyboard.press("Tab")  # the committed value is announced
-        assert status.text_content() == read(page, "verdict")
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    page.locator('select[name="gpu"]').select_option("a100-80gb")
+    name = page.locator(".planner-bar").get_attribute("aria-label")
+    assert name.startswith(f"Total {plan.total / GIB:.2f} GiB / 80.00 GiB (") and "KV cache 2.00 GiB" in name
+    assert page.locator('.planner-results[aria-live]').count() == 0
+    status = page.locator('[role="status"][data-out="status"]')
+    assert status.inner_text() == read(page, "verdict")
+    page.locator('[name="context"]').focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("2048")
+    before = status.text_content()
+    page.keyboard.type("0")  # each keystroke recomputes, silently
+    assert status.text_content() == before and read(page, "verdict") != before
+    page.keyboard.press("Tab")  # the committed value is announced
+    assert status.text_content() == read(page, "verdict")
     assert log.errors == []
 
 
-def test_on_a_phone_the_gib_column_stays() -> None:
-    with browser_page() as (page, log):
-        page.set_viewport_size({"width": 375, "height": 800})
-        page.goto(page_path("en").as_uri())
+def test_on_a_phone_the_gib_column_stays(planners: Planners) -> None:
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    opened = page.viewport_size
+    assert page.locator('[data-out="weights"]').is_visible()  # the wide window shows both columns
+    page.set_viewport_size({"width": 375, "height": 800})  # the layout follows the window as it changes
+    try:
+        assert page.evaluate("innerWidth") == 375
         assert page.locator('[data-out="weights-gib"]').is_visible()
         assert not page.locator('[data-out="weights"]').is_visible()
+    finally:
+        page.set_viewport_size(opened)
     assert log.errors == []
 
 
-def test_a_context_llmcalc_refuses_is_shown_at_its_field() -> None:
+def test_a_context_llmcalc_refuses_is_shown_at_its_field(planners: Planners) -> None:
     """GPT-2's 1,024 positions: the default context of 4,096 is refused at the context field, which is marked."""
-    with browser_page() as (page, log):
-        page.goto(page_path("en").as_uri())
-        page.locator('select[name="preset"]').select_option("gpt2")
-        context = page.locator('[name="context"]')
-        assert context.get_attribute("aria-invalid") == "true"
-        box = page.locator("#" + context.get_attribute("aria-describedby"))
-        with pytest.raises(Refusal) as raised:
-            plan_inference(lc.get_preset("gpt2"), context=4096)
-        assert raised.value.code == "integer_out_of_range" and raised.value.params["maximum"] == 1024
-        assert box.inner_text() == "Context length (tokens) must be a whole number from 1 to 1,024."
-        assert box.is_visible()
-        assert not page.locator('[data-error="plan"]').is_visible()
-        context.fill("1024")
-        assert not box.is_visible() and read(page, "total") != "—"
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    page.locator('select[name="preset"]').select_option("gpt2")
+    context = page.locator('[name="context"]')
+    assert context.get_attribute("aria-invalid") == "true"
+    box = page.locator("#" + context.get_attribute("aria-describedby"))
+    with pytest.raises(Refusal) as raised:
+        plan_inference(lc.get_preset("gpt2"), context=4096)
+    assert raised.value.code == "integer_out_of_range" and raised.value.params["maximum"] == 1024
+    assert box.inner_text() == "Context length (tokens) must be a whole number from 1 to 1,024."
+    assert box.is_visible()
+    assert not page.locator('[data-error="plan"]').is_visible()
+    context.fill("1024")
+    assert not box.is_visible() and read(page, "total") != "—"
     assert log.errors == []
 
 
-def test_the_widget_works_from_the_keyboard() -> None:
-    with browser_page() as (page, log):
-        page.goto(page_path("en").as_uri())
-        page.locator('input[name="task"][value="inference"]').focus()
-        page.keyboard.press("ArrowRight")  # radio group: the next task, full fine-tuning
-        assert page.locator('input[name="task"][value="full"]').is_checked()
-        assert page.locator('[name="zero_stage"]').is_visible()
-        page.locator('[name="seq_len"]').focus()
-        page.keyboard.press("Control+A")
-        page.keyboard.type("1024")
-        page.keyboard.press("Tab")
-        plan = plan_training(LLAMA, task="full", seq_len=1024)
-        assert shown_parts(page) == expected_parts(plan)
+def test_the_widget_works_from_the_keyboard(planners: Planners) -> None:
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    page.locator('input[name="task"][value="inference"]').focus()
+    page.keyboard.press("ArrowRight")  # radio group: the next task, full fine-tuning
+    assert page.locator('input[name="task"][value="full"]').is_checked()
+    assert page.locator('[name="zero_stage"]').is_visible()
+    page.locator('[name="seq_len"]').focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("1024")
+    page.keyboard.press("Tab")
+    plan = plan_training(LLAMA, task="full", seq_len=1024)
+    assert shown_parts(page) == expected_parts(plan)
     assert log.errors == []
 
 
@@ -569,45 +702,46 @@ ENGLISH_WORDS = re.compile(r"\b(must|got|not|supported|config|valid|remove|param
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_bad_configs_show_the_refusal_in_the_page_s_language_and_the_widget_recovers(
     language: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        root = page.locator('.calculator[data-calculator="planner"]')
-        catalogue = json.loads(root.get_attribute("data-refusals"))
-        for text in [*BAD_CONFIGS, ABSURD]:
-            where, template = ("plan", "data-plan-error") if text == ABSURD else ("config", "data-config-error")
-            page.locator('textarea[name="config_paste"]').fill(text)
-            page.locator('button[name="config_use"]').click()
-            refusal = python_refusal(text, tmp_path, monkeypatch)
-            shown = page.locator(f'[data-error="{where}"]').inner_text()
-            before, _, after = root.get_attribute(template).partition("{detail}")
-            assert shown.startswith(before) and shown.endswith(after), (text, shown)
-            # The code's own template, its fixed words in the page's language, its numbers filled in.
-            template_words = re.split(r"\{[a-z_]+\}", catalogue["refusal_" + refusal.code])
-            assert all(word.strip(" .;:：。；") in shown for word in template_words), (text, shown)
-            for value in refusal_numbers(refusal.params).values():
-                assert f"{int(value):,}" in shown or value in shown, (text, shown, value)
-            if language == "zh_TW":
-                assert not ENGLISH_WORDS.search(shown.replace("config.json", "")), (text, shown)
-            assert "/" not in shown.replace("config.json", ""), (text, shown)  # no path of this repository
-            assert not re.search(r"NaN|undefined|Infinity", root.inner_text()), text
-            page.locator('select[name="preset"]').select_option("qwen2.5-0.5b")
-            assert read(page, "params") == f"{lc.param_count(lc.get_preset('qwen2.5-0.5b')):,}"
-            assert not page.locator('[data-error="config"]').is_visible()
-            assert read(page, "total") != "—"
+, planners: Planners) -> None:
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    root = page.locator('.calculator[data-calculator="planner"]')
+    catalogue = json.loads(root.get_attribute("data-refusals"))
+    for text in [*BAD_CONFIGS, ABSURD]:
+        where, template = ("plan", "data-plan-error") if text == ABSURD else ("config", "data-config-error")
+        page.locator('textarea[name="config_paste"]').fill(text)
+        page.locator('button[name="config_use"]').click()
+        refusal = python_refusal(text, tmp_path, monkeypatch)
+        shown = page.locator(f'[data-error="{where}"]').inner_text()
+        before, _, after = root.get_attribute(template).partition("{detail}")
+        assert shown.startswith(before) and shown.endswith(after), (text, shown)
+        # The code's own template, its fixed words in the page's language, its numbers filled in.
+        template_words = re.split(r"\{[a-z_]+\}", catalogue["refusal_" + refusal.code])
+        assert all(word.strip(" .;:：。；") in shown for word in template_words), (text, shown)
+        for value in refusal_numbers(refusal.params).values():
+            assert f"{int(value):,}" in shown or value in shown, (text, shown, value)
+        if language == "zh_TW":
+            assert not ENGLISH_WORDS.search(shown.replace("config.json", "")), (text, shown)
+        assert "/" not in shown.replace("config.json", ""), (text, shown)  # no path of this repository
+        assert not re.search(r"NaN|undefined|Infinity", root.inner_text()), text
+        page.locator('select[name="preset"]').select_option("qwen2.5-0.5b")
+        assert read(page, "params") == f"{lc.param_count(lc.get_preset('qwen2.5-0.5b')):,}"
+        assert not page.locator('[data-error="config"]').is_visible()
+        assert read(page, "total") != "—"
     assert log.errors == [] and log.requests == []
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_before_any_config_is_loaded_the_page_says_so(language: str) -> None:
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        root = page.locator('.calculator[data-calculator="planner"]')
-        page.locator('select[name="preset"]').select_option("config")
-        expected = json.loads(root.get_attribute("data-refusals"))["no_config"]
-        assert page.locator('[data-error="config"]').inner_text() == expected
-        start = {"en": "No config.json has been loaded yet", "zh_TW": "尚未載入 config.json"}[language]
-        assert expected.startswith(start)
+def test_before_any_config_is_loaded_the_page_says_so(language: str, planners: Planners) -> None:
+    # A page loaded for this test: the shared one may have been given a config, and nothing takes one back.
+    page, log = planners.visitor(language)
+    load(page, page_path(language).as_uri())
+    root = page.locator('.calculator[data-calculator="planner"]')
+    page.locator('select[name="preset"]').select_option("config")
+    expected = json.loads(root.get_attribute("data-refusals"))["no_config"]
+    assert page.locator('[data-error="config"]').inner_text() == expected
+    start = {"en": "No config.json has been loaded yet", "zh_TW": "尚未載入 config.json"}[language]
+    assert expected.startswith(start)
     assert log.errors == []
 
 
@@ -627,25 +761,33 @@ BAD_FIELDS = [
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_bad_fields_show_a_translated_message_never_nan(language: str) -> None:
+def test_bad_fields_show_a_translated_message_never_nan(language: str, planners: Planners) -> None:
+    """Each bad value, typed into the form as it opened: a message in the page's language, never NaN; the value
+    put back as the reader had it, the message goes and the plan comes back."""
     messages = {"en": ("must be a whole number from", "is not a size from 1 MiB to 100,000 GiB"),
                 "zh_TW": ("必須是", "1 MiB")}
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        for task, name, value in BAD_FIELDS:
-            page.reload()
-            page.locator(f'input[name="task"][value="{task}"]').check()
-            page.locator(f'[name="{name}"]').fill(value)
-            box = page.locator('[data-error="plan"]')
-            assert box.is_visible(), (task, name, value)
-            text = box.inner_text()
-            assert any(part in text for part in messages[language]), text
-            if language == "zh_TW":
-                assert not ENGLISH_WORDS.search(text), text
-            if name == "gpu_gib":
-                quoted = {"en": f"“{value}”", "zh_TW": f"「{value}」"}[language]
-                assert quoted in text and page.locator('[name="gpu_gib"]').get_attribute("aria-invalid") == "true"
-            assert not re.search(r"NaN|undefined|Infinity", page.locator(".calculator").inner_text())
+    for task, name, value in BAD_FIELDS:
+        case = (task, name, value)
+        planner = planners.main(language)  # each case from the form as it opened, put back and checked
+        page, log = planner.page, planner.log
+        page.locator(f'input[name="task"][value="{task}"]').check()
+        field = page.locator(f'{ROOT} [name="{name}"]')
+        typed, planned = field.input_value(), shown_result(page)
+        assert planned["verdict"] != "—", case
+        field.fill(value)
+        box = page.locator('[data-error="plan"]')
+        assert box.is_visible(), case
+        text = box.inner_text()
+        assert any(part in text for part in messages[language]), (case, text)
+        if language == "zh_TW":
+            assert not ENGLISH_WORDS.search(text), (case, text)
+        if name == "gpu_gib":
+            quoted = {"en": f"“{value}”", "zh_TW": f"「{value}」"}[language]
+            assert quoted in text and page.locator('[name="gpu_gib"]').get_attribute("aria-invalid") == "true", case
+        assert not re.search(r"NaN|undefined|Infinity", page.locator(".calculator").inner_text()), case
+        field.fill(typed)
+        assert box.is_hidden() and field.get_attribute("aria-invalid") == "false", case
+        assert shown_result(page) == planned, case
     assert log.errors == []
 
 
@@ -689,6 +831,7 @@ def vllm_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: i
             "expected": expected}
 
 
+@functools.cache  # the oracle is the same for both languages: computed once per run
 def engine_vectors(seed: int = 20261201) -> list[dict[str, object]]:
     """generate and vLLM plans over every model source, with the longest fits, as Python answers them."""
     rng = random.Random(seed)
@@ -756,18 +899,18 @@ COMPARE_ENGINES = """
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_every_engine_plan_matches_llmcalc(language: str) -> None:
+def test_every_engine_plan_matches_llmcalc(language: str, planners: Planners) -> None:
     vectors = engine_vectors()
     refused = sum("error" in v["expected"] for v in vectors)  # type: ignore[operator]
     starts = sum(v["expected"].get("parts", {}).get("starts") == "true" for v in vectors)  # type: ignore[union-attr]
     assert len(vectors) > 100 and 0 < refused < len(vectors) - 40 and starts > 10
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        result = page.evaluate(COMPARE_ENGINES, vectors)
+    planner = planners.main(language)
+    result = planner.page.evaluate(COMPARE_ENGINES, vectors)
     assert result == {"checked": len(vectors), "bad": []}
-    assert log.errors == [] and log.requests == []
+    assert planner.log.errors == [] and planner.log.requests == []
 
 
+@functools.cache  # the same command for both languages: run once per run
 def cli_plan_json(model: str, *argv: str) -> dict:
     """``llmcalc plan MODEL ARGV --json`` run as a reader runs it, parsed."""
     done = subprocess.run([sys.executable, "-m", "llmcalc", "plan", model, *argv, "--json"],
@@ -776,7 +919,7 @@ def cli_plan_json(model: str, *argv: str) -> dict:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str) -> None:
+def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str, planners: Planners) -> None:
     """Llama-3-8B: generate's prefill as activations; vLLM's pool and concurrency in the verdict, as the CLI's JSON."""
     def cli(*argv: str) -> dict:
         return cli_plan_json("llama-3-8b", *argv)
@@ -784,34 +927,31 @@ def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str) -> No
     generate = cli("--engine", "generate", "--attention", "eager", "--context", "4096", "--gpu", "l4")
     vllm = cli("--engine", "vllm", "--context", "8192", "--gpu", "l4", "--gpu-memory-utilization", "0.85",
                "--max-num-batched-tokens", "2048", "--cuda-graphs-mib", "512")
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        page.locator('select[name="preset"]').select_option("llama-3-8b")
-        page.locator('select[name="gpu"]').select_option("l4")
-        choose(page, task="inference", engine="generate", attention="eager", context="4096")
-        shown = shown_parts(page)
-        assert {k: v for k, v in shown.items() if v} == {**{k: v for k, v in generate["parts"].items() if v},
-                                                         "total": generate["total"]}
-        assert read(page, "largest").startswith(f"{generate['largest_context']:,}")
-        assert page.locator('[name="kv_format"]').is_hidden() and page.locator('[name="attention"]').is_visible()
-        choose(page, task="inference", engine="vllm", gpu_memory_utilization="85", max_num_batched_tokens="2048",
-               context="8192", cuda_graphs_mib="512")
-        assert page.locator('[name="batch"]').is_hidden() and page.locator('[name="attention"]').is_hidden()
-        verdict = read(page, "verdict")
-        assert f"{vllm['kv_tokens']:,}" in verdict and f"{vllm['max_concurrency']:.2f}" in verdict, verdict
-        assert shown_parts(page)["kv_cache"] == vllm["parts"]["kv_cache"]
-        assert shown_parts(page)["activations"] == vllm["parts"]["profile_peak"]
-        assert shown_parts(page)["reserve"] == vllm["parts"]["non_torch_and_cuda_graphs"]
-        assert read(page, "largest") == f"{vllm['largest_context']:,}"
-        page.locator('[name="gpu_memory_utilization"]').fill("101")
-        assert page.locator('[name="gpu_memory_utilization"]').get_attribute("aria-invalid") == "true"
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('select[name="preset"]').select_option("llama-3-8b")
+    page.locator('select[name="gpu"]').select_option("l4")
+    choose(page, task="inference", engine="generate", attention="eager", context="4096")
+    shown = shown_parts(page)
+    assert {k: v for k, v in shown.items() if v} == {**{k: v for k, v in generate["parts"].items() if v},
+                                                     "total": generate["total"]}
+    assert read(page, "largest").startswith(f"{generate['largest_context']:,}")
+    assert page.locator('[name="kv_format"]').is_hidden() and page.locator('[name="attention"]').is_visible()
+    choose(page, task="inference", engine="vllm", gpu_memory_utilization="85", max_num_batched_tokens="2048",
+           context="8192", cuda_graphs_mib="512")
+    assert page.locator('[name="batch"]').is_hidden() and page.locator('[name="attention"]').is_hidden()
+    verdict = read(page, "verdict")
+    assert f"{vllm['kv_tokens']:,}" in verdict and f"{vllm['max_concurrency']:.2f}" in verdict, verdict
+    assert shown_parts(page)["kv_cache"] == vllm["parts"]["kv_cache"]
+    assert shown_parts(page)["activations"] == vllm["parts"]["profile_peak"]
+    assert shown_parts(page)["reserve"] == vllm["parts"]["non_torch_and_cuda_graphs"]
+    assert read(page, "largest") == f"{vllm['largest_context']:,}"
+    page.locator('[name="gpu_memory_utilization"]').fill("101")
+    assert page.locator('[name="gpu_memory_utilization"]').get_attribute("aria-invalid") == "true"
     assert log.errors == [] and log.requests == []
 
 
 # ---- The share link, the second card and the chart (plannershare.js, plannerchart.js) ----
-
-ROOT = '.calculator[data-calculator="planner"]'
-
 
 def form_values(page) -> dict[str, str]:
     """Every input of the form as the reader set it: what a link must carry."""
@@ -825,8 +965,8 @@ def form_values(page) -> dict[str, str]:
 
 
 def shown_result(page) -> dict[str, object]:
-    return {**shown_parts(page), "verdict": read(page, "verdict"), "largest": read(page, "largest"),
-            "params": read(page, "params")}
+    texts = read_all(page, *PARTS, "verdict", "largest", "params")
+    return {**parts_of(texts), "verdict": texts["verdict"], "largest": texts["largest"], "params": texts["params"]}
 
 
 SHARED_SETUPS = {
@@ -857,47 +997,54 @@ def set_up(page, fields: dict[str, object]) -> None:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize("setup", SHARED_SETUPS)
-def test_a_shared_link_restores_every_input_and_the_same_result(language: str, setup: str) -> None:
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        assert "#" not in page.url  # a visit alone leaves the address as it came
+def test_a_shared_link_restores_every_input_and_the_same_result(language: str, planners: Planners) -> None:
+    """Each set-up, made from the form as it opened, gives a link; the first link is opened by loading it on
+    another page, each next one followed on that page (``hashchange``) over the previous set-up's plan."""
+    fresh, log2 = planners.visitor(language)
+    load(fresh, page_path(language).as_uri())
+    assert "#" not in fresh.url  # a visit alone leaves the address as it came
+    for index, setup in enumerate(SHARED_SETUPS):
+        planner = planners.main(language)
+        page, log = planner.page, planner.log
         entries = page.evaluate("history.length")
         set_up(page, SHARED_SETUPS[setup])
         page.locator(f'{ROOT} [name="batch"]').press_sequentially("1")  # typed: one keystroke at a time
         page.locator(f'{ROOT} [name="batch"]').press("Backspace")
         values, result = form_values(page), shown_result(page)
-        assert result["verdict"] != "—"  # a plan, not a refusal, travels
-        link = page.url
-        assert "#plan=1&" in link
-        assert page.evaluate("history.length") == entries  # replaceState: no entry per change
-    with browser_page() as (fresh, log2):
-        fresh.goto(link)
-        assert form_values(fresh) == values
-        assert shown_result(fresh) == result
-        assert not fresh.locator(f'{ROOT} [data-out="share-note"]').is_visible()
+        assert result["verdict"] != "—", setup  # a plan, not a refusal, travels
+        link = page.evaluate("location.href")
+        assert "#plan=1&" in link, setup
+        assert page.evaluate("history.length") == entries, setup  # replaceState: no entry per change
+        if index == 0:
+            load(fresh, link)
+        else:
+            assert form_values(fresh) != values, setup  # the page shows another plan until the link is followed
+            open_fragment(fresh, "#" + link.split("#", 1)[1])
+        assert form_values(fresh) == values, setup
+        assert shown_result(fresh) == result, setup
+        assert not fresh.locator(f'{ROOT} [data-out="share-note"]').is_visible(), setup
     assert log.errors == log2.errors == [] and log.requests == log2.requests == []
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_a_loaded_config_travels_as_its_values_not_the_file(language: str) -> None:
+def test_a_loaded_config_travels_as_its_values_not_the_file(language: str, planners: Planners) -> None:
     path = CONFIGS / "deepseek-v2-lite.json"  # latent attention and experts: many fields to carry
     cfg = lc.ModelConfig.from_hf_config(path)
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        page.locator('input[name="config_file"]').set_input_files(str(path))
-        expect_text(page, "params", f"{lc.param_count(cfg):,}")
-        page.locator(f'{ROOT} [name="context"]').fill("2048")
-        page.wait_for_function("location.hash.includes('context=2048') && location.hash.includes('config=')")
-        link = page.url
-        result = shown_result(page)
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('input[name="config_file"]').set_input_files(str(path))
+    expect_text(page, "params", f"{lc.param_count(cfg):,}")
+    page.locator(f'{ROOT} [name="context"]').fill("2048")
+    page.wait_for_function("location.hash.includes('context=2048') && location.hash.includes('config=')")
+    link = page.evaluate("location.href")
+    result = shown_result(page)
     assert "architectures" not in link and "max_position_embeddings" not in link  # the file's own keys stay home
     shared = json.loads(urllib.parse.parse_qs(link.split("#", 1)[1])["config"][0])
     assert shared == dataclasses.asdict(cfg)  # llmcalc's ModelConfig values, exact integers, not the file
-    with browser_page() as (fresh, log2):
-        fresh.goto(link)
-        assert fresh.locator('select[name="preset"]').input_value() == "config"
-        assert shown_result(fresh) == result
+    fresh, log2 = planners.visitor(language)  # a page that has never been given the file
+    load(fresh, link)
+    assert fresh.locator('select[name="preset"]').input_value() == "config"
+    assert shown_result(fresh) == result
     assert log.errors == log2.errors == []
 
 
@@ -922,22 +1069,30 @@ BAD_FRAGMENTS = [
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_a_bad_link_gives_the_defaults_and_a_translated_note(language: str) -> None:
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        defaults, default_result = form_values(page), shown_result(page)
-        template = page.locator(ROOT).get_attribute("data-share-bad")
-        for fragment in BAD_FRAGMENTS:
-            page.goto("about:blank")
-            page.goto(page_path(language).as_uri() + fragment)
-            note = page.locator(f'{ROOT} [data-out="share-note"]')
-            assert note.is_visible(), fragment
-            assert note.inner_text().startswith(template.split("{label}")[0]), fragment
-            if language == "zh_TW":
-                assert not ENGLISH_WORDS.search(template), template
-            assert form_values(page) == defaults, fragment
-            assert shown_result(page) == default_result, fragment
-    assert log.errors == [] and log.requests == []
+def test_a_bad_link_gives_the_defaults_and_a_translated_note(language: str, planners: Planners) -> None:
+    """The first bad link opened by loading it; each other one followed on that page (the planner handles
+    ``hashchange``) after the reader moved the form off the defaults, so the defaults and the note it gets are
+    that link's doing."""
+    planner = planners.main(language)  # its form and result as the page opened: the defaults
+    defaults, default_result = planner.defaults, planner.opening
+    page, log = planners.visitor(language)
+    template = planner.page.locator(ROOT).get_attribute("data-share-bad")
+    note = page.locator(f'{ROOT} [data-out="share-note"]')
+    for index, fragment in enumerate(BAD_FRAGMENTS):
+        if index == 0:
+            load(page, page_path(language).as_uri() + fragment)
+        else:
+            context = str(1000 + index)
+            page.locator(f'{ROOT} [name="context"]').fill(context)
+            assert not note.is_visible() and f"context={context}&" in page.evaluate("location.hash"), fragment
+            open_fragment(page, fragment)
+        assert note.is_visible(), fragment
+        assert note.inner_text().startswith(template.split("{label}")[0]), fragment
+        if language == "zh_TW":
+            assert not ENGLISH_WORDS.search(template), template
+        assert form_values(page) == defaults, fragment
+        assert shown_result(page) == default_result, fragment
+    assert planner.log.errors == log.errors == [] and planner.log.requests == log.requests == []
 
 
 def chart_points(page) -> list[tuple[int, int]]:
@@ -946,99 +1101,101 @@ def chart_points(page) -> list[tuple[int, int]]:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_the_chart_plots_llmcalc_totals_and_says_them_as_text(language: str) -> None:
+def test_the_chart_plots_llmcalc_totals_and_says_them_as_text(language: str, planners: Planners) -> None:
     mistral = lc.get_preset("mistral-7b")
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        # Inference: memory against context, past the trained context so the sliding window shows.
-        set_up(page, {"task": "inference", "preset": "mistral-7b", "weight_format": "nf4", "kv_format": "fp8",
-                      "batch": "4", "beyond_trained": True})
-        points = chart_points(page)
-        assert len(points) >= 8 and 4096 in [x for x, _ in points]
-        for context, total in points:
-            assert total == plan_inference(mistral, context=context, batch=4, weight_format="nf4",
-                                           kv_format="fp8").total, context
-        svg = page.locator(f"{ROOT} svg")
-        assert svg.get_attribute("role") == "img"
-        title, desc = svg.locator("title").text_content(), svg.locator("desc").text_content()
-        assert title == page.locator(ROOT).get_attribute("data-chart-context")
-        assert f"{points[0][0]:,}" in desc and f"{points[-1][0]:,}" in desc
-        rows = page.locator(f"{ROOT} .planner-chart-table tbody tr").evaluate_all(
-            "rows => rows.map((r) => [Number(r.dataset.x), r.dataset.bytes, r.cells[2].textContent])")
-        assert [(x, int(b)) for x, b, _ in rows] == points
-        assert all(text == f"{int(b):,}" for _, b, text in rows)
-        card = page.locator(f"{ROOT} .planner-chart-card-0").get_attribute("data-gib")
-        assert float(card) == 25757220864 / GIB
-        # Training: memory against micro-batch.
-        set_up(page, {"task": "lora", "preset": "llama-2-7b", "seq_len": "512", "micro_batch": "3"})
-        points = chart_points(page)
-        assert [x for x, _ in points][:4] == [1, 2, 3, 4]
-        for micro_batch, total in points:
-            assert total == plan_training(LLAMA, task="lora", seq_len=512, micro_batch=micro_batch,
-                                          rank=16).total, micro_batch
-        assert svg.locator("title").text_content() == page.locator(ROOT).get_attribute("data-chart-micro-batch")
-        # vLLM's pool takes the card's share whatever the context: no chart, and the page says why.
-        set_up(page, {"task": "inference", "engine": "vllm"})
-        assert read(page, "verdict") != "—"
-        assert not page.locator(f'{ROOT} [data-out="chart"]').is_visible()
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    # Inference: memory against context, past the trained context so the sliding window shows.
+    set_up(page, {"task": "inference", "preset": "mistral-7b", "weight_format": "nf4", "kv_format": "fp8",
+                  "batch": "4", "beyond_trained": True})
+    points = chart_points(page)
+    assert len(points) >= 8 and 4096 in [x for x, _ in points]
+    for context, total in points:
+        assert total == plan_inference(mistral, context=context, batch=4, weight_format="nf4",
+                                       kv_format="fp8").total, context
+    svg = page.locator(f"{ROOT} svg")
+    assert svg.get_attribute("role") == "img"
+    title, desc = svg.locator("title").text_content(), svg.locator("desc").text_content()
+    assert title == page.locator(ROOT).get_attribute("data-chart-context")
+    assert f"{points[0][0]:,}" in desc and f"{points[-1][0]:,}" in desc
+    rows = page.locator(f"{ROOT} .planner-chart-table tbody tr").evaluate_all(
+        "rows => rows.map((r) => [Number(r.dataset.x), r.dataset.bytes, r.cells[2].textContent])")
+    assert [(x, int(b)) for x, b, _ in rows] == points
+    assert all(text == f"{int(b):,}" for _, b, text in rows)
+    card = page.locator(f"{ROOT} .planner-chart-card-0").get_attribute("data-gib")
+    assert float(card) == 25757220864 / GIB
+    # Training: memory against micro-batch.
+    set_up(page, {"task": "lora", "preset": "llama-2-7b", "seq_len": "512", "micro_batch": "3"})
+    points = chart_points(page)
+    assert [x for x, _ in points][:4] == [1, 2, 3, 4]
+    for micro_batch, total in points:
+        assert total == plan_training(LLAMA, task="lora", seq_len=512, micro_batch=micro_batch,
+                                      rank=16).total, micro_batch
+    assert svg.locator("title").text_content() == page.locator(ROOT).get_attribute("data-chart-micro-batch")
+    # vLLM's pool takes the card's share whatever the context: no chart, and the page says why.
+    set_up(page, {"task": "inference", "engine": "vllm"})
+    assert read(page, "verdict") != "—"
+    assert not page.locator(f'{ROOT} [data-out="chart"]').is_visible()
     assert log.errors == [] and log.requests == []
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_two_cards_side_by_side_give_both_verdicts(language: str) -> None:
+def test_two_cards_side_by_side_give_both_verdicts(language: str, planners: Planners) -> None:
     total = plan_training(LLAMA, task="full", seq_len=2048).total
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        compare = page.locator(f'{ROOT} [data-out="compare"]')
-        assert not compare.is_visible()
-        set_up(page, {"task": "full", "seq_len": "2048", "gpu": "rtx-4090", "gpu_compare": "h100-nvl"})
-        cards = compare.locator(".planner-compare-card")
-        assert cards.count() == 2
-        for index, key in enumerate(("rtx-4090", "h100-nvl")):
-            budget = next(card.total_bytes for card in CARDS if card.key == key)
-            assert cards.nth(index).get_attribute("data-bytes") == str(budget)
-            verdict = cards.nth(index).locator(".planner-verdict")
-            fits = total <= budget
-            assert ("planner-fits" if fits else "planner-no-fit") in verdict.get_attribute("class")
-            assert f"{abs(budget - total):,} B" in verdict.inner_text()
-        # The first card's column says what the main verdict says.
-        assert cards.nth(0).locator(".planner-verdict").inner_text() == read(page, "verdict")
-        page.locator(f'{ROOT} [name="gpu_compare"]').select_option("")
-        assert not compare.is_visible()
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    compare = page.locator(f'{ROOT} [data-out="compare"]')
+    assert not compare.is_visible()
+    set_up(page, {"task": "full", "seq_len": "2048", "gpu": "rtx-4090", "gpu_compare": "h100-nvl"})
+    cards = compare.locator(".planner-compare-card")
+    assert cards.count() == 2
+    for index, key in enumerate(("rtx-4090", "h100-nvl")):
+        budget = next(card.total_bytes for card in CARDS if card.key == key)
+        assert cards.nth(index).get_attribute("data-bytes") == str(budget)
+        verdict = cards.nth(index).locator(".planner-verdict")
+        fits = total <= budget
+        assert ("planner-fits" if fits else "planner-no-fit") in verdict.get_attribute("class")
+        assert f"{abs(budget - total):,} B" in verdict.inner_text()
+    # The first card's column says what the main verdict says.
+    assert cards.nth(0).locator(".planner-verdict").inner_text() == read(page, "verdict")
+    page.locator(f'{ROOT} [name="gpu_compare"]').select_option("")
+    assert not compare.is_visible()
     assert log.errors == []
 
 
-def test_copy_link_copies_the_address_of_the_plan() -> None:
-    with browser_page() as (page, log):
-        page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-        page.goto(page_path("en").as_uri())
-        page.locator(f'{ROOT} [name="context"]').fill("1234")
-        page.locator(f'{ROOT} [data-share="copy"]').click()
-        status = page.locator(f'{ROOT} [data-out="share-status"]')
-        page.wait_for_function("(s) => document.querySelector(s).textContent !== ''",
-                               arg=f'{ROOT} [data-out="share-status"]', timeout=5000)
-        assert status.inner_text() == page.locator(ROOT).get_attribute("data-share-copied")
-        assert page.evaluate("navigator.clipboard.readText()") == page.url
-        assert "context=1234" in page.url
+def test_copy_link_copies_the_address_of_the_plan(planners: Planners) -> None:
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    status = page.locator(f'{ROOT} [data-out="share-status"]')
+    assert status.text_content() == ""  # nothing copied yet: what follows is this click's doing
+    page.locator(f'{ROOT} [name="context"]').fill("1234")
+    page.locator(f'{ROOT} [data-share="copy"]').click()
+    page.wait_for_function("(s) => document.querySelector(s).textContent !== ''",
+                           arg=f'{ROOT} [data-out="share-status"]', timeout=5000)
+    assert status.inner_text() == page.locator(ROOT).get_attribute("data-share-copied")
+    address = page.evaluate("location.href")
+    assert page.evaluate("navigator.clipboard.readText()") == address
+    assert "context=1234" in address
     assert log.errors == []
 
 
-def test_the_language_switch_carries_the_plan_to_the_other_edition() -> None:
+def test_the_language_switch_carries_the_plan_to_the_other_edition(planners: Planners) -> None:
     """The sidebar's switch keeps the fragment: the zh_TW page opens on the same inputs and the same bytes."""
-    with browser_page() as (page, log):
-        page.goto(page_path("en").as_uri())
-        set_up(page, SHARED_SETUPS["lora"])
-        values, parts = form_values(page), shown_parts(page)
-        page.locator("a.language-switch").first.click()
-        page.wait_for_url(re.compile(r"/zh_TW/19-will-it-fit\.html#plan=1&"))
-        assert form_values(page) == values
-        assert shown_parts(page) == parts
-        assert page.evaluate("document.documentElement.lang") == "zh-TW"
+    page, log = planners.visitor("en")  # not the shared en page: the switch takes its page to the other edition
+    load(page, page_path("en").as_uri())
+    set_up(page, SHARED_SETUPS["lora"])
+    values, parts = form_values(page), shown_parts(page)
+    page.locator("a.language-switch").first.click()
+    page.wait_for_url(re.compile(r"/zh_TW/19-will-it-fit\.html#plan=1&"))
+    assert form_values(page) == values
+    assert shown_parts(page) == parts
+    assert page.evaluate("document.documentElement.lang") == "zh-TW"
     assert log.errors == [] and log.requests == []
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_several_gpus_in_the_widget_show_what_the_cli_prints(language: str) -> None:
+def test_several_gpus_in_the_widget_show_what_the_cli_prints(language: str, planners: Planners) -> None:
     """Llama-3.1-70B over 4 x 2 GPUs for inference and LoRA under ZeRO-3 on 8, as the CLI's JSON; TP 3 refused."""
     def cli(*argv: str) -> dict:
         return cli_plan_json("llama-3.1-70b", *argv)
@@ -1046,19 +1203,19 @@ def test_several_gpus_in_the_widget_show_what_the_cli_prints(language: str) -> N
     inference = cli("--tensor-parallel", "4", "--pipeline-parallel", "2", "--context", "8192", "--gpu", "a100-40gb")
     lora = cli("--task", "lora", "--zero-stage", "3", "--gpus", "8", "--seq-len", "2048", "--micro-batch", "1",
                "--checkpointing", "--gpu", "a100-40gb")
-    with browser_page() as (page, log):
-        page.goto(page_path(language).as_uri())
-        page.locator('select[name="preset"]').select_option("llama-3.1-70b")
-        page.locator('select[name="gpu"]').select_option("a100-40gb")
-        choose(page, task="inference", tensor_parallel="4", pipeline_parallel="2", context="8192")
-        assert shown_parts(page) == {**{k: inference["parts"][k] for k in shown_parts(page) if k != "total"},
-                                     "total": inference["total"]}
-        assert read(page, "largest").startswith(f"{inference['largest_context']:,}")
-        assert "8" in read(page, "verdict").split(":")[0]  # named per GPU, of 8, as the CLI's heading
-        choose(page, task="inference", tensor_parallel="3")
-        assert "1, 2, 4, 8, 16, 32, 64" in page.locator('[data-error="plan"]').text_content()
-        choose(page, task="lora", zero_stage="3", n_gpus="8", seq_len="2048", micro_batch="1")
-        page.locator('.calculator[data-calculator="planner"] [name="checkpointing"]').check()
-        assert shown_parts(page)["total"] == lora["total"]
-        assert read(page, "largest") == f"{lora['largest_micro_batch']:,}"
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('select[name="preset"]').select_option("llama-3.1-70b")
+    page.locator('select[name="gpu"]').select_option("a100-40gb")
+    choose(page, task="inference", tensor_parallel="4", pipeline_parallel="2", context="8192")
+    assert shown_parts(page) == {**{k: inference["parts"][k] for k in shown_parts(page) if k != "total"},
+                                 "total": inference["total"]}
+    assert read(page, "largest").startswith(f"{inference['largest_context']:,}")
+    assert "8" in read(page, "verdict").split(":")[0]  # named per GPU, of 8, as the CLI's heading
+    choose(page, task="inference", tensor_parallel="3")
+    assert "1, 2, 4, 8, 16, 32, 64" in page.locator('[data-error="plan"]').text_content()
+    choose(page, task="lora", zero_stage="3", n_gpus="8", seq_len="2048", micro_batch="1")
+    page.locator('.calculator[data-calculator="planner"] [name="checkpointing"]').check()
+    assert shown_parts(page)["total"] == lora["total"]
+    assert read(page, "largest") == f"{lora['largest_micro_batch']:,}"
     assert log.errors == [] and log.requests == []
