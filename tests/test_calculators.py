@@ -9,6 +9,7 @@ NaN, Infinity or undefined.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -166,6 +167,7 @@ def test_translation_that_loses_a_key_is_a_warning_at_the_calculator(tmp_path: P
     assert "data-calculator" not in result.html("index")  # the explanation alone, not a mislabelled widget
 
 
+@functools.cache  # the same vectors for both languages: computed once
 def lora_vectors() -> list[dict]:
     """Inputs and llmcalc's outputs: edges, the documented cases and a random sweep."""
     rng = np.random.default_rng(20261129)
@@ -186,6 +188,7 @@ def lora_vectors() -> list[dict]:
     ]
 
 
+@functools.cache
 def memory_vectors() -> list[dict]:
     rng = np.random.default_rng(7)
     counts = [0, 1, 2, 3, 7, 1_000_000_007, 70_000_000_000, 10**13]
@@ -198,6 +201,7 @@ def memory_vectors() -> list[dict]:
     ]
 
 
+@functools.cache
 def kvcache_vectors() -> list[dict]:
     rng = np.random.default_rng(11)
     # The widget models full attention only, so it offers no preset with a sliding window.
