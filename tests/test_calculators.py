@@ -21,7 +21,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 import llmcalc
-from browser import PageLog, browser_page, browser_pages
+from browser import PageLog, browser_pages
 from sphinxbuild import build, write_tree
 
 CONF = """\
@@ -434,20 +434,27 @@ REAL_PAGES = {
 }
 
 
+@pytest.fixture(scope="module")
+def site_tab() -> Iterator[tuple[Any, PageLog]]:
+    """One page (one browser context) for the built site's pages in both languages, each a new load in it."""
+    with browser_pages() as new_page:
+        yield new_page()
+
+
 @pytest.mark.site
 @pytest.mark.browser
 @pytest.mark.parametrize(("language", "rank_label"), [("en", "Rank r"), ("zh_TW", "秩 r")])
-def test_glossary_pages_carry_working_translated_calculators(language: str, rank_label: str) -> None:
-    with browser_page() as (page, log):
-        for kind, docname in REAL_PAGES.items():
-            path = SITE / language / f"{docname}.html"
-            assert path.exists(), "run `make html` first"
-            page.goto(path.as_uri())
-            root = page.locator(f'.calculator[data-calculator="{kind}"]')
-            assert root.count() == 1, docname
-            assert not re.search(r"NaN|undefined|Infinity|—", root.locator(".calc-results").inner_text()), docname
-            if kind == "lora":  # while its page is open: the translated label and the opening figures
-                assert root.locator("label").first.inner_text() == rank_label
-                assert page.locator('[data-out="trainable"]').inner_text() == "131,072"
-                assert page.locator('[data-out="share"]').inner_text() == "0.78%"
+def test_glossary_pages_carry_working_translated_calculators(site_tab, language: str, rank_label: str) -> None:
+    page, log = site_tab
+    for kind, docname in REAL_PAGES.items():
+        path = SITE / language / f"{docname}.html"
+        assert path.exists(), "run `make html` first"
+        page.goto(path.as_uri())
+        root = page.locator(f'.calculator[data-calculator="{kind}"]')
+        assert root.count() == 1, docname
+        assert not re.search(r"NaN|undefined|Infinity|—", root.locator(".calc-results").inner_text()), docname
+        if kind == "lora":  # while its page is open: the translated label and the opening figures
+            assert root.locator("label").first.inner_text() == rank_label
+            assert page.locator('[data-out="trainable"]').inner_text() == "131,072"
+            assert page.locator('[data-out="share"]').inner_text() == "0.78%"
     assert log.errors == [] and log.requests == []
