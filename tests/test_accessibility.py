@@ -122,11 +122,11 @@ def new_page() -> Iterator[Callable[[], tuple[Page, Any]]]:
         yield opener
 
 
-Tab = Callable[[str], tuple[Page, Any]]
+AxeTab = Callable[[str], tuple[Page, Any]]
 
 
 @pytest.fixture(scope="module")
-def tab() -> Iterator[Tab]:
+def axe_tab() -> Iterator[AxeTab]:
     """One page (one browser context) per language for the axe checks, each check a new load in it.
 
     A new context and its first load cost several times a load in an open page.  Every
@@ -145,7 +145,7 @@ def tab() -> Iterator[Tab]:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, tab: Tab) -> None:
+def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, axe_tab: AxeTab) -> None:
     source = axe_source()
     # Every built page holding a widget is checked, so a calculator added to another page is too.
     with_widgets = sorted(
@@ -160,7 +160,7 @@ def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, tab: Tab) -> Non
     ]
     failures: list[str] = []
     checked = 0
-    page, log = tab(language)
+    page, log = axe_tab(language)
     for scheme in SCHEMES:
         page.emulate_media(color_scheme=scheme)
         for name, states in cases:
@@ -175,10 +175,10 @@ def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, tab: Tab) -> Non
     assert not failures, "axe-core WCAG 2.1 AA violations (rule | node | message):\n" + "\n".join(failures)
 
 
-def test_axe_reports_a_planted_violation(tab: Tab) -> None:
+def test_axe_reports_a_planted_violation(axe_tab: AxeTab) -> None:
     """The check can fail: an unlabelled field and grey-on-white text planted in the planner are reported."""
     source = axe_source()
-    page, _log = tab("en")
+    page, _log = axe_tab("en")
     page.emulate_media(color_scheme="light")  # as a new page has it
     page.goto(site_page("en", PLANNER).as_uri())
     page.evaluate(
