@@ -266,7 +266,7 @@ def opened(site) -> Iterator[tuple[Any, PageLog, list[dict[str, Any]]]]:
     """The calculators page of a language, loaded once for the module's browser tests, and what it showed then.
 
     Loading a page costs far more CPU than the checks made on it.  Each test leaves the
-    widgets as it found them, the way a reader would (typing the old value back, choosing
+    widgets as it found them, the way a reader would (putting the old number back, choosing
     the old preset again), and checks the page then shows exactly what it showed after
     loading: so one page serves them all and a test that fails to restore is named.
     """
@@ -335,7 +335,7 @@ def test_lora_widget_shows_the_documented_figures(opened, rank: str, trainable: 
     assert out("formula") == f"{rank} × (4,096 + 4,096) = {trainable}"
     assert page.locator('[name="rank"]').input_value() == rank
     box.fill(opening)
-    assert snapshot(page) == opened[2], f"rank {rank}: typing the old rank back does not restore the widget"
+    assert snapshot(page) == opened[2], f"rank {rank}: putting the old rank back does not restore the widget"
     assert log.errors == []
 
 
@@ -395,7 +395,7 @@ def test_bad_input_shows_a_message_never_nan(site, opened) -> None:
         # The reader puts the old value back (and picks the old preset again, as typing chose Custom):
         # the error goes and every figure is what it was.
         put_back(page, calculator, previous)
-        assert error.is_hidden(), (calculator, name, value, "error stays after the old value is typed back")
+        assert error.is_hidden(), (calculator, name, value, "error stays after the old value is put back")
         assert snapshot(page) == opened[2], (calculator, name, value, "the widget did not recover")
     box = page.locator('[name="rank-box"]')
     box.fill("300")
