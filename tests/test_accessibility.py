@@ -122,8 +122,30 @@ def new_page() -> Iterator[Callable[[], tuple[Page, Any]]]:
         yield opener
 
 
+AxeTab = Callable[[str], tuple[Page, Any]]
+
+
+@pytest.fixture(scope="module")
+def axe_tab() -> Iterator[AxeTab]:
+    """One page (one browser context) per language for the axe checks, each check a new load in it.
+
+    A new context and its first load cost several times a load in an open page.  Every
+    page state axe judges is reached from a fresh load of its page, in its colour scheme
+    (set before the load, as a reader's system setting is), exactly as in a new context.
+    """
+    pages: dict[str, tuple[Page, Any]] = {}
+    with browser_pages() as opener:
+
+        def for_language(language: str) -> tuple[Page, Any]:
+            if language not in pages:
+                pages[language] = opener()
+            return pages[language]
+
+        yield for_language
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, new_page: Callable[[], tuple[Page, Any]]) -> None:
+def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, axe_tab: AxeTab) -> None:
     source = axe_source()
     # Every built page holding a widget is checked, so a calculator added to another page is too.
     with_widgets = sorted(
@@ -138,26 +160,26 @@ def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, new_page: Callab
     ]
     failures: list[str] = []
     checked = 0
+    page, log = axe_tab(language)
     for scheme in SCHEMES:
+        page.emulate_media(color_scheme=scheme)
         for name, states in cases:
-            page, log = new_page()
-            page.emulate_media(color_scheme=scheme)
             page.goto(site_page(language, name).as_uri())
             for state, include in states(page):
                 found = run_axe(page, source, include)
                 failures += [f"{language} {scheme} {name} [{state}] {line}" for line in found]
                 checked += 1
-            assert log.errors == [], (name, log.errors)
-            assert log.requests == [], (name, log.requests)
-            page.context.close()
+            assert log.errors == [], (scheme, name, log.errors)
+            assert log.requests == [], (scheme, name, log.requests)
     assert checked == len(SCHEMES) * (7 + 2 * len(CALCULATOR_PAGES))
     assert not failures, "axe-core WCAG 2.1 AA violations (rule | node | message):\n" + "\n".join(failures)
 
 
-def test_axe_reports_a_planted_violation(new_page: Callable[[], tuple[Page, Any]]) -> None:
+def test_axe_reports_a_planted_violation(axe_tab: AxeTab) -> None:
     """The check can fail: an unlabelled field and grey-on-white text planted in the planner are reported."""
     source = axe_source()
-    page, _log = new_page()
+    page, _log = axe_tab("en")
+    page.emulate_media(color_scheme="light")  # as a new page has it
     page.goto(site_page("en", PLANNER).as_uri())
     page.evaluate(
         """() => {
@@ -173,7 +195,6 @@ def test_axe_reports_a_planted_violation(new_page: Callable[[], tuple[Page, Any]
         }"""
     )
     found = run_axe(page, source, WIDGET)
-    page.context.close()
     assert any(line.startswith("label | #planted-field") for line in found), found
     assert any(line.startswith("color-contrast | #planted-text") for line in found), found
 

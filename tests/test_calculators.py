@@ -9,16 +9,19 @@ NaN, Infinity or undefined.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from bs4 import BeautifulSoup
 
 import llmcalc
-from browser import browser_page
+from browser import PageLog, browser_pages
 from sphinxbuild import build, write_tree
 
 CONF = """\
@@ -164,6 +167,7 @@ def test_translation_that_loses_a_key_is_a_warning_at_the_calculator(tmp_path: P
     assert "data-calculator" not in result.html("index")  # the explanation alone, not a mislabelled widget
 
 
+@functools.cache  # the same vectors for both languages: computed once
 def lora_vectors() -> list[dict]:
     """Inputs and llmcalc's outputs: edges, the documented cases and a random sweep."""
     rng = np.random.default_rng(20261129)
@@ -184,6 +188,7 @@ def lora_vectors() -> list[dict]:
     ]
 
 
+@functools.cache
 def memory_vectors() -> list[dict]:
     rng = np.random.default_rng(7)
     counts = [0, 1, 2, 3, 7, 1_000_000_007, 70_000_000_000, 10**13]
@@ -196,6 +201,7 @@ def memory_vectors() -> list[dict]:
     ]
 
 
+@functools.cache
 def kvcache_vectors() -> list[dict]:
     rng = np.random.default_rng(11)
     # The widget models full attention only, so it offers no preset with a sliding window.
@@ -240,13 +246,73 @@ COMPARE_SCRIPT = """
 """
 
 
-@pytest.mark.browser
-def test_javascript_agrees_with_llmcalc_on_every_vector(site) -> None:
+SNAPSHOT = """() => [...document.querySelectorAll('.calculator[data-calculator]')].map((root) => ({
+  calculator: root.dataset.calculator,
+  fields: [...root.querySelectorAll('input, select')].map(
+    (field) => [field.name, field.value, field.getAttribute('aria-invalid')]),
+  error: [root.querySelector('.calc-error').hidden, root.querySelector('.calc-error').textContent],
+  outputs: [...root.querySelectorAll('[data-out]')].map(
+    (node) => [node.dataset.out, node.textContent, node.style.width]),
+}))"""
+"""Everything a reader sees of each calculator: field values and validity, the error box, every output."""
+
+
+def snapshot(page: Any) -> list[dict[str, Any]]:
+    return page.evaluate(SNAPSHOT)
+
+
+@pytest.fixture(scope="module")
+def opened(site) -> Iterator[tuple[Any, PageLog, list[dict[str, Any]]]]:
+    """The calculators page of a language, loaded once for the module's browser tests, and what it showed then.
+
+    Loading a page costs far more CPU than the checks made on it.  Each test leaves the
+    widgets as it found them, the way a reader would (putting the old number back, choosing
+    the old preset again), and checks the page then shows exactly what it showed after
+    loading: so one page serves them all and a test that fails to restore is named.
+    """
     _language, result = site
-    vectors = [lora_vectors(), memory_vectors(), kvcache_vectors()]
-    with browser_page() as (page, log):
+    with browser_pages() as new_page:
+        page, log = new_page()
         page.goto((result.outdir / "index.html").as_uri())
-        outcome = page.evaluate(COMPARE_SCRIPT, vectors)
+        yield page, log, snapshot(page)
+
+
+def fields_of(page: Any, calculator: str) -> dict[str, str]:
+    """The value of each field and select of a calculator, by name."""
+    return page.eval_on_selector(
+        f'.calculator[data-calculator="{calculator}"]',
+        "root => Object.fromEntries([...root.querySelectorAll('input, select')].map((f) => [f.name, f.value]))",
+    )
+
+
+def put_back(page: Any, calculator: str, fields: dict[str, str]) -> None:
+    """Give a calculator's fields their old values as a reader would: the numbers, then the preset they came from.
+
+    Typing a number chooses the Custom preset, so the preset comes last; choosing it sets
+    its own numbers again (a Custom preset, "", sets none).
+    """
+    root = page.locator(f'.calculator[data-calculator="{calculator}"]')
+    now = fields_of(page, calculator)
+    for name, value in fields.items():
+        if name not in ("preset", "dtype", "rank") and now[name] != value:
+            root.locator(f'input[name="{name}"]').fill(value)
+    for name in ("dtype", "preset"):
+        if name in fields and fields_of(page, calculator)[name] != fields[name]:
+            root.locator(f'select[name="{name}"]').select_option(fields[name])
+
+
+def as_loaded(opened) -> Any:
+    """The shared page, after checking that the previous test left it as it was loaded."""
+    page, _log, loaded = opened
+    assert snapshot(page) == loaded, "a previous test left the calculators changed"
+    return page
+
+
+@pytest.mark.browser
+def test_javascript_agrees_with_llmcalc_on_every_vector(opened) -> None:
+    page, log = as_loaded(opened), opened[1]
+    vectors = [lora_vectors(), memory_vectors(), kvcache_vectors()]
+    outcome = page.evaluate(COMPARE_SCRIPT, vectors)
     assert outcome == {"checked": sum(map(len, vectors)), "bad": []}
     assert outcome["checked"] > 2000
     assert log.errors == [] and log.requests == []
@@ -257,29 +323,31 @@ def test_javascript_agrees_with_llmcalc_on_every_vector(site) -> None:
     ("rank", "trainable", "share"),
     [("16", "131,072", "0.78%"), ("64", "524,288", "3.13%"), ("1", "8,192", "0.05%")],
 )
-def test_lora_widget_shows_the_documented_figures(site, rank: str, trainable: str, share: str) -> None:
-    _language, result = site
-    with browser_page() as (page, log):
-        page.goto((result.outdir / "index.html").as_uri())
-        page.locator('[name="rank-box"]').fill(rank)
-        out = lambda key: page.locator(f'.calculator[data-calculator="lora"] [data-out="{key}"]').inner_text()  # noqa: E731
-        assert out("trainable") == trainable
-        assert out("original") == "16,777,216"
-        assert out("share") == share
-        assert out("formula") == f"{rank} × (4,096 + 4,096) = {trainable}"
-        assert page.locator('[name="rank"]').input_value() == rank
+def test_lora_widget_shows_the_documented_figures(opened, rank: str, trainable: str, share: str) -> None:
+    page, log = as_loaded(opened), opened[1]
+    box = page.locator('[name="rank-box"]')
+    opening = box.input_value()
+    box.fill(rank)
+    out = lambda key: page.locator(f'.calculator[data-calculator="lora"] [data-out="{key}"]').inner_text()  # noqa: E731
+    assert out("trainable") == trainable
+    assert out("original") == "16,777,216"
+    assert out("share") == share
+    assert out("formula") == f"{rank} × (4,096 + 4,096) = {trainable}"
+    assert page.locator('[name="rank"]').input_value() == rank
+    box.fill(opening)
+    assert snapshot(page) == opened[2], f"rank {rank}: putting the old rank back does not restore the widget"
     assert log.errors == []
 
 
 @pytest.mark.browser
-def test_lora_slider_works_from_the_keyboard(site) -> None:
-    _language, result = site
-    with browser_page() as (page, _log):
-        page.goto((result.outdir / "index.html").as_uri())
-        page.locator('[name="rank"]').focus()
-        page.keyboard.press("ArrowRight")
-        assert page.locator('[name="rank-box"]').input_value() == "17"
-        assert page.locator('[data-out="trainable"]').inner_text() == "139,264"
+def test_lora_slider_works_from_the_keyboard(opened) -> None:
+    page = as_loaded(opened)
+    page.locator('[name="rank"]').focus()
+    page.keyboard.press("ArrowRight")
+    assert page.locator('[name="rank-box"]').input_value() == "17"
+    assert page.locator('[data-out="trainable"]').inner_text() == "139,264"
+    page.keyboard.press("ArrowLeft")
+    assert snapshot(page) == opened[2], "the slider back one step does not restore the widget"
 
 
 BAD_INPUTS = [
@@ -311,41 +379,51 @@ def type_like_a_reader(field, text: str) -> None:
 
 
 @pytest.mark.browser
-def test_bad_input_shows_a_message_never_nan(site) -> None:
-    language, result = site
-    with browser_page() as (page, log):
-        page.goto((result.outdir / "index.html").as_uri())
-        for calculator, name, value in BAD_INPUTS:
-            page.reload()
-            type_like_a_reader(page.locator(f'.calculator[data-calculator="{calculator}"] input[name="{name}"]'), value)
-            root = page.locator(f'.calculator[data-calculator="{calculator}"]')
-            error = root.locator(".calc-error")
-            assert error.is_visible(), (calculator, name, value)
-            message = error.inner_text()
-            assert message and not re.search(r"\{|NaN|undefined|Infinity", message), message
-            assert not re.search(r"NaN|undefined|Infinity", root.inner_text()), (calculator, name, value)
-        page.reload()
-        page.locator('[name="rank-box"]').fill("300")
-        expected = {"en": "Rank r must be a whole number from 1 to 256.", "zh_TW": "秩 r 必須是 1 到 256 之間的整數。"}
-        assert page.locator('.calculator[data-calculator="lora"] .calc-error').inner_text() == expected[language]
+def test_bad_input_shows_a_message_never_nan(site, opened) -> None:
+    language = site[0]
+    page, log = as_loaded(opened), opened[1]
+    for calculator, name, value in BAD_INPUTS:
+        root = page.locator(f'.calculator[data-calculator="{calculator}"]')
+        field = root.locator(f'input[name="{name}"]')
+        previous = fields_of(page, calculator)
+        type_like_a_reader(field, value)
+        error = root.locator(".calc-error")
+        assert error.is_visible(), (calculator, name, value)
+        message = error.inner_text()
+        assert message and not re.search(r"\{|NaN|undefined|Infinity", message), message
+        assert not re.search(r"NaN|undefined|Infinity", root.inner_text()), (calculator, name, value)
+        # The reader puts the old value back (and picks the old preset again, as typing chose Custom):
+        # the error goes and every figure is what it was.
+        put_back(page, calculator, previous)
+        assert error.is_hidden(), (calculator, name, value, "error stays after the old value is put back")
+        assert snapshot(page) == opened[2], (calculator, name, value, "the widget did not recover")
+    box = page.locator('[name="rank-box"]')
+    box.fill("300")
+    expected = {"en": "Rank r must be a whole number from 1 to 256.", "zh_TW": "秩 r 必須是 1 到 256 之間的整數。"}
+    assert page.locator('.calculator[data-calculator="lora"] .calc-error').inner_text() == expected[language]
+    box.fill("16")
+    assert snapshot(page) == opened[2], "rank 300, then 16 again: the widget did not recover"
     assert log.errors == []
 
 
 @pytest.mark.browser
-def test_memory_and_kvcache_widgets_use_presets(site) -> None:
-    _language, result = site
-    with browser_page() as (page, _log):
-        page.goto((result.outdir / "index.html").as_uri())
-        page.select_option('.calculator[data-calculator="memory"] select[name="preset"]', "llama-2-70b")
-        cell = lambda key: page.locator(f'[data-out="{key}"]').inner_text()  # noqa: E731
-        n = llmcalc.param_count(llmcalc.PRESETS["llama-2-70b"])
-        assert cell("gb-bf16") == f"{llmcalc.weight_bytes(n, 'bf16') / 1e9:,.2f}"
-        assert cell("gib-int4") == f"{llmcalc.weight_bytes(n, 'int4') / 2**30:,.2f}"
-        page.select_option('.calculator[data-calculator="kvcache"] select[name="preset"]', "llama-3-8b")
-        page.locator('.calculator[data-calculator="kvcache"] input[name="tokens"]').fill("8192")
-        expected = llmcalc.kv_cache_bytes(llmcalc.PRESETS["llama-3-8b"], 8192)
-        assert cell("total").startswith(f"{expected:,} B")
-        assert cell("saving") == "4.00×"
+def test_memory_and_kvcache_widgets_use_presets(opened) -> None:
+    page = as_loaded(opened)
+    memory, kvcache = (f'.calculator[data-calculator="{kind}"]' for kind in ("memory", "kvcache"))
+    opening = {kind: fields_of(page, kind) for kind in ("memory", "kvcache")}
+    page.select_option(f'{memory} select[name="preset"]', "llama-2-70b")
+    cell = lambda key: page.locator(f'[data-out="{key}"]').inner_text()  # noqa: E731
+    n = llmcalc.param_count(llmcalc.PRESETS["llama-2-70b"])
+    assert cell("gb-bf16") == f"{llmcalc.weight_bytes(n, 'bf16') / 1e9:,.2f}"
+    assert cell("gib-int4") == f"{llmcalc.weight_bytes(n, 'int4') / 2**30:,.2f}"
+    page.select_option(f'{kvcache} select[name="preset"]', "llama-3-8b")
+    page.locator(f'{kvcache} input[name="tokens"]').fill("8192")
+    expected = llmcalc.kv_cache_bytes(llmcalc.PRESETS["llama-3-8b"], 8192)
+    assert cell("total").startswith(f"{expected:,} B")
+    assert cell("saving") == "4.00×"
+    for kind, fields in opening.items():
+        put_back(page, kind, fields)
+    assert snapshot(page) == opened[2], "choosing the opening presets again does not restore the widgets"
 
 
 SITE = REPO / "_build" / "html"
@@ -356,20 +434,27 @@ REAL_PAGES = {
 }
 
 
+@pytest.fixture(scope="module")
+def site_tab() -> Iterator[tuple[Any, PageLog]]:
+    """One page (one browser context) for the built site's pages in both languages, each a new load in it."""
+    with browser_pages() as new_page:
+        yield new_page()
+
+
 @pytest.mark.site
 @pytest.mark.browser
 @pytest.mark.parametrize(("language", "rank_label"), [("en", "Rank r"), ("zh_TW", "秩 r")])
-def test_glossary_pages_carry_working_translated_calculators(language: str, rank_label: str) -> None:
-    with browser_page() as (page, log):
-        for kind, docname in REAL_PAGES.items():
-            path = SITE / language / f"{docname}.html"
-            assert path.exists(), "run `make html` first"
-            page.goto(path.as_uri())
-            root = page.locator(f'.calculator[data-calculator="{kind}"]')
-            assert root.count() == 1, docname
-            assert not re.search(r"NaN|undefined|Infinity|—", root.locator(".calc-results").inner_text()), docname
-        page.goto((SITE / language / f"{REAL_PAGES['lora']}.html").as_uri())
-        assert page.locator('.calculator[data-calculator="lora"] label').first.inner_text() == rank_label
-        assert page.locator('[data-out="trainable"]').inner_text() == "131,072"
-        assert page.locator('[data-out="share"]').inner_text() == "0.78%"
+def test_glossary_pages_carry_working_translated_calculators(site_tab, language: str, rank_label: str) -> None:
+    page, log = site_tab
+    for kind, docname in REAL_PAGES.items():
+        path = SITE / language / f"{docname}.html"
+        assert path.exists(), "run `make html` first"
+        page.goto(path.as_uri())
+        root = page.locator(f'.calculator[data-calculator="{kind}"]')
+        assert root.count() == 1, docname
+        assert not re.search(r"NaN|undefined|Infinity|—", root.locator(".calc-results").inner_text()), docname
+        if kind == "lora":  # while its page is open: the translated label and the opening figures
+            assert root.locator("label").first.inner_text() == rank_label
+            assert page.locator('[data-out="trainable"]').inner_text() == "131,072"
+            assert page.locator('[data-out="share"]').inner_text() == "0.78%"
     assert log.errors == [] and log.requests == []

@@ -8,15 +8,18 @@ header and one slice.
 
 from __future__ import annotations
 
+import functools
 import json
 import struct
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from browser import browser_page
+from browser import PageLog, browser_pages
 from llmcalc import MiB
 from llmcalc import gguf as lg
 
@@ -57,6 +60,13 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 
 def cli(path: Path, options: dict[str, object]) -> dict[str, object]:
+    """``llmcalc gguf``'s answer for a file and a set of options, run once per module for both languages."""
+    return _cli(path, json.dumps(options, sort_keys=True))
+
+
+@functools.cache
+def _cli(path: Path, options_json: str) -> dict[str, object]:
+    options = json.loads(options_json)
     argv = [sys.executable, "-m", "llmcalc", "gguf", str(path), "--json", "--context", str(options["context"]),
             "--cache-type-k", str(options["cache_k"]), "--cache-type-v", str(options["cache_v"]),
             "--gpu", str(options["gpu"])]
@@ -92,27 +102,29 @@ def choose(page: object, path: Path) -> None:
                            "document.querySelector('[data-gguf-planner]').dataset.state)")
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
-def test_widget_equals_the_cli_on_real_files(language: str, files: list[Path]) -> None:
-    checked = 0
-    with browser_page() as (page, log):
-        page.goto(page_uri(language))
-        for path in files:
-            choose(page, path)
-            for options in OPTION_SETS:
-                expected = cli(path, options)
-                got = page.evaluate(WIDGET, [options])
-                if "error" in expected:
-                    assert "flash attention" in expected["error"] and got["state"] == "err_flash", (path, options)
-                else:
-                    plan = got["plan"]
-                    parts = {k: v for k, v in plan["parts"].items() if k != "total"}
-                    parts["compute_buffer"] = parts.pop("compute_part")
-                    assert {"parts": parts, "total": plan["total"], "fits": plan["fits"],
-                            "largest_context": plan["largest_context"]} == expected, (path, options)
-                checked += 1
-    assert checked == len(files) * len(OPTION_SETS)
-    assert log.errors == [] and log.requests == []
+Tab = Callable[[str], tuple[Any, PageLog]]
+
+
+@pytest.fixture(scope="module")
+def tab() -> Iterator[Tab]:
+    """Page 19 of each language, loaded once (one browser context) for the module's tests.
+
+    A new context and its first load of the planner page cost far more than the checks.
+    The broken-files test runs first, on the page as loaded; the comparison with the CLI
+    then sets every option and chooses every file it reads, so what came before cannot
+    change its answers.
+    """
+    pages: dict[str, tuple[Any, PageLog]] = {}
+    with browser_pages() as new_page:
+
+        def for_language(language: str) -> tuple[Any, PageLog]:
+            if language not in pages:
+                page, log = pages[language] = new_page()
+                page.goto(page_uri(language))
+                assert log.errors == [] and log.requests == []
+            return pages[language]
+
+        yield for_language
 
 
 def _broken(folder: Path) -> dict[str, tuple[Path, str]]:
@@ -137,22 +149,43 @@ def _broken(folder: Path) -> dict[str, tuple[Path, str]]:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_broken_files_get_their_message_from_the_header_alone(language: str, tmp_path: Path) -> None:
+def test_broken_files_get_their_message_from_the_header_alone(tab: Tab, language: str, tmp_path: Path) -> None:
     header = (DATA / "tiny-llama-Q4_0.gguf").read_bytes()
     end = lg.read_gguf_header(DATA / "tiny-llama-Q4_0.gguf").data_offset
     big = tmp_path / "big.gguf"
     with big.open("wb") as stream:  # the header in front of 256 MiB of (sparse) tensor data
         stream.write(header[:end])
         stream.truncate(end + 256 * MiB)
-    with browser_page() as (page, log):
-        page.goto(page_uri(language))
-        for name, (path, code) in _broken(tmp_path).items():
-            choose(page, path)
-            state = page.evaluate("() => document.querySelector('[data-gguf-planner]').dataset.state")
-            message = page.evaluate("() => document.querySelector('[data-gguf-planner] [data-error]').textContent")
-            assert state == code, name
-            assert message and "{" not in message
-        choose(page, big)
-        read = int(page.evaluate("() => document.querySelector('[data-gguf-planner]').dataset.bytesRead"))
-        assert read <= lg.READ_CHUNK
+    page, log = tab(language)
+    for name, (path, code) in _broken(tmp_path).items():
+        choose(page, path)
+        state = page.evaluate("() => document.querySelector('[data-gguf-planner]').dataset.state")
+        message = page.evaluate("() => document.querySelector('[data-gguf-planner] [data-error]').textContent")
+        assert state == code, name
+        assert message and "{" not in message
+    choose(page, big)
+    read = int(page.evaluate("() => document.querySelector('[data-gguf-planner]').dataset.bytesRead"))
+    assert read <= lg.READ_CHUNK
+    assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_widget_equals_the_cli_on_real_files(tab: Tab, language: str, files: list[Path]) -> None:
+    checked = 0
+    page, log = tab(language)
+    for path in files:
+        choose(page, path)
+        for options in OPTION_SETS:
+            expected = cli(path, options)
+            got = page.evaluate(WIDGET, [options])
+            if "error" in expected:
+                assert "flash attention" in expected["error"] and got["state"] == "err_flash", (path, options)
+            else:
+                plan = got["plan"]
+                parts = {k: v for k, v in plan["parts"].items() if k != "total"}
+                parts["compute_buffer"] = parts.pop("compute_part")
+                assert {"parts": parts, "total": plan["total"], "fits": plan["fits"],
+                        "largest_context": plan["largest_context"]} == expected, (path, options)
+            checked += 1
+    assert checked == len(files) * len(OPTION_SETS)
     assert log.errors == [] and log.requests == []

@@ -13,7 +13,9 @@ import dataclasses
 import importlib
 import inspect
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -22,7 +24,7 @@ from sphinx.util.inventory import InventoryFile
 
 import llmcalc
 import llmcalc.teach
-from browser import browser_page
+from browser import PageLog, browser_pages
 from builtsite import built_page
 from llmcalc.cli import build_parser
 
@@ -226,13 +228,23 @@ def test_command_line_help_is_translated() -> None:
     assert "以 JSON 印出結果" in chinese
 
 
+@pytest.fixture(scope="module")
+def tab() -> Iterator[tuple[Any, PageLog]]:
+    """One page (one browser context) for both languages: each test starts with a new load in it.
+
+    A new context and its first load cost several times a load in an open page.
+    """
+    with browser_pages() as new_page:
+        yield new_page()
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_clicking_a_name_in_an_example_opens_its_entry_offline(language: str) -> None:
-    with browser_page() as (page, log):
-        page.goto((HTML / language / "07-gpus-flops-and-memory.html").as_uri())
-        page.locator("div.highlight-pycon a", has_text="format_bytes").first.click()
-        page.wait_for_load_state("load")
-        assert page.url.endswith("reference-memory.html#llmcalc.format_bytes")
-        assert page.locator('dt[id="llmcalc.format_bytes"]').is_visible()
+def test_clicking_a_name_in_an_example_opens_its_entry_offline(tab: tuple[Any, PageLog], language: str) -> None:
+    page, log = tab
+    page.goto((HTML / language / "07-gpus-flops-and-memory.html").as_uri())
+    page.locator("div.highlight-pycon a", has_text="format_bytes").first.click()
+    page.wait_for_load_state("load")
+    assert page.url.endswith(f"/{language}/reference-memory.html#llmcalc.format_bytes")
+    assert page.locator('dt[id="llmcalc.format_bytes"]').is_visible()
     assert log.errors == [] and log.requests == []

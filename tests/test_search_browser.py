@@ -2,15 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from browser import browser_page
+from browser import PageLog, browser_pages
 
 BUILD = Path(__file__).resolve().parent.parent / "_build" / "html"
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
+
+Tab = Callable[[str], tuple[Any, PageLog]]
+
+
+@pytest.fixture(scope="module")
+def tab() -> Iterator[Tab]:
+    """One page (one browser context) per language for the module: each query is a new load in it.
+
+    A new context and its first load cost several times a load in an open page; every
+    query here is still a real load of the search page with ``?q=``, as a reader's search is.
+    """
+    pages: dict[str, tuple[Any, PageLog]] = {}
+    with browser_pages() as new_page:
+
+        def for_language(language: str) -> tuple[Any, PageLog]:
+            if language not in pages:
+                pages[language] = new_page()
+            return pages[language]
+
+        yield for_language
 
 
 @pytest.mark.parametrize(
@@ -24,13 +46,13 @@ pytestmark = [pytest.mark.site, pytest.mark.browser]
         ("en", "LoRA"),
     ],
 )
-def test_search_page_lists_results_without_errors(language: str, query: str) -> None:
+def test_search_page_lists_results_without_errors(tab: Tab, language: str, query: str) -> None:
     search = BUILD / language / "search.html"
     assert search.exists(), "run `make html` first"
-    with browser_page() as (page, log):
-        page.goto(f"{search.as_uri()}?q={query}")
-        page.wait_for_selector("#search-results ul.search li", timeout=15_000)
-        results = page.locator("#search-results ul.search li").count()
-        assert results > 0
-        assert log.errors == []
-        assert log.requests == []
+    page, log = tab(language)
+    page.goto(f"{search.as_uri()}?q={query}")
+    page.wait_for_selector("#search-results ul.search li", timeout=15_000)
+    results = page.locator("#search-results ul.search li").count()
+    assert results > 0
+    assert log.errors == []
+    assert log.requests == []

@@ -35,14 +35,32 @@ TRANSLATED_HEADER = re.compile(r"(?P<english>.+?)\s*（(?P<translated>.+)）")
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
-OpenPage = Callable[[], tuple[Any, PageLog]]
+Tab = Callable[[str], tuple[Any, PageLog]]
+"""The module's page for a language: ``tab("en")`` is the same logged page at every call."""
+
+FINISHED = "document.addEventListener('glossary-search-finished', () => { window.searchFinished = true; });"
 
 
 @pytest.fixture(scope="module")
-def open_page() -> Iterator[OpenPage]:
-    """One Chromium for the whole module; each call opens a fresh, logged page."""
+def tab() -> Iterator[Tab]:
+    """One page (one browser context) per language for the whole module.
+
+    A new context and its first load cost several times a load in an open page, and every
+    test here reads the search page without changing what it shows (a query in the
+    address is a new load).  So each language's tests go to their search page in the
+    same tab, and that tab's log, asserted empty by every test, holds all it ever did.
+    """
+    pages: dict[str, tuple[Any, PageLog]] = {}
     with browser_pages() as new_page:
-        yield new_page
+
+        def for_language(language: str) -> tuple[Any, PageLog]:
+            if language not in pages:
+                page, _log = pages[language] = new_page()
+                # Every document the tab loads says when the search page has shown its results.
+                page.add_init_script(FINISHED)
+            return pages[language]
+
+        yield for_language
 
 
 @dataclass(frozen=True)
@@ -57,16 +75,16 @@ class Header:
     """The text of the entry's first paragraph, as the page shows it."""
 
 
-def built_headers(site: Path) -> list[Header]:
-    """Every glossary header of the built site, with its entry's anchors."""
+def built_headers(site: Path, pattern: str = "*.html") -> list[Header]:
+    """Every glossary header of the built site's pages matching ``pattern``, with its entry's anchors."""
     headers: list[Header] = []
     # The built editions are parsed once per run (tests/builtsite.py); any other copy here.
     pages = (
-        built_pages(site.name)
+        built_pages(site.name, pattern)
         if site.parent == BUILD
         else {
             path.stem: BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-            for path in sorted(site.glob("*.html"))
+            for path in sorted(site.glob(pattern))
         }
     )
     for page, soup in pages.items():
@@ -135,11 +153,15 @@ class Measure:
 
 
 def measure(
-    open_page: OpenPage, site: Path, cases: list[tuple[str, tuple[str, ...]]]
+    tab: Tab, language: str, site: Path, cases: list[tuple[str, tuple[str, ...]]]
 ) -> tuple[Measure, list[str], list[str]]:
-    """Rank every query in one page session of ``site``'s search page."""
-    page, log = open_page()
-    page.goto((site / "search.html").as_uri())
+    """Rank every query in one page session of ``site``'s search page (loaded unless the tab shows it)."""
+    page, log = tab(language)
+    search = (site / "search.html").as_uri()
+    # The ranking calls the search functions directly: any search page of the site serves,
+    # whatever query its address held, since a search changes only what the page shows.
+    if page.url.split("?")[0] != search:
+        page.goto(search)
     page.wait_for_function("typeof Search !== 'undefined' && Search.hasIndex()")
     found = page.evaluate(RANK_SCRIPT, [[query, list(places)] for query, places in cases])
     result = Measure(
@@ -147,18 +169,18 @@ def measure(
         missing_snippets=[item["query"] for item in found if not all(item["snippets"])],
         first_snippets=[item["snippets"][0] if item["snippets"] else "" for item in found],
     )
-    return result, log.errors, log.requests
+    return result, list(log.errors), list(log.requests)
 
 
 @pytest.mark.parametrize("language", ["en", "zh_TW"])
-def test_every_glossary_header_finds_its_entry_first(open_page: OpenPage, language: str) -> None:
+def test_every_glossary_header_finds_its_entry_first(tab: Tab, language: str) -> None:
     site = BUILD / language
     assert (site / "search.html").exists(), "run `make html` first"
     headers = built_headers(site)
     assert len(headers) > 300, "the built pages have no glossary headers"
     reports, failures = [], []
     for kind, asked in queries(language, headers).items():
-        result, errors, requests = measure(open_page, site, [(query, header.places) for query, header in asked])
+        result, errors, requests = measure(tab, language, site, [(query, header.places) for query, header in asked])
         assert errors == [] and requests == []
         assert result.missing_snippets == [], f"hits without a snippet for {result.missing_snippets}"
         # An entry found first shows the opening of its definition, as its page shows it.
@@ -208,21 +230,20 @@ ACRONYMS = [
 
 
 @pytest.mark.parametrize("language", ["en", "zh_TW"])
-def test_acronyms_aliases_and_spelling_variants_reach_their_entry_first(open_page: OpenPage, language: str) -> None:
+def test_acronyms_aliases_and_spelling_variants_reach_their_entry_first(tab: Tab, language: str) -> None:
     cases = [(query, anchor) for lang, query, anchor in ACRONYMS if lang == language]
     site = BUILD / language
     places = {header.places[0].split("#")[1]: header.places for header in built_headers(site)}
-    result, errors, requests = measure(open_page, site, [(query, places[anchor]) for query, anchor in cases])
+    result, errors, requests = measure(tab, language, site, [(query, places[anchor]) for query, anchor in cases])
     assert result.misses() == [] and result.missing_snippets == []
     assert errors == [] and requests == []
 
 
-def shown_results(open_page: OpenPage, site: Path, query: str) -> tuple[list[dict[str, str]], list[str], list[str]]:
-    """The result list the search page shows for ``query``, once it says it is finished."""
-    page, log = open_page()
-    page.add_init_script(
-        "document.addEventListener('glossary-search-finished', () => { window.searchFinished = true; });"
-    )
+def shown_results(
+    tab: Tab, language: str, site: Path, query: str
+) -> tuple[list[dict[str, str]], list[str], list[str]]:
+    """The result list the search page shows for ``query``, once it says it is finished: a real load, as a reader's."""
+    page, log = tab(language)
     page.goto(f"{(site / 'search.html').as_uri()}?q={query}")
     page.wait_for_function("window.searchFinished === true")
     shown = page.eval_on_selector_all(
@@ -232,16 +253,16 @@ def shown_results(open_page: OpenPage, site: Path, query: str) -> tuple[list[dic
             snippet: (item.querySelector('p.glossary-search-snippet') || {}).textContent || '',
         }))""",
     )
-    return shown, log.errors, log.requests
+    return shown, list(log.errors), list(log.requests)
 
 
 @pytest.mark.parametrize(
     ("language", "query"), [("en", "KV cache"), ("en", "gradient"), ("zh_TW", "浮點數"), ("zh_TW", "梯度")]
 )
 def test_search_page_shows_the_entry_first_and_a_snippet_under_every_hit(
-    open_page: OpenPage, language: str, query: str
+    tab: Tab, language: str, query: str
 ) -> None:
-    shown, errors, requests = shown_results(open_page, BUILD / language, query)
+    shown, errors, requests = shown_results(tab, language, BUILD / language, query)
     assert len(shown) > 1
     assert shown[0]["href"].split("#")[1].startswith("term-"), shown[0]
     assert [item["href"] for item in shown if not item["snippet"].strip()] == []
@@ -249,18 +270,18 @@ def test_search_page_shows_the_entry_first_and_a_snippet_under_every_hit(
 
 
 @pytest.mark.parametrize(("language", "query"), [("en", "KV"), ("zh_TW", "鍵值快取")])
-def test_search_works_from_the_unpacked_zip_bundle(
-    open_page: OpenPage, tmp_path: Path, language: str, query: str
-) -> None:
+def test_search_works_from_the_unpacked_zip_bundle(tab: Tab, tmp_path: Path, language: str, query: str) -> None:
     # The site as `make dist` bundles it, unpacked where a reader would unpack it.
     archive = tmp_path / "site.zip"
     zip_site(BUILD / language, archive)
     with zipfile.ZipFile(archive) as bundle:
         bundle.extractall(tmp_path / "unpacked")
     site = tmp_path / "unpacked"
-    shown, errors, requests = shown_results(open_page, site, query)
+    shown, errors, requests = shown_results(tab, language, site, query)
     assert shown[0]["href"] == "05-the-transformer.html#term-KV-cache"
-    kv_cache = next(header for header in built_headers(site) if header.places[0].endswith("#term-KV-cache"))
+    # The entry as the unpacked page defines it: that page alone is parsed (the others are not read).
+    headers = built_headers(site, "05-the-transformer.html")
+    kv_cache = next(header for header in headers if header.places[0].endswith("#term-KV-cache"))
     assert squeezed(kv_cache.definition).startswith(squeezed(shown[0]["snippet"]))
     assert shown[0]["snippet"].endswith((".", "。"))
     assert all(item["snippet"] for item in shown)
