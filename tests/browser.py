@@ -190,3 +190,21 @@ def browser_pages(locale: str = "en-US") -> Iterator[Callable[[], tuple[Any, Pag
                 script.close()
             if reset_tab(page):
                 _TABS.setdefault(locale, []).append(page)
+
+
+@contextmanager
+def page_per_key(locale: str = "en-US") -> Iterator[Callable[[str], tuple[Any, PageLog]]]:
+    """One logged page per key (a language, an edition), opened on first use and kept for the block.
+
+    For a module whose tests share a page per key (a module-scoped fixture yields the
+    function): each test loads what it reads in it, and ``log`` gathers what every load did.
+    """
+    pages: dict[str, tuple[Any, PageLog]] = {}
+    with browser_pages(locale) as new_page:
+
+        def for_key(key: str) -> tuple[Any, PageLog]:
+            if key not in pages:
+                pages[key] = new_page()
+            return pages[key]
+
+        yield for_key

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from browser import browser_pages
+from browser import browser_pages, page_per_key
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
@@ -133,15 +133,8 @@ def axe_tab() -> Iterator[AxeTab]:
     page state axe judges is reached from a fresh load of its page, in its colour scheme
     (set before the load, as a reader's system setting is), exactly as in a new context.
     """
-    pages: dict[str, tuple[Page, Any]] = {}
-    with browser_pages() as opener:
-
-        def for_language(language: str) -> tuple[Page, Any]:
-            if language not in pages:
-                pages[language] = opener()
-            return pages[language]
-
-        yield for_language
+    with page_per_key() as for_key:
+        yield for_key
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

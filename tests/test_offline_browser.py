@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from browser import PageLog, browser_page, browser_pages
+from browser import PageLog, browser_page, page_per_key
 
 BUILD = Path(__file__).resolve().parent.parent / "_build" / "html"
 SETTLED = "() => new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 0)))"
@@ -32,15 +32,8 @@ def tab() -> Iterator[Tab]:
     tests here only load pages and read them, so each edition's tests load their pages
     in the same tab, one after another, as a reader following links would.
     """
-    pages: dict[str, tuple[Any, PageLog]] = {}
-    with browser_pages() as new_page:
-
-        def for_edition(edition: str) -> tuple[Any, PageLog]:
-            if edition not in pages:
-                pages[edition] = new_page()
-            return pages[edition]
-
-        yield for_edition
+    with page_per_key() as for_key:
+        yield for_key
 
 
 @pytest.mark.parametrize("language", ["en", "zh_TW"])

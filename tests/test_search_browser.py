@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from browser import PageLog, browser_pages
+from browser import PageLog, page_per_key
 
 BUILD = Path(__file__).resolve().parent.parent / "_build" / "html"
 
@@ -24,15 +24,8 @@ def tab() -> Iterator[Tab]:
     A new context and its first load cost several times a load in an open page; every
     query here is still a real load of the search page with ``?q=``, as a reader's search is.
     """
-    pages: dict[str, tuple[Any, PageLog]] = {}
-    with browser_pages() as new_page:
-
-        def for_language(language: str) -> tuple[Any, PageLog]:
-            if language not in pages:
-                pages[language] = new_page()
-            return pages[language]
-
-        yield for_language
+    with page_per_key() as for_key:
+        yield for_key
 
 
 @pytest.mark.parametrize(
