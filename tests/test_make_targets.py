@@ -102,14 +102,7 @@ def test_phases_name_each_phase_stop_at_the_first_failure_and_time_each(tmp_path
     cpu = {name: float(rows[name][2]) for name in ("busy", "idle", "total")}
     assert cpu["busy"] > cpu["idle"] and cpu["total"] >= cpu["busy"]
     assert not (tmp_path / "never-ran").exists()
-    # The machine's speed at both ends, and the total in units of the reference workload.
-    speed = re.fullmatch(r"==> make demo: reference workload ([\d.]+) s CPU before, ([\d.]+) s after; "
-                         r"total ([\d.]+) s = (\d+) references", lines[-1])  # fmt: skip
-    assert speed is not None, lines[-1]
-    before, after, total, units = map(float, speed.groups())
-    assert before > 0 and after > 0 and total == cpu["total"]
-    reference = (before + after) / 2  # the printed total and times are rounded: allow for it
-    assert abs(units - total / reference) <= 0.5 + 0.05 / reference + total * 0.005 / reference**2
+
 
 
 def test_the_phase_report_adds_up() -> None:

@@ -8,12 +8,6 @@ fails, a table gives each phase's wall-clock time and its CPU time (user + syste
 every process it started and waited for).  CPU time is the figure to compare between
 machines and runs: on a shared machine the wall-clock time mostly measures the others.
 The exit status is the failing phase's, or 0.
-
-CPU time is not steady either: on a shared virtual machine the same work has taken
-from one to four times as long, hour to hour (this project's lint phase, the same
-files each time: 4.8 to 18.6 s).  So a fixed pure-Python workload is timed before the
-first phase and after the last, and the closing line gives the total in units of it:
-two runs' totals compare in those units even when the machine's speed moved between them.
 """
 
 from __future__ import annotations
@@ -54,30 +48,6 @@ def parse_phase(argument: str) -> Phase:
 def children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
-
-
-REFERENCE_LOOPS = 2_000_000
-"""Iterations of the reference workload: about 0.3 s of CPU on this project's CI machine at its fastest."""
-
-
-def reference_seconds() -> float:
-    """CPU seconds of a fixed pure-Python workload (dictionary writes, integers to strings) in this process."""
-    started = time.process_time()
-    table: dict[int, str] = {}
-    for number in range(REFERENCE_LOOPS):
-        table[number % 1024] = str(number)
-    return time.process_time() - started
-
-
-def speed_line(title: str, phases: list[Phase], before: float, after: float) -> str:
-    """The closing line: the reference's CPU time before and after, and the total in units of it.
-
-    >>> print(speed_line("make x", [Phase("a", "", 1.0, 30.0, 0), Phase("b", "", 1.0, 12.0, None)], 0.3, 0.4))
-    ==> make x: reference workload 0.30 s CPU before, 0.40 s after; total 30.0 s = 86 references
-    """
-    total = sum(phase.cpu for phase in phases if phase.status is not None)
-    return (f"==> {title}: reference workload {before:.2f} s CPU before, {after:.2f} s after; "
-            f"total {total:.1f} s = {total / ((before + after) / 2):.0f} references")
 
 
 def minutes(seconds: float) -> str:
@@ -126,7 +96,6 @@ def main(argv: list[str]) -> int:
         print(f"phases.py: {error}", file=sys.stderr)
         return 2
     status = 0
-    before = reference_seconds()
     for number, phase in enumerate(phases, 1):
         print(f"==> {title}: phase {number}/{len(phases)}, {phase.name}", flush=True)
         started, cpu_before = time.monotonic(), children_cpu()
@@ -136,7 +105,6 @@ def main(argv: list[str]) -> int:
             status = phase.status if phase.status > 0 else 1  # killed by a signal: still a failure
             break
     print(report(title, phases), flush=True)
-    print(speed_line(title, phases, before, reference_seconds()), flush=True)
     return status
 
 
