@@ -147,8 +147,8 @@ def browser_pages(locale: str = "en-US") -> Iterator[Callable[[], tuple[Any, Pag
     """
     require_chromium()
     browser = shared_chromium()
-    taken: list[tuple[Any, list[tuple[str, Callable[..., None]]]]] = []
-    init_scripts: dict[Any, list[Any]] = {}  # what the test's add_init_script calls gave, per tab
+    # Each tab the test took, with the listeners put on it and what its add_init_script calls gave.
+    taken: list[tuple[Any, list[tuple[str, Callable[..., None]]], list[Any]]] = []
 
     def new_page() -> tuple[Any, PageLog]:
         log = PageLog()
@@ -165,13 +165,13 @@ def browser_pages(locale: str = "en-US") -> Iterator[Callable[[], tuple[Any, Pag
         ]
         for event, listener in listeners:
             page.on(event, listener)
-        taken.append((page, listeners))
-        init_scripts[page] = []
+        scripts: list[Any] = []
+        taken.append((page, listeners, scripts))
 
         def add_init_script(*args: Any, **kwargs: Any) -> Any:
             """Page.add_init_script, remembered so that the tab's reset removes the script."""
             script = type(page).add_init_script(page, *args, **kwargs)
-            init_scripts[page].append(script)
+            scripts.append(script)
             return script
 
         page.add_init_script = add_init_script
@@ -180,24 +180,27 @@ def browser_pages(locale: str = "en-US") -> Iterator[Callable[[], tuple[Any, Pag
     try:
         yield new_page
     finally:
-        for page, listeners in taken:
+        for page, listeners, scripts in taken:
             if page.is_closed():
                 continue
             for event, listener in listeners:
                 page.remove_listener(event, listener)
             del page.add_init_script
-            for script in init_scripts[page]:
+            for script in scripts:
                 script.close()
             if reset_tab(page):
                 _TABS.setdefault(locale, []).append(page)
 
 
 @contextmanager
-def page_per_key(locale: str = "en-US") -> Iterator[Callable[[str], tuple[Any, PageLog]]]:
+def page_per_key(
+    locale: str = "en-US", on_open: Callable[[str, Any, PageLog], None] | None = None
+) -> Iterator[Callable[[str], tuple[Any, PageLog]]]:
     """One logged page per key (a language, an edition), opened on first use and kept for the block.
 
     For a module whose tests share a page per key (a module-scoped fixture yields the
     function): each test loads what it reads in it, and ``log`` gathers what every load did.
+    ``on_open(key, page, log)``, if given, runs once, when the key's page is opened.
     """
     pages: dict[str, tuple[Any, PageLog]] = {}
     with browser_pages(locale) as new_page:
@@ -205,6 +208,8 @@ def page_per_key(locale: str = "en-US") -> Iterator[Callable[[str], tuple[Any, P
         def for_key(key: str) -> tuple[Any, PageLog]:
             if key not in pages:
                 pages[key] = new_page()
+                if on_open is not None:
+                    on_open(key, *pages[key])
             return pages[key]
 
         yield for_key

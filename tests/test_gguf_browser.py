@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from browser import PageLog, browser_pages
+from browser import PageLog, page_per_key
 from llmcalc import MiB
 from llmcalc import gguf as lg
 
@@ -114,16 +114,12 @@ def tab() -> Iterator[Tab]:
     then sets every option and chooses every file it reads, so what came before cannot
     change its answers.
     """
-    pages: dict[str, tuple[Any, PageLog]] = {}
-    with browser_pages() as new_page:
 
-        def for_language(language: str) -> tuple[Any, PageLog]:
-            if language not in pages:
-                page, log = pages[language] = new_page()
-                page.goto(page_uri(language))
-                assert log.errors == [] and log.requests == []
-            return pages[language]
+    def load(language: str, page: Any, log: PageLog) -> None:
+        page.goto(page_uri(language))
+        assert log.errors == [] and log.requests == []
 
+    with page_per_key(on_open=load) as for_language:
         yield for_language
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup
 
-from browser import PageLog, browser_pages
+from browser import PageLog, page_per_key
 from builtsite import built_pages, text_without
 from make_dist import zip_site
 
@@ -50,16 +50,12 @@ def tab() -> Iterator[Tab]:
     address is a new load).  So each language's tests go to their search page in the
     same tab, and that tab's log, asserted empty by every test, holds all it ever did.
     """
-    pages: dict[str, tuple[Any, PageLog]] = {}
-    with browser_pages() as new_page:
 
-        def for_language(language: str) -> tuple[Any, PageLog]:
-            if language not in pages:
-                page, _log = pages[language] = new_page()
-                # Every document the tab loads says when the search page has shown its results.
-                page.add_init_script(FINISHED)
-            return pages[language]
+    def say_when_finished(_language: str, page: Any, _log: PageLog) -> None:
+        # Every document the tab loads says when the search page has shown its results.
+        page.add_init_script(FINISHED)
 
+    with page_per_key(on_open=say_when_finished) as for_language:
         yield for_language
 
 
