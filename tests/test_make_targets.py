@@ -2,7 +2,7 @@
 
 - ``make help`` lists every target README.md and CONTRIBUTING.md tell a contributor to run;
 - ``tools/phases.py`` (``make check`` and ``make test``) names each phase as it starts,
-  stops at the first failure and ends with each phase's time;
+  stops at the first failure and ends with each phase's time, orphaned processes' CPU included;
 - ``.venv`` is remade when its Python is gone or too old, and a machine whose only Python
   is too old gets one message saying what to install, before anything is created.  The
   old Python is a fake ``python3`` (a script that answers as Python 3.10.13 does) first on
@@ -103,6 +103,28 @@ def test_phases_name_each_phase_stop_at_the_first_failure_and_time_each(tmp_path
     assert cpu["busy"] > cpu["idle"] and cpu["total"] >= cpu["busy"]
     assert not (tmp_path / "never-ran").exists()
 
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the subreaper is Linux's (prctl)")
+def test_phases_count_the_cpu_of_processes_orphaned_by_their_parent(tmp_path: Path) -> None:
+    """A phase's CPU includes an orphan's: here a busy process whose shell exits at once, as Chromium's renderers do.
+
+    The orphan burns 0.4 s of CPU by its own clock (``time.process_time``) and writes the
+    clock's reading when done, so the oracle is the process's own measure.  Counted through
+    ``RUSAGE_CHILDREN`` alone the phase shows the shell's few milliseconds.
+    """
+    (tmp_path / "burn.py").write_text(
+        "import time\nwhile time.process_time() < 0.4:\n    pass\nopen('burned', 'w').write(str(time.process_time()))\n"
+    )
+    orphan = f"orphan={sys.executable} burn.py &"  # the shell exits at once, leaving the busy process
+    result = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "phases.py"), "make demo", orphan, "next=true"],
+        cwd=tmp_path, capture_output=True, text=True, check=True,
+    )
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines() if line.startswith("    ")}
+    burned = float((tmp_path / "burned").read_text())  # written before the orphan exits: the phase waited for it
+    assert float(rows["orphan"][2]) >= burned - 0.05, result.stdout
+    assert float(rows["next"][2]) < 0.2, result.stdout
+    assert "(CPU = user + system of all its processes)" in result.stdout
 
 
 def test_the_phase_report_adds_up() -> None:
