@@ -1219,3 +1219,59 @@ def test_several_gpus_in_the_widget_show_what_the_cli_prints(language: str, plan
     assert shown_parts(page)["total"] == lora["total"]
     assert read(page, "largest") == f"{lora['largest_micro_batch']:,}"
     assert log.errors == [] and log.requests == []
+
+COUNT_UPDATES = """
+  // Registered before the page's scripts, as plannershare.js and plannerchart.js register themselves: the widget
+  // tells each extension after every update (every plan, refused or not), so this counts the plans computed.
+  window.plannerUpdates = 0;
+  window.LLMPlannerExtensions = (window.LLMPlannerExtensions || []).concat([function () {
+    return function () { window.plannerUpdates += 1; };
+  }]);
+"""
+
+
+def test_a_committed_change_is_planned_once_and_announced(planners: Planners) -> None:
+    """A click, a choice or a typed value fires input, then change: the input plans, the change only announces.
+
+    Each counted by the updates the widget tells its extensions; what is shown and announced is llmcalc's plan of
+    the form as it ends.  A change no input planned (a script setting a value) is still planned.
+    """
+    page, log = planners.visitor("en")
+    page.add_init_script(COUNT_UPDATES)
+    load(page, page_path("en").as_uri())
+    status = page.locator(f'{ROOT} [role="status"]')
+
+    def updates(action: Callable[[], object]) -> int:
+        page.evaluate("window.plannerUpdates = 0")
+        action()
+        return int(page.evaluate("window.plannerUpdates"))
+
+    field = page.locator(f'{ROOT} [name="beyond_trained"]')
+    assert updates(field.click) == 1 and field.is_checked()
+    assert status.text_content() == read(page, "verdict")
+    assert updates(lambda: page.locator(f'{ROOT} input[name="task"][value="full"]').check()) == 1
+    assert updates(page.locator(f'{ROOT} [name="checkpointing"]').check) == 1
+    assert updates(lambda: page.locator(f'{ROOT} select[name="gpu"]').select_option("a100-80gb")) == 1
+    assert page.locator(f'{ROOT} [name="gpu_gib"]').input_value() == "81920 MiB"  # the card's, read by that plan
+    page.locator(f'{ROOT} [name="seq_len"]').focus()
+    page.keyboard.press("Control+A")
+    assert updates(lambda: page.keyboard.type("1024")) == 4  # each keystroke plans, silently
+    assert updates(lambda: page.keyboard.press("Tab")) == 0  # the committed value: announced, not planned again
+    plan = plan_training(LLAMA, task="full", seq_len=1024, checkpointing=True)
+    assert shown_parts(page) == expected_parts(plan)
+    spare = gpu_memory("a100-80gb") - plan.total  # the plan read the card's memory, not the field's old one
+    assert status.text_content() == read(page, "verdict") and f"({spare:,} B)" in status.text_content()
+    set_without_input = """(root) => {
+      const field = document.querySelector(root + ' [name="micro_batch"]');
+      field.value = "2";
+      field.dispatchEvent(new Event("change", {bubbles: true}));
+    }"""
+    assert updates(lambda: page.evaluate(set_without_input, ROOT)) == 1
+    assert shown_parts(page) == expected_parts(plan_training(LLAMA, task="full", seq_len=1024, checkpointing=True,
+                                                             micro_batch=2))
+    assert status.text_content() == read(page, "verdict")
+    paste = page.locator(f'{ROOT} [name="config_paste"]')  # read by its "use" button only: typing plans nothing
+    assert updates(lambda: (paste.fill('{"model_type": "llama"'), paste.blur())) == 0
+    paste.fill("")
+    assert log.errors == [] and log.requests == []
+

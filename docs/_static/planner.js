@@ -1320,7 +1320,32 @@
         format.gib(budget) + " GiB (" + named.join(", ") + ")");
     }
 
+    /* The form as the last update read it, and the text it gave the status line (or would have, when silent): a
+     * committed change whose value an input event already planned announces that text without planning again. */
+    var plannedForm = null;
+    var lastAnnouncement = "";
+
+    /* The paste box and the file are read by their own controls (the "use" button, the file's change), never by a
+     * plan: typing a config into the box plans nothing until it is used. */
+    function readByPlans(element) {
+      return element.name && element !== form.elements.config_file && element !== form.elements.config_paste;
+    }
+
+    function formState() {
+      return Array.prototype.map.call(form.elements, function (element) {
+        if (!readByPlans(element)) { return ""; }
+        var checkable = element.type === "checkbox" || element.type === "radio";
+        return element.name + "=" + (checkable ? String(element.checked) : element.value);
+      }).join("\n");
+    }
+
+    function announced(text, announce) {
+      lastAnnouncement = text;
+      if (announce) { status.textContent = text; }
+    }
+
     function update(announce) {
+      plannedForm = formState();
       var kind = task();
       root.querySelectorAll("[data-for]").forEach(function (group) {
         group.hidden = group.dataset.for.split(" ").indexOf(kind) < 0;
@@ -1340,7 +1365,7 @@
         out.params.textContent = "—";
         out.active.textContent = "—";
         clearResults();
-        if (announce) { status.textContent = configError.textContent; }
+        announced(configError.textContent, announce);
         planned(null);
         return;
       }
@@ -1354,7 +1379,7 @@
           render(plan(cfg, options), budget, cfg, options);
         }
         say(planError, "");
-        if (announce) { status.textContent = out.verdict.textContent; }
+        announced(out.verdict.textContent, announce);
         planned({ cfg: cfg, options: options, budget: budget });
       } catch (error) {
         var own = error instanceof PlannerInputError;
@@ -1372,7 +1397,7 @@
           say(planError, message);
         }
         clearResults();
-        if (announce) { status.textContent = message; }
+        announced(message, announce);
         planned(null);
       }
     }
@@ -1402,21 +1427,38 @@
     form.elements.config_use.addEventListener("click", function () {
       useConfigText(form.elements.config_paste.value, "config.json");
     });
-    gpu.addEventListener("change", function () {
+    /* A listed card fills in its memory before the form's listeners plan: on the choice's input event, which comes
+     * first, and again on its change (a change alone, as a script may send, still gets the card's memory). */
+    function useCard() {
       if (gpu.value) { gib.value = String(big(TABLES.cards[gpu.value]) / 1048576n) + " MiB"; }
-      update(true);
-    });
-    gib.addEventListener("input", function () { gpu.value = ""; update(false); });
+    }
+    gpu.addEventListener("input", useCard);
+    gpu.addEventListener("change", useCard);
+    gib.addEventListener("input", function () { gpu.value = ""; });
     /* Typing updates the numbers silently; a committed value (change: Enter, leaving the field, a choice) is
-     * announced once, through the status line. */
-    form.addEventListener("input", function (event) { if (event.target !== gib) { update(false); } });
+     * announced once, through the status line.  A click, a choice or a typed value fires input, then change:
+     * the input planned the value, so the change only announces what is shown (a form the last update did not
+     * read, as a change without an input leaves it, is planned). */
+    form.addEventListener("input", function (event) {
+      if (readByPlans(event.target)) { update(false); }
+    });
     form.addEventListener("change", function (event) {
-      if (event.target !== gpu && event.target !== form.elements.config_file) { update(true); }
+      if (!readByPlans(event.target)) { return; }
+      if (formState() === plannedForm) {
+        status.textContent = lastAnnouncement;
+      } else {
+        update(true);
+      }
     });
     /* plannershare.js and plannerchart.js (loaded before this file) each get the widget and are told, after every
      * update, what was planned: {cfg, options, budget}, or null when nothing could be. */
     var widget = { root: root, form: form, format: format, fill: fill, plan: plan, update: update, cards: TABLES.cards,
-                   useModelConfig: function (cfg) { preset.value = "config"; ownConfig = cfg; ownSource = ["", ""]; },
+                   useModelConfig: function (cfg) {
+                     preset.value = "config";
+                     ownConfig = cfg;
+                     ownSource = ["", ""];
+                     plannedForm = null;  // a model the form does not show: the next change plans it
+                   },
                    ownConfig: function () { return preset.value === "config" ? ownConfig : null; } };
     var extensions = (window.LLMPlannerExtensions || []).map(function (make) { return make(widget); });
     function planned(result) { extensions.forEach(function (extension) { extension(result); }); }
