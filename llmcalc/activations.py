@@ -835,7 +835,7 @@ def _moe_lora_targets(cfg: ModelConfig, targets: str | Iterable[str]) -> tuple[l
         names = list(dict.fromkeys(m.path.rsplit(".", 1)[-1] for m in lora.lora_targets(cfg, lora.ALL_LINEAR)))
         names += [name for name in conversion if name not in names]
     else:
-        names = [targets] if isinstance(targets, str) else list(targets)
+        names = check.targets(targets)  # refused as lora_targets refuses them: not a name, or none
     if conversion:
         lora.lora_model_params(cfg, 1, names)  # refuses what peft refuses (half of the fused gate/up pair)
     stacked = frozenset(conversion[name] for name in names if name in conversion)

@@ -14,6 +14,8 @@ import pytest
 
 import llmcalc as lc
 from llmcalc.activations import ActivationMemory, activation_memory, planner_attention
+from llmcalc.errors import Refusal
+from llmcalc.lora import lora_targets
 
 DATA = pathlib.Path(__file__).parent / "data" / "activations"
 RECORDINGS = json.loads((DATA / "recordings.json").read_text("utf-8"))
@@ -334,6 +336,19 @@ def test_lora_refusals(kwargs, error, message):
     arguments = dict(batch=1, seq_len=128, lora_targets=["q", "v"]) | kwargs
     with pytest.raises(error, match=message):
         activation_memory(lc.get_preset("llama-3-8b"), **arguments)
+
+
+@pytest.mark.parametrize("targets", [5, [], ["q", 5], [None]], ids=["int", "empty", "int-name", "None-name"])
+@pytest.mark.parametrize("preset", ["llama-3-8b", "mixtral-8x7b"])
+def test_bad_lora_targets_are_refused_as_lora_refuses_them(preset, targets):
+    """Targets that are not module names get llmcalc.lora's refusal, naming the value, for a mixture of experts
+    (whose targets are read for peft's stacked experts first) as for a dense model: never a TypeError."""
+    cfg = lc.get_preset(preset)
+    with pytest.raises(Refusal) as expected:
+        lora_targets(cfg, targets)
+    with pytest.raises(Refusal) as raised:
+        activation_memory(cfg, 1, 128, lora_targets=targets)
+    assert (raised.value.code, raised.value.params) == (expected.value.code, expected.value.params)
 
 
 # --- Mixtures of experts and latent attention (tools/measure_activations.py --moe) ---
