@@ -28,6 +28,7 @@ import pytest
 
 import llmcalc as lc
 from browser import PageLog, browser_pages
+from llmcalc.activations import activation_memory
 from llmcalc.errors import Refusal
 from llmcalc.formats import KV_FORMATS, WEIGHT_FORMATS
 from llmcalc.planner import (
@@ -1220,6 +1221,7 @@ def test_several_gpus_in_the_widget_show_what_the_cli_prints(language: str, plan
     assert read(page, "largest") == f"{lora['largest_micro_batch']:,}"
     assert log.errors == [] and log.requests == []
 
+
 COUNT_UPDATES = """
   // Registered before the page's scripts, as plannershare.js and plannerchart.js register themselves: the widget
   // tells each extension after every update (every plan, refused or not), so this counts the plans computed.
@@ -1275,3 +1277,99 @@ def test_a_committed_change_is_planned_once_and_announced(planners: Planners) ->
     paste.fill("")
     assert log.errors == [] and log.requests == []
 
+
+NAN = float("nan")
+TRAINING_DEFAULTS = {"task": "lora", "seqLen": 512, "microBatch": 1, "optimizer": "adamw", "checkpointing": False,
+                     "zeroStage": 0, "nGpus": 1, "rank": 16, "targets": ["q", "v"], "precision": "bf16",
+                     "qloraPreparation": "kbit", "loraDropout": 0.0}
+# (case, model, the function of window.LLMPlanner, its options or arguments as planner.js names them, llmcalc's call)
+BAD_API_INPUT = [
+    ("a dropout that is no number", "llama-2-7b", "planTraining", {"loraDropout": NAN},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, lora_dropout=NAN)),
+    ("a micro-batch of 1.5", "llama-2-7b", "planTraining", {"microBatch": 1.5},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, micro_batch=1.5)),  # type: ignore[arg-type]
+    ("a sequence length that is no number", "llama-2-7b", "planTraining", {"task": "full", "seqLen": NAN},
+     lambda cfg: plan_training(cfg, task="full", seq_len=NAN)),  # type: ignore[arg-type]
+    ("a rank of 1.5", "llama-2-7b", "planTraining", {"rank": 1.5},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, rank=1.5)),  # type: ignore[arg-type]
+    ("ZeRO stage 4 under LoRA", "llama-2-7b", "planTraining", {"zeroStage": 4, "nGpus": 2},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, zero_stage=4, n_gpus=2)),
+    ("ZeRO stage 4 under full fine-tuning", "llama-2-7b", "planTraining", {"task": "full", "zeroStage": 4},
+     lambda cfg: plan_training(cfg, task="full", seq_len=512, zero_stage=4)),
+    ("an unknown task", "llama-2-7b", "planTraining", {"task": "sft"},
+     lambda cfg: plan_training(cfg, task="sft", seq_len=512)),
+    ("an unknown optimizer", "llama-2-7b", "planTraining", {"optimizer": "adam"},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, optimizer="adam")),
+    ("an empty precision", "llama-2-7b", "planTraining", {"task": "full", "precision": ""},
+     lambda cfg: plan_training(cfg, task="full", seq_len=512, precision="")),
+    ("an empty QLoRA preparation", "llama-2-7b", "planTraining", {"task": "qlora", "qloraPreparation": ""},
+     lambda cfg: plan_training(cfg, task="qlora", seq_len=512, qlora_preparation="")),
+    ("checkpointing that is no flag", "llama-2-7b", "planTraining", {"checkpointing": "yes"},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, checkpointing="yes")),  # type: ignore[arg-type]
+    ("a number for the targets of an MoE", "mixtral-8x7b", "planTraining", {"targets": 5},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, targets=5)),  # type: ignore[arg-type]
+    ("no targets for an MoE", "mixtral-8x7b", "planTraining", {"targets": []},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, targets=[])),
+    ("both n_gpus and the model's activations wrong", "llama-2-7b", "planTraining",
+     {"task": "full", "nGpus": 0, "seqLen": 512},
+     lambda cfg: plan_training(cfg, task="full", seq_len=512, n_gpus=0)),
+    ("no tensor parallelism", "llama-2-7b", "planInference",
+     {"context": 4096, "batch": 1, "weightFormat": "bf16", "kvFormat": "bf16", "tensorParallel": 0},
+     lambda cfg: plan_inference(cfg, context=4096, tensor_parallel=0)),
+    ("GPT-2 beyond its learned positions", "gpt2", "activationPeak", [1, 2048, False, {"task": "full"}],
+     lambda cfg: activation_memory(cfg, 1, 2048).peak),
+    ("a batch of 1.5", "llama-2-7b", "activationPeak", [1.5, 512, False, {"task": "full"}],
+     lambda cfg: activation_memory(cfg, 1.5, 512).peak),  # type: ignore[arg-type]
+    # Controls: refused alike before the fix too.
+    ("a negative sequence length", "llama-2-7b", "planTraining", {"seqLen": -5},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=-5)),
+    ("a micro-batch of 10**20", "llama-2-7b", "planTraining", {"microBatch": 1e20},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, micro_batch=10**20)),
+]
+
+CALL_BAD = """([cases, defaults]) => {
+  // Each case through window.LLMPlanner: its refusal's code and name, or what it returned, or the JS error.
+  const M = window.LLMModelConfig, P = window.LLMPlanner;
+  const presets = JSON.parse(document.querySelector('.calculator[data-calculator="planner"]').dataset.presets);
+  const nan = (value) => (value === "NaN" ? NaN : value);  // JSON has no NaN
+  return cases.map(([model, name, given]) => {
+    const cfg = M.modelConfig(presets[model]);
+    try {
+      if (name === "activationPeak") return {value: String(P.activationPeak(cfg, ...given.map(nan)))};
+      const options = name === "planTraining" ? {...defaults} : {};
+      for (const [key, value] of Object.entries(given)) options[key] = nan(value);
+      return {value: String(P.planTotal(P[name](cfg, options)))};
+    } catch (error) {
+      if (!(error instanceof M.LLMCalcError)) return {error: error.name + ": " + error.message};
+      return {error: error.code, name: error.params.name === undefined ? null : error.params.name};
+    }
+  });
+}"""
+
+
+def test_bad_input_to_the_planner_s_functions_is_refused_as_llmcalc_refuses_it(planners: Planners) -> None:
+    """Through window.LLMPlanner, whose functions the widget, the chart and a reader's console call: what llmcalc
+    refuses (NaN, a fraction, a stage or task it has no rule for, a sequence beyond learned positions) is refused
+    with llmcalc's code and name, never computed as another value or left to a JS TypeError."""
+    def as_json(value: object) -> object:
+        if isinstance(value, float) and value != value:
+            return "NaN"
+        if isinstance(value, list):
+            return [as_json(item) for item in value]
+        if isinstance(value, dict):
+            return {key: as_json(item) for key, item in value.items()}
+        return value
+
+    expected = []
+    for _, model, _, _, python in BAD_API_INPUT:
+        try:
+            expected.append({"value": str(python(lc.get_preset(model)).total)})  # type: ignore[union-attr]
+        except Refusal as error:
+            expected.append({"error": error.code, "name": error.params.get("name")})
+    assert all("error" in outcome for outcome in expected)
+    planner = planners.main("en")
+    calls = [[model, name, as_json(given)] for _, model, name, given, _ in BAD_API_INPUT]
+    got = planner.page.evaluate(CALL_BAD, [calls, TRAINING_DEFAULTS])
+    cases = [case[0] for case in BAD_API_INPUT]
+    assert dict(zip(cases, got, strict=True)) == dict(zip(cases, expected, strict=True))
+    assert planner.log.errors == []
