@@ -283,10 +283,15 @@ class ActivationMemory:
     n_layers : int
         Number of blocks.
     shared : int
-        Kept once for all blocks: token ids, rotary tables and (eager
-        attention under checkpointing) the causal mask.
+        Kept once for all blocks: token ids, rotary tables, position ids
+        (under checkpointing, and by GPT-2's trained position embedding)
+        and, under checkpointing, the masks the blocks share: eager
+        attention's additive masks (one per kind of layer, causal and
+        windowed), SDPA's boolean mask from the window on (Falcon: always).
     head : int
-        The final norm's and the LM head's inputs.
+        The final norm's and the LM head's inputs (a frozen head keeps no
+        input, its norm no normalized values), and Gemma 2's soft-capped
+        logits (``tanh`` keeps its output).
     loss : int
         The fp32 log-probabilities cross-entropy keeps, ``4 * tokens * vocab_size``,
         and its fp32 count of targets (4 bytes).
@@ -304,8 +309,11 @@ class ActivationMemory:
     first_block_discount : int
         Under LoRA without checkpointing, the bytes the first block keeps less
         than ``per_layer``: its input comes from the frozen embedding and needs
-        no gradient, so its first norm keeps nothing and the dropouts of the
-        adapters reading that norm keep no mask (0 otherwise).
+        no gradient, so its first norm keeps nothing, the dropouts of the
+        adapters reading that norm keep no mask, and what only the gradient
+        of a path without an adapter would need is not kept either (QK-norms,
+        eager attention's operands, a parallel block's FFN, latent attention's
+        norms) (0 otherwise).
     dense_layers_extra : int
         In an MoE model with dense leading layers (DeepSeek's
         ``first_k_dense_replace``), what those layers keep beyond ``per_layer``

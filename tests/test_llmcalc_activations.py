@@ -262,8 +262,7 @@ def test_lora_recordings_cover_the_issue():
 
 @pytest.mark.parametrize("record", LORA["records"], ids=_lora_id)
 def test_lora_matches_measurement(record):
-    """Within 10 % of every LoRA and QLoRA recording; in fact within 0.01 % (GPT-2, whose CPU LayerNorm keeps
-    bf16 statistics where the model counts fp32)."""
+    """Within 1 % of every LoRA and QLoRA recording; in fact within 0.2 % (GPT-NeoX checkpointed, the farthest)."""
     estimate = _lora_estimate(record)
     measured = record["saved_bytes"]
     assert abs(estimate - measured) <= TOLERANCE * measured, f"{estimate:,d} vs measured {measured:,d}"
