@@ -567,6 +567,26 @@ def test_choosing_the_same_file_again_after_a_listed_model_reads_it_again(planne
     assert log.errors == []
 
 
+def test_a_loaded_config_s_verdict_is_announced(planners: Planners) -> None:
+    """Using a pasted config is a reader's committed choice: the status line announces its verdict, or its
+    refusal, as it does a listed model's."""
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    status = page.locator(f'{ROOT} [role="status"]')
+    page.locator(f'{ROOT} select[name="preset"]').select_option("qwen2.5-0.5b")
+    assert status.text_content() == read(page, "verdict")
+    listed = status.text_content()
+    page.locator(f'{ROOT} [name="config_paste"]').fill((CONFIGS / "llama-3.1-8b.json").read_text(encoding="utf-8"))
+    page.locator(f'{ROOT} [name="config_use"]').click()
+    plan = plan_inference(lc.ModelConfig.from_hf_config(json.loads((CONFIGS / "llama-3.1-8b.json").read_text())),
+                          context=4096)
+    assert shown_parts(page) == expected_parts(plan)
+    assert status.text_content() == read(page, "verdict") != listed
+    page.locator(f'{ROOT} [name="config_paste"]').fill("{ not json")
+    page.locator(f'{ROOT} [name="config_use"]').click()
+    assert status.text_content() == page.locator(f'{ROOT} [data-error="config"]').text_content() != ""
+    assert log.errors == []
+
 def contrast(foreground: str, background: str) -> float:
     """WCAG 2 contrast ratio of two CSS rgb() colours."""
     def luminance(colour: str) -> float:

@@ -1438,7 +1438,8 @@
       }
     }
 
-    /* The file's text read as llmcalc reads a config.json (its messages name the file), then counted. */
+    /* The file's text read as llmcalc reads a config.json (its messages name the file), then counted, and the
+     * result announced: loading a file or using the pasted text is a reader's choice, as choosing a listed model. */
     function useConfigText(text, name) {
       preset.value = "config";
       try {
@@ -1447,7 +1448,7 @@
         ownConfig = null;
       }
       ownSource = [text, name];
-      update();
+      update(true);
     }
 
     form.elements.config_file.addEventListener("change", function () {
