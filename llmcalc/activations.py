@@ -224,7 +224,8 @@ each, with and without checkpointing; and the step's peak for the Llama-style
 model.  LoRA and QLoRA (``lora.json``): rank 16 on peft's default targets (q
 and v; the fused ``c_attn``, ``query_key_value`` or ``qkv_proj``) and on
 ``"all-linear"``, ``lora_dropout`` 0 and 0.05; the kbit-prepared QLoRA base
-for the Llama-style model.  Refused because not measured: LoRA without an
+of every family with peft's default targets (the Llama-style model also with
+``"all-linear"`` and dropout).  Refused because not measured: LoRA without an
 adapted query, key or value projection, on the LM head, with eager attention
 (but Gemma 2) or in a dtype other than bf16; mixtures of experts and latent
 attention outside the six families above; QLoRA on a kbit-prepared base with

@@ -237,7 +237,7 @@ def test_lora_recordings_cover_the_issue():
     records = LORA["records"]
     assert {record["arch"] for record in records} == {"llama", "gpt2", "qwen2"} | FAMILIES
     for arch in FAMILIES:  # peft's default targets without dropout, all-linear with, checkpointing on and off
-        points = {(r["batch"], r["seq_len"]) for r in records if r["arch"] == arch}
+        points = {(r["batch"], r["seq_len"]) for r in records if r["arch"] == arch and not r["quantized_base"]}
         assert len(points) >= 3, arch
         for batch, seq_len in points:
             # peft has no default targets for some model types: their records name q and v (Phi-3: qkv_proj).
@@ -248,7 +248,7 @@ def test_lora_recordings_cover_the_issue():
                                 for targets, dropout in (("q and v", 0.0), ("all-linear", 0.05))
                                 for checkpointing in (False, True)}, arch
     for arch in ("llama", "gpt2", "qwen2"):
-        points = {(r["batch"], r["seq_len"]) for r in records if r["arch"] == arch}
+        points = {(r["batch"], r["seq_len"]) for r in records if r["arch"] == arch and not r["quantized_base"]}
         assert len(points) >= 3, arch
         for batch, seq_len in points:
             settings = {(r["targets"], r["lora_dropout"], r["checkpointing"]) for r in records
@@ -502,6 +502,15 @@ def test_moe_peak_matches_memtracker(record):
 def test_moe_peaks_include_the_loss_peak_with_and_without_checkpointing():
     at_the_loss = {(r["arch"], r["checkpointing"]) for r in MOE_PEAKS["records"] if r["gradients_at_peak"] == 0}
     assert {("deepseek_v2", False), ("deepseek_v2", True), ("qwen2_moe", True), ("mixtral", False)} <= at_the_loss
+
+
+def test_prepared_qlora_was_recorded_for_every_dense_family():
+    """The planner's QLoRA default (a kbit-prepared base) counts every dense family in fp32: each was measured so
+    (peft's default targets, with and without checkpointing), and test_lora_matches_measurement holds them."""
+    prepared = {(r["arch"], r["checkpointing"]) for r in LORA["records"]
+                if r.get("prepared") and r["targets"] != "all-linear"}
+    assert prepared == {(arch, checkpointing) for arch in {"llama", "gpt2", "qwen2"} | FAMILIES
+                        for checkpointing in (False, True)}
 
 
 def test_prepared_qlora_keeps_an_fp32_residual_stream():
