@@ -224,7 +224,8 @@ each, with and without checkpointing; and the step's peak for the Llama-style
 model.  LoRA and QLoRA (``lora.json``): rank 16 on peft's default targets (q
 and v; the fused ``c_attn``, ``query_key_value`` or ``qkv_proj``) and on
 ``"all-linear"``, ``lora_dropout`` 0 and 0.05; the kbit-prepared QLoRA base
-for the Llama-style model.  Refused because not measured: LoRA without an
+of every family with peft's default targets (the Llama-style model also with
+``"all-linear"`` and dropout).  Refused because not measured: LoRA without an
 adapted query, key or value projection, on the LM head, with eager attention
 (but Gemma 2) or in a dtype other than bf16; mixtures of experts and latent
 attention outside the six families above; QLoRA on a kbit-prepared base with
@@ -283,10 +284,15 @@ class ActivationMemory:
     n_layers : int
         Number of blocks.
     shared : int
-        Kept once for all blocks: token ids, rotary tables and (eager
-        attention under checkpointing) the causal mask.
+        Kept once for all blocks: token ids, rotary tables, position ids
+        (under checkpointing, and by GPT-2's trained position embedding)
+        and, under checkpointing, the masks the blocks share: eager
+        attention's additive masks (one per kind of layer, causal and
+        windowed), SDPA's boolean mask from the window on (Falcon: always).
     head : int
-        The final norm's and the LM head's inputs.
+        The final norm's and the LM head's inputs (a frozen head keeps no
+        input, its norm no normalized values), and Gemma 2's soft-capped
+        logits (``tanh`` keeps its output).
     loss : int
         The fp32 log-probabilities cross-entropy keeps, ``4 * tokens * vocab_size``,
         and its fp32 count of targets (4 bytes).
@@ -304,8 +310,11 @@ class ActivationMemory:
     first_block_discount : int
         Under LoRA without checkpointing, the bytes the first block keeps less
         than ``per_layer``: its input comes from the frozen embedding and needs
-        no gradient, so its first norm keeps nothing and the dropouts of the
-        adapters reading that norm keep no mask (0 otherwise).
+        no gradient, so its first norm keeps nothing, the dropouts of the
+        adapters reading that norm keep no mask, and what only the gradient
+        of a path without an adapter would need is not kept either (QK-norms,
+        eager attention's operands, a parallel block's FFN, latent attention's
+        norms) (0 otherwise).
     dense_layers_extra : int
         In an MoE model with dense leading layers (DeepSeek's
         ``first_k_dense_replace``), what those layers keep beyond ``per_layer``
@@ -835,7 +844,7 @@ def _moe_lora_targets(cfg: ModelConfig, targets: str | Iterable[str]) -> tuple[l
         names = list(dict.fromkeys(m.path.rsplit(".", 1)[-1] for m in lora.lora_targets(cfg, lora.ALL_LINEAR)))
         names += [name for name in conversion if name not in names]
     else:
-        names = [targets] if isinstance(targets, str) else list(targets)
+        names = check.targets(targets)  # refused as lora_targets refuses them: not a name, or none
     if conversion:
         lora.lora_model_params(cfg, 1, names)  # refuses what peft refuses (half of the fused gate/up pair)
     stacked = frozenset(conversion[name] for name in names if name in conversion)

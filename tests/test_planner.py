@@ -28,6 +28,7 @@ import pytest
 
 import llmcalc as lc
 from browser import PageLog, browser_pages
+from llmcalc.activations import activation_memory
 from llmcalc.errors import Refusal
 from llmcalc.formats import KV_FORMATS, WEIGHT_FORMATS
 from llmcalc.planner import (
@@ -565,6 +566,26 @@ def test_choosing_the_same_file_again_after_a_listed_model_reads_it_again(planne
     assert page.locator('select[name="preset"]').input_value() == "config"
     assert log.errors == []
 
+
+def test_a_loaded_config_s_verdict_is_announced(planners: Planners) -> None:
+    """Using a pasted config is a reader's committed choice: the status line announces its verdict, or its
+    refusal, as it does a listed model's."""
+    planner = planners.main("en")
+    page, log = planner.page, planner.log
+    status = page.locator(f'{ROOT} [role="status"]')
+    page.locator(f'{ROOT} select[name="preset"]').select_option("qwen2.5-0.5b")
+    assert status.text_content() == read(page, "verdict")
+    listed = status.text_content()
+    page.locator(f'{ROOT} [name="config_paste"]').fill((CONFIGS / "llama-3.1-8b.json").read_text(encoding="utf-8"))
+    page.locator(f'{ROOT} [name="config_use"]').click()
+    plan = plan_inference(lc.ModelConfig.from_hf_config(json.loads((CONFIGS / "llama-3.1-8b.json").read_text())),
+                          context=4096)
+    assert shown_parts(page) == expected_parts(plan)
+    assert status.text_content() == read(page, "verdict") != listed
+    page.locator(f'{ROOT} [name="config_paste"]').fill("{ not json")
+    page.locator(f'{ROOT} [name="config_use"]').click()
+    assert status.text_content() == page.locator(f'{ROOT} [data-error="config"]').text_content() != ""
+    assert log.errors == []
 
 def contrast(foreground: str, background: str) -> float:
     """WCAG 2 contrast ratio of two CSS rgb() colours."""
@@ -1219,3 +1240,156 @@ def test_several_gpus_in_the_widget_show_what_the_cli_prints(language: str, plan
     assert shown_parts(page)["total"] == lora["total"]
     assert read(page, "largest") == f"{lora['largest_micro_batch']:,}"
     assert log.errors == [] and log.requests == []
+
+
+COUNT_UPDATES = """
+  // Registered before the page's scripts, as plannershare.js and plannerchart.js register themselves: the widget
+  // tells each extension after every update (every plan, refused or not), so this counts the plans computed.
+  window.plannerUpdates = 0;
+  window.LLMPlannerExtensions = (window.LLMPlannerExtensions || []).concat([function () {
+    return function () { window.plannerUpdates += 1; };
+  }]);
+"""
+
+
+def test_a_committed_change_is_planned_once_and_announced(planners: Planners) -> None:
+    """A click, a choice or a typed value fires input, then change: the input plans, the change only announces.
+
+    Each counted by the updates the widget tells its extensions; what is shown and announced is llmcalc's plan of
+    the form as it ends.  A change no input planned (a script setting a value) is still planned.
+    """
+    page, log = planners.visitor("en")
+    page.add_init_script(COUNT_UPDATES)
+    load(page, page_path("en").as_uri())
+    status = page.locator(f'{ROOT} [role="status"]')
+
+    def updates(action: Callable[[], object]) -> int:
+        page.evaluate("window.plannerUpdates = 0")
+        action()
+        return int(page.evaluate("window.plannerUpdates"))
+
+    field = page.locator(f'{ROOT} [name="beyond_trained"]')
+    assert updates(field.click) == 1 and field.is_checked()
+    assert status.text_content() == read(page, "verdict")
+    assert updates(lambda: page.locator(f'{ROOT} input[name="task"][value="full"]').check()) == 1
+    assert updates(page.locator(f'{ROOT} [name="checkpointing"]').check) == 1
+    assert updates(lambda: page.locator(f'{ROOT} select[name="gpu"]').select_option("a100-80gb")) == 1
+    assert page.locator(f'{ROOT} [name="gpu_gib"]').input_value() == "81920 MiB"  # the card's, read by that plan
+    page.locator(f'{ROOT} [name="seq_len"]').focus()
+    page.keyboard.press("Control+A")
+    assert updates(lambda: page.keyboard.type("1024")) == 4  # each keystroke plans, silently
+    assert updates(lambda: page.keyboard.press("Tab")) == 0  # the committed value: announced, not planned again
+    plan = plan_training(LLAMA, task="full", seq_len=1024, checkpointing=True)
+    assert shown_parts(page) == expected_parts(plan)
+    spare = gpu_memory("a100-80gb") - plan.total  # the plan read the card's memory, not the field's old one
+    assert status.text_content() == read(page, "verdict") and f"({spare:,} B)" in status.text_content()
+    set_without_input = """(root) => {
+      const field = document.querySelector(root + ' [name="micro_batch"]');
+      field.value = "2";
+      field.dispatchEvent(new Event("change", {bubbles: true}));
+    }"""
+    assert updates(lambda: page.evaluate(set_without_input, ROOT)) == 1
+    assert shown_parts(page) == expected_parts(plan_training(LLAMA, task="full", seq_len=1024, checkpointing=True,
+                                                             micro_batch=2))
+    assert status.text_content() == read(page, "verdict")
+    paste = page.locator(f'{ROOT} [name="config_paste"]')  # read by its "use" button only: typing plans nothing
+    assert updates(lambda: (paste.fill('{"model_type": "llama"'), paste.blur())) == 0
+    paste.fill("")
+    assert log.errors == [] and log.requests == []
+
+
+NAN = float("nan")
+TRAINING_DEFAULTS = {"task": "lora", "seqLen": 512, "microBatch": 1, "optimizer": "adamw", "checkpointing": False,
+                     "zeroStage": 0, "nGpus": 1, "rank": 16, "targets": ["q", "v"], "precision": "bf16",
+                     "qloraPreparation": "kbit", "loraDropout": 0.0}
+# (case, model, the function of window.LLMPlanner, its options or arguments as planner.js names them, llmcalc's call)
+BAD_API_INPUT = [
+    ("a dropout that is no number", "llama-2-7b", "planTraining", {"loraDropout": NAN},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, lora_dropout=NAN)),
+    ("a micro-batch of 1.5", "llama-2-7b", "planTraining", {"microBatch": 1.5},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, micro_batch=1.5)),  # type: ignore[arg-type]
+    ("a sequence length that is no number", "llama-2-7b", "planTraining", {"task": "full", "seqLen": NAN},
+     lambda cfg: plan_training(cfg, task="full", seq_len=NAN)),  # type: ignore[arg-type]
+    ("a rank of 1.5", "llama-2-7b", "planTraining", {"rank": 1.5},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, rank=1.5)),  # type: ignore[arg-type]
+    ("ZeRO stage 4 under LoRA", "llama-2-7b", "planTraining", {"zeroStage": 4, "nGpus": 2},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, zero_stage=4, n_gpus=2)),
+    ("ZeRO stage 4 under full fine-tuning", "llama-2-7b", "planTraining", {"task": "full", "zeroStage": 4},
+     lambda cfg: plan_training(cfg, task="full", seq_len=512, zero_stage=4)),
+    ("an unknown task", "llama-2-7b", "planTraining", {"task": "sft"},
+     lambda cfg: plan_training(cfg, task="sft", seq_len=512)),
+    ("an unknown optimizer", "llama-2-7b", "planTraining", {"optimizer": "adam"},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, optimizer="adam")),
+    ("an empty precision", "llama-2-7b", "planTraining", {"task": "full", "precision": ""},
+     lambda cfg: plan_training(cfg, task="full", seq_len=512, precision="")),
+    ("an empty QLoRA preparation", "llama-2-7b", "planTraining", {"task": "qlora", "qloraPreparation": ""},
+     lambda cfg: plan_training(cfg, task="qlora", seq_len=512, qlora_preparation="")),
+    ("checkpointing that is no flag", "llama-2-7b", "planTraining", {"checkpointing": "yes"},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, checkpointing="yes")),  # type: ignore[arg-type]
+    ("a number for the targets of an MoE", "mixtral-8x7b", "planTraining", {"targets": 5},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, targets=5)),  # type: ignore[arg-type]
+    ("no targets for an MoE", "mixtral-8x7b", "planTraining", {"targets": []},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, targets=[])),
+    ("both n_gpus and the model's activations wrong", "llama-2-7b", "planTraining",
+     {"task": "full", "nGpus": 0, "seqLen": 512},
+     lambda cfg: plan_training(cfg, task="full", seq_len=512, n_gpus=0)),
+    ("no tensor parallelism", "llama-2-7b", "planInference",
+     {"context": 4096, "batch": 1, "weightFormat": "bf16", "kvFormat": "bf16", "tensorParallel": 0},
+     lambda cfg: plan_inference(cfg, context=4096, tensor_parallel=0)),
+    ("GPT-2 beyond its learned positions", "gpt2", "activationPeak", [1, 2048, False, {"task": "full"}],
+     lambda cfg: activation_memory(cfg, 1, 2048).peak),
+    ("a batch of 1.5", "llama-2-7b", "activationPeak", [1.5, 512, False, {"task": "full"}],
+     lambda cfg: activation_memory(cfg, 1.5, 512).peak),  # type: ignore[arg-type]
+    # Controls: refused alike before the fix too.
+    ("a negative sequence length", "llama-2-7b", "planTraining", {"seqLen": -5},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=-5)),
+    ("a micro-batch of 10**20", "llama-2-7b", "planTraining", {"microBatch": 1e20},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, micro_batch=10**20)),
+]
+
+CALL_BAD = """([cases, defaults]) => {
+  // Each case through window.LLMPlanner: its refusal's code and name, or what it returned, or the JS error.
+  const M = window.LLMModelConfig, P = window.LLMPlanner;
+  const presets = JSON.parse(document.querySelector('.calculator[data-calculator="planner"]').dataset.presets);
+  const nan = (value) => (value === "NaN" ? NaN : value);  // JSON has no NaN
+  return cases.map(([model, name, given]) => {
+    const cfg = M.modelConfig(presets[model]);
+    try {
+      if (name === "activationPeak") return {value: String(P.activationPeak(cfg, ...given.map(nan)))};
+      const options = name === "planTraining" ? {...defaults} : {};
+      for (const [key, value] of Object.entries(given)) options[key] = nan(value);
+      return {value: String(P.planTotal(P[name](cfg, options)))};
+    } catch (error) {
+      if (!(error instanceof M.LLMCalcError)) return {error: error.name + ": " + error.message};
+      return {error: error.code, name: error.params.name === undefined ? null : error.params.name};
+    }
+  });
+}"""
+
+
+def test_bad_input_to_the_planner_s_functions_is_refused_as_llmcalc_refuses_it(planners: Planners) -> None:
+    """Through window.LLMPlanner, whose functions the widget, the chart and a reader's console call: what llmcalc
+    refuses (NaN, a fraction, a stage or task it has no rule for, a sequence beyond learned positions) is refused
+    with llmcalc's code and name, never computed as another value or left to a JS TypeError."""
+    def as_json(value: object) -> object:
+        if isinstance(value, float) and value != value:
+            return "NaN"
+        if isinstance(value, list):
+            return [as_json(item) for item in value]
+        if isinstance(value, dict):
+            return {key: as_json(item) for key, item in value.items()}
+        return value
+
+    expected = []
+    for _, model, _, _, python in BAD_API_INPUT:
+        try:
+            expected.append({"value": str(python(lc.get_preset(model)).total)})  # type: ignore[union-attr]
+        except Refusal as error:
+            expected.append({"error": error.code, "name": error.params.get("name")})
+    assert all("error" in outcome for outcome in expected)
+    planner = planners.main("en")
+    calls = [[model, name, as_json(given)] for _, model, name, given, _ in BAD_API_INPUT]
+    got = planner.page.evaluate(CALL_BAD, [calls, TRAINING_DEFAULTS])
+    cases = [case[0] for case in BAD_API_INPUT]
+    assert dict(zip(cases, got, strict=True)) == dict(zip(cases, expected, strict=True))
+    assert planner.log.errors == []

@@ -30,13 +30,29 @@
   function big(value) { return BigInt(value); }
   function ceilDiv(a, b) { return (a + b - 1n) / b; }
 
-  /* llmcalc._validate.count, for the planner's own range checks. */
+  /* llmcalc._validate.count, for the planner's own range checks: a whole number (a Number or a BigInt) in
+   * [minimum, maximum] (no maximum when null).  NaN, a fraction, a string or a flag is refused as Python refuses it,
+   * before it could reach BigInt() as a RangeError or a comparison that lets it through. */
   function checkCount(name, value, minimum, maximum) {
-    if (value < minimum || value > maximum) {
-      throw refusal("integer_out_of_range", { name: name, minimum: minimum, maximum: maximum, value: value });
+    var limits = { name: name, minimum: minimum, maximum: maximum };
+    if (typeof value !== "bigint" && !(typeof value === "number" && Number.isInteger(value))) {
+      throw refusal("not_an_integer", Object.assign({ value: value, type: typeof value, integral: false }, limits));
+    }
+    if (value < minimum || (maximum !== null && value > maximum)) {
+      throw refusal("integer_out_of_range", Object.assign({ value: value }, limits));
     }
     return value;
   }
+
+  /* llmcalc._validate.flag */
+  function checkFlag(name, value) {
+    if (typeof value !== "boolean") { throw refusal("not_a_flag", { name: name, value: value, type: typeof value }); }
+    return value;
+  }
+
+  /* An option left out takes llmcalc's default; one given, even empty, zero or NaN, is checked as Python checks it
+   * (`options.x || fallback` would turn "", 0 and NaN into the default). */
+  function given(value, fallback) { return value === undefined ? fallback : value; }
 
   /* llmcalc.memory.kv_cache_bytes in the format's bits: the one formula is modelcounts.js's. */
   function kvCacheBytes(cfg, tokens, batch, dtype) {
@@ -356,7 +372,13 @@
       });
       convertedNames.forEach(function (name) { if (names.indexOf(name) < 0) { names.push(name); } });
     } else {
-      names = typeof targets === "string" ? [targets] : targets.slice();
+      names = typeof targets === "string" ? [targets] : targets;
+      /* No module names (not a list, an empty one, a name that is no string): refused as lora_targets refuses
+       * them, by its own check. */
+      if (!Array.isArray(names) || !names.length || names.some(function (name) { return typeof name !== "string"; })) {
+        MC.loraTargets(cfg, targets);
+      }
+      names = names.slice();
     }
     if (convertedNames.length) { MC.loraModelParams(cfg, 1, names); }
     var stacked = [];
@@ -434,12 +456,18 @@
    * lora or qlora, the fp32 residual stream when a QLoRA base is kbit-prepared. */
   function activationPeak(cfg, microBatch, seqLen, checkpointing, options) {
     checkModelled(cfg);
+    var batch = big(checkCount("batch", microBatch, 1, null));
+    var seq = big(checkCount("seq_len", seqLen, 1, null));
+    checkFlag("checkpointing", checkpointing);
     var attention = plannerAttention(cfg);
+    if (cfg.learned_positions > 0n && seq > big(cfg.learned_positions)) {
+      throw refusal("seq_len_beyond_positions", { positions: big(cfg.learned_positions), seq_len: seq });
+    }
     var frozen = options.task === "lora" || options.task === "qlora";
-    var prepared = options.task === "qlora" && (options.qloraPreparation || "kbit") === "kbit";
+    var preparation = options.task === "qlora"
+      ? checkChoice("qlora_preparation", given(options.qloraPreparation, "kbit"), TABLES.qlora_preparations) : null;
+    var prepared = preparation === "kbit";
     var element = prepared ? FP32 : 2n;
-    var batch = big(microBatch);
-    var seq = big(seqLen);
     var tokens = batch * seq;
     var dModel = big(cfg.d_model);
     var block = blockBytes(cfg, batch, seq, element, attention, frozen, isMoe(cfg));
@@ -447,10 +475,8 @@
     var discount = 0n;
     if (frozen) {
       var modules = loraModules(cfg, options.targets);
-      if (!Number.isSafeInteger(options.rank) || options.rank < 1) {
-        throw refusal("integer_out_of_range", { name: "lora_rank", minimum: 1, maximum: null, value: options.rank });
-      }
-      var dropout = checkDropout(options.loraDropout || 0);
+      checkCount("lora_rank", options.rank, 1, null);
+      var dropout = checkDropout(given(options.loraDropout, 0));
       var oneNorm = String(cfg.norms_per_layer) === "1";
       var outputKept = !(cfg.kv_lora_rank > 0n);
       if (isMoe(cfg)) {
@@ -460,7 +486,7 @@
         }
         if (stacked.length && prepared) {
           throw refusal("activations_unmeasured_feature", { name: "qlora_preparation", measured: "none",
-            value: options.qloraPreparation || "kbit" });
+            value: preparation });
         }
         block += adapterBytes(modules.filter(function (m) { return inLayer(m, true); }), tokens, options.rank, dropout,
           prepared, oneNorm, outputKept) + stackedAdapterBytes(cfg, stacked, tokens, element, options.rank);
@@ -634,8 +660,8 @@
     checkedModel(cfg);
     checkCount("context", options.context, 1, tokenLimit(cfg));
     checkCount("batch", options.batch, 1, LIMITS.max_batch);
-    var tp = checkCount("tensor_parallel", options.tensorParallel || 1, 1, LIMITS.max_gpus);
-    var pp = checkCount("pipeline_parallel", options.pipelineParallel || 1, 1, LIMITS.max_gpus);
+    var tp = checkCount("tensor_parallel", given(options.tensorParallel, 1), 1, LIMITS.max_gpus);
+    var pp = checkCount("pipeline_parallel", given(options.pipelineParallel, 1), 1, LIMITS.max_gpus);
     if (tp > 1 || pp > 1) {
       return parallelInferencePlans(cfg, options, tp, pp).reduce(function (busiest, candidate) {
         return planTotal(candidate) > planTotal(busiest) ? candidate : busiest;
@@ -805,7 +831,11 @@
     return total + (any8bit ? big(b.maps) : 0n);
   }
 
+  /* llmcalc._validate.choice (Python's "did you mean" suggestion is left to Python). */
   function checkChoice(name, value, choices) {
+    if (typeof value !== "string") {
+      throw refusal("not_one_of_type", { name: name, options: choices, value: value, type: typeof value });
+    }
     if (choices.indexOf(value) < 0) {
       throw refusal("not_one_of", { name: name, options: choices, value: value, suggestion: null });
     }
@@ -814,9 +844,9 @@
 
   /* llmcalc.planner.training_state_bytes (LoRA and QLoRA; full fine-tuning is planTraining's). */
   function adapterTrainingState(cfg, options) {
-    var preparation = checkChoice("qlora_preparation", options.qloraPreparation || "kbit",
+    var preparation = checkChoice("qlora_preparation", given(options.qloraPreparation, "kbit"),
       TABLES.qlora_preparations);
-    checkCount("lora_rank", options.rank, 1, Number.MAX_SAFE_INTEGER);
+    checkCount("lora_rank", options.rank, 1, null);
     var baseParts = weightFormatBytes(cfg, options.task === "qlora" ? "nf4-dq" : "bf16");
     var base = baseParts.quantized + baseParts.constants + baseParts.unquantized;
     if (options.task === "qlora" && preparation === "kbit") {
@@ -832,16 +862,23 @@
     return { weights: base + adapters.weights, gradients: adapters.gradients, optimizer_states: states };
   }
 
+  /* llmcalc.planner.TASKS but inference: what plan_training plans. */
+  var TRAINING_TASKS = ["full", "lora", "qlora"];
+
   /* llmcalc.planner.plan_training */
   function planTraining(cfg, options) {
+    /* Checked in llmcalc's order, so that of two bad inputs the same one is named. */
     var n = checkedModel(cfg);
+    checkChoice("task", options.task, TRAINING_TASKS);
     checkCount("seq_len", options.seqLen, 1, tokenLimit(cfg));
     checkCount("micro_batch", options.microBatch, 1, LIMITS.max_batch);
+    checkChoice("optimizer", options.optimizer, Object.keys(TABLES.optimizers));
+    checkCount("n_gpus", options.nGpus, 1, LIMITS.max_gpus);
+    checkCount("zero_stage", options.zeroStage, 0, TABLES.zero_sharded.length - 1);
     if (options.task === "full") {
-      var activations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing, options);
-      checkCount("n_gpus", options.nGpus, 1, LIMITS.max_gpus);
-      var precision = checkChoice("precision", options.precision || TABLES.full_precisions[0],
+      var precision = checkChoice("precision", given(options.precision, TABLES.full_precisions[0]),
         TABLES.full_precisions);
+      var activations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing, options);
       var parts = zeroMemoryPerGpu(n, options.zeroStage, options.nGpus, options.optimizer,
         TABLES.precision_recipes[precision]);
       var states = parts.optimizer_states;
@@ -859,7 +896,6 @@
       }
       return memoryPlan(weights, 0n, gradients, states + parts.master_weights, activations);
     }
-    checkCount("n_gpus", options.nGpus, 1, LIMITS.max_gpus);
     /* QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA, unless
      * prepare_model_for_kbit_training made the residual stream fp32 (activationPeak). */
     var loraActivations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing, options);
@@ -867,7 +903,7 @@
     if (options.zeroStage === 0) {
       return memoryPlan(state.weights, 0n, state.gradients, state.optimizer_states, loraActivations);
     }
-    if (options.task === "qlora" && options.zeroStage === 3 && (options.qloraPreparation || "kbit") === "kbit") {
+    if (options.task === "qlora" && options.zeroStage === 3 && given(options.qloraPreparation, "kbit") === "kbit") {
       throw refusal("qlora_zero3_one_dtype", { zero_stage: options.zeroStage });
     }
     var sharded = shardedAdapterState(cfg, options, state);
@@ -988,7 +1024,7 @@
     var batched = options.maxNumBatchedTokens;
     var requested = big(Math.trunc(Number(gpuBytes) * utilization));
     var graphs = big(checkCount("cuda_graph_bytes", big(options.cudaGraphBytes), 0n, big(gpuBytes)));
-    var tp = checkCount("tensor_parallel", options.tensorParallel || 1, 1, LIMITS.max_gpus);
+    var tp = checkCount("tensor_parallel", given(options.tensorParallel, 1), 1, LIMITS.max_gpus);
     var weights;
     var tokenBytes = kvCacheBytes(cfg, 1, 1, options.kvFormat);
     if (tp === 1) {
@@ -1320,7 +1356,32 @@
         format.gib(budget) + " GiB (" + named.join(", ") + ")");
     }
 
+    /* The form as the last update read it, and the text it gave the status line (or would have, when silent): a
+     * committed change whose value an input event already planned announces that text without planning again. */
+    var plannedForm = null;
+    var lastAnnouncement = "";
+
+    /* The paste box and the file are read by their own controls (the "use" button, the file's change), never by a
+     * plan: typing a config into the box plans nothing until it is used. */
+    function readByPlans(element) {
+      return element.name && element !== form.elements.config_file && element !== form.elements.config_paste;
+    }
+
+    function formState() {
+      return Array.prototype.map.call(form.elements, function (element) {
+        if (!readByPlans(element)) { return ""; }
+        var checkable = element.type === "checkbox" || element.type === "radio";
+        return element.name + "=" + (checkable ? String(element.checked) : element.value);
+      }).join("\n");
+    }
+
+    function announced(text, announce) {
+      lastAnnouncement = text;
+      if (announce) { status.textContent = text; }
+    }
+
     function update(announce) {
+      plannedForm = formState();
       var kind = task();
       root.querySelectorAll("[data-for]").forEach(function (group) {
         group.hidden = group.dataset.for.split(" ").indexOf(kind) < 0;
@@ -1340,7 +1401,7 @@
         out.params.textContent = "—";
         out.active.textContent = "—";
         clearResults();
-        if (announce) { status.textContent = configError.textContent; }
+        announced(configError.textContent, announce);
         planned(null);
         return;
       }
@@ -1354,7 +1415,7 @@
           render(plan(cfg, options), budget, cfg, options);
         }
         say(planError, "");
-        if (announce) { status.textContent = out.verdict.textContent; }
+        announced(out.verdict.textContent, announce);
         planned({ cfg: cfg, options: options, budget: budget });
       } catch (error) {
         var own = error instanceof PlannerInputError;
@@ -1372,12 +1433,13 @@
           say(planError, message);
         }
         clearResults();
-        if (announce) { status.textContent = message; }
+        announced(message, announce);
         planned(null);
       }
     }
 
-    /* The file's text read as llmcalc reads a config.json (its messages name the file), then counted. */
+    /* The file's text read as llmcalc reads a config.json (its messages name the file), then counted, and the
+     * result announced: loading a file or using the pasted text is a reader's choice, as choosing a listed model. */
     function useConfigText(text, name) {
       preset.value = "config";
       try {
@@ -1386,7 +1448,7 @@
         ownConfig = null;
       }
       ownSource = [text, name];
-      update();
+      update(true);
     }
 
     form.elements.config_file.addEventListener("change", function () {
@@ -1402,21 +1464,38 @@
     form.elements.config_use.addEventListener("click", function () {
       useConfigText(form.elements.config_paste.value, "config.json");
     });
-    gpu.addEventListener("change", function () {
+    /* A listed card fills in its memory before the form's listeners plan: on the choice's input event, which comes
+     * first, and again on its change (a change alone, as a script may send, still gets the card's memory). */
+    function useCard() {
       if (gpu.value) { gib.value = String(big(TABLES.cards[gpu.value]) / 1048576n) + " MiB"; }
-      update(true);
-    });
-    gib.addEventListener("input", function () { gpu.value = ""; update(false); });
+    }
+    gpu.addEventListener("input", useCard);
+    gpu.addEventListener("change", useCard);
+    gib.addEventListener("input", function () { gpu.value = ""; });
     /* Typing updates the numbers silently; a committed value (change: Enter, leaving the field, a choice) is
-     * announced once, through the status line. */
-    form.addEventListener("input", function (event) { if (event.target !== gib) { update(false); } });
+     * announced once, through the status line.  A click, a choice or a typed value fires input, then change:
+     * the input planned the value, so the change only announces what is shown (a form the last update did not
+     * read, as a change without an input leaves it, is planned). */
+    form.addEventListener("input", function (event) {
+      if (readByPlans(event.target)) { update(false); }
+    });
     form.addEventListener("change", function (event) {
-      if (event.target !== gpu && event.target !== form.elements.config_file) { update(true); }
+      if (!readByPlans(event.target)) { return; }
+      if (formState() === plannedForm) {
+        status.textContent = lastAnnouncement;
+      } else {
+        update(true);
+      }
     });
     /* plannershare.js and plannerchart.js (loaded before this file) each get the widget and are told, after every
      * update, what was planned: {cfg, options, budget}, or null when nothing could be. */
     var widget = { root: root, form: form, format: format, fill: fill, plan: plan, update: update, cards: TABLES.cards,
-                   useModelConfig: function (cfg) { preset.value = "config"; ownConfig = cfg; ownSource = ["", ""]; },
+                   useModelConfig: function (cfg) {
+                     preset.value = "config";
+                     ownConfig = cfg;
+                     ownSource = ["", ""];
+                     plannedForm = null;  // a model the form does not show: the next change plans it
+                   },
                    ownConfig: function () { return preset.value === "config" ? ownConfig : null; } };
     var extensions = (window.LLMPlannerExtensions || []).map(function (make) { return make(widget); });
     function planned(result) { extensions.forEach(function (extension) { extension(result); }); }

@@ -32,8 +32,9 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_targets_not_a_sequence", "refusal_targets_empty", "refusal_target_not_a_str",
     "refusal_target_matches_nothing", "refusal_experts_need_fused_pair", "refusal_all_linear_needs_model_type",
     "refusal_gptq_not_modelled", "refusal_activations_unmeasured_feature", "refusal_activations_llama_blocks",
-    "refusal_activations_gpt2_blocks", "refusal_activations_layout", "refusal_lora_on_lm_head",
-    "refusal_lora_without_qkv", "refusal_lora_dropout_on_stacked_experts", "refusal_model_too_large",
+    "refusal_activations_gpt2_blocks", "refusal_activations_layout", "refusal_seq_len_beyond_positions",
+    "refusal_lora_on_lm_head", "refusal_lora_without_qkv", "refusal_lora_dropout_on_stacked_experts",
+    "refusal_model_too_large",
     "refusal_engine_needs_dense", "refusal_tensor_parallel_does_not_divide", "refusal_pipeline_parallel_out_of_range",
     "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype",
 )
