@@ -27,6 +27,7 @@ FEATURES = (
     "reference",
     "bibtexplugins",
     "translatedterms",
+    "untranslated",
     "termorder",
     "termlinks",
     "termindex",
