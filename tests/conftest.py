@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -20,6 +21,23 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     # Before any fixture: a browser test that cannot run must not first build its site.
     if item.get_closest_marker("browser") is not None:
         require_chromium()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Most of what a run allocates lives until it ends: the collected items, imported modules,
+    # module fixtures' builds and pages.  A full garbage collection walks all of it, so it
+    # waits for 100 collections of the younger generation, not 10.
+    young, middle, _full = gc.get_threshold()
+    gc.set_threshold(young, middle, 100)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # Collection leaves some 200,000 such objects (modules, items, parametrize ids), which
+    # every later full collection walked again.  Frozen, the collector no longer visits them.
+    # GC time over the fast tier, measured with gc.callbacks: 6.5 s with neither, 2.2 s
+    # with both (the threshold then applies to collection too).
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

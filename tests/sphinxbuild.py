@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from jinja2 import BytecodeCache, Environment
+from jinja2.bccache import Bucket
 from sphinx.testing.util import SphinxTestApp
 
 REPO = Path(__file__).resolve().parent.parent
@@ -58,6 +60,47 @@ def write_tree(srcdir: Path, files: dict[str, str]) -> None:
         os.utime(path, ns=(now, now))
 
 
+class CompiledTemplates(BytecodeCache):
+    """Jinja's compiled templates, kept in memory for every later build of the run.
+
+    Each build makes a Jinja environment of its own, which compiled the theme's templates
+    again: 40 % of a tiny HTML build's CPU (cProfile).  Jinja's own bytecode-cache protocol
+    shares the compiled code instead.  Jinja keys it by template name and file, and checks
+    a checksum of the source before using it, so an edited template is compiled afresh;
+    builds whose environments compile differently (another extension list, e.g. i18n)
+    get a cache of their own (``template_cache``).  Filters, globals and translations are
+    looked up when a page renders, in that build's environment, so what a template renders
+    is unchanged (checked: the same projects, en and zh_TW, byte-identical with and without).
+    """
+
+    def __init__(self) -> None:
+        self.code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        code = self.code.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self.code[bucket.key] = bucket.bytecode_to_string()
+
+
+_TEMPLATE_CACHES: dict[tuple[object, ...], CompiledTemplates] = {}
+
+
+def template_cache(environment: Environment) -> CompiledTemplates:
+    """The run's compiled-template cache for environments that compile as ``environment`` does."""
+    compiles_as = (
+        type(environment), tuple(sorted(environment.extensions)), environment.block_start_string,
+        environment.block_end_string, environment.variable_start_string, environment.variable_end_string,
+        environment.comment_start_string, environment.comment_end_string, environment.line_statement_prefix,
+        environment.line_comment_prefix, environment.trim_blocks, environment.lstrip_blocks,
+        environment.newline_sequence, environment.keep_trailing_newline, environment.optimized,
+        environment.autoescape, environment.is_async,
+    )
+    return _TEMPLATE_CACHES.setdefault(compiles_as, CompiledTemplates())
+
+
 def build(
     srcdir: Path,
     *,
@@ -81,6 +124,9 @@ def build(
         parallel=parallel,
         verbosity=verbosity,
     )
+    templates = getattr(getattr(app.builder, "templates", None), "environment", None)
+    if isinstance(templates, Environment):
+        templates.bytecode_cache = template_cache(templates)
     try:
         app.build()
     finally:
