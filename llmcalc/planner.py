@@ -764,6 +764,10 @@ def plan_training(
     Traceback (most recent call last):
     ...
     llmcalc.errors.RefusalValueError: task must be one of 'full', 'lora', 'qlora'; got 'sft'
+    >>> plan_training(cfg, seq_len=2048, rank=0)
+    Traceback (most recent call last):
+    ...
+    llmcalc.errors.RefusalValueError: lora_rank must be an integer >= 1; got 0
     """
     cfg, n_params = checked_model(cfg)
     kind = check.choice("task", task, TASKS[1:])
@@ -773,6 +777,9 @@ def plan_training(
     gpus = check.count("n_gpus", n_gpus, maximum=MAX_GPUS)
     stage = check.count("zero_stage", zero_stage, minimum=0, maximum=3)
     if kind == "full":
+        # LoRA's options change nothing here; a bad one is refused all the same, not passed over in silence.
+        check.count("lora_rank", rank)
+        check.number("lora_dropout", lora_dropout, minimum=0.0, maximum=1.0, max_inclusive=False)
         recipe = PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
         activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing,
                                         attention=planner_attention(cfg)).peak

@@ -876,6 +876,9 @@
     checkCount("n_gpus", options.nGpus, 1, LIMITS.max_gpus);
     checkCount("zero_stage", options.zeroStage, 0, TABLES.zero_sharded.length - 1);
     if (options.task === "full") {
+      /* LoRA's options change nothing here; a bad one is refused all the same, as llmcalc refuses it. */
+      checkCount("lora_rank", given(options.rank, 16), 1, null);
+      checkDropout(given(options.loraDropout, 0));
       var precision = checkChoice("precision", given(options.precision, TABLES.full_precisions[0]),
         TABLES.full_precisions);
       var activations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing, options);
