@@ -1340,6 +1340,8 @@ BAD_API_INPUT = [
      lambda cfg: activation_memory(cfg, 1, 2048).peak),
     ("a batch of 1.5", "llama-2-7b", "activationPeak", [1.5, 512, False, {"task": "full"}],
      lambda cfg: activation_memory(cfg, 1.5, 512).peak),  # type: ignore[arg-type]
+    ("a dropout that is text", "llama-2-7b", "planTraining", {"loraDropout": "0.1"},
+     lambda cfg: plan_training(cfg, task="lora", seq_len=512, lora_dropout="0.1")),  # type: ignore[arg-type]
     ("a LoRA rank of 0 under full fine-tuning", "llama-2-7b", "planTraining", {"task": "full", "rank": 0},
      lambda cfg: plan_training(cfg, task="full", seq_len=512, rank=0)),
     ("a dropout of 1.5 under full fine-tuning", "llama-2-7b", "planTraining", {"task": "full", "loraDropout": 1.5},

@@ -444,10 +444,15 @@
   }
 
   /* llmcalc._validate.number for lora_dropout: a finite number in [0, 1). */
+  /* llmcalc._validate.number for lora_dropout, in [0, 1): a value that is no number (a string, a flag) is
+   * refused as such, as Python refuses it; NaN and infinities are numbers out of the range. */
   function checkDropout(value) {
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value >= 1) {
-      throw refusal("number_out_of_range", { name: "lora_dropout", minimum: 0, maximum: 1, min_inclusive: true,
-        max_inclusive: false, value: value });
+    var limits = { name: "lora_dropout", minimum: 0, maximum: 1, min_inclusive: true, max_inclusive: false };
+    if (typeof value !== "number") {
+      throw refusal("not_a_number", Object.assign({ value: value, type: typeof value }, limits));
+    }
+    if (!Number.isFinite(value) || value < 0 || value >= 1) {
+      throw refusal("number_out_of_range", Object.assign({ value: value }, limits));
     }
     return value;
   }

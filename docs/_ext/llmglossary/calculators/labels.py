@@ -16,7 +16,8 @@ from docutils import nodes
 # yet, and the pieces some messages add (a config's name, a missing value, hints, where a JSON error is).
 REFUSAL_LABELS: tuple[str, ...] = (
     "no_config", "config_prefix", "missing", "hint_multimodal", "hint_fused", "json_where", "refusal_not_a_flag",
-    "refusal_not_an_integer", "refusal_integer_out_of_range", "refusal_number_out_of_range", "refusal_not_one_of",
+    "refusal_not_an_integer", "refusal_integer_out_of_range", "refusal_number_out_of_range", "refusal_not_a_number",
+    "refusal_not_one_of",
     "refusal_not_one_of_type",
     "refusal_not_a_str", "refusal_not_a_model_config", "refusal_heads_do_not_divide",
     "refusal_kv_heads_do_not_divide", "refusal_too_many_active_experts", "refusal_missing_d_ff",
