@@ -7,11 +7,12 @@
 # The Python that creates .venv: python3 when it is 3.11 or newer, else the newest
 # python3.1x on PATH (evaluated only when .venv is (re)created).  tools/venv_python.py
 # says in one message what to install when none is new enough.  The search stops at the
-# first one that fits (`or`), and runs once: its answer replaces PYTHON's definition
+# first candidate that fits (`or`), and runs once: its answer replaces PYTHON's definition
 # (`eval`), so the recipe's second $(PYTHON) does not start every candidate again.
+PYTHON_CANDIDATES := python3 python3.14 python3.13 python3.12 python3.11
 new_enough = $(if $(shell $(1) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && echo yes),$(1))
-PYTHON      ?= $(eval PYTHON := $(or $(call new_enough,python3),$(call new_enough,python3.14),$(call \
-	new_enough,python3.13),$(call new_enough,python3.12),$(call new_enough,python3.11),python3))$(PYTHON)
+first_new_enough = $(if $(1),$(or $(call new_enough,$(firstword $(1))),$(call first_new_enough,$(wordlist 2,$(words $(1)),$(1)))))
+PYTHON      ?= $(eval PYTHON := $(or $(call first_new_enough,$(PYTHON_CANDIDATES)),python3))$(PYTHON)
 VENV        := .venv
 BIN         := $(VENV)/bin
 INSTALLED   := $(VENV)/.installed
