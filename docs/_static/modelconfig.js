@@ -13,8 +13,9 @@
  * Values keep JSON's distinction between integers and other numbers, as Python's json module does:
  *   object -> Map, array -> Array, string -> string, integer literal -> BigInt (exact at any size),
  *   number with a fraction or exponent -> Number, true/false -> boolean, null -> null.
- * parseConfigText(text) reads the literal of each number through JSON.parse's source text, so 4096.0 stays a
- * float; fromHfConfig also accepts what JSON.parse returns, where an integer-valued number counts as an int.
+ * parseConfigText(text) reads the literal of each number, so 4096.0 stays a float and a 30-digit integer stays
+ * exact, in any browser; fromHfConfig also accepts what JSON.parse returns, where an integer-valued number counts
+ * as an int.
  */
 (function () {
   "use strict";
@@ -68,38 +69,63 @@
     return Boolean(value);
   }
 
-  // Python's json module also reads NaN, Infinity and -Infinity; JSON.parse reads them as these strings instead.
-  const MARK = "\\u0000\\u0001"; // an escape in the JSON text: no config names a key or value so
-  const NON_FINITE = { [`"${MARK}NaN"`]: NaN, [`"${MARK}Infinity"`]: Infinity, [`"${MARK}-Infinity"`]: -Infinity };
+  // Python's json module reads every integer literal as an exact int, every other number as a float, and also
+  // NaN, Infinity and -Infinity.  JSON.parse reads 4096.0 and 4096 alike, rounds integers beyond 2^53, and refuses
+  // the non-finite literals.  So each number literal (and each non-finite one) outside a string is rewritten
+  // into a string holding a mark and the literal, which the reviver turns back into a BigInt or a Number.  That
+  // needs nothing of the browser beyond JSON.parse (its source-text access, context.source, is not everywhere).
+  const TOKENS = /"(?:[^"\\]|\\.)*"|(-?Infinity|NaN|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
+  const INTEGER = /^-?\d+$/;
+  const NON_FINITE = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity };
   const MAX_INT_DIGITS = 4300; // sys.get_int_max_str_digits() default
+
+  /** A mark no string of `text` can start with: one more NUL than its longest run of escaped NULs, then U+0001.
+   *  A JSON string can hold U+0000 only as the escape \u0000 (a raw control character is invalid JSON). */
+  function markFor(text) {
+    const runs = text.match(/(?:\\u0000)+/gi) || [];
+    const longest = runs.reduce((most, run) => Math.max(most, run.length / 6), 0);
+    return { escaped: "\\u0000".repeat(longest + 1) + "\\u0001", decoded: "\u0000".repeat(longest + 1) + "\u0001" };
+  }
 
   // _load (hf.py): the text of a config.json, refused unless it holds a JSON object.
   function parseConfigText(text, name = "config.json") {
-    const lines = String(text).replace(/\r\n?/g, "\n");
-    const marked = lines.replace(/"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)/g,
-      (match, literal) => (literal ? `"${MARK}${literal}"` : match));
+    const lines = String(text).replace(/\r\n?/g, "\n"); // as Path.read_text gives it to Python
+    const mark = markFor(lines);
+    const shifts = []; // [position in the marked text, characters added before it]: maps JSON.parse's position back
+    let added = 0;
+    const marked = lines.replace(TOKENS, (match, literal, offset) => {
+      if (!literal) return match;
+      added += mark.escaped.length + 2;
+      shifts.push([offset + added, added]);
+      return `"${mark.escaped}${literal}"`;
+    });
+    const original = (position) => {
+      let before = 0;
+      for (const [start, shift] of shifts) if (position >= start) before = shift;
+      return position - before;
+    };
     let parsed;
     try {
-      parsed = JSON.parse(marked, (key, value, context) => {
-        const source = context && context.source;
-        if (typeof value === "number" && source !== undefined && /^-?\d+$/.test(source)) {
-          if (source.replace("-", "").length > MAX_INT_DIGITS) {
+      parsed = JSON.parse(marked, (key, value) => {
+        if (typeof value === "string" && value.startsWith(mark.decoded)) {
+          const literal = value.slice(mark.decoded.length);
+          if (literal in NON_FINITE) return NON_FINITE[literal];
+          if (!INTEGER.test(literal)) return Number(literal);
+          if (literal.replace("-", "").length > MAX_INT_DIGITS) {
             throw refusal("number_too_long", { path: name, max_digits: MAX_INT_DIGITS });
           }
-          return BigInt(source);
+          return BigInt(literal);
         }
-        if (typeof value === "number" && source === undefined && Number.isInteger(value)) return BigInt(value);
-        if (typeof value === "string" && source in NON_FINITE) return NON_FINITE[source];
         if (value !== null && typeof value === "object" && !Array.isArray(value)) return new Map(Object.entries(value));
         return value;
       });
     } catch (error) {
       if (error instanceof LLMCalcError) throw error;
       if (error instanceof RangeError) throw refusal("too_deeply_nested", { path: name });
-      // V8 names the position; its line and column count characters as Python's do.
+      // V8 names the position in some of its messages; its line and column count characters as Python's do.
       const found = /position (\d+)/.exec(error.message);
-      const position = found ? Number(found[1]) : null;
-      const before = position === null ? null : marked.slice(0, position);
+      const position = found ? original(Number(found[1])) : null;
+      const before = position === null ? null : lines.slice(0, position);
       throw refusal("invalid_json", {
         path: name, line: before === null ? null : before.split("\n").length,
         column: before === null ? null : position - before.lastIndexOf("\n"),
