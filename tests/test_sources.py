@@ -8,17 +8,24 @@ does not check:
 - every entry of both editions shows at least one citation (read from the built pages);
 - every reference is cited somewhere, and defined once across all the files;
 - every reference carries a stable identifier: a DOI, an arXiv number, or an address
-  with a ``note`` that names the version or the date it was checked against.
+  with a ``note`` that names the version or the date it was checked against;
+- every reference reads as plain text where readers see it (the references page and the
+  citations' tooltips): no LaTeX command or math left in it, and a name with capitals
+  inside it (ExLlamaV2, ImageNet, GPT-2) keeps them through BibTeX's sentence case.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
+import pybtex.plugin
 import pytest
 from bs4 import BeautifulSoup
-from pybtex.database import BibliographyData, parse_string
+from pybtex.backends import BaseBackend
+from pybtex.database import BibliographyData, Entry, parse_string
+from pybtex.style.formatting import BaseStyle
 
 from builtsite import built_pages
 
@@ -30,6 +37,9 @@ LANGUAGES = ("en", "zh_TW")
 # {cite:p}`key`, {cite:t}`a,b`, {cite}`key` -- the roles sphinxcontrib-bibtex defines.
 CITE_ROLE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`")
 ARXIV_ID = re.compile(r"^\d{4}\.\d{4,5}$")
+# What pybtex leaves of LaTeX it does not know: a command (\texttt, \sqrt) or math ($...$).
+LATEX_LEFT = re.compile(r"\\[A-Za-z]{2,}|\$")
+BIBTEX_STYLE = "plain"  # conf.py's bibtex_default_style
 DOI = re.compile(r"^10\.\d{4,9}/\S+$")
 
 
@@ -78,6 +88,30 @@ def same_work_problems(bibliography: BibliographyData) -> list[str]:
                     problems.append(f"{key} and {found} have the same {kind}: cite one key")
                 break
     return problems
+
+
+@functools.cache
+def bibtex_style() -> tuple[BaseStyle, BaseBackend]:
+    """The site's formatting style and pybtex's plain-text backend, made once: pybtex finds
+    each plugin by reading every installed entry point."""
+    style = pybtex.plugin.find_plugin("pybtex.style.formatting", BIBTEX_STYLE)()
+    return style, pybtex.plugin.find_plugin("pybtex.backends", "plaintext")()
+
+
+def spoiled_names(key: str, entry: Entry) -> list[str]:
+    """The names in a title with capitals inside them (ExLlamaV2, the GPT of GPT-2) that the style's
+    sentence case lowers: each needs braces in the .bib, as ``{ExLlamaV2}``."""
+    style, text = bibtex_style()
+    shown = style.format_entry(key, entry).text.render(text)
+    title = re.sub(r"\\[A-Za-z]+|[{}\\]", "", entry.fields.get("title", ""))
+    names = [part for word in re.findall(r"[\w.+-]+", title) for part in word.split("-")
+             if re.search(r"[A-Z]", part[1:])]
+    return [f"{key}: title word {name!r} shows as lower case: brace it" for name in names if name not in shown]
+
+
+def latex_left(text: str) -> list[str]:
+    """The LaTeX a rendered reference still shows."""
+    return LATEX_LEFT.findall(text)
 
 
 def cited_keys(markdown: str) -> set[str]:
@@ -151,6 +185,20 @@ def test_a_stable_identifier_passes(fields: str) -> None:
     assert identifier_problems(bibliography) == []
 
 
+def test_a_name_spoiled_by_sentence_case_is_reported() -> None:
+    bibliography, _ = read_bibliography(
+        {"x.bib": "@misc{a, title = {ExLlamaV2: the {GPT-2} README}}\n@misc{b, title = {{ExLlamaV2}: Notes}}"}
+    )
+    found = [problem for key, entry in bibliography.entries.items() for problem in spoiled_names(key, entry)]
+    assert found == ["a: title word 'ExLlamaV2' shows as lower case: brace it",
+                     "a: title word 'README' shows as lower case: brace it"]
+
+
+def test_latex_left_in_a_rendered_reference_is_found() -> None:
+    found = latex_left("as c \\tanh(x/c) in \\texttt model.py, $k_1$, lines split by \\n")
+    assert found == ["\\tanh", "\\texttt", "$", "$"]
+
+
 def test_cited_keys_reads_every_role_form() -> None:
     text = "A {cite:p}`vaswani2017attention`, §3; {cite:t}`a2020, b2021` and {cite}`c2022`."
     assert cited_keys(text) == {"vaswani2017attention", "a2020", "b2021", "c2022"}
@@ -188,6 +236,25 @@ def test_every_reference_is_cited_and_every_citation_defined() -> None:
     cited = set().union(*(cited_keys(path.read_text(encoding="utf-8")) for path in (REPO / "docs").glob("*.md")))
     assert sorted(defined - cited) == [], "references nobody cites: cite them or delete them"
     assert sorted(cited - defined) == [], "citations of keys no .bib file defines"
+
+
+def test_every_title_keeps_the_capitals_of_its_names() -> None:
+    bibliography, _ = project_bibliography()
+    spoiled = [problem for key, entry in bibliography.entries.items() for problem in spoiled_names(key, entry)]
+    assert spoiled == []
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_references_read_as_plain_text_on_the_page_and_in_tooltips(language: str) -> None:
+    references = built_pages(language, "references.html")["references"]
+    shown = [entry.get_text(" ") for entry in references.select("div.citation")]
+    assert len(shown) == len(project_bibliography()[0].entries)
+    tooltips = [link["title"] for soup in built_pages(language, "[0-9]*.html").values()
+                for link in soup.select("a[href^='references.html#'][title]")]
+    assert tooltips, "no citation tooltips found: did sphinxcontrib-bibtex stop writing them?"
+    left = sorted({f"{found} in: {text[:120]}" for text in shown + tooltips for found in latex_left(text)})
+    assert left == [], "write the .bib fields as plain text (no \\texttt, no $...$):\n" + "\n".join(left)
 
 
 @pytest.mark.site
