@@ -373,6 +373,7 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
                               "tensor_parallel": args.tensor_parallel, "parts": parts, "gpu_bytes": args.gpu,
                               "gpu_memory_utilization": args.gpu_memory_utilization,
                               "max_num_batched_tokens": args.max_num_batched_tokens, "kv_tokens": plan.kv_tokens,
+                              "cuda_graph_bytes": args.cuda_graphs_mib * 2**20,
                               "max_concurrency": plan.max_concurrency, "fits": plan.starts,
                               "trained_context": trained_context(cfg)}
     where = ("one GPU" if args.tensor_parallel == 1
@@ -389,6 +390,9 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
     longest = min(plan.kv_tokens, context_search_limit(cfg, beyond_trained=args.beyond_trained_context))
     result["largest_context"] = longest
     text += f"; longest max_model_len that starts: {longest:,d}" + _trained_note(cfg, args.context)
+    if not args.cuda_graphs_mib:
+        text += ("\n\nnote: CUDA graphs are not counted, as in vLLM before 0.21; from 0.21 vLLM takes them from "
+                 "this pool by default: give --cuda-graphs-mib as its log prints 'Estimated CUDA graph memory'")
     return result, text
 
 
@@ -607,8 +611,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="inference with --engine vllm: tokens of vLLM's profile pass, as it prints them "
                       f"(default: {VLLM_MAX_NUM_BATCHED_TOKENS:,})")
     plan.add_argument("--cuda-graphs-mib", type=whole_number, default=hidden, metavar="N",
-                      help="inference with --engine vllm: MiB of CUDA graphs, for vLLM versions that subtract them "
-                      "before sizing the KV-cache pool (default: 0, as vLLM 0.2 to 0.10, which capture them after)")
+                      help="inference with --engine vllm: MiB of CUDA graphs vLLM takes from the KV-cache pool, "
+                      "as 0.21 and later do, which print it as 'Estimated CUDA graph memory' (default: 0, as "
+                      "vLLM before 0.21, which captures them after sizing the pool)")
     plan.add_argument("--seq-len", type=tokens, default=hidden, metavar="N",
                       help="training: tokens per sequence (default: 2048)")
     plan.add_argument("--micro-batch", type=whole_number, default=hidden, metavar="N",

@@ -178,10 +178,14 @@ def plan_vllm(
     vLLM's "total_gpu_memory"); ``max_num_batched_tokens`` defaults to
     :data:`VLLM_MAX_NUM_BATCHED_TOKENS`.  ``cuda_graph_bytes`` is the memory
     of the captured CUDA graphs where the vLLM version subtracts it before
-    sizing the pool (later releases, with
-    ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS``); 0, the default, for
-    vLLM 0.2 to 0.10, which captures them after the pool is allocated, in
-    the ``1 - gpu_memory_utilization`` left over.  With ``tensor_parallel``
+    sizing the pool: vLLM 0.21 and later do by default
+    (``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1``) and print it as
+    "Estimated CUDA graph memory" (read in the 0.33.0 source).  0, the
+    default, is what vLLM before 0.21 does by default (read at 0.2 to 0.10):
+    it captures them after the pool is allocated, in the
+    ``1 - gpu_memory_utilization`` left over.  Their size depends on the
+    kernels and the batch sizes captured, not on the shapes alone, so no
+    default can stand for it.  With ``tensor_parallel``
     GPUs (vLLM's ``tensor_parallel_size``) the budget is each GPU's: its share
     of the weights (:func:`~llmcalc.planner.parallel_inference_plans`), of the
     MLP's profiled width and of the KV heads; every GPU holds the same number

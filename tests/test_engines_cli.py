@@ -43,6 +43,19 @@ def test_vllm_plan_prints_the_pool_and_concurrency_as_vllm_does(capsys: pytest.C
     assert "GPU KV cache size: " in text and "Maximum concurrency for 8,192 tokens per request: " in text
 
 
+def test_vllm_plan_says_when_cuda_graphs_are_not_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    """vLLM 0.21 and later take the graphs from the pool by default; a plan without their size says so."""
+    base = ["plan", "llama-3-8b", "--engine", "vllm", "--context", "8192", "--gpu", "rtx-3090"]
+    assert main(base) == 0
+    assert "CUDA graphs are not counted, as in vLLM before 0.21" in capsys.readouterr().out
+    assert main([*base, "--cuda-graphs-mib", "560"]) == 0
+    assert "CUDA graphs are not counted" not in capsys.readouterr().out
+    without, counted = run(capsys, *base[1:]), run(capsys, *base[1:], "--cuda-graphs-mib", "560")
+    assert (without["cuda_graph_bytes"], counted["cuda_graph_bytes"]) == (0, 560 * 2**20)
+    # The graphs come out of the pool, whole blocks at a time: 560 MiB is 4,480 tokens of 128 KiB each.
+    assert without["kv_tokens"] - counted["kv_tokens"] == 560 * 2**20 // (32 * 2 * 8 * 128 * 2 * 16) * 16
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--engine", "vllm"], "--engine vllm needs --gpu"),
     (["--engine", "vllm", "--gpu", "24", "--attention", "eager"], "--attention does not apply to --engine vllm"),

@@ -57,6 +57,7 @@ CONFIG_FILES = sorted(path for path in CONFIGS.glob("*.json") if not path.name.s
 LANGUAGES = ("en", "zh_TW")
 GIB = 2**30
 ROOT = '.calculator[data-calculator="planner"]'
+HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
 def page_path(language: str) -> Path:
@@ -967,6 +968,16 @@ def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str, plann
     assert shown_parts(page)["activations"] == vllm["parts"]["profile_peak"]
     assert shown_parts(page)["reserve"] == vllm["parts"]["non_torch_and_cuda_graphs"]
     assert read(page, "largest") == f"{vllm['largest_context']:,}"
+    # With the graphs' size given there is nothing to warn of; without it, the note the CLI prints, in the page's words.
+    note = page.locator('.calculator[data-calculator="planner"] [data-out="note"]')
+    assert note.is_hidden()
+    choose(page, task="inference", cuda_graphs_mib="0")
+    words = page.locator(ROOT).get_attribute("data-vllm-graphs-note")
+    assert note.is_visible() and note.inner_text() == words and "0.21" in words
+    assert HAN.search(words) if language == "zh_TW" else words.startswith("CUDA graphs are not counted, as in vLLM")
+    without = cli("--engine", "vllm", "--context", "8192", "--gpu", "l4", "--gpu-memory-utilization", "0.85",
+                  "--max-num-batched-tokens", "2048")
+    assert f"{without['kv_tokens']:,}" in read(page, "verdict")
     page.locator('[name="gpu_memory_utilization"]').fill("101")
     assert page.locator('[name="gpu_memory_utilization"]').get_attribute("aria-invalid") == "true"
     assert log.errors == [] and log.requests == []

@@ -1287,8 +1287,10 @@
         format.count(result.kv_tokens)), "context", format.count(options.context)), "concurrency",
         result.max_concurrency.toLocaleString(document.documentElement.lang || "en",
           { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
+      /* As the CLI's note: vLLM 0.21 and later take the graphs from the pool, and no shape tells their size. */
+      var graphsNote = options.cudaGraphBytes === 0 ? root.dataset.vllmGraphsNote : "";
       render(shown, result.requested, cfg, options,
-        [verdict, result.starts, [root.dataset.largestMaxModelLen, longest, ""]]);
+        [verdict, result.starts, [root.dataset.largestMaxModelLen, longest, ""], graphsNote]);
     }
 
     function largest(cfg, options, budget) {
@@ -1353,7 +1355,8 @@
       var note = options.task === "inference" && trained !== null && options.context > trained
         ? fill(fill(root.dataset.contextNote, "context", format.count(options.context)), "trained",
           format.count(trained)) : "";
-      say(out.note, note);
+      var engineNote = engineVerdict && engineVerdict[3] ? engineVerdict[3] : "";
+      say(out.note, [note, engineNote].filter(Boolean).join(" "));
       /* The bar's name carries its numbers: each part shown, the total and the card's memory. */
       var named = PARTS.filter(function (part) { return result[part] !== 0n || part === "weights"; })
         .map(function (part) {

@@ -61,8 +61,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         "at_trained", "beyond_trained_note", "context_note",
         "error", "memory_error", "config_error", "plan_error",
         "engine", "engine_sum", "engine_generate", "engine_vllm", "attention", "gpu_memory_utilization",
-        "max_num_batched_tokens", "cuda_graphs_mib", "vllm_starts", "vllm_no_start", "largest_max_model_len",
-        "per_gpu_busiest", "per_gpu_each",
+        "max_num_batched_tokens", "cuda_graphs_mib", "vllm_starts", "vllm_no_start", "vllm_graphs_note",
+        "largest_max_model_len", "per_gpu_busiest", "per_gpu_each",
         *REFUSAL_LABELS,
         # plannershare.js and plannerchart.js: the share link, a second card and the chart.
         "gpu_compare", "gpu_compare_none", "share_copy", "share_copied", "share_copy_failed", "share_bad",
@@ -80,7 +80,8 @@ page's language; ``memory_error`` takes ``{label}`` and ``{value}`` (what was ty
 ``beyond_trained_note`` take ``{trained}``, the positions the model was trained on;
 ``context_note`` takes ``{context}`` and ``{trained}``; ``dropout_error`` takes ``{label}`` and
 ``{value}``; ``vllm_starts`` takes ``{tokens}``, ``{context}`` and ``{concurrency}``, ``vllm_no_start``
-``{tokens}`` and ``{context}``; ``share_bad`` takes ``{label}`` and ``{value}`` (the link's bad part);
+``{tokens}`` and ``{context}``; ``vllm_graphs_note`` (a vLLM plan given no CUDA graphs) takes nothing;
+``share_bad`` takes ``{label}`` and ``{value}`` (the link's bad part);
 ``chart_summary`` takes ``{first}``, ``{x_first}``, ``{last}``, ``{x_last}`` (the chart's first and last
 totals in GiB and where they are) and ``{cards}`` (each card with its memory); ``per_gpu_busiest``
 (inference on several GPUs) takes ``{gpus}``, ``{tp}`` and ``{pp}``, ``per_gpu_each`` (training under
@@ -90,7 +91,7 @@ ZeRO) ``{gpus}`` and ``{stage}``.
 # The planner's messages that fill in a {detail} or {bytes}, or name what fits.
 PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
-                    "dropout_error", "vllm_starts", "vllm_no_start", "largest_max_model_len",
+                    "dropout_error", "vllm_starts", "vllm_no_start", "vllm_graphs_note", "largest_max_model_len",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
                     "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each")
 
