@@ -100,6 +100,23 @@ def test_a_changed_message_turns_fuzzy_with_its_previous_english_as_msgmerge_doe
     assert f'#| msgid "{OLD_ENGLISH}"'.encode() in ours
 
 
+LONG_OLD = ("CUDA graphs are not counted by default, because the versions checked here (0.2 to 0.10) capture "
+            "them after the pool is allocated, in the share left over; \"quoted\" words and a back\\slash too.")
+LONG_NEW = LONG_OLD.replace("by default", "unless you give their size")
+
+
+def test_a_long_previous_english_reads_back_whole_as_msgmerge_writes_it(tmp_path: Path) -> None:
+    """Babel's comment wrapper cut a long ``#| msgid`` at any space and lost characters when read back."""
+    old = translated((LONG_OLD, "舊譯文。"))
+    ours = merge(template(LONG_NEW), old)
+    gettext = msgmerge_previous(old, intl_update.canonical_bytes(template(LONG_NEW)), tmp_path)
+    assert entries(ours) == entries(gettext) == [(LONG_NEW, "舊譯文。", True, [LONG_OLD])]
+    previous = [line for line in ours.decode().splitlines() if line.startswith("#|")]
+    assert len(previous) > 2 and all(len(line) <= intl_update.WIDTH for line in previous)
+    assert all(line.startswith(('#| msgid "', '#| "')) and line.endswith('"') for line in previous), previous
+    assert canonical_form(ours) == ours
+
+
 def test_a_fuzzy_entry_keeps_the_english_it_was_translated_from_across_updates() -> None:
     old = translated(("Token", "Token（詞元）"), (OLD_ENGLISH, "取樣前套用的過濾器。"))
     once = merge(template("Token", NEW_ENGLISH), old)

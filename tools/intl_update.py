@@ -9,7 +9,10 @@ own merge, and three differences a translator relies on:
   when no message changed, so a translation typed on one line is rewrapped here
   instead of failing the wrapping test;
 - a fuzzy entry keeps the English it was translated from as ``#| msgid`` lines
-  (gettext's ``msgmerge --previous``), so the translator sees what changed;
+  (gettext's ``msgmerge --previous``), so the translator sees what changed.  Babel 2.19
+  writes them through its comment wrapper, which joins and rewraps the quoted lines of a
+  long message at any space, so its ``#|`` lines cut words and lose characters when read
+  back; this module writes them itself, one quoted line per ``#|`` line, as msgmerge does;
 - ``POT-Creation-Date`` changes only when a message did, so a rebuild alone leaves
   every catalog byte for byte as it was.
 """
@@ -21,7 +24,7 @@ import sys
 from pathlib import Path
 
 from babel.messages.catalog import Catalog, Message
-from babel.messages.pofile import denormalize, read_po, write_po
+from babel.messages.pofile import denormalize, normalize, read_po, write_po
 
 WIDTH = 76
 """Line width of the catalogs (sphinx-intl's default, which the catalogs were written with)."""
@@ -69,7 +72,44 @@ def canonical_bytes(catalog: Catalog) -> bytes:
             message.previous_id = []
     output = io.BytesIO()
     write_po(output, catalog, width=WIDTH, include_previous=True, ignore_obsolete=True)
-    return output.getvalue()
+    previous = [_previous_lines(message.previous_id) for message in catalog if message.id and message.previous_id]
+    return _replace_previous_runs(output.getvalue(), previous)
+
+
+def _previous_lines(previous_id: list[str]) -> list[bytes]:
+    """``#| msgid`` lines for a previous English, each a whole quoted line of its normalized form.
+
+    >>> print(b"\\n".join(_previous_lines(["A filter applied before sampling: keep the smallest "
+    ...                                     "group of tokens whose probabilities add up to p."])).decode())
+    #| msgid ""
+    #| "A filter applied before sampling: keep the smallest group of tokens "
+    #| "whose probabilities add up to p."
+    """
+    lines = []
+    for keyword, text in zip(("msgid", "msgid_plural"), previous_id, strict=False):
+        first, *rest = normalize(text, width=WIDTH - len("#| ")).split("\n")
+        lines += [f"#| {keyword} {first}", *(f"#| {line}" for line in rest)]
+    return [line.encode("utf-8") for line in lines]
+
+
+def _replace_previous_runs(data: bytes, previous: list[list[bytes]]) -> bytes:
+    """``data`` with its n-th run of ``#|`` lines (Babel's, one per message with a previous English, in
+    catalog order) replaced by ``previous[n]``."""
+    lines = data.split(b"\n")
+    output: list[bytes] = []
+    runs = iter(previous)
+    index = 0
+    while index < len(lines):
+        if lines[index].startswith(b"#|"):
+            while index < len(lines) and lines[index].startswith(b"#|"):
+                index += 1
+            output += next(runs)
+            continue
+        output.append(lines[index])
+        index += 1
+    if next(runs, None) is not None:
+        raise AssertionError("Babel wrote fewer #| runs than there are previous messages")
+    return b"\n".join(output)
 
 
 def canonical_form(data: bytes) -> bytes:
