@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import io
 import json
 import marshal
 from importlib.metadata import version
@@ -26,11 +27,14 @@ import pybtex.plugin
 import pytest
 import sphinx.search
 import sphinx.transforms.i18n as sphinx_i18n
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import write_po
 from docutils.utils import new_document
 from myst_parser.config.main import MdParserConfig
 from sphinx.search.zh import SearchChinese
 from sphinxcontrib.bibtex.domain import BibtexDomain
 
+import intl_update
 from extension_table import PACKAGE, extension_table
 from llmglossary import bibtexplugins, codelinks, glossarysearch, i18nparses, mystsettings, reference, themestrings
 from llmglossary.workarounds import REGISTRY, ROWS, TO_FILE, Workaround, markdown_table
@@ -61,10 +65,15 @@ def test_each_modules_version_gate_is_its_registry_row() -> None:
     assert stemmer.STEMMER_BUG_VERSIONS is REGISTRY["zhsearch-stemmer"].versions
     assert language.REMEMBERED_SPLIT_VERSIONS is REGISTRY["zhsearch-split"].versions
     assert glossarysearch.SEARCHTOOLS_VERSIONS is REGISTRY["glossarysearch-scorer"].versions
+    assert intl_update.PREVIOUS_WRAP_VERSIONS is REGISTRY["babel-previous-msgid"].versions
 
 
 def source_of(row: Workaround) -> tuple[Path, str]:
-    """The file under docs/_ext/llmglossary and the name a row's ``module`` (``zhsearch.stemmer.X``) points to."""
+    """The file and the name a row's ``module`` points to: ``zhsearch.stemmer.X`` under docs/_ext/llmglossary,
+    or ``tools/<file>.py:X``."""
+    if row.module.startswith("tools/"):
+        path, _, name = row.module.partition(":")
+        return REPO / path, name
     dotted = row.module.split(",")[0].split(" ")[0].split(".")
     folder = PACKAGE
     for index, part in enumerate(dotted[:-1]):
@@ -372,3 +381,33 @@ def test_the_registered_backend_is_the_entry_points_class_and_reads_no_entry_poi
     reads.clear()
     assert pybtex.plugin.find_plugin("pybtex.backends", "plaintext") is entry_point.load()
     assert reads == []
+
+
+LONG_PREVIOUS = "A filter applied before sampling keeps the smallest group of tokens whose probabilities add up. " * 2
+
+
+def babel_previous_lines() -> list[str]:
+    """The ``#|`` lines Babel itself writes for a fuzzy entry with a long previous English."""
+    catalog = Catalog(locale="zh_TW")
+    catalog.add("Top-p", "舊譯文。", flags=["fuzzy"], previous_id=[LONG_PREVIOUS])
+    output = io.BytesIO()
+    write_po(output, catalog, width=intl_update.WIDTH, include_previous=True, omit_header=True)
+    return [line for line in output.getvalue().decode().splitlines() if line.startswith("#|")]
+
+
+def test_babel_still_wraps_a_long_previous_msgid_as_a_comment() -> None:
+    lines = babel_previous_lines()
+    assert any(not (line.startswith(('#| msgid "', '#| "')) and line.endswith('"')) for line in lines), (
+        "Babel now writes whole quoted #| lines: drop _previous_lines from tools/intl_update.py"
+    )
+
+
+def test_intl_update_leaves_babel_s_previous_lines_alone_on_other_releases(monkeypatch: pytest.MonkeyPatch) -> None:
+    catalog = Catalog(locale="zh_TW")
+    catalog.add("Top-p", "舊譯文。", flags=["fuzzy"], previous_id=[LONG_PREVIOUS])
+    ours = [line for line in intl_update.canonical_bytes(catalog).decode().splitlines() if line.startswith("#|")]
+    assert ours != babel_previous_lines() and all(line.endswith('"') for line in ours)
+    monkeypatch.setattr(intl_update, "version", lambda package: "0.0.0")
+    untouched = [line for line in intl_update.canonical_bytes(catalog).decode().splitlines() if line.startswith("#|")]
+    assert untouched == babel_previous_lines()
+

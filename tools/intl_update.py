@@ -12,7 +12,8 @@ own merge, and three differences a translator relies on:
   (gettext's ``msgmerge --previous``), so the translator sees what changed.  Babel 2.19
   writes them through its comment wrapper, which joins and rewraps the quoted lines of a
   long message at any space, so its ``#|`` lines cut words and lose characters when read
-  back; this module writes them itself, one quoted line per ``#|`` line, as msgmerge does;
+  back; this module writes them itself, one quoted line per ``#|`` line, as msgmerge does
+  (registry key ``babel-previous-msgid``, on the Babel releases it names);
 - ``POT-Creation-Date`` changes only when a message did, so a rebuild alone leaves
   every catalog byte for byte as it was.
 """
@@ -21,15 +22,20 @@ from __future__ import annotations
 
 import io
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import denormalize, normalize, read_po, write_po
 
+from llmglossary.workarounds import REGISTRY
+
 WIDTH = 76
 """Line width of the catalogs (sphinx-intl's default, which the catalogs were written with)."""
 
 LANGUAGE = "zh_TW"
+PREVIOUS_WRAP_VERSIONS = REGISTRY["babel-previous-msgid"].versions
+"""The Babel releases whose ``#|`` lines this module rewrites (upstream/babel-previous-msgid-lines)."""
 PREVIOUS_MARK = "|"
 """Babel's reader keeps ``#| msgid "…"`` lines as user comments that start with ``|``."""
 
@@ -72,6 +78,8 @@ def canonical_bytes(catalog: Catalog) -> bytes:
             message.previous_id = []
     output = io.BytesIO()
     write_po(output, catalog, width=WIDTH, include_previous=True, ignore_obsolete=True)
+    if version("babel") not in PREVIOUS_WRAP_VERSIONS:
+        return output.getvalue()
     previous = [_previous_lines(message.previous_id) for message in catalog if message.id and message.previous_id]
     return _replace_previous_runs(output.getvalue(), previous)
 

@@ -37,7 +37,8 @@ class Workaround:
         Short name, the row's key in :data:`REGISTRY`.
     module
         Where the workaround lives, ``module.name`` in the package ``docs/_ext/llmglossary``
-        (``zhsearch.stemmer.english_stemmer_code`` for a subpackage's module).
+        (``zhsearch.stemmer.english_stemmer_code`` for a subpackage's module), or
+        ``tools/<file>.py:name`` for one of the repository's tools.
     package
         The distribution whose behaviour is worked around, as ``importlib.metadata`` names it.
     versions
@@ -195,6 +196,19 @@ ROWS = (
         gain="English text build on a saved environment 11.5 s to 8.3 s CPU (medians of 4, 2026-12-01); "
         "the lookups were 15 % of a fresh English HTML build under cProfile",
         still_needed="tests/test_workarounds.py::test_sphinxcontrib_bibtex_still_looks_up_the_backend_per_citation",
+    ),
+    Workaround(
+        key="babel-previous-msgid",
+        module="tools/intl_update.py:_previous_lines",
+        package="babel",
+        versions=frozenset({"2.19.0"}),
+        what="make intl-update writes a fuzzy entry's previous English one quoted line per '#|' line, as msgmerge "
+        "does, instead of through Babel's comment wrapper",
+        upstream=TO_FILE,
+        upstream_patch="upstream/babel-previous-msgid-lines",
+        gain="correctness: a long previous English read back whole, where Babel's lines cut words and lost "
+        "characters ('befault' for 'by default', 2026-12-02)",
+        still_needed="tests/test_workarounds.py::test_babel_still_wraps_a_long_previous_msgid_as_a_comment",
     ),
 )
 
