@@ -391,8 +391,9 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
     result["largest_context"] = longest
     text += f"; longest max_model_len that starts: {longest:,d}" + _trained_note(cfg, args.context)
     if not args.cuda_graphs_mib:
-        text += ("\n\nnote: CUDA graphs are not counted, as in vLLM before 0.21; from 0.21 vLLM takes them from "
-                 "this pool by default: give --cuda-graphs-mib as its log prints 'Estimated CUDA graph memory'")
+        text += ("\n\nnote: CUDA graphs are not counted, as in vLLM before 0.20; from 0.20 vLLM takes them from "
+                 "this pool by default and plans with gpu_memory_utilization 0.92: for its pool, give "
+                 "--gpu-memory-utilization 0.92 and --cuda-graphs-mib as its log prints 'Estimated CUDA graph memory'")
     return result, text
 
 
@@ -606,14 +607,15 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--attention", choices=ATTENTIONS, default=hidden,
                       help="inference with --engine generate: attention implementation (default: sdpa)")
     plan.add_argument("--gpu-memory-utilization", type=real_number, default=hidden, metavar="F",
-                      help="inference with --engine vllm: share of the card vLLM plans with (default: 0.9)")
+                      help="inference with --engine vllm: share of the card vLLM plans with (default: 0.9, vLLM's "
+                      "before 0.20; 0.92 from 0.20)")
     plan.add_argument("--max-num-batched-tokens", type=whole_number, default=hidden, metavar="N",
                       help="inference with --engine vllm: tokens of vLLM's profile pass, as it prints them "
                       f"(default: {VLLM_MAX_NUM_BATCHED_TOKENS:,})")
     plan.add_argument("--cuda-graphs-mib", type=whole_number, default=hidden, metavar="N",
                       help="inference with --engine vllm: MiB of CUDA graphs vLLM takes from the KV-cache pool, "
-                      "as 0.21 and later do, which print it as 'Estimated CUDA graph memory' (default: 0, as "
-                      "vLLM before 0.21, which captures them after sizing the pool)")
+                      "as 0.20 and later do, which print it as 'Estimated CUDA graph memory' (default: 0, as "
+                      "vLLM before 0.20, which captures them after sizing the pool)")
     plan.add_argument("--seq-len", type=tokens, default=hidden, metavar="N",
                       help="training: tokens per sequence (default: 2048)")
     plan.add_argument("--micro-batch", type=whole_number, default=hidden, metavar="N",

@@ -64,7 +64,13 @@ __all__ = [
 ]
 
 VLLM_GPU_MEMORY_UTILIZATION = 0.9
-"""vLLM's default ``gpu_memory_utilization``, the share of the card's total the engine may plan with."""
+"""vLLM's default ``gpu_memory_utilization`` before 0.20, the share of the card's total the engine may plan with.
+
+0.20 raised it to 0.92 when it began to take the CUDA graphs from the pool (``CacheConfig`` in the
+0.11.0 to 0.19.0 and the 0.20.0 to 0.33.0 wheels).  The planner keeps 0.9 with no graphs, the
+older pair, which the start-up logs it was checked against used: give 0.92 and the graphs' size
+for vLLM 0.20 and later.
+"""
 
 VLLM_BLOCK_SIZE = 16
 """vLLM's default KV-cache block size on CUDA, in tokens."""
@@ -178,10 +184,11 @@ def plan_vllm(
     vLLM's "total_gpu_memory"); ``max_num_batched_tokens`` defaults to
     :data:`VLLM_MAX_NUM_BATCHED_TOKENS`.  ``cuda_graph_bytes`` is the memory
     of the captured CUDA graphs where the vLLM version subtracts it before
-    sizing the pool: vLLM 0.21 and later do by default
-    (``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1``) and print it as
-    "Estimated CUDA graph memory" (read in the 0.33.0 source).  0, the
-    default, is what vLLM before 0.21 does by default (read at 0.2 to 0.10):
+    sizing the pool: vLLM 0.20 and later do by default
+    (``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1``, read in the 0.20.0 and
+    0.33.0 wheels; 0 in 0.19.0) and print it as "Estimated CUDA graph
+    memory".  0, the default, is what vLLM before 0.20 does by default (read
+    at 0.2 to 0.10):
     it captures them after the pool is allocated, in the
     ``1 - gpu_memory_utilization`` left over.  Their size depends on the
     kernels and the batch sizes captured, not on the shapes alone, so no

@@ -44,10 +44,10 @@ def test_vllm_plan_prints_the_pool_and_concurrency_as_vllm_does(capsys: pytest.C
 
 
 def test_vllm_plan_says_when_cuda_graphs_are_not_counted(capsys: pytest.CaptureFixture[str]) -> None:
-    """vLLM 0.21 and later take the graphs from the pool by default; a plan without their size says so."""
+    """vLLM 0.20 and later take the graphs from the pool by default; a plan without their size says so."""
     base = ["plan", "llama-3-8b", "--engine", "vllm", "--context", "8192", "--gpu", "rtx-3090"]
     assert main(base) == 0
-    assert "CUDA graphs are not counted, as in vLLM before 0.21" in capsys.readouterr().out
+    assert "CUDA graphs are not counted, as in vLLM before 0.20" in capsys.readouterr().out
     assert main([*base, "--cuda-graphs-mib", "560"]) == 0
     assert "CUDA graphs are not counted" not in capsys.readouterr().out
     without, counted = run(capsys, *base[1:]), run(capsys, *base[1:], "--cuda-graphs-mib", "560")

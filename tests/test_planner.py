@@ -973,7 +973,7 @@ def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str, plann
     assert note.is_hidden()
     choose(page, task="inference", cuda_graphs_mib="0")
     words = page.locator(ROOT).get_attribute("data-vllm-graphs-note")
-    assert note.is_visible() and note.inner_text() == words and "0.21" in words
+    assert note.is_visible() and note.inner_text() == words and "0.20" in words
     assert HAN.search(words) if language == "zh_TW" else words.startswith("CUDA graphs are not counted, as in vLLM")
     without = cli("--engine", "vllm", "--context", "8192", "--gpu", "l4", "--gpu-memory-utilization", "0.85",
                   "--max-num-batched-tokens", "2048")

@@ -1287,7 +1287,7 @@
         format.count(result.kv_tokens)), "context", format.count(options.context)), "concurrency",
         result.max_concurrency.toLocaleString(document.documentElement.lang || "en",
           { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
-      /* As the CLI's note: vLLM 0.21 and later take the graphs from the pool, and no shape tells their size. */
+      /* As the CLI's note: vLLM 0.20 and later take the graphs from the pool, and no shape tells their size. */
       var graphsNote = options.cudaGraphBytes === 0 ? root.dataset.vllmGraphsNote : "";
       render(shown, result.requested, cfg, options,
         [verdict, result.starts, [root.dataset.largestMaxModelLen, longest, ""], graphsNote]);
