@@ -46,6 +46,7 @@ from llmcalc.planner import (
     plan_training,
     tensor_parallel_sizes,
 )
+from zhlint import HAN
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
@@ -57,7 +58,6 @@ CONFIG_FILES = sorted(path for path in CONFIGS.glob("*.json") if not path.name.s
 LANGUAGES = ("en", "zh_TW")
 GIB = 2**30
 ROOT = '.calculator[data-calculator="planner"]'
-HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
 def page_path(language: str) -> Path:

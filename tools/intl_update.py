@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import sys
 from importlib.metadata import version
+from itertools import groupby
 from pathlib import Path
 
 from babel.messages.catalog import Catalog, Message
@@ -103,21 +104,13 @@ def _previous_lines(previous_id: list[str]) -> list[bytes]:
 def _replace_previous_runs(data: bytes, previous: list[list[bytes]]) -> bytes:
     """``data`` with its n-th run of ``#|`` lines (Babel's, one per message with a previous English, in
     catalog order) replaced by ``previous[n]``."""
-    lines = data.split(b"\n")
-    output: list[bytes] = []
-    runs = iter(previous)
-    index = 0
-    while index < len(lines):
-        if lines[index].startswith(b"#|"):
-            while index < len(lines) and lines[index].startswith(b"#|"):
-                index += 1
-            output += next(runs)
-            continue
-        output.append(lines[index])
-        index += 1
-    if next(runs, None) is not None:
-        raise AssertionError("Babel wrote fewer #| runs than there are previous messages")
-    return b"\n".join(output)
+    groups = [(is_previous, list(lines)) for is_previous, lines in
+              groupby(data.split(b"\n"), key=lambda line: line.startswith(b"#|"))]
+    runs = sum(1 for is_previous, _ in groups if is_previous)
+    if runs != len(previous):
+        raise AssertionError(f"Babel wrote {runs} runs of #| lines for {len(previous)} previous messages")
+    replacements = iter(previous)
+    return b"\n".join(line for is_previous, lines in groups for line in (next(replacements) if is_previous else lines))
 
 
 def canonical_form(data: bytes) -> bytes:
