@@ -117,6 +117,19 @@ def test_a_long_previous_english_reads_back_whole_as_msgmerge_writes_it(tmp_path
     assert canonical_form(ours) == ours
 
 
+def test_a_previous_english_with_equal_lines_reads_back_whole() -> None:
+    """Babel keeps a message's comments distinct, so two equal ``#|`` lines came back as one."""
+    row = "model.layers.0.mlp.gate_proj.weight: bf16, 4096 × 14336, 112 MiB;"  # no two fit one line
+    repeated = " ".join([row] * 3)
+    catalog = read_catalog(translated(("Token", "Token（詞元）"), (NEW_ENGLISH, "舊譯文。")))
+    catalog[NEW_ENGLISH].flags.add("fuzzy")
+    catalog[NEW_ENGLISH].previous_id = [repeated]
+    written = intl_update.canonical_bytes(catalog)
+    lines = [line for line in written.decode().splitlines() if line.startswith("#|")]
+    assert len(lines) != len(set(lines))
+    assert entries(written) == [("Token", "Token（詞元）", False, []), (NEW_ENGLISH, "舊譯文。", True, [repeated])]
+
+
 def test_a_fuzzy_entry_keeps_the_english_it_was_translated_from_across_updates() -> None:
     old = translated(("Token", "Token（詞元）"), (OLD_ENGLISH, "取樣前套用的過濾器。"))
     once = merge(template("Token", NEW_ENGLISH), old)

@@ -26,7 +26,7 @@ from importlib.metadata import version
 from itertools import groupby
 from pathlib import Path
 
-from babel.messages.catalog import Catalog, Message
+from babel.messages.catalog import Catalog
 from babel.messages.pofile import denormalize, normalize, read_po, write_po
 
 from llmglossary.workarounds import REGISTRY
@@ -41,21 +41,30 @@ PREVIOUS_MARK = "|"
 """Babel's reader keeps ``#| msgid "…"`` lines as user comments that start with ``|``."""
 
 
-def _restore_previous_id(message: Message) -> None:
-    """Turn the ``#|`` comments Babel read into the message's ``previous_id``."""
-    previous = [comment for comment in message.user_comments if comment.startswith(PREVIOUS_MARK)]
-    if not previous:
-        return
-    message.user_comments = [c for c in message.user_comments if not c.startswith(PREVIOUS_MARK)]
-    lines = [comment[len(PREVIOUS_MARK) :].strip().removeprefix("msgid").strip() for comment in previous]
-    message.previous_id = [denormalize("\n".join(lines))]
+def _line_runs(data: bytes) -> list[tuple[bool, list[bytes]]]:
+    """The lines of ``data`` in runs: ``(True, lines)`` for a run of ``#|`` lines, ``(False, lines)`` between."""
+    return [(is_previous, list(lines)) for is_previous, lines in
+            groupby(data.split(b"\n"), key=lambda line: line.startswith(b"#" + PREVIOUS_MARK.encode()))]
 
 
 def read_catalog(data: bytes) -> Catalog:
-    """A catalog from ``.po`` bytes, with the previous English of each fuzzy entry."""
+    """A catalog from ``.po`` bytes, with the previous English of each fuzzy entry.
+
+    Babel keeps a message's ``#|`` lines as user comments, but drops repeated ones (a
+    message's comments are kept distinct), so a previous English with two equal lines
+    would come back short.  The lines are read from ``data`` instead, run by run, in the
+    order of the messages that carry them.
+    """
     catalog = read_po(io.BytesIO(data))
-    for message in catalog:
-        _restore_previous_id(message)
+    carrying = [m for m in catalog if any(c.startswith(PREVIOUS_MARK) for c in m.user_comments)]
+    runs = [lines for is_previous, lines in _line_runs(data) if is_previous]
+    if len(runs) != len(carrying):
+        raise ValueError(f"{len(runs)} runs of '#|' lines, but {len(carrying)} messages carry them")
+    for message, run in zip(carrying, runs, strict=True):
+        message.user_comments = [c for c in message.user_comments if not c.startswith(PREVIOUS_MARK)]
+        lines = [line.decode("utf-8")[1 + len(PREVIOUS_MARK) :].strip().removeprefix("msgid").strip()
+                 for line in run]
+        message.previous_id = [denormalize("\n".join(lines))]
     return catalog
 
 
@@ -104,8 +113,7 @@ def _previous_lines(previous_id: list[str]) -> list[bytes]:
 def _replace_previous_runs(data: bytes, previous: list[list[bytes]]) -> bytes:
     """``data`` with its n-th run of ``#|`` lines (Babel's, one per message with a previous English, in
     catalog order) replaced by ``previous[n]``."""
-    groups = [(is_previous, list(lines)) for is_previous, lines in
-              groupby(data.split(b"\n"), key=lambda line: line.startswith(b"#|"))]
+    groups = _line_runs(data)
     runs = sum(1 for is_previous, _ in groups if is_previous)
     if runs != len(previous):
         raise AssertionError(f"Babel wrote {runs} runs of #| lines for {len(previous)} previous messages")
