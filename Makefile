@@ -17,6 +17,8 @@ VENV        := .venv
 BIN         := $(VENV)/bin
 INSTALLED   := $(VENV)/.installed
 CONSTRAINTS := constraints.txt
+# pyproject.toml's dependency groups (PEP 735) that .venv gets: the project's own work, never published.
+DEPENDENCY_GROUPS := docs test lint dev
 LANGUAGES   := en zh_TW
 BUILDDIR    := _build
 
@@ -57,14 +59,15 @@ $(INSTALLED): pyproject.toml $(EXTENSIONS_PROJECT) $(CONSTRAINTS)
 	@$(PYTHON) tools/venv_python.py $(VENV)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip install --quiet pip
-	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip install --quiet -e '.[docs,test,lint,dev,gguf]' -e ./docs/_ext
+	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip install --quiet -e '.[teach]' -e ./docs/_ext \
+		$(addprefix --group ,$(DEPENDENCY_GROUPS))
 	touch $@
 
-install: $(INSTALLED) ## Create .venv and install llmcalc with the docs, test, lint and dev extras
+install: $(INSTALLED) ## Create .venv: llmcalc (llm-glossary-calc) and the extensions, with the docs, test, lint and dev groups
 
 constraints: $(INSTALLED) ## Re-pin every dependency (direct and transitive) into constraints.txt
-	$(BIN)/uv pip compile pyproject.toml build-requirements.in --all-extras --python-version 3.11 \
-		--quiet --upgrade -o $(CONSTRAINTS)
+	$(BIN)/uv pip compile pyproject.toml build-requirements.in --all-extras \
+		$(addprefix --group pyproject.toml:,$(DEPENDENCY_GROUPS)) --python-version 3.11 --quiet --upgrade -o $(CONSTRAINTS)
 
 html: $(addprefix html-,$(LANGUAGES)) ## Build English and zh_TW HTML into _build/html/<lang>/
 	cp docs/_root/index.html $(BUILDDIR)/html/index.html
