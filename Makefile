@@ -36,7 +36,7 @@ SPHINXBUILD = $(BIN)/sphinx-build -c . $(STRICT) $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
 .PHONY: help install html doctest print pytest site-check a11y-deps lint test check clean gettext intl-update intl-stats \
-	expected-terms freshness dist livehtml constraints venv-stale
+	expected-terms freshness newest dist livehtml constraints venv-stale
 
 help: ## List the targets (a % is a language: en or zh_TW)
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_%-]+:.*## / {printf "  make %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -114,6 +114,11 @@ intl-update: gettext ## Merge new English messages into locales/zh_TW/LC_MESSAGE
 
 expected-terms: html-en ## Rewrite tests/data/expected_terms.tsv from the built English pages (after adding a term)
 	$(BIN)/python tools/termlists.py $(BUILDDIR)/html/en tests/data/expected_terms.tsv
+
+# Needs the package index and takes minutes, so it is not part of `make test`: a fresh
+# virtualenv of the newest releases on the newest Python, both builds and the fast tier.
+newest: $(INSTALLED) ## Try the newest releases on the newest Python: what moved past constraints.txt, what broke
+	$(BIN)/python tools/newest.py
 
 # Needs the package index (pip index versions), so it is not part of `make test`;
 # tests/test_freshness.py checks its parsing offline.
