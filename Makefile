@@ -17,6 +17,8 @@ VENV        := .venv
 BIN         := $(VENV)/bin
 INSTALLED   := $(VENV)/.installed
 CONSTRAINTS := constraints.txt
+# pyproject.toml's dependency groups (PEP 735) that .venv gets: the project's own work, never published.
+DEPENDENCY_GROUPS := docs test lint dev
 LANGUAGES   := en zh_TW
 BUILDDIR    := _build
 
@@ -34,7 +36,7 @@ SPHINXBUILD = $(BIN)/sphinx-build -c . $(STRICT) $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
 .PHONY: help install html doctest print pytest site-check a11y-deps lint test check clean gettext intl-update intl-stats \
-	expected-terms freshness dist livehtml constraints venv-stale
+	expected-terms freshness newest dist livehtml constraints venv-stale
 
 help: ## List the targets (a % is a language: en or zh_TW)
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_%-]+:.*## / {printf "  make %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -57,14 +59,15 @@ $(INSTALLED): pyproject.toml $(EXTENSIONS_PROJECT) $(CONSTRAINTS)
 	@$(PYTHON) tools/venv_python.py $(VENV)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip install --quiet pip
-	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip install --quiet -e '.[docs,test,lint,dev,gguf]' -e ./docs/_ext
+	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/python -m pip install --quiet -e '.[teach]' -e ./docs/_ext \
+		$(addprefix --group ,$(DEPENDENCY_GROUPS))
 	touch $@
 
-install: $(INSTALLED) ## Create .venv and install llmcalc with the docs, test, lint and dev extras
+install: $(INSTALLED) ## Create .venv: llmcalc (llm-glossary-calc) and the extensions, with the docs, test, lint and dev groups
 
 constraints: $(INSTALLED) ## Re-pin every dependency (direct and transitive) into constraints.txt
-	$(BIN)/uv pip compile pyproject.toml build-requirements.in --all-extras --python-version 3.11 \
-		--quiet --upgrade -o $(CONSTRAINTS)
+	$(BIN)/uv pip compile pyproject.toml build-requirements.in --all-extras \
+		$(addprefix --group pyproject.toml:,$(DEPENDENCY_GROUPS)) --python-version 3.11 --quiet --upgrade -o $(CONSTRAINTS)
 
 html: $(addprefix html-,$(LANGUAGES)) ## Build English and zh_TW HTML into _build/html/<lang>/
 	cp docs/_root/index.html $(BUILDDIR)/html/index.html
@@ -111,6 +114,11 @@ intl-update: gettext ## Merge new English messages into locales/zh_TW/LC_MESSAGE
 
 expected-terms: html-en ## Rewrite tests/data/expected_terms.tsv from the built English pages (after adding a term)
 	$(BIN)/python tools/termlists.py $(BUILDDIR)/html/en tests/data/expected_terms.tsv
+
+# Needs the package index and takes minutes, so it is not part of `make test`: a fresh
+# virtualenv of the newest releases on the newest Python, both builds and the fast tier.
+newest: $(INSTALLED) ## Try the newest releases on the newest Python: what moved past constraints.txt, what broke
+	$(BIN)/python tools/newest.py
 
 # Needs the package index (pip index versions), so it is not part of `make test`;
 # tests/test_freshness.py checks its parsing offline.

@@ -9,13 +9,12 @@ so they live in :func:`apply_language_settings`, a ``config-inited`` handler.
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import sphinx_codeautolink
 
-from llmcalc import ModelConfig
+from llmcalc import ModelConfig, __version__
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -29,7 +28,7 @@ author = "The LLM Glossary contributors"
 copyright = "2026, The LLM Glossary contributors"
 language = "en"
 root_doc = "index"
-version = release = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+version = release = __version__
 
 extensions = [
     "myst_parser",

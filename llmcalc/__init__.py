@@ -31,6 +31,9 @@ from .params import active_param_count, param_breakdown, param_count
 from .presets import PRESETS, REFERENCE, get_preset
 from .units import GB, MB, TB, GiB, KiB, MiB
 
+__version__ = "0.1.0"
+"""The release of the distribution ``llm-glossary-calc`` this is (pyproject.toml reads it from here)."""
+
 # The first tier (names) and the second (submodules, each with its own __all__), in one sorted list.
 
 __all__ = [

@@ -28,10 +28,12 @@ def normalise(name: str) -> str:
 
 
 def declared() -> set[str]:
-    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    extras = project["optional-dependencies"].values()
-    requirements = [*project["dependencies"], *(requirement for extra in extras for requirement in extra)]
-    return {normalise(re.split(r"[=<>!~\[; ]", requirement, maxsplit=1)[0]) for requirement in requirements}
+    """The distributions pyproject.toml names: the package's own, its extras' and its dependency groups'."""
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    project = pyproject["project"]
+    lists = [project["dependencies"], *project["optional-dependencies"].values(),
+             *pyproject["dependency-groups"].values()]
+    return {normalise(re.split(r"[=<>!~\[; ]", requirement, maxsplit=1)[0]) for group in lists for requirement in group}
 
 
 def imported_modules(path: Path) -> set[str]:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -85,20 +87,51 @@ def test_conf_switches_language_links_to_read_the_docs_layout(monkeypatch: pytes
     assert "language_switch_layout" not in runpy.run_path(str(REPO / "conf.py"))
 
 
-def test_constraints_pin_every_direct_dependency_at_the_version_pyproject_names() -> None:
-    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    constraints = dict(
-        line.split("==", 1)
-        for line in (REPO / "constraints.txt").read_text(encoding="utf-8").splitlines()
-        if "==" in line and not line.startswith("#")
-    )
-    pinned = {name.lower(): version for name, version in constraints.items()}
-    extras = project["optional-dependencies"]
-    for extra, requirements in extras.items():
+def direct_requirements() -> dict[str, list[Requirement]]:
+    """Every requirement the two pyproject.toml files name, by where it is named."""
+    root = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    extensions = tomllib.loads((REPO / "docs" / "_ext" / "pyproject.toml").read_text(encoding="utf-8"))
+    places = {"dependencies": root["project"]["dependencies"],
+              "docs/_ext dependencies": extensions["project"]["dependencies"]}
+    places |= {f"[{extra}]": names for extra, names in root["project"]["optional-dependencies"].items()}
+    places |= {f"group {group}": names for group, names in root["dependency-groups"].items()}
+    return {place: [Requirement(text) for text in names] for place, names in places.items()}
+
+
+def locked() -> dict[str, str]:
+    """constraints.txt: every distribution's pinned release, by its normalised name."""
+    lines = (REPO / "constraints.txt").read_text(encoding="utf-8").splitlines()
+    pins = (line.split("==", 1) for line in lines if "==" in line and not line.startswith("#"))
+    return {canonicalize_name(name): version.strip() for name, version in pins}
+
+
+def test_no_dependency_is_pinned_in_the_metadata_and_the_lock_satisfies_every_range() -> None:
+    """Ranges in pyproject.toml, exact releases in constraints.txt only: the lock can move, a user is not held back."""
+    ours = canonicalize_name(tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"])
+    pins = locked()
+    for place, requirements in direct_requirements().items():
         for requirement in requirements:
-            if requirement.startswith(f"{project['name']}["):  # another extra of ours, e.g. llmcalc[teach]
-                assert requirement.removeprefix(f"{project['name']}[").removesuffix("]") in extras, requirement
+            name = canonicalize_name(requirement.name)
+            assert not any(spec.operator in ("==", "===") for spec in requirement.specifier), f"{place}: {requirement}"
+            if name == ours:
                 continue
-            name, version = requirement.split("==")
-            assert pinned.get(name.lower()) == version, f"[{extra}] {requirement} vs constraints.txt"
-    assert "numpy" in pinned and "setuptools" in pinned and "docutils" in pinned
+            assert name in pins, f"{place}: {requirement} has no pin in constraints.txt"
+            assert requirement.specifier.contains(pins[name]), f"{place}: {requirement} excludes {pins[name]}"
+    assert {"numpy", "setuptools", "docutils"} <= set(pins)
+
+
+def test_the_extensions_need_nothing_make_install_leaves_out() -> None:
+    """docs/_ext's dependencies are all in the root's docs group (or are the root): Read the Docs installs only that."""
+    places = direct_requirements()
+    docs = {canonicalize_name(r.name) for r in places["group docs"]}
+    ours = canonicalize_name(tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"])
+    needed = {canonicalize_name(r.name) for r in places["docs/_ext dependencies"]} - {ours}
+    assert needed <= docs, needed - docs
+
+
+def test_the_distribution_is_not_named_after_a_stranger_on_the_index() -> None:
+    """"llmcalc" on the package index is an unrelated project; the extensions must not depend on that name."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["name"] == "llm-glossary-calc"
+    names = {canonicalize_name(r.name) for requirements in direct_requirements().values() for r in requirements}
+    assert "llmcalc" not in names

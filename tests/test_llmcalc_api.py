@@ -11,8 +11,10 @@ import importlib
 import importlib.util
 import json
 import pkgutil
+import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -147,3 +149,24 @@ def test_modules_import_from_each_other_only_declared_names() -> None:
             undeclared += [f"{path.name}:{node.lineno}: {module.__name__}.{alias.name}" for alias in node.names
                            if alias.name not in module.__all__]
     assert undeclared == []
+
+
+def test_the_wheel_is_llm_glossary_calc_typed_with_its_data_and_no_pinned_dependency(tmp_path: Path) -> None:
+    """What `pip install .` installs: the distribution under its own name, py.typed, the JSON data, ranges only."""
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--wheel-dir", str(tmp_path), str(PACKAGE.parent)], check=True, capture_output=True)
+    (wheel,) = tmp_path.glob("*.whl")
+    assert wheel.name == f"llm_glossary_calc-{llmcalc.__version__}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        metadata = archive.read(f"llm_glossary_calc-{llmcalc.__version__}.dist-info/METADATA").decode()
+    assert {"llmcalc/py.typed", "llmcalc/data/hf_class_defaults.json", "llmcalc/teach/__init__.py"} <= names
+    assert not any(name.startswith("llmglossary/") for name in names)
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    assert requires == ['Requires-Dist: numpy>=2.0; extra == "teach"']
+
+
+def test_the_command_line_and_the_package_say_their_version() -> None:
+    done = subprocess.run([sys.executable, "-m", "llmcalc", "--version"], capture_output=True, text=True, check=True)
+    assert done.stdout == f"llmcalc {llmcalc.__version__}\n"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", llmcalc.__version__)

@@ -1,4 +1,4 @@
-"""Write small real .gguf files of a tiny random Llama with the ``gguf`` package (``pip install llmcalc[gguf]``).
+"""Write small real .gguf files of a tiny random Llama with the ``gguf`` package (the ``test`` dependency group).
 
 Usage: ``python tools/make_gguf_fixtures.py OUT_DIR [RECIPE ...]`` (default: Q8_0 Q4_0, the files
 committed under ``tests/data/gguf/``).  Each file holds the tensors llama.cpp's ``llama-quantize``

@@ -1,7 +1,7 @@
 """The teaching helpers: the small math the glossary's pages demonstrate, one module a topic.
 
 Not part of the sizing core (``import llmcalc`` does not load them).  The array helpers need
-numpy, the ``teach`` extra (``pip install "llmcalc[teach]"``); ``tokenize``
+numpy, the ``teach`` extra (``pip install "llm-glossary-calc[teach]"``); ``tokenize``
 and ``metrics`` need nothing.  Import the module a page uses::
 
     from llmcalc.teach.attention import softmax
