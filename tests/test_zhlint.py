@@ -121,6 +121,12 @@ def test_simplified_table_excludes_characters_valid_in_traditional() -> None:
         ("八個單字的玩具語料庫", ["second rendering '玩具': the glossary writes '示範, 小型示範 (a toy example)'"]),
         ("本頁只假設你讀過第 01 頁", ["second rendering '第 01': the glossary writes '第 1 頁 (page numbers are not zero-padded)'"]),
         ("本頁假設你讀過第 1 到 05 頁", ["second rendering '05': the glossary writes '第 1 頁 (page numbers are not zero-padded)'"]),
+        # Seeded from the 2026-12-07 review.
+        ("與其讓每個客戶端各存一份", ["mainland term '客戶端': Taiwan writes '用戶端'"]),
+        ("條帶化的磁碟陣列", ["mainland term '條帶化': Taiwan writes '等量 (striping, as in RAID 0)'"]),
+        ("留待日後指定用途的占位符", ["mainland term '占位符': Taiwan writes '預留位置'"]),
+        ("在海量文字上訓練", ["mainland term '海量': Taiwan writes '大量 or 龐大的'"]),
+        ("使用者會看到明顯的卡頓", ["mainland term '卡頓': Taiwan writes '停頓'"]),
     ],
 )
 def test_mainland_words_and_second_renderings_are_named(text: str, expected: list[str]) -> None:
@@ -132,7 +138,7 @@ def test_mainland_words_and_second_renderings_are_named(text: str, expected: lis
     [
         "錯誤代碼 404", "語言代碼 zh_TW", "計算力", "增加載入時間", "把模型放大模型就更準", "強大模型", "可以開關的思考模式", "降維投影",
         "資料前處理", "每個被評分詞元的損失", "部分詞元", "混合專家模型（MoE）", "在語言模型的脈絡裡", "第 1 到 5 頁", "第 10 頁",
-        "prefill（預填）", "Tensor 核心", "縮放因子",
+        "prefill（預填）", "Tensor 核心", "縮放因子", "MCP 用戶端", "等量（striping）磁碟陣列", "預留位置", "大量文字", "停頓",
     ],
 )
 def test_contexts_where_the_listed_words_are_fine(text: str) -> None:
@@ -229,6 +235,35 @@ def test_running_text_keeps_english_policy_terms_in_english(message: str, expect
             ["'前 x 名' for 'top $k$': write top-$k$ (as Top-k 取樣), not 前 k 名"],
         ),
         ("the best $k$ candidates get an interview", "只有前 $k$ 名能進入面試", []),
+        # The 2026-12-07 review's three meaning slips, quoted from the catalogs they were found in.
+        (
+            "which torch's CPU kernel keeps",
+            "torch 的 CPU 核心會保留它",
+            ["'核心' for 'kernel': a kernel is not a core (一般核心 are CUDA cores): keep kernel in English, as POLICY.md says"],
+        ),
+        ("which torch's CPU kernel keeps", "torch 的 CPU kernel 會保留它", []),
+        ("a {term}`kernel` is a function", "kernel（核心函式）是在 GPU 上執行的函式", []),
+        ("the GPU falls back to its slower ordinary cores", "GPU 只能退回較慢的一般核心", []),
+        ("Tensor Cores run the kernel", "Tensor 核心執行這個 kernel", []),
+        (
+            "the fp32 optimizer moments and master weights",
+            "fp32 的最佳化器動量與主權重",
+            ["'動量' for 'moments': Adam's moments are 動差 (一階動差 is the momentum, 二階動差 is not)"],
+        ),
+        ("the average gradient (the {term}`momentum`, the first moment)", "梯度的平均（也就是動量，稱為一階動差）", []),
+        (
+            "4 + 4 (fp32 moments). Optimizers: ``adamw``, ``sgd-momentum``",
+            "4 + 4（fp32 動量）。最佳化器：``adamw``、``sgd-momentum``",
+            ["'動量' for 'moments': Adam's moments are 動差 (一階動差 is the momentum, 二階動差 is not)"],
+        ),
+        ("the largest of three moments", "三個時刻中最大的一個", []),
+        (
+            "Every figure in the glossary comes from here.",
+            "詞彙表中的每個數字都來自這裡。",
+            ["'詞彙表' for 'glossary': the site is a 術語表; 詞彙表 is a model's vocabulary"],
+        ),
+        ("Every figure in the glossary comes from here.", "本術語表中的每個數字都來自這裡。", []),
+        ("The reference model of this glossary has a vocabulary of 32,768 tokens", "本術語表的參考模型，詞彙表有 32,768 個詞元", []),
     ],
 )
 def test_renderings_that_depend_on_the_english(source: str, message: str, expected: list[str]) -> None:

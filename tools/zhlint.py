@@ -73,7 +73,8 @@ MAINLAND_TERMS: dict[str, str] = {
     "芯片": "晶片",
     "顯存": "顯示記憶體",
     "集成": "整合",
-    "用戶": "使用者",
+    # 用戶端 (a client) is what Taiwan writes, as Microsoft's Taiwan glossary does.
+    "用戶(?!端)": "使用者",
     "設置": "設定",
     "示例": "範例",
     "歸一化": "正規化",
@@ -86,6 +87,11 @@ MAINLAND_TERMS: dict[str, str] = {
     # 增加載入 and 附加載荷 only look like 加載.
     "(?<![增附追])加載": "載入 (software) or 增加負載 (electrical load)",
     "查找": "查詢, 查表 or 尋找",
+    "客戶端": "用戶端",
+    "條帶化?": "等量 (striping, as in RAID 0)",
+    "[占佔]位符": "預留位置",
+    "海量": "大量 or 龐大的",
+    "卡頓": "停頓",
     # Taiwan's statistics writes 概似 (最大概似估計); 似然 is the mainland word.
     "似然": "概似 (概似度, 最大概似估計)",
     # 放大模型, 擴大模型 and 加大模型 mean "make the model bigger"; 強大模型 is "a strong model".
@@ -134,6 +140,16 @@ CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
      "a scale is 縮放因子; 縮放係數 is only LoRA's alpha/r (lora_alpha)"),
     # Math reads as x in the visible text: 前 $k$ 名 is checked as 前 x 名.
     (re.compile(r"\btop[- ]\(?\$?k\$?"), re.compile("前 ?[kx] ?名"), "write top-$k$ (as Top-k 取樣), not 前 k 名"),
+    # 核心 is a core: pages 07 and 08 call CUDA cores 一般核心, so a kernel rendered 核心 reads as hardware.
+    # The header gloss 核心函式 and a sentence whose English also says core are left alone.
+    (re.compile(r"(?is)^(?!.*\bcores?\b).*?(?P<said>\bkernels?\b)"), re.compile("核心(?!函式)"),
+     "a kernel is not a core (一般核心 are CUDA cores): keep kernel in English, as POLICY.md says"),
+    # Adam's first moment is the momentum (動量), its second is not; page 04 names both 動差.
+    # An identifier such as ``sgd-momentum`` is not the word momentum in the sentence.
+    (re.compile(r"(?s)^(?!.*(?<![-_])\bmomentum\b).*?(?P<said>\bmoments?\b)"), re.compile("動量"),
+     "Adam's moments are 動差 (一階動差 is the momentum, 二階動差 is not)"),
+    (re.compile(r"(?is)^(?!.*\bvocabular).*?(?P<said>\bglossary\b)"), re.compile("詞彙表"),
+     "the site is a 術語表; 詞彙表 is a model's vocabulary"),
 )
 """(English in the source, rendering in the translation, fix) for words whose right
 rendering depends on what the English says: 基礎模型 is right for a foundation model,
