@@ -127,6 +127,12 @@ def test_simplified_table_excludes_characters_valid_in_traditional() -> None:
         ("留待日後指定用途的占位符", ["mainland term '占位符': Taiwan writes '預留位置'"]),
         ("在海量文字上訓練", ["mainland term '海量': Taiwan writes '大量 or 龐大的'"]),
         ("使用者會看到明顯的卡頓", ["mainland term '卡頓': Taiwan writes '停頓'"]),
+        ("與其啟用參數量同大小的密集模型", ["second rendering '密集': the glossary writes '稠密 (a dense model, layer, computation or retrieval)'"]),
+        ("BF16 密集峰值", ["second rendering '密集': the glossary writes '稠密 (a dense model, layer, computation or retrieval)'"]),
+        ("採用的門控形式", ["second rendering '門控': the glossary writes '閘控 (gated; the gate itself is 閘門)'"]),
+        ("對注意力分數做上限壓縮", ["second rendering '上限壓縮': the glossary writes '軟上限（soft-capping）'"]),
+        ("後面介紹的偏離懲罰", ["second rendering '偏離懲罰': the glossary writes '偏移懲罰 (drift penalty)'"]),
+        ("新的回歸測試必須轉綠", ["second rendering '回歸': the glossary writes '迴歸 (迴歸測試, a regression test)'"]),
     ],
 )
 def test_mainland_words_and_second_renderings_are_named(text: str, expected: list[str]) -> None:
@@ -139,6 +145,7 @@ def test_mainland_words_and_second_renderings_are_named(text: str, expected: lis
         "錯誤代碼 404", "語言代碼 zh_TW", "計算力", "增加載入時間", "把模型放大模型就更準", "強大模型", "可以開關的思考模式", "降維投影",
         "資料前處理", "每個被評分詞元的損失", "部分詞元", "混合專家模型（MoE）", "在語言模型的脈絡裡", "第 1 到 5 頁", "第 10 頁",
         "prefill（預填）", "Tensor 核心", "縮放因子", "MCP 用戶端", "等量（striping）磁碟陣列", "預留位置", "大量文字", "停頓",
+        "靠近零處密集，尾端稀疏", "稠密模型", "運算密集的工作", "閘控線性單元", "回歸本業", "迴歸測試",
     ],
 )
 def test_contexts_where_the_listed_words_are_fine(text: str) -> None:
@@ -213,7 +220,7 @@ def test_running_text_keeps_english_policy_terms_in_english(message: str, expect
         (
             "one base model serves many adapters",
             "一個基礎模型承載許多 adapter",
-            ["'基礎模型' for 'base model': a base model is 基底模型; 基礎模型 is a foundation model"],
+            ["'基礎模型' for 'base model': base is 基底 (基底模型, 基底權重, 基底版本); 基礎模型 is a foundation model"],
         ),
         ("*Foundation model* stresses that many tuned models build on the base model", "*Foundation model*（基礎模型）強調", []),
         (
@@ -235,6 +242,23 @@ def test_running_text_keeps_english_policy_terms_in_english(message: str, expect
             ["'前 x 名' for 'top $k$': write top-$k$ (as Top-k 取樣), not 前 k 名"],
         ),
         ("the best $k$ candidates get an interview", "只有前 $k$ 名能進入面試", []),
+        (
+            "it cuts the frozen base weights to about a quarter",
+            "它把凍結的基礎權重縮小到約四分之一",
+            ["'基礎權重' for 'base weights': base is 基底 (基底模型, 基底權重, 基底版本); 基礎模型 is a foundation model"],
+        ),
+        ("The base version is the usual starting point", "基底版本通常才是起點", []),
+        (
+            "depending on the set-up chosen below",
+            "取決於下面選擇的配置",
+            ["'配置' for 'set-up': a set-up is a 設定; 配置 is kept for allocation (配置記憶體)"],
+        ),
+        ("depending on the set-up chosen below", "取決於下面選擇的設定", []),
+        (
+            "for that set-up they are the bytes the libraries allocate",
+            "在該設定下，它們就是函式庫實際配置的位元組數",
+            [],
+        ),
         # The 2026-12-07 review's three meaning slips, quoted from the catalogs they were found in.
         (
             "which torch's CPU kernel keeps",

@@ -121,6 +121,13 @@ HOUSE_TERMS: dict[str, str] = {
     "(?:詞元|輸入|提示詞)的?脈絡": "上下文 (as in 上下文視窗, context window)",
     "玩具": "示範, 小型示範 (a toy example)",
     "第 0\\d|(?<=[到與和、及] )0\\d(?=[a-z]? 頁)": "第 1 頁 (page numbers are not zero-padded)",
+    # 稠密 pairs with 稀疏 (sparse); 密集 stays for things packed closely (levels dense near zero).
+    "密集(?=模型|層|運算|峰值|前饋|段落)": "稠密 (a dense model, layer, computation or retrieval)",
+    "門控": "閘控 (gated; the gate itself is 閘門)",
+    "上限壓縮": "軟上限（soft-capping）",
+    "偏離懲罰": "偏移懲罰 (drift penalty)",
+    # 回歸 is a return (回歸本業); statistics and testing write 迴歸.
+    "回歸(?=測試|分析|模型)": "迴歸 (迴歸測試, a regression test)",
 }
 """A second rendering of a term the glossary writes one way (regex) -> the rendering it uses."""
 
@@ -131,8 +138,12 @@ CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     (re.compile(r"\bpresets?\b"), re.compile("預設(?:設定|組態|值)"),
      "a preset is not a default: write 內建組態（preset） or 參考組態"),
     (re.compile(r"\bcolumns?\b"), COLUMN_AS_HANG, "a matrix column is 欄 throughout, never 行"),
-    (re.compile(r"(?s)^(?!.*[Ff]oundation).*?(?P<said>\b[Bb]ase (?:model|weights?)\b)"), re.compile("基礎模型"),
-     "a base model is 基底模型; 基礎模型 is a foundation model"),
+    (re.compile(r"(?s)^(?!.*[Ff]oundation).*?(?P<said>\b[Bb]ase (?:model|weights?|version)\b)"),
+     re.compile("基礎(?:模型|權重|版本)"),
+     "base is 基底 (基底模型, 基底權重, 基底版本); 基礎模型 is a foundation model"),
+    # In Taiwan 配置 is memory allocation (記憶體配置器); a software set-up is a 設定.
+    (re.compile(r"(?is)^(?!.*\ballocat).*?(?P<said>\bset-?ups?\b)"), re.compile("配置"),
+     "a set-up is a 設定; 配置 is kept for allocation (配置記憶體)"),
     (re.compile(r"\bSFT\b|[Ss]upervised fine-tuning"), re.compile("指令微調"),
      "SFT is 監督式微調; 指令微調 is instruction tuning"),
     (re.compile(r"(?s)^(?!.*(?:LoRA|lora_alpha|alpha|\u03b1)).*?(?P<said>\bscal(?:e|es|ed|ing)\b)"),
