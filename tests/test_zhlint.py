@@ -72,6 +72,12 @@ def test_taiwan_style_text_passes(text: str) -> None:
             "no space between Chinese and Latin text: '6層'",
         ]),
         ("{term}`詞元 <Token>`是單位", []),
+        # Seeded from the 2026-12-07 review: the label 秩 r rendered 「秩 r必須是 1 到 256 之間的整數。」
+        ("error: {label}必須是 {min} 到 {max} 之間的整數。", [
+            "placeholder glued to Chinese text: '{label}必': its value may end in Latin; put a full-width colon or 「」 after it",
+        ]),
+        ("error: {label}：必須是 {min} 到 {max} 之間的整數。", []),
+        ("不符合此模型的任何模組{fused}；可用的模組：{modules}。", []),
         ("呼叫`lora_params`函式", [
             "no space between Chinese and Latin text: '叫x'",
             "no space between Chinese and Latin text: 'x函'",

@@ -176,6 +176,10 @@ EMPHASIS = re.compile(r"\*{1,2}")
 # Lookaheads, so that overlapping pairs ("叫x函") are each reported.
 HALF_WIDTH_PUNCTUATION = re.compile(rf"(?=([{CJK}][,.;:!?()]|[,;:!?()][{CJK}]))")
 MISSING_SPACE = re.compile(rf"(?=([{CJK}][A-Za-z0-9]|[A-Za-z0-9][{CJK}]))")
+PLACEHOLDER_BEFORE_HAN = re.compile(rf"\{{[a-z_][a-z0-9_]*\}}[{CJK}]")
+"""A widget's ``{label}`` glued to the Chinese after it: the label may end in Latin (秩 r), and then the
+reader sees 「秩 r必須是」; a full-width colon or 「」 after the placeholder reads right either way.  Only
+what follows is checked: values such as ``{fused}`` begin with full-width punctuation of their own."""
 
 
 TERM_ROLE = re.compile(r"\{term\}`(?P<text>[^`<]*?)\s*(?:<(?P<target>[^`>]*)>)?`")
@@ -466,6 +470,11 @@ def lint_text(message: str) -> list[str]:
         problems.append(f"half-width punctuation next to Chinese text: {match.group(1)!r}")
     for match in MISSING_SPACE.finditer(text):
         problems.append(f"no space between Chinese and Latin text: {match.group(1)!r}")
+    for match in PLACEHOLDER_BEFORE_HAN.finditer(text):
+        problems.append(
+            f"placeholder glued to Chinese text: {match.group()!r}: its value may end in Latin; "
+            "put a full-width colon or 「」 after it"
+        )
     return problems
 
 
