@@ -219,6 +219,7 @@ def test_running_text_keeps_english_policy_terms_in_english(message: str, expect
         ("the default settings", "預設設定", []),
         ("In the reference preset", "在參考預設設定中", ["'預設設定' for 'preset': a preset is not a default: write 內建組態（preset） or 參考組態"]),
         ("stores them as a preset", "存成預設組態", ["'預設組態' for 'preset': a preset is not a default: write 內建組態（preset） or 參考組態"]),
+        ("a preset name with --recipe", "搭配 --recipe 的預設模型名稱", ["'預設模型' for 'preset': a preset is not a default: write 內建組態（preset） or 參考組態"]),
         ("$m$ rows and $n$ columns", "$m$ 列、$n$ 欄", []),
         ("rows and columns", "排成列與行", ["'與行' for 'columns': a matrix column is 欄 throughout, never 行"]),
         ("runs the code line by line", "一行一行地執行", []),

@@ -135,7 +135,7 @@ COLUMN_AS_HANG = re.compile(r"[列與每某一幾個兩]行|\d+ 行|行向量")
 """行 for a matrix column: correct in Taiwan, but 行 is also what mainland texts call a row."""
 
 CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
-    (re.compile(r"\bpresets?\b"), re.compile("預設(?:設定|組態|值)"),
+    (re.compile(r"\bpresets?\b"), re.compile("預設(?:設定|組態|值|模型)"),
      "a preset is not a default: write 內建組態（preset） or 參考組態"),
     (re.compile(r"\bcolumns?\b"), COLUMN_AS_HANG, "a matrix column is 欄 throughout, never 行"),
     (re.compile(r"(?s)^(?!.*[Ff]oundation).*?(?P<said>\b[Bb]ase (?:model|weights?|version)\b)"),
