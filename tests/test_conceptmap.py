@@ -186,3 +186,21 @@ def test_text_builder_gets_a_plain_list(tmp_path: Path) -> None:
     assert "<svg" not in text
     assert "Embedding ← Vocabulary, Token（詞元）" in text
     assert text.index("* Basics") < text.index("* Advanced")
+
+
+def test_a_term_kept_in_english_leads_with_its_english(tmp_path: Path) -> None:
+    """The 2026-12-07 zh_TW review: 「以注意力機制為核心的模型架構 Tran…」 cut off the name readers look for.
+
+    Transformer is a ``name`` in the repository's terminology table, so its label starts with
+    the English and a cut loses the gloss; Token is ``chinese`` and keeps its Chinese first.
+    """
+    basics = BASICS.replace(
+        "    Vocabulary\n",
+        "    Transformer（以注意力機制為核心的模型架構）\n      A model built on attention.\n\n    Vocabulary\n",
+    )
+    result = build(project(tmp_path, basics=basics))
+    assert result.warnings == ""
+    labels = {href: label for href, _title, label in nodes_of(svg_of(result.html("map")))}
+    assert labels[TOKEN] == "詞元 Token"
+    transformer = labels["basics.html#term-Transformer"]
+    assert transformer.startswith("Transformer 以注意力"), transformer

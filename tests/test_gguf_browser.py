@@ -92,7 +92,8 @@ WIDGET = """async ([options]) => {
   form.gguf_gpu.dispatchEvent(new Event('input', {bubbles: true}));
   const error = root.querySelector('[data-error]');
   return {state: root.dataset.state, plan: root.dataset.plan ? JSON.parse(root.dataset.plan) : null,
-          error: error.hidden ? null : error.textContent, bytesRead: root.dataset.bytesRead};
+          error: error.hidden ? null : error.textContent, bytesRead: root.dataset.bytesRead,
+          largest: root.querySelector('[data-largest]').textContent};
 }"""
 
 
@@ -182,6 +183,9 @@ def test_widget_equals_the_cli_on_real_files(tab: Tab, language: str, files: lis
                 parts["compute_buffer"] = parts.pop("compute_part")
                 assert {"parts": parts, "total": plan["total"], "fits": plan["fits"],
                         "largest_context": plan["largest_context"]} == expected, (path, options)
+                # No space after a full-width colon (the 2026-12-07 zh_TW review saw 「上下文： 4,096」).
+                separator = {"en": ": ", "zh_TW": "："}[language]
+                assert got["largest"].endswith(f"{separator}{plan['largest_context']:,}"), got["largest"]
             checked += 1
     assert checked == len(files) * len(OPTION_SETS)
     assert log.errors == [] and log.requests == []

@@ -533,10 +533,14 @@ def test_fractional_gib_and_the_trained_context_as_the_cli_has_them(language: st
     page.locator('[name="gpu_gib"]').fill("24")
     root = page.locator('.calculator[data-calculator="planner"]')
     at_trained = root.get_attribute("data-at-trained").replace("{trained}", "8,192")
-    assert read(page, "largest") == f"8,192 {at_trained}"
+    # Full-width punctuation takes no space beside it (the 2026-12-07 zh_TW review saw 「上下文： 4,096 （…」).
+    space = {"en": " ", "zh_TW": ""}[language]
+    assert read(page, "largest") == f"8,192{space}{at_trained}"
+    line = page.locator('.calculator[data-calculator="planner"] .planner-largest').inner_text()
+    assert line == f"{root.get_attribute('data-largest-context')}{space}8,192{space}{at_trained}", line
     page.locator('input[name="beyond_trained"]').check()
     beyond = root.get_attribute("data-beyond-trained").replace("{trained}", "8,192")
-    assert read(page, "largest") == f"65,883 {beyond}"
+    assert read(page, "largest") == f"65,883{space}{beyond}"
     note = page.locator('[data-out="note"]')
     assert not note.is_visible()
     page.locator('[name="context"]').fill("32768")
@@ -548,7 +552,7 @@ def test_fractional_gib_and_the_trained_context_as_the_cli_has_them(language: st
     budget = gpu_memory("22.49")
     expected = largest_fitting(lambda t: plan_inference(llama_3, context=t), budget,
                                limit=context_search_limit(llama_3, beyond_trained=True))
-    assert read(page, "largest") == f"{expected:,} {beyond}"
+    assert read(page, "largest") == f"{expected:,}{space}{beyond}"
     plan = plan_inference(llama_3, context=4096)
     assert f"{budget - plan.total:,} B" in read(page, "verdict")
     assert log.errors == [] and log.requests == []

@@ -100,7 +100,7 @@ def test_function_entries_show_typed_signatures_and_parameters(language: str) ->
     entry = page.find("dt", id="llmcalc.kv_cache_bytes").parent
     signature = "".join(entry.find("dt").get_text().split()).rstrip("¶")
     assert "(cfg:ModelConfig,tokens:int," in signature and signature.endswith("→int")
-    fields = [dt.get_text(strip=True).rstrip(":") for dt in entry.select("dl.field-list > dt")]
+    fields = [dt.get_text(strip=True).rstrip(":：") for dt in entry.select("dl.field-list > dt")]
     assert list(labels) == [label for label in fields if label in labels]
 
 
@@ -112,9 +112,17 @@ def test_function_entries_show_typed_signatures_and_parameters(language: str) ->
 def test_entries_name_the_errors_bad_input_raises(language: str, docname: str, name: str) -> None:
     entry = soup(language, docname).find("dt", id=f"llmcalc.{name}").parent
     label = {"en": "Raises", "zh_TW": "引發"}[language]  # the field label, from Sphinx's own catalog
-    fields = [dt.get_text(strip=True).rstrip(":") for dt in entry.select("dl.field-list > dt")]
+    fields = [dt.get_text(strip=True).rstrip(":：") for dt in entry.select("dl.field-list > dt")]
     text = entry.get_text(" ", strip=True)
     assert label in fields and "ValueError" in text and "TypeError" in text, name
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("docname", REFERENCE_PAGES)
+def test_field_labels_end_with_the_colon_of_the_language(language: str, docname: str) -> None:
+    """The 2026-12-07 zh_TW review counted 283 labels such as 「參數:」 on the reference pages."""
+    colons = {dt.select_one("span.colon").get_text() for dt in soup(language, docname).select("dl.field-list > dt")}
+    assert colons == {"en": {":"}, "zh_TW": {"："}}[language] or (not colons and docname == "reference-cli")
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -72,6 +72,12 @@ def test_taiwan_style_text_passes(text: str) -> None:
             "no space between Chinese and Latin text: '6層'",
         ]),
         ("{term}`詞元 <Token>`是單位", []),
+        # Seeded from the 2026-12-07 review: the label 秩 r rendered 「秩 r必須是 1 到 256 之間的整數。」
+        ("error: {label}必須是 {min} 到 {max} 之間的整數。", [
+            "placeholder glued to Chinese text: '{label}必': its value may end in Latin; put a full-width colon or 「」 after it",
+        ]),
+        ("error: {label}：必須是 {min} 到 {max} 之間的整數。", []),
+        ("不符合此模型的任何模組{fused}；可用的模組：{modules}。", []),
         ("呼叫`lora_params`函式", [
             "no space between Chinese and Latin text: '叫x'",
             "no space between Chinese and Latin text: 'x函'",
@@ -121,6 +127,18 @@ def test_simplified_table_excludes_characters_valid_in_traditional() -> None:
         ("八個單字的玩具語料庫", ["second rendering '玩具': the glossary writes '示範, 小型示範 (a toy example)'"]),
         ("本頁只假設你讀過第 01 頁", ["second rendering '第 01': the glossary writes '第 1 頁 (page numbers are not zero-padded)'"]),
         ("本頁假設你讀過第 1 到 05 頁", ["second rendering '05': the glossary writes '第 1 頁 (page numbers are not zero-padded)'"]),
+        # Seeded from the 2026-12-07 review.
+        ("與其讓每個客戶端各存一份", ["mainland term '客戶端': Taiwan writes '用戶端'"]),
+        ("條帶化的磁碟陣列", ["mainland term '條帶化': Taiwan writes '等量 (striping, as in RAID 0)'"]),
+        ("留待日後指定用途的占位符", ["mainland term '占位符': Taiwan writes '預留位置'"]),
+        ("在海量文字上訓練", ["mainland term '海量': Taiwan writes '大量 or 龐大的'"]),
+        ("使用者會看到明顯的卡頓", ["mainland term '卡頓': Taiwan writes '停頓'"]),
+        ("與其啟用參數量同大小的密集模型", ["second rendering '密集': the glossary writes '稠密 (a dense model, layer, computation or retrieval)'"]),
+        ("BF16 密集峰值", ["second rendering '密集': the glossary writes '稠密 (a dense model, layer, computation or retrieval)'"]),
+        ("採用的門控形式", ["second rendering '門控': the glossary writes '閘控 (gated; the gate itself is 閘門)'"]),
+        ("對注意力分數做上限壓縮", ["second rendering '上限壓縮': the glossary writes '軟上限（soft-capping）'"]),
+        ("後面介紹的偏離懲罰", ["second rendering '偏離懲罰': the glossary writes '偏移懲罰 (drift penalty)'"]),
+        ("新的回歸測試必須轉綠", ["second rendering '回歸': the glossary writes '迴歸 (迴歸測試, a regression test)'"]),
     ],
 )
 def test_mainland_words_and_second_renderings_are_named(text: str, expected: list[str]) -> None:
@@ -132,7 +150,8 @@ def test_mainland_words_and_second_renderings_are_named(text: str, expected: lis
     [
         "錯誤代碼 404", "語言代碼 zh_TW", "計算力", "增加載入時間", "把模型放大模型就更準", "強大模型", "可以開關的思考模式", "降維投影",
         "資料前處理", "每個被評分詞元的損失", "部分詞元", "混合專家模型（MoE）", "在語言模型的脈絡裡", "第 1 到 5 頁", "第 10 頁",
-        "prefill（預填）", "Tensor 核心", "縮放因子",
+        "prefill（預填）", "Tensor 核心", "縮放因子", "MCP 用戶端", "等量（striping）磁碟陣列", "預留位置", "大量文字", "停頓",
+        "靠近零處密集，尾端稀疏", "稠密模型", "運算密集的工作", "閘控線性單元", "回歸本業", "迴歸測試",
     ],
 )
 def test_contexts_where_the_listed_words_are_fine(text: str) -> None:
@@ -200,6 +219,7 @@ def test_running_text_keeps_english_policy_terms_in_english(message: str, expect
         ("the default settings", "預設設定", []),
         ("In the reference preset", "在參考預設設定中", ["'預設設定' for 'preset': a preset is not a default: write 內建組態（preset） or 參考組態"]),
         ("stores them as a preset", "存成預設組態", ["'預設組態' for 'preset': a preset is not a default: write 內建組態（preset） or 參考組態"]),
+        ("a preset name with --recipe", "搭配 --recipe 的預設模型名稱", ["'預設模型' for 'preset': a preset is not a default: write 內建組態（preset） or 參考組態"]),
         ("$m$ rows and $n$ columns", "$m$ 列、$n$ 欄", []),
         ("rows and columns", "排成列與行", ["'與行' for 'columns': a matrix column is 欄 throughout, never 行"]),
         ("runs the code line by line", "一行一行地執行", []),
@@ -207,7 +227,7 @@ def test_running_text_keeps_english_policy_terms_in_english(message: str, expect
         (
             "one base model serves many adapters",
             "一個基礎模型承載許多 adapter",
-            ["'基礎模型' for 'base model': a base model is 基底模型; 基礎模型 is a foundation model"],
+            ["'基礎模型' for 'base model': base is 基底 (基底模型, 基底權重, 基底版本); 基礎模型 is a foundation model"],
         ),
         ("*Foundation model* stresses that many tuned models build on the base model", "*Foundation model*（基礎模型）強調", []),
         (
@@ -229,6 +249,52 @@ def test_running_text_keeps_english_policy_terms_in_english(message: str, expect
             ["'前 x 名' for 'top $k$': write top-$k$ (as Top-k 取樣), not 前 k 名"],
         ),
         ("the best $k$ candidates get an interview", "只有前 $k$ 名能進入面試", []),
+        (
+            "it cuts the frozen base weights to about a quarter",
+            "它把凍結的基礎權重縮小到約四分之一",
+            ["'基礎權重' for 'base weights': base is 基底 (基底模型, 基底權重, 基底版本); 基礎模型 is a foundation model"],
+        ),
+        ("The base version is the usual starting point", "基底版本通常才是起點", []),
+        (
+            "depending on the set-up chosen below",
+            "取決於下面選擇的配置",
+            ["'配置' for 'set-up': a set-up is a 設定; 配置 is kept for allocation (配置記憶體)"],
+        ),
+        ("depending on the set-up chosen below", "取決於下面選擇的設定", []),
+        (
+            "for that set-up they are the bytes the libraries allocate",
+            "在該設定下，它們就是函式庫實際配置的位元組數",
+            [],
+        ),
+        # The 2026-12-07 review's three meaning slips, quoted from the catalogs they were found in.
+        (
+            "which torch's CPU kernel keeps",
+            "torch 的 CPU 核心會保留它",
+            ["'核心' for 'kernel': a kernel is not a core (一般核心 are CUDA cores): keep kernel in English, as POLICY.md says"],
+        ),
+        ("which torch's CPU kernel keeps", "torch 的 CPU kernel 會保留它", []),
+        ("a {term}`kernel` is a function", "kernel（核心函式）是在 GPU 上執行的函式", []),
+        ("the GPU falls back to its slower ordinary cores", "GPU 只能退回較慢的一般核心", []),
+        ("Tensor Cores run the kernel", "Tensor 核心執行這個 kernel", []),
+        (
+            "the fp32 optimizer moments and master weights",
+            "fp32 的最佳化器動量與主權重",
+            ["'動量' for 'moments': Adam's moments are 動差 (一階動差 is the momentum, 二階動差 is not)"],
+        ),
+        ("the average gradient (the {term}`momentum`, the first moment)", "梯度的平均（也就是動量，稱為一階動差）", []),
+        (
+            "4 + 4 (fp32 moments). Optimizers: ``adamw``, ``sgd-momentum``",
+            "4 + 4（fp32 動量）。最佳化器：``adamw``、``sgd-momentum``",
+            ["'動量' for 'moments': Adam's moments are 動差 (一階動差 is the momentum, 二階動差 is not)"],
+        ),
+        ("the largest of three moments", "三個時刻中最大的一個", []),
+        (
+            "Every figure in the glossary comes from here.",
+            "詞彙表中的每個數字都來自這裡。",
+            ["'詞彙表' for 'glossary': the site is a 術語表; 詞彙表 is a model's vocabulary"],
+        ),
+        ("Every figure in the glossary comes from here.", "本術語表中的每個數字都來自這裡。", []),
+        ("The reference model of this glossary has a vocabulary of 32,768 tokens", "本術語表的參考模型，詞彙表有 32,768 個詞元", []),
     ],
 )
 def test_renderings_that_depend_on_the_english(source: str, message: str, expected: list[str]) -> None:

@@ -73,7 +73,8 @@ MAINLAND_TERMS: dict[str, str] = {
     "芯片": "晶片",
     "顯存": "顯示記憶體",
     "集成": "整合",
-    "用戶": "使用者",
+    # 用戶端 (a client) is what Taiwan writes, as Microsoft's Taiwan glossary does.
+    "用戶(?!端)": "使用者",
     "設置": "設定",
     "示例": "範例",
     "歸一化": "正規化",
@@ -86,6 +87,11 @@ MAINLAND_TERMS: dict[str, str] = {
     # 增加載入 and 附加載荷 only look like 加載.
     "(?<![增附追])加載": "載入 (software) or 增加負載 (electrical load)",
     "查找": "查詢, 查表 or 尋找",
+    "客戶端": "用戶端",
+    "條帶化?": "等量 (striping, as in RAID 0)",
+    "[占佔]位符": "預留位置",
+    "海量": "大量 or 龐大的",
+    "卡頓": "停頓",
     # Taiwan's statistics writes 概似 (最大概似估計); 似然 is the mainland word.
     "似然": "概似 (概似度, 最大概似估計)",
     # 放大模型, 擴大模型 and 加大模型 mean "make the model bigger"; 強大模型 is "a strong model".
@@ -115,6 +121,13 @@ HOUSE_TERMS: dict[str, str] = {
     "(?:詞元|輸入|提示詞)的?脈絡": "上下文 (as in 上下文視窗, context window)",
     "玩具": "示範, 小型示範 (a toy example)",
     "第 0\\d|(?<=[到與和、及] )0\\d(?=[a-z]? 頁)": "第 1 頁 (page numbers are not zero-padded)",
+    # 稠密 pairs with 稀疏 (sparse); 密集 stays for things packed closely (levels dense near zero).
+    "密集(?=模型|層|運算|峰值|前饋|段落)": "稠密 (a dense model, layer, computation or retrieval)",
+    "門控": "閘控 (gated; the gate itself is 閘門)",
+    "上限壓縮": "軟上限（soft-capping）",
+    "偏離懲罰": "偏移懲罰 (drift penalty)",
+    # 回歸 is a return (回歸本業); statistics and testing write 迴歸.
+    "回歸(?=測試|分析|模型)": "迴歸 (迴歸測試, a regression test)",
 }
 """A second rendering of a term the glossary writes one way (regex) -> the rendering it uses."""
 
@@ -122,11 +135,15 @@ COLUMN_AS_HANG = re.compile(r"[列與每某一幾個兩]行|\d+ 行|行向量")
 """行 for a matrix column: correct in Taiwan, but 行 is also what mainland texts call a row."""
 
 CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
-    (re.compile(r"\bpresets?\b"), re.compile("預設(?:設定|組態|值)"),
+    (re.compile(r"\bpresets?\b"), re.compile("預設(?:設定|組態|值|模型)"),
      "a preset is not a default: write 內建組態（preset） or 參考組態"),
     (re.compile(r"\bcolumns?\b"), COLUMN_AS_HANG, "a matrix column is 欄 throughout, never 行"),
-    (re.compile(r"(?s)^(?!.*[Ff]oundation).*?(?P<said>\b[Bb]ase (?:model|weights?)\b)"), re.compile("基礎模型"),
-     "a base model is 基底模型; 基礎模型 is a foundation model"),
+    (re.compile(r"(?s)^(?!.*[Ff]oundation).*?(?P<said>\b[Bb]ase (?:model|weights?|version)\b)"),
+     re.compile("基礎(?:模型|權重|版本)"),
+     "base is 基底 (基底模型, 基底權重, 基底版本); 基礎模型 is a foundation model"),
+    # In Taiwan 配置 is memory allocation (記憶體配置器); a software set-up is a 設定.
+    (re.compile(r"(?is)^(?!.*\ballocat).*?(?P<said>\bset-?ups?\b)"), re.compile("配置"),
+     "a set-up is a 設定; 配置 is kept for allocation (配置記憶體)"),
     (re.compile(r"\bSFT\b|[Ss]upervised fine-tuning"), re.compile("指令微調"),
      "SFT is 監督式微調; 指令微調 is instruction tuning"),
     (re.compile(r"(?s)^(?!.*(?:LoRA|lora_alpha|alpha|\u03b1)).*?(?P<said>\bscal(?:e|es|ed|ing)\b)"),
@@ -134,6 +151,16 @@ CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
      "a scale is 縮放因子; 縮放係數 is only LoRA's alpha/r (lora_alpha)"),
     # Math reads as x in the visible text: 前 $k$ 名 is checked as 前 x 名.
     (re.compile(r"\btop[- ]\(?\$?k\$?"), re.compile("前 ?[kx] ?名"), "write top-$k$ (as Top-k 取樣), not 前 k 名"),
+    # 核心 is a core: pages 07 and 08 call CUDA cores 一般核心, so a kernel rendered 核心 reads as hardware.
+    # The header gloss 核心函式 and a sentence whose English also says core are left alone.
+    (re.compile(r"(?is)^(?!.*\bcores?\b).*?(?P<said>\bkernels?\b)"), re.compile("核心(?!函式)"),
+     "a kernel is not a core (一般核心 are CUDA cores): keep kernel in English, as POLICY.md says"),
+    # Adam's first moment is the momentum (動量), its second is not; page 04 names both 動差.
+    # An identifier such as ``sgd-momentum`` is not the word momentum in the sentence.
+    (re.compile(r"(?s)^(?!.*(?<![-_])\bmomentum\b).*?(?P<said>\bmoments?\b)"), re.compile("動量"),
+     "Adam's moments are 動差 (一階動差 is the momentum, 二階動差 is not)"),
+    (re.compile(r"(?is)^(?!.*\bvocabular).*?(?P<said>\bglossary\b)"), re.compile("詞彙表"),
+     "the site is a 術語表; 詞彙表 is a model's vocabulary"),
 )
 """(English in the source, rendering in the translation, fix) for words whose right
 rendering depends on what the English says: 基礎模型 is right for a foundation model,
@@ -149,6 +176,10 @@ EMPHASIS = re.compile(r"\*{1,2}")
 # Lookaheads, so that overlapping pairs ("叫x函") are each reported.
 HALF_WIDTH_PUNCTUATION = re.compile(rf"(?=([{CJK}][,.;:!?()]|[,;:!?()][{CJK}]))")
 MISSING_SPACE = re.compile(rf"(?=([{CJK}][A-Za-z0-9]|[A-Za-z0-9][{CJK}]))")
+PLACEHOLDER_BEFORE_HAN = re.compile(rf"\{{[a-z_][a-z0-9_]*\}}[{CJK}]")
+"""A widget's ``{label}`` glued to the Chinese after it: the label may end in Latin (秩 r), and then the
+reader sees 「秩 r必須是」; a full-width colon or 「」 after the placeholder reads right either way.  Only
+what follows is checked: values such as ``{fused}`` begin with full-width punctuation of their own."""
 
 
 TERM_ROLE = re.compile(r"\{term\}`(?P<text>[^`<]*?)\s*(?:<(?P<target>[^`>]*)>)?`")
@@ -439,6 +470,11 @@ def lint_text(message: str) -> list[str]:
         problems.append(f"half-width punctuation next to Chinese text: {match.group(1)!r}")
     for match in MISSING_SPACE.finditer(text):
         problems.append(f"no space between Chinese and Latin text: {match.group(1)!r}")
+    for match in PLACEHOLDER_BEFORE_HAN.finditer(text):
+        problems.append(
+            f"placeholder glued to Chinese text: {match.group()!r}: its value may end in Latin; "
+            "put a full-width colon or 「」 after it"
+        )
     return problems
 
 

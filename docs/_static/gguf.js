@@ -325,7 +325,10 @@
       const fits = parts.total <= gpu;
       verdict.textContent = fill(labels[fits ? "fits" : "no_fit"], { bytes: `${(spare / GiB).toFixed(2)} GiB` });
       const longest = largestContext(model, options, types, reserve, gpu, limits);
-      largest.textContent = `${labels.largest_context} ${grouped(longest)}`;
+      // Full-width punctuation carries its own spacing: zh_TW's label ends in "：".
+      const label = labels.largest_context;
+      largest.textContent = /[\u3000-\u303f\uff00-\uffef]$/.test(label) ? label + grouped(longest)
+        : `${label} ${grouped(longest)}`;
       root.dataset.state = "plan";
       root.dataset.plan = JSON.stringify({ parts, total: parts.total, fits, largest_context: longest });
     }

@@ -1069,6 +1069,13 @@
 
   function fill(template, name, value) { return template.split("{" + name + "}").join(value); }
 
+  /* Text followed by the space that separates it from what comes next, unless full-width punctuation on either
+   * side already does (zh_TW: "上下文：" before a number, "（" before a note). */
+  var FULL_WIDTH = /[\u3000-\u303f\uff00-\uffef]/;
+  function spacedBefore(text, next) {
+    return FULL_WIDTH.test(text.slice(-1)) || FULL_WIDTH.test(next.charAt(0)) ? text : text + " ";
+  }
+
   /* A whole number in the input's [min, max], or the page's translated message naming the field and range. */
   function readInteger(root, name, format) {
     var input = root.querySelector('[name="' + name + '"]');
@@ -1347,9 +1354,9 @@
         (engineVerdict ? engineVerdict[0] : fill(fits ? root.dataset.fits : root.dataset.noFit, "bytes", spare));
       out.verdict.className = "planner-verdict " + (fits ? "planner-fits" : "planner-no-fit");
       var found = engineVerdict ? engineVerdict[2] : largest(cfg, options, budget);
-      out["largest-label"].textContent = found[0];
-      out.largest.textContent = (found[1] ? format.count(found[1]) : root.dataset.noneFits) +
-        (found[2] ? " " + found[2] : "");
+      var value = found[1] ? format.count(found[1]) : root.dataset.noneFits;
+      out["largest-label"].textContent = spacedBefore(found[0], value);
+      out.largest.textContent = found[2] ? spacedBefore(value, found[2]) + found[2] : value;
       /* As the CLI's note: a chosen context past the positions the model was trained on. */
       var trained = trainedContext(cfg);
       var note = options.task === "inference" && trained !== null && options.context > trained

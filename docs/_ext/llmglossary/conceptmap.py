@@ -33,6 +33,7 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
 from .glossary import Entry, GlossaryGraph, add_page_view, glossary
+from .terminology import kept_in_english, terminology_path
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -173,19 +174,26 @@ def _runs(word: str) -> list[str]:
     return runs
 
 
-def node_label(name: str) -> str:
-    """What a node shows: for a header ``English（中文）``, the Chinese first.
+def node_label(name: str, english_first: frozenset[str] = frozenset()) -> str:
+    """What a node shows: for a header ``English（中文）``, first the name a reader looks for.
 
-    The zh map's columns are sized for short labels, so the part cut off when a label
-    is too long should be the English the reader can also find in the tooltip.
+    That is the Chinese for a term written in Chinese, and the English for one that running
+    text keeps in English (``english_first``: acronyms, terms of art and names, whose
+    Chinese only glosses them).  The zh map's columns are sized for short labels, so the
+    part cut off when a label is too long is the gloss; the tooltip has the whole header.
 
     >>> node_label("Train/validation/test split（訓練、驗證與測試資料切分）")
     '訓練、驗證與測試資料切分 Train/validation/test split'
+    >>> node_label("tiktoken（OpenAI 的 BPE 詞元切分工具庫）", frozenset({"tiktoken"}))
+    'tiktoken OpenAI 的 BPE 詞元切分工具庫'
     >>> node_label("Token")
     'Token'
     """
     match = re.fullmatch(r"(.+?)（(.+)）", name)
-    return f"{match[2]} {match[1]}" if match else name
+    if match is None:
+        return name
+    english, chinese = match[1], match[2]
+    return f"{english} {chinese}" if english.lower() in english_first else f"{chinese} {english}"
 
 
 def _is_wide(char: str) -> bool:
@@ -219,7 +227,9 @@ class Placed:
         return self.column.x + self.column.width
 
 
-def layout(titles: dict[str, str], graph: GlossaryGraph) -> tuple[list[Column], list[Placed], float, float]:
+def layout(
+    titles: dict[str, str], graph: GlossaryGraph, english_first: frozenset[str] = frozenset()
+) -> tuple[list[Column], list[Placed], float, float]:
     """Columns per document and node positions; returns (columns, nodes, width, height)."""
     grouped: dict[str, list[Entry]] = {}
     for entry in graph.entries:
@@ -228,7 +238,7 @@ def layout(titles: dict[str, str], graph: GlossaryGraph) -> tuple[list[Column], 
     placed: list[Placed] = []
     x = MARGIN + COLUMN_GAP / 2  # room for the same-page curves of the first column
     for docname, entries in grouped.items():
-        widest = max(text_width(node_label(entry.name)) for entry in entries) + 2 * LABEL_PADDING
+        widest = max(text_width(node_label(entry.name, english_first)) for entry in entries) + 2 * LABEL_PADDING
         width = min(max(widest, MIN_COLUMN_WIDTH), MAX_COLUMN_WIDTH)
         column = Column(docname, titles.get(docname, docname), x, width, entries)
         columns.append(column)
@@ -274,7 +284,9 @@ def curve(source: Placed, target: Placed) -> str:
 def render_svg(app: Sphinx, fromdocname: str, graph: GlossaryGraph, label: str, serial: int) -> str:
     """The map as an ``<svg>`` element, links relative to ``fromdocname``."""
     titles = {docname: title.astext() for docname, title in app.env.titles.items()}
-    columns, placed, width, height = layout(titles, graph)
+    table = terminology_path(app.config)
+    english = kept_in_english(table) if table.exists() else frozenset()
+    columns, placed, width, height = layout(titles, graph, english)
     by_key = {node.entry.key: node for node in placed}
     pairs = [(by_key[used.key], by_key[user.key]) for used, user in edges(graph)]
     escape = html.escape
@@ -332,7 +344,7 @@ def render_svg(app: Sphinx, fromdocname: str, graph: GlossaryGraph, label: str, 
             f'<rect x="{node.left:.0f}" y="{node.y - NODE_HEIGHT / 2:.0f}" width="{node.column.width:.0f}" '
             f'height="{NODE_HEIGHT}" rx="3" fill="#fff" stroke="#999"/>'
             f'<text x="{node.left + LABEL_PADDING:.0f}" y="{node.y + FONT_SIZE * 0.35:.0f}">'
-            f"{escape(fit(node_label(name), label_width))}</text></a>"
+            f"{escape(fit(node_label(name, english), label_width))}</text></a>"
         )
         out.append("</g>")
     out.append("</svg>")
@@ -408,6 +420,7 @@ def add_stylesheet(
 
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.setup_extension("llmglossary.glossary")
+    app.setup_extension("llmglossary.terminology")
     add_page_view(app, map_shown)
     app.add_node(concept_map_placeholder)
     app.add_node(concept_map, html=(visit_concept_map, None))

@@ -23,6 +23,10 @@ Three fixes, each for one upstream behaviour, and one dependency declared:
 
 The releases each applies to are in the registry (:mod:`workarounds`).
 
+A field list (an entry's 參數, 回傳型別, 引發) ends each label with the colon docutils'
+HTML writer appends, a half-width ``:`` in every language (``depart_field_name``); Chinese
+punctuation after Han text is full-width, so a Chinese page gets ``：``.
+
 A page that documents a parser with ``.. argparse::`` depends on the parser's package,
 which Sphinx cannot know: without the dependency an incremental build keeps the old
 command reference after ``llmcalc/cli.py`` (or a module whose choices it shows) changes.
@@ -47,6 +51,7 @@ from .workarounds import REGISTRY
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.util.typing import ExtensionMetadata
+    from sphinx.writers.html5 import HTML5Translator
 
 UNTRANSLATED_HELP_VERSIONS = REGISTRY["argparse-help-source"].versions
 """sphinx-argparse releases whose help paragraphs have no source (sphinx-argparse#67)."""
@@ -132,7 +137,16 @@ class TranslateCommandLineReference(SphinxTransform):
                     node.source, node.line = section.source or self.document["source"], section.line or 1
 
 
+def depart_field_name(self: HTML5Translator, node: nodes.Element) -> None:
+    """Close a field's label with the colon of the page's language (docutils writes ``:`` always)."""
+    colon = "：" if self.config.language.startswith("zh") else ":"
+    self.body.append(f'<span class="colon">{colon}</span></dt>\n')
+
+
 def setup(app: Sphinx) -> ExtensionMetadata:
+    from sphinx.writers.html5 import HTML5Translator
+
+    app.add_node(nodes.field_name, override=True, html=(HTML5Translator.visit_field_name, depart_field_name))
     app.connect("autodoc-process-docstring", drop_inherited_docstrings_of_constants, priority=100)
     app.connect("autodoc-process-docstring", document_raised_errors, priority=100)
     app.connect("source-read", note_parser_dependencies)

@@ -47,6 +47,23 @@ def terminology(path: Path = DEFAULT_TERMINOLOGY) -> dict[str, str]:
         }
 
 
+def kept_in_english(path: Path = DEFAULT_TERMINOLOGY) -> frozenset[str]:
+    """English terms (lower-cased) that running text writes in English, their Chinese only a gloss.
+
+    These are the rows whose ``link_text`` is ``english`` (an acronym or term of art) or
+    ``name`` (a proper name, identifier or unit), as ``locales/zh_TW/POLICY.md`` defines them.
+
+    >>> sorted({"transformer", "lora", "token"} & kept_in_english())
+    ['lora', 'transformer']
+    """
+    with path.open(encoding="utf-8", newline="") as handle:
+        return frozenset(
+            row["english"].strip().lower()
+            for row in csv.DictReader(handle, delimiter="\t")
+            if row["link_text"].strip() in ("english", "name")
+        )
+
+
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_config_value(
         "glossary_terminology",
