@@ -180,7 +180,10 @@ def test_cli_plans_a_file() -> None:
     out = subprocess.run([sys.executable, "-m", "llmcalc", "gguf", str(path), "--json", "--gpu", "1",
                           "--context", "1024"], capture_output=True, text=True, check=True).stdout
     result = json.loads(out)
-    assert result["parts"]["weights"] == lg.read_gguf_header(path).weight_bytes
+    # llama.cpp keeps token_embd in host memory: the GPU holds every other tensor
+    embedding = int(next(t for t in gguf.GGUFReader(str(path)).tensors if t.name == "token_embd.weight").n_bytes)
+    assert result["parts"]["weights"] == lg.read_gguf_header(path).weight_bytes - embedding
+    assert result["host"]["token_embd"] == embedding and result["compute_buffer_estimated"] is True
     assert result["parts"]["kv_cache"] == 1024 * 2 * 2 * 32 * 2
     assert result["fits"] is True and result["largest_context"] == 2048
     bad = subprocess.run([sys.executable, "-m", "llmcalc", "gguf", str(path), "--recipe", "Q4_0"],
