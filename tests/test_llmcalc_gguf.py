@@ -7,6 +7,7 @@ import json
 import struct
 import subprocess
 import sys
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -189,3 +190,44 @@ def test_cli_plans_a_file() -> None:
     bad = subprocess.run([sys.executable, "-m", "llmcalc", "gguf", str(path), "--recipe", "Q4_0"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "--recipe and --imatrix apply to a preset" in bad.stderr
+
+
+def _logged_model(run: dict[str, Any]) -> lg.GgufModel:
+    shape = run["shape"]
+    embedding = lg.GgufTensor("token_embd.weight", (shape["n_embd"], shape["n_vocab"]), shape["embedding_type"])
+    printed = run["printed_mib"]
+    weights = round((printed.get("cpu_buffer", 0) + printed.get("gpu_model_buffer", 0)) * MiB)
+    return lg.GgufModel("llama", shape["n_layers"], shape["kv_width"], shape["kv_width"], 0, weights,
+                        n_embd=shape["n_embd"], n_head=shape["n_head"], n_ff=shape["n_ff"], n_vocab=shape["n_vocab"],
+                        embedding_bytes=embedding.n_bytes)
+
+
+@pytest.mark.parametrize("run", RUNS["load_logs"], ids=lambda r: f"{r['url']}-{r['n_ctx']}")
+def test_llama_cpp_load_logs(run: dict[str, Any]) -> None:
+    """The compute buffers within 1 %, the host's token_embd and the KV cache to the printed 0.01 MiB, the GPU total
+    (model buffer + KV + compute) within 5 %: llama.cpp's own load lines, which the estimate was not fitted to."""
+    model, printed = _logged_model(run), run["printed_mib"]
+    plan = lg.plan_gguf(model, context=run["n_ctx"], flash_attention=run["flash_attn"], ubatch=run["n_ubatch"])
+    assert abs(plan.compute_buffer / MiB - printed["gpu_compute"]) / printed["gpu_compute"] < 0.01
+    assert round(plan.kv_cache / MiB, 2) == printed["kv"]
+    if "host_compute" in printed:
+        assert abs(plan.host["compute_buffer"] / MiB - printed["host_compute"]) / printed["host_compute"] < 0.01
+    if "cpu_buffer" in printed:
+        assert round(plan.host["token_embd"] / MiB, 2) == printed["cpu_buffer"]
+    if "gpu_model_buffer" in printed:
+        logged = printed["gpu_model_buffer"] + printed["kv"] + printed["gpu_compute"]
+        planned = (plan.total - plan.reserve) / MiB
+        assert abs(planned - logged) / logged < 0.05
+
+
+def test_recipes_match_published_sizes() -> None:
+    """Llama 3.1 70B as Q3_K_M: llama.cpp printed 'file size = 31.91 GiB' and the loader counted q3_K 321, q4_K 155,
+    q5_K 85, q6_K 1 tensors (ollama issue 10553); the 70B attn_v rule and Q3_K_M's ffn_down and attn_output rules."""
+    from collections import Counter
+
+    from llmcalc import get_preset
+
+    tensors = lg.recipe_tensor_types(get_preset("llama-3.1-70b"), "Q3_K_M")
+    counts = Counter(t.type_name for t in tensors)
+    assert (counts["Q3_K"], counts["Q4_K"], counts["Q5_K"], counts["Q6_K"]) == (321, 155, 85, 1)
+    assert round(sum(t.n_bytes for t in tensors) / GiB, 2) == 31.91
