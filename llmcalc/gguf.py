@@ -636,7 +636,7 @@ class GgufModel:
 
     @property
     def gpu_weight_bytes(self) -> int:
-        """The tensors llama.cpp puts on the GPU with every layer offloaded: all but the input embedding."""
+        """Bytes llama.cpp puts on the GPU with every layer offloaded, every tensor but the input embedding."""
         return self.weight_bytes - (0 if self.tied_embeddings else self.embedding_bytes)
 
 
@@ -725,9 +725,10 @@ def compute_buffer_estimate(model: GgufModel, cells: int, *, ubatch: int = UBATC
     * **output**: the logits of every token (``n_vocab × u``) and the final normed activations;
     * **feed-forward**: gate and up (``2 × u × n_ff``) and two ``u × n_embd`` activations.
 
-    It is an estimate: on the published load logs of ``tests/data/llamacpp_runs.json`` (CUDA,
-    every layer offloaded) it gives the printed ``CUDA0 compute buffer size`` to the MiB without
-    flash attention and within 1 % with it.
+    It is an estimate.  On the four published load logs of ``tests/data/llamacpp_runs.json``
+    (CUDA, every layer offloaded, no flash attention, 512 to 32,768 tokens) it gives the printed
+    ``CUDA0 compute buffer size`` to the 0.01 MiB; with flash attention it has not been checked
+    against a published log.
 
     Examples
     --------
@@ -917,8 +918,8 @@ def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type
                      f"({abs(gpu_bytes - plan.total) / GiB:.2f} GiB {'to spare' if fits else 'over'}); "
                      f"longest context that fits: {longest:,}")
     if plan.compute_estimated:
-        lines.append("the compute buffer is an estimate from the graph's largest tensors (within 1 % of the "
-                     "published load logs); --compute-buffer takes the figure llama.cpp printed")
+        lines.append("the compute buffer is an estimate from the graph's largest tensors (as printed in four "
+                     "published load logs without flash attention); --compute-buffer takes the figure llama.cpp printed")
     return result, "\n".join(lines)
 
 
