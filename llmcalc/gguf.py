@@ -51,10 +51,10 @@ __all__ = [
     "LLAMA_CPP_COMMIT",
     "MAX_COMPUTE_BUFFER_MIB",
     "MAX_CONTEXT",
-    "MAX_UBATCH",
     "MAX_HEADER_BYTES",
     "MAX_KEYS",
     "MAX_TENSORS",
+    "MAX_UBATCH",
     "READ_CHUNK",
     "RECIPES",
     "RESERVE",
@@ -919,7 +919,8 @@ def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type
                      f"longest context that fits: {longest:,}")
     if plan.compute_estimated:
         lines.append("the compute buffer is an estimate from the graph's largest tensors (as printed in four "
-                     "published load logs without flash attention); --compute-buffer takes the figure llama.cpp printed")
+                     "published load logs without flash attention); --compute-buffer takes the figure llama.cpp "
+                     "printed")
     return result, "\n".join(lines)
 
 

@@ -30,7 +30,8 @@ PAGE = "19-will-it-fit.html"
 DATA = REPO / "tests" / "data" / "gguf"
 LANGUAGES = ("en", "zh_TW")
 OPTION_SETS = [
-    {"context": "4096", "ubatch": "512", "cache_k": "f16", "cache_v": "f16", "flash": False, "compute": "", "gpu": "24"},
+    {"context": "4096", "ubatch": "512", "cache_k": "f16", "cache_v": "f16", "flash": False, "compute": "",
+     "gpu": "24"},
     {"context": "1000", "ubatch": "512", "cache_k": "q8_0", "cache_v": "q4_0", "flash": True, "compute": "560.25",
      "gpu": "0.5"},
     {"context": "70000", "ubatch": "2048", "cache_k": "q4_0", "cache_v": "f16", "flash": False, "compute": "",
@@ -83,8 +84,8 @@ def _cli(path: Path, options_json: str) -> dict[str, object]:
         return {"error": done.stderr}
     result = json.loads(done.stdout)
     return {"parts": result["parts"], "total": result["total"], "fits": result["fits"],
-            "largest_context": result["largest_context"], "compute_buffer_estimated": result["compute_buffer_estimated"],
-            "host_total": result["host"]["total"]}
+            "largest_context": result["largest_context"],
+            "compute_buffer_estimated": result["compute_buffer_estimated"], "host_total": result["host"]["total"]}
 
 
 WIDGET = """async ([options]) => {

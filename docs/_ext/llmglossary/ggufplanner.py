@@ -36,6 +36,8 @@ LABELS = (
 ``err_truncated`` ``{size}``; ``err_huge`` ``{count}`` and ``{limit}``; ``err_malformed`` ``{at}``;
 ``err_unsupported`` ``{key}``; ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_memory`` ``{value}``."""
 CLASS = "gguf-planner"
+PARTS = ("weights", "kv_cache", "compute_part", "reserve", "total", "host")
+"""The rows of the plan's table, each a label key."""
 
 
 def split_label(text: str) -> tuple[str, str]:
@@ -106,7 +108,7 @@ def _widget(labels: dict[str, str], serial: int) -> str:
                 f'{e(labels[name])}</label></div>')
 
     rows = "".join(f'<tr data-part="{part}"><th scope="row">{e(labels[part])}</th><td data-bytes></td>'
-                   f'<td data-gib></td></tr>' for part in ("weights", "kv_cache", "compute_part", "reserve", "total", "host"))
+                   f'<td data-gib></td></tr>' for part in PARTS)
     return (
         f'<div class="gguf-widget" data-gguf-planner {attributes} data-labels="{messages}">'
         '<form class="calc-form" onsubmit="return false">'
