@@ -8,23 +8,29 @@ Three parts, each from a stated source (llama.cpp at commit ``007dbbf3fd17``, in
   ``GGML_QUANT_SIZES`` repeats them; the tests compare the two).  A tensor of ``n`` weights in a
   row of ``ne0`` takes ``n / block * bytes`` (ggml's ``ggml_nbytes``); a row must hold whole blocks.
 * **Recipes.** :func:`recipe_tensor_types` repeats ``llama_tensor_get_type_impl`` in
-  ``src/llama-quant.cpp`` for the file types :data:`RECIPES` and a dense model with separate
-  ``attn_q``/``attn_k``/``attn_v`` tensors (no imatrix unless asked, no ``--pure``, no
-  per-tensor overrides): the output matrix (or a tied embedding) in Q6_K unless the recipe is
-  Q8_0; ``attn_v`` and ``ffn_down`` one type up in the layers ``use_more_bits`` picks
-  (Q4_K_M, Q5_K_M: Q6_K); IQ4_XS/IQ4_NL's ``attn_v`` in Q5_K when four or more query heads share
-  a KV head and ``ffn_down`` of the first eighth of layers in Q5_K without an imatrix; a row
-  that holds no whole block falls back as ``tensor_type_fallback`` says.  One-dimensional tensors
-  (norms, biases) are not quantized: ``convert_hf_to_gguf.py`` writes them in F32.
+  ``src/llama-quant.cpp`` for the file types :data:`RECIPES` (Q8_0 down to Q2_K) and a dense
+  model with separate ``attn_q``/``attn_k``/``attn_v`` tensors (no imatrix unless asked, no
+  ``--pure``, no per-tensor overrides): the output matrix (or a tied embedding) in Q6_K unless
+  the recipe is Q8_0; ``attn_v`` and ``ffn_down`` one type up in the layers ``use_more_bits``
+  picks (Q4_K_M, Q5_K_M: Q6_K); Q4_K_S's first four ``attn_v`` and first eighth of ``ffn_down``
+  in Q5_K; Q3_K_M's ``attn_v`` in Q5_K in the first two layers and Q4_K after, its
+  ``attn_output`` in Q4_K and ``ffn_down`` in Q5_K in the first sixteenth, Q4_K after; Q3_K_L's
+  three in Q5_K; Q2_K's ``attn_output`` and ``ffn_down`` in Q3_K and ``attn_v`` in Q4_K (Q3_K
+  when fewer than four query heads share a KV head); IQ4_XS/IQ4_NL's ``attn_v`` in Q5_K when
+  four or more query heads share a KV head and ``ffn_down`` of the first eighth of layers in
+  Q5_K without an imatrix; a 70B Llama's Q3_K or Q4_K ``attn_v`` in Q5_K; a row that holds no
+  whole block falls back as ``tensor_type_fallback`` says.  One-dimensional tensors (norms,
+  biases) are not quantized: ``convert_hf_to_gguf.py`` writes them in F32.
 * **The KV cache.** llama.cpp's cache holds ``n_ctx`` cells of K and V for every layer, each a
   row of ``n_head_kv * head_dim`` elements in the cache type (``--cache-type-k/-v``: f16, q8_0,
   q4_0, :data:`KV_CACHE_TYPES`), so ``n_ctx * n_layer * 2 * ggml_row_size(type, n_head_kv * head_dim)``
   when K and V have the same width.  A quantized V cache needs flash attention (``-fa``).
-
-Not modelled: llama.cpp's **compute buffer** (the graph's working memory, sized by
-``ggml_gallocr`` when the context is made and printed as ``compute buffer size``); it depends on
-the backend, ``n_ubatch``, flash attention and the graph of each architecture, so a plan takes it
-as a figure the reader measured, never as a guess.
+* **Where it lives.** ``token_embd`` stays in host memory and every other tensor goes to the GPU
+  with every layer offloaded (:func:`host_buffers`).  The **compute buffer** (the graph's working
+  memory, sized by ``ggml_gallocr`` when the context is made and printed as ``compute buffer
+  size``) is an estimate, :func:`compute_buffer_estimate`, checked against published load logs;
+  a plan takes the reader's measured figure instead when given one.  Partial offload (``-ngl``
+  below the layer count) is not modelled.
 """
 
 from __future__ import annotations
