@@ -8,23 +8,29 @@ Three parts, each from a stated source (llama.cpp at commit ``007dbbf3fd17``, in
   ``GGML_QUANT_SIZES`` repeats them; the tests compare the two).  A tensor of ``n`` weights in a
   row of ``ne0`` takes ``n / block * bytes`` (ggml's ``ggml_nbytes``); a row must hold whole blocks.
 * **Recipes.** :func:`recipe_tensor_types` repeats ``llama_tensor_get_type_impl`` in
-  ``src/llama-quant.cpp`` for the file types :data:`RECIPES` and a dense model with separate
-  ``attn_q``/``attn_k``/``attn_v`` tensors (no imatrix unless asked, no ``--pure``, no
-  per-tensor overrides): the output matrix (or a tied embedding) in Q6_K unless the recipe is
-  Q8_0; ``attn_v`` and ``ffn_down`` one type up in the layers ``use_more_bits`` picks
-  (Q4_K_M, Q5_K_M: Q6_K); IQ4_XS/IQ4_NL's ``attn_v`` in Q5_K when four or more query heads share
-  a KV head and ``ffn_down`` of the first eighth of layers in Q5_K without an imatrix; a row
-  that holds no whole block falls back as ``tensor_type_fallback`` says.  One-dimensional tensors
-  (norms, biases) are not quantized: ``convert_hf_to_gguf.py`` writes them in F32.
+  ``src/llama-quant.cpp`` for the file types :data:`RECIPES` (Q8_0 down to Q2_K) and a dense
+  model with separate ``attn_q``/``attn_k``/``attn_v`` tensors (no imatrix unless asked, no
+  ``--pure``, no per-tensor overrides): the output matrix (or a tied embedding) in Q6_K unless
+  the recipe is Q8_0; ``attn_v`` and ``ffn_down`` one type up in the layers ``use_more_bits``
+  picks (Q4_K_M, Q5_K_M: Q6_K); Q4_K_S's first four ``attn_v`` and first eighth of ``ffn_down``
+  in Q5_K; Q3_K_M's ``attn_v`` in Q5_K in the first two layers and Q4_K after, its
+  ``attn_output`` in Q4_K and ``ffn_down`` in Q5_K in the first sixteenth, Q4_K after; Q3_K_L's
+  three in Q5_K; Q2_K's ``attn_output`` and ``ffn_down`` in Q3_K and ``attn_v`` in Q4_K (Q3_K
+  when fewer than four query heads share a KV head); IQ4_XS/IQ4_NL's ``attn_v`` in Q5_K when
+  four or more query heads share a KV head and ``ffn_down`` of the first eighth of layers in
+  Q5_K without an imatrix; a 70B Llama's Q3_K or Q4_K ``attn_v`` in Q5_K; a row that holds no
+  whole block falls back as ``tensor_type_fallback`` says.  One-dimensional tensors (norms,
+  biases) are not quantized: ``convert_hf_to_gguf.py`` writes them in F32.
 * **The KV cache.** llama.cpp's cache holds ``n_ctx`` cells of K and V for every layer, each a
   row of ``n_head_kv * head_dim`` elements in the cache type (``--cache-type-k/-v``: f16, q8_0,
   q4_0, :data:`KV_CACHE_TYPES`), so ``n_ctx * n_layer * 2 * ggml_row_size(type, n_head_kv * head_dim)``
   when K and V have the same width.  A quantized V cache needs flash attention (``-fa``).
-
-Not modelled: llama.cpp's **compute buffer** (the graph's working memory, sized by
-``ggml_gallocr`` when the context is made and printed as ``compute buffer size``); it depends on
-the backend, ``n_ubatch``, flash attention and the graph of each architecture, so a plan takes it
-as a figure the reader measured, never as a guess.
+* **Where it lives.** ``token_embd`` stays in host memory and every other tensor goes to the GPU
+  with every layer offloaded (:func:`host_buffers`).  The **compute buffer** (the graph's working
+  memory, sized by ``ggml_gallocr`` when the context is made and printed as ``compute buffer
+  size``) is an estimate, :func:`compute_buffer_estimate`, checked against published load logs;
+  a plan takes the reader's measured figure instead when given one.  Partial offload (``-ngl``
+  below the layer count) is not modelled.
 """
 
 from __future__ import annotations
@@ -54,9 +60,11 @@ __all__ = [
     "MAX_HEADER_BYTES",
     "MAX_KEYS",
     "MAX_TENSORS",
+    "MAX_UBATCH",
     "READ_CHUNK",
     "RECIPES",
     "RESERVE",
+    "UBATCH",
     "GgmlType",
     "GgufError",
     "GgufHeader",
@@ -65,9 +73,11 @@ __all__ = [
     "GgufTensor",
     "add_cli_arguments",
     "compute_buffer_bytes",
+    "compute_buffer_estimate",
     "gguf_bits_per_weight",
     "gguf_model",
     "gguf_weight_bytes",
+    "host_buffers",
     "kv_cache_type_bytes",
     "largest_context",
     "model_from_config",
@@ -170,16 +180,17 @@ def gguf_weight_bytes(n_params: int, kind: str) -> int:
     ggml_type = GGML_TYPES[check.choice("kind", kind, GGML_TYPES)]
     return -(-count // ggml_type.block_weights) * ggml_type.block_bytes
 
-# The recipe a file type starts from (llama_model_quantize_impl's default_type), per llama.cpp's ftype name.
+# The recipe a file type starts from (llama_ftype_get_default_type's default_type), per llama.cpp's ftype name.
 RECIPES: Mapping[str, str] = {
-    "Q8_0": "Q8_0", "Q6_K": "Q6_K", "Q5_K_M": "Q5_K", "Q4_K_M": "Q4_K", "Q4_0": "Q4_0",
-    "IQ4_XS": "IQ4_XS", "IQ4_NL": "IQ4_NL",
+    "Q8_0": "Q8_0", "Q6_K": "Q6_K", "Q5_K_M": "Q5_K", "Q5_K_S": "Q5_K", "Q5_1": "Q5_1", "Q5_0": "Q5_0",
+    "Q4_K_M": "Q4_K", "Q4_K_S": "Q4_K", "Q4_1": "Q4_1", "Q4_0": "Q4_0", "IQ4_XS": "IQ4_XS", "IQ4_NL": "IQ4_NL",
+    "Q3_K_L": "Q3_K", "Q3_K_M": "Q3_K", "Q3_K_S": "Q3_K", "Q2_K": "Q2_K",
 }
 """The llama-quantize file types planned here, and the tensor type each starts from (``default_type``)."""
 KV_CACHE_TYPES = ("f16", "q8_0", "q4_0")
 """The KV-cache types (``--cache-type-k``, ``--cache-type-v``) a plan offers."""
 # tensor_type_fallback: a type whose block does not divide a row's length becomes this one.
-_FALLBACK = {"IQ4_XS": "IQ4_NL", "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"}
+_FALLBACK = {"IQ4_XS": "IQ4_NL", "Q2_K": "Q4_0", "Q3_K": "Q4_0", "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"}
 
 
 def _use_more_bits(i_layer: int, n_layers: int) -> bool:
@@ -192,6 +203,39 @@ def _with_fallback(type_name: str, n_cols: int) -> str:
         return type_name
     fallback = _FALLBACK.get(type_name, "F16")
     return fallback if n_cols % GGML_TYPES[fallback].block_weights == 0 else "F16"
+
+
+def _attn_v_type(kind: str, base: str, i: int, n_layers: int, gqa: int) -> str:
+    # llama_tensor_get_type_impl, the attn_v branch (before the 70B bump), for a dense model.
+    if kind == "Q2_K":
+        return "Q4_K" if gqa >= 4 else "Q3_K"
+    if kind in ("IQ4_NL", "IQ4_XS") and gqa >= 4:
+        return "Q5_K"
+    rules = {"Q3_K_M": "Q5_K" if i < 2 else "Q4_K", "Q3_K_L": "Q5_K",
+             "Q4_K_M": "Q6_K" if _use_more_bits(i, n_layers) else base,
+             "Q5_K_M": "Q6_K" if _use_more_bits(i, n_layers) else base,
+             "Q4_K_S": "Q5_K" if i < 4 else base}
+    return rules.get(kind, base)
+
+
+def _ffn_down_type(kind: str, base: str, i: int, n_layers: int, imatrix: bool) -> str:
+    # llama_tensor_get_type_impl, the ffn_down branch, for a dense model that is not Falcon.
+    first_eighth = i < n_layers // 8
+    if kind == "Q2_K":
+        return "Q3_K"
+    if kind == "Q3_K_M":
+        return "Q5_K" if i < n_layers // 16 else "Q4_K"
+    if kind == "Q3_K_L":
+        return "Q5_K"
+    if kind in ("Q4_K_M", "Q5_K_M"):
+        return "Q6_K" if _use_more_bits(i, n_layers) else base
+    if kind in ("IQ4_NL", "IQ4_XS"):
+        return "Q5_K" if first_eighth and not imatrix else base
+    if kind == "Q4_K_S":
+        return "Q5_K" if first_eighth else base
+    if kind in ("Q4_0", "Q5_0") and imatrix and first_eighth:
+        return "Q4_1" if kind == "Q4_0" else "Q5_1"
+    return base
 
 
 @dataclass(frozen=True)
@@ -242,7 +286,8 @@ def recipe_tensor_types(cfg: ModelConfig, recipe: str, *, imatrix: bool = False)
     cfg : llmcalc.ModelConfig
         A dense model with separate q, k, v projections (the ``llama`` layout:
         Llama, Mistral, Qwen2, ...); others are refused with the reason.
-    recipe : {"Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "Q4_0", "IQ4_XS", "IQ4_NL"}
+    recipe : str
+        A llama-quantize file type, one of :data:`RECIPES` (Q8_0 down to Q2_K).
     imatrix : bool
         Whether an importance matrix was given (it changes IQ4_XS/IQ4_NL's first ``ffn_down``
         layers and Q4_0's).
@@ -267,26 +312,19 @@ def recipe_tensor_types(cfg: ModelConfig, recipe: str, *, imatrix: bool = False)
     base = RECIPES[kind]
     n_layers = cfg.n_layers
     gqa = cfg.n_heads // cfg.n_kv_heads
-    is_70b = cfg.model_type == "llama" and n_layers == 80 and gqa > 1  # llama-model.cpp: LLM_TYPE_70B
+    # llama-model.cpp: a llama with 80 layers and grouped KV heads is LLM_TYPE_70B (presets leave model_type empty)
+    is_70b = cfg.model_type in ("llama", "") and n_layers == 80 and gqa > 1
 
     def layer_type(tensor: str, i: int, n_cols: int) -> str:
         chosen = base
         if tensor == "attn_v":
-            if kind in ("IQ4_NL", "IQ4_XS") and gqa >= 4:
-                chosen = "Q5_K"
-            elif kind in ("Q4_K_M", "Q5_K_M") and _use_more_bits(i, n_layers):
-                chosen = "Q6_K"
+            chosen = _attn_v_type(kind, base, i, n_layers, gqa)
             if is_70b and chosen in ("Q3_K", "Q4_K"):
                 chosen = "Q5_K"
         elif tensor == "ffn_down":
-            if kind == "Q4_K_M" and _use_more_bits(i, n_layers):
-                chosen = "Q6_K"
-            elif kind in ("IQ4_NL", "IQ4_XS") and i < n_layers // 8 and not imatrix:
-                chosen = "Q5_K"
-            elif kind == "Q5_K_M" and _use_more_bits(i, n_layers):
-                chosen = "Q6_K"
-            elif kind == "Q4_0" and imatrix and i < n_layers // 8:
-                chosen = "Q4_1"
+            chosen = _ffn_down_type(kind, base, i, n_layers, imatrix)
+        elif tensor == "attn_output":
+            chosen = {"Q2_K": "Q3_K", "Q3_K_M": "Q4_K", "Q3_K_L": "Q5_K"}.get(kind, base)
         return _with_fallback(chosen, n_cols)
 
     def output_type(n_cols: int) -> str:
@@ -330,10 +368,19 @@ def recipe_weight_bytes(cfg: ModelConfig, recipe: str, *, imatrix: bool = False)
     Q8_0    7.95 GiB
     Q6_K    6.14 GiB
     Q5_K_M  5.33 GiB
+    Q5_K_S  5.21 GiB
+    Q5_1    5.64 GiB
+    Q5_0    5.21 GiB
     Q4_K_M  4.58 GiB
+    Q4_K_S  4.36 GiB
+    Q4_1    4.77 GiB
     Q4_0    4.33 GiB
     IQ4_XS  4.17 GiB
     IQ4_NL  4.38 GiB
+    Q3_K_L  4.02 GiB
+    Q3_K_M  3.74 GiB
+    Q3_K_S  3.41 GiB
+    Q2_K    2.95 GiB
     """
     return sum(tensor.n_bytes for tensor in recipe_tensor_types(cfg, recipe, imatrix=imatrix))
 
@@ -571,7 +618,14 @@ def read_gguf_header(source: str | os.PathLike[str] | BinaryIO) -> GgufHeader:
 
 @dataclass(frozen=True)
 class GgufModel:
-    """What a plan needs from a GGUF model: architecture, layers, KV widths, trained context, weight bytes."""
+    """What a plan needs from a GGUF model: its shape, trained context and tensor bytes.
+
+    ``embedding_bytes`` is ``token_embd``'s share of ``weight_bytes``: llama.cpp keeps that
+    tensor in host memory (see :func:`plan_gguf`).  ``tied_embeddings``: the model has no
+    ``output.weight`` and llama.cpp loads ``token_embd`` a second time as the output matrix, on
+    the GPU.  ``n_embd``, ``n_head``, ``n_ff`` and ``n_vocab`` size the compute buffer
+    (:func:`compute_buffer_estimate`).
+    """
 
     architecture: str
     n_layers: int
@@ -579,6 +633,17 @@ class GgufModel:
     v_width: int
     trained_context: int
     weight_bytes: int
+    n_embd: int
+    n_head: int
+    n_ff: int
+    n_vocab: int
+    embedding_bytes: int
+    tied_embeddings: bool = False
+
+    @property
+    def gpu_weight_bytes(self) -> int:
+        """Bytes llama.cpp puts on the GPU with every layer offloaded, every tensor but the input embedding."""
+        return self.weight_bytes - (0 if self.tied_embeddings else self.embedding_bytes)
 
 
 def gguf_model(header: GgufHeader) -> GgufModel:
@@ -627,55 +692,142 @@ def gguf_model(header: GgufHeader) -> GgufModel:
         raise GgufError(f"{arch} has different KV head counts per layer; llmcalc plans one width for all layers")
     width = kv_layers[0] if kv_layers else 0
     context = int(meta.get(f"{arch}.context_length", 0))  # type: ignore[call-overload]
-    return GgufModel(arch, len(kv_layers), width * head_k, width * head_v, context, header.weight_bytes)
+    by_name = {tensor.name: tensor for tensor in header.tensors}
+    embedding = by_name.get("token_embd.weight")
+    if embedding is None or len(embedding.shape) != 2:
+        raise GgufError("the header has no two-dimensional token_embd.weight; llmcalc plans llama.cpp's "
+                        "text models, which read their input through it")
+    n_ff = max(per_layer(key("feed_forward_length")))
+    return GgufModel(arch, len(kv_layers), width * head_k, width * head_v, context, header.weight_bytes,
+                     n_embd=n_embd, n_head=max(head_counts), n_ff=n_ff, n_vocab=embedding.shape[1],
+                     embedding_bytes=embedding.n_bytes, tied_embeddings="output.weight" not in by_name)
 
 
 RESERVE = 512 * MiB
 """What the plan sets aside for the CUDA context and llama.cpp's small host-visible buffers, an assumption."""
 CONTEXT_PADDING = 256
 """llama.cpp pads the context to a multiple of this many cells (``GGML_PAD(n_ctx, 256)``)."""
+UBATCH = 512
+"""llama.cpp's default micro-batch (``-ub``, ``n_ubatch``), the tokens of the graph it reserves memory for."""
+MAX_UBATCH = 1 << 16
+"""The largest micro-batch a plan takes."""
+_F32 = 4
+
+
+def compute_buffer_estimate(model: GgufModel, cells: int, *, ubatch: int = UBATCH,
+                            flash_attention: bool = False) -> int:
+    """An estimate of llama.cpp's GPU compute buffer: the largest set of tensors its worst-case graph keeps at once.
+
+    llama.cpp sizes the buffer by building the graph of a full micro-batch (``min(n_ctx, n_ubatch)``
+    tokens, every one an output) against a full cache (``n_kv`` = the context's cells) and letting
+    ``ggml_gallocr`` place its tensors, reusing memory once a tensor's last reader has run
+    (``llama_context::sched_reserve``, src/llama-context.cpp at 001d906).  This function does not
+    replay the allocator; it takes the largest of three moments of that graph, each counted in
+    F32 activations of ``u`` tokens:
+
+    * **attention**: the scores ``KQ`` (``n_kv × u × n_head``, absent with flash attention), the
+      KQ mask copied to the GPU (``n_kv × u``, F32, plus its F16 cast with flash attention) and
+      four ``u × n_embd`` activations (the residual, the normed input, Q, the attention output);
+    * **output**: the logits of every token (``n_vocab × u``) and the final normed activations;
+    * **feed-forward**: gate and up (``2 × u × n_ff``) and two ``u × n_embd`` activations.
+
+    It is an estimate.  On the published load logs of ``tests/data/llamacpp_runs.json`` (CUDA,
+    every layer offloaded, 512 to 32,768 tokens) it gives the printed ``CUDA0 compute buffer size``
+    to the 0.01 MiB in the six runs without flash attention and in one of the two with it; for
+    GLM-Z1 32B with flash attention it gives 308 MiB where llama.cpp printed 353 (−12.7 %).
+
+    Examples
+    --------
+    Mistral 7B v0.2 at 32,000 tokens, micro-batch 512, no flash attention: llama.cpp b2961
+    printed ``CUDA0 compute buffer size = 2094.50 MiB`` (llama.cpp issue 7450).
+
+    >>> mistral = GgufModel("llama", 32, 1024, 1024, 32768, 0, n_embd=4096, n_head=32, n_ff=14336,
+    ...                     n_vocab=32000, embedding_bytes=0)
+    >>> compute_buffer_estimate(mistral, 32000) / MiB
+    2094.5
+    """
+    tokens = min(cells, check.count("ubatch", ubatch, maximum=MAX_UBATCH))
+    activation = tokens * model.n_embd * _F32
+    mask = cells * tokens * (_F32 + (2 if flash_attention else 0))
+    scores = 0 if flash_attention else cells * tokens * model.n_head * _F32
+    attention = scores + mask + 4 * activation
+    output = model.n_vocab * tokens * _F32 + activation
+    feed_forward = 2 * tokens * model.n_ff * _F32 + 2 * activation
+    return max(attention, output, feed_forward)
+
+
+def host_buffers(model: GgufModel, cells: int, *, ubatch: int = UBATCH) -> dict[str, int]:
+    """Host memory llama.cpp takes besides the mapped file: the input embedding, its compute buffer, the outputs.
+
+    ``token_embd`` stays in host memory (src/llama-model.cpp at 0034230, ``load_tensors``: "there is
+    very little benefit to offloading the input layer, so always keep it on the CPU"); it is printed
+    as ``CPU buffer size`` (or ``CPU_Mapped model buffer size``).  The host compute buffer holds
+    the graph's inputs, which llama.cpp's scheduler keeps on the CPU: the KQ mask (F32), the
+    embedding rows ``get_rows`` reads there, and the token, position and output ids (an estimate,
+    as :func:`compute_buffer_estimate`).  The output buffer holds one sequence's logits at start.
+
+    Examples
+    --------
+    >>> m = GgufModel("llama", 32, 1024, 1024, 32768, 0, n_embd=4096, n_head=32, n_ff=14336, n_vocab=32000,
+    ...               embedding_bytes=43_008_000)
+    >>> {part: round(size / MiB, 2) for part, size in host_buffers(m, 2048).items()}
+    {'token_embd': 41.02, 'compute_buffer': 12.01, 'output_buffer': 0.12}
+    """
+    tokens = min(cells, check.count("ubatch", ubatch, maximum=MAX_UBATCH))
+    inputs = cells * tokens * _F32 + tokens * model.n_embd * _F32 + 3 * tokens * 4  # mask, rows, i32 ids
+    return {"token_embd": model.embedding_bytes, "compute_buffer": inputs, "output_buffer": model.n_vocab * _F32}
 
 
 @dataclass(frozen=True)
 class GgufPlan:
-    """GPU bytes of a llama.cpp run with every layer offloaded (``-ngl`` all), by part.
+    """Bytes of a llama.cpp run with every layer offloaded (``-ngl`` all): the GPU's parts and the host's.
 
-    ``compute_buffer`` is None when no measured figure was given: the total then leaves it out and
-    says so.
+    ``compute_estimated`` says whether ``compute_buffer`` is :func:`compute_buffer_estimate`'s
+    figure (True) or one the reader gave (False).
     """
 
     weights: int
     kv_cache: int
-    compute_buffer: int | None
+    compute_buffer: int
     reserve: int
+    compute_estimated: bool
+    host: Mapping[str, int]
 
     @property
     def total(self) -> int:
-        """The parts together (the compute buffer only when known)."""
-        return self.weights + self.kv_cache + (self.compute_buffer or 0) + self.reserve
+        """The GPU's parts together."""
+        return self.weights + self.kv_cache + self.compute_buffer + self.reserve
+
+    @property
+    def host_total(self) -> int:
+        """The host's parts together (the file itself is mapped, not counted)."""
+        return sum(self.host.values())
 
 
 def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cache_type_v: str = "f16",
-              flash_attention: bool = False, compute_buffer: int | None = None) -> GgufPlan:
-    """Memory of a llama.cpp run: the model's tensors, the KV cache, a compute buffer, reserve.
+              flash_attention: bool = False, compute_buffer: int | None = None, ubatch: int = UBATCH) -> GgufPlan:
+    """Memory of a llama.cpp run: the model's tensors but its input embedding, the KV cache, a compute buffer, reserve.
 
     llama.cpp rounds the context up to a multiple of :data:`CONTEXT_PADDING` (256) before it makes
     the cache (``src/llama-context.cpp``, commit 001d906: ``cparams.n_ctx = GGML_PAD(cparams.n_ctx,
     256)``), so ``-c 5000`` holds 5,120 cells; and it refuses a quantized V cache without flash
-    attention (the same file).
+    attention (the same file).  The token embedding stays on the host (:func:`host_buffers`); a
+    model without ``output.weight`` loads it again on the GPU as its output matrix.  Without a
+    ``compute_buffer`` the plan takes :func:`compute_buffer_estimate`'s.
 
     Examples
     --------
-    >>> m = GgufModel("llama", 32, 1024, 1024, 8192, 4_920_733_696)
+    >>> m = GgufModel("llama", 32, 1024, 1024, 8192, 4_920_733_696, n_embd=4096, n_head=32, n_ff=14336,
+    ...               n_vocab=128256, embedding_bytes=295_501_824)
     >>> p = plan_gguf(m, context=8192, cache_type_k="q8_0", cache_type_v="q8_0", flash_attention=True)
-    >>> p.kv_cache // MiB, p.compute_buffer, round(p.total / GiB, 2)
-    (544, None, 5.61)
+    >>> p.kv_cache // MiB, p.compute_buffer / MiB, p.compute_estimated, round(p.total / GiB, 2)
+    (544, 258.5, True, 5.59)
     >>> plan_gguf(m, context=8192, cache_type_v="q4_0")
     Traceback (most recent call last):
     ...
     ValueError: cache_type_v 'q4_0' needs flash attention (llama.cpp refuses a quantized V cache without -fa)
     """
-    tokens = check.count("context", context, maximum=1 << 24)
+    tokens = check.count("context", context, maximum=MAX_CONTEXT)
     check.flag("flash_attention", flash_attention)
     if cache_type_v != "f16" and not flash_attention:
         raise ValueError(f"cache_type_v {cache_type_v!r} needs flash attention "
@@ -683,8 +835,10 @@ def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cach
     cells = -(-tokens // CONTEXT_PADDING) * CONTEXT_PADDING  # llama-context.cpp: GGML_PAD(cparams.n_ctx, 256)
     kv = sum(kv_cache_type_bytes(cells, model.n_layers, model.k_width, model.v_width, cache_type_k,
                                  cache_type_v).values())
-    buffer = None if compute_buffer is None else check.count("compute_buffer", compute_buffer, minimum=0)
-    return GgufPlan(model.weight_bytes, kv, buffer, RESERVE)
+    estimated = compute_buffer is None
+    buffer = compute_buffer_estimate(model, cells, ubatch=ubatch, flash_attention=flash_attention) \
+        if compute_buffer is None else check.count("compute_buffer", compute_buffer, minimum=0)
+    return GgufPlan(model.gpu_weight_bytes, kv, buffer, RESERVE, estimated, host_buffers(model, cells, ubatch=ubatch))
 
 
 MAX_CONTEXT = 1 << 24
@@ -729,30 +883,38 @@ def largest_context(model: GgufModel, gpu_bytes: int, *, beyond_trained: bool = 
 def model_from_config(cfg: ModelConfig, recipe: str, *, imatrix: bool = False) -> GgufModel:
     """A :class:`GgufModel` for ``cfg`` quantized by ``llama-quantize`` with ``recipe`` (no file needed)."""
     cfg = as_model_config(cfg)
-    weights = recipe_weight_bytes(cfg, recipe, imatrix=imatrix)
+    tensors = recipe_tensor_types(cfg, recipe, imatrix=imatrix)
+    embedding = next(tensor for tensor in tensors if tensor.name == "token_embd.weight")
     width = cfg.n_kv_heads * cfg.head_dim
-    return GgufModel(cfg.model_type or "llama", cfg.n_layers, width, width, cfg.trained_context, weights)
+    return GgufModel(cfg.model_type or "llama", cfg.n_layers, width, width, cfg.trained_context,
+                     sum(tensor.n_bytes for tensor in tensors), n_embd=cfg.d_model, n_head=cfg.n_heads, n_ff=cfg.d_ff,
+                     n_vocab=cfg.vocab_size, embedding_bytes=embedding.n_bytes, tied_embeddings=cfg.tie_embeddings)
 
 
 def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type_v: str, flash_attention: bool,
-                compute_buffer: int | None, gpu_bytes: int | None,
-                beyond_trained: bool = False) -> tuple[dict[str, object], str]:
+                compute_buffer: int | None, gpu_bytes: int | None, beyond_trained: bool = False,
+                ubatch: int = UBATCH) -> tuple[dict[str, object], str]:
     """The plan as the CLI prints it (and as the widget shows it): a JSON-able result and its text."""
     options = {"cache_type_k": cache_type_k, "cache_type_v": cache_type_v, "flash_attention": flash_attention,
-               "compute_buffer": compute_buffer}
+               "compute_buffer": compute_buffer, "ubatch": ubatch}
     plan = plan_gguf(model, context=context, **options)  # type: ignore[arg-type]
     parts = {"weights": plan.weights, "kv_cache": plan.kv_cache, "compute_buffer": plan.compute_buffer,
              "reserve": plan.reserve}
     lines = [f"llama.cpp, every layer on one GPU: {model.architecture}, {model.n_layers} layers, "
              f"KV {model.k_width}+{model.v_width} per token and layer, trained context "
              f"{model.trained_context or 'unknown'}"]
+    names = {"weights": "weights (all but token_embd)",
+             "compute_buffer": "compute buffer (estimate)" if plan.compute_estimated else "compute buffer (given)"}
     for name, value in parts.items():
-        shown = "not counted (give --compute-buffer: llama.cpp prints it at start-up)" if value is None else \
-            f"{value:>16,d}  {value / GiB:8.2f} GiB"
-        lines.append(f"{name.replace('_', ' '):15s} {shown}")
-    lines.append(f"{'total':15s} {plan.total:>16,d}  {plan.total / GiB:8.2f} GiB")
+        lines.append(f"{names.get(name, name.replace('_', ' ')):29s} {value:>16,d}  {value / GiB:8.2f} GiB")
+    lines.append(f"{'GPU total':29s} {plan.total:>16,d}  {plan.total / GiB:8.2f} GiB")
+    lines.append(f"{'host: token_embd':29s} {plan.host['token_embd']:>16,d}  {plan.host['token_embd'] / GiB:8.2f} GiB")
+    lines.append(f"{'host: buffers (estimate)':29s} {plan.host_total - plan.host['token_embd']:>16,d}  "
+                 f"{(plan.host_total - plan.host['token_embd']) / GiB:8.2f} GiB")
+    lines.append(f"{'host total':29s} {plan.host_total:>16,d}  {plan.host_total / GiB:8.2f} GiB")
     result: dict[str, object] = {"architecture": model.architecture, "context": context, "parts": parts,
-                                 "total": plan.total, "compute_buffer_counted": compute_buffer is not None}
+                                 "total": plan.total, "compute_buffer_estimated": plan.compute_estimated,
+                                 "host": {**plan.host, "total": plan.host_total}}
     if gpu_bytes is not None:
         fits = plan.total <= gpu_bytes
         longest = largest_context(model, gpu_bytes, beyond_trained=beyond_trained, **options)
@@ -761,8 +923,9 @@ def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type
         lines.append(f"{'fits' if fits else 'does not fit'} in {gpu_bytes / GiB:.2f} GiB "
                      f"({abs(gpu_bytes - plan.total) / GiB:.2f} GiB {'to spare' if fits else 'over'}); "
                      f"longest context that fits: {longest:,}")
-    if compute_buffer is None:
-        lines.append("the compute buffer is not modelled: the total leaves it out")
+    if plan.compute_estimated:
+        lines.append("the compute buffer is an estimate from the graph's largest tensors (page 19 compares it with "
+                     "published load logs); --compute-buffer takes the figure llama.cpp printed")
     return result, "\n".join(lines)
 
 
@@ -774,13 +937,15 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
                         help="for a preset: the llama-quantize file type whose per-tensor types to count")
     parser.add_argument("--imatrix", action="store_true", help="for a preset: quantized with an importance matrix")
     parser.add_argument("--context", type=int, default=4096, metavar="N", help="llama.cpp's -c, in tokens")
+    parser.add_argument("--ubatch", type=int, default=UBATCH, metavar="N",
+                        help=f"llama.cpp's -ub, the micro-batch the compute buffer is sized for (default {UBATCH})")
     parser.add_argument("--cache-type-k", choices=KV_CACHE_TYPES, default="f16", help="llama.cpp's -ctk")
     parser.add_argument("--cache-type-v", choices=KV_CACHE_TYPES, default="f16",
                         help="llama.cpp's -ctv (q8_0, q4_0 need --flash-attn)")
     parser.add_argument("--flash-attn", action="store_true", help="llama.cpp's -fa")
     parser.add_argument("--compute-buffer", metavar="MIB",
                         help="the 'compute buffer size' llama.cpp printed for this model and settings, in MiB; "
-                        "without it the plan leaves the compute buffer out")
+                        "without it the plan estimates it")
     parser.add_argument("--beyond-trained-context", action="store_true",
                         help="search for the longest context past the model's trained context")
 
@@ -806,5 +971,6 @@ def run_cli(args: argparse.Namespace, gpu_bytes: int | None) -> tuple[dict[str, 
     result, text = plan_report(model, context=check.count("context", args.context, maximum=MAX_CONTEXT),
                                cache_type_k=args.cache_type_k, cache_type_v=args.cache_type_v,
                                flash_attention=args.flash_attn, compute_buffer=buffer, gpu_bytes=gpu_bytes,
-                               beyond_trained=args.beyond_trained_context)
+                               beyond_trained=args.beyond_trained_context,
+                               ubatch=check.count("ubatch", args.ubatch, maximum=MAX_UBATCH))
     return {"model": label, **result}, f"{label}\n\n{text}"

@@ -30,11 +30,16 @@ PAGE = "19-will-it-fit.html"
 DATA = REPO / "tests" / "data" / "gguf"
 LANGUAGES = ("en", "zh_TW")
 OPTION_SETS = [
-    {"context": "4096", "cache_k": "f16", "cache_v": "f16", "flash": False, "compute": "", "gpu": "24"},
-    {"context": "1000", "cache_k": "q8_0", "cache_v": "q4_0", "flash": True, "compute": "560.25", "gpu": "0.5"},
-    {"context": "70000", "cache_k": "q4_0", "cache_v": "f16", "flash": False, "compute": "", "gpu": "600 MiB",
-     "beyond": True},
-    {"context": "2048", "cache_k": "f16", "cache_v": "q8_0", "flash": False, "compute": "", "gpu": "24"},
+    {"context": "4096", "ubatch": "512", "cache_k": "f16", "cache_v": "f16", "flash": False, "compute": "",
+     "gpu": "24"},
+    {"context": "1000", "ubatch": "512", "cache_k": "q8_0", "cache_v": "q4_0", "flash": True, "compute": "560.25",
+     "gpu": "0.5"},
+    {"context": "70000", "ubatch": "2048", "cache_k": "q4_0", "cache_v": "f16", "flash": False, "compute": "",
+     "gpu": "600 MiB", "beyond": True},
+    {"context": "2048", "ubatch": "256", "cache_k": "f16", "cache_v": "q8_0", "flash": False, "compute": "",
+     "gpu": "24"},
+    {"context": "8192", "ubatch": "1024", "cache_k": "q8_0", "cache_v": "q8_0", "flash": True, "compute": "",
+     "gpu": "0.6"},
 ]
 
 
@@ -68,6 +73,7 @@ def cli(path: Path, options: dict[str, object]) -> dict[str, object]:
 def _cli(path: Path, options_json: str) -> dict[str, object]:
     options = json.loads(options_json)
     argv = [sys.executable, "-m", "llmcalc", "gguf", str(path), "--json", "--context", str(options["context"]),
+            "--ubatch", str(options["ubatch"]),
             "--cache-type-k", str(options["cache_k"]), "--cache-type-v", str(options["cache_v"]),
             "--gpu", str(options["gpu"])]
     argv += ["--flash-attn"] * bool(options["flash"]) + ["--beyond-trained-context"] * bool(options.get("beyond"))
@@ -78,13 +84,15 @@ def _cli(path: Path, options_json: str) -> dict[str, object]:
         return {"error": done.stderr}
     result = json.loads(done.stdout)
     return {"parts": result["parts"], "total": result["total"], "fits": result["fits"],
-            "largest_context": result["largest_context"]}
+            "largest_context": result["largest_context"],
+            "compute_buffer_estimated": result["compute_buffer_estimated"], "host_total": result["host"]["total"]}
 
 
 WIDGET = """async ([options]) => {
   const root = document.querySelector('[data-gguf-planner]');
   const form = root.querySelector('form');
-  form.gguf_context.value = options.context; form.gguf_cache_k.value = options.cache_k;
+  form.gguf_context.value = options.context; form.gguf_ubatch.value = options.ubatch;
+  form.gguf_cache_k.value = options.cache_k;
   form.gguf_cache_v.value = options.cache_v;
   form.gguf_flash.checked = options.flash; form.gguf_compute_buffer.value = options.compute;
   form.gguf_gpu.value = options.gpu;
@@ -179,10 +187,12 @@ def test_widget_equals_the_cli_on_real_files(tab: Tab, language: str, files: lis
                 assert "flash attention" in expected["error"] and got["state"] == "err_flash", (path, options)
             else:
                 plan = got["plan"]
-                parts = {k: v for k, v in plan["parts"].items() if k != "total"}
+                parts = {k: v for k, v in plan["parts"].items() if k not in ("total", "estimated", "host")}
                 parts["compute_buffer"] = parts.pop("compute_part")
                 assert {"parts": parts, "total": plan["total"], "fits": plan["fits"],
-                        "largest_context": plan["largest_context"]} == expected, (path, options)
+                        "largest_context": plan["largest_context"],
+                        "compute_buffer_estimated": plan["compute_buffer_estimated"],
+                        "host_total": plan["host_total"]} == expected, (path, options)
                 # No space after a full-width colon (the 2026-12-07 zh_TW review saw 「上下文： 4,096」).
                 separator = {"en": ": ", "zh_TW": "："}[language]
                 assert got["largest"].endswith(f"{separator}{plan['largest_context']:,}"), got["largest"]

@@ -23,8 +23,9 @@ version = release = "1.0"
 epub_description = "GGUF."
 epub_contributor = "Tests"
 """
-KEYS = ["file", "context", "cache_k", "cache_v", "flash", "compute_buffer", "gpu", "beyond", "weights", "kv_cache",
-        "compute_part", "reserve", "total", "not_counted", "summary", "fits", "no_fit", "largest_context", "choose",
+KEYS = ["file", "context", "ubatch", "cache_k", "cache_v", "flash", "compute_buffer", "gpu", "beyond", "weights",
+        "kv_cache", "compute_part", "reserve", "total", "host", "estimated", "summary", "fits", "no_fit",
+        "largest_context", "choose",
         "err_not_gguf", "err_version", "err_truncated", "err_huge", "err_malformed", "err_unsupported", "err_flash",
         "err_input", "err_memory"]
 

@@ -8,10 +8,11 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from llmcalc import GiB, MiB, ModelConfig, param_count
+from llmcalc import GiB, MiB, ModelConfig, get_preset, param_count
 from llmcalc import gguf as lg
 
 gguf = pytest.importorskip("gguf")  # the [gguf] extra; make install installs it
@@ -180,9 +181,72 @@ def test_cli_plans_a_file() -> None:
     out = subprocess.run([sys.executable, "-m", "llmcalc", "gguf", str(path), "--json", "--gpu", "1",
                           "--context", "1024"], capture_output=True, text=True, check=True).stdout
     result = json.loads(out)
-    assert result["parts"]["weights"] == lg.read_gguf_header(path).weight_bytes
+    # llama.cpp keeps token_embd in host memory: the GPU holds every other tensor
+    embedding = int(next(t for t in gguf.GGUFReader(str(path)).tensors if t.name == "token_embd.weight").n_bytes)
+    assert result["parts"]["weights"] == lg.read_gguf_header(path).weight_bytes - embedding
+    assert result["host"]["token_embd"] == embedding and result["compute_buffer_estimated"] is True
     assert result["parts"]["kv_cache"] == 1024 * 2 * 2 * 32 * 2
     assert result["fits"] is True and result["largest_context"] == 2048
     bad = subprocess.run([sys.executable, "-m", "llmcalc", "gguf", str(path), "--recipe", "Q4_0"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "--recipe and --imatrix apply to a preset" in bad.stderr
+
+
+def _logged_model(run: dict[str, Any]) -> lg.GgufModel:
+    """The run's model: a preset quantized by its recipe, or its shape with the tensor bytes the log prints."""
+    if "preset" in run:
+        return lg.model_from_config(get_preset(run["preset"]), run["recipe"])
+    shape = run["shape"]
+    embedding = lg.GgufTensor("token_embd.weight", (shape["n_embd"], shape["n_vocab"]), shape["embedding_type"])
+    printed = run["printed_mib"]
+    weights = round((printed.get("cpu_buffer", 0) + printed.get("gpu_model_buffer", 0)) * MiB)
+    return lg.GgufModel("llama", shape["n_layers"], shape["kv_width"], shape["kv_width"], 0, weights,
+                        n_embd=shape["n_embd"], n_head=shape["n_head"], n_ff=shape["n_ff"], n_vocab=shape["n_vocab"],
+                        embedding_bytes=embedding.n_bytes)
+
+
+def _logged_plan(run: dict[str, Any]) -> lg.GgufPlan:
+    cache = run.get("cache_type", "f16")
+    return lg.plan_gguf(_logged_model(run), context=run["n_ctx"], flash_attention=run["flash_attn"],
+                        ubatch=run["n_ubatch"], cache_type_k=cache, cache_type_v=cache)
+
+
+@pytest.mark.parametrize("run", RUNS["load_logs"], ids=lambda r: f"{r['url']}-{r['n_ctx']}")
+def test_llama_cpp_load_logs(run: dict[str, Any]) -> None:
+    """llama.cpp's own load lines, which the estimate was not fitted to: the KV cache and the host's token_embd to
+    the printed 0.01 MiB, a preset's GPU weights too; the compute buffers within 1 % without flash attention and
+    15 % with it (GLM-Z1 32B: 308 MiB planned, 353 printed); the GPU total (model + KV + compute) within 5 %."""
+    plan, printed = _logged_plan(run), run["printed_mib"]
+    assert round(plan.kv_cache / MiB, 2) == printed["kv"]
+    tolerance = 0.15 if run["flash_attn"] else 0.01
+    assert abs(plan.compute_buffer / MiB - printed["gpu_compute"]) / printed["gpu_compute"] < tolerance
+    if "host_compute" in printed:
+        assert abs(plan.host["compute_buffer"] / MiB - printed["host_compute"]) / printed["host_compute"] < 0.01
+    if "cpu_buffer" in printed:
+        assert round(plan.host["token_embd"] / MiB, 2) == printed["cpu_buffer"]
+    if "preset" in run:
+        assert round(plan.weights / MiB, 2) == printed["gpu_model_buffer"]
+    if "gpu_model_buffer" in printed:
+        logged = printed["gpu_model_buffer"] + printed["kv"] + printed["gpu_compute"]
+        planned = (plan.total - plan.reserve) / MiB
+        assert abs(planned - logged) / logged < 0.05
+
+
+def test_recipes_match_published_sizes() -> None:
+    """Llama 3.1 70B as Q3_K_M: llama.cpp printed 'file size = 31.91 GiB' and the loader counted q3_K 321, q4_K 155,
+    q5_K 85, q6_K 1 tensors (ollama issue 10553); the 70B attn_v rule and Q3_K_M's ffn_down and attn_output rules."""
+    from collections import Counter
+
+    tensors = lg.recipe_tensor_types(get_preset("llama-3.1-70b"), "Q3_K_M")
+    counts = Counter(t.type_name for t in tensors)
+    assert (counts["Q3_K"], counts["Q4_K"], counts["Q5_K"], counts["Q6_K"]) == (321, 155, 85, 1)
+    assert round(sum(t.n_bytes for t in tensors) / GiB, 2) == 31.91
+
+
+@pytest.mark.parametrize("recipe", sorted(RUNS["quantize_table"]["size_gib"]))
+def test_recipes_match_llama_quantize_sizes(recipe: str) -> None:
+    """Each file type's tensors for Llama 3 8B against the size llama-quantize's own table gives for it (which also
+    counts the file's metadata, a few MiB): at most 0.005 GiB above it and 0.02 GiB below."""
+    table = RUNS["quantize_table"]
+    size = lg.recipe_weight_bytes(get_preset(table["preset"]), recipe) / GiB
+    assert -0.005 < table["size_gib"][recipe] - size < 0.02

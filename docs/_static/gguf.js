@@ -205,14 +205,40 @@
     const kvLayers = kvCounts.filter((n) => n);
     if (new Set(kvLayers).size > 1) throw new GgufFail("err_unsupported", { key: `${arch}.attention.head_count_kv` });
     const width = kvLayers.length ? kvLayers[0] : 0;
+    const embedding = header.tensors.find((t) => t.name === "token_embd.weight");
+    if (!embedding || embedding.shape.length !== 2) throw new GgufFail("err_unsupported", { key: "token_embd.weight" });
+    const ffn = need("feed_forward_length");
+    const ffnCounts = perLayer(ffn);
+    if (ffnCounts.length !== nLayers) throw new GgufFail("err_unsupported", { key: `${arch}.feed_forward_length` });
     return { arch, nLayers: kvLayers.length, kWidth: width * headK, vWidth: width * headV,
-             trained: Number(meta[`${arch}.context_length`] || 0), weightBytes: header.weightBytes };
+             trained: Number(meta[`${arch}.context_length`] || 0), weightBytes: header.weightBytes,
+             nEmbd, nHead: Math.max(...headCounts), nFf: Math.max(...ffnCounts), nVocab: embedding.shape[1],
+             embeddingBytes: embedding.bytes, tied: !header.tensors.some((t) => t.name === "output.weight") };
   }
 
   function rowBytes(types, cacheType, width) {
     const type = Object.values(types).find((t) => t[0] === cacheType.toUpperCase());
     if (width % type[1] !== 0) throw new GgufFail("err_unsupported", { key: cacheType });
     return (width / type[1]) * type[2];
+  }
+
+  const F32 = 4;
+
+  /* llmcalc.gguf.compute_buffer_estimate: the largest of attention, output and feed-forward. */
+  function computeEstimate(model, cells, ubatch, flash) {
+    const tokens = Math.min(cells, ubatch);
+    const activation = tokens * model.nEmbd * F32;
+    const mask = cells * tokens * (F32 + (flash ? 2 : 0));
+    const scores = flash ? 0 : cells * tokens * model.nHead * F32;
+    return Math.max(scores + mask + 4 * activation, model.nVocab * tokens * F32 + activation,
+                    2 * tokens * model.nFf * F32 + 2 * activation);
+  }
+
+  /* llmcalc.gguf.host_buffers: token_embd, the inputs (mask, embedding rows, ids), one row of logits. */
+  function hostBytes(model, cells, ubatch) {
+    const tokens = Math.min(cells, ubatch);
+    return model.embeddingBytes + cells * tokens * F32 + tokens * model.nEmbd * F32 + 3 * tokens * 4 +
+      model.nVocab * F32;
   }
 
   /* llmcalc.gguf.plan_gguf */
@@ -222,9 +248,13 @@
     const cells = Math.ceil(options.context / padding) * padding;
     const kv = cells * model.nLayers *
       (rowBytes(types, options.cacheK, model.kWidth) + rowBytes(types, options.cacheV, model.vWidth));
-    const compute = options.compute;
-    const total = model.weightBytes + kv + (compute === null ? 0 : compute) + reserve;
-    return { weights: model.weightBytes, kv_cache: kv, compute_part: compute, reserve, total };
+    const estimated = options.compute === null;
+    const compute = estimated ? computeEstimate(model, cells, options.ubatch, options.flash) : options.compute;
+    // llama.cpp keeps token_embd on the host; a tied model loads it again on the GPU as its output matrix.
+    const weights = model.weightBytes - (model.tied ? 0 : model.embeddingBytes);
+    const total = weights + kv + compute + reserve;
+    return { weights, kv_cache: kv, compute_part: compute, reserve, total, estimated,
+             host: hostBytes(model, cells, options.ubatch) };
   }
 
   function largestContext(model, options, types, reserve, gpu, limits) {
@@ -295,6 +325,11 @@
         fail("err_input", { label: labels.context, min: 1, max: grouped(limits.context) });
         return;
       }
+      const ubatch = Number(form.gguf_ubatch.value);
+      if (!Number.isInteger(ubatch) || ubatch < 1 || ubatch > limits.ubatch) {
+        fail("err_input", { label: labels.ubatch, min: 1, max: grouped(limits.ubatch) });
+        return;
+      }
       const compute = computeBytes(form.gguf_compute_buffer.value, limits);
       if (compute === undefined) {
         fail("err_input", { label: labels.compute_buffer, min: 0, max: grouped(limits.compute_mib) });
@@ -305,7 +340,7 @@
         fail("err_memory", { value: form.gguf_gpu.value });
         return;
       }
-      const options = { context, cacheK: form.gguf_cache_k.value, cacheV: form.gguf_cache_v.value,
+      const options = { context, ubatch, cacheK: form.gguf_cache_k.value, cacheV: form.gguf_cache_v.value,
                         flash: form.gguf_flash.checked, compute, beyond: form.gguf_beyond.checked };
       let parts;
       try {
@@ -317,8 +352,9 @@
       }
       for (const row of table.querySelectorAll("tr")) {
         const value = parts[row.dataset.part];
-        row.querySelector("[data-bytes]").textContent = value === null ? labels.not_counted : grouped(value);
-        row.querySelector("[data-gib]").textContent = value === null ? "" : `${(value / GiB).toFixed(2)} GiB`;
+        const note = row.dataset.part === "compute_part" && parts.estimated ? ` (${labels.estimated})` : "";
+        row.querySelector("[data-bytes]").textContent = grouped(value);
+        row.querySelector("[data-gib]").textContent = `${(value / GiB).toFixed(2)} GiB${note}`;
       }
       table.hidden = false;
       const spare = Math.abs(gpu - parts.total);
@@ -330,7 +366,8 @@
       largest.textContent = /[\u3000-\u303f\uff00-\uffef]$/.test(label) ? label + grouped(longest)
         : `${label} ${grouped(longest)}`;
       root.dataset.state = "plan";
-      root.dataset.plan = JSON.stringify({ parts, total: parts.total, fits, largest_context: longest });
+      root.dataset.plan = JSON.stringify({ parts, total: parts.total, fits, largest_context: longest,
+                                           compute_buffer_estimated: parts.estimated, host_total: parts.host });
     }
 
     async function load(file) {

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 LABELS = (
-    "file", "context", "cache_k", "cache_v", "flash", "compute_buffer", "gpu", "beyond",
-    "weights", "kv_cache", "compute_part", "reserve", "total", "not_counted", "summary",
+    "file", "context", "ubatch", "cache_k", "cache_v", "flash", "compute_buffer", "gpu", "beyond",
+    "weights", "kv_cache", "compute_part", "reserve", "total", "host", "estimated", "summary",
     "fits", "no_fit", "largest_context", "choose",
     "err_not_gguf", "err_version", "err_truncated", "err_huge", "err_malformed", "err_unsupported",
     "err_flash", "err_input", "err_memory",
@@ -36,6 +36,8 @@ LABELS = (
 ``err_truncated`` ``{size}``; ``err_huge`` ``{count}`` and ``{limit}``; ``err_malformed`` ``{at}``;
 ``err_unsupported`` ``{key}``; ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_memory`` ``{value}``."""
 CLASS = "gguf-planner"
+PARTS = ("weights", "kv_cache", "compute_part", "reserve", "total", "host")
+"""The rows of the plan's table, each a label key."""
 
 
 def split_label(text: str) -> tuple[str, str]:
@@ -81,12 +83,14 @@ def widget_data() -> dict[str, str]:
         "padding": gguf.CONTEXT_PADDING,
         "limits": {"header": gguf.MAX_HEADER_BYTES, "tensors": gguf.MAX_TENSORS, "keys": gguf.MAX_KEYS,
                    "chunk": gguf.READ_CHUNK, "context": gguf.MAX_CONTEXT,
-                   "compute_mib": gguf.MAX_COMPUTE_BUFFER_MIB},
+                   "compute_mib": gguf.MAX_COMPUTE_BUFFER_MIB, "ubatch": gguf.MAX_UBATCH},
     }
     return {f"data-{key}": json.dumps(value, separators=(",", ":")) for key, value in data.items()}
 
 
 def _widget(labels: dict[str, str], serial: int) -> str:
+    from llmcalc import gguf
+
     e = html.escape
     p = f"gguf-{serial}"
     attributes = " ".join(f'{name}="{e(value)}"' for name, value in widget_data().items())
@@ -104,13 +108,15 @@ def _widget(labels: dict[str, str], serial: int) -> str:
                 f'{e(labels[name])}</label></div>')
 
     rows = "".join(f'<tr data-part="{part}"><th scope="row">{e(labels[part])}</th><td data-bytes></td>'
-                   f'<td data-gib></td></tr>' for part in ("weights", "kv_cache", "compute_part", "reserve", "total"))
+                   f'<td data-gib></td></tr>' for part in PARTS)
     return (
         f'<div class="gguf-widget" data-gguf-planner {attributes} data-labels="{messages}">'
         '<form class="calc-form" onsubmit="return false">'
         + field("file", f'<input type="file" id="{p}-file" name="gguf_file" accept=".gguf">')
         + field("context", f'<input type="number" id="{p}-context" name="gguf_context" value="4096" min="1" '
                            'max="16777216" step="1" inputmode="numeric">')
+        + field("ubatch", f'<input type="number" id="{p}-ubatch" name="gguf_ubatch" value="{gguf.UBATCH}" min="1" '
+                          f'max="{gguf.MAX_UBATCH}" step="1" inputmode="numeric">')
         + select("cache_k") + select("cache_v") + check("flash")
         + field("compute_buffer", f'<input type="text" id="{p}-compute_buffer" name="gguf_compute_buffer" value="" '
                                   'inputmode="decimal">')
