@@ -105,5 +105,7 @@ def planner_tables() -> dict[str, Any]:
             "peft_moe_names": lora.PEFT_MOE_NAMES,
         },
         "engines": {"block_size": engines.VLLM_BLOCK_SIZE, "non_torch": engines.VLLM_NON_TORCH,
-                    "activation_bytes": engines.ACTIVATION_BYTES},
+                    "activation_bytes": engines.ACTIVATION_BYTES, "max_num_seqs": engines.VLLM_MAX_NUM_SEQS,
+                    "sampler_bytes_per_logit": engines.VLLM_SAMPLER_BYTES_PER_LOGIT,
+                    "versions": engines.VLLM_VERSIONS},
     }

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from llmcalc import GiB, get_preset
-from llmcalc.engines import VLLM_NON_TORCH, plan_vllm, vllm_profile_peak
+from llmcalc.engines import VLLM_NON_TORCH, plan_vllm, vllm_profile_peak, vllm_sampler_peak
 
-LOGS = json.loads((pathlib.Path(__file__).parent / "data" / "engines" / "vllm_startup_logs.json").read_text())["logs"]
+ALL_LOGS = json.loads((pathlib.Path(__file__).parent / "data" / "engines" / "vllm_startup_logs.json").read_text())["logs"]
+LOGS = [log for log in ALL_LOGS if "settings_unknown" not in log]
 
 
 def _plan(log: dict[str, Any]) -> Any:
@@ -118,11 +119,43 @@ def test_logs_come_from_several_threads() -> None:
 
 
 def test_pr_10511_parts_the_planner_assumes_differently() -> None:
-    # PR 10511 printed its budget by part on an H100: the planner's pool is within 5 % although two of its parts are
-    # not what that run measured; the test keeps the page's explanation true.
+    # PR 10511 printed its budget by part on an H100: weights and peak are the planner's within 3 %; the memory outside
+    # torch is not, and it shrinks vLLM's pool, as the page says.
     log = next(log for log in LOGS if log["id"] == "pr-10511-h100")
     plan = _plan(log)
     assert round(plan.weights / GiB, 2) == 14.96  # printed "model weights take 14.96GiB"
-    assert round(plan.profile_peak / GiB, 2) == 0.84 < 1.26  # printed "PyTorch activation peak memory 1.26GiB"
-    assert round(plan.non_torch / GiB, 2) == 0.35 < 1.79  # printed "non_torch_memory 1.79GiB"
+    assert plan.profile_peak / GiB == pytest.approx(log["printed_peak_gib"], rel=0.03)  # the sampler's warm-up, 1.22
+    assert round(plan.non_torch / GiB, 2) == 0.35 < log["printed_non_torch_gib"]
     assert round(plan.requested / GiB, 2) == 71.3  # printed 71.29GiB (from the unrounded total)
+    # Given the printed memory outside torch, the pool is the printed one to 0.1 %.
+    given = plan_vllm(get_preset("llama-3-8b"), round(79.22 * GiB), max_model_len=8192, max_num_batched_tokens=8192,
+                      non_torch_bytes=round(1.79 * GiB))
+    assert given.available_kv / GiB == pytest.approx(log["printed_kv_gib"], rel=0.001)
+
+
+@pytest.mark.parametrize("log", [log for log in LOGS if "printed_peak_gib" in log],
+                         ids=[log["id"] for log in LOGS if "printed_peak_gib" in log])
+def test_profile_peak_is_the_printed_activation_peak(log: dict[str, Any]) -> None:
+    """vLLM's "PyTorch activation peak memory": at 8,192 tokens Llama 3's sampler warm-up, not its MLP (0.84 GiB)."""
+    assert _plan(log).profile_peak / GiB == pytest.approx(log["printed_peak_gib"], rel=0.05)
+
+
+def test_sampler_warm_up_grows_with_sequences_and_vocabulary() -> None:
+    # 256 sequences of Llama 3's 128,256 logits: 2 bytes of padded bf16 and 36 of the sort's working set each, plus the
+    # forward pass's 8,192 outputs of 4,096 values in bf16.
+    llama3 = get_preset("llama-3-8b")
+    assert vllm_sampler_peak(llama3, 8192) == 256 * (2 * 128256 + 36 * 128256) + 8192 * 4096 * 2
+    # Fewer tokens than sequences: one sequence a token.
+    assert vllm_sampler_peak(llama3, 100) == 100 * 38 * 128256 + 100 * 4096 * 2
+    assert vllm_sampler_peak(llama3, 8192, max_num_seqs=1024) > 4 * GiB
+    with pytest.raises(ValueError, match="max_num_seqs"):
+        vllm_sampler_peak(llama3, 8192, max_num_seqs=0)
+
+
+def test_a_log_whose_peak_rules_out_the_default_sequences_is_set_aside() -> None:
+    # Issue 10517's 35k comment printed a peak 0.06 GiB above the weights: below even the 16-bit and FP32 logits of
+    # 256 sequences, so its settings are not vLLM's defaults and the comment does not give them.
+    [log] = [log for log in ALL_LOGS if "settings_unknown" in log]
+    assert log["id"] == "issue-10517-35k-chunked"
+    logits_alone = 256 * 128256 * (2 + 4)
+    assert logits_alone / GiB > 0.06 * 2

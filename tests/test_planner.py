@@ -842,7 +842,9 @@ def vllm_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: i
                            gpu_memory_utilization=options["utilization"],  # type: ignore[arg-type]
                            weight_format=options["weightFormat"], kv_format=options["kvFormat"],  # type: ignore[arg-type]
                            cuda_graph_bytes=options["cudaGraphBytes"],  # type: ignore[arg-type]
-                           tensor_parallel=options["tensorParallel"])  # type: ignore[arg-type]
+                           tensor_parallel=options["tensorParallel"],  # type: ignore[arg-type]
+                           non_torch_bytes=options["nonTorchBytes"],  # type: ignore[arg-type]
+                           max_num_seqs=options["maxNumSeqs"])  # type: ignore[arg-type]
         figures = {"requested": result.requested, "weights": result.weights, "profile_peak": result.profile_peak,
                    "non_torch": result.non_torch, "blocks": result.blocks, "kv_tokens": result.kv_tokens,
                    "max_concurrency": repr(result.max_concurrency), "starts": str(result.starts).lower()}
@@ -874,7 +876,9 @@ def engine_vectors(seed: int = 20261201) -> list[dict[str, object]]:
                        "weightFormat": rng.choice(WEIGHT_FORMATS), "kvFormat": rng.choice(KV_FORMATS),
                        "utilization": rng.choice([0.9, 0.5, 0.95, rng.choice([1.0, 0.0, 1.5])]),
                        "cudaGraphBytes": rng.choice([0, 0, 512 * 2**20, rng.randint(0, 2**36)]),
-                       "tensorParallel": rng.choice([1, 1, 2, 4, 3])}
+                       "tensorParallel": rng.choice([1, 1, 2, 4, 3]),
+                       "nonTorchBytes": rng.choice([375809638, 0, round(3.58 * 2**30), rng.randint(0, 2**38)]),
+                       "maxNumSeqs": rng.choice([256, 1024, rng.randint(1, 4096), 0])}
             vectors.append(vllm_case(label, source, cfg, rng.choice(cards), options))
     return vectors
 

@@ -1009,13 +1009,26 @@
     return memoryPlan(base.weights, prefill[0], 0n, 0n, prefill[1]);
   }
 
-  /* llmcalc.engines.vllm_profile_peak */
-  function vllmProfilePeak(cfg, tokens, tp) {
+  /* llmcalc.engines.vllm_profile_peak: the larger of a layer's MLP and the sampler's warm-up. */
+  function vllmProfilePeak(cfg, tokens, tp, maxNumSeqs) {
     denseOnly(cfg);
     checkCount("max_num_batched_tokens", tokens, 1, 16777216);
     var width = big(cfg.d_ff) / big(tp);
-    var mlp = cfg.ffn === "swiglu" ? 3n * width : 2n * width;
-    return big(tokens) * big(TABLES.engines.activation_bytes) * (3n * big(cfg.d_model) + mlp);
+    var mlp = big(tokens) * big(TABLES.engines.activation_bytes) *
+      (3n * big(cfg.d_model) + (cfg.ffn === "swiglu" ? 3n * width : 2n * width));
+    var sampler = vllmSamplerPeak(cfg, tokens, maxNumSeqs);
+    return mlp > sampler ? mlp : sampler;
+  }
+
+  /* llmcalc.engines.vllm_sampler_peak */
+  function vllmSamplerPeak(cfg, tokens, maxNumSeqs) {
+    var E = TABLES.engines;
+    var n = big(checkCount("max_num_batched_tokens", tokens, 1, 16777216));
+    var seqs = big(checkCount("max_num_seqs", given(maxNumSeqs, E.max_num_seqs), 1, 16777216));
+    if (n < seqs) { seqs = n; }
+    var logits = seqs * (big(E.activation_bytes) * paddedVocab(cfg) +
+                         big(E.sampler_bytes_per_logit) * big(cfg.vocab_size));
+    return n * big(E.activation_bytes) * big(cfg.d_model) + logits;
   }
 
   /* llmcalc.engines.plan_vllm: the start-up budget and the KV-cache pool, as vLLM prints them. */
@@ -1031,6 +1044,8 @@
     var length = checkCount("max_model_len", options.context, 1, tokenLimit(cfg));
     var batched = options.maxNumBatchedTokens;
     var requested = big(Math.trunc(Number(gpuBytes) * utilization));
+    var nonTorch = big(checkCount("non_torch_bytes", big(given(options.nonTorchBytes, E.non_torch)), 0n,
+                                  big(gpuBytes)));
     var graphs = big(checkCount("cuda_graph_bytes", big(options.cudaGraphBytes), 0n, big(gpuBytes)));
     var tp = checkCount("tensor_parallel", given(options.tensorParallel, 1), 1, LIMITS.max_gpus);
     var weights;
@@ -1045,8 +1060,8 @@
     }
     var blockSize = big(E.block_size);
     var blockBytes = blockSize * tokenBytes;
-    var peak = vllmProfilePeak(cfg, batched, tp);
-    var nonTorch = big(E.non_torch) + graphs;
+    var peak = vllmProfilePeak(cfg, batched, tp, options.maxNumSeqs);
+    nonTorch += graphs;
     var available = requested - weights - peak - nonTorch;
     var blocks = available > 0n ? available / blockBytes : 0n;
     var tokens = blocks * blockSize;
