@@ -397,7 +397,8 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
                               "trained_context": trained_context(cfg)}
     where = ("one GPU" if args.tensor_parallel == 1
              else f"per GPU, each of {args.tensor_parallel:,} (tensor parallel {args.tensor_parallel})")
-    text = (f"inference with vLLM {args.vllm_version.replace('-', ' ').replace('+', ' and later')}, {where}: gpu_memory_utilization "
+    release = args.vllm_version.replace("-", " ").replace("+", " and later")
+    text = (f"inference with vLLM {release}, {where}: gpu_memory_utilization "
             f"{args.gpu_memory_utilization:g} of {format_bytes(args.gpu)}, max_num_batched_tokens "
             f"{args.max_num_batched_tokens:,}, max_num_seqs {args.max_num_seqs:,}\n"
             + _table(("part", "bytes", "size"), rows)

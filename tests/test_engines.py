@@ -12,7 +12,8 @@ import pytest
 from llmcalc import GiB, get_preset
 from llmcalc.engines import VLLM_NON_TORCH, plan_vllm, vllm_profile_peak, vllm_sampler_peak
 
-ALL_LOGS = json.loads((pathlib.Path(__file__).parent / "data" / "engines" / "vllm_startup_logs.json").read_text())["logs"]
+LOG_FILE = pathlib.Path(__file__).parent / "data" / "engines" / "vllm_startup_logs.json"
+ALL_LOGS = json.loads(LOG_FILE.read_text())["logs"]
 LOGS = [log for log in ALL_LOGS if "settings_unknown" not in log]
 
 
