@@ -106,6 +106,6 @@ def planner_tables() -> dict[str, Any]:
         },
         "engines": {"block_size": engines.VLLM_BLOCK_SIZE, "non_torch": engines.VLLM_NON_TORCH,
                     "activation_bytes": engines.ACTIVATION_BYTES, "max_num_seqs": engines.VLLM_MAX_NUM_SEQS,
-                    "sampler_bytes_per_logit": engines.VLLM_SAMPLER_BYTES_PER_LOGIT,
+                    "fp32_bytes": engines.FP32_BYTES, "torch_sort_small_row": engines.TORCH_SORT_SMALL_ROW,
                     "versions": engines.VLLM_VERSIONS},
     }

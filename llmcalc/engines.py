@@ -56,18 +56,19 @@ from .weightformats import weight_format_bytes
 __all__ = [
     "ACTIVATION_BYTES",
     "ATTENTIONS",
+    "TORCH_SORT_SMALL_ROW",
     "VLLM_BLOCK_SIZE",
     "VLLM_GPU_MEMORY_UTILIZATION",
     "VLLM_MAX_NUM_BATCHED_TOKENS",
     "VLLM_MAX_NUM_SEQS",
     "VLLM_NON_TORCH",
-    "VLLM_SAMPLER_BYTES_PER_LOGIT",
     "VLLM_VERSIONS",
     "VllmPlan",
     "generate_prefill_bytes",
     "generate_prefill_parts",
     "plan_generate",
     "plan_vllm",
+    "torch_sort_bytes",
     "vllm_profile_peak",
     "vllm_sampler_peak",
 ]
@@ -104,6 +105,8 @@ cuBLAS workspaces.  With tensor parallelism NCCL's buffers add more.
 ACTIVATION_BYTES = 2
 """Bytes per activation value, in the 16-bit dtype vLLM runs bf16 and fp16 models in."""
 
+FP32_BYTES = 4
+
 VLLM_MAX_NUM_SEQS = 256
 """vLLM's default ``max_num_seqs``, the sequences of the profile run and of the sampler's warm-up.
 
@@ -112,16 +115,44 @@ VLLM_MAX_NUM_SEQS = 256
 value your engine uses.
 """
 
-VLLM_SAMPLER_BYTES_PER_LOGIT = 36
-"""Bytes that vLLM's sampler warm-up holds at once per logit, beside the 16-bit logits themselves.
+TORCH_SORT_SMALL_ROW = 4096
+"""The longest row PyTorch's CUDA sort sorts in place, with no scratch (``should_use_small_sort``)."""
 
-Counted at the sort of the top-k/top-p filter, its largest moment (``_apply_top_k_top_p``,
-``vllm/model_executor/layers/sampler.py:431`` in the 0.6.5 wheel; ``apply_top_k_top_p``,
-``vllm/v1/sample/ops/topk_topp_sampler.py:189`` in the 0.8.5 wheel): the FP32 copy of the logits
-(4), the sorted values (4) and their int64 indices (8), and what PyTorch's CUDA sort allocates
-for more than 127 rows (``segmented_sort_pairs`` in ``SortStable.cu``): an int64 index to sort
-(8) and CUB's alternate buffers for keys and values (4 + 8).
-"""
+
+def torch_sort_bytes(rows: int, row_length: int, value_bytes: int = 4) -> int:
+    """Bytes ``torch.sort`` along the rows of a CUDA tensor allocates: its outputs and its scratch at their peak.
+
+    The outputs are the sorted values and their int64 positions.  Longer rows go
+    through ``launch_stable_sort_kernel`` (``aten/src/ATen/native/cuda/SortStable.cu``
+    at commit 061531e), which adds, for one row or rows of a million values or
+    more, a row of int64 positions and CUB's alternate buffers for one row; for 2
+    to 127 rows, two buffers of an int32 pair a value, the sorted keys and CUB's
+    alternate keys and pairs; for 128 rows or more, int64 positions and CUB's
+    alternate keys and positions for every value (``DeviceSegmentedRadixSort``
+    without a double buffer keeps both).
+
+    Examples
+    --------
+    >>> torch_sort_bytes(256, 128256) // (256 * 128256)  # vLLM's warm-up of Llama 3's sampler: 12 + 8 + 12
+    32
+    >>> torch_sort_bytes(64, 128256) // (64 * 128256), torch_sort_bytes(1, 4096)
+    (44, 49152)
+    """
+    n_rows = check.count("rows", rows, maximum=2**31)
+    length = check.count("row_length", row_length, maximum=2**31)
+    value = check.count("value_bytes", value_bytes, maximum=16)
+    outputs = n_rows * length * (value + 8)
+    if length <= TORCH_SORT_SMALL_ROW:
+        return outputs
+    if n_rows == 1 or length >= 1_000_000:
+        # segmented_sort_large_segments: one row's int64 positions, then CUB sorts one row at a time.
+        return outputs + length * (8 + value + 8)
+    if n_rows < 128:
+        # segmented_sort_pairs_by_full_sort: two int2 buffers, keys out, and CUB's alternate keys and int2 values.
+        return outputs + n_rows * length * (2 * 8 + value + value + 8)
+    # segmented_sort_pairs: int64 reverse positions and CUB's alternate keys and int64 values.
+    return outputs + n_rows * length * (8 + value + 8)
+
 
 VLLM_VERSIONS = {"before-0.20": 0.9, "0.20+": 0.92}
 """The vLLM releases the planner models and the ``gpu_memory_utilization`` each defaults to.
@@ -166,10 +197,13 @@ def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM
     to make the sampler's memory show in the peak (``profile_run``,
     ``vllm/worker/model_runner.py:1229-1231`` in the 0.6.5 wheel;
     ``_dummy_sampler_run``, ``vllm/v1/worker/gpu_model_runner.py:1512-1528`` in 0.8.5).  Its
-    largest moment is the filter's sort: the forward pass's output (``tokens``
-    vectors of ``d_model`` in 16 bits), one row of logits a sequence in 16 bits
-    over the vocabulary padded to 64, and :data:`VLLM_SAMPLER_BYTES_PER_LOGIT`
-    bytes a logit of the unpadded vocabulary.  The logits are whole on every
+    largest moment is the filter's sort (``_apply_top_k_top_p``,
+    ``vllm/model_executor/layers/sampler.py:431`` in 0.6.5; ``apply_top_k_top_p``,
+    ``vllm/v1/sample/ops/topk_topp_sampler.py:189`` in 0.8.5): the forward pass's
+    output (``tokens`` vectors of ``d_model`` in 16 bits), one row of logits a
+    sequence in 16 bits over the vocabulary padded to 64, their FP32 copy over the
+    vocabulary (``sampler.py:269``), and what the sort of that copy allocates
+    (:func:`torch_sort_bytes`).  The logits are whole on every
     GPU with tensor parallelism.  It is a count of the tensors vLLM's code and
     PyTorch's sort allocate, checked against the peaks vLLM printed
     (``tests/data/engines/vllm_startup_logs.json``), not measured here.
@@ -188,8 +222,9 @@ def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM
     cfg = _dense(cfg)
     n = check.count("max_num_batched_tokens", tokens, maximum=2**24)
     seqs = min(n, check.count("max_num_seqs", max_num_seqs, maximum=2**24))
-    logits = seqs * (ACTIVATION_BYTES * padded_vocab(cfg) + VLLM_SAMPLER_BYTES_PER_LOGIT * cfg.vocab_size)
-    return n * ACTIVATION_BYTES * cfg.d_model + logits
+    # The logits in 16 bits and in FP32, then the sort of the FP32 copy, row by row of the vocabulary.
+    logits = seqs * (ACTIVATION_BYTES * padded_vocab(cfg) + FP32_BYTES * cfg.vocab_size)
+    return n * ACTIVATION_BYTES * cfg.d_model + logits + torch_sort_bytes(seqs, cfg.vocab_size, FP32_BYTES)
 
 
 def _dense(cfg: ModelConfig) -> ModelConfig:

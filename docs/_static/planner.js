@@ -1026,9 +1026,18 @@
     var n = big(checkCount("max_num_batched_tokens", tokens, 1, 16777216));
     var seqs = big(checkCount("max_num_seqs", given(maxNumSeqs, E.max_num_seqs), 1, 16777216));
     if (n < seqs) { seqs = n; }
-    var logits = seqs * (big(E.activation_bytes) * paddedVocab(cfg) +
-                         big(E.sampler_bytes_per_logit) * big(cfg.vocab_size));
-    return n * big(E.activation_bytes) * big(cfg.d_model) + logits;
+    var fp32 = big(E.fp32_bytes);
+    var logits = seqs * (big(E.activation_bytes) * paddedVocab(cfg) + fp32 * big(cfg.vocab_size));
+    return n * big(E.activation_bytes) * big(cfg.d_model) + logits + torchSortBytes(seqs, big(cfg.vocab_size), fp32);
+  }
+
+  /* llmcalc.engines.torch_sort_bytes: the outputs and the scratch of the path SortStable.cu takes. */
+  function torchSortBytes(rows, length, value) {
+    var outputs = rows * length * (value + 8n);
+    if (length <= big(TABLES.engines.torch_sort_small_row)) { return outputs; }
+    if (rows === 1n || length >= 1000000n) { return outputs + length * (8n + value + 8n); }
+    if (rows < 128n) { return outputs + rows * length * (16n + value + value + 8n); }
+    return outputs + rows * length * (8n + value + 8n);
   }
 
   /* llmcalc.engines.plan_vllm: the start-up budget and the KV-cache pool, as vLLM prints them. */
