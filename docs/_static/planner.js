@@ -1135,6 +1135,20 @@
     return value;
   }
 
+  /* The memory outside PyTorch, in GiB as vLLM prints it: a decimal number of at least 0 (the card bounds it later). */
+  function readNonTorch(root, cardBytes) {
+    var input = root.querySelector('[name="non_torch_gib"]');
+    var text = input.value.trim();
+    var cardGib = Number(cardBytes) / 1073741824;
+    var bad = !/^[0-9]+(?:\.[0-9]+)?$/.test(text) || Number(text) > cardGib;
+    input.setAttribute("aria-invalid", bad ? "true" : "false");
+    if (bad) {
+      throw new PlannerInputError(fill(fill(fill(root.dataset.nonTorchError, "label", input.dataset.label), "value",
+        text), "max", cardGib.toLocaleString(document.documentElement.lang || "en", { maximumFractionDigits: 2 })));
+    }
+    return Math.round(Number(text) * 1073741824);
+  }
+
   function PlannerInputError(message) { this.message = message; }
 
   /* A value named in a refusal: a value from the file as JSON wrote it, a limit grouped in the page's language. */
@@ -1206,6 +1220,7 @@
     var FIELD_OF = { context: "context", batch: "batch", seq_len: "seq_len", micro_batch: "micro_batch",
                      n_gpus: "n_gpus", lora_rank: "rank", max_model_len: "context", prompt: "context",
                      max_num_batched_tokens: "max_num_batched_tokens", tensor_parallel: "tensor_parallel",
+                     max_num_seqs: "max_num_seqs", non_torch_bytes: "non_torch_gib",
                      pipeline_parallel: "pipeline_parallel" };
 
     function fieldError(name, message) {
@@ -1271,9 +1286,13 @@
         if (options.engine !== "generate") { options.tensorParallel = readInteger(root, "tensor_parallel", format); }
         if (options.engine === "sum") { options.pipelineParallel = readInteger(root, "pipeline_parallel", format); }
         if (options.engine === "vllm") {
+          options.vllmVersion = form.elements.vllm_version.value;
           options.utilization = readInteger(root, "gpu_memory_utilization", format) / 100;
           options.maxNumBatchedTokens = readInteger(root, "max_num_batched_tokens", format);
-          options.cudaGraphBytes = readInteger(root, "cuda_graphs_mib", format) * 1048576;
+          options.maxNumSeqs = readInteger(root, "max_num_seqs", format);
+          /* As the CLI: before 0.20 vLLM captures its graphs outside the pool, so none are taken from it. */
+          options.cudaGraphBytes = options.vllmVersion === "0.20+"
+            ? readInteger(root, "cuda_graphs_mib", format) * 1048576 : 0;
         }
         return options;
       }
@@ -1302,6 +1321,8 @@
     /* vLLM's start-up pool in the table's rows: the weights, the profiled peak (activations), the memory outside
      * torch (reserve) and the pool (KV cache), against the share of the card vLLM plans with. */
     function renderVllm(cfg, options, budget) {
+      /* As the CLI's --non-torch-gib: a number of GiB from 0 to the card's total. */
+      options.nonTorchBytes = readNonTorch(root, budget);
       var result = planVllm(cfg, budget, options);
       var shown = memoryPlan(result.weights, result.blocks * result.block_bytes, 0n, 0n, result.profile_peak);
       shown.reserve = result.non_torch;
@@ -1311,8 +1332,10 @@
         format.count(result.kv_tokens)), "context", format.count(options.context)), "concurrency",
         result.max_concurrency.toLocaleString(document.documentElement.lang || "en",
           { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
-      /* As the CLI's note: vLLM 0.20 and later take the graphs from the pool, and no shape tells their size. */
-      var graphsNote = options.cudaGraphBytes === 0 ? root.dataset.vllmGraphsNote : "";
+      /* As the CLI's notes: before 0.20 the graphs are outside the pool; from 0.20 they come out of it, and no shape
+       * tells their size. */
+      var graphsNote = options.vllmVersion === "before-0.20" ? root.dataset.vllmBeforeNote
+        : options.cudaGraphBytes === 0 ? root.dataset.vllmGraphsNote : "";
       render(shown, result.requested, cfg, options,
         [verdict, result.starts, [root.dataset.largestMaxModelLen, longest, ""], graphsNote]);
     }
@@ -1425,6 +1448,10 @@
       root.querySelectorAll("[data-engine]").forEach(function (group) {
         group.hidden = group.dataset.engine.split(" ").indexOf(engine) < 0;
       });
+      var release = form.elements.vllm_version.value;
+      root.querySelectorAll("[data-vllm-version]").forEach(function (group) {
+        group.hidden = group.dataset.vllmVersion !== release;
+      });
       var cfg;
       try {
         cfg = model();
@@ -1504,6 +1531,14 @@
     function useCard() {
       if (gpu.value) { gib.value = String(big(TABLES.cards[gpu.value]) / 1048576n) + " MiB"; }
     }
+    /* Choosing a vLLM release sets its default share of the card before the form's listeners plan, as the CLI
+     * defaults --gpu-memory-utilization to the chosen --vllm-version's. */
+    function useRelease() {
+      form.elements.gpu_memory_utilization.value = String(Math.round(TABLES.engines.versions[
+        form.elements.vllm_version.value] * 100));
+    }
+    form.elements.vllm_version.addEventListener("input", useRelease);
+    form.elements.vllm_version.addEventListener("change", useRelease);
     gpu.addEventListener("input", useCard);
     gpu.addEventListener("change", useCard);
     gib.addEventListener("input", function () { gpu.value = ""; });
