@@ -9,7 +9,7 @@ arithmetic from the shapes alone, as vLLM's worker does it
 (``Worker.determine_available_memory`` in ``vllm/v1/worker/gpu_worker.py``,
 ``determine_num_available_blocks`` in ``vllm/worker/worker.py`` for the V0
 engine, and the block count in ``vllm/v1/core/kv_cache_utils.py``; read at
-vLLM 0.6.4 to 0.10)::
+vLLM 0.6.4 to 0.10, and at 0.20.0, 0.33.0 and 0.34.0 for the CUDA graphs)::
 
     available KV = total * gpu_memory_utilization - (weights + profiled peak + memory outside torch)
     blocks       = available KV // (block_size * KV bytes per token)
@@ -77,9 +77,9 @@ VLLM_GPU_MEMORY_UTILIZATION = 0.9
 """vLLM's default ``gpu_memory_utilization`` before 0.20, the share of the card's total the engine may plan with.
 
 0.20 raised it to 0.92 when it began to take the CUDA graphs from the pool (``CacheConfig`` in the
-0.11.0 to 0.19.0 and the 0.20.0 to 0.33.0 wheels).  The planner keeps 0.9 with no graphs, the
-older pair, which the start-up logs it was checked against used: give 0.92 and the graphs' size
-for vLLM 0.20 and later.
+0.11.0 to 0.19.0 and the 0.20.0 to 0.33.0 wheels); :data:`VLLM_VERSIONS` gives each release's.
+:func:`plan_vllm` defaults to 0.9 with no graphs, the older pair, which the start-up logs it was
+checked against used.
 """
 
 VLLM_BLOCK_SIZE = 16
