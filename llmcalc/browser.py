@@ -105,5 +105,7 @@ def planner_tables() -> dict[str, Any]:
             "peft_moe_names": lora.PEFT_MOE_NAMES,
         },
         "engines": {"block_size": engines.VLLM_BLOCK_SIZE, "non_torch": engines.VLLM_NON_TORCH,
-                    "activation_bytes": engines.ACTIVATION_BYTES},
+                    "activation_bytes": engines.ACTIVATION_BYTES, "max_num_seqs": engines.VLLM_MAX_NUM_SEQS,
+                    "fp32_bytes": engines.FP32_BYTES, "torch_sort_small_row": engines.TORCH_SORT_SMALL_ROW,
+                    "versions": engines.VLLM_VERSIONS},
     }

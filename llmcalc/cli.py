@@ -27,8 +27,10 @@ from . import _validate as check
 from .config import FIELD_CHOICES, Derived, ModelConfig
 from .engines import (
     ATTENTIONS,
-    VLLM_GPU_MEMORY_UTILIZATION,
     VLLM_MAX_NUM_BATCHED_TOKENS,
+    VLLM_MAX_NUM_SEQS,
+    VLLM_NON_TORCH,
+    VLLM_VERSIONS,
     plan_generate,
     plan_vllm,
 )
@@ -57,6 +59,7 @@ from .planner import (
     training_changes_that_fit,
 )
 from .presets import PRESETS, get_preset
+from .units import GiB
 
 __all__ = [
     "ENGINES",
@@ -283,8 +286,11 @@ PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
     "beyond_trained_context": (("inference",), False),
     "engine": (("inference",), "sum"),
     "attention": (("inference",), "sdpa"),
-    "gpu_memory_utilization": (("inference",), VLLM_GPU_MEMORY_UTILIZATION),
+    "vllm_version": (("inference",), "before-0.20"),
+    "gpu_memory_utilization": (("inference",), None),  # the chosen version's default
     "max_num_batched_tokens": (("inference",), VLLM_MAX_NUM_BATCHED_TOKENS),
+    "max_num_seqs": (("inference",), VLLM_MAX_NUM_SEQS),
+    "non_torch_gib": (("inference",), VLLM_NON_TORCH / GiB),
     "cuda_graphs_mib": (("inference",), 0),
     "tensor_parallel": (("inference",), 1),
     "pipeline_parallel": (("inference",), 1),
@@ -336,8 +342,11 @@ def _plan_options(args: argparse.Namespace) -> None:
 ENGINES = ("sum", "generate", "vllm")
 _ENGINE_OPTIONS = {
     "attention": ("generate",),
+    "vllm_version": ("vllm",),
     "gpu_memory_utilization": ("vllm",),
     "max_num_batched_tokens": ("vllm",),
+    "max_num_seqs": ("vllm",),
+    "non_torch_gib": ("vllm",),
     "cuda_graphs_mib": ("vllm",),
     "batch": ("sum", "generate"),
     "kv_format": ("sum", "vllm"),
@@ -361,39 +370,56 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
     """vLLM's start-up budget and KV-cache pool, as it prints them."""
     if args.gpu is None:
         raise ValueError("--engine vllm needs --gpu: vLLM sizes its KV-cache pool from the card's memory")
+    graphs_given = args.cuda_graphs_mib != 0
+    if graphs_given and args.vllm_version == "before-0.20":
+        raise ValueError("--cuda-graphs-mib applies to --vllm-version 0.20+: vLLM before 0.20 captures its CUDA "
+                         "graphs after sizing the KV-cache pool, outside it")
+    if args.gpu_memory_utilization is None:
+        args.gpu_memory_utilization = VLLM_VERSIONS[args.vllm_version]
+    card_gib = args.gpu / GiB
+    non_torch = check.number("non_torch_gib", args.non_torch_gib, minimum=0, maximum=card_gib)
     plan = plan_vllm(cfg, args.gpu, max_model_len=args.context, max_num_batched_tokens=args.max_num_batched_tokens,
                      gpu_memory_utilization=args.gpu_memory_utilization, weight_format=args.weight_format,
                      kv_format=args.kv_format,
                      cuda_graph_bytes=check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20,
-                     tensor_parallel=args.tensor_parallel)
+                     tensor_parallel=args.tensor_parallel, non_torch_bytes=round(non_torch * GiB),
+                     max_num_seqs=args.max_num_seqs)
     parts = {"budget": plan.requested, "weights": plan.weights, "profile_peak": plan.profile_peak,
              "non_torch_and_cuda_graphs": plan.non_torch, "kv_cache": plan.blocks * plan.block_bytes}
     rows = [(name.replace("_", " "), f"{value:,d}", format_bytes(value)) for name, value in parts.items()]
     result: dict[str, Any] = {"task": "inference", "engine": "vllm", "per_gpu_of": args.tensor_parallel,
                               "tensor_parallel": args.tensor_parallel, "parts": parts, "gpu_bytes": args.gpu,
                               "gpu_memory_utilization": args.gpu_memory_utilization,
+                              "vllm_version": args.vllm_version, "max_num_seqs": args.max_num_seqs,
                               "max_num_batched_tokens": args.max_num_batched_tokens, "kv_tokens": plan.kv_tokens,
                               "cuda_graph_bytes": args.cuda_graphs_mib * 2**20,
                               "max_concurrency": plan.max_concurrency, "fits": plan.starts,
                               "trained_context": trained_context(cfg)}
     where = ("one GPU" if args.tensor_parallel == 1
              else f"per GPU, each of {args.tensor_parallel:,} (tensor parallel {args.tensor_parallel})")
-    text = (f"inference with vLLM, {where}: gpu_memory_utilization {args.gpu_memory_utilization:g} of "
-            f"{format_bytes(args.gpu)}, max_num_batched_tokens {args.max_num_batched_tokens:,}\n"
+    release = args.vllm_version.replace("-", " ").replace("+", " and later")
+    text = (f"inference with vLLM {release}, {where}: gpu_memory_utilization "
+            f"{args.gpu_memory_utilization:g} of {format_bytes(args.gpu)}, max_num_batched_tokens "
+            f"{args.max_num_batched_tokens:,}, max_num_seqs {args.max_num_seqs:,}\n"
             + _table(("part", "bytes", "size"), rows)
             + f"\n\nGPU KV cache size: {plan.kv_tokens:,} tokens\n"
             f"Maximum concurrency for {args.context:,} tokens per request: {plan.max_concurrency:.2f}x\n"
             + ("starts" if plan.starts else f"does not start: the pool holds fewer than {args.context:,} tokens"))
-    if args.tensor_parallel > 1:
+    if args.tensor_parallel > 1 and args.non_torch_gib == VLLM_NON_TORCH / GiB:
         text += ("\n\nnote: memory outside PyTorch is taken as 0.35 GiB, one GPU's; with tensor parallelism NCCL's "
-                 "buffers make it larger (3.58 GiB on each of two GPUs in vLLM pull request 10511)")
+                 "buffers make it larger (3.58 GiB on each of two GPUs in vLLM pull request 10511): give "
+                 "--non-torch-gib as your log prints 'non_torch_memory'")
     longest = min(plan.kv_tokens, context_search_limit(cfg, beyond_trained=args.beyond_trained_context))
     result["largest_context"] = longest
     text += f"; longest max_model_len that starts: {longest:,d}" + _trained_note(cfg, args.context)
-    if not args.cuda_graphs_mib:
-        text += ("\n\nnote: CUDA graphs are not counted, as in vLLM before 0.20; from 0.20 vLLM takes them from "
-                 "this pool by default and plans with gpu_memory_utilization 0.92: for its pool, give "
-                 "--gpu-memory-utilization 0.92 and --cuda-graphs-mib as its log prints 'Estimated CUDA graph memory'")
+    if args.vllm_version == "before-0.20":
+        text += ("\n\nnote: planned as vLLM before 0.20, which captures its CUDA graphs after sizing this pool; "
+                 "vLLM 0.20 and later take them from the pool and plan with 0.92 of the card: give "
+                 "--vllm-version 0.20+")
+    elif not graphs_given:
+        text += ("\n\nnote: no CUDA graphs counted: their size depends on the kernels and the batch sizes "
+                 "captured, not on the model's shapes, so the planner cannot derive it, and vLLM's pool is smaller "
+                 "than this one by it: give --cuda-graphs-mib as your log prints 'Estimated CUDA graph memory'")
     return result, text
 
 
@@ -607,16 +633,26 @@ def build_parser() -> argparse.ArgumentParser:
                       "the prefill's peak) or vllm (vLLM's start-up KV-cache pool) (default: sum)")
     plan.add_argument("--attention", choices=ATTENTIONS, default=hidden,
                       help="inference with --engine generate: attention implementation (default: sdpa)")
+    plan.add_argument("--vllm-version", choices=tuple(VLLM_VERSIONS), default=hidden,
+                      help="inference with --engine vllm: the vLLM release planned, before 0.20 (0.9 of the card, "
+                      "CUDA graphs captured outside the pool) or 0.20 and later (0.92, graphs taken from the pool) "
+                      "(default: before-0.20)")
     plan.add_argument("--gpu-memory-utilization", type=real_number, default=hidden, metavar="F",
-                      help="inference with --engine vllm: share of the card vLLM plans with (default: 0.9, vLLM's "
-                      "before 0.20; 0.92 from 0.20)")
+                      help="inference with --engine vllm: share of the card vLLM plans with (default: 0.9 with "
+                      "--vllm-version before-0.20, 0.92 with 0.20+)")
     plan.add_argument("--max-num-batched-tokens", type=whole_number, default=hidden, metavar="N",
                       help="inference with --engine vllm: tokens of vLLM's profile pass, as it prints them "
                       f"(default: {VLLM_MAX_NUM_BATCHED_TOKENS:,})")
+    plan.add_argument("--max-num-seqs", type=whole_number, default=hidden, metavar="N",
+                      help="inference with --engine vllm: vLLM's max_num_seqs, the sequences its sampler warms up "
+                      f"with (default: {VLLM_MAX_NUM_SEQS})")
+    plan.add_argument("--non-torch-gib", type=real_number, default=hidden, metavar="GIB",
+                      help="inference with --engine vllm: memory outside PyTorch on each GPU, as vLLM prints "
+                      "'non_torch_memory' (default: 0.35, one GPU's)")
     plan.add_argument("--cuda-graphs-mib", type=whole_number, default=hidden, metavar="N",
-                      help="inference with --engine vllm: MiB of CUDA graphs vLLM takes from the KV-cache pool, "
-                      "as 0.20 and later do, which print it as 'Estimated CUDA graph memory' (default: 0, as "
-                      "vLLM before 0.20, which captures them after sizing the pool)")
+                      help="inference with --engine vllm --vllm-version 0.20+: MiB of CUDA graphs vLLM takes from "
+                      "the KV-cache pool, as its log prints 'Estimated CUDA graph memory' (default: 0, none "
+                      "counted: no shape tells their size)")
     plan.add_argument("--seq-len", type=tokens, default=hidden, metavar="N",
                       help="training: tokens per sequence (default: 2048)")
     plan.add_argument("--micro-batch", type=whole_number, default=hidden, metavar="N",

@@ -9,22 +9,26 @@ arithmetic from the shapes alone, as vLLM's worker does it
 (``Worker.determine_available_memory`` in ``vllm/v1/worker/gpu_worker.py``,
 ``determine_num_available_blocks`` in ``vllm/worker/worker.py`` for the V0
 engine, and the block count in ``vllm/v1/core/kv_cache_utils.py``; read at
-vLLM 0.6.4 to 0.10)::
+vLLM 0.6.4 to 0.10, and at 0.20.0, 0.33.0 and 0.34.0 for the CUDA graphs)::
 
     available KV = total * gpu_memory_utilization - (weights + profiled peak + memory outside torch)
     blocks       = available KV // (block_size * KV bytes per token)
     KV tokens    = blocks * block_size
     concurrency  = KV tokens / max_model_len
 
-The profiled peak is the largest working set of the profile run, a forward
-pass over ``max_num_batched_tokens`` tokens at once.  Its largest moment is the
+The profiled peak is the largest working set of the profile run: a forward
+pass over ``max_num_batched_tokens`` tokens spread over ``max_num_seqs``
+sequences, then a warm-up of the sampler over one row of logits a sequence
+(:func:`vllm_sampler_peak`).  The forward pass's largest moment is the
 MLP of a layer: the residual stream, the residual copy vLLM's fused
 add-and-norm keeps and the normed input (``3 * d_model`` values a token) are
 live together with the gate-and-up projection's output and the activated
 product (``2 * d_ff + d_ff``; ``d_ff + d_ff`` for a plain MLP), all in the
 model's 16-bit dtype.  On Llama-3.1-8B that is 110,592 bytes a token, which
 matches the growth of the peak in vLLM's own profile logs (+2.07 GiB at
-20,000 tokens, +2.99 GiB at 29,000; ``tests/data/vllm_startup_logs.json``).
+20,000 tokens, +2.99 GiB at 29,000; ``tests/data/engines/vllm_startup_logs.json``).  At short batches and large
+vocabularies the sampler's warm-up is the larger: 1.22 GiB for Llama 3 8B's
+128,256-token vocabulary over 256 sequences, where vLLM printed a peak of 1.26 GiB.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from .planner import (
     checked_model,
     context_limit,
     kv_heads_per_gpu,
+    padded_vocab,
     parallel_inference_plans,
     plan_inference,
 )
@@ -51,25 +56,30 @@ from .weightformats import weight_format_bytes
 __all__ = [
     "ACTIVATION_BYTES",
     "ATTENTIONS",
+    "TORCH_SORT_SMALL_ROW",
     "VLLM_BLOCK_SIZE",
     "VLLM_GPU_MEMORY_UTILIZATION",
     "VLLM_MAX_NUM_BATCHED_TOKENS",
+    "VLLM_MAX_NUM_SEQS",
     "VLLM_NON_TORCH",
+    "VLLM_VERSIONS",
     "VllmPlan",
     "generate_prefill_bytes",
     "generate_prefill_parts",
     "plan_generate",
     "plan_vllm",
+    "torch_sort_bytes",
     "vllm_profile_peak",
+    "vllm_sampler_peak",
 ]
 
 VLLM_GPU_MEMORY_UTILIZATION = 0.9
 """vLLM's default ``gpu_memory_utilization`` before 0.20, the share of the card's total the engine may plan with.
 
 0.20 raised it to 0.92 when it began to take the CUDA graphs from the pool (``CacheConfig`` in the
-0.11.0 to 0.19.0 and the 0.20.0 to 0.33.0 wheels).  The planner keeps 0.9 with no graphs, the
-older pair, which the start-up logs it was checked against used: give 0.92 and the graphs' size
-for vLLM 0.20 and later.
+0.11.0 to 0.19.0 and the 0.20.0 to 0.33.0 wheels); :data:`VLLM_VERSIONS` gives each release's.
+:func:`plan_vllm` defaults to 0.9 with no graphs, the older pair, which the start-up logs it was
+checked against used.
 """
 
 VLLM_BLOCK_SIZE = 16
@@ -95,27 +105,126 @@ cuBLAS workspaces.  With tensor parallelism NCCL's buffers add more.
 ACTIVATION_BYTES = 2
 """Bytes per activation value, in the 16-bit dtype vLLM runs bf16 and fp16 models in."""
 
+FP32_BYTES = 4
 
-def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1) -> int:
-    """Bytes the profile forward pass over ``tokens`` tokens adds to the weights at its peak, the MLP of one layer.
+VLLM_MAX_NUM_SEQS = 256
+"""vLLM's default ``max_num_seqs``, the sequences of the profile run and of the sampler's warm-up.
 
-    ``tokens * 2 * (3 * d_model + 3 * d_ff)`` for a SwiGLU MLP (``2 * d_ff``
+256 in the V0 engine (``EngineArgs`` in the 0.6.5 wheel) and, in the V1 engine, on cards under
+70 GiB; V1 uses 1,024 on larger cards (``_set_default_args_v1`` in the 0.8.5 wheel).  Give the
+value your engine uses.
+"""
+
+TORCH_SORT_SMALL_ROW = 4096
+"""The longest row PyTorch's CUDA sort sorts in place, with no scratch (``should_use_small_sort``)."""
+
+
+def torch_sort_bytes(rows: int, row_length: int, value_bytes: int = 4) -> int:
+    """Bytes ``torch.sort`` along the rows of a CUDA tensor allocates: its outputs and its scratch at their peak.
+
+    The outputs are the sorted values and their int64 positions.  Longer rows go
+    through ``launch_stable_sort_kernel`` (``aten/src/ATen/native/cuda/SortStable.cu``
+    at commit 061531e), which adds, for one row or rows of a million values or
+    more, a row of int64 positions and CUB's alternate buffers for one row; for 2
+    to 127 rows, two buffers of an int32 pair a value, the sorted keys and CUB's
+    alternate keys and pairs; for 128 rows or more, int64 positions and CUB's
+    alternate keys and positions for every value (``DeviceSegmentedRadixSort``
+    without a double buffer keeps both).
+
+    Examples
+    --------
+    >>> torch_sort_bytes(256, 128256) // (256 * 128256)  # vLLM's warm-up of Llama 3's sampler: 12 + 8 + 12
+    32
+    >>> torch_sort_bytes(64, 128256) // (64 * 128256), torch_sort_bytes(1, 4096)
+    (44, 49152)
+    """
+    n_rows = check.count("rows", rows, maximum=2**31)
+    length = check.count("row_length", row_length, maximum=2**31)
+    value = check.count("value_bytes", value_bytes, maximum=16)
+    outputs = n_rows * length * (value + 8)
+    if length <= TORCH_SORT_SMALL_ROW:
+        return outputs
+    if n_rows == 1 or length >= 1_000_000:
+        # segmented_sort_large_segments: one row's int64 positions, then CUB sorts one row at a time.
+        return outputs + length * (8 + value + 8)
+    if n_rows < 128:
+        # segmented_sort_pairs_by_full_sort: two int2 buffers, keys out, and CUB's alternate keys and int2 values.
+        return outputs + n_rows * length * (2 * 8 + value + value + 8)
+    # segmented_sort_pairs: int64 reverse positions and CUB's alternate keys and int64 values.
+    return outputs + n_rows * length * (8 + value + 8)
+
+
+VLLM_VERSIONS = {"before-0.20": 0.9, "0.20+": 0.92}
+"""The vLLM releases the planner models and the ``gpu_memory_utilization`` each defaults to.
+
+Before 0.20 vLLM captures its CUDA graphs after sizing the KV-cache pool, in the share of the card
+it leaves; 0.20 and later estimate the graphs first by default (``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1``)
+and take them from the pool (``cuda_graph_bytes`` of :func:`plan_vllm`).
+"""
+
+
+def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1, *,
+                      max_num_seqs: int = VLLM_MAX_NUM_SEQS) -> int:
+    """Bytes vLLM's profile run adds to the weights at its peak: the MLP of one layer or the sampler's warm-up.
+
+    The MLP holds ``tokens * 2 * (3 * d_model + 3 * d_ff)`` for a SwiGLU MLP (``2 * d_ff``
     for a plain MLP): residual stream, residual copy and normed input, then the
     gate-and-up output and the activated product, in 16 bits.  With
     ``tensor_parallel`` GPUs each computes ``d_ff / tensor_parallel`` of the MLP.
+    The sampler's warm-up follows the forward pass (:func:`vllm_sampler_peak`);
+    the peak is the larger of the two.
 
     Examples
     --------
     >>> from llmcalc import get_preset, GiB
-    >>> round(vllm_profile_peak(get_preset("llama-3-8b"), 20_000) / GiB, 2)
-    2.06
+    >>> llama3 = get_preset("llama-3-8b")
+    >>> round(vllm_profile_peak(llama3, 20_000) / GiB, 2), round(vllm_profile_peak(llama3, 8192) / GiB, 2)
+    (2.06, 1.22)
     """
     cfg = _dense(cfg)
     n = check.count("max_num_batched_tokens", tokens, maximum=2**24)
     # With tensor parallelism each GPU computes 1/tp of the MLP's width; the residual stream is whole on each.
     width = cfg.d_ff // check.count("tensor_parallel", tensor_parallel)
     mlp = 3 * width if cfg.ffn == "swiglu" else 2 * width
-    return n * ACTIVATION_BYTES * (3 * cfg.d_model + mlp)
+    return max(n * ACTIVATION_BYTES * (3 * cfg.d_model + mlp), vllm_sampler_peak(cfg, n, max_num_seqs=max_num_seqs))
+
+
+def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM_MAX_NUM_SEQS) -> int:
+    """Bytes vLLM's warm-up of its sampler holds at its peak, after a profile pass over ``tokens`` tokens.
+
+    vLLM's profile run spreads ``tokens`` over ``min(tokens, max_num_seqs)``
+    sequences and samples one token of each with top-k and top-p filters on,
+    to make the sampler's memory show in the peak (``profile_run``,
+    ``vllm/worker/model_runner.py:1229-1231`` in the 0.6.5 wheel;
+    ``_dummy_sampler_run``, ``vllm/v1/worker/gpu_model_runner.py:1512-1528`` in 0.8.5).  Its
+    largest moment is the filter's sort (``_apply_top_k_top_p``,
+    ``vllm/model_executor/layers/sampler.py:431`` in 0.6.5; ``apply_top_k_top_p``,
+    ``vllm/v1/sample/ops/topk_topp_sampler.py:189`` in 0.8.5): the forward pass's
+    output (``tokens`` vectors of ``d_model`` in 16 bits), one row of logits a
+    sequence in 16 bits over the vocabulary padded to 64, their FP32 copy over the
+    vocabulary (``sampler.py:269``), and what the sort of that copy allocates
+    (:func:`torch_sort_bytes`).  The logits are whole on every
+    GPU with tensor parallelism.  It is a count of the tensors vLLM's code and
+    PyTorch's sort allocate, checked against the peaks vLLM printed
+    (``tests/data/engines/vllm_startup_logs.json``), not measured here.
+
+    vLLM 0.34's new model runner warms its sampler up twice, the second time with
+    every sampling option on, and filters without that sort; the planner does not model it.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset, GiB
+    >>> round(vllm_sampler_peak(get_preset("llama-3-8b"), 8192) / GiB, 2)  # vLLM PR 10511 printed 1.26
+    1.22
+    >>> round(vllm_sampler_peak(get_preset("qwen2.5-7b"), 8192, max_num_seqs=1024) / GiB, 2)
+    5.57
+    """
+    cfg = _dense(cfg)
+    n = check.count("max_num_batched_tokens", tokens, maximum=2**24)
+    seqs = min(n, check.count("max_num_seqs", max_num_seqs, maximum=2**24))
+    # The logits in 16 bits and in FP32, then the sort of the FP32 copy, row by row of the vocabulary.
+    logits = seqs * (ACTIVATION_BYTES * padded_vocab(cfg) + FP32_BYTES * cfg.vocab_size)
+    return n * ACTIVATION_BYTES * cfg.d_model + logits + torch_sort_bytes(seqs, cfg.vocab_size, FP32_BYTES)
 
 
 def _dense(cfg: ModelConfig) -> ModelConfig:
@@ -177,6 +286,7 @@ def plan_vllm(
     block_size: int = VLLM_BLOCK_SIZE,
     cuda_graph_bytes: int = 0,
     tensor_parallel: int = 1,
+    max_num_seqs: int = VLLM_MAX_NUM_SEQS,
 ) -> VllmPlan:
     """vLLM's KV-cache pool for ``cfg`` on one GPU of ``gpu_bytes``, as its start-up log reports it.
 
@@ -221,7 +331,7 @@ def plan_vllm(
     length = check.count("max_model_len", max_model_len, maximum=context_limit(cfg))
     batched = VLLM_MAX_NUM_BATCHED_TOKENS if max_num_batched_tokens is None else max_num_batched_tokens
     size = check.count("block_size", block_size, maximum=1024)
-    non_torch = check.count("non_torch_bytes", non_torch_bytes, minimum=0)
+    non_torch = check.count("non_torch_bytes", non_torch_bytes, minimum=0, maximum=total)
     graphs = check.count("cuda_graph_bytes", cuda_graph_bytes, minimum=0, maximum=total)
     # vLLM multiplies the float total by the utilization; truncate to whole bytes as its int() does.
     requested = int(total * utilization)
@@ -235,8 +345,8 @@ def plan_vllm(
         weights = shard.weights
         token_bytes = -(-kv_cache_bytes_per_token(cfg, kv_format) * kv_heads_per_gpu(cfg, tp) // cfg.n_kv_heads)
     block_bytes = size * token_bytes
-    plan = VllmPlan(requested, weights, vllm_profile_peak(cfg, batched, tp), non_torch + graphs, block_bytes, 0,
-                    size, length)
+    peak = vllm_profile_peak(cfg, batched, tp, max_num_seqs=max_num_seqs)
+    plan = VllmPlan(requested, weights, peak, non_torch + graphs, block_bytes, 0, size, length)
     return VllmPlan(requested, weights, plan.profile_peak, plan.non_torch, block_bytes,
                     max(plan.available_kv // block_bytes, 0), size, length)
 

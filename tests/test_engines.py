@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 
 from llmcalc import GiB, get_preset
-from llmcalc.engines import VLLM_NON_TORCH, plan_vllm, vllm_profile_peak
+from llmcalc.engines import VLLM_NON_TORCH, plan_vllm, torch_sort_bytes, vllm_profile_peak, vllm_sampler_peak
 
-LOGS = json.loads((pathlib.Path(__file__).parent / "data" / "engines" / "vllm_startup_logs.json").read_text())["logs"]
+LOG_FILE = pathlib.Path(__file__).parent / "data" / "engines" / "vllm_startup_logs.json"
+ALL_LOGS = json.loads(LOG_FILE.read_text())["logs"]
+LOGS = [log for log in ALL_LOGS if "settings_unknown" not in log]
 
 
 def _plan(log: dict[str, Any]) -> Any:
@@ -46,8 +48,15 @@ def test_kv_tokens_within_five_percent_of_the_printed_figure(log: dict[str, Any]
 @pytest.mark.parametrize("log", [log for log in LOGS if "printed_weights_gib" in log],
                          ids=[log["id"] for log in LOGS if "printed_weights_gib" in log])
 def test_weights_per_gpu_are_what_vllm_printed(log: dict[str, Any]) -> None:
-    """vLLM prints the weights of one GPU to two decimals of a GiB: the planner's split must round to it."""
-    assert round(_plan(log).weights / GiB, 2) == log["printed_weights_gib"]
+    """vLLM prints the weights of one GPU to two decimals of a GiB: the planner's split is within 1.5 % of it.
+
+    Llama 3 8B's split rounds to the printed hundredth; the Qwen2 logs load about 0.2 GiB more than their
+    parameters, which the planner does not count (the data's "differences").
+    """
+    planned = _plan(log).weights / GiB
+    assert abs(planned / log["printed_weights_gib"] - 1) <= 0.015
+    if log["preset"] == "llama-3-8b":
+        assert round(planned, 2) == log["printed_weights_gib"]
 
 
 def test_a_tensor_parallel_log_is_among_them() -> None:
@@ -114,15 +123,81 @@ def test_cuda_graphs_counted_by_later_versions_come_out_of_the_pool() -> None:
 
 def test_logs_come_from_several_threads() -> None:
     threads = {log["url"] for log in LOGS}
-    assert len(threads) >= 3
+    assert len(threads) >= 5
+
+
+def test_every_log_names_its_card_and_the_total_it_was_planned_with() -> None:
+    # The card list's CUDA-visible totals are checked against these: each log names its card and keeps the total
+    # the log printed (or says where it comes from when the quoted lines do not print it).
+    for log in ALL_LOGS:
+        assert log["card"] and log["gpu_total_gib"] > 0
+        assert "total_gpu_memory" in log["quoted"] or "gpu_total_note" in log or log["id"].startswith("pr-2031")
+
+
+def test_the_refusal_on_two_4090s_is_the_first_gpu_with_the_sampler() -> None:
+    # Issue 13061: the worker that printed its budget (no sampler: V0 samples on the first GPU) had 8.69 GiB, 94,917
+    # tokens (94,912 in blocks of 16); vLLM refused with 81,536, the first GPU's pool after the sampler's warm-up.
+    log = next(log for log in LOGS if log["id"] == "issue-13061-4090-tp2")
+    per_token = 48 * 2 * 4 * 128 * 2  # 48 layers, keys and values, 4 of 8 KV heads a GPU, 128 wide, bf16
+    assert int(8.69 * GiB // per_token) // 16 * 16 == 94912
+    plan = _plan(log)
+    assert not plan.starts
+    assert plan.profile_peak / GiB > 1.3  # the sampler over 256 x 152,064 logits, not the forward pass's 0.19 GiB
 
 
 def test_pr_10511_parts_the_planner_assumes_differently() -> None:
-    # PR 10511 printed its budget by part on an H100: the planner's pool is within 5 % although two of its parts are
-    # not what that run measured; the test keeps the page's explanation true.
+    # PR 10511 printed its budget by part on an H100: weights and peak are the planner's within 3 %; the memory outside
+    # torch is not, and it shrinks vLLM's pool, as the page says.
     log = next(log for log in LOGS if log["id"] == "pr-10511-h100")
     plan = _plan(log)
     assert round(plan.weights / GiB, 2) == 14.96  # printed "model weights take 14.96GiB"
-    assert round(plan.profile_peak / GiB, 2) == 0.84 < 1.26  # printed "PyTorch activation peak memory 1.26GiB"
-    assert round(plan.non_torch / GiB, 2) == 0.35 < 1.79  # printed "non_torch_memory 1.79GiB"
+    assert plan.profile_peak / GiB == pytest.approx(log["printed_peak_gib"], rel=0.03)  # the sampler's warm-up, 1.22
+    assert round(plan.non_torch / GiB, 2) == 0.35 < log["printed_non_torch_gib"]
     assert round(plan.requested / GiB, 2) == 71.3  # printed 71.29GiB (from the unrounded total)
+    # Given the printed memory outside torch, the pool is the printed one to 0.1 %.
+    given = plan_vllm(get_preset("llama-3-8b"), round(79.22 * GiB), max_model_len=8192, max_num_batched_tokens=8192,
+                      non_torch_bytes=round(1.79 * GiB))
+    assert given.available_kv / GiB == pytest.approx(log["printed_kv_gib"], rel=0.001)
+
+
+@pytest.mark.parametrize("log", [log for log in LOGS if "printed_peak_gib" in log],
+                         ids=[log["id"] for log in LOGS if "printed_peak_gib" in log])
+def test_profile_peak_is_the_printed_activation_peak(log: dict[str, Any]) -> None:
+    """vLLM's "PyTorch activation peak memory": at 8,192 tokens Llama 3's sampler warm-up, not its MLP (0.84 GiB)."""
+    assert _plan(log).profile_peak / GiB == pytest.approx(log["printed_peak_gib"], rel=0.05)
+
+
+def test_sampler_warm_up_grows_with_sequences_and_vocabulary() -> None:
+    # 256 sequences of Llama 3's 128,256 logits: 2 bytes of padded bf16 and 36 of the sort's working set each, plus the
+    # forward pass's 8,192 outputs of 4,096 values in bf16.
+    llama3 = get_preset("llama-3-8b")
+    assert vllm_sampler_peak(llama3, 8192) == 256 * (2 * 128256 + 36 * 128256) + 8192 * 4096 * 2
+    # Fewer tokens than sequences: one sequence a token; under 128 rows PyTorch sorts all rows at once with pairs of
+    # int32 (row, position), 12 bytes more a logit than the segmented sort.
+    assert vllm_sampler_peak(llama3, 100) == 100 * (2 + 4 + 12 + 32) * 128256 + 100 * 4096 * 2
+    assert vllm_sampler_peak(llama3, 8192, max_num_seqs=1024) > 4 * GiB
+    with pytest.raises(ValueError, match="max_num_seqs"):
+        vllm_sampler_peak(llama3, 8192, max_num_seqs=0)
+
+
+def test_a_log_whose_peak_rules_out_the_default_sequences_is_set_aside() -> None:
+    # Issue 10517's 35k comment printed a peak 0.06 GiB above the weights: below even the 16-bit and FP32 logits of
+    # 256 sequences, so its settings are not vLLM's defaults and the comment does not give them.
+    [log] = [log for log in ALL_LOGS if "settings_unknown" in log]
+    assert log["id"] == "issue-10517-35k-chunked"
+    logits_alone = 256 * 128256 * (2 + 4)
+    assert logits_alone / GiB > 0.06 * 2
+
+
+@pytest.mark.parametrize("rows, length, scratch_per_value, scratch_per_row", [
+    (256, 128256, 8 + 4 + 8, 0),   # segmented_sort_pairs: int64 reverse positions, CUB's alternate keys and values
+    (64, 128256, 16 + 4 + 4 + 8, 0),  # by full sort: two int2 buffers, keys out, CUB's alternate keys and int2 values
+    (1, 152064, 0, 8 + 4 + 8),    # one row: its int64 positions and CUB's buffers for it
+    (8, 1_000_000, 0, 8 + 4 + 8),  # rows of a million or more go one at a time
+    (256, 4096, 0, 0),            # short rows are sorted in place
+])
+def test_torch_sort_allocates_its_outputs_and_the_scratch_of_its_path(rows: int, length: int, scratch_per_value: int,
+                                                                      scratch_per_row: int) -> None:
+    # Oracle: the buffers SortStable.cu (PyTorch commit 061531e) allocates on each path, counted by hand.
+    outputs = rows * length * (4 + 8)
+    assert torch_sort_bytes(rows, length) == outputs + rows * length * scratch_per_value + length * scratch_per_row

@@ -45,13 +45,18 @@ def test_vllm_plan_prints_the_pool_and_concurrency_as_vllm_does(capsys: pytest.C
 
 def test_vllm_plan_says_when_cuda_graphs_are_not_counted(capsys: pytest.CaptureFixture[str]) -> None:
     """vLLM 0.20 and later take the graphs from the pool by default; a plan without their size says so."""
-    base = ["plan", "llama-3-8b", "--engine", "vllm", "--context", "8192", "--gpu", "rtx-3090"]
+    older = ["plan", "llama-3-8b", "--engine", "vllm", "--context", "8192", "--gpu", "rtx-3090"]
+    assert main(older) == 0
+    assert "note: planned as vLLM before 0.20" in capsys.readouterr().out
+    base = [*older, "--vllm-version", "0.20+"]
     assert main(base) == 0
-    assert "CUDA graphs are not counted, as in vLLM before 0.20" in capsys.readouterr().out
+    assert "no CUDA graphs counted: their size depends on the kernels" in capsys.readouterr().out
     assert main([*base, "--cuda-graphs-mib", "560"]) == 0
-    assert "CUDA graphs are not counted" not in capsys.readouterr().out
+    assert "no CUDA graphs counted" not in capsys.readouterr().out
     without, counted = run(capsys, *base[1:]), run(capsys, *base[1:], "--cuda-graphs-mib", "560")
     assert (without["cuda_graph_bytes"], counted["cuda_graph_bytes"]) == (0, 560 * 2**20)
+    # 0.20 and later plan with 0.92 of the card unless told otherwise.
+    assert (run(capsys, *older[1:])["gpu_memory_utilization"], without["gpu_memory_utilization"]) == (0.9, 0.92)
     # The graphs come out of the pool, whole blocks at a time: 560 MiB is 4,480 tokens of 128 KiB each.
     assert without["kv_tokens"] - counted["kv_tokens"] == 560 * 2**20 // (32 * 2 * 8 * 128 * 2 * 16) * 16
 
@@ -64,6 +69,15 @@ def test_vllm_plan_says_when_cuda_graphs_are_not_counted(capsys: pytest.CaptureF
     (["--gpu-memory-utilization", "0.8"], "--gpu-memory-utilization does not apply to --engine sum"),
     (["--engine", "vllm", "--gpu", "24", "--gpu-memory-utilization", "1.2"], "gpu_memory_utilization must be"),
     (["--task", "full", "--engine", "vllm"], "--engine does not apply to --task full"),
+    (["--engine", "vllm", "--gpu", "24", "--cuda-graphs-mib", "512"],
+     "--cuda-graphs-mib applies to --vllm-version 0.20+"),
+    (["--engine", "vllm", "--gpu", "24", "--non-torch-gib", "-1"],
+     "non_torch_gib must be a finite number >= 0 and <= 24"),
+    (["--engine", "vllm", "--gpu", "24", "--non-torch-gib", "25"],
+     "non_torch_gib must be a finite number >= 0 and <= 24"),
+    (["--engine", "vllm", "--gpu", "24", "--max-num-seqs", "0"], "max_num_seqs must be an integer in [1, 16777216]"),
+    (["--engine", "vllm", "--gpu", "24", "--vllm-version", "0.19"], "invalid choice: '0.19'"),
+    (["--non-torch-gib", "1"], "--non-torch-gib does not apply to --engine sum"),
 ])
 def test_engine_options_that_do_not_apply_are_refused(capsys: pytest.CaptureFixture[str], argv: list[str],
                                                       message: str) -> None:
@@ -71,3 +85,17 @@ def test_engine_options_that_do_not_apply_are_refused(capsys: pytest.CaptureFixt
         main(["plan", "llama-3-8b", *argv])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_vllm_plan_takes_the_memory_outside_torch_and_the_sequences_a_log_prints(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """vLLM PR 10511 on an H100: given its printed non_torch_memory 1.79 GiB, the pool is the printed 53.29 GiB."""
+    args = ["llama-3-8b", "--engine", "vllm", "--context", "8192", "--gpu", "79.22GiB", "--max-num-batched-tokens",
+            "8192"]
+    given = run(capsys, *args, "--non-torch-gib", "1.79")
+    assert given["parts"]["non_torch_and_cuda_graphs"] == round(1.79 * 2**30)
+    assert abs(given["kv_tokens"] / 436551 - 1) < 0.001  # 53.29 GiB over 128 KiB a token
+    # More sequences, a larger sampler warm-up: vLLM V1's 1,024 on large cards takes 3.5 GiB more.
+    more = run(capsys, *args, "--non-torch-gib", "1.79", "--max-num-seqs", "1024")
+    assert (given["parts"]["profile_peak"], given["max_num_seqs"]) == (1314783232, 256)
+    assert more["parts"]["profile_peak"] - given["parts"]["profile_peak"] == 768 * 38 * 128256

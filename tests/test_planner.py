@@ -846,7 +846,9 @@ def vllm_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: i
                            gpu_memory_utilization=options["utilization"],  # type: ignore[arg-type]
                            weight_format=options["weightFormat"], kv_format=options["kvFormat"],  # type: ignore[arg-type]
                            cuda_graph_bytes=options["cudaGraphBytes"],  # type: ignore[arg-type]
-                           tensor_parallel=options["tensorParallel"])  # type: ignore[arg-type]
+                           tensor_parallel=options["tensorParallel"],  # type: ignore[arg-type]
+                           non_torch_bytes=options["nonTorchBytes"],  # type: ignore[arg-type]
+                           max_num_seqs=options["maxNumSeqs"])  # type: ignore[arg-type]
         figures = {"requested": result.requested, "weights": result.weights, "profile_peak": result.profile_peak,
                    "non_torch": result.non_torch, "blocks": result.blocks, "kv_tokens": result.kv_tokens,
                    "max_concurrency": repr(result.max_concurrency), "starts": str(result.starts).lower()}
@@ -878,7 +880,10 @@ def engine_vectors(seed: int = 20261201) -> list[dict[str, object]]:
                        "weightFormat": rng.choice(WEIGHT_FORMATS), "kvFormat": rng.choice(KV_FORMATS),
                        "utilization": rng.choice([0.9, 0.5, 0.95, rng.choice([1.0, 0.0, 1.5])]),
                        "cudaGraphBytes": rng.choice([0, 0, 512 * 2**20, rng.randint(0, 2**36)]),
-                       "tensorParallel": rng.choice([1, 1, 2, 4, 3])}
+                       "tensorParallel": rng.choice([1, 1, 2, 4, 3]),
+                       "nonTorchBytes": rng.choice([375809638, 375809638, 0, round(3.58 * 2**30),
+                                                    rng.randint(0, 2**30), 2**41]),
+                       "maxNumSeqs": rng.choice([256, 256, 1024, rng.randint(1, 300), 0])}
             vectors.append(vllm_case(label, source, cfg, rng.choice(cards), options))
     return vectors
 
@@ -952,7 +957,7 @@ def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str, plann
 
     generate = cli("--engine", "generate", "--attention", "eager", "--context", "4096", "--gpu", "l4")
     vllm = cli("--engine", "vllm", "--context", "8192", "--gpu", "l4", "--gpu-memory-utilization", "0.85",
-               "--max-num-batched-tokens", "2048", "--cuda-graphs-mib", "512")
+               "--max-num-batched-tokens", "2048", "--vllm-version", "0.20+", "--cuda-graphs-mib", "512")
     planner = planners.main(language)
     page, log = planner.page, planner.log
     page.locator('select[name="preset"]').select_option("llama-3-8b")
@@ -963,8 +968,8 @@ def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str, plann
                                                      "total": generate["total"]}
     assert read(page, "largest").startswith(f"{generate['largest_context']:,}")
     assert page.locator('[name="kv_format"]').is_hidden() and page.locator('[name="attention"]').is_visible()
-    choose(page, task="inference", engine="vllm", gpu_memory_utilization="85", max_num_batched_tokens="2048",
-           context="8192", cuda_graphs_mib="512")
+    choose(page, task="inference", engine="vllm", vllm_version="0.20+", gpu_memory_utilization="85",
+           max_num_batched_tokens="2048", context="8192", cuda_graphs_mib="512")
     assert page.locator('[name="batch"]').is_hidden() and page.locator('[name="attention"]').is_hidden()
     verdict = read(page, "verdict")
     assert f"{vllm['kv_tokens']:,}" in verdict and f"{vllm['max_concurrency']:.2f}" in verdict, verdict
@@ -977,13 +982,57 @@ def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str, plann
     assert note.is_hidden()
     choose(page, task="inference", cuda_graphs_mib="0")
     words = page.locator(ROOT).get_attribute("data-vllm-graphs-note")
-    assert note.is_visible() and note.inner_text() == words and "0.20" in words
-    assert HAN.search(words) if language == "zh_TW" else words.startswith("CUDA graphs are not counted, as in vLLM")
+    assert note.is_visible() and note.inner_text() == words and "Estimated CUDA graph memory" in words
+    assert HAN.search(words) if language == "zh_TW" else words.startswith("No CUDA graphs are counted")
     without = cli("--engine", "vllm", "--context", "8192", "--gpu", "l4", "--gpu-memory-utilization", "0.85",
-                  "--max-num-batched-tokens", "2048")
+                  "--max-num-batched-tokens", "2048", "--vllm-version", "0.20+")
     assert f"{without['kv_tokens']:,}" in read(page, "verdict")
     page.locator('[name="gpu_memory_utilization"]').fill("101")
     assert page.locator('[name="gpu_memory_utilization"]').get_attribute("aria-invalid") == "true"
+    assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_vllm_release_sequences_and_memory_outside_torch_are_the_clis(language: str, planners: Planners) -> None:
+    """vLLM PR 10511's H100 log, as the CLI plans it, on each new input: the release, max_num_seqs, non-torch GiB."""
+    def cli(*argv: str) -> dict:
+        return cli_plan_json("llama-3-8b", "--engine", "vllm", "--context", "8192", "--gpu", "79.22GiB",
+                             "--max-num-batched-tokens", "8192", *argv)
+
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('select[name="preset"]').select_option("llama-3-8b")
+    choose(page, task="inference", engine="vllm", gpu="", gpu_gib="79.22 GiB", context="8192",
+           max_num_batched_tokens="8192")
+    graphs = page.locator('[name="cuda_graphs_mib"]')
+    note = page.locator(f'{ROOT} [data-out="note"]')
+    # Before 0.20: 90 % of the card, no graphs field, and the note that names the later release.
+    assert page.locator('[name="gpu_memory_utilization"]').input_value() == "90" and graphs.is_hidden()
+    assert note.inner_text() == page.locator(ROOT).get_attribute("data-vllm-before-note")
+    cases = [({}, ()),
+             ({"non_torch_gib": "1.79"}, ("--non-torch-gib", "1.79")),
+             ({"non_torch_gib": "1.79", "max_num_seqs": "1024"}, ("--non-torch-gib", "1.79", "--max-num-seqs", "1024")),
+             ({"vllm_version": "0.20+", "non_torch_gib": "0.35", "max_num_seqs": "256"}, ("--vllm-version", "0.20+")),
+             ({"cuda_graphs_mib": "700"}, ("--vllm-version", "0.20+", "--cuda-graphs-mib", "700"))]
+    for fields, argv in cases:
+        choose(page, task="inference", **fields)
+        expected = cli(*argv)
+        verdict = read(page, "verdict")
+        assert f"{expected['kv_tokens']:,}" in verdict, (fields, verdict, expected["kv_tokens"])
+        shown = shown_parts(page)
+        assert shown["activations"] == expected["parts"]["profile_peak"]
+        assert shown["reserve"] == expected["parts"]["non_torch_and_cuda_graphs"]
+    # Choosing 0.20 and later set the CLI's default share, 92 %, and showed the graphs' field.
+    assert page.locator('[name="gpu_memory_utilization"]').input_value() == "92" and graphs.is_visible()
+    assert cli("--vllm-version", "0.20+")["gpu_memory_utilization"] == 0.92
+    # A memory outside PyTorch larger than the card, or not a number, is refused at its field, naming the value.
+    for typed in ("80", "1,5"):
+        page.locator('[name="non_torch_gib"]').fill(typed)
+        assert page.locator('[name="non_torch_gib"]').get_attribute("aria-invalid") == "true"
+        error = page.locator(f'{ROOT} [data-error="plan"]').inner_text()
+        assert typed in error and "79.22" in error, error
+    choose(page, task="inference", cuda_graphs_mib="0", vllm_version="before-0.20", non_torch_gib="0.35")
+    assert page.locator('[name="gpu_memory_utilization"]').input_value() == "90"
     assert log.errors == [] and log.requests == []
 
 

@@ -1009,13 +1009,35 @@
     return memoryPlan(base.weights, prefill[0], 0n, 0n, prefill[1]);
   }
 
-  /* llmcalc.engines.vllm_profile_peak */
-  function vllmProfilePeak(cfg, tokens, tp) {
+  /* llmcalc.engines.vllm_profile_peak: the larger of a layer's MLP and the sampler's warm-up. */
+  function vllmProfilePeak(cfg, tokens, tp, maxNumSeqs) {
     denseOnly(cfg);
     checkCount("max_num_batched_tokens", tokens, 1, 16777216);
     var width = big(cfg.d_ff) / big(tp);
-    var mlp = cfg.ffn === "swiglu" ? 3n * width : 2n * width;
-    return big(tokens) * big(TABLES.engines.activation_bytes) * (3n * big(cfg.d_model) + mlp);
+    var mlp = big(tokens) * big(TABLES.engines.activation_bytes) *
+      (3n * big(cfg.d_model) + (cfg.ffn === "swiglu" ? 3n * width : 2n * width));
+    var sampler = vllmSamplerPeak(cfg, tokens, maxNumSeqs);
+    return mlp > sampler ? mlp : sampler;
+  }
+
+  /* llmcalc.engines.vllm_sampler_peak */
+  function vllmSamplerPeak(cfg, tokens, maxNumSeqs) {
+    var E = TABLES.engines;
+    var n = big(checkCount("max_num_batched_tokens", tokens, 1, 16777216));
+    var seqs = big(checkCount("max_num_seqs", given(maxNumSeqs, E.max_num_seqs), 1, 16777216));
+    if (n < seqs) { seqs = n; }
+    var fp32 = big(E.fp32_bytes);
+    var logits = seqs * (big(E.activation_bytes) * paddedVocab(cfg) + fp32 * big(cfg.vocab_size));
+    return n * big(E.activation_bytes) * big(cfg.d_model) + logits + torchSortBytes(seqs, big(cfg.vocab_size), fp32);
+  }
+
+  /* llmcalc.engines.torch_sort_bytes: the outputs and the scratch of the path SortStable.cu takes. */
+  function torchSortBytes(rows, length, value) {
+    var outputs = rows * length * (value + 8n);
+    if (length <= big(TABLES.engines.torch_sort_small_row)) { return outputs; }
+    if (rows === 1n || length >= 1000000n) { return outputs + length * (8n + value + 8n); }
+    if (rows < 128n) { return outputs + rows * length * (16n + value + value + 8n); }
+    return outputs + rows * length * (8n + value + 8n);
   }
 
   /* llmcalc.engines.plan_vllm: the start-up budget and the KV-cache pool, as vLLM prints them. */
@@ -1031,6 +1053,8 @@
     var length = checkCount("max_model_len", options.context, 1, tokenLimit(cfg));
     var batched = options.maxNumBatchedTokens;
     var requested = big(Math.trunc(Number(gpuBytes) * utilization));
+    var nonTorch = big(checkCount("non_torch_bytes", big(given(options.nonTorchBytes, E.non_torch)), 0n,
+                                  big(gpuBytes)));
     var graphs = big(checkCount("cuda_graph_bytes", big(options.cudaGraphBytes), 0n, big(gpuBytes)));
     var tp = checkCount("tensor_parallel", given(options.tensorParallel, 1), 1, LIMITS.max_gpus);
     var weights;
@@ -1045,8 +1069,8 @@
     }
     var blockSize = big(E.block_size);
     var blockBytes = blockSize * tokenBytes;
-    var peak = vllmProfilePeak(cfg, batched, tp);
-    var nonTorch = big(E.non_torch) + graphs;
+    var peak = vllmProfilePeak(cfg, batched, tp, options.maxNumSeqs);
+    nonTorch += graphs;
     var available = requested - weights - peak - nonTorch;
     var blocks = available > 0n ? available / blockBytes : 0n;
     var tokens = blocks * blockSize;
@@ -1116,6 +1140,20 @@
       throw new PlannerInputError(fill(fill(root.dataset.dropoutError, "label", input.dataset.label), "value", text));
     }
     return value;
+  }
+
+  /* The memory outside PyTorch, in GiB as vLLM prints it: a decimal number of at least 0 (the card bounds it later). */
+  function readNonTorch(root, cardBytes) {
+    var input = root.querySelector('[name="non_torch_gib"]');
+    var text = input.value.trim();
+    var cardGib = Number(cardBytes) / 1073741824;
+    var bad = !/^[0-9]+(?:\.[0-9]+)?$/.test(text) || Number(text) > cardGib;
+    input.setAttribute("aria-invalid", bad ? "true" : "false");
+    if (bad) {
+      throw new PlannerInputError(fill(fill(fill(root.dataset.nonTorchError, "label", input.dataset.label), "value",
+        text), "max", cardGib.toLocaleString(document.documentElement.lang || "en", { maximumFractionDigits: 2 })));
+    }
+    return Math.round(Number(text) * 1073741824);
   }
 
   function PlannerInputError(message) { this.message = message; }
@@ -1189,6 +1227,7 @@
     var FIELD_OF = { context: "context", batch: "batch", seq_len: "seq_len", micro_batch: "micro_batch",
                      n_gpus: "n_gpus", lora_rank: "rank", max_model_len: "context", prompt: "context",
                      max_num_batched_tokens: "max_num_batched_tokens", tensor_parallel: "tensor_parallel",
+                     max_num_seqs: "max_num_seqs", non_torch_bytes: "non_torch_gib",
                      pipeline_parallel: "pipeline_parallel" };
 
     function fieldError(name, message) {
@@ -1254,9 +1293,13 @@
         if (options.engine !== "generate") { options.tensorParallel = readInteger(root, "tensor_parallel", format); }
         if (options.engine === "sum") { options.pipelineParallel = readInteger(root, "pipeline_parallel", format); }
         if (options.engine === "vllm") {
+          options.vllmVersion = form.elements.vllm_version.value;
           options.utilization = readInteger(root, "gpu_memory_utilization", format) / 100;
           options.maxNumBatchedTokens = readInteger(root, "max_num_batched_tokens", format);
-          options.cudaGraphBytes = readInteger(root, "cuda_graphs_mib", format) * 1048576;
+          options.maxNumSeqs = readInteger(root, "max_num_seqs", format);
+          /* As the CLI: before 0.20 vLLM captures its graphs outside the pool, so none are taken from it. */
+          options.cudaGraphBytes = options.vllmVersion === "0.20+"
+            ? readInteger(root, "cuda_graphs_mib", format) * 1048576 : 0;
         }
         return options;
       }
@@ -1285,6 +1328,8 @@
     /* vLLM's start-up pool in the table's rows: the weights, the profiled peak (activations), the memory outside
      * torch (reserve) and the pool (KV cache), against the share of the card vLLM plans with. */
     function renderVllm(cfg, options, budget) {
+      /* As the CLI's --non-torch-gib: a number of GiB from 0 to the card's total. */
+      options.nonTorchBytes = readNonTorch(root, budget);
       var result = planVllm(cfg, budget, options);
       var shown = memoryPlan(result.weights, result.blocks * result.block_bytes, 0n, 0n, result.profile_peak);
       shown.reserve = result.non_torch;
@@ -1294,8 +1339,10 @@
         format.count(result.kv_tokens)), "context", format.count(options.context)), "concurrency",
         result.max_concurrency.toLocaleString(document.documentElement.lang || "en",
           { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
-      /* As the CLI's note: vLLM 0.20 and later take the graphs from the pool, and no shape tells their size. */
-      var graphsNote = options.cudaGraphBytes === 0 ? root.dataset.vllmGraphsNote : "";
+      /* As the CLI's notes: before 0.20 the graphs are outside the pool; from 0.20 they come out of it, and no shape
+       * tells their size. */
+      var graphsNote = options.vllmVersion === "before-0.20" ? root.dataset.vllmBeforeNote
+        : options.cudaGraphBytes === 0 ? root.dataset.vllmGraphsNote : "";
       render(shown, result.requested, cfg, options,
         [verdict, result.starts, [root.dataset.largestMaxModelLen, longest, ""], graphsNote]);
     }
@@ -1408,6 +1455,10 @@
       root.querySelectorAll("[data-engine]").forEach(function (group) {
         group.hidden = group.dataset.engine.split(" ").indexOf(engine) < 0;
       });
+      var release = form.elements.vllm_version.value;
+      root.querySelectorAll("[data-vllm-version]").forEach(function (group) {
+        group.hidden = group.dataset.vllmVersion !== release;
+      });
       var cfg;
       try {
         cfg = model();
@@ -1487,6 +1538,14 @@
     function useCard() {
       if (gpu.value) { gib.value = String(big(TABLES.cards[gpu.value]) / 1048576n) + " MiB"; }
     }
+    /* Choosing a vLLM release sets its default share of the card before the form's listeners plan, as the CLI
+     * defaults --gpu-memory-utilization to the chosen --vllm-version's. */
+    function useRelease() {
+      form.elements.gpu_memory_utilization.value = String(Math.round(TABLES.engines.versions[
+        form.elements.vllm_version.value] * 100));
+    }
+    form.elements.vllm_version.addEventListener("input", useRelease);
+    form.elements.vllm_version.addEventListener("change", useRelease);
     gpu.addEventListener("input", useCard);
     gpu.addEventListener("change", useCard);
     gib.addEventListener("input", function () { gpu.value = ""; });

@@ -34,7 +34,8 @@
   }
 
   /* Whether the field accepts `text` as the form itself would: a listed choice, a whole number in the field's
-   * [min, max], a flag, a card's memory as llmcalc.planner.gpu_memory reads it, a dropout in [0, 1). */
+   * [min, max], a flag, a card's memory as llmcalc.planner.gpu_memory reads it, a dropout in [0, 1), a decimal
+   * number of GiB outside PyTorch. */
   function accepts(form, element, text) {
     if (text.length > MAX_VALUE_LENGTH) { return false; }
     if (element.tagName === "SELECT") {
@@ -46,6 +47,7 @@
     if (element.type === "checkbox") { return text === "true" || text === "false"; }
     if (element.name === "gpu_gib") { return window.LLMPlanner.gpuMemory(text) !== null; }
     if (element.name === "lora_dropout") { return /^(?:0|0?\.[0-9]+|0\.)$/.test(text) && Number(text) < 1; }
+    if (element.name === "non_torch_gib") { return /^[0-9]+(?:\.[0-9]+)?$/.test(text); }
     if (element.min !== "" && element.max !== "") {
       return /^[0-9]+$/.test(text) && Number(text) >= Number(element.min) && Number(text) <= Number(element.max);
     }

@@ -62,6 +62,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         "error", "memory_error", "config_error", "plan_error",
         "engine", "engine_sum", "engine_generate", "engine_vllm", "attention", "gpu_memory_utilization",
         "max_num_batched_tokens", "cuda_graphs_mib", "vllm_starts", "vllm_no_start", "vllm_graphs_note",
+        "vllm_version", "vllm_before_020", "vllm_020_later", "max_num_seqs", "non_torch_gib", "non_torch_error",
+        "vllm_before_note",
         "largest_max_model_len", "per_gpu_busiest", "per_gpu_each",
         *REFUSAL_LABELS,
         # plannershare.js and plannerchart.js: the share link, a second card and the chart.
@@ -80,7 +82,9 @@ page's language; ``memory_error`` takes ``{label}`` and ``{value}`` (what was ty
 ``beyond_trained_note`` take ``{trained}``, the positions the model was trained on;
 ``context_note`` takes ``{context}`` and ``{trained}``; ``dropout_error`` takes ``{label}`` and
 ``{value}``; ``vllm_starts`` takes ``{tokens}``, ``{context}`` and ``{concurrency}``, ``vllm_no_start``
-``{tokens}`` and ``{context}``; ``vllm_graphs_note`` (a vLLM plan given no CUDA graphs) takes nothing;
+``{tokens}`` and ``{context}``; ``vllm_graphs_note`` (a plan of vLLM 0.20 and later given no CUDA graphs) and
+``vllm_before_note`` (a plan of vLLM before 0.20) take nothing; ``non_torch_error`` takes ``{label}``, ``{value}``
+(what was typed) and ``{max}`` (the card's GiB);
 ``share_bad`` takes ``{label}`` and ``{value}`` (the link's bad part);
 ``chart_summary`` takes ``{first}``, ``{x_first}``, ``{last}``, ``{x_last}`` (the chart's first and last
 totals in GiB and where they are) and ``{cards}`` (each card with its memory); ``per_gpu_busiest``
@@ -91,7 +95,8 @@ ZeRO) ``{gpus}`` and ``{stage}``.
 # The planner's messages that fill in a {detail} or {bytes}, or name what fits.
 PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
-                    "dropout_error", "vllm_starts", "vllm_no_start", "vllm_graphs_note", "largest_max_model_len",
+                    "dropout_error", "vllm_starts", "vllm_no_start", "vllm_graphs_note", "vllm_before_note",
+                    "non_torch_error", "largest_max_model_len",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
                     "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each")
 
