@@ -135,19 +135,19 @@ class GpuCard:
 
     @property
     def estimated(self) -> bool:
-        """Whether :attr:`total_bytes` is an estimate: no published log prints what a process sees on this card."""
+        """Whether :attr:`total_bytes` is an estimate, because no published log prints what a process sees here."""
         return self.process_gib is None
 
     @property
     def field(self) -> str:
-        """The total a plan uses, as a GPU memory size: the printed GiB, or the estimate in whole MiB."""
+        """The total in bytes a plan uses as :func:`gpu_memory` reads it, the printed GiB or the estimate in MiB."""
         if self.process_gib is None:
             return f"{self.reported_mib - PROCESS_ESTIMATE_MIB} MiB"
         return f"{self.process_gib} GiB"
 
     @property
     def total_bytes(self) -> int:
-        """The total a plan is checked against: what a process sees, published or (:attr:`estimated`) estimated."""
+        """The total in bytes a plan is checked against, what a process sees, published or estimated."""
         return gpu_memory(self.field)
 
     @property
@@ -291,7 +291,7 @@ def gpu_memory(text: str) -> int:
 
 PROCESS_ESTIMATE_MIB: int = -(-max(card.reported_bytes - gpu_memory(card.field) for card in CARDS
                                    if card.process_gib is not None) // MiB)
-"""MiB taken off a card's reported total where no published log prints what a process sees: an estimate.
+"""MiB taken off a card's reported total where no published log prints what a process sees, an estimate.
 
 It is the largest gap between the two totals among the listed cards that have
 both, rounded up to whole MiB: 881 MiB, the A100 (80 GB)'s 81,920 MiB against

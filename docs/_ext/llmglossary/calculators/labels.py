@@ -63,6 +63,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         "engine", "engine_sum", "engine_generate", "engine_vllm", "attention", "gpu_memory_utilization",
         "max_num_batched_tokens", "cuda_graphs_mib", "vllm_starts", "vllm_no_start", "vllm_graphs_note",
         "largest_max_model_len", "per_gpu_busiest", "per_gpu_each",
+        "vllm_profile_peak", "vllm_non_torch", "vllm_budget", "sum_note", "gpu_process", "gpu_estimate", "gpu_typed",
         *REFUSAL_LABELS,
         # plannershare.js and plannerchart.js: the share link, a second card and the chart.
         "gpu_compare", "gpu_compare_none", "share_copy", "share_copied", "share_copy_failed", "share_bad",
@@ -81,6 +82,10 @@ page's language; ``memory_error`` takes ``{label}`` and ``{value}`` (what was ty
 ``context_note`` takes ``{context}`` and ``{trained}``; ``dropout_error`` takes ``{label}`` and
 ``{value}``; ``vllm_starts`` takes ``{tokens}``, ``{context}`` and ``{concurrency}``, ``vllm_no_start``
 ``{tokens}`` and ``{context}``; ``vllm_graphs_note`` (a vLLM plan given no CUDA graphs) takes nothing;
+``vllm_profile_peak``, ``vllm_non_torch`` and ``vllm_budget`` name the activations, reserve and total rows
+for the vLLM engine; ``sum_note`` (the engine that adds no working memory) takes nothing; ``gpu_process`` takes
+``{total}``, ``{source}``, ``{tool}`` and ``{reported}``, ``gpu_estimate`` ``{total}``, ``{tool}``,
+``{reported}`` and ``{margin}``, ``gpu_typed`` nothing: which total the plan used;
 ``share_bad`` takes ``{label}`` and ``{value}`` (the link's bad part);
 ``chart_summary`` takes ``{first}``, ``{x_first}``, ``{last}``, ``{x_last}`` (the chart's first and last
 totals in GiB and where they are) and ``{cards}`` (each card with its memory); ``per_gpu_busiest``
@@ -93,7 +98,8 @@ PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
                     "dropout_error", "vllm_starts", "vllm_no_start", "vllm_graphs_note", "largest_max_model_len",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
-                    "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each")
+                    "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each", "sum_note", "gpu_process",
+                    "gpu_estimate", "gpu_typed")
 
 
 def split_label(text: str) -> tuple[str, str]:
