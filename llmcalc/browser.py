@@ -84,6 +84,7 @@ def planner_tables() -> dict[str, Any]:
                                    "estimated": card.estimated, "source": card.process_source}
                         for card in planner.CARDS},
         "process_estimate_mib": planner.PROCESS_ESTIMATE_MIB,
+        "process_estimate_error_mib": planner.PROCESS_ESTIMATE_ERROR_MIB,
         "memory_units": dict(planner.MEMORY_UNITS),
         "dtype_bits": dict(formats.DTYPE_BITS),
         "optimizers": {name: memory.OPTIMIZER_STATES[name] for name in planner.OPTIMIZERS},

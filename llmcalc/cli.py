@@ -42,6 +42,7 @@ from .planner import (
     MAX_BATCH,
     OPTIMIZERS,
     PRECISIONS,
+    PROCESS_ESTIMATE_ERROR_MIB,
     PROCESS_ESTIMATE_MIB,
     QLORA_PREPARATIONS,
     TASKS,
@@ -547,10 +548,12 @@ def _gpu_total(text: str) -> tuple[dict[str, Any], str]:
     result = {"source": "estimate" if card.estimated else "process", "card": card.key,
               "reported_mib": card.reported_mib, "tool": card.tool, "process_source": card.process_source}
     if card.estimated:
+        over, under = PROCESS_ESTIMATE_ERROR_MIB
         return result, (f"GPU memory: {card.name}, {card.reported_mib - PROCESS_ESTIMATE_MIB:,} MiB, an estimate of "
                         f"the total a process sees: {card.tool}'s {card.reported_mib:,} MiB less "
                         f"{PROCESS_ESTIMATE_MIB} MiB, the largest gap published for a listed card (no published log "
-                        "prints this card's)")
+                        f"prints this card's); on the listed cards with a published total, each left out in turn, "
+                        f"the rule is {over} MiB over to {under} MiB under")
     return result, (f"GPU memory: {card.name}, {card.process_gib} GiB, the total a process sees, as "
                     f"{card.process_source} prints it ({card.tool} reports {card.reported_mib:,} MiB)")
 

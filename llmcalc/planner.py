@@ -51,6 +51,7 @@ __all__ = [
     "OPTIMIZERS",
     "PRECISIONS",
     "PRECISION_RECIPES",
+    "PROCESS_ESTIMATE_ERROR_MIB",
     "PROCESS_ESTIMATE_MIB",
     "QLORA_PREPARATIONS",
     "RESERVE",
@@ -289,14 +290,36 @@ def gpu_memory(text: str) -> int:
         raise refusal("gpu_memory_out_of_range", value=text, size=size)
     return size
 
-PROCESS_ESTIMATE_MIB: int = -(-max(card.reported_bytes - gpu_memory(card.field) for card in CARDS
-                                   if card.process_gib is not None) // MiB)
+def _estimate_margin_mib(cards: Iterable[GpuCard]) -> int:
+    """The largest gap between the reported and the process totals of ``cards``, rounded up to whole MiB."""
+    return -(-max(card.reported_bytes - gpu_memory(card.field) for card in cards) // MiB)
+
+
+_PUBLISHED = [card for card in CARDS if card.process_gib is not None]
+PROCESS_ESTIMATE_MIB: int = _estimate_margin_mib(_PUBLISHED)
 """MiB taken off a card's reported total where no published log prints what a process sees, an estimate.
 
 It is the largest gap between the two totals among the listed cards that have
 both, rounded up to whole MiB: 881 MiB, the A100 (80 GB)'s 81,920 MiB against
 79.14 GiB.  The gaps published for the other cards are 256 to 598 MiB, so the
-estimate errs on the side of "does not fit".
+estimate errs on the side of "does not fit" (:data:`PROCESS_ESTIMATE_ERROR_MIB`).
+"""
+
+
+def _leave_one_out_errors_mib(cards: list[GpuCard]) -> tuple[int, int]:
+    """Each card's process total estimated from the other cards' gaps, against its own: (most over, most under) MiB."""
+    errors = [card.reported_bytes - _estimate_margin_mib(other for other in cards if other is not card) * MiB
+              - card.total_bytes for card in cards]
+    return (max(errors) + MiB // 2) // MiB, (MiB // 2 - min(errors)) // MiB
+
+
+PROCESS_ESTIMATE_ERROR_MIB: tuple[int, int] = _leave_one_out_errors_mib(_PUBLISHED)
+"""The estimate's error in MiB (most over, most under) on the cards with a published total, each left out in turn.
+
+Leaving each of the 13 cards out in turn and estimating its process total from
+the other 12, the rule gives 283 to 625 MiB less than the published total for
+12 of them, and 283 MiB more for the A100 (80 GB), the card whose gap sets the
+margin: (283, 625) MiB, most over and most under.
 """
 
 GPUS: Mapping[str, int] = MappingProxyType({card.label: card.total_bytes for card in CARDS})

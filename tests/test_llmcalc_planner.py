@@ -20,6 +20,7 @@ from llmcalc.planner import (
     CARDS,
     GPUS,
     MAX_PARAMS,
+    PROCESS_ESTIMATE_ERROR_MIB,
     PROCESS_ESTIMATE_MIB,
     RESERVE,
     MemoryPlan,
@@ -178,6 +179,19 @@ def test_every_card_is_planned_at_the_total_a_process_sees() -> None:
             assert card.estimated and card.total_bytes == (card.reported_mib - 881) * 2**20
     gaps = [card.reported_bytes - card.total_bytes for card in CARDS if not card.estimated]
     assert PROCESS_ESTIMATE_MIB == 881 and -(-max(gaps) // 2**20) == 881 and min(gaps) // 2**20 == 256
+
+
+def test_the_estimate_s_error_is_measured_on_cards_it_was_not_taken_from() -> None:
+    """Each published card estimated from the others' largest gap: 283 MiB over (the A100 80 GB) to 625 under."""
+    published = {card.key: card for card in CARDS if not card.estimated}
+    gaps = {key: card.reported_mib * 2**20 - gpu_memory(card.process_gib or "") for key, card in published.items()}
+    errors = {}
+    for key, card in published.items():
+        margin_mib = -(-max(gap for other, gap in gaps.items() if other != key) // 2**20)
+        errors[key] = round(((card.reported_mib - margin_mib) * 2**20 - card.total_bytes) / 2**20)
+    assert [key for key, error in errors.items() if error > 0] == ["a100-80gb"] and errors["a100-80gb"] == 283
+    assert min(errors.values()) == errors["rtx-3060"] == -625
+    assert PROCESS_ESTIMATE_ERROR_MIB == (283, 625)
 
 
 def test_an_l40s_as_a_process_sees_it_flips_the_70b_qlora_verdict() -> None:

@@ -1340,8 +1340,10 @@
         return format.count(Number(mib)) + " MiB";
       });
       var text = card.estimated ? root.dataset.gpuEstimate : root.dataset.gpuProcess;
-      return fill(fill(fill(fill(fill(text, "total", total), "source", card.source), "tool", card.tool), "reported",
-        format.count(card.reported_mib)), "margin", format.count(TABLES.process_estimate_mib));
+      var errors = TABLES.process_estimate_error_mib;
+      return fill(fill(fill(fill(fill(fill(fill(text, "total", total), "source", card.source), "tool", card.tool),
+        "reported", format.count(card.reported_mib)), "margin", format.count(TABLES.process_estimate_mib)),
+        "over", format.count(errors[0])), "under", format.count(errors[1]));
     }
 
     /* A row's name as shown: vLLM's rows carry their own names beside the training ones. */

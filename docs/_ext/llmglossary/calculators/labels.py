@@ -85,7 +85,8 @@ page's language; ``memory_error`` takes ``{label}`` and ``{value}`` (what was ty
 ``vllm_profile_peak``, ``vllm_non_torch`` and ``vllm_budget`` name the activations, reserve and total rows
 for the vLLM engine; ``sum_note`` (the engine that adds no working memory) takes nothing; ``gpu_process`` takes
 ``{total}``, ``{source}``, ``{tool}`` and ``{reported}``, ``gpu_estimate`` ``{total}``, ``{tool}``,
-``{reported}`` and ``{margin}``, ``gpu_typed`` nothing: which total the plan used;
+``{reported}``, ``{margin}``, ``{over}`` and ``{under}`` (the estimate's error, in MiB), ``gpu_typed``
+nothing: which total the plan used;
 ``share_bad`` takes ``{label}`` and ``{value}`` (the link's bad part);
 ``chart_summary`` takes ``{first}``, ``{x_first}``, ``{last}``, ``{x_last}`` (the chart's first and last
 totals in GiB and where they are) and ``{cards}`` (each card with its memory); ``per_gpu_busiest``
