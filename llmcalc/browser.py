@@ -69,7 +69,9 @@ def planner_tables() -> dict[str, Any]:
     >>> import json
     >>> tables = planner_tables()
     >>> tables["cards"]["t4"] // 2**20, tables["zero3"]["reduce_bucket_size"], tables["parallel"]["vocab_padding"]
-    (15360, 500000000, 64)
+    (14909, 500000000, 64)
+    >>> tables["card_totals"]["t4"]["field"], tables["card_totals"]["a10g"]["field"]
+    ('14.56 GiB', '22147 MiB')
     >>> json.loads(json.dumps(tables)) == json.loads(json.dumps(planner_tables()))
     True
     """
@@ -78,6 +80,11 @@ def planner_tables() -> dict[str, Any]:
                    "max_batch": planner.MAX_BATCH, "max_gpus": planner.MAX_GPUS, "reserve": planner.RESERVE,
                    "min_gpu_bytes": planner.MIN_GPU_BYTES, "max_gpu_bytes": planner.MAX_GPU_BYTES},
         "cards": {card.key: card.total_bytes for card in planner.CARDS},
+        "card_totals": {card.key: {"field": card.field, "reported_mib": card.reported_mib, "tool": card.tool,
+                                   "estimated": card.estimated, "source": card.process_source}
+                        for card in planner.CARDS},
+        "process_estimate_mib": planner.PROCESS_ESTIMATE_MIB,
+        "process_estimate_error_mib": planner.PROCESS_ESTIMATE_ERROR_MIB,
         "memory_units": dict(planner.MEMORY_UNITS),
         "dtype_bits": dict(formats.DTYPE_BITS),
         "optimizers": {name: memory.OPTIMIZER_STATES[name] for name in planner.OPTIMIZERS},

@@ -44,6 +44,8 @@ from .planner import (
     MAX_BATCH,
     OPTIMIZERS,
     PRECISIONS,
+    PROCESS_ESTIMATE_ERROR_MIB,
+    PROCESS_ESTIMATE_MIB,
     QLORA_PREPARATIONS,
     TASKS,
     FitChange,
@@ -53,6 +55,7 @@ from .planner import (
     gpu_memory,
     inference_changes_that_fit,
     largest_fitting,
+    listed_card,
     plan_inference,
     plan_training,
     trained_context,
@@ -553,11 +556,32 @@ def _changes_text(changes: Sequence[FitChange]) -> str:
             + _table(("change", "bytes", "size", "fits"), rows))
 
 
-def _gpu_argument(text: str) -> int:
+def _gpu_argument(text: str) -> str:
+    """The text of ``--gpu`` once :func:`gpu_memory` reads it: :func:`main` still needs the card it names."""
     try:
-        return gpu_memory(text)
+        gpu_memory(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _gpu_total(text: str) -> tuple[dict[str, Any], str]:
+    """Which total ``--gpu`` gave, for the result and a line of text: a listed card's process total, or as typed."""
+    card = listed_card(text)
+    if card is None:
+        return ({"source": "typed"}, f"GPU memory: {format_bytes(gpu_memory(text))} as given; plans need the total "
+                "a process sees (torch.cuda.mem_get_info, vLLM's total_gpu_memory), below nvidia-smi's memory.total")
+    result = {"source": "estimate" if card.estimated else "process", "card": card.key,
+              "reported_mib": card.reported_mib, "tool": card.tool, "process_source": card.process_source}
+    if card.estimated:
+        over, under = PROCESS_ESTIMATE_ERROR_MIB
+        return result, (f"GPU memory: {card.name}, {card.reported_mib - PROCESS_ESTIMATE_MIB:,} MiB, an estimate of "
+                        f"the total a process sees: {card.tool}'s {card.reported_mib:,} MiB less "
+                        f"{PROCESS_ESTIMATE_MIB} MiB, the largest gap published for a listed card (no published log "
+                        f"prints this card's); on the listed cards with a published total, each left out in turn, "
+                        f"the rule is {over} MiB over to {under} MiB under")
+    return result, (f"GPU memory: {card.name}, {card.process_gib} GiB, the total a process sees, as "
+                    f"{card.process_source} prints it ({card.tool} reports {card.reported_mib:,} MiB)")
 
 
 def _presets() -> tuple[dict[str, Any], str]:
@@ -614,7 +638,7 @@ def build_parser() -> argparse.ArgumentParser:
     cards = ", ".join(card.key for card in CARDS)
     plan.add_argument("--gpu", type=_gpu_argument, metavar="SIZE",
                       help="GPU memory: GiB (22.49), a number with MiB, GiB or GB = 10^9 bytes (23034MiB, 24GB), or "
-                      f"a listed card at the total its driver reports ({cards}); say whether the plan fits, and the "
+                      f"a listed card at the total a process sees on it ({cards}); say whether the plan fits, and the "
                       "longest context (inference) or largest micro-batch (training) that does")
     # SUPPRESS: an option the user did not give stays absent, so one given for another task can be told apart.
     hidden = argparse.SUPPRESS
@@ -699,6 +723,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        gpu_text = getattr(args, "gpu", None)
+        if gpu_text is not None:
+            args.gpu = gpu_memory(gpu_text)
         if args.command == "presets":
             result, text = _presets()
         elif args.command == "gguf":
@@ -712,6 +739,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = {"model": label, "config": {k: int(v) if isinstance(v, Derived) else v
                                                  for k, v in dataclasses.asdict(cfg).items()}, **result}
             text = f"{label}: " + " ".join(_config_lines(cfg, base)) + "\n\n" + text
+        if gpu_text is not None:
+            result["gpu_total"], line = _gpu_total(gpu_text)
+            text += "\n\n" + line
     except (ValueError, TypeError) as error:
         parser.exit(2, f"{parser.prog} {args.command}: error: {error}\n")
     try:

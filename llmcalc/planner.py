@@ -51,6 +51,8 @@ __all__ = [
     "OPTIMIZERS",
     "PRECISIONS",
     "PRECISION_RECIPES",
+    "PROCESS_ESTIMATE_ERROR_MIB",
+    "PROCESS_ESTIMATE_MIB",
     "QLORA_PREPARATIONS",
     "RESERVE",
     "ROW_PARALLEL",
@@ -70,6 +72,7 @@ __all__ = [
     "inference_changes_that_fit",
     "kv_heads_per_gpu",
     "largest_fitting",
+    "listed_card",
     "padded_vocab",
     "parallel_inference_plans",
     "pipeline_stages",
@@ -85,24 +88,35 @@ __all__ = [
 RESERVE = GiB
 """The 1 GiB every plan sets aside for the CUDA context and the allocator, an assumption, not a measurement.
 
-A process cannot use the whole of a card's reported total: before it allocates
-a tensor, the CUDA context (kernels, cuBLAS/cuDNN workspaces, the driver's own
-bookkeeping) takes a few hundred MiB, more on newer cards and drivers; we
-assume it takes at most 0.5 GiB of this reserve.  The rest covers the caching
+It is taken from the total a process sees (:attr:`GpuCard.total_bytes`), which
+is already 0.25 to 0.86 GiB below the driver's reported total.  Of that total,
+before it allocates a tensor, the CUDA context (kernels, cuBLAS/cuDNN
+workspaces) takes a few hundred MiB, more on newer cards and drivers; we assume
+it takes at most 0.5 GiB of this reserve.  The rest covers the caching
 allocator's rounding and fragmentation and kernels' temporary buffers, which
-depend on the workload.
+depend on the workload.  A serving engine needs more: vLLM counted 1.79 GiB
+outside PyTorch on one H100 (vLLM pull request 10511), so a plan with less than
+about 1 GiB to spare is a near miss there.
 """
 
 
 @dataclass(frozen=True)
 class GpuCard:
-    """A listed card: its memory as the driver reports it, and where that figure was read.
+    """A listed card: the total its driver reports, the total a process sees, and where each was read.
 
     ``reported_mib`` is the card's total as the driver's ``tool`` reports it:
     ``memory.total`` as ``nvidia-smi`` prints it (MiB, ECC on where the card has
     it) for NVIDIA cards; for AMD's, the size of the GPU agent's global memory
     pool that ``rocminfo`` prints (KB), in MiB.  It is quoted in the public
     ``source`` and was read on ``checked``.
+
+    ``process_gib`` is the total a CUDA process is given, smaller than the
+    driver's: the total of ``torch.cuda.mem_get_info`` (``cudaMemGetInfo``), which
+    vLLM prints as ``total_gpu_memory`` and PyTorch's out-of-memory message as
+    "total capacity", in GiB with two decimals as printed; ``process_source`` is
+    the public log or message that prints it and ``process_quote`` what it prints.
+    ``None`` where no published figure was found: :attr:`total_bytes` is then an
+    estimate (:data:`PROCESS_ESTIMATE_MIB`).
     """
 
     key: str
@@ -111,11 +125,31 @@ class GpuCard:
     source: str
     checked: str
     tool: str = "nvidia-smi"
+    process_gib: str | None = None
+    process_source: str = ""
+    process_quote: str = ""
+
+    @property
+    def reported_bytes(self) -> int:
+        """The driver's reported total in bytes."""
+        return self.reported_mib * MiB
+
+    @property
+    def estimated(self) -> bool:
+        """Whether :attr:`total_bytes` is an estimate, because no published log prints what a process sees here."""
+        return self.process_gib is None
+
+    @property
+    def field(self) -> str:
+        """The total in bytes a plan uses as :func:`gpu_memory` reads it, the printed GiB or the estimate in MiB."""
+        if self.process_gib is None:
+            return f"{self.reported_mib - PROCESS_ESTIMATE_MIB} MiB"
+        return f"{self.process_gib} GiB"
 
     @property
     def total_bytes(self) -> int:
-        """The reported total in bytes."""
-        return self.reported_mib * MiB
+        """The total in bytes a plan is checked against, what a process sees, published or estimated."""
+        return gpu_memory(self.field)
 
     @property
     def label(self) -> str:
@@ -124,44 +158,80 @@ class GpuCard:
 
 
 _CHECKED = "2026-12-01"
+_CHECKED_PROCESS = "2026-12-07"
+_ISSUES = "https://github.com/"
 CARDS: tuple[GpuCard, ...] = (
     GpuCard("rtx-3060", "RTX 3060 (12 GB)", 12_288,
-            "https://github.com/geerlingguy/raspberry-pi-pcie-devices/issues/790", _CHECKED),
-    GpuCard("t4", "T4 (16 GB)", 15_360, "https://github.com/modal-labs/modal-client/pull/2797", _CHECKED),
+            "https://github.com/geerlingguy/raspberry-pi-pcie-devices/issues/790", _CHECKED,
+            process_gib="11.75", process_source=_ISSUES + "smy20011/dreambooth-gui/issues/78",
+            process_quote="(GPU 0; 11.75 GiB total capacity; ...)"),
+    GpuCard("t4", "T4 (16 GB)", 15_360, "https://github.com/modal-labs/modal-client/pull/2797", _CHECKED,
+            process_gib="14.56", process_source=_ISSUES + "Zheng-Chong/CatVTON/issues/133",
+            process_quote="GPU 0 has a total capacity of 14.56 GiB"),
+    GpuCard("a10", "A10 (24 GB)", 23_028, "https://github.com/QwenLM/Qwen3/issues/678", _CHECKED_PROCESS,
+            process_gib="21.99", process_source=_ISSUES + "zai-org/CogVLM/issues/236",
+            process_quote="GPU 0 has a total capacty of 21.99 GiB"),
     GpuCard("a10g", "A10G (24 GB)", 23_028, "https://github.com/NVIDIA/DCGM/issues/232", _CHECKED),
-    GpuCard("l4", "L4 (24 GB)", 23_034, "https://github.com/modal-labs/modal-client/pull/2797", _CHECKED),
-    GpuCard("rtx-3090", "RTX 3090 (24 GB)", 24_576, "https://github.com/noonghunna/club-3090/issues/1127", _CHECKED),
-    GpuCard("rtx-4090", "RTX 4090 (24 GB)", 24_564, "https://github.com/RLinf/RLinf/issues/255", _CHECKED),
-    GpuCard("rtx-5090", "RTX 5090 (32 GB)", 32_607, "https://github.com/noonghunna/club-3090/issues/617", _CHECKED),
-    GpuCard("a100-40gb", "A100 (40 GB)", 40_960, "https://github.com/modal-labs/modal-client/pull/2797", _CHECKED),
-    GpuCard("l40s", "L40S (48 GB)", 46_068, "https://github.com/akash-network/provider-configs/pull/99", _CHECKED),
-    GpuCard("a100-80gb", "A100 (80 GB)", 81_920, "https://github.com/modal-labs/modal-client/pull/2797", _CHECKED),
-    GpuCard("h100-sxm", "H100 SXM (80 GB)", 81_559, "https://github.com/NVIDIA/nccl/issues/1264", _CHECKED),
+    GpuCard("l4", "L4 (24 GB)", 23_034, "https://github.com/modal-labs/modal-client/pull/2797", _CHECKED,
+            process_gib="22.03", process_source=_ISSUES + "ArcInstitute/evo2/issues/190",
+            process_quote="GPU 0 has a total capacity of 22.03 GiB"),
+    GpuCard("rtx-3090", "RTX 3090 (24 GB)", 24_576, "https://github.com/noonghunna/club-3090/issues/1127", _CHECKED,
+            process_gib="23.58", process_source=_ISSUES + "vllm-project/vllm/issues/10517",
+            process_quote="total_gpu_memory=23.58GiB"),
+    GpuCard("rtx-4090", "RTX 4090 (24 GB)", 24_564, "https://github.com/RLinf/RLinf/issues/255", _CHECKED,
+            process_gib="23.64", process_source=_ISSUES + "ali-vilab/VGen/issues/104",
+            process_quote="GPU 0 has a total capacity of 23.64 GiB"),
+    GpuCard("rtx-5090", "RTX 5090 (32 GB)", 32_607, "https://github.com/noonghunna/club-3090/issues/617", _CHECKED,
+            process_gib="31.37", process_source=_ISSUES + "Wan-Video/Wan2.1/issues/465",
+            process_quote="GPU 0 has a total capacity of 31.37 GiB"),
+    GpuCard("a100-40gb", "A100 (40 GB)", 40_960, "https://github.com/modal-labs/modal-client/pull/2797", _CHECKED,
+            process_gib="39.50", process_source=_ISSUES + "TianheWu/CoSeR/issues/10",
+            process_quote="GPU 0 has a total capacity of 39.50 GiB"),
+    GpuCard("a40", "A40 (48 GB)", 46_068, "https://github.com/chatdoc-com/OCRFlux/issues/64", _CHECKED_PROCESS),
+    GpuCard("l40s", "L40S (48 GB)", 46_068, "https://github.com/akash-network/provider-configs/pull/99", _CHECKED,
+            process_gib="44.42", process_source=_ISSUES + "stepfun-ai/Step-Video-T2V/issues/8",
+            process_quote="GPU  has a total capacity of 44.42 GiB"),
+    # ECC on: the same issue prints nvidia-smi's 46068MiB beside the message (49,140 MiB with ECC off).
+    GpuCard("rtx-6000-ada", "RTX 6000 Ada (48 GB)", 46_068, "https://github.com/DINGYANB/MTVCrafter/issues/21",
+            _CHECKED_PROCESS, process_gib="44.43", process_source=_ISSUES + "DINGYANB/MTVCrafter/issues/21",
+            process_quote="GPU 0 has a total capacity of 44.43 GiB"),
+    GpuCard("a100-80gb", "A100 (80 GB)", 81_920, "https://github.com/modal-labs/modal-client/pull/2797", _CHECKED,
+            process_gib="79.14", process_source=_ISSUES + "lianqi1008/Control-GIC/issues/6",
+            process_quote="GPU 0 has a total capacity of 79.14 GiB"),
+    GpuCard("h100-sxm", "H100 SXM (80 GB)", 81_559, "https://github.com/NVIDIA/nccl/issues/1264", _CHECKED,
+            process_gib="79.11", process_source=_ISSUES + "vllm-project/vllm/issues/27508",
+            process_quote="GPU 0 has a total capacity of 79.11 GiB"),
     # Lambda's docs quote nvidia-smi on its 1x H100 PCIe instance (driver 550.90.12); the file's commit of 2024-11-07.
     GpuCard("h100-pcie", "H100 PCIe (80 GB)", 81_559,
             "https://github.com/LandonTClipp/lambda-docs/blob/c863063d19e4e1b5ffa397783031a9b3682fdf06/docs/education/"
             "scheduling-and-orchestration/skypilot-deploy-kubernetes.md", _CHECKED),
-    GpuCard("h100-nvl", "H100 NVL (94 GB)", 95_830, "https://github.com/wilicc/gpu-burn/issues/141", _CHECKED),
+    GpuCard("h100-nvl", "H100 NVL (94 GB)", 95_830, "https://github.com/wilicc/gpu-burn/issues/141", _CHECKED,
+            process_gib="93.00", process_source=_ISSUES + "ali-vilab/VACE/issues/56",
+            process_quote="GPU 0 has a total capacity of 93.00 GiB"),
     GpuCard("h200", "H200 (141 GB)", 143_771, "https://github.com/sgl-project/sglang/issues/3196", _CHECKED),
     GpuCard("b200", "B200 (180 GB)", 183_359, "https://github.com/NVIDIA/TensorRT-LLM/issues/10278", _CHECKED),
     # rocminfo's pool on an MI300X: "Size: 201310208(0xbffc000) KB", 196,592 MiB (rocm-smi's 206,141,652,992 bytes).
     GpuCard("mi300x", "MI300X (192 GB)", 196_592, "https://github.com/ROCm/legacy-rocm-build/issues/4414", _CHECKED,
             tool="rocminfo"),
 )
-"""Cards a buyer rents or owns today, with the total their driver reports, each from a public source.
+"""Cards a buyer rents or owns today, with the total their driver reports and the total a process sees.
 
 The vendor's "GB" is a nominal figure: a T4 sold as 16 GB reports 15,360 MiB
 (15.00 GiB), an L4 sold as 24 GB 23,034 MiB, an L40S sold as 48 GB 46,068 MiB;
 an H100 PCIe reports the same 81,559 MiB as an H100 SXM.  NVIDIA cards are
 read from ``nvidia-smi``; AMD's MI300X from ``rocminfo`` (its GPU pool of
 201,310,208 KB, 196,592 MiB, which is also the 206,141,652,992 bytes that
-``rocm-smi --showmeminfo vram`` prints as "VRAM Total Memory").  A card with
-no public driver output is left out rather than guessed: give the planner
-your card's own figure.
-"""
+``rocm-smi --showmeminfo vram`` prints as "VRAM Total Memory").
 
-GPUS: Mapping[str, int] = MappingProxyType({card.label: card.total_bytes for card in CARDS})
-"""Each listed card's label and its reported total in bytes (from :data:`CARDS`)."""
+A process is given less: the driver keeps some memory back from the total that
+``cudaMemGetInfo`` reports (23.58 GiB of an RTX 3090's 24.00).  Each card's
+process total is read from a published vLLM log or PyTorch out-of-memory message
+that names the card; it moves with the driver (an RTX 3090 printed 23.70 GiB in
+2022-2023 messages, 23.58 GiB in vLLM's of 2024), and the list keeps the lower,
+recent figure.  A card with no public driver output is left out rather than
+guessed; a listed card with no published process total is planned with an
+estimate (:data:`PROCESS_ESTIMATE_MIB`), said so wherever it is shown.
+"""
 
 MIN_GPU_BYTES = MiB
 """The least GPU memory :func:`gpu_memory` accepts, 1 MiB."""
@@ -179,17 +249,27 @@ None or ``GiB`` is ``2**30`` bytes, ``GB`` the vendor's ``10**9``, ``MiB`` ``2**
 """
 
 
+def listed_card(text: str) -> GpuCard | None:
+    """The card of :data:`CARDS` whose key ``text`` is (any case, spaces around it), or ``None``.
+
+    >>> listed_card(" RTX-3090 ").field, listed_card("24GB")
+    ('23.58 GiB', None)
+    """
+    return next((card for card in CARDS if card.key == text.strip(_SPACE).lower()), None)
+
+
 def gpu_memory(text: str) -> int:
     """Bytes of GPU memory from what a user types: ``22.49``, ``23034 MiB``, ``24GB``, ``44.99 GiB`` or a card's key.
 
     A bare number is GiB; ``GB`` is the vendor's decimal gigabyte (``10**9``
     bytes); fractions are exact and rounded down to whole bytes.  A key of
-    :data:`CARDS` (``l4``, ``h100-sxm``) gives that card's reported total.
+    :data:`CARDS` (``l4``, ``h100-sxm``) gives the total a process sees on that
+    card (:attr:`GpuCard.total_bytes`), not the driver's reported total.
 
     Examples
     --------
-    >>> gpu_memory("22.49"), gpu_memory("23034 MiB"), gpu_memory("24GB"), gpu_memory("l40s") // 2**20
-    (24148453621, 24152899584, 24000000000, 46068)
+    >>> gpu_memory("22.49"), gpu_memory("23034 MiB"), gpu_memory("24GB"), gpu_memory("l40s") == gpu_memory("44.42")
+    (24148453621, 24152899584, 24000000000, True)
     >>> gpu_memory("24 TB")
     Traceback (most recent call last):
     ...
@@ -197,19 +277,53 @@ def gpu_memory(text: str) -> int:
     """
     if not isinstance(text, str):
         raise refusal("gpu_memory_type", value=text, type=type(text).__name__)
-    cards = {card.key: card for card in CARDS}
-    key = text.strip(_SPACE).lower()
-    if key in cards:
-        return cards[key].total_bytes
+    card = listed_card(text)
+    if card is not None:
+        return card.total_bytes
     match = _MEMORY.fullmatch(text)
     if not match or match.group(2).lower() not in MEMORY_UNITS:
-        raise refusal("gpu_memory_unreadable", cards=list(cards), value=text)
+        raise refusal("gpu_memory_unreadable", cards=[card.key for card in CARDS], value=text)
     number, unit = match.groups()
     whole, _, fraction = number.partition(".")
     size: int = int((whole + fraction) or "0") * MEMORY_UNITS[unit.lower()] // 10 ** len(fraction)
     if not MIN_GPU_BYTES <= size <= MAX_GPU_BYTES:
         raise refusal("gpu_memory_out_of_range", value=text, size=size)
     return size
+
+def _estimate_margin_mib(cards: Iterable[GpuCard]) -> int:
+    """The largest gap between the reported and the process totals of ``cards``, rounded up to whole MiB."""
+    return -(-max(card.reported_bytes - gpu_memory(card.field) for card in cards) // MiB)
+
+
+_PUBLISHED = [card for card in CARDS if card.process_gib is not None]
+PROCESS_ESTIMATE_MIB: int = _estimate_margin_mib(_PUBLISHED)
+"""MiB taken off a card's reported total where no published log prints what a process sees, an estimate.
+
+It is the largest gap between the two totals among the listed cards that have
+both, rounded up to whole MiB: 881 MiB, the A100 (80 GB)'s 81,920 MiB against
+79.14 GiB.  The gaps published for the other cards are 256 to 598 MiB, so the
+estimate errs on the side of "does not fit" (:data:`PROCESS_ESTIMATE_ERROR_MIB`).
+"""
+
+
+def _leave_one_out_errors_mib(cards: list[GpuCard]) -> tuple[int, int]:
+    """Each card's process total estimated from the other cards' gaps, against its own: (most over, most under) MiB."""
+    errors = [card.reported_bytes - _estimate_margin_mib(other for other in cards if other is not card) * MiB
+              - card.total_bytes for card in cards]
+    return (max(errors) + MiB // 2) // MiB, (MiB // 2 - min(errors)) // MiB
+
+
+PROCESS_ESTIMATE_ERROR_MIB: tuple[int, int] = _leave_one_out_errors_mib(_PUBLISHED)
+"""The estimate's error in MiB (most over, most under) on the cards with a published total, each left out in turn.
+
+Leaving each of the 13 cards out in turn and estimating its process total from
+the other 12, the rule gives 283 to 625 MiB less than the published total for
+12 of them, and 283 MiB more for the A100 (80 GB), the card whose gap sets the
+margin: (283, 625) MiB, most over and most under.
+"""
+
+GPUS: Mapping[str, int] = MappingProxyType({card.label: card.total_bytes for card in CARDS})
+"""Each listed card's label and the total in bytes a plan uses for it, what a process sees (from :data:`CARDS`)."""
 
 TASKS = ("inference", "full", "lora", "qlora")
 """What a plan is for, inference or full, LoRA or QLoRA fine-tuning (see :func:`plan_training`)."""

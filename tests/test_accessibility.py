@@ -99,6 +99,9 @@ def planner_states(page: Page) -> Iterator[tuple[str, str | None]]:
     page.locator(".planner-chart summary").click()
     yield "two cards and the chart, its table open", WIDGET
     page.locator('input[name="task"][value="inference"]').check()
+    page.locator('select[name="engine"]').select_option("vllm")
+    yield "vLLM's pool, its rows named as vLLM's", WIDGET
+    page.locator('select[name="engine"]').select_option("sum")
     page.locator('select[name="gpu"]').select_option("t4")
     yield "does not fit", WIDGET
     page.locator('[name="gpu_gib"]').fill("24 TB")
@@ -164,7 +167,7 @@ def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, axe_tab: AxeTab)
                 checked += 1
             assert log.errors == [], (scheme, name, log.errors)
             assert log.requests == [], (scheme, name, log.requests)
-    assert checked == len(SCHEMES) * (7 + 2 * len(CALCULATOR_PAGES))
+    assert checked == len(SCHEMES) * (8 + 2 * len(CALCULATOR_PAGES))
     assert not failures, "axe-core WCAG 2.1 AA violations (rule | node | message):\n" + "\n".join(failures)
 
 

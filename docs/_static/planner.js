@@ -1271,6 +1271,8 @@
       out.verdict.textContent = "—";
       out.largest.textContent = "—";
       say(out.note, "");
+      say(out["engine-note"], "");
+      say(out["gpu-total"], "");
       bar.setAttribute("aria-label", root.dataset.totalLabel);
     }
 
@@ -1383,7 +1385,30 @@
       return "";
     }
 
+    /* Which total the plan used, as the CLI's last line says it: a listed card's, what a CUDA process sees (from a
+     * published log, or an estimate where none prints it), or the memory as typed. */
+    function gpuTotalNote() {
+      if (!gpu.value) { return root.dataset.gpuTyped; }
+      var card = TABLES.card_totals[gpu.value];
+      var total = card.field.replace(/^([0-9]+) MiB$/, function (all, mib) {
+        return format.count(Number(mib)) + " MiB";
+      });
+      var text = card.estimated ? root.dataset.gpuEstimate : root.dataset.gpuProcess;
+      var errors = TABLES.process_estimate_error_mib;
+      return fill(fill(fill(fill(fill(fill(fill(text, "total", total), "source", card.source), "tool", card.tool),
+        "reported", format.count(card.reported_mib)), "margin", format.count(TABLES.process_estimate_mib)),
+        "over", format.count(errors[0])), "under", format.count(errors[1]));
+    }
+
+    /* A row's name as shown: vLLM's rows carry their own names beside the training ones. */
+    function rowName(part) {
+      var th = root.querySelector('[data-row="' + part + '"] th');
+      return (th.querySelector("[data-names]:not([hidden])") || th).textContent.trim();
+    }
+
     function render(result, budget, cfg, options, engineVerdict) {
+      var names = engineVerdict ? "vllm" : "plan";
+      root.querySelectorAll("[data-names]").forEach(function (node) { node.hidden = node.dataset.names !== names; });
       var total = planTotal(result);
       var scale = total > budget ? total : budget;
       PARTS.forEach(function (part) {
@@ -1392,8 +1417,10 @@
         segments[part].style.width = (Number(result[part]) / Number(scale) * 100) + "%";
         root.querySelector('[data-row="' + part + '"]').hidden = result[part] === 0n && part !== "weights";
       });
-      out.total.textContent = format.count(total) + " B";
-      out["total-gib"].textContent = format.gib(total) + " GiB";
+      /* vLLM's last row is its budget, the share of the card it plans with, as the CLI's "budget" row. */
+      var lastRow = engineVerdict ? budget : total;
+      out.total.textContent = format.count(lastRow) + " B";
+      out["total-gib"].textContent = format.gib(lastRow) + " GiB";
       out.capacity.style.left = (Number(budget) / Number(scale) * 100) + "%";
       var fits = engineVerdict ? engineVerdict[1] : total <= budget;
       var spare = format.bytes(fits ? budget - total : total - budget);
@@ -1411,11 +1438,13 @@
           format.count(trained)) : "";
       var engineNote = engineVerdict && engineVerdict[3] ? engineVerdict[3] : "";
       say(out.note, [note, engineNote].filter(Boolean).join(" "));
+      /* As the CLI's note: the engine "None" adds no working memory, a knife-edge a serving engine can contradict. */
+      say(out["engine-note"], options.task === "inference" && options.engine === "sum" ? root.dataset.sumNote : "");
+      say(out["gpu-total"], gpuTotalNote());
       /* The bar's name carries its numbers: each part shown, the total and the card's memory. */
       var named = PARTS.filter(function (part) { return result[part] !== 0n || part === "weights"; })
         .map(function (part) {
-          return root.querySelector('[data-row="' + part + '"] th').textContent.trim() + " " +
-            format.gib(result[part]) + " GiB";
+          return rowName(part) + " " + format.gib(result[part]) + " GiB";
         });
       bar.setAttribute("aria-label", root.dataset.totalLabel + " " + format.gib(total) + " GiB / " +
         format.gib(budget) + " GiB (" + named.join(", ") + ")");
@@ -1467,6 +1496,9 @@
       } catch (error) {
         say(configError, error instanceof PlannerInputError ? error.message
           : fill(root.dataset.configError, "detail", describe(error, catalogue, format)));
+        /* Nothing is planned for a config that cannot be read: the last plan's errors no longer apply. */
+        say(planError, "");
+        clearFieldErrors();
         out.params.textContent = "—";
         out.active.textContent = "—";
         clearResults();
@@ -1536,7 +1568,7 @@
     /* A listed card fills in its memory before the form's listeners plan: on the choice's input event, which comes
      * first, and again on its change (a change alone, as a script may send, still gets the card's memory). */
     function useCard() {
-      if (gpu.value) { gib.value = String(big(TABLES.cards[gpu.value]) / 1048576n) + " MiB"; }
+      if (gpu.value) { gib.value = TABLES.card_totals[gpu.value].field; }
     }
     /* Choosing a vLLM release sets its default share of the card before the form's listeners plan, as the CLI
      * defaults --gpu-memory-utilization to the chosen --vllm-version's. */

@@ -85,8 +85,8 @@ def depart_calculator(self: HTML5Translator, node: calculator) -> None:
                 links=node["links"],
                 presets=preset_options(llmcalc.PRESETS, node["labels"]),
                 gpus=[(card.key, card.label) for card in planner.CARDS],
-                # The list opens on the RTX 4090, and the memory field on its reported total.
-                default_gpu=next((card.key, f"{card.reported_mib} MiB") for card in planner.CARDS
+                # The list opens on the RTX 4090, and the memory field on the total a process sees on it.
+                default_gpu=next((card.key, card.field) for card in planner.CARDS
                                  if card.key == "rtx-4090"),
                 weight_formats=[(name, name) for name in WEIGHT_FORMATS],
                 kv_formats=[(name, name) for name in KV_FORMATS],

@@ -65,6 +65,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         "vllm_version", "vllm_before_020", "vllm_020_later", "max_num_seqs", "non_torch_gib", "non_torch_error",
         "vllm_before_note",
         "largest_max_model_len", "per_gpu_busiest", "per_gpu_each",
+        "vllm_profile_peak", "vllm_non_torch", "vllm_budget", "sum_note", "gpu_process", "gpu_estimate", "gpu_typed",
         *REFUSAL_LABELS,
         # plannershare.js and plannerchart.js: the share link, a second card and the chart.
         "gpu_compare", "gpu_compare_none", "share_copy", "share_copied", "share_copy_failed", "share_bad",
@@ -85,6 +86,11 @@ page's language; ``memory_error`` takes ``{label}`` and ``{value}`` (what was ty
 ``{tokens}`` and ``{context}``; ``vllm_graphs_note`` (a plan of vLLM 0.20 and later given no CUDA graphs) and
 ``vllm_before_note`` (a plan of vLLM before 0.20) take nothing; ``non_torch_error`` takes ``{label}``, ``{value}``
 (what was typed) and ``{max}`` (the card's GiB);
+``vllm_profile_peak``, ``vllm_non_torch`` and ``vllm_budget`` name the activations, reserve and total rows
+for the vLLM engine; ``sum_note`` (the engine that adds no working memory) takes nothing; ``gpu_process`` takes
+``{total}``, ``{source}``, ``{tool}`` and ``{reported}``, ``gpu_estimate`` ``{total}``, ``{tool}``,
+``{reported}``, ``{margin}``, ``{over}`` and ``{under}`` (the estimate's error, in MiB), ``gpu_typed``
+nothing: which total the plan used;
 ``share_bad`` takes ``{label}`` and ``{value}`` (the link's bad part);
 ``chart_summary`` takes ``{first}``, ``{x_first}``, ``{last}``, ``{x_last}`` (the chart's first and last
 totals in GiB and where they are) and ``{cards}`` (each card with its memory); ``per_gpu_busiest``
@@ -98,7 +104,8 @@ PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "dropout_error", "vllm_starts", "vllm_no_start", "vllm_graphs_note", "vllm_before_note",
                     "non_torch_error", "largest_max_model_len",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
-                    "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each")
+                    "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each", "sum_note", "gpu_process",
+                    "gpu_estimate", "gpu_typed")
 
 
 def split_label(text: str) -> tuple[str, str]:
