@@ -1017,7 +1017,10 @@ def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any)
     if settings.get("optimizer", "adamw") == "adamw":
         keep("optimizer", "adamw-8bit", plan(optimizer="adamw-8bit"))
     if settings.get("task", "full") == "lora":
-        keep("task", "qlora", plan(task="qlora"))
+        try:
+            keep("task", "qlora", plan(task="qlora"))
+        except Refusal:  # under stage 3 the default k-bit preparation is refused: one change cannot make it QLoRA
+            pass
     gpus, stage = settings.get("n_gpus", 1), settings.get("zero_stage", 0)
     for higher in range(stage + 1, 4) if gpus > 1 else ():
         try:

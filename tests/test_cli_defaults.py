@@ -107,3 +107,14 @@ def test_a_rank_above_the_layer_width_is_named_with_the_low_rank_range(
 
 def test_a_rank_within_the_width_has_no_note(capsys: pytest.CaptureFixture[str]) -> None:
     assert "note: rank" not in cli(capsys, "plan", "llama-2-7b", "--task", "lora", "--rank", "4096")[1]
+
+
+def test_a_lora_plan_that_does_not_fit_under_zero_3_gets_its_changes_not_a_qlora_refusal(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Answer.AI's 2x3090 FSDP LoRA set-up at 10 sequences: switching to QLoRA alone is not a change stage 3 takes."""
+    status, out, err = cli(capsys, "plan", "llama-2-7b", "--task", "lora", "--zero-stage", "3", "--gpus", "2",
+                           "--checkpointing", "--targets", "all-linear", "--rank", "64", "--lora-dropout", "0.1",
+                           "--micro-batch", "10", "--gpu", "rtx-3090")
+    assert status == 0, err
+    assert "does not fit" in out and "--micro-batch 8" in out and "--task qlora" not in out

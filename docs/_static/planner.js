@@ -1268,10 +1268,14 @@
     }
 
     /* As the CLI: the sequence length and context default to 2,048 and 4,096 tokens, never past the positions the
-     * model was trained on (llmcalc.planner.default_tokens).  A field at a default (the page's, or the one the last
-     * model got) follows the model; another value, typed by the reader, is kept.  True when a field changed. */
+     * model was trained on (llmcalc.planner.default_tokens).  When another model is chosen, a field at a default (the
+     * page's, or the one the last model got) follows it; a value the reader typed is kept.  True when a field changed. */
     var defaultedTokens = { seq_len: "", context: "" };
+    var defaultsModel = null;
     function followModelDefaults(cfg) {
+      var chosen = preset.value === "config" ? ownSource : preset.value;
+      if (chosen === defaultsModel) { return false; }
+      defaultsModel = chosen;
       var changed = false;
       [["seq_len", TABLES.lora_defaults.seq_len], ["context", TABLES.lora_defaults.context]].forEach(function (pair) {
         var input = form.elements[pair[0]];
