@@ -23,7 +23,9 @@ from test_planner import (  # the module's shared planner pages and readers
 )
 
 import llmcalc as lc
-from llmcalc.planner import plan_training
+from llmcalc.errors import Refusal
+from llmcalc.lora import default_lora_targets
+from llmcalc.planner import default_tokens, plan_training
 
 HUB = Path(__file__).parent / "data" / "hub_configs"
 __all__ = ["planners"]  # the fixture, imported to be used here
@@ -89,3 +91,31 @@ def test_a_rank_above_the_layer_width_is_noted_as_the_cli_does(language: str, pl
     assert note.inner_text() == words.replace("{rank}", "5,000").replace("{module}", "self_attn.q_proj").replace(
         "{width}", "4,096")
     assert log.errors == [] and log.requests == []
+
+
+DEFAULTS_IN_PAGE = """(texts) => texts.map((text) => {
+  // The page's own rule on each file: peft's default targets (or the refusal's code and model type) and the lengths.
+  const M = window.LLMModelConfig, P = window.LLMPlanner;
+  let cfg;
+  try { cfg = M.fromHfConfig(M.parseConfigText(text, "config.json")); } catch (error) { return {config: error.code}; }
+  let targets;
+  try { targets = P.defaultLoraTargets(cfg); } catch (error) { targets = [error.code, error.params.model_type]; }
+  return {targets, seq_len: P.defaultTokens(cfg, 2048), context: P.defaultTokens(cfg, 4096)};
+})"""
+
+
+def test_the_page_s_defaults_are_llmcalc_s_on_every_committed_config(planners: Planners) -> None:
+    files = sorted(path for path in HUB.glob("*.json") if not path.name.startswith("_"))
+    shown = planners.main("en").page.evaluate(DEFAULTS_IN_PAGE, [p.read_text(encoding="utf-8") for p in files])
+    for path, got in zip(files, shown, strict=True):
+        try:
+            cfg = lc.ModelConfig.from_hf_config(path)
+        except Refusal as error:
+            assert got == {"config": error.code}, path.name
+            continue
+        try:
+            targets: list[str] = default_lora_targets(cfg)
+        except Refusal as error:
+            targets = [error.code, error.params["model_type"]]
+        assert got == {"targets": targets, "seq_len": default_tokens(cfg, 2048),
+                       "context": default_tokens(cfg, 4096)}, path.name
