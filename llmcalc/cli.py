@@ -60,6 +60,8 @@ from .planner import (
 from .presets import PRESETS, get_preset
 
 __all__ = [
+    "DEFAULT_CONTEXT",
+    "DEFAULT_SEQ_LEN",
     "ENGINES",
     "PLAN_OPTIONS",
     "OneLineArgumentParser",

@@ -59,7 +59,7 @@ PEFT_VERSION = "0.21.2"
 # TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING (src/peft/utils/constants.py) for the model types llmcalc reads;
 # the other model types llmcalc reads have no entry, and peft then raises "Please specify `target_modules`"
 # (BaseTuner._prepare_adapter_config).  tests/data/hub_configs/_peft_defaults.json records the whole table and
-# get_peft_model(model, LoraConfig()) on every committed Hub config (tools/peft_default_targets.py).
+# get_peft_model(model, LoraConfig()) on every committed Hub config (tools/verify_peft_defaults.py).
 PEFT_DEFAULT_TARGETS: dict[str, tuple[str, ...]] = {
     "gpt2": ("c_attn",), "gpt_neox": ("query_key_value",), "falcon": ("query_key_value",),
     "llama": ("q_proj", "v_proj"), "mistral": ("q_proj", "v_proj"), "mixtral": ("q_proj", "v_proj"),

@@ -1,7 +1,7 @@
 """The CLI's defaults are the libraries' defaults, on every committed Hub config.json.
 
 Oracle: what peft 0.21.2 itself did on each file (``tests/data/hub_configs/_peft_defaults.json``, written by
-``tools/peft_default_targets.py``): ``get_peft_model(model, LoraConfig())`` on the model transformers 5.24 builds
+``tools/verify_peft_defaults.py``): ``get_peft_model(model, LoraConfig())`` on the model transformers 5.24 builds
 from the file, the modules it adapted and its trainable-parameter count, or the error it raised; and its whole
 default table (``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING``).  The trained context is the file's own.
 """

@@ -3,7 +3,7 @@
 Run in a virtual environment outside the repository with the peft and transformers llmcalc follows (neither is a
 project dependency); the result is tests/data/hub_configs/_peft_defaults.json::
 
-    /work/wt/torchvenv-defaults/bin/python tools/peft_default_targets.py > tests/data/hub_configs/_peft_defaults.json
+    /work/wt/torchvenv-defaults/bin/python tools/verify_peft_defaults.py > tests/data/hub_configs/_peft_defaults.json
 
 Per file: the modules peft chose (``target_modules`` as its LoRA mapping gives them for the ``model_type``) and the
 trainable parameters of ``get_peft_model(model, LoraConfig())`` (rank 8, peft's default), or, where peft has no
