@@ -49,6 +49,7 @@ def test_the_default_targets_and_length_are_the_cli_s(language: str, planners: P
         assert {k: v for k, v in shown_parts(page).items() if k != "total"} == {
             k: v for k, v in cli["parts"].items() if k != "kv_cache"} | {"kv_cache": 0}, name
         assert read(page, "largest").startswith(f"{cli['largest_micro_batch']:,}"), name
+        assert ", ".join(cli["targets"]) in read(page, "note"), name
     # peft has no default for Phi-3's layout: the page asks for targets and lists the modules, as the CLI does.
     page.locator('input[name="config_file"]').set_input_files(str(HUB / "phi-4.json"))
     error = page.locator(f'{ROOT} [data-error="plan"]')
@@ -84,12 +85,17 @@ def test_a_rank_above_the_layer_width_is_noted_as_the_cli_does(language: str, pl
     page, log = planner.page, planner.log
     page.locator(f'{ROOT} select[name="preset"]').select_option("llama-2-7b")
     note = page.locator(f'{ROOT} [data-out="note"]')
-    choose(page, task="lora", rank="4096")
+    choose(page, task="lora", targets="q,v", rank="4096")
     assert not note.is_visible()
     choose(page, task="lora", rank="5000")
     words = page.locator(ROOT).get_attribute("data-rank-note")
     assert note.inner_text() == words.replace("{rank}", "5,000").replace("{module}", "self_attn.q_proj").replace(
         "{width}", "4,096")
+    # Left to peft, the note also names the modules its default adapts, as the CLI's heading does.
+    choose(page, task="lora", targets="default", rank="16")
+    named = page.locator(ROOT).get_attribute("data-targets-note")
+    assert note.inner_text() == named.replace("{targets}", "q_proj, v_proj").replace(
+        "{peft_version}", "0.21.2").replace("{model_type}", "llama")
     assert log.errors == [] and log.requests == []
 
 

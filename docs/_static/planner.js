@@ -1269,7 +1269,7 @@
 
     /* As the CLI: the sequence length and context default to 2,048 and 4,096 tokens, never past the positions the
      * model was trained on (llmcalc.planner.default_tokens).  When another model is chosen, a field at a default (the
-     * page's, or the one the last model got) follows it; a value the reader typed is kept.  True when a field changed. */
+     * page's, or the one the last model got) follows it; a value the reader typed is kept.  True when one changed. */
     var defaultedTokens = { seq_len: "", context: "" };
     var defaultsModel = null;
     function followModelDefaults(cfg) {
@@ -1386,6 +1386,15 @@
       return "";
     }
 
+    /* As the CLI's heading: the modules peft's default adapts, when the reader left the choice to peft. */
+    function targetsNote(cfg, options) {
+      if ((options.task !== "lora" && options.task !== "qlora") || form.elements.targets.value !== "default") {
+        return "";
+      }
+      return fill(fill(fill(root.dataset.targetsNote, "targets", options.targets.join(", ")), "peft_version",
+        TABLES.lora_defaults.peft_version), "model_type", cfg.model_type || cfg.layout);
+    }
+
     /* As the CLI's note (PL-16): a rank above the narrowest adapted layer's width, which peft accepts. */
     function rankNote(cfg, options) {
       if (options.task !== "lora" && options.task !== "qlora") { return ""; }
@@ -1422,7 +1431,7 @@
         ? fill(fill(root.dataset.contextNote, "context", format.count(options.context)), "trained",
           format.count(trained)) : "";
       var engineNote = engineVerdict && engineVerdict[3] ? engineVerdict[3] : "";
-      say(out.note, [note, engineNote, rankNote(cfg, options)].filter(Boolean).join(" "));
+      say(out.note, [note, engineNote, targetsNote(cfg, options), rankNote(cfg, options)].filter(Boolean).join(" "));
       /* The bar's name carries its numbers: each part shown, the total and the card's memory. */
       var named = PARTS.filter(function (part) { return result[part] !== 0n || part === "weights"; })
         .map(function (part) {

@@ -53,7 +53,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         "weight_format", "kv_format", "context", "batch",
         "optimizer", "opt_adamw", "opt_adamw8", "opt_sgd", "micro_batch", "seq_len", "checkpointing",
         "zero_stage", "n_gpus", "tensor_parallel", "pipeline_parallel", "rank", "targets", "targets_default",
-        "targets_qv", "targets_qkvo", "targets_attention_mlp", "targets_all", "rank_note",
+        "targets_qv", "targets_qkvo", "targets_attention_mlp", "targets_all", "targets_note", "rank_note",
         "beyond_trained", "gpu", "gpu_custom", "gpu_gib",
         "precision", "prec_bf16", "prec_amp", "prec_mixed", "qlora_preparation", "prep_kbit", "prep_none",
         "lora_dropout", "dropout_error",
@@ -94,7 +94,8 @@ PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
                     "dropout_error", "vllm_starts", "vllm_no_start", "vllm_graphs_note", "largest_max_model_len",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
-                    "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each", "rank_note")
+                    "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each", "targets_note",
+                    "rank_note")
 
 
 def split_label(text: str) -> tuple[str, str]:
