@@ -17,6 +17,7 @@ from dataclasses import MISSING, fields
 from typing import Any
 
 from . import activations, config, engines, errors, formats, hf, lora, memory, params, planner, weightformats
+from .cli import DEFAULT_CONTEXT, DEFAULT_SEQ_LEN
 
 __all__ = ["browser_data", "planner_tables"]
 
@@ -100,6 +101,9 @@ def planner_tables() -> dict[str, Any]:
         "no_gptq_layouts": weightformats.NO_GPTQ_LAYOUTS,
         "parallel": {"vocab_padding": planner.VLLM_VOCAB_PADDING, "column": planner.COLUMN_PARALLEL,
                      "row": planner.ROW_PARALLEL},
+        "lora_defaults": {"peft_version": lora.PEFT_VERSION, "seq_len": DEFAULT_SEQ_LEN, "context": DEFAULT_CONTEXT,
+                          "targets": {kind: list(names) for kind, names in lora.PEFT_DEFAULT_TARGETS.items()},
+                          "moe_converted": sorted(lora.PEFT_MOE_NAMES)},
         "zero3": {"max_live_parameters": planner.ZERO3_MAX_LIVE_PARAMETERS,
                   "prefetch_bucket_size": planner.ZERO3_PREFETCH_BUCKET_SIZE,
                   "reduce_bucket_size": planner.ZERO3_REDUCE_BUCKET_SIZE},

@@ -36,7 +36,7 @@ from .engines import (
 )
 from .fmt import format_bytes, format_count
 from .formats import DTYPE_BITS, KV_FORMATS, WEIGHT_FORMATS
-from .lora import ALL_LINEAR, lora_model_params
+from .lora import ALL_LINEAR, PEFT_VERSION, default_lora_targets, largest_low_rank, lora_model_params
 from .memory import OPTIMIZER_STATES, PRECISION_BYTES, kv_cache_bytes, training_memory, weight_bytes
 from .params import active_param_count, param_breakdown, param_count
 from .planner import (
@@ -52,6 +52,7 @@ from .planner import (
     MemoryPlan,
     context_limit,
     context_search_limit,
+    default_tokens,
     gpu_memory,
     inference_changes_that_fit,
     largest_fitting,
@@ -65,6 +66,8 @@ from .presets import PRESETS, get_preset
 from .units import GiB
 
 __all__ = [
+    "DEFAULT_CONTEXT",
+    "DEFAULT_SEQ_LEN",
     "ENGINES",
     "PLAN_OPTIONS",
     "OneLineArgumentParser",
@@ -268,14 +271,40 @@ def _kv_cache(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any
     return result, f"KV cache in {args.dtype}, batch {args.batch}\n" + _table(("tokens", "bytes", "size"), rows)
 
 
+# Defaults that depend on the model: training and inference tokens, capped at the trained context (default_tokens).
+DEFAULT_SEQ_LEN = 2048
+DEFAULT_CONTEXT = 4096
+
+
+def _lora_targets(cfg: ModelConfig, given: list[str] | None) -> tuple[str | list[str], str]:
+    """The targets to adapt, and how to name them: as given, or peft's default for the model type."""
+    if given is None:
+        names = default_lora_targets(cfg)
+        return names, f"{','.join(names)} (peft {PEFT_VERSION}'s default for {cfg.model_type or cfg.layout})"
+    if given == [ALL_LINEAR]:
+        return ALL_LINEAR, ALL_LINEAR
+    return given, ",".join(given)
+
+
+def _rank_notes(cfg: ModelConfig, ranks: Sequence[int], targets: str | list[str]) -> str:
+    """A note for ranks above the narrowest adapted layer's width (peft accepts them; the update is not low-rank)."""
+    low = largest_low_rank(cfg, targets)
+    above = [rank for rank in ranks if low is not None and rank > low[0]]
+    if low is None or not above:
+        return ""
+    return (f"\n\nnote: rank {', '.join(f'{rank:,}' for rank in above)} is above the width of {low[1]} "
+            f"({low[0]:,}): peft {PEFT_VERSION} accepts it and trains every parameter counted here, but the update "
+            f"is no longer low-rank; low-rank ranks are in [1, {low[0]:,}]")
+
+
 def _lora(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    targets: str | list[str] = ALL_LINEAR if args.targets == [ALL_LINEAR] else args.targets
+    targets, shown = _lora_targets(cfg, getattr(args, "targets", None))
     total = param_count(cfg)
     counts = {rank: lora_model_params(cfg, rank, targets) for rank in args.rank}
     result = {"targets": targets, "trainable": {str(rank): n for rank, n in counts.items()}}
     rows = [(str(rank), f"{n:,d}", f"{100 * n / total:.3f}%") for rank, n in counts.items()]
-    shown = targets if isinstance(targets, str) else ",".join(targets)
-    return result, f"LoRA, targets {shown}\n" + _table(("rank", "trainable", "of model"), rows)
+    return result, (f"LoRA, targets {shown}\n" + _table(("rank", "trainable", "of model"), rows)
+                    + _rank_notes(cfg, args.rank, targets))
 
 
 # The plan command's options: the tasks each applies to, and its default.  An option given for a task it does not
@@ -284,7 +313,7 @@ _TRAINING = ("full", "lora", "qlora")
 PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
     "weight_format": (("inference",), "bf16"),
     "kv_format": (("inference",), "bf16"),
-    "context": (("inference",), 4096),
+    "context": (("inference",), None),
     "batch": (("inference",), 1),
     "beyond_trained_context": (("inference",), False),
     "engine": (("inference",), "sum"),
@@ -297,14 +326,14 @@ PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
     "cuda_graphs_mib": (("inference",), 0),
     "tensor_parallel": (("inference",), 1),
     "pipeline_parallel": (("inference",), 1),
-    "seq_len": (_TRAINING, 2048),
+    "seq_len": (_TRAINING, None),
     "micro_batch": (_TRAINING, 1),
     "optimizer": (_TRAINING, "adamw"),
     "checkpointing": (_TRAINING, False),
     "zero_stage": (_TRAINING, 0),
     "gpus": (_TRAINING, 1),
     "rank": (("lora", "qlora"), 16),
-    "targets": (("lora", "qlora"), ["q", "v"]),
+    "targets": (("lora", "qlora"), None),
     "precision": (("full",), PRECISIONS[0]),
     "qlora_preparation": (("qlora",), QLORA_PREPARATIONS[0]),
     "lora_dropout": (("lora", "qlora"), 0.0),
@@ -433,7 +462,18 @@ def _trained_note(cfg: ModelConfig, context: int) -> str:
     return f"\n\nnote: a context of {context:,} tokens is beyond the {trained:,} positions the model was trained on"
 
 
+def _model_defaults(cfg: ModelConfig, args: argparse.Namespace) -> None:
+    """Fill in the plan options whose default depends on the model: tokens up to its trained context, LoRA targets."""
+    if getattr(args, "context", 0) is None:
+        args.context = default_tokens(cfg, DEFAULT_CONTEXT)
+    if getattr(args, "seq_len", 0) is None:
+        args.seq_len = default_tokens(cfg, DEFAULT_SEQ_LEN)
+    if args.task in ("lora", "qlora"):
+        args.targets, args.targets_shown = _lora_targets(cfg, args.targets)
+
+
 def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    _model_defaults(cfg, args)
     if args.task == "inference" and args.engine == "vllm":
         return _plan_vllm(cfg, args)
     trained = trained_context(cfg)
@@ -458,13 +498,11 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
             notes.append(f"note: a context of {args.context:,} tokens is beyond the {trained:,} positions the model "
                          "was trained on")
     else:
-        given = getattr(args, "targets", ["q", "v"])
-        targets: str | list[str] = ALL_LINEAR if given == [ALL_LINEAR] else given
-
         def plan(n: int) -> MemoryPlan:
             return plan_training(cfg, task=args.task, seq_len=args.seq_len, micro_batch=n, optimizer=args.optimizer,
                                  checkpointing=args.checkpointing, zero_stage=args.zero_stage,
-                                 n_gpus=args.gpus, rank=getattr(args, "rank", 16), targets=targets,
+                                 n_gpus=args.gpus, rank=getattr(args, "rank", 16),
+                                 targets=getattr(args, "targets", ALL_LINEAR),
                                  precision=getattr(args, "precision", PRECISIONS[0]),
                                  qlora_preparation=getattr(args, "qlora_preparation", QLORA_PREPARATIONS[0]),
                                  lora_dropout=getattr(args, "lora_dropout", 0.0))
@@ -472,6 +510,11 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
         gpus = args.gpus
         where = "one GPU" if gpus == 1 else f"per GPU, each of {gpus:,} (ZeRO stage {args.zero_stage})"
         where += _training_regime(args)
+        if args.task != "full":
+            where += f"; rank {args.rank}, targets {args.targets_shown}"
+            note = _rank_notes(cfg, [args.rank], args.targets).strip()
+            if note:
+                notes.append(note)
     chosen = plan(size)
     parts = {f.name: getattr(chosen, f.name) for f in dataclasses.fields(chosen)}
     rows = [(name.replace("_", " "), f"{value:,d}", format_bytes(value)) for name, value in parts.items() if value]
@@ -482,10 +525,12 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
     result.update({name: getattr(args, name) for name in ("precision", "qlora_preparation", "lora_dropout")
                    if hasattr(args, name)})
     if args.task == "inference":
-        result.update(engine=args.engine, tensor_parallel=args.tensor_parallel,
+        result.update(engine=args.engine, context=args.context, tensor_parallel=args.tensor_parallel,
                       pipeline_parallel=args.pipeline_parallel)
     else:
-        result["zero_stage"] = args.zero_stage
+        result.update(zero_stage=args.zero_stage, seq_len=args.seq_len)
+        if args.task != "full":
+            result.update(rank=args.rank, targets=args.targets)
     text = f"{_TASK_NAMES[args.task]}, {where}\n" + _table(("part", "bytes", "size"), rows)
     if args.gpu is not None:
         budget = args.gpu
@@ -526,11 +571,10 @@ def _changes_that_fit(cfg: ModelConfig, args: argparse.Namespace, budget: int) -
                                           weight_format=args.weight_format, kv_format=args.kv_format,
                                           tensor_parallel=args.tensor_parallel,
                                           pipeline_parallel=args.pipeline_parallel)
-    given = getattr(args, "targets", ["q", "v"])
     return training_changes_that_fit(
         cfg, budget, task=args.task, seq_len=args.seq_len, micro_batch=args.micro_batch, optimizer=args.optimizer,
         checkpointing=args.checkpointing, zero_stage=args.zero_stage, n_gpus=args.gpus,
-        rank=getattr(args, "rank", 16), targets=ALL_LINEAR if given == [ALL_LINEAR] else given,
+        rank=getattr(args, "rank", 16), targets=getattr(args, "targets", ALL_LINEAR),
         precision=getattr(args, "precision", PRECISIONS[0]),
         qlora_preparation=getattr(args, "qlora_preparation", QLORA_PREPARATIONS[0]),
         lora_dropout=getattr(args, "lora_dropout", 0.0))
@@ -631,7 +675,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="LoRA ranks")
     targets_help = ("module names as peft matches them (q_proj, query_key_value, c_attn ...), the roles "
                     f"q k v o gate up down, or {ALL_LINEAR}")
-    lora.add_argument("--targets", nargs="+", default=["q", "v"], metavar="NAME", help=targets_help)
+    targets_default = (f"peft {PEFT_VERSION}'s default for the model type (q_proj v_proj for Llama, Mistral, Qwen, "
+                       "Gemma; query_key_value for Falcon and GPT-NeoX; c_attn for GPT-2; q_proj v_proj fc1 fc2 for "
+                       "Phi); refused, with the adaptable modules listed, where peft has none")
+    lora.add_argument("--targets", nargs="+", default=argparse.SUPPRESS, metavar="NAME",
+                      help=f"{targets_help} (default: {targets_default})")
     plan = command("plan", "GPU memory of inference or a training step, by part, and whether it fits a GPU")
     _add_model_arguments(plan)
     plan.add_argument("--task", choices=TASKS, default="inference", help="what the GPU does")
@@ -647,7 +695,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--kv-format", choices=KV_FORMATS, default=hidden,
                       help="inference: number format of the KV cache (default: bf16)")
     plan.add_argument("--context", type=tokens, default=hidden, metavar="N",
-                      help="inference: tokens per sequence (default: 4096)")
+                      help=f"inference: tokens per sequence (default: {DEFAULT_CONTEXT}, or the model's trained "
+                      "context if shorter)")
     plan.add_argument("--batch", type=whole_number, default=hidden, metavar="N",
                       help="inference: sequences held at once (default: 1)")
     plan.add_argument("--beyond-trained-context", action="store_true", default=hidden,
@@ -678,7 +727,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "the KV-cache pool, as its log prints 'Estimated CUDA graph memory' (default: 0, none "
                       "counted: no shape tells their size)")
     plan.add_argument("--seq-len", type=tokens, default=hidden, metavar="N",
-                      help="training: tokens per sequence (default: 2048)")
+                      help=f"training: tokens per sequence (default: {DEFAULT_SEQ_LEN}, or the model's trained "
+                      "context if shorter: 1024 for GPT-2)")
     plan.add_argument("--micro-batch", type=whole_number, default=hidden, metavar="N",
                       help="training: sequences per step and GPU (default: 1)")
     plan.add_argument("--optimizer", choices=OPTIMIZERS, default=hidden,
@@ -698,7 +748,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--rank", type=whole_number, default=hidden, metavar="R",
                       help="LoRA and QLoRA: adapter rank (default: 16)")
     plan.add_argument("--targets", nargs="+", default=hidden, metavar="NAME",
-                      help=f"LoRA and QLoRA: {targets_help} (default: q v)")
+                      help=f"LoRA and QLoRA: {targets_help} (default: {targets_default})")
     plan.add_argument("--precision", choices=PRECISIONS, default=hidden,
                       help="full fine-tuning: bf16 (transformers 5 loads bf16 checkpoints in bf16, torch AdamW keeps "
                       "bf16 states: 8 bytes a parameter), amp (PyTorch AMP, fp32 model: 16) or mixed "

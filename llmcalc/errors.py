@@ -136,6 +136,9 @@ MESSAGES: dict[str, str] = {
                               "{modules:list}",
     "experts_need_fused_pair": "targets {targets!r} need {needed!r} together: peft fuses them into the experts' "
                                "gate_up_proj",
+    "no_default_targets": "peft {peft_version} has no default LoRA targets for model_type {model_type!r} "
+                          "(get_peft_model with LoraConfig() raises); name them (CLI: --targets); adaptable "
+                          "modules: {modules:list}",
     "all_linear_needs_model_type": "'all-linear' on a mixture of experts depends on the model_type in peft; set "
                                    "model_type (one of {model_types:list}) or name the targets",
     # token lists (llmcalc.teach.metrics)

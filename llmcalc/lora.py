@@ -36,8 +36,8 @@ from .errors import refusal
 from .params import Linear, linear_modules, param_count
 
 __all__ = [
-    "ALL_LINEAR", "FUSED_INTO", "PEFT_MOE_NAMES", "lora_model_params", "lora_model_share", "lora_params",
-    "lora_targets"
+    "ALL_LINEAR", "FUSED_INTO", "PEFT_DEFAULT_TARGETS", "PEFT_MOE_NAMES", "PEFT_VERSION", "default_lora_targets",
+    "largest_low_rank", "lora_model_params", "lora_model_share", "lora_params", "lora_targets"
 ]
 
 ALL_LINEAR = "all-linear"
@@ -50,6 +50,52 @@ PEFT_MOE_NAMES: dict[str, dict[str, str]] = {
     "mixtral": {"gate": "router", "w1": "gate_up", "w3": "gate_up", "w2": "down"},
     **dict.fromkeys(("qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3"), _QWEN_NAMES),
 }
+
+
+PEFT_VERSION = "0.21.2"
+"""The peft release whose defaults and counts llmcalc follows."""
+
+# What LoraConfig() (target_modules=None) adapts, per model_type: the entries of peft 0.21.2's
+# TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING (src/peft/utils/constants.py) for the model types llmcalc reads;
+# the other model types llmcalc reads have no entry, and peft then raises "Please specify `target_modules`"
+# (BaseTuner._prepare_adapter_config).  tests/data/hub_configs/_peft_defaults.json records the whole table and
+# get_peft_model(model, LoraConfig()) on every committed Hub config (tools/verify_peft_defaults.py).
+PEFT_DEFAULT_TARGETS: dict[str, tuple[str, ...]] = {
+    "gpt2": ("c_attn",), "gpt_neox": ("query_key_value",), "falcon": ("query_key_value",),
+    "llama": ("q_proj", "v_proj"), "mistral": ("q_proj", "v_proj"), "mixtral": ("q_proj", "v_proj"),
+    "phi": ("q_proj", "v_proj", "fc1", "fc2"), "gemma": ("q_proj", "v_proj"), "gemma2": ("q_proj", "v_proj"),
+    "gemma3_text": ("q_proj", "v_proj"), "qwen2": ("q_proj", "v_proj"), "qwen3": ("q_proj", "v_proj"),
+}
+
+
+def default_lora_targets(cfg: ModelConfig) -> list[str]:
+    """The modules peft adapts when ``LoraConfig`` names none, for ``cfg``'s ``model_type`` (peft 0.21.2).
+
+    A config without a ``model_type`` (a preset, or fields typed by hand) takes that of its
+    ``layout``: a Llama-layout preset gets Llama's default.  Where peft has no default,
+    the refusal lists the adaptable modules to choose from.  On transformers 5 peft first
+    converts the targets of the mixtures of experts whose experts it maps
+    (:data:`PEFT_MOE_NAMES`, Mixtral among them), which turns a missing ``target_modules``
+    into an empty set before the table is read: ``get_peft_model`` then raises even for
+    Mixtral, which the table lists, and so does this function.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> default_lora_targets(get_preset("llama-2-7b")), default_lora_targets(get_preset("gpt2"))
+    (['q_proj', 'v_proj'], ['c_attn'])
+    >>> default_lora_targets(get_preset("mixtral-8x7b"))
+    Traceback (most recent call last):
+    ...
+    llmcalc.errors.RefusalValueError: peft 0.21.2 has no default LoRA targets for model_type 'mixtral' ...
+    """
+    cfg = as_model_config(cfg)
+    model_type = cfg.model_type or cfg.layout
+    names = PEFT_DEFAULT_TARGETS.get(model_type)
+    if names is None or (cfg.is_moe and model_type in PEFT_MOE_NAMES):
+        modules = list(dict.fromkeys(m.path for m in linear_modules(cfg) if m.adaptable))
+        raise refusal("no_default_targets", peft_version=PEFT_VERSION, model_type=model_type, modules=modules)
+    return list(names)
 
 
 def lora_params(d_in: int, d_out: int, rank: int) -> int:
@@ -167,6 +213,36 @@ def lora_model_params(cfg: ModelConfig, rank: int, targets: str | Iterable[str] 
     stacked, module_names = _stacked_expert_params(cfg, r, names)
     chosen = lora_targets(cfg, module_names) if module_names else []
     return stacked + r * sum(m.copies * (m.d_in + m.d_out) for m in chosen)
+
+
+def largest_low_rank(cfg: ModelConfig, targets: str | Iterable[str]) -> tuple[int, str] | None:
+    """The largest rank that stays low-rank on every linear module ``targets`` adapts, and the module that sets it.
+
+    That is the smallest ``min(d_in, d_out)`` among the adapted modules.  peft 0.21.2
+    accepts any rank (``LoraConfig(r=100)`` on a 32-wide layer trains, with a 100 x 32
+    ``lora_A``), so a rank above it is counted, not refused; the CLI says that the update
+    is then no longer low-rank.  Stacked experts and routers (:data:`PEFT_MOE_NAMES`) are
+    not linear modules and are left out; None when ``targets`` adapts none.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> largest_low_rank(get_preset("llama-2-7b"), ["q_proj", "v_proj"])
+    (4096, 'self_attn.q_proj')
+    >>> largest_low_rank(get_preset("llama-3-8b"), ["q", "v"])  # 8 KV heads of 128: v_proj is 4096 x 1024
+    (1024, 'self_attn.v_proj')
+    """
+    cfg = as_model_config(cfg)
+    if isinstance(targets, str) and targets == ALL_LINEAR:
+        modules = lora_targets(cfg, ALL_LINEAR)
+    else:
+        converted = PEFT_MOE_NAMES.get(cfg.model_type, {}) if cfg.is_moe else {}
+        names = [name for name in check.targets(targets) if name not in converted]
+        modules = lora_targets(cfg, names) if names else []
+    if not modules:
+        return None
+    narrowest = min(modules, key=lambda m: min(m.d_in, m.d_out))
+    return min(narrowest.d_in, narrowest.d_out), narrowest.path
 
 
 def lora_model_share(cfg: ModelConfig, rank: int, targets: str | Iterable[str] = ("q", "v")) -> float:

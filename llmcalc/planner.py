@@ -68,6 +68,7 @@ __all__ = [
     "checked_model",
     "context_limit",
     "context_search_limit",
+    "default_tokens",
     "gpu_memory",
     "inference_changes_that_fit",
     "kv_heads_per_gpu",
@@ -438,6 +439,26 @@ def context_search_limit(cfg: ModelConfig, *, beyond_trained: bool = False) -> i
     if check.flag("beyond_trained", beyond_trained) or trained is None:
         return limit
     return min(trained, limit)
+
+
+def default_tokens(cfg: ModelConfig, preferred: int) -> int:
+    """A default sequence length or context for ``cfg``: ``preferred``, but never past the positions it was trained on.
+
+    The CLI and the page's planner plan training at 2,048 tokens and inference at 4,096
+    unless told otherwise; for a model trained on fewer positions (GPT-2: 1,024; Falcon,
+    Phi-2: 2,048) the default is its trained context, and never beyond :func:`context_limit`.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> [default_tokens(get_preset(name), 2048) for name in ("gpt2", "llama-2-7b", "reference")]
+    [1024, 2048, 2048]
+    >>> default_tokens(get_preset("llama-2-7b"), 8192)
+    4096
+    """
+    cfg = as_model_config(cfg)
+    return min(check.count("preferred", preferred, maximum=MAX_TOKENS), trained_context(cfg) or MAX_TOKENS,
+               context_limit(cfg))
 
 
 def _tokens(cfg: ModelConfig, name: str, value: int) -> int:
@@ -1110,7 +1131,10 @@ def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any)
     if settings.get("optimizer", "adamw") == "adamw":
         keep("optimizer", "adamw-8bit", plan(optimizer="adamw-8bit"))
     if settings.get("task", "full") == "lora":
-        keep("task", "qlora", plan(task="qlora"))
+        try:
+            keep("task", "qlora", plan(task="qlora"))
+        except Refusal:  # under stage 3 the default k-bit preparation is refused: one change cannot make it QLoRA
+            pass
     gpus, stage = settings.get("n_gpus", 1), settings.get("zero_stage", 0)
     for higher in range(stage + 1, 4) if gpus > 1 else ():
         try:

@@ -664,11 +664,13 @@ def test_on_a_phone_the_gib_column_stays(planners: Planners) -> None:
 
 
 def test_a_context_llmcalc_refuses_is_shown_at_its_field(planners: Planners) -> None:
-    """GPT-2's 1,024 positions: the default context of 4,096 is refused at the context field, which is marked."""
+    """GPT-2's 1,024 positions: its default context is 1,024 (as the CLI's); 4,096 typed is refused at the field."""
     planner = planners.main("en")
     page, log = planner.page, planner.log
     page.locator('select[name="preset"]').select_option("gpt2")
     context = page.locator('[name="context"]')
+    assert context.input_value() == "1024" and context.get_attribute("aria-invalid") != "true"
+    context.fill("4096")
     assert context.get_attribute("aria-invalid") == "true"
     box = page.locator("#" + context.get_attribute("aria-describedby"))
     with pytest.raises(Refusal) as raised:

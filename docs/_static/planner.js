@@ -346,6 +346,39 @@
 
   var LATENT_ATTENTION_ROLES = ["q", "q_a", "kv_a", "kv_b"];
 
+  /* llmcalc.lora.default_lora_targets: what peft adapts when LoraConfig names no targets, by model type (or layout);
+   * refused, with the adaptable modules, where peft raises (no entry, or a mixture of experts peft converts). */
+  function defaultLoraTargets(cfg) {
+    var defaults = TABLES.lora_defaults;
+    var type = cfg.model_type || cfg.layout;
+    var names = Object.prototype.hasOwnProperty.call(defaults.targets, type) ? defaults.targets[type] : null;
+    if (names === null || (isMoe(cfg) && defaults.moe_converted.indexOf(type) >= 0)) {
+      var modules = MC.linearModules(cfg).filter(function (m) { return m.adaptable; })
+        .map(function (m) { return m.path; });
+      throw refusal("no_default_targets", { peft_version: defaults.peft_version, model_type: type,
+                                            modules: modules.filter(function (path, i) {
+                                              return modules.indexOf(path) === i; }) });
+    }
+    return names.slice();
+  }
+
+  /* llmcalc.lora.largest_low_rank: the smallest min(d_in, d_out) of the linear modules adapted, and its path. */
+  function largestLowRank(cfg, targets) {
+    var modules = isMoe(cfg) ? moeLoraTargets(cfg, targets)[0] : MC.loraTargets(cfg, targets);
+    var narrowest = null;
+    modules.forEach(function (m) {
+      var width = m.d_in < m.d_out ? m.d_in : m.d_out;
+      if (narrowest === null || width < narrowest[0]) { narrowest = [width, m.path]; }
+    });
+    return narrowest;
+  }
+
+  /* llmcalc.planner.default_tokens: a default length, never past the trained context or the learned positions. */
+  function defaultTokens(cfg, preferred) {
+    var trained = trainedContext(cfg);
+    return Math.min(preferred, trained === null ? LIMITS.max_tokens : trained, tokenLimit(cfg));
+  }
+
   function loraModules(cfg, targets) {
     var modules = isMoe(cfg) ? moeLoraTargets(cfg, targets)[0] : MC.loraTargets(cfg, targets);
     if (modules.some(function (module) { return module.role === "lm_head"; })) {
@@ -1282,7 +1315,28 @@
       out.active.parentNode.hidden = cfg.n_experts <= 1;
     }
 
-    function readOptions(kind) {
+    /* As the CLI: the sequence length and context default to 2,048 and 4,096 tokens, never past the positions the
+     * model was trained on (llmcalc.planner.default_tokens).  When another model is chosen, a field at a default (the
+     * page's, or the one the last model got) follows it; a value the reader typed is kept.  True when one changed. */
+    var defaultedTokens = { seq_len: "", context: "" };
+    var defaultsModel = null;
+    function followModelDefaults(cfg) {
+      var chosen = preset.value === "config" ? ownSource : preset.value;
+      if (chosen === defaultsModel) { return false; }
+      defaultsModel = chosen;
+      var changed = false;
+      [["seq_len", TABLES.lora_defaults.seq_len], ["context", TABLES.lora_defaults.context]].forEach(function (pair) {
+        var input = form.elements[pair[0]];
+        if (input.value !== defaultedTokens[pair[0]] && input.value !== String(pair[1])) { return; }
+        var value = String(defaultTokens(cfg, pair[1]));
+        changed = changed || value !== input.value;
+        input.value = value;
+        defaultedTokens[pair[0]] = value;
+      });
+      return changed;
+    }
+
+    function readOptions(kind, cfg) {
       var options = { task: kind };
       if (kind === "inference") {
         options.weightFormat = form.elements.weight_format.value;
@@ -1315,7 +1369,10 @@
         options.precision = form.elements.precision.value;
       } else {
         options.rank = readInteger(root, "rank", format);
-        options.targets = form.elements.targets.value === "all-linear" ? "all-linear" : ["q", "v"];
+        /* "default" is peft's own choice for the model (llmcalc.lora.default_lora_targets), as the CLI's. */
+        var targets = form.elements.targets.value;
+        options.targets = targets === "all-linear" ? targets
+          : targets === "default" ? defaultLoraTargets(cfg) : targets.split(",");
         options.loraDropout = readDropout(root);
         if (kind === "qlora") { options.qloraPreparation = form.elements.qlora_preparation.value; }
       }
@@ -1406,6 +1463,24 @@
       return (th.querySelector("[data-names]:not([hidden])") || th).textContent.trim();
     }
 
+    /* As the CLI's heading: the modules peft's default adapts, when the reader left the choice to peft. */
+    function targetsNote(cfg, options) {
+      if ((options.task !== "lora" && options.task !== "qlora") || form.elements.targets.value !== "default") {
+        return "";
+      }
+      return fill(fill(fill(root.dataset.targetsNote, "targets", options.targets.join(", ")), "peft_version",
+        TABLES.lora_defaults.peft_version), "model_type", cfg.model_type || cfg.layout);
+    }
+
+    /* As the CLI's note (PL-16): a rank above the narrowest adapted layer's width, which peft accepts. */
+    function rankNote(cfg, options) {
+      if (options.task !== "lora" && options.task !== "qlora") { return ""; }
+      var low = largestLowRank(cfg, options.targets);
+      if (low === null || big(options.rank) <= low[0]) { return ""; }
+      return fill(fill(fill(root.dataset.rankNote, "rank", format.count(options.rank)), "module", low[1]), "width",
+        format.count(low[0]));
+    }
+
     function render(result, budget, cfg, options, engineVerdict) {
       var names = engineVerdict ? "vllm" : "plan";
       root.querySelectorAll("[data-names]").forEach(function (node) { node.hidden = node.dataset.names !== names; });
@@ -1437,7 +1512,7 @@
         ? fill(fill(root.dataset.contextNote, "context", format.count(options.context)), "trained",
           format.count(trained)) : "";
       var engineNote = engineVerdict && engineVerdict[3] ? engineVerdict[3] : "";
-      say(out.note, [note, engineNote].filter(Boolean).join(" "));
+      say(out.note, [note, engineNote, targetsNote(cfg, options), rankNote(cfg, options)].filter(Boolean).join(" "));
       /* As the CLI's note: the engine "None" adds no working memory, a knife-edge a serving engine can contradict. */
       say(out["engine-note"], options.task === "inference" && options.engine === "sum" ? root.dataset.sumNote : "");
       say(out["gpu-total"], gpuTotalNote());
@@ -1493,6 +1568,7 @@
         cfg = model();
         say(configError, "");
         showModel(cfg);
+        if (followModelDefaults(cfg)) { plannedForm = formState(); }
       } catch (error) {
         say(configError, error instanceof PlannerInputError ? error.message
           : fill(root.dataset.configError, "detail", describe(error, catalogue, format)));
@@ -1508,7 +1584,7 @@
       }
       clearFieldErrors();
       try {
-        var options = readOptions(kind);
+        var options = readOptions(kind, cfg);
         var budget = readMemory(root, format);
         if (options.task === "inference" && options.engine === "vllm") {
           renderVllm(cfg, options, budget);
@@ -1627,6 +1703,9 @@
     adamw8bitStateBytes: adamw8bitStateBytes,
     tokenLimit: tokenLimit,
     trainedContext: trainedContext,
+    defaultTokens: defaultTokens,
+    defaultLoraTargets: defaultLoraTargets,
+    largestLowRank: largestLowRank,
     contextSearchLimit: contextSearchLimit,
     gpuMemory: gpuMemory,
     limits: function () { return LIMITS; },

@@ -35,7 +35,7 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_gptq_not_modelled", "refusal_activations_unmeasured_feature", "refusal_activations_llama_blocks",
     "refusal_activations_gpt2_blocks", "refusal_activations_layout", "refusal_seq_len_beyond_positions",
     "refusal_lora_on_lm_head", "refusal_lora_without_qkv", "refusal_lora_dropout_on_stacked_experts",
-    "refusal_model_too_large",
+    "refusal_model_too_large", "refusal_no_default_targets",
     "refusal_engine_needs_dense", "refusal_tensor_parallel_does_not_divide", "refusal_pipeline_parallel_out_of_range",
     "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype",
 )
@@ -52,7 +52,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         "task", "task_inference", "task_full", "task_lora", "task_qlora",
         "weight_format", "kv_format", "context", "batch",
         "optimizer", "opt_adamw", "opt_adamw8", "opt_sgd", "micro_batch", "seq_len", "checkpointing",
-        "zero_stage", "n_gpus", "tensor_parallel", "pipeline_parallel", "rank", "targets", "targets_qv", "targets_all",
+        "zero_stage", "n_gpus", "tensor_parallel", "pipeline_parallel", "rank", "targets", "targets_default",
+        "targets_qv", "targets_qkvo", "targets_attention_mlp", "targets_all", "targets_note", "rank_note",
         "beyond_trained", "gpu", "gpu_custom", "gpu_gib",
         "precision", "prec_bf16", "prec_amp", "prec_mixed", "qlora_preparation", "prep_kbit", "prep_none",
         "lora_dropout", "dropout_error",
@@ -105,7 +106,7 @@ PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "non_torch_error", "largest_max_model_len",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
                     "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each", "sum_note", "gpu_process",
-                    "gpu_estimate", "gpu_typed")
+                    "gpu_estimate", "gpu_typed", "targets_note", "rank_note")
 
 
 def split_label(text: str) -> tuple[str, str]:
