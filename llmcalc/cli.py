@@ -38,9 +38,9 @@ from .lora import ALL_LINEAR, lora_model_params
 from .memory import OPTIMIZER_STATES, PRECISION_BYTES, kv_cache_bytes, training_memory, weight_bytes
 from .params import active_param_count, param_breakdown, param_count
 from .planner import (
+    ADAPTER_DTYPES,
     CARDS,
     MAX_BATCH,
-    ADAPTER_DTYPES,
     OPTIMIZERS,
     PRECISIONS,
     QLORA_PREPARATIONS,

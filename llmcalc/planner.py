@@ -35,9 +35,9 @@ from .units import GB, GiB, MiB
 from .weightformats import codes_and_constants, is_converted, weight_format_bytes
 
 __all__ = [
+    "ADAPTER_DTYPES",
     "BNB_MIN_8BIT_SIZE",
     "BNB_OPTIMIZER_BLOCK",
-    "ADAPTER_DTYPES",
     "BNB_QUANTIZATION_MAPS",
     "CARDS",
     "COLUMN_PARALLEL",

@@ -285,7 +285,8 @@ def test_did_you_mean_names_only_a_slip_never_another_size(capsys, typed, sugges
 
 def test_a_plan_that_does_not_fit_names_the_changes_that_make_it_fit(capsys):
     """The newcomer's question: QLoRA of Llama-2-13B on a 24 GiB card."""
-    argv = ["plan", "llama-2-13b", "--task", "qlora", "--qlora-preparation", "kbit", "--adapter-dtype", "fp32", "--no-checkpointing", "--gpu", "24"]
+    argv = ["plan", "llama-2-13b", "--task", "qlora", "--qlora-preparation", "kbit", "--adapter-dtype", "fp32",
+            "--no-checkpointing", "--gpu", "24"]
     result = json.loads(run(capsys, *argv, "--json"))
     assert result["fits"] is False
     changes = result["changes_that_fit"]

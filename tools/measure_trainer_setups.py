@@ -51,7 +51,7 @@ import torch
 from transformers import AutoConfig, AutoModelForCausalLM, BitsAndBytesConfig
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from measure_training_state import ARCHITECTURES, NO_DROPOUT, _bytes, _optimizer_state, _quant_state_tensors  # noqa: E402
+from measure_training_state import ARCHITECTURES, NO_DROPOUT, _bytes, _optimizer_state, _quant_state_tensors
 
 OUTPUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "training_state" / "setups.json"
 SETUPS = (("trl-sft", "qlora"), ("trl-sft", "lora"), ("qlora-script", "qlora"))
