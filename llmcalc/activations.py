@@ -85,8 +85,8 @@ modules, where full fine-tuning keeps 16-bit inputs that modules share.  QLoRA
 (a bitsandbytes 4-bit base, ``MatMul4Bit`` keeps its weight, not its input)
 measured byte for byte the same as LoRA, so it needs no switch here, unless
 the base went through peft's ``prepare_model_for_kbit_training``
-(``qlora_preparation="kbit"``, what TRL's trainers do and the planner's
-default): it upcasts the embedding, the norms and the head to fp32, so the
+(``qlora_preparation="kbit"``, peft's own set-up and this function's; TRL
+1.16's ``SFTTrainer`` does not call it): it upcasts the embedding, the norms and the head to fp32, so the
 embedding's output and with it the whole residual stream are fp32, and
 bitsandbytes' ``Linear4bit`` casts each output back to its input's dtype:
 every activation is counted in fp32 (``e = 4``), the rotary tables and the

@@ -651,10 +651,11 @@ def training_state_bytes(
     ``"lora"``: a bf16 base and adapters in ``adapter_dtype`` (:data:`ADAPTER_DTYPES`; fp32,
     peft's, by default), with gradients and PyTorch's AdamW states in the same dtype
     (``adamw-32bit``: fp32 states).  ``"qlora"``: an NF4 base with double
-    quantization; with ``qlora_preparation="kbit"`` (default; QLoRA recipes call it before
-    adding the adapters) peft's ``prepare_model_for_kbit_training`` has upcast every
+    quantization; with ``qlora_preparation="kbit"`` (default, peft's own set-up)
+    peft's ``prepare_model_for_kbit_training`` has upcast every
     parameter left in 16 bits to fp32 except the biases of 4-bit layers, which
-    bitsandbytes' ``Linear4bit`` casts back to its compute dtype at the first forward.
+    bitsandbytes' ``Linear4bit`` casts back to its compute dtype at the first forward;
+    with ``"norms"`` only the norms are fp32.
     ``"adamw-8bit"`` counts bitsandbytes' block constants (:func:`adamw_8bit_state_bytes`).
     Not counted: torch's 4-byte ``step`` scalar per trained tensor.
 
@@ -741,8 +742,10 @@ def plan_training(
       QLoRA script): 2 bytes each, PyTorch AdamW's states in bf16 too.
     * ``"qlora"``: as ``"lora"`` with the base in NF4 with double quantization,
       by default prepared by peft's ``prepare_model_for_kbit_training``
-      (``qlora_preparation="kbit"``, as QLoRA recipes do): embedding, head and
-      norms upcast to fp32; ``"none"`` leaves them in 16 bits.  A paged
+      (``qlora_preparation="kbit"``, peft's own set-up; the trainers' set-ups
+      are :mod:`llmcalc.trainers`): embedding, head and norms upcast to fp32;
+      ``"none"`` leaves them in 16 bits, ``"norms"`` upcasts the norms only, as
+      the QLoRA script leaves them.  A paged
       optimizer's states are counted in GPU memory, since paging only moves them
       out under pressure.
 

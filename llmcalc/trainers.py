@@ -6,13 +6,13 @@ it runs peft's ``prepare_model_for_kbit_training`` on a quantized base
 (``adapter_dtype``), its default optimizer, whether it turns on gradient
 checkpointing, and the LoRA rank, targets and dropout it sets when the user
 sets none.  :data:`SETUPS` holds them, each read from the trainer's own code
-at a named release (file and line in :attr:`TrainingSetup.sources`, the
-release in references.bib under :attr:`TrainingSetup.reference`), and
+at a named release (file and line in its ``sources``, the release in
+references.bib under its ``reference`` key), and
 :func:`setup_settings` turns one into the keywords of
 :func:`llmcalc.planner.plan_training`.  :data:`DEFAULT_SETUP` is TRL's
-``SFTTrainer``: the Hugging Face trainer for supervised fine-tuning, which
-peft's and transformers' own fine-tuning guides use, and on which
-LLaMA-Factory, axolotl and Unsloth build their supervised trainers.
+``SFTTrainer``, Hugging Face's own trainer for supervised fine-tuning, which
+Unsloth also runs (``unsloth/models/rl.py`` patches it); LLaMA-Factory and
+axolotl have trainers of their own, built on transformers' ``Trainer``.
 
 Unsloth is not a set-up here, and :func:`get_setup` refuses it: its default
 gradient checkpointing (``use_gradient_checkpointing="unsloth"``) copies
@@ -48,7 +48,8 @@ from .config import ModelConfig, as_model_config
 from .errors import refusal
 from .lora import ALL_LINEAR
 
-__all__ = ["DEFAULT_SETUP", "SETUPS", "UNMODELLED_SETUPS", "TrainingSetup", "get_setup", "setup_settings"]
+__all__ = ["AXOLOTL_RESTORED_LAYOUTS", "DEFAULT_SETUP", "SETUPS", "UNMODELLED_SETUPS", "TrainingSetup", "get_setup",
+           "setup_settings"]
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ class TrainingSetup:
 
     @property
     def label(self) -> str:
-        """The name and release, as a plan names its set-up: ``TRL SFTTrainer 1.16.0``."""
+        """The name and release, as a plan names its set-up (``TRL SFTTrainer 1.16.0``)."""
         return f"{self.name} {self.version}"
 
 
@@ -148,7 +149,7 @@ SETUPS: tuple[TrainingSetup, ...] = (
 """The modelled set-ups, the default (:data:`DEFAULT_SETUP`) first."""
 
 DEFAULT_SETUP = SETUPS[0].key
-"""The set-up a plan assumes when none is named: TRL's ``SFTTrainer``."""
+"""TRL's ``SFTTrainer``, the set-up a plan assumes when none is named."""
 
 UNMODELLED_SETUPS: dict[str, str] = {
     "unsloth": "its default gradient checkpointing copies each checkpointed hidden state to CPU memory and its own "
@@ -157,7 +158,9 @@ UNMODELLED_SETUPS: dict[str, str] = {
 }
 """Trainers asked for by name that the planner refuses, and why."""
 
-_AXOLOTL_RESTORED_LAYOUTS = ("llama", "phi", "phi3", "gpt_neox", "starcoder2")
+AXOLOTL_RESTORED_LAYOUTS = ("llama", "phi", "phi3", "gpt_neox", "starcoder2")
+"""The dense layouts whose 16-bit parameters axolotl casts back after ``prepare_model_for_kbit_training``, whose
+norms are named ``*norm*`` and whose embedding and head axolotl finds by name."""
 
 
 def get_setup(key: str) -> TrainingSetup:
@@ -187,7 +190,7 @@ def setup_settings(key: str, task: str, *, zero_stage: int = 0, cfg: ModelConfig
         settings["qlora_preparation"] = setup.qlora_preparation
         if setup.key == "axolotl" and cfg is not None:
             model = as_model_config(cfg)
-            if model.is_moe or model.layout not in _AXOLOTL_RESTORED_LAYOUTS:
+            if model.is_moe or model.layout not in AXOLOTL_RESTORED_LAYOUTS:
                 raise refusal("setup_leaves_fp32", setup=key, model_type=model.model_type or model.layout)
     if kind != "full":
         dtype = setup.qlora_adapter_dtype if kind == "qlora" else setup.lora_adapter_dtype

@@ -61,8 +61,9 @@ fp32 (``autocast_adapter_dtype=True``).  The QLoRA base is loaded with
 ``BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
 bnb_4bit_compute_dtype=bfloat16)`` from a saved copy of the random bf16 model,
 its other parameters kept in bf16, or, for the settings marked ``prepared``,
-upcast to fp32 by ``peft.prepare_model_for_kbit_training`` as TRL's trainers
-do.  The dense families take settings 0 and 3 of ``LORA_SETTINGS`` (peft's
+upcast to fp32 by ``peft.prepare_model_for_kbit_training`` (peft's own set-up),
+or, for the settings marked ``bf16``, with the adapters cast to bfloat16 as TRL
+1.16's ``SFTTrainer`` casts them.  The dense families take settings 0 and 3 of ``LORA_SETTINGS`` (peft's
 default targets without dropout, ``"all-linear"`` with 0.05); where peft has
 no default targets for the model type the query and value projections are
 named (``QV_TARGETS``).  Each (configuration,
@@ -360,8 +361,8 @@ def build_lora(arch: str, targets: str | list[str] | None, dropout: float, quant
     """A peft LoRA model over the bf16 model (or its 4-bit copy) and the module names peft adapted.
 
     ``prepared``: peft's ``prepare_model_for_kbit_training`` runs on the 4-bit base before the adapters are added,
-    as TRL's trainers do: every bf16 parameter (embedding, norms, LM head) is upcast to fp32.  Its checkpointing is
-    left to ``measure`` (``use_gradient_checkpointing=False``), which enables or disables it per record.
+    as peft's own set-up leaves it: every bf16 parameter (embedding, norms, LM head) is upcast to fp32.  Its
+    checkpointing is left to ``measure`` (``use_gradient_checkpointing=False``), which turns it on or off per record.
     """
     from peft import LoraConfig, get_peft_model
 
