@@ -38,20 +38,24 @@ the step), optimizer state tensors but ``step``; and the parameters' dtypes.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import pathlib
-import platform
 import sys
 import tempfile
-from importlib import metadata
 from typing import Any
 
 import torch
-from transformers import AutoConfig, AutoModelForCausalLM, BitsAndBytesConfig
+from transformers import AutoModelForCausalLM, BitsAndBytesConfig
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from measure_training_state import ARCHITECTURES, NO_DROPOUT, _bytes, _optimizer_state, _quant_state_tensors
+from measure_training_state import (
+    ARCHITECTURES,
+    _bytes,
+    _optimizer_state,
+    _quant_state_tensors,
+    provenance,
+    save_random_model,
+)
 
 OUTPUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "training_state" / "setups.json"
 SETUPS = (("trl-sft", "qlora"), ("trl-sft", "lora"), ("qlora-script", "qlora"))
@@ -190,13 +194,8 @@ def main() -> None:
     torch.set_num_threads(2)
     result: dict[str, Any] = {
         "provenance": {
-            "script": "tools/measure_trainer_setups.py",
-            "command": "python tools/measure_trainer_setups.py --write",
-            "date": datetime.date.today().isoformat(),
-            "python": platform.python_version(),
-            **{name: metadata.version(name) for name in ("torch", "transformers", "peft", "accelerate",
-                                                         "bitsandbytes", "trl")},
-            "device": "cpu",
+            **provenance("measure_trainer_setups.py",
+                         ("torch", "transformers", "peft", "accelerate", "bitsandbytes", "trl")),
             "lora_rank": RANK,
         },
         "architectures": {},
@@ -204,11 +203,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for arch in ARCHES:
             model_type, config, description, targets = ARCHITECTURES[arch]
-            cfg = AutoConfig.for_model(model_type, **config, **{k: v for k, v in NO_DROPOUT.items()
-                                                               if hasattr(AutoConfig.for_model(model_type), k)})
-            folder = pathlib.Path(tmp) / arch
-            torch.manual_seed(0)
-            AutoModelForCausalLM.from_config(cfg, dtype=torch.bfloat16).save_pretrained(folder)
+            folder = save_random_model(arch, pathlib.Path(tmp))
             record: dict[str, Any] = {"model_type": model_type, "config": config, "description": description,
                                       "lora_targets": targets, "setups": {}}
             for setup, task in SETUPS:
