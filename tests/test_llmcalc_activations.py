@@ -414,7 +414,8 @@ def test_moe_lora_matches_measurement(record):
     estimate = activation_memory(_config(record["arch"], MOE_LORA), record["batch"], record["seq_len"],
                                  checkpointing=record["checkpointing"], lora_targets=record["targets"],
                                  lora_rank=record["rank"], lora_dropout=record["lora_dropout"],
-                                 qlora_preparation="kbit" if record.get("prepared") else None).saved
+                                 qlora_preparation="kbit" if record.get("prepared") else None,
+                                 adapter_dtype=record.get("adapter_dtype", "fp32")).saved
     measured = record["saved_bytes"]
     assert abs(estimate - measured) <= MOE_TOLERANCE * measured, f"{estimate:,d} vs measured {measured:,d}"
 
@@ -425,7 +426,8 @@ def test_moe_qlora_keeps_what_lora_keeps():
     setting = ("arch", "batch", "seq_len", "checkpointing", "lora_dropout")
     lora_bytes = {(*[r[key] for key in setting], str(r["targets"])): r["saved_bytes"]
                   for r in MOE_LORA["records"] if not r["quantized_base"]}
-    quantized = [r for r in MOE_LORA["records"] if r["quantized_base"] and not r.get("prepared")]
+    quantized = [r for r in MOE_LORA["records"] if r["quantized_base"] and not r.get("prepared")
+                 and "adapter_dtype" not in r]
     assert {r["arch"] for r in quantized} == MOE_ARCHITECTURES
     for record in quantized:
         key = (*[record[k] for k in setting], str(record["targets"]))

@@ -85,10 +85,14 @@ def test_every_set_up_is_a_planner_setting():
         assert setup.sources and setup.version and setup.reference
 
 
-def test_bf16_adapters_were_measured_for_three_families():
-    """TRL's bf16 cast of the adapters: recorded on Llama, Qwen2 and GPT-2 (test_llmcalc_activations checks each)."""
+def test_bf16_adapters_were_measured_for_six_families():
+    """TRL's bf16 cast of the adapters: recorded on Llama, Qwen2, GPT-2 and, on the query and value projections,
+    Mixtral, Qwen1.5-MoE and DeepSeek-V3 (test_llmcalc_activations checks each record)."""
     cast = {record["arch"] for record in LORA["records"] if record.get("adapter_dtype") == "bf16"}
     assert cast == {"llama", "qwen2", "gpt2"}
+    moe = json.loads((DATA / "activations" / "moe-lora.json").read_text("utf-8"))
+    cast = {record["arch"] for record in moe["records"] if record.get("adapter_dtype") == "bf16"}
+    assert cast == {"mixtral", "qwen2_moe", "deepseek_v3"}
 
 
 @pytest.mark.parametrize("record", SETUP_RECORDS["script_activations"]["records"],

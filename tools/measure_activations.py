@@ -341,6 +341,7 @@ QV_TARGETS = {"olmo": ["q_proj", "v_proj"], "olmo2": ["q_proj", "v_proj"], "star
 MOE_LORA_SETTINGS = (
     (None, 0.0, False, False), (None, 0.05, False, False), ("all-linear", 0.0, False, False),
     (None, 0.0, True, False), ("all-linear", 0.0, True, False), (None, 0.0, True, True),
+    (None, 0.0, True, False, "bf16"),
 )
 MOE_QUERY_VALUE = {
     **{arch: ["q_proj", "v_proj"] for arch in ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe")},
