@@ -85,8 +85,8 @@ modules, where full fine-tuning keeps 16-bit inputs that modules share.  QLoRA
 (a bitsandbytes 4-bit base, ``MatMul4Bit`` keeps its weight, not its input)
 measured byte for byte the same as LoRA, so it needs no switch here, unless
 the base went through peft's ``prepare_model_for_kbit_training``
-(``qlora_preparation="kbit"``, what TRL's trainers do and the planner's
-default): it upcasts the embedding, the norms and the head to fp32, so the
+(``qlora_preparation="kbit"``, peft's own set-up and this function's; TRL
+1.16's ``SFTTrainer`` does not call it): it upcasts the embedding, the norms and the head to fp32, so the
 embedding's output and with it the whole residual stream are fp32, and
 bitsandbytes' ``Linear4bit`` casts each output back to its input's dtype:
 every activation is counted in fp32 (``e = 4``), the rotary tables and the
@@ -262,8 +262,10 @@ Attention = Literal["sdpa", "eager"]
 # Bytes per element of the dtype the model computes in (weights and activations).
 _ELEMENT_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 _ATTENTIONS = ("sdpa", "eager")
-# How a QLoRA base is prepared (llmcalc.planner.QLORA_PREPARATIONS): "kbit" = peft's prepare_model_for_kbit_training.
-_QLORA_PREPARATIONS = ("kbit", "none")
+# How a QLoRA base is prepared (llmcalc.planner.QLORA_PREPARATIONS): "kbit" = peft's prepare_model_for_kbit_training,
+# "norms" = the QLoRA script's (its fp32 norms make the hidden states fp32 as well).
+_QLORA_PREPARATIONS = ("kbit", "none", "norms")
+_ADAPTER_DTYPES = ("fp32", "bf16")
 _FP32 = 4
 _INT64 = 8
 # Roles of the linear modules that read a block's input (through its first norm).
@@ -722,27 +724,32 @@ def _block_bytes(cfg: ModelConfig, batch: int, seq_len: int, element: int, atten
     return norms + linear_inputs + attention_bytes + ffn - down_input
 
 
-def _adapter_bytes(modules: Iterable[Linear], tokens: int, rank: int, dropout: float, *, fp32_base: bool = False,
-                   one_norm: bool = False, output_kept: bool = True) -> int:
-    """Bytes the LoRA adapters of ``modules`` keep in one block, per peft with fp32 adapters.
+def _adapter_bytes(modules: Iterable[Linear], tokens: int, rank: int, dropout: float, *, input_element: int,
+                   adapter_element: int = _FP32, one_norm: bool = False, output_kept: bool = True) -> int:
+    """Bytes the LoRA adapters of ``modules`` keep in one block, per peft, for adapters of ``adapter_element`` bytes.
 
-    On a 16-bit base each adapter casts its input to fp32 (its own copy,
-    even where modules share an input), ``lora_A`` keeps it and ``lora_B``
-    keeps A's fp32 output, ``rank`` wide.  With ``dropout > 0`` ``lora_A``
-    keeps the dropped-out copy instead, and the dropout its scaled mask, on
-    CPU an fp32 tensor the size of the input (a CUDA dropout keeps a 1-byte
-    mask).  On an ``fp32_base`` (a QLoRA base after
-    ``prepare_model_for_kbit_training``) the inputs are fp32 already: the
-    cast returns the input itself, so adapters reading one tensor keep it
-    once (the query, key, value and latent-down projections read the first
-    norm's output, the FFN's first layers the second's), and with
-    ``output_kept`` the output projection's input is SDPA's output, kept
-    anyway (latent attention keeps it only for a trained projection).
-    ``one_norm``: attention and FFN read one norm's output (Phi-2, Falcon).
+    peft casts an adapter's input to the adapter's dtype
+    (``LoraLayer._cast_input_dtype``).  Where the hidden states
+    (``input_element`` bytes) have another dtype, the cast is a copy per
+    adapter, even where modules share an input: ``lora_A`` keeps it and
+    ``lora_B`` keeps A's output, ``rank`` wide, both in the adapter's dtype
+    (fp32 adapters on a 16-bit base, peft's default; BF16 adapters on a
+    prepared FP32 base).  With ``dropout > 0`` ``lora_A`` keeps the
+    dropped-out copy instead, and the dropout its scaled mask, on CPU a
+    tensor of the input's dtype (a CUDA dropout keeps a 1-byte mask).  Where
+    the dtypes agree (fp32 adapters on a QLoRA base after
+    ``prepare_model_for_kbit_training``; BF16 adapters, as TRL's
+    ``SFTTrainer`` casts them, on a 16-bit base) the cast returns the input
+    itself, so adapters reading one tensor keep it once (the query, key,
+    value and latent-down projections read the first norm's output, the
+    FFN's first layers the second's), and with ``output_kept`` the output
+    projection's input is SDPA's output, kept anyway (latent attention
+    keeps it only for a trained projection).  ``one_norm``: attention and
+    FFN read one norm's output (Phi-2, Falcon).
     """
-    if not fp32_base or dropout:
-        per_input_value = 2 * _FP32 if dropout else _FP32
-        return sum(tokens * (per_input_value * module.d_in + _FP32 * rank) for module in modules)
+    if input_element != adapter_element or dropout:
+        per_input_value = 2 * adapter_element if dropout else adapter_element
+        return sum(tokens * (per_input_value * module.d_in + adapter_element * rank) for module in modules)
     shared_inputs = {"q": "attention", "k": "attention", "v": "attention", "qkv": "attention", "q_a": "attention",
                      "kv_a": "attention", "gate": "ffn", "up": "ffn", "gate_up": "ffn"}
     inputs: set[tuple[str, int]] = set()
@@ -753,7 +760,8 @@ def _adapter_bytes(modules: Iterable[Linear], tokens: int, rank: int, dropout: f
         if one_norm and group == "ffn":
             group = "attention"
         inputs.add((group, module.d_in))  # a latent's up projection (role "q", narrower) reads another tensor
-    return sum(_FP32 * tokens * width for _, width in inputs) + sum(_FP32 * tokens * rank for _ in modules)
+    return (sum(adapter_element * tokens * width for _, width in inputs)
+            + sum(adapter_element * tokens * rank for _ in modules))
 
 
 def planner_attention(cfg: ModelConfig) -> Attention:
@@ -897,6 +905,7 @@ def activation_memory(
     lora_rank: int = 16,
     lora_dropout: float = 0.0,
     qlora_preparation: str | None = None,
+    adapter_dtype: str = "fp32",
 ) -> ActivationMemory:
     """Estimate the activation memory of one training step, by part.
 
@@ -957,10 +966,20 @@ def activation_memory(
     lora_dropout : float
         peft's ``lora_dropout``, in ``[0, 1)``; any value above 0 keeps a
         dropped-out input copy and a mask per adapter (only with ``lora_targets``).
-    qlora_preparation : {"kbit", "none"} or None
+    qlora_preparation : {"kbit", "none", "norms"} or None
         ``"kbit"``: a QLoRA base after peft's ``prepare_model_for_kbit_training``,
         whose hidden states are fp32 (only with ``lora_targets``); ``"none"``
-        or ``None`` (default): the base's own dtype.
+        or ``None`` (default): the base's own dtype.  ``"norms"``: the QLoRA
+        script's base, fp32 norms and a 16-bit embedding and head, counted as
+        ``"kbit"``: its norms make the hidden states fp32 from the first
+        block's FFN on, while under bf16 autocast its attention and head run
+        in bf16.  An estimate: measured on the small Llama-style model under
+        autocast (``tools/measure_trainer_setups.py``), it counts 0.9 to 1.0 %
+        more with checkpointing and 2.8 to 3.7 % more without.
+    adapter_dtype : {"fp32", "bf16"}
+        The adapters' dtype: ``"fp32"`` (default), as peft upcasts them
+        (``autocast_adapter_dtype=True``); ``"bf16"``, as TRL's ``SFTTrainer``
+        casts them on a quantized base (only with ``lora_targets``).
 
     Examples
     --------
@@ -1025,8 +1044,9 @@ def activation_memory(
     tokens = n_batch * n_seq
     frozen = lora_targets is not None
     prepared = False
+    adapter_element = _ELEMENT_BYTES[check.choice("adapter_dtype", adapter_dtype, _ADAPTER_DTYPES)]
     if qlora_preparation is not None:
-        prepared = check.choice("qlora_preparation", qlora_preparation, _QLORA_PREPARATIONS) == "kbit"
+        prepared = check.choice("qlora_preparation", qlora_preparation, _QLORA_PREPARATIONS) != "none"
         if not frozen:
             raise refusal("qlora_preparation_needs_qlora", qlora_preparation=qlora_preparation, task="full")
     if prepared:
@@ -1049,18 +1069,25 @@ def activation_memory(
                 raise refusal("activations_unmeasured_feature",
                               feature="peft's adapters on stacked experts or a router of a kbit-prepared base",
                               name="qlora_preparation", measured="none", value=qlora_preparation)
+            if stacked and adapter_element != _FP32:
+                raise refusal("activations_unmeasured_feature",
+                              feature="peft's adapters on stacked experts or a router in bf16",
+                              name="adapter_dtype", measured="fp32", value=adapter_dtype)
             block += _adapter_bytes([m for m in modules if _in_layer(m, True)], tokens, rank, dropout,
-                                    fp32_base=prepared, output_kept=not cfg.uses_latent_attention)
+                                    input_element=element, adapter_element=adapter_element,
+                                    output_kept=not cfg.uses_latent_attention)
             block += _stacked_adapter_bytes(cfg, stacked, tokens, element, rank)
             dense_block += _adapter_bytes([m for m in modules if _in_layer(m, False)], tokens, rank, dropout,
-                                          fp32_base=prepared, output_kept=not cfg.uses_latent_attention)
+                                          input_element=element, adapter_element=adapter_element,
+                                          output_kept=not cfg.uses_latent_attention)
         else:
-            block += _adapter_bytes(modules, tokens, rank, dropout, fp32_base=prepared, one_norm=one_norm)
+            block += _adapter_bytes(modules, tokens, rank, dropout, input_element=element,
+                                    adapter_element=adapter_element, one_norm=one_norm)
             dense_block = block
         if not keep_inputs_only:
             # transformers makes the embedding's output need a gradient only when checkpointing is enabled.
             no_gradient_inputs = _first_block_inputs_without_gradient(cfg, modules)
-            masks = _FP32 * tokens * sum(module.d_in for module in no_gradient_inputs) if dropout else 0
+            masks = adapter_element * tokens * sum(module.d_in for module in no_gradient_inputs) if dropout else 0
             # OLMo 2's norms follow attention and FFN: its Q, K and V read the block's input, no norm does.
             first_norm = 0 if cfg.model_type in _POST_NORMS else _norm_bytes(cfg, tokens, cfg.d_model, 1, element,
                                                                              frozen=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import MISSING, fields
 from typing import Any
 
-from . import activations, config, engines, errors, formats, hf, lora, memory, params, planner, weightformats
+from . import activations, config, engines, errors, formats, hf, lora, memory, params, planner, trainers, weightformats
 from .cli import DEFAULT_CONTEXT, DEFAULT_SEQ_LEN
 
 __all__ = ["browser_data", "planner_tables"]
@@ -93,6 +93,12 @@ def planner_tables() -> dict[str, Any]:
         "full_precisions": planner.PRECISIONS,
         "precision_recipes": dict(planner.PRECISION_RECIPES),
         "qlora_preparations": planner.QLORA_PREPARATIONS,
+        "adapter_dtypes": planner.ADAPTER_DTYPES,
+        "setups": [{field: getattr(setup, field) for field in ("key", "qlora_preparation", "lora_adapter_dtype",
+                                                              "qlora_adapter_dtype", "optimizer", "checkpointing",
+                                                              "rank", "lora_dropout", "targets")}
+                   for setup in trainers.SETUPS],
+        "axolotl_restored_layouts": trainers.AXOLOTL_RESTORED_LAYOUTS,
         "bnb_optimizer": {"min_8bit_size": planner.BNB_MIN_8BIT_SIZE, "block": planner.BNB_OPTIMIZER_BLOCK,
                           "maps": planner.BNB_QUANTIZATION_MAPS},
         "zero_sharded": [sorted(parts) for parts in memory.ZERO_SHARDED],

@@ -40,6 +40,7 @@ from .lora import ALL_LINEAR, PEFT_VERSION, default_lora_targets, largest_low_ra
 from .memory import OPTIMIZER_STATES, PRECISION_BYTES, kv_cache_bytes, training_memory, weight_bytes
 from .params import active_param_count, param_breakdown, param_count
 from .planner import (
+    ADAPTER_DTYPES,
     CARDS,
     MAX_BATCH,
     OPTIMIZERS,
@@ -63,6 +64,7 @@ from .planner import (
     training_changes_that_fit,
 )
 from .presets import PRESETS, get_preset
+from .trainers import DEFAULT_SETUP, SETUPS, UNMODELLED_SETUPS, get_setup, setup_settings
 from .units import GiB
 
 __all__ = [
@@ -337,6 +339,8 @@ PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
     "precision": (("full",), PRECISIONS[0]),
     "qlora_preparation": (("qlora",), QLORA_PREPARATIONS[0]),
     "lora_dropout": (("lora", "qlora"), 0.0),
+    "setup": (("lora", "qlora"), DEFAULT_SETUP),
+    "adapter_dtype": (("lora", "qlora"), "fp32"),
 }
 # How each training plan's heading names the set-up it describes.
 _TRAINING_REGIMES = {
@@ -345,13 +349,19 @@ _TRAINING_REGIMES = {
     "mixed": "DeepSpeed/Megatron mixed precision: bf16 weights and gradients, fp32 master and optimizer states",
     "kbit": "NF4 base prepared by peft's prepare_model_for_kbit_training (fp32 embedding, head, norms)",
     "none": "NF4 base, other parameters left in 16 bits",
+    "norms": "NF4 base prepared as the QLoRA script does (fp32 norms, 16-bit embedding and head)",
 }
 
 
 def _training_regime(args: argparse.Namespace) -> str:
-    """The set-up a training plan describes, for its heading (empty for LoRA, whose set-up has no choice)."""
+    """The set-up a training plan describes, for its heading: the trainer's set-up and what it sets."""
     choice = getattr(args, "precision", None) or getattr(args, "qlora_preparation", None)
-    return f"; {_TRAINING_REGIMES[choice]}" if choice else ""
+    regime = f"; {_TRAINING_REGIMES[choice]}" if choice else ""
+    if args.task == "full":
+        return regime
+    setup = get_setup(args.setup)
+    return (f"; set-up {setup.label}{regime}; {args.adapter_dtype} adapters, {args.optimizer}, "
+            f"checkpointing {'on' if args.checkpointing else 'off'}")
 _TASK_NAMES = {"inference": "inference", "full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}
 
 
@@ -365,6 +375,13 @@ def _plan_options(args: argparse.Namespace) -> None:
         applies = "; ".join(f"--{name.replace('_', '-')} applies to {', '.join(PLAN_OPTIONS[name][0])}"
                             for name in wrong)
         raise ValueError(f"{flags} {'does' if len(wrong) == 1 else 'do'} not apply to --task {args.task} ({applies})")
+    if args.task in ("lora", "qlora"):
+        # The trainer's set-up gives the defaults of what it sets; an option given on the command line wins.
+        chosen = setup_settings(getattr(args, "setup", DEFAULT_SETUP), args.task,
+                                zero_stage=getattr(args, "zero_stage", 0))
+        for name, value in chosen.items():
+            if not hasattr(args, name):
+                setattr(args, name, [value] if name == "targets" else value)
     for name, (tasks, default) in PLAN_OPTIONS.items():
         if args.task in tasks and not hasattr(args, name):
             setattr(args, name, default)
@@ -505,7 +522,10 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
                                  targets=getattr(args, "targets", ALL_LINEAR),
                                  precision=getattr(args, "precision", PRECISIONS[0]),
                                  qlora_preparation=getattr(args, "qlora_preparation", QLORA_PREPARATIONS[0]),
-                                 lora_dropout=getattr(args, "lora_dropout", 0.0))
+                                 lora_dropout=getattr(args, "lora_dropout", 0.0),
+                                 adapter_dtype=getattr(args, "adapter_dtype", "fp32"))
+        if args.task in ("lora", "qlora"):
+            setup_settings(args.setup, args.task, cfg=cfg)  # refuses a model the set-up's rules do not cover
         size, varied, limit = args.micro_batch, "micro_batch", MAX_BATCH
         gpus = args.gpus
         where = "one GPU" if gpus == 1 else f"per GPU, each of {gpus:,} (ZeRO stage {args.zero_stage})"
@@ -522,7 +542,8 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
     result: dict[str, Any] = {"task": args.task, "per_gpu_of": gpus, "parts": parts,
                               "total": chosen.total, "trained_context": trained}
     # The training set-up the plan describes, as chosen or defaulted.
-    result.update({name: getattr(args, name) for name in ("precision", "qlora_preparation", "lora_dropout")
+    result.update({name: getattr(args, name) for name in ("precision", "qlora_preparation", "lora_dropout",
+                                                          "setup", "adapter_dtype", "optimizer", "checkpointing")
                    if hasattr(args, name)})
     if args.task == "inference":
         result.update(engine=args.engine, context=args.context, tensor_parallel=args.tensor_parallel,
@@ -577,7 +598,7 @@ def _changes_that_fit(cfg: ModelConfig, args: argparse.Namespace, budget: int) -
         rank=getattr(args, "rank", 16), targets=getattr(args, "targets", ALL_LINEAR),
         precision=getattr(args, "precision", PRECISIONS[0]),
         qlora_preparation=getattr(args, "qlora_preparation", QLORA_PREPARATIONS[0]),
-        lora_dropout=getattr(args, "lora_dropout", 0.0))
+        lora_dropout=getattr(args, "lora_dropout", 0.0), adapter_dtype=getattr(args, "adapter_dtype", "fp32"))
 
 
 def _change_flag(change: FitChange) -> str:
@@ -732,9 +753,20 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--micro-batch", type=whole_number, default=hidden, metavar="N",
                       help="training: sequences per step and GPU (default: 1)")
     plan.add_argument("--optimizer", choices=OPTIMIZERS, default=hidden,
-                      help="training: the optimizer (default: adamw)")
-    plan.add_argument("--checkpointing", action="store_true", default=hidden,
-                      help="training: activation checkpointing")
+                      help="training: the optimizer: adamw (PyTorch's, states in the parameters' dtype), "
+                      "adamw-8bit and adamw-32bit (bitsandbytes', paged or not; fp32 states), sgd-momentum "
+                      "(default: adamw; LoRA and QLoRA: the set-up's)")
+    plan.add_argument("--checkpointing", action=argparse.BooleanOptionalAction, default=hidden,
+                      help="training: activation checkpointing (default: off; LoRA and QLoRA: the set-up's)")
+    setups = ", ".join(f"{setup.key} ({setup.label})" for setup in SETUPS)
+    plan.add_argument("--setup", choices=[setup.key for setup in SETUPS] + list(UNMODELLED_SETUPS), default=hidden,
+                      help=f"LoRA and QLoRA: the trainer whose set-up the plan assumes, as its code configures it: "
+                      f"{setups}; its preparation of a QLoRA base, adapter dtype, optimizer, checkpointing and, "
+                      f"where it sets them, LoRA rank, targets and dropout are the defaults of those options "
+                      f"(default: {DEFAULT_SETUP}; unsloth is refused: not modelled)")
+    plan.add_argument("--adapter-dtype", choices=ADAPTER_DTYPES, default=hidden,
+                      help="LoRA and QLoRA: fp32 (peft's autocast_adapter_dtype) or bf16 (TRL's SFTTrainer on a "
+                      "quantized base, the QLoRA script) (default: the set-up's)")
     plan.add_argument("--tensor-parallel", type=whole_number, default=hidden, metavar="N",
                       help="inference with --engine sum or vllm: vLLM's tensor_parallel_size, GPUs that split each "
                       "layer; the plan is one GPU's (default: 1)")
@@ -746,21 +778,21 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--gpus", type=whole_number, default=hidden, metavar="N",
                       help="training: data-parallel GPUs that ZeRO shards over (default: 1)")
     plan.add_argument("--rank", type=whole_number, default=hidden, metavar="R",
-                      help="LoRA and QLoRA: adapter rank (default: 16)")
+                      help="LoRA and QLoRA: adapter rank (default: the set-up's, else 16)")
     plan.add_argument("--targets", nargs="+", default=hidden, metavar="NAME",
-                      help=f"LoRA and QLoRA: {targets_help} (default: {targets_default})")
+                      help=f"LoRA and QLoRA: {targets_help} (default: the set-up's, else {targets_default})")
     plan.add_argument("--precision", choices=PRECISIONS, default=hidden,
                       help="full fine-tuning: bf16 (transformers 5 loads bf16 checkpoints in bf16, torch AdamW keeps "
                       "bf16 states: 8 bytes a parameter), amp (PyTorch AMP, fp32 model: 16) or mixed "
                       "(DeepSpeed/Megatron, bf16 weights and gradients with fp32 master and states: 16) "
                       f"(default: {PRECISIONS[0]})")
     plan.add_argument("--qlora-preparation", choices=QLORA_PREPARATIONS, default=hidden,
-                      help="QLoRA: kbit (peft's prepare_model_for_kbit_training, as QLoRA recipes call it: "
-                      "embedding, head and norms in fp32) or none (left in 16 bits) "
-                      f"(default: {QLORA_PREPARATIONS[0]})")
+                      help="QLoRA: kbit (peft's prepare_model_for_kbit_training: embedding, head and norms in "
+                      "fp32), none (left in 16 bits) or norms (the QLoRA script's: fp32 norms only) "
+                      "(default: the set-up's)")
     plan.add_argument("--lora-dropout", type=real_number, default=hidden, metavar="P",
                       help="LoRA and QLoRA: peft's lora_dropout in [0, 1); above 0 each adapter keeps its "
-                      "dropped-out input and mask (default: 0, peft's; recipes often use 0.05 to 0.1)")
+                      "dropped-out input and mask (default: the set-up's, else 0, peft's)")
     gguf_plan = command("gguf", "GPU memory of a llama.cpp run: a .gguf file's tensors (header only) or a "
                         "preset as a llama-quantize recipe, the KV cache in its cache type, a measured compute buffer")
     gguf.add_cli_arguments(gguf_plan)

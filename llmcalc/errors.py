@@ -195,6 +195,11 @@ MESSAGES: dict[str, str] = {
                             "task={task!r}",
     "qlora_preparation_needs_qlora": "qlora_preparation applies to QLoRA only; got "
                                      "qlora_preparation={qlora_preparation!r} with task={task!r}",
+    "setup_not_modelled": "the training set-up {setup!r} is not modelled: {reason}",
+    "setup_leaves_fp32": "the {setup} set-up is modelled for dense models whose norms are named '*norm*' only: for "
+                         "a {model_type} model it leaves parameters in fp32 after prepare_model_for_kbit_training "
+                         "that the planner does not count (axolotl 0.19.0 casts back only modules named '*norm*', "
+                         "the embedding and the head; stacked experts stay upcast)",
 }
 """Each refusal code and its English template, filled in with the refusal's parameters."""
 

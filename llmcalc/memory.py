@@ -23,6 +23,7 @@ OPTIMIZER_STATES: Mapping[str, tuple[int, int | None]] = MappingProxyType({
     "adamw": (2, None),      # first and second moment
     "adam": (2, None),
     "adamw-8bit": (2, 1),    # bitsandbytes' 8-bit states; their per-block scales are not counted
+    "adamw-32bit": (2, 4),   # bitsandbytes' 32-bit AdamW, paged or not: fp32 states whatever the parameters' dtype
     "lion": (1, None),       # momentum only
     "sgd-momentum": (1, None),
     "sgd": (0, None),

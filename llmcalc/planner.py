@@ -35,6 +35,7 @@ from .units import GB, GiB, MiB
 from .weightformats import codes_and_constants, is_converted, weight_format_bytes
 
 __all__ = [
+    "ADAPTER_DTYPES",
     "BNB_MIN_8BIT_SIZE",
     "BNB_OPTIMIZER_BLOCK",
     "BNB_QUANTIZATION_MAPS",
@@ -328,9 +329,15 @@ GPUS: Mapping[str, int] = MappingProxyType({card.label: card.total_bytes for car
 
 TASKS = ("inference", "full", "lora", "qlora")
 """What a plan is for, inference or full, LoRA or QLoRA fine-tuning (see :func:`plan_training`)."""
-OPTIMIZERS = ("adamw", "adamw-8bit", "sgd-momentum")
+OPTIMIZERS = ("adamw", "adamw-8bit", "sgd-momentum", "adamw-32bit")
 """The optimizers a training plan offers, each a key of :data:`llmcalc.memory.OPTIMIZER_STATES`; the first is the
-default."""
+default.
+
+``adamw`` is PyTorch's AdamW (transformers' ``adamw_torch`` and ``adamw_torch_fused``), whose two states take the
+parameters' dtype; ``adamw-8bit`` bitsandbytes' ``AdamW8bit`` (:func:`adamw_8bit_state_bytes`); ``adamw-32bit``
+bitsandbytes' 32-bit AdamW (``paged_adamw_32bit``, the QLoRA script's), whose two states are fp32 whatever the
+parameters' dtype; a paged optimizer's states are counted in GPU memory, since paging only moves them out under
+pressure."""
 PRECISIONS = ("bf16", "amp", "mixed")
 """Full fine-tuning's precision regimes (see :func:`plan_training`); the first is the default.
 
@@ -343,9 +350,14 @@ an fp32 master copy and fp32 moments, 2 + 2 + 4 + 8 = 16.
 """
 PRECISION_RECIPES: Mapping[str, str] = MappingProxyType({"bf16": "bf16", "amp": "fp32", "mixed": "mixed"})
 """Each of :data:`PRECISIONS` as the recipe of :data:`llmcalc.memory.PRECISION_BYTES` it stores its state in."""
-QLORA_PREPARATIONS = ("kbit", "none")
+ADAPTER_DTYPES = ("fp32", "bf16")
+"""The dtype LoRA and QLoRA adapters are trained in; ``fp32`` (default) as peft upcasts them
+(``autocast_adapter_dtype=True``), ``bf16`` as TRL's ``SFTTrainer`` and the QLoRA script cast them on a
+quantized base (:mod:`llmcalc.trainers`)."""
+QLORA_PREPARATIONS = ("kbit", "none", "norms")
 """How a QLoRA plan prepares its base; ``kbit`` (default) runs peft's ``prepare_model_for_kbit_training``,
-``none`` does not."""
+``none`` does not; ``norms`` runs it and then casts the embedding and the head back to 16 bits, keeping only the
+norms in fp32, as the QLoRA script does (qlora.py at 7f4e95a, lines 377 and 396-405)."""
 # bitsandbytes 0.50.2, bitsandbytes/optim/optimizer.py, Optimizer2State.init_state: a tensor of fewer than
 # min_8bit_size (4096) values keeps two fp32 states; a larger one two uint8 states and one fp32 absmax per 256
 # values for each; the optimizer's two 256-entry fp32 quantization maps ("dynamic", "udynamic") are shared.
@@ -766,34 +778,40 @@ def training_state_bytes(
     rank: int = 16,
     targets: str | Iterable[str] = ("q", "v"),
     qlora_preparation: str = "kbit",
+    adapter_dtype: str = "fp32",
 ) -> dict[str, int]:
     """Weights, gradients and optimizer state (master weights included) of one GPU without ZeRO, in exact bytes.
 
     ``task`` ``"full"``: every parameter trained in ``precision`` (:data:`PRECISIONS`).
-    ``"lora"``: a bf16 base and fp32 adapters.  ``"qlora"``: an NF4 base with double
-    quantization; with ``qlora_preparation="kbit"`` (default; QLoRA recipes call it before
-    adding the adapters) peft's ``prepare_model_for_kbit_training`` has upcast every
+    ``"lora"``: a bf16 base and adapters in ``adapter_dtype`` (:data:`ADAPTER_DTYPES`; fp32,
+    peft's, by default), with gradients and PyTorch's AdamW states in the same dtype
+    (``adamw-32bit``: fp32 states).  ``"qlora"``: an NF4 base with double
+    quantization; with ``qlora_preparation="kbit"`` (default, peft's own set-up)
+    peft's ``prepare_model_for_kbit_training`` has upcast every
     parameter left in 16 bits to fp32 except the biases of 4-bit layers, which
-    bitsandbytes' ``Linear4bit`` casts back to its compute dtype at the first forward.
+    bitsandbytes' ``Linear4bit`` casts back to its compute dtype at the first forward;
+    with ``"norms"`` only the norms are fp32.
     ``"adamw-8bit"`` counts bitsandbytes' block constants (:func:`adamw_8bit_state_bytes`).
     Not counted: torch's 4-byte ``step`` scalar per trained tensor.
 
     Examples
     --------
-    Llama 2 7B: the fp32 upcast adds 0.49 GiB to QLoRA's weights; full fine-tuning in
+    Llama 2 7B: the fp32 upcast adds 0.49 GiB to QLoRA's weights, the QLoRA script's fp32 norms
+    (65 x 4,096 values) 2 bytes each; full fine-tuning in
     bf16 keeps 8 bytes a parameter, PyTorch AMP and DeepSpeed's mixed precision 16.
 
     >>> from llmcalc import get_preset, GiB
     >>> cfg = get_preset("llama-2-7b")
-    >>> kbit, plain = (training_state_bytes(cfg, task="qlora", qlora_preparation=p) for p in QLORA_PREPARATIONS)
-    >>> round((kbit["weights"] - plain["weights"]) / GiB, 2)
-    0.49
+    >>> kbit, plain, norms = (training_state_bytes(cfg, task="qlora", qlora_preparation=p) for p in QLORA_PREPARATIONS)
+    >>> round((kbit["weights"] - plain["weights"]) / GiB, 2), norms["weights"] - plain["weights"]
+    (0.49, 532480)
     >>> [round(sum(training_state_bytes(cfg, precision=p).values()) / GiB, 1) for p in PRECISIONS]
     [50.2, 100.4, 100.4]
     """
     cfg, n_params = checked_model(cfg)
     kind = check.choice("task", task, TASKS[1:])
     optimizer = check.choice("optimizer", optimizer, OPTIMIZERS)
+    adapter_recipe = check.choice("adapter_dtype", adapter_dtype, ADAPTER_DTYPES)
     if kind == "full":
         recipe = PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
         parts = training_memory(n_params, optimizer, recipe)
@@ -813,7 +831,9 @@ def training_state_bytes(
         quantized_biases = sum(2 * m.d_out * m.copies for m in linear_modules(cfg)
                                if m.bias and is_converted(m, "nf4-dq", cfg))
         base += base_parts["unquantized"] - quantized_biases  # 16-bit parameters made fp32: 2 more bytes each
-    adapters = training_memory(lora_model_params(cfg, count, targets), optimizer, "fp32")
+    elif kind == "qlora" and preparation == "norms":
+        base += 2 * param_breakdown(cfg)["norms"]  # the norms stay fp32, the rest is cast back to 16 bits
+    adapters = training_memory(lora_model_params(cfg, count, targets), optimizer, adapter_recipe)
     states = adapters["optimizer_states"]
     if optimizer == "adamw-8bit":
         states = adamw_8bit_state_bytes(_adapter_tensors(cfg, count, targets))
@@ -835,6 +855,7 @@ def plan_training(
     precision: str = "bf16",
     qlora_preparation: str = "kbit",
     lora_dropout: float = 0.0,
+    adapter_dtype: str = "fp32",
 ) -> MemoryPlan:
     """Memory on one GPU for a training step of ``task``: ``"full"``, ``"lora"`` or ``"qlora"``.
 
@@ -852,10 +873,14 @@ def plan_training(
       fp32, as peft keeps them by default (``autocast_adapter_dtype``): 4
       bytes of weights, 4 of gradients and the optimizer's states each (fp32,
       or 1 byte a state plus block constants with 8-bit AdamW); no master copy.
+      ``adapter_dtype="bf16"`` (TRL's ``SFTTrainer`` on a quantized base, the
+      QLoRA script): 2 bytes each, PyTorch AdamW's states in bf16 too.
     * ``"qlora"``: as ``"lora"`` with the base in NF4 with double quantization,
       by default prepared by peft's ``prepare_model_for_kbit_training``
-      (``qlora_preparation="kbit"``, as QLoRA recipes do): embedding, head and
-      norms upcast to fp32; ``"none"`` leaves them in 16 bits.  A paged
+      (``qlora_preparation="kbit"``, peft's own set-up; the trainers' set-ups
+      are :mod:`llmcalc.trainers`): embedding, head and norms upcast to fp32;
+      ``"none"`` leaves them in 16 bits, ``"norms"`` upcasts the norms only, as
+      the QLoRA script leaves them.  A paged
       optimizer's states are counted in GPU memory, since paging only moves them
       out under pressure.
 
@@ -915,6 +940,7 @@ def plan_training(
         # LoRA's options change nothing here; a bad one is refused all the same, not passed over in silence.
         check.count("lora_rank", rank)
         check.number("lora_dropout", lora_dropout, minimum=0.0, maximum=1.0, max_inclusive=False)
+        check.choice("adapter_dtype", adapter_dtype, ADAPTER_DTYPES)
         recipe = PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
         activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing,
                                         attention=planner_attention(cfg)).peak
@@ -936,14 +962,15 @@ def plan_training(
     # prepare_model_for_kbit_training made the residual stream fp32 (measured too).
     activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing, lora_targets=targets,
                                     lora_rank=rank, lora_dropout=lora_dropout, attention=planner_attention(cfg),
-                                    qlora_preparation=qlora_preparation if kind == "qlora" else None).peak
+                                    qlora_preparation=qlora_preparation if kind == "qlora" else None,
+                                    adapter_dtype=adapter_dtype).peak
     state = training_state_bytes(cfg, task=kind, precision=precision, optimizer=optimizer, rank=rank,
-                                 targets=targets, qlora_preparation=qlora_preparation)
+                                 targets=targets, qlora_preparation=qlora_preparation, adapter_dtype=adapter_dtype)
     if stage == 0:
         return MemoryPlan(state["weights"], 0, state["gradients"], state["optimizer_states"], activations, RESERVE)
-    if kind == "qlora" and stage == 3 and qlora_preparation == "kbit":
+    if kind == "qlora" and stage == 3 and qlora_preparation != "none":
         raise refusal("qlora_zero3_one_dtype", zero_stage=stage)
-    return MemoryPlan(*_sharded_adapter_state(cfg, kind, state, stage, gpus, optimizer, rank, targets),
+    return MemoryPlan(*_sharded_adapter_state(cfg, kind, state, stage, gpus, optimizer, rank, targets, adapter_dtype),
                       activations, RESERVE)
 
 
@@ -990,7 +1017,7 @@ def zero3_buffer_bytes(cfg: ModelConfig, *, weight_bytes: int, trained: int, gra
 
 def _sharded_adapter_state(
     cfg: ModelConfig, kind: str, state: dict[str, int], stage: int, gpus: int, optimizer: str, rank: int,
-    targets: str | Iterable[str],
+    targets: str | Iterable[str], adapter_dtype: str,
 ) -> tuple[int, int, int, int]:
     """Weights, KV cache (0), gradients and optimizer states of LoRA or QLoRA on one GPU of ``gpus`` under ZeRO.
 
@@ -1004,8 +1031,8 @@ def _sharded_adapter_state(
     """
     trained = lora_model_params(cfg, rank, targets)
     shard = -(-trained // gpus)
-    adapters = training_memory(trained, optimizer, "fp32")
-    sharded = training_memory(shard, optimizer, "fp32")
+    adapters = training_memory(trained, optimizer, adapter_dtype)
+    sharded = training_memory(shard, optimizer, adapter_dtype)
     states = sharded["optimizer_states"]
     if optimizer == "adamw-8bit":
         states = adamw_8bit_state_bytes([(shard, 1)])

@@ -20,7 +20,8 @@ SOURCES = ["conf.py", "docs/_ext/llmglossary/**/*.py", "tools/*.py", "tests/*.py
 # Run by hand in a separate environment with transformers and torch (see its docstring).
 SEPARATE_ENVIRONMENT = {"tools/verify_presets.py", "tools/verify_hf_models.py", "tools/measure_activations.py",
                         "tools/measure_quantized.py", "tools/measure_training_state.py", "tools/measure_prefill.py",
-                        "tools/count_hub_configs.py", "tools/derive_config_keys.py", "tools/verify_peft_defaults.py"}
+                        "tools/count_hub_configs.py", "tools/derive_config_keys.py", "tools/verify_peft_defaults.py",
+                        "tools/measure_trainer_setups.py"}
 
 
 def normalise(name: str) -> str:

@@ -218,7 +218,8 @@ LORA = json.loads((DATA / "lora.json").read_text("utf-8"))
 
 def _lora_id(record: dict) -> str:
     base = ("qlora-kbit" if record.get("prepared") else "qlora") if record["quantized_base"] else "lora"
-    return f"{_record_id(record)}-{base}-{record['targets'] or 'default'}-p{record['lora_dropout']}"
+    adapters = f"-{record['adapter_dtype']}" if "adapter_dtype" in record else ""
+    return f"{_record_id(record)}-{base}{adapters}-{record['targets'] or 'default'}-p{record['lora_dropout']}"
 
 
 def _lora_estimate(record: dict) -> int:
@@ -227,7 +228,8 @@ def _lora_estimate(record: dict) -> int:
                              checkpointing=record["checkpointing"], lora_targets=record["targets"] or record["adapted"],
                              lora_rank=record["rank"], lora_dropout=record["lora_dropout"],
                              attention=record["attention"],
-                             qlora_preparation="kbit" if record.get("prepared") else None).saved
+                             qlora_preparation="kbit" if record.get("prepared") else None,
+                             adapter_dtype=record.get("adapter_dtype", "fp32")).saved
 
 
 def test_lora_recordings_cover_the_issue():
@@ -271,7 +273,8 @@ def test_lora_matches_measurement(record):
 def test_qlora_keeps_what_lora_keeps():
     """A 4-bit base's MatMul4Bit keeps its weight, not its input: QLoRA's saved bytes are LoRA's, byte for byte."""
     lora = {_setting(r): r["saved_bytes"] for r in LORA["records"] if not r["quantized_base"]}
-    quantized = [r for r in LORA["records"] if r["quantized_base"] and not r.get("prepared")]
+    quantized = [r for r in LORA["records"] if r["quantized_base"] and not r.get("prepared")
+                 and "adapter_dtype" not in r]
     assert {r["arch"] for r in quantized} == {"llama", "gpt2", "qwen2"}
     for record in quantized:
         assert record["saved_bytes"] == lora[_setting(record)], _lora_id(record)
@@ -322,7 +325,9 @@ def test_lora_block_by_hand():
                                           ".*attention='eager'"),
     (dict(qlora_preparation="kbit", lora_targets=None), ValueError,
      "qlora_preparation applies to QLoRA only; got qlora_preparation='kbit' with task='full'"),
-    (dict(qlora_preparation="nf4"), ValueError, "qlora_preparation must be one of 'kbit', 'none'; got 'nf4'"),
+    (dict(qlora_preparation="nf4"), ValueError,
+     "qlora_preparation must be one of 'kbit', 'none', 'norms'; got 'nf4'"),
+    (dict(adapter_dtype="fp16"), ValueError, "adapter_dtype must be one of 'fp32', 'bf16'; got 'fp16'"),
     (dict(dtype="fp16"), ValueError, "measured with dtype='bf16' .*got dtype='fp16'"),
     (dict(lora_targets=["down"]), ValueError, r"query, key or value projection is adapted .*\['down'\]"),
     (dict(lora_targets=["q", "lm_head"]), ValueError, "LoRA on the LM head was not measured"),
@@ -409,7 +414,8 @@ def test_moe_lora_matches_measurement(record):
     estimate = activation_memory(_config(record["arch"], MOE_LORA), record["batch"], record["seq_len"],
                                  checkpointing=record["checkpointing"], lora_targets=record["targets"],
                                  lora_rank=record["rank"], lora_dropout=record["lora_dropout"],
-                                 qlora_preparation="kbit" if record.get("prepared") else None).saved
+                                 qlora_preparation="kbit" if record.get("prepared") else None,
+                                 adapter_dtype=record.get("adapter_dtype", "fp32")).saved
     measured = record["saved_bytes"]
     assert abs(estimate - measured) <= MOE_TOLERANCE * measured, f"{estimate:,d} vs measured {measured:,d}"
 
@@ -420,7 +426,8 @@ def test_moe_qlora_keeps_what_lora_keeps():
     setting = ("arch", "batch", "seq_len", "checkpointing", "lora_dropout")
     lora_bytes = {(*[r[key] for key in setting], str(r["targets"])): r["saved_bytes"]
                   for r in MOE_LORA["records"] if not r["quantized_base"]}
-    quantized = [r for r in MOE_LORA["records"] if r["quantized_base"] and not r.get("prepared")]
+    quantized = [r for r in MOE_LORA["records"] if r["quantized_base"] and not r.get("prepared")
+                 and "adapter_dtype" not in r]
     assert {r["arch"] for r in quantized} == MOE_ARCHITECTURES
     for record in quantized:
         key = (*[record[k] for k in setting], str(record["targets"]))
@@ -517,8 +524,9 @@ def test_prepared_qlora_keeps_an_fp32_residual_stream():
     """peft's prepare_model_for_kbit_training upcasts embedding, norms and head to fp32 (issue 24): the recorded
     prepared runs keep more than the unprepared 4-bit base at the same setting (about 13 % for peft's default
     targets), and the model counts them so; for every setting of peft's default targets and of all-linear."""
-    plain = {_setting(r): r for r in LORA["records"] if r["quantized_base"] and not r.get("prepared")}
-    prepared = [r for r in LORA["records"] if r.get("prepared")]
+    plain = {_setting(r): r for r in LORA["records"] if r["quantized_base"] and not r.get("prepared")
+             and "adapter_dtype" not in r}
+    prepared = [r for r in LORA["records"] if r.get("prepared") and "adapter_dtype" not in r]
     assert {(r["targets"], r["lora_dropout"], r["checkpointing"]) for r in prepared if r["arch"] == "llama"} == {
         (targets, dropout, checkpointing) for targets, dropout in ((None, 0.0), ("all-linear", 0.05))
         for checkpointing in (False, True)}

@@ -49,8 +49,9 @@ def rows(text):
      "fits in 25.77 GB (24.00 GiB) (9.07 GB (8.45 GiB) to spare); largest context that fits: 21,398 (beyond the "
      "4,096 positions the model was trained on)"),
     # A T4 as a process sees it: 14.56 GiB (CatVTON issue 133), not nvidia-smi's 15.00 GiB nor the box's 16; page 19's
-    # QLoRA example (15.63 GiB) does not fit it.
-    (["plan", "llama-2-7b", "--task", "qlora", "--qlora-preparation", "none", "--gpu", "t4"],
+    # QLoRA example (15.63 GiB: peft's preparation-free base, FP32 adapters, no checkpointing) does not fit it.
+    (["plan", "llama-2-7b", "--task", "qlora", "--qlora-preparation", "none", "--adapter-dtype", "fp32",
+      "--no-checkpointing", "--gpu", "t4"],
      "does not fit in 15.63 GB (14.56 GiB) (1.15 GB (1.07 GiB) over); largest micro-batch that fits: 0"),
     (["plan", "llama-2-7b", "--task", "full", "--zero-stage", "3", "--gpus", "8"],
      "full fine-tuning, per GPU, each of 8 (ZeRO stage 3); bf16 weights, gradients and optimizer states "
@@ -144,7 +145,7 @@ def test_json_output(capsys):
     (["params", "gpt2", "--d-model", "0"], "d_model must be an integer >= 1; got 0"),
     (["kv-cache", "gpt2", "--tokens", "8q"], "'8q' is not a token count: token counts: plain integers or with"),
     (["kv-cache", "gpt2", "--tokens", "1.0001k"], "'1.0001k' is not a whole number of tokens"),
-    (["plan", "mixtral-8x7b", "--task", "qlora", "--targets", "all-linear"],
+    (["plan", "mixtral-8x7b", "--task", "qlora", "--targets", "all-linear", "--qlora-preparation", "kbit"],
      "activation memory is not modelled for peft's adapters on stacked experts or a router of a kbit-prepared base"),
     (["plan", "gpt2", "--context", "2k"], "context must be an integer in [1, 1024]; got 2048"),
     (["plan", "llama-2-7b", "--task", "inference", "--gpus", "2"], "--gpus does not apply to --task inference"),
@@ -154,7 +155,7 @@ def test_json_output(capsys):
      "--context does not apply to --task full (--context applies to inference)"),
     (["plan", "llama-2-7b", "--task", "inference", "--gpus", "2"], "--gpus does not apply to --task inference"),
     (["plan", "llama-2-7b", "--task", "full", "--weight-format", "nf4"], "--weight-format does not apply"),
-    (["plan", "llama-2-7b", "--task", "qlora", "--rank", "8", "--zero-stage", "3"],
+    (["plan", "llama-2-7b", "--task", "qlora", "--rank", "8", "--zero-stage", "3", "--setup", "qlora-script"],
      "QLoRA under ZeRO stage 3 (or FSDP's full shard) needs every parameter in one floating dtype"),
     (["plan", "llama-2-7b", "--task", "full", "--beyond-trained-context"], "--beyond-trained-context does not"),
     (["plan", "llama-2-7b", "--task", "full", "--precision", "fp8"],
@@ -162,7 +163,14 @@ def test_json_output(capsys):
     (["plan", "llama-2-7b", "--task", "lora", "--precision", "amp"],
      "--precision does not apply to --task lora (--precision applies to full)"),
     (["plan", "llama-2-7b", "--task", "qlora", "--qlora-preparation", "fp32"],
-     "argument --qlora-preparation: invalid choice: 'fp32' (choose from 'kbit', 'none')"),
+     "argument --qlora-preparation: invalid choice: 'fp32' (choose from 'kbit', 'none', 'norms')"),
+    (["plan", "llama-2-7b", "--task", "qlora", "--setup", "unsloth"],
+     "the training set-up 'unsloth' is not modelled: its default gradient checkpointing copies each checkpointed "
+     "hidden state to CPU memory"),
+    (["plan", "mixtral-8x7b", "--task", "qlora", "--setup", "axolotl"],
+     "the axolotl set-up is modelled for dense models whose norms are named '*norm*' only: for a mixtral model"),
+    (["plan", "llama-2-7b", "--task", "full", "--setup", "trl-sft"],
+     "--setup does not apply to --task full (--setup applies to lora, qlora)"),
     (["plan", "llama-2-7b", "--task", "lora", "--qlora-preparation", "none"],
      "--qlora-preparation does not apply to --task lora (--qlora-preparation applies to qlora)"),
     (["plan", "llama-2-7b", "--task", "qlora", "--lora-dropout", "1"],
@@ -190,10 +198,30 @@ def test_help_describes_fields_defaults_and_units():
     (["--precision", "amp"], {"precision": "amp"}, "PyTorch AMP: fp32 weights, gradients and optimizer states"),
     (["--precision", "mixed", "--optimizer", "adamw-8bit"], {"precision": "mixed", "optimizer": "adamw-8bit"},
      "DeepSpeed/Megatron mixed precision"),
-    (["--task", "qlora"], {"task": "qlora"}, "prepare_model_for_kbit_training (fp32 embedding, head, norms)"),
+    (["--task", "qlora", "--qlora-preparation", "kbit", "--adapter-dtype", "fp32", "--no-checkpointing"],
+     {"task": "qlora", "qlora_preparation": "kbit", "adapter_dtype": "fp32", "checkpointing": False},
+     "prepare_model_for_kbit_training (fp32 embedding, head, norms)"),
     (["--task", "qlora", "--qlora-preparation", "none", "--lora-dropout", "0.05"],
-     {"task": "qlora", "qlora_preparation": "none", "lora_dropout": 0.05}, "NF4 base, other parameters left in 16"),
-    (["--task", "lora", "--lora-dropout", "0.1"], {"task": "lora", "lora_dropout": 0.1}, "LoRA, one GPU"),
+     {"task": "qlora", "qlora_preparation": "none", "lora_dropout": 0.05, "adapter_dtype": "bf16",
+      "checkpointing": True}, "NF4 base, other parameters left in 16"),
+    (["--task", "lora", "--lora-dropout", "0.1"], {"task": "lora", "lora_dropout": 0.1, "checkpointing": True},
+     "LoRA, one GPU; set-up TRL SFTTrainer 1.16.0; fp32 adapters, adamw, checkpointing on"),
+    # The default set-up is TRL's SFTTrainer: an unprepared base, bf16 adapters, checkpointing on.
+    (["--task", "qlora"], {"task": "qlora", "qlora_preparation": "none", "adapter_dtype": "bf16",
+                           "checkpointing": True},
+     "QLoRA, one GPU; set-up TRL SFTTrainer 1.16.0; NF4 base, other parameters left in 16 bits; bf16 adapters, "
+     "adamw, checkpointing on"),
+    (["--task", "qlora", "--setup", "llama-factory"],
+     {"task": "qlora", "qlora_preparation": "none", "adapter_dtype": "fp32", "checkpointing": True, "rank": 8,
+      "targets": "all-linear", "lora_dropout": 0.0}, "set-up LLaMA-Factory 0.9.5; NF4 base"),
+    (["--task", "qlora", "--setup", "qlora-script"],
+     {"task": "qlora", "qlora_preparation": "norms", "adapter_dtype": "bf16", "checkpointing": True, "rank": 64,
+      "targets": "all-linear", "optimizer": "adamw-32bit"},
+     "set-up QLoRA script (artidoro/qlora qlora.py) 7f4e95a; NF4 base prepared as the QLoRA script does (fp32 "
+     "norms, 16-bit embedding and head); bf16 adapters, adamw-32bit, checkpointing on"),
+    (["--task", "qlora", "--setup", "axolotl", "--rank", "32"],
+     {"task": "qlora", "qlora_preparation": "none", "adapter_dtype": "fp32", "checkpointing": False, "rank": 32},
+     "set-up axolotl 0.19.0; NF4 base, other parameters left in 16 bits; fp32 adapters, adamw, checkpointing off"),
 ])
 def test_plan_names_the_training_set_up_and_computes_it(capsys, argv, kwargs, heading):
     import llmcalc as lc
@@ -206,7 +234,7 @@ def test_plan_names_the_training_set_up_and_computes_it(capsys, argv, kwargs, he
     expected = plan_training(lc.get_preset("llama-2-7b"), seq_len=2048, **{"task": "full", **kwargs})
     assert result["total"] == expected.total
     for name, value in kwargs.items():
-        assert name == "task" or name == "optimizer" or result[name] == value
+        assert name in ("task", "rank", "targets") or result[name] == value
     assert result.get("precision", "bf16") == kwargs.get("precision", "bf16")
 
 
@@ -260,7 +288,8 @@ def test_did_you_mean_names_only_a_slip_never_another_size(capsys, typed, sugges
 
 def test_a_plan_that_does_not_fit_names_the_changes_that_make_it_fit(capsys):
     """The newcomer's question: QLoRA of Llama-2-13B on a 24 GiB card."""
-    argv = ["plan", "llama-2-13b", "--task", "qlora", "--gpu", "24"]
+    argv = ["plan", "llama-2-13b", "--task", "qlora", "--qlora-preparation", "kbit", "--adapter-dtype", "fp32",
+            "--no-checkpointing", "--gpu", "24"]
     result = json.loads(run(capsys, *argv, "--json"))
     assert result["fits"] is False
     changes = result["changes_that_fit"]

@@ -171,8 +171,11 @@ def test_cli_tensor_and_pipeline_parallel_plan_the_busiest_gpu(capsys: pytest.Ca
 
 
 def test_cli_zero_for_lora(capsys: pytest.CaptureFixture[str]) -> None:
+    """The default set-up, TRL's SFTTrainer, keeps LoRA adapters in bf16 under ZeRO-3 and checkpoints."""
     result = run_cli(capsys, "llama-2-7b", "--task", "lora", "--zero-stage", "3", "--gpus", "8", "--seq-len", "512")
-    assert result["total"] == plan_training(LLAMA7, task="lora", seq_len=512, zero_stage=3, n_gpus=8).total
+    assert result["total"] == plan_training(LLAMA7, task="lora", seq_len=512, zero_stage=3, n_gpus=8,
+                                            adapter_dtype="bf16", checkpointing=True).total
+    assert result["adapter_dtype"] == "bf16"
 
 
 def test_cli_vllm_tensor_parallel(capsys: pytest.CaptureFixture[str]) -> None:

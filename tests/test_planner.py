@@ -32,6 +32,7 @@ from llmcalc.activations import activation_memory
 from llmcalc.errors import Refusal
 from llmcalc.formats import KV_FORMATS, WEIGHT_FORMATS
 from llmcalc.planner import (
+    ADAPTER_DTYPES,
     CARDS,
     GPUS,
     MAX_BATCH,
@@ -46,6 +47,7 @@ from llmcalc.planner import (
     plan_training,
     tensor_parallel_sizes,
 )
+from llmcalc.trainers import SETUPS, setup_settings
 from zhlint import HAN
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
@@ -223,7 +225,7 @@ def training_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gp
                "rank": kwargs.get("rank", 16), "targets": targets if isinstance(targets, str) else list(targets),
                "precision": kwargs.get("precision", "bf16"),
                "qloraPreparation": kwargs.get("qlora_preparation", "kbit"),
-               "loraDropout": kwargs.get("lora_dropout", 0.0)}
+               "loraDropout": kwargs.get("lora_dropout", 0.0), "adapterDtype": kwargs.get("adapter_dtype", "fp32")}
     micro_batch = kwargs["micro_batch"]
     return {"model": label, "source": source, "options": options, "gpu": str(gpu),
             "expected": outcome(lambda: plan(micro_batch)),  # type: ignore[arg-type]
@@ -267,6 +269,8 @@ def plan_vectors(seed: int = 20261130) -> list[dict[str, object]]:
                 extra.update(zero_stage=rng.randint(0, 3), n_gpus=rng.choice([1, 2, 8, 64]))
                 if task == "qlora":
                     extra["qlora_preparation"] = rng.choice(QLORA_PREPARATIONS)
+                if task != "full":
+                    extra["adapter_dtype"] = rng.choice(ADAPTER_DTYPES)
                 vectors.append(training_case(
                     label, source, cfg, rng.choice(cards), task=task, optimizer=optimizer,
                     seq_len=rng.choice([rng.randint(1, min(limit, 8192)), min(limit, 2048)]),
@@ -468,8 +472,10 @@ WORKED_CASES = {
                           lambda: plan_inference(LLAMA, context=4096)),
     "full-adamw": ({"task": "full", "optimizer": "adamw", "seq_len": "2048", "micro_batch": "1"},
                    lambda: plan_training(LLAMA, task="full", seq_len=2048)),
+    # Choosing QLoRA fills in the default set-up's settings, TRL's SFTTrainer's, as the CLI's defaults are.
     "qlora-r16": ({"task": "qlora", "optimizer": "adamw", "seq_len": "2048", "micro_batch": "1", "rank": "16"},
-                  lambda: plan_training(LLAMA, task="qlora", seq_len=2048, rank=16)),
+                  lambda: plan_training(LLAMA, task="qlora", seq_len=2048, rank=16,
+                                        **setup_settings("trl-sft", "qlora"))),
     # The training set-ups as the libraries prepare them: each field of the form against llmcalc.
     "full-mixed": ({"task": "full", "optimizer": "adamw", "seq_len": "2048", "micro_batch": "1",
                     "precision": "mixed"},
@@ -482,10 +488,15 @@ WORKED_CASES = {
                                   "rank": "16", "qlora_preparation": "none", "lora_dropout": "0.1"},
                                  lambda: plan_training(LLAMA, task="qlora", seq_len=2048, rank=16,
                                                        optimizer="adamw-8bit", qlora_preparation="none",
-                                                       lora_dropout=0.1)),
+                                                       lora_dropout=0.1, adapter_dtype="bf16", checkpointing=True)),
     "lora-dropout": ({"task": "lora", "optimizer": "adamw", "seq_len": "512", "micro_batch": "1", "rank": "8",
                       "lora_dropout": ".05"},
-                     lambda: plan_training(LLAMA, task="lora", seq_len=512, rank=8, lora_dropout=0.05)),
+                     lambda: plan_training(LLAMA, task="lora", seq_len=512, rank=8, lora_dropout=0.05,
+                                           checkpointing=True)),
+    "qlora-script": ({"task": "qlora", "setup": "qlora-script", "seq_len": "528", "micro_batch": "4",
+                      "lora_dropout": "0.05"},
+                     lambda: plan_training(LLAMA, task="qlora", seq_len=528, micro_batch=4,
+                                           **{**setup_settings("qlora-script", "qlora"), "lora_dropout": 0.05})),
 }
 
 
@@ -500,7 +511,7 @@ def test_a_bad_lora_dropout_is_refused_in_the_page_s_language(language: str, pla
     assert page.locator('[name="lora_dropout"]').get_attribute("aria-invalid") == "true"
     choose(page, task="lora", lora_dropout="0.1")
     assert error.is_hidden()
-    plan = plan_training(LLAMA, task="lora", seq_len=2048, lora_dropout=0.1)
+    plan = plan_training(LLAMA, task="lora", seq_len=2048, lora_dropout=0.1, checkpointing=True)
     assert shown_parts(page)["activations"] == plan.activations
     assert log.errors == [] and log.requests == []
 
@@ -953,6 +964,37 @@ def cli_plan_json(model: str, *argv: str) -> dict:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
+def test_each_trainer_s_set_up_in_the_widget_is_the_cli_s(language: str, planners: Planners) -> None:
+    """Choosing a set-up fills in what the trainer sets, and the plan is the CLI's with --setup, for LoRA and QLoRA;
+    a field changed afterwards wins, as an option typed after --setup; axolotl's refusal is in the page's words."""
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('select[name="preset"]').select_option("llama-3-8b")
+    page.locator('select[name="gpu"]').select_option("l4")
+    for task in ("lora", "qlora"):
+        for setup in SETUPS:
+            choose(page, task=task, setup=setup.key, seq_len="1024", micro_batch="2")
+            cli = cli_plan_json("llama-3-8b", "--task", task, "--setup", setup.key, "--seq-len", "1024",
+                                "--micro-batch", "2", "--gpu", "l4")
+            assert shown_parts(page) == {**cli["parts"], "total": cli["total"]}, (task, setup.key)
+            largest = cli["largest_micro_batch"]
+            shown = read(page, "largest")
+            assert shown.startswith(f"{largest:,}") if largest else not shown[:1].isdigit(), (task, setup.key)
+            assert page.locator('[name="adapter_dtype"]').input_value() == cli["adapter_dtype"]
+            assert page.locator('[name="checkpointing"]').is_checked() is cli["checkpointing"]
+    choose(page, task="qlora", setup="qlora-script", optimizer="adamw", adapter_dtype="fp32")
+    cli = cli_plan_json("llama-3-8b", "--task", "qlora", "--setup", "qlora-script", "--optimizer", "adamw",
+                        "--adapter-dtype", "fp32", "--seq-len", "1024", "--micro-batch", "2", "--gpu", "l4")
+    assert shown_parts(page) == {**cli["parts"], "total": cli["total"]}
+    page.locator('select[name="preset"]').select_option("gpt2")
+    choose(page, task="qlora", setup="axolotl", targets="all-linear", seq_len="512")
+    error = page.locator('[data-error="plan"]').text_content()
+    words = {"en": 'for a "gpt2" model it leaves parameters in FP32', "zh_TW": "gpt2"}[language]
+    assert words in error and (HAN.search(error) if language == "zh_TW" else True), error
+    assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str, planners: Planners) -> None:
     """Llama-3-8B: generate's prefill as activations; vLLM's pool and concurrency in the verdict, as the CLI's JSON."""
     def cli(*argv: str) -> dict:
@@ -1318,8 +1360,8 @@ def test_the_chart_plots_llmcalc_totals_and_says_them_as_text(language: str, pla
     points = chart_points(page)
     assert [x for x, _ in points][:4] == [1, 2, 3, 4]
     for micro_batch, total in points:
-        assert total == plan_training(LLAMA, task="lora", seq_len=512, micro_batch=micro_batch,
-                                      rank=16).total, micro_batch
+        assert total == plan_training(LLAMA, task="lora", seq_len=512, micro_batch=micro_batch, rank=16,
+                                      **setup_settings("trl-sft", "lora")).total, micro_batch
     assert svg.locator("title").text_content() == page.locator(ROOT).get_attribute("data-chart-micro-batch")
     # vLLM's pool takes the card's share whatever the context: no chart, and the page says why.
     set_up(page, {"task": "inference", "engine": "vllm"})

@@ -61,8 +61,9 @@ fp32 (``autocast_adapter_dtype=True``).  The QLoRA base is loaded with
 ``BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
 bnb_4bit_compute_dtype=bfloat16)`` from a saved copy of the random bf16 model,
 its other parameters kept in bf16, or, for the settings marked ``prepared``,
-upcast to fp32 by ``peft.prepare_model_for_kbit_training`` as TRL's trainers
-do.  The dense families take settings 0 and 3 of ``LORA_SETTINGS`` (peft's
+upcast to fp32 by ``peft.prepare_model_for_kbit_training`` (peft's own set-up),
+or, for the settings marked ``bf16``, with the adapters cast to bfloat16 as TRL
+1.16's ``SFTTrainer`` casts them.  The dense families take settings 0 and 3 of ``LORA_SETTINGS`` (peft's
 default targets without dropout, ``"all-linear"`` with 0.05); where peft has
 no default targets for the model type the query and value projections are
 named (``QV_TARGETS``).  Each (configuration,
@@ -323,7 +324,11 @@ LORA_SETTINGS = (
     (None, 0.0, False, False), (None, 0.05, False, False), ("all-linear", 0.0, False, False),
     ("all-linear", 0.05, False, False), (None, 0.0, True, False), ("all-linear", 0.05, True, False),
     (None, 0.0, True, True), ("all-linear", 0.05, True, True),
+    (None, 0.0, True, False, "bf16"), ("all-linear", 0.0, True, False, "bf16"),
+    ("all-linear", 0.05, True, False, "bf16"), (None, 0.0, True, True, "bf16"),
 )
+# A fifth item "bf16": the adapters cast to bfloat16 after get_peft_model, as TRL 1.16's SFTTrainer does on a
+# quantized base (trl/trainer/sft_trainer.py:908-911: every trainable parameter, DoRA's magnitude aside).
 LORA_FAMILY_SETTINGS = (0, 3, 6)
 # peft 0.21.2 has no default targets for these model types (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING):
 # their "default" records name the query and value projections, as the others' defaults do.
@@ -336,6 +341,7 @@ QV_TARGETS = {"olmo": ["q_proj", "v_proj"], "olmo2": ["q_proj", "v_proj"], "star
 MOE_LORA_SETTINGS = (
     (None, 0.0, False, False), (None, 0.05, False, False), ("all-linear", 0.0, False, False),
     (None, 0.0, True, False), ("all-linear", 0.0, True, False), (None, 0.0, True, True),
+    (None, 0.0, True, False, "bf16"),
 )
 MOE_QUERY_VALUE = {
     **{arch: ["q_proj", "v_proj"] for arch in ("mixtral", "qwen2_moe", "qwen3_moe", "olmoe")},
@@ -352,12 +358,12 @@ def build(arch: str, attention: str) -> torch.nn.Module:
 
 
 def build_lora(arch: str, targets: str | list[str] | None, dropout: float, quantized: bool,
-               prepared: bool = False) -> tuple[torch.nn.Module, list[str]]:
+               prepared: bool = False, adapters: str = "fp32") -> tuple[torch.nn.Module, list[str]]:
     """A peft LoRA model over the bf16 model (or its 4-bit copy) and the module names peft adapted.
 
     ``prepared``: peft's ``prepare_model_for_kbit_training`` runs on the 4-bit base before the adapters are added,
-    as TRL's trainers do: every bf16 parameter (embedding, norms, LM head) is upcast to fp32.  Its checkpointing is
-    left to ``measure`` (``use_gradient_checkpointing=False``), which enables or disables it per record.
+    as peft's own set-up leaves it: every bf16 parameter (embedding, norms, LM head) is upcast to fp32.  Its
+    checkpointing is left to ``measure`` (``use_gradient_checkpointing=False``), which turns it on or off per record.
     """
     from peft import LoraConfig, get_peft_model
 
@@ -379,6 +385,10 @@ def build_lora(arch: str, targets: str | list[str] | None, dropout: float, quant
     config = LoraConfig(r=LORA_RANK, lora_alpha=2 * LORA_RANK, lora_dropout=dropout, target_modules=targets,
                         task_type="CAUSAL_LM")
     model = get_peft_model(base, config).train()
+    if adapters == "bf16":
+        for param in model.parameters():
+            if param.requires_grad:
+                param.data = param.data.to(torch.bfloat16)
     adapted = sorted({name.rsplit(".", 1)[-1] for name, module in model.named_modules() if hasattr(module, "lora_A")
                       and len(getattr(module, "lora_A", {})) > 0})
     return model, adapted
@@ -574,10 +584,11 @@ def measure_lora(arches: list[str], points: Any, records: list[dict[str, Any]], 
                  settings: Any = LORA_SETTINGS) -> None:
     """Record the LoRA ``settings`` for ``arches`` at ``points``, saving after each point."""
     for arch in arches:
-        for default_or_named, dropout, quantized, prepared in settings:
+        for default_or_named, dropout, quantized, prepared, *cast in settings:
+            adapters = cast[0] if cast else "fp32"
             targets = default_or_named or MOE_QUERY_VALUE.get(arch) or QV_TARGETS.get(ARCHITECTURES[arch][0])
             for checkpointing in (False, True):
-                model, adapted = build_lora(arch, targets, dropout, quantized, prepared)
+                model, adapted = build_lora(arch, targets, dropout, quantized, prepared, adapters)
                 for batch, seq_len in points:
                     record = measure(model, batch, seq_len, checkpointing, detail=detail)
                     details = record.pop("detail", None)
@@ -586,9 +597,10 @@ def measure_lora(arches: list[str], points: Any, records: list[dict[str, Any]], 
                                     "checkpointing": checkpointing, "targets": targets, "adapted": adapted,
                                     "rank": LORA_RANK, "lora_dropout": dropout, "quantized_base": quantized,
                                     **({"prepared": True} if prepared else {}),
+                                    **({"adapter_dtype": adapters} if adapters != "fp32" else {}),
                                     **record})
                     shown = str(targets or "default")
-                    print(f"{arch:6} {shown:10} p={dropout} q={quantized!s:5} prep={prepared!s:5} b={batch} "
+                    print(f"{arch:6} {shown:10} p={dropout} q={quantized!s:5} prep={prepared!s:5} {adapters} b={batch} "
                           f"s={seq_len:5} ckpt={checkpointing!s:5} {record['saved_bytes']:>14,d} B "
                           f"in {record['storages']} storages", flush=True)
                     for why, item in (details or {}).items():

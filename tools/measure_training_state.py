@@ -196,19 +196,31 @@ def measure(arch: str, regime: str, folder: pathlib.Path) -> dict[str, Any]:
     }
 
 
+def save_random_model(arch: str, folder: pathlib.Path) -> pathlib.Path:
+    """``arch``'s small model with random weights (seed 0), saved in bfloat16 under ``folder / arch``."""
+    model_type, config, _, _ = ARCHITECTURES[arch]
+    cfg = AutoConfig.for_model(model_type, **config, **{k: v for k, v in NO_DROPOUT.items()
+                                                       if hasattr(AutoConfig.for_model(model_type), k)})
+    torch.manual_seed(0)
+    AutoModelForCausalLM.from_config(cfg, dtype=torch.bfloat16).save_pretrained(folder / arch)
+    return folder / arch
+
+
+def provenance(script: str, packages: tuple[str, ...]) -> dict[str, Any]:
+    """Who recorded a file and with what: the script, its command, the date and the packages' versions."""
+    return {"script": f"tools/{script}", "command": f"python tools/{script} --write",
+            "date": datetime.date.today().isoformat(), "python": platform.python_version(),
+            **{name: metadata.version(name) for name in packages}, "device": "cpu"}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--write", action="store_true", help=f"write {OUTPUT}")
     args = parser.parse_args()
     result: dict[str, Any] = {
         "provenance": {
-            "script": "tools/measure_training_state.py",
-            "command": "python tools/measure_training_state.py --write",
-            "date": datetime.date.today().isoformat(),
-            "python": platform.python_version(),
-            **{name: metadata.version(name) for name in ("torch", "transformers", "peft", "accelerate",
-                                                         "bitsandbytes")},
-            "device": "cpu",
+            **provenance("measure_training_state.py",
+                         ("torch", "transformers", "peft", "accelerate", "bitsandbytes")),
             "counted": "bytes once per storage after one optimizer step; parameters and bitsandbytes quant_state "
                        "tensors (weights), param.grad (gradients), optimizer.state tensors but step (optimizer_states)",
         },
@@ -216,11 +228,7 @@ def main() -> None:
     }
     with tempfile.TemporaryDirectory() as tmp:
         for arch, (model_type, config, description, targets) in ARCHITECTURES.items():
-            cfg = AutoConfig.for_model(model_type, **config, **{k: v for k, v in NO_DROPOUT.items()
-                                                               if hasattr(AutoConfig.for_model(model_type), k)})
-            folder = pathlib.Path(tmp) / arch
-            torch.manual_seed(0)
-            AutoModelForCausalLM.from_config(cfg, dtype=torch.bfloat16).save_pretrained(folder)
+            folder = save_random_model(arch, pathlib.Path(tmp))
             record: dict[str, Any] = {"model_type": model_type, "config": config, "description": description,
                                       "lora_targets": targets, "lora_rank": 16, "regimes": {}}
             for regime in REGIMES:

@@ -450,18 +450,19 @@
     return kept;
   }
 
-  /* llmcalc.activations._adapter_bytes: on a 16-bit base an fp32 input copy and the r-wide fp32 output of lora_A,
-   * per adapted module of a block; with lora_dropout > 0 also the dropped-out copy's mask, the input's size in
-   * fp32.  On an fp32 (kbit-prepared) base without dropout, adapters reading one tensor keep it once, and with
-   * outputKept the output projection's input is SDPA's output, kept anyway. */
+  /* llmcalc.activations._adapter_bytes: where the hidden states (inputElement bytes) and the adapters
+   * (adapterElement) differ in dtype, a copy of the input in the adapter's dtype and the r-wide output of lora_A,
+   * per adapted module of a block; with lora_dropout > 0 also the dropped-out copy's mask, the copy's size.  Where
+   * they agree, without dropout, adapters reading one tensor keep it once, and with outputKept the output
+   * projection's input is SDPA's output, kept anyway. */
   var INPUT_GROUPS = { q: "attention", k: "attention", v: "attention", qkv: "attention", q_a: "attention",
                        kv_a: "attention", gate: "ffn", up: "ffn", gate_up: "ffn" };
 
-  function adapterBytes(modules, tokens, rank, dropout, fp32Base, oneNorm, outputKept) {
-    if (!fp32Base || dropout) {
-      var perInputValue = dropout ? 2n * FP32 : FP32;
+  function adapterBytes(modules, tokens, rank, dropout, inputElement, adapterElement, oneNorm, outputKept) {
+    if (inputElement !== adapterElement || dropout) {
+      var perInputValue = dropout ? 2n * adapterElement : adapterElement;
       return modules.reduce(function (sum, module) {
-        return sum + tokens * (perInputValue * big(module.d_in) + FP32 * big(rank));
+        return sum + tokens * (perInputValue * big(module.d_in) + adapterElement * big(rank));
       }, 0n);
     }
     var inputs = {};
@@ -471,8 +472,8 @@
       if (oneNorm && group === "ffn") { group = "attention"; }
       inputs[group + "|" + String(module.d_in)] = big(module.d_in);
     });
-    var total = big(modules.length) * FP32 * tokens * big(rank);
-    Object.keys(inputs).forEach(function (key) { total += FP32 * tokens * inputs[key]; });
+    var total = big(modules.length) * adapterElement * tokens * big(rank);
+    Object.keys(inputs).forEach(function (key) { total += adapterElement * tokens * inputs[key]; });
     return total;
   }
 
@@ -491,7 +492,7 @@
   }
 
   /* llmcalc.activations.activation_memory(...).peak with planner_attention(cfg), bf16; LoRA when options.task is
-   * lora or qlora, the fp32 residual stream when a QLoRA base is kbit-prepared. */
+   * lora or qlora, the fp32 residual stream when a QLoRA base is prepared (kbit, or the QLoRA script's norms). */
   function activationPeak(cfg, microBatch, seqLen, checkpointing, options) {
     checkModelled(cfg);
     var batch = big(checkCount("batch", microBatch, 1, null));
@@ -504,7 +505,9 @@
     var frozen = options.task === "lora" || options.task === "qlora";
     var preparation = options.task === "qlora"
       ? checkChoice("qlora_preparation", given(options.qloraPreparation, "kbit"), TABLES.qlora_preparations) : null;
-    var prepared = preparation === "kbit";
+    var prepared = preparation !== null && preparation !== "none";
+    var adapterDtype = checkChoice("adapter_dtype", given(options.adapterDtype, "fp32"), TABLES.adapter_dtypes);
+    var adapterElement = adapterDtype === "fp32" ? FP32 : 2n;
     var element = prepared ? FP32 : 2n;
     var tokens = batch * seq;
     var dModel = big(cfg.d_model);
@@ -526,12 +529,17 @@
           throw refusal("activations_unmeasured_feature", { name: "qlora_preparation", measured: "none",
             value: preparation });
         }
+        if (stacked.length && adapterElement !== FP32) {
+          throw refusal("activations_unmeasured_feature", { name: "adapter_dtype", measured: "fp32",
+            value: adapterDtype });
+        }
         block += adapterBytes(modules.filter(function (m) { return inLayer(m, true); }), tokens, options.rank, dropout,
-          prepared, oneNorm, outputKept) + stackedAdapterBytes(cfg, stacked, tokens, element, options.rank);
+          element, adapterElement, oneNorm, outputKept) + stackedAdapterBytes(cfg, stacked, tokens, element,
+          options.rank);
         denseBlock += adapterBytes(modules.filter(function (m) { return inLayer(m, false); }), tokens, options.rank,
-          dropout, prepared, oneNorm, outputKept);
+          dropout, element, adapterElement, oneNorm, outputKept);
       } else {
-        block += adapterBytes(modules, tokens, options.rank, dropout, prepared, oneNorm, outputKept);
+        block += adapterBytes(modules, tokens, options.rank, dropout, element, adapterElement, oneNorm, outputKept);
         denseBlock = block;
       }
       if (!checkpointing) {
@@ -539,7 +547,7 @@
           return sum + big(module.d_in);
         }, 0n);
         discount = (cfg.model_type === "olmo2" ? 0n : normBytes(cfg, tokens, dModel, 1n, element, true)) +
-          (dropout ? FP32 * tokens * noGradientWidth : 0n) +
+          (dropout ? adapterElement * tokens * noGradientWidth : 0n) +
           firstBlockUntrainedPaths(cfg, modules, batch, seq, element, attention);
         if (cfg.kv_lora_rank > 0n) { discount += unadaptedLatentNormBytes(cfg, modules, tokens, element); }
       }
@@ -893,8 +901,11 @@
         if (m.bias && converted(m, "nf4-dq", cfg)) { quantizedBiases += 2n * big(m.d_out) * big(m.copies); }
       });
       base += baseParts.unquantized - quantizedBiases;
+    } else if (options.task === "qlora" && preparation === "norms") {
+      base += 2n * big(MC.paramBreakdown(cfg).norms);
     }
-    var adapters = trainingMemory(MC.loraModelParams(cfg, options.rank, options.targets), options.optimizer, "fp32");
+    var adapters = trainingMemory(MC.loraModelParams(cfg, options.rank, options.targets), options.optimizer,
+      given(options.adapterDtype, "fp32"));
     var states = options.optimizer === "adamw-8bit"
       ? adamw8bitStateBytes(adapterTensors(cfg, options.rank, options.targets)) : adapters.optimizer_states;
     return { weights: base + adapters.weights, gradients: adapters.gradients, optimizer_states: states };
@@ -917,6 +928,7 @@
       /* LoRA's options change nothing here; a bad one is refused all the same, as llmcalc refuses it. */
       checkCount("lora_rank", given(options.rank, 16), 1, null);
       checkDropout(given(options.loraDropout, 0));
+      checkChoice("adapter_dtype", given(options.adapterDtype, "fp32"), TABLES.adapter_dtypes);
       var precision = checkChoice("precision", given(options.precision, TABLES.full_precisions[0]),
         TABLES.full_precisions);
       var activations = activationPeak(cfg, options.microBatch, options.seqLen, options.checkpointing, options);
@@ -944,11 +956,19 @@
     if (options.zeroStage === 0) {
       return memoryPlan(state.weights, 0n, state.gradients, state.optimizer_states, loraActivations);
     }
-    if (options.task === "qlora" && options.zeroStage === 3 && given(options.qloraPreparation, "kbit") === "kbit") {
+    if (options.task === "qlora" && options.zeroStage === 3 && given(options.qloraPreparation, "kbit") !== "none") {
       throw refusal("qlora_zero3_one_dtype", { zero_stage: options.zeroStage });
     }
     var sharded = shardedAdapterState(cfg, options, state);
     return memoryPlan(sharded[0], 0n, sharded[1], sharded[2], loraActivations);
+  }
+
+  /* llmcalc.trainers.setup_settings' refusal: axolotl casts back only what its module names find. */
+  function checkSetupCovers(cfg, options) {
+    if (options.setup === "axolotl" && options.task === "qlora" &&
+        (isMoe(cfg) || TABLES.axolotl_restored_layouts.indexOf(cfg.layout) < 0)) {
+      throw refusal("setup_leaves_fp32", { setup: options.setup, model_type: cfg.model_type || cfg.layout });
+    }
   }
 
   /* llmcalc.planner.zero3_buffer_bytes: [gathered parameters, reduce bucket] in bytes. */
@@ -974,8 +994,8 @@
     var trained = big(MC.loraModelParams(cfg, options.rank, options.targets));
     var gpus = big(options.nGpus);
     var shard = ceilDiv(trained, gpus);
-    var adapters = trainingMemory(trained, options.optimizer, "fp32");
-    var split = trainingMemory(shard, options.optimizer, "fp32");
+    var adapters = trainingMemory(trained, options.optimizer, given(options.adapterDtype, "fp32"));
+    var split = trainingMemory(shard, options.optimizer, given(options.adapterDtype, "fp32"));
     var states = options.optimizer === "adamw-8bit" ? adamw8bitStateBytes([[shard, 1n]]) : split.optimizer_states;
     var gradients = options.zeroStage >= 2 ? split.gradients : state.gradients;
     var weights = state.weights;
@@ -1374,6 +1394,8 @@
         options.targets = targets === "all-linear" ? targets
           : targets === "default" ? defaultLoraTargets(cfg) : targets.split(",");
         options.loraDropout = readDropout(root);
+        options.adapterDtype = form.elements.adapter_dtype.value;
+        options.setup = form.elements.setup.value;
         if (kind === "qlora") { options.qloraPreparation = form.elements.qlora_preparation.value; }
       }
       return options;
@@ -1381,7 +1403,10 @@
 
     function plan(cfg, options) {
       if (options.task === "inference" && options.engine === "generate") { return planGenerate(cfg, options); }
-      return options.task === "inference" ? planInference(cfg, options) : planTraining(cfg, options);
+      if (options.task === "inference") { return planInference(cfg, options); }
+      var trained = planTraining(cfg, options);
+      checkSetupCovers(cfg, options);
+      return trained;
     }
 
     /* vLLM's start-up pool in the table's rows: the weights, the profiled peak (activations), the memory outside
@@ -1656,6 +1681,36 @@
     form.elements.vllm_version.addEventListener("change", useRelease);
     gpu.addEventListener("input", useCard);
     gpu.addEventListener("change", useCard);
+    /* A trainer's set-up fills in the settings it makes (llmcalc.trainers.setup_settings), as the CLI's --setup gives
+     * those options their defaults: when a set-up, LoRA or QLoRA, or a ZeRO stage is chosen, before the form plans.
+     * Each field stays the reader's to change afterwards, as an option typed after --setup. */
+    function useSetup() {
+      var kind = task();
+      if (kind !== "lora" && kind !== "qlora") { return; }
+      var setup = TABLES.setups.filter(function (item) { return item.key === form.elements.setup.value; })[0];
+      var dtype = kind === "qlora" ? setup.qlora_adapter_dtype : setup.lora_adapter_dtype;
+      /* TRL's SFTTrainer keeps the LoRA adapters of a model that is not quantized in bf16 under ZeRO-3. */
+      if (setup.key === "trl-sft" && kind === "lora" && form.elements.zero_stage.value === "3") { dtype = "bf16"; }
+      form.elements.adapter_dtype.value = dtype;
+      if (kind === "qlora") { form.elements.qlora_preparation.value = setup.qlora_preparation; }
+      form.elements.optimizer.value = setup.optimizer;
+      form.elements.checkpointing.checked = setup.checkpointing;
+      /* What the trainer leaves to peft takes the form's own default, as the CLI's option defaults. */
+      [["rank", setup.rank], ["lora_dropout", setup.lora_dropout], ["targets", setup.targets]].forEach(function (item) {
+        var element = form.elements[item[0]];
+        element.value = item[1] !== null ? String(item[1]) : formDefault(element);
+      });
+    }
+    function formDefault(element) {
+      if (element.tagName !== "SELECT") { return element.defaultValue; }
+      var chosen = Array.prototype.filter.call(element.options, function (option) { return option.defaultSelected; });
+      return (chosen[0] || element.options[0]).value;
+    }
+    [form.elements.setup, form.elements.zero_stage].concat(Array.prototype.slice.call(form.elements.task))
+      .forEach(function (element) {
+        element.addEventListener("input", useSetup);
+        element.addEventListener("change", useSetup);
+      });
     gib.addEventListener("input", function () { gpu.value = ""; });
     /* Typing updates the numbers silently; a committed value (change: Enter, leaving the field, a choice) is
      * announced once, through the status line.  A click, a choice or a typed value fires input, then change:

@@ -37,7 +37,7 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_lora_on_lm_head", "refusal_lora_without_qkv", "refusal_lora_dropout_on_stacked_experts",
     "refusal_model_too_large", "refusal_no_default_targets",
     "refusal_engine_needs_dense", "refusal_tensor_parallel_does_not_divide", "refusal_pipeline_parallel_out_of_range",
-    "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype",
+    "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype", "refusal_setup_leaves_fp32",
 )
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
@@ -51,11 +51,13 @@ LABELS: dict[str, tuple[str, ...]] = {
         "params", "active",
         "task", "task_inference", "task_full", "task_lora", "task_qlora",
         "weight_format", "kv_format", "context", "batch",
-        "optimizer", "opt_adamw", "opt_adamw8", "opt_sgd", "micro_batch", "seq_len", "checkpointing",
+        "optimizer", "opt_adamw", "opt_adamw8", "opt_sgd", "opt_adamw32", "micro_batch", "seq_len", "checkpointing",
         "zero_stage", "n_gpus", "tensor_parallel", "pipeline_parallel", "rank", "targets", "targets_default",
         "targets_qv", "targets_qkvo", "targets_attention_mlp", "targets_all", "targets_note", "rank_note",
         "beyond_trained", "gpu", "gpu_custom", "gpu_gib",
         "precision", "prec_bf16", "prec_amp", "prec_mixed", "qlora_preparation", "prep_kbit", "prep_none",
+        "prep_norms", "setup", "setup_trl_sft", "setup_llama_factory", "setup_axolotl", "setup_qlora_script",
+        "adapter_dtype", "adapter_fp32", "adapter_bf16",
         "lora_dropout", "dropout_error",
         "weights", "kv_cache", "gradients", "optimizer_states", "activations", "reserve", "total",
         "fits", "no_fit", "largest_context", "largest_micro_batch", "none_fits",
