@@ -16,7 +16,20 @@ from __future__ import annotations
 from dataclasses import MISSING, fields
 from typing import Any
 
-from . import activations, config, engines, errors, formats, hf, lora, memory, params, planner, weightformats
+from . import (
+    activations,
+    checkpoints,
+    config,
+    engines,
+    errors,
+    formats,
+    hf,
+    lora,
+    memory,
+    params,
+    planner,
+    weightformats,
+)
 
 __all__ = ["browser_data", "planner_tables"]
 
@@ -54,6 +67,10 @@ def browser_data() -> dict[str, Any]:
         "mlp": params.MLP_MODULES,
         "allLinear": lora.ALL_LINEAR,
         "fusedInto": lora.FUSED_INTO,
+        # llmcalc.checkpoints: the quantization methods it sizes, and how a checkpoint names block i's modules.
+        "quantMethods": list(checkpoints.QUANT_METHODS),
+        "checkpointNames": {"blockPrefix": checkpoints.BLOCK_PREFIX, "headName": checkpoints.HEAD_NAME},
+        "fp32Routers": list(weightformats.FP32_ROUTERS),
         # Pairs, not an object: the order of peft's names shows in a message, and JSON objects may be re-sorted.
         "peftMoeNames": {
             model_type: [list(pair) for pair in names.items()] for model_type, names in lora.PEFT_MOE_NAMES.items()

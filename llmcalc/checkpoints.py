@@ -47,15 +47,17 @@ from .config import ModelConfig
 from .errors import refusal
 from .params import Linear, linear_modules, param_count
 
-__all__ = ["QUANT_METHODS", "Checkpoint", "CheckpointFormat", "checkpoint_from_hf", "checkpoint_weight_bytes",
-           "converts", "describe", "kept_in_16_bits", "quantization_from_hf", "stored_bytes"]
+__all__ = ["BLOCK_PREFIX", "HEAD_NAME", "QUANT_METHODS", "Checkpoint", "CheckpointFormat", "checkpoint_from_hf",
+           "checkpoint_weight_bytes", "converts", "describe", "kept_in_16_bits", "quantization_from_hf",
+           "stored_bytes"]
 
 QUANT_METHODS = ("fbgemm_fp8", "fp8", "compressed-tensors", "awq", "gptq", "bitsandbytes")
 """The ``quant_method`` values llmcalc sizes, in the order its messages list them."""
 
-# The name of block i's modules and of the head, per layout, as the checkpoint's tensors are named.
-_BLOCK_PREFIX = {"gpt2": "transformer.h", "falcon": "transformer.h", "gpt_neox": "gpt_neox.layers"}
-_HEAD_NAME = {"gpt_neox": "embed_out"}
+BLOCK_PREFIX = {"gpt2": "transformer.h", "falcon": "transformer.h", "gpt_neox": "gpt_neox.layers"}
+"""Where a checkpoint's tensors name block ``i`` (``<prefix>.<i>.``), by layout; ``model.layers`` otherwise."""
+HEAD_NAME = {"gpt_neox": "embed_out"}
+"""The output head's module name, by layout; ``lm_head`` otherwise."""
 _BOUNDARY = r"(?:(?<=\.)|(?=\.|$))"
 
 
@@ -151,9 +153,9 @@ def stored_bytes(fmt: CheckpointFormat, d_in: int, d_out: int) -> tuple[int, int
 def _module_names(cfg: ModelConfig, module: Linear) -> Iterator[str]:
     """The checkpoint's name of every copy of ``module``."""
     if module.role == "lm_head":
-        yield _HEAD_NAME.get(cfg.layout, "lm_head")
+        yield HEAD_NAME.get(cfg.layout, "lm_head")
         return
-    prefix = _BLOCK_PREFIX.get(cfg.layout, "model.layers")
+    prefix = BLOCK_PREFIX.get(cfg.layout, "model.layers")
     dense = cfg.n_layers - cfg.moe_layers
     routed = module.path.startswith("mlp.experts.")
     on_moe_layer = routed or module.component == "router" or ".shared_expert" in module.path
@@ -181,8 +183,9 @@ def _matcher(fmt: CheckpointFormat) -> Callable[[str], bool]:
     if not fmt.skip:
         return lambda name: True
     plain = tuple(fmt.skip)
-    pattern = re.compile("(?:" + "|".join(f"(?:{p})" for p in plain) + f"){_BOUNDARY}")
-    return lambda name: not (pattern.match(name) or name.endswith(plain))
+    exact = frozenset(plain)
+    patterns = [re.compile(f"(?:{p}){_BOUNDARY}") for p in plain]
+    return lambda name: not (name in exact or name.endswith(plain) or any(p.match(name) for p in patterns))
 
 
 def _eligible(cfg: ModelConfig, fmt: CheckpointFormat, module: Linear) -> bool:
@@ -213,8 +216,8 @@ def converts(cfg: ModelConfig, fmt: CheckpointFormat, module: Linear, layer: int
     if not _eligible(cfg, fmt, module):
         return False
     if module.role == "lm_head":
-        return _matcher(fmt)(_HEAD_NAME.get(cfg.layout, "lm_head"))
-    return bool(_matcher(fmt)(f"{_BLOCK_PREFIX.get(cfg.layout, 'model.layers')}.{layer}.{module.path}"))
+        return _matcher(fmt)(HEAD_NAME.get(cfg.layout, "lm_head"))
+    return bool(_matcher(fmt)(f"{BLOCK_PREFIX.get(cfg.layout, 'model.layers')}.{layer}.{module.path}"))
 
 
 def checkpoint_weight_bytes(cfg: ModelConfig, fmt: CheckpointFormat) -> dict[str, int]:
@@ -298,6 +301,13 @@ def _names(method: str, data: Mapping[str, Any], key: str, *, head_by_default: b
         return _DEFAULT_SKIP if head_by_default else ()
     _check(method, isinstance(value, list) and all(isinstance(v, str) for v in value), key, value,
            "a list of module names")
+    for name in value:
+        pattern = name[3:] if key == "ignore" and name.startswith("re:") else None if key == "ignore" else (
+            f"(?:{name}){_BOUNDARY}")
+        try:
+            re.compile(pattern or "")
+        except re.error:
+            _check(method, False, key, name, "module names or regular expressions")
     return tuple(value)
 
 
@@ -365,6 +375,7 @@ def _compressed(data: Mapping[str, Any], cfg: ModelConfig) -> CheckpointFormat:
     targets = group.get("targets")
     _check(method, isinstance(targets, list) and all(isinstance(t, str) for t in targets), "targets", targets,
            "a list of names, re: patterns or Linear")
+    _names(method, {"ignore": targets}, "ignore")  # its re: patterns compile
     _check(method, not cfg.is_moe, "model_type", cfg.model_type,
            "a dense model (routed experts are stored per expert, which transformers 5 stacks)")
     kv = data.get("kv_cache_scheme")

@@ -33,6 +33,7 @@ from .engines import (
     plan_generate,
     plan_vllm,
 )
+from .errors import refusal
 from .fmt import format_bytes, format_count
 from .formats import DTYPE_BITS, KV_FORMATS, WEIGHT_FORMATS
 from .lora import ALL_LINEAR, lora_model_params
@@ -228,8 +229,7 @@ def _checkpoint_weights(args: argparse.Namespace, label: str) -> None:
     if stored is None:
         return
     if args.task != "inference":
-        raise ValueError(f"{label} is a quantized checkpoint ({stored.method}); training plans start from the model "
-                         "it was quantized from: give that model's config.json")
+        raise refusal("quantized_training", method=stored.method)
     if "weight_format" in args.given_options:
         raise ValueError(f"--weight-format does not apply to {label}: its quantization_config says how the weights "
                          f"are stored ({describe(stored)})")

@@ -166,6 +166,11 @@ REFUSED = [
       "config_groups": {"g": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float"}}}},
      "sparsity_config", "sparse-24"),
     ("gptq", "quantization_config", "gptq"),
+    ({"quant_method": "fp8", "modules_to_not_convert": ["lm_head", "model.layers.(0"]}, "modules_to_not_convert",
+     "model.layers.(0"),
+    ({"quant_method": "compressed-tensors", "format": "float-quantized", "ignore": ["re:.*lm_head[", "x"],
+      "config_groups": {"g": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float"}}}}, "ignore",
+     "lm_head["),
 ]
 
 
@@ -200,7 +205,7 @@ def test_cli_plans_a_quantized_config_and_names_what_stays_16_bit(tmp_path: Path
     assert main(["plan", str(path), "--tensor-parallel", "8"]) == 0
     assert "kept in 16 bits: the embedding, norms and biases, and self_attn.q_proj" in capsys.readouterr().out
     for extra, said in ((["--weight-format", "fp8"], "--weight-format does not apply"),
-                        (["--task", "lora"], "training plans start from the model it was quantized from")):
+                        (["--task", "lora"], "a quantized checkpoint (fbgemm_fp8): training plans start")):
         with pytest.raises(SystemExit):
             main(["plan", str(path), *extra])
         assert said in capsys.readouterr().err
