@@ -67,10 +67,8 @@ def browser_data() -> dict[str, Any]:
         "mlp": params.MLP_MODULES,
         "allLinear": lora.ALL_LINEAR,
         "fusedInto": lora.FUSED_INTO,
-        # llmcalc.checkpoints: the quantization methods it sizes, and how a checkpoint names block i's modules.
+        # llmcalc.checkpoints: the quantization methods it sizes.
         "quantMethods": list(checkpoints.QUANT_METHODS),
-        "checkpointNames": {"blockPrefix": checkpoints.BLOCK_PREFIX, "headName": checkpoints.HEAD_NAME},
-        "fp32Routers": list(weightformats.FP32_ROUTERS),
         # Pairs, not an object: the order of peft's names shows in a message, and JSON objects may be re-sorted.
         "peftMoeNames": {
             model_type: [list(pair) for pair in names.items()] for model_type, names in lora.PEFT_MOE_NAMES.items()
@@ -121,6 +119,8 @@ def planner_tables() -> dict[str, Any]:
             "v3_groups": activations.V3_GROUPS, "v3_kept_groups": activations.V3_KEPT_GROUPS,
             "peft_moe_names": lora.PEFT_MOE_NAMES,
         },
+        "checkpoints": {"block_prefix": checkpoints.BLOCK_PREFIX, "head_name": checkpoints.HEAD_NAME,
+                        "max_named_copies": checkpoints.MAX_NAMED_COPIES},
         "engines": {"block_size": engines.VLLM_BLOCK_SIZE, "non_torch": engines.VLLM_NON_TORCH,
                     "activation_bytes": engines.ACTIVATION_BYTES},
     }

@@ -47,9 +47,9 @@ from .config import ModelConfig
 from .errors import refusal
 from .params import Linear, linear_modules, param_count
 
-__all__ = ["BLOCK_PREFIX", "HEAD_NAME", "QUANT_METHODS", "Checkpoint", "CheckpointFormat", "checkpoint_from_hf",
-           "checkpoint_weight_bytes", "converts", "describe", "kept_in_16_bits", "quantization_from_hf",
-           "stored_bytes"]
+__all__ = ["BLOCK_PREFIX", "HEAD_NAME", "MAX_NAMED_COPIES", "QUANT_METHODS", "Checkpoint", "CheckpointFormat",
+           "checkpoint_from_hf", "checkpoint_weight_bytes", "converts", "describe", "kept_in_16_bits",
+           "quantization_from_hf", "stored_bytes"]
 
 QUANT_METHODS = ("fbgemm_fp8", "fp8", "compressed-tensors", "awq", "gptq", "bitsandbytes")
 """The ``quant_method`` values llmcalc sizes, in the order its messages list them."""
@@ -198,6 +198,10 @@ def _eligible(cfg: ModelConfig, fmt: CheckpointFormat, module: Linear) -> bool:
     return cfg.layout not in ("falcon", "gpt2")
 
 
+MAX_NAMED_COPIES = 2**20
+"""The most copies of one module a skip list is matched against, name by name (a 671B MoE has 15,000)."""
+
+
 def _converted_copies(cfg: ModelConfig, fmt: CheckpointFormat) -> Iterator[tuple[Linear, int]]:
     """Each linear module with the number of its copies ``fmt`` converts."""
     matches = _matcher(fmt)
@@ -205,6 +209,10 @@ def _converted_copies(cfg: ModelConfig, fmt: CheckpointFormat) -> Iterator[tuple
         if not _eligible(cfg, fmt, module):
             yield module, 0
         elif fmt.skip or fmt.targets:
+            if module.copies > MAX_NAMED_COPIES:
+                raise refusal("quantization_unmodelled", method=fmt.method, key="skip list",
+                              value=f"{module.copies:,} copies of {module.path}",
+                              accepted=f"at most {MAX_NAMED_COPIES:,} copies of a module to match by name")
             yield module, sum(1 for name in _module_names(cfg, module) if matches(name))
         else:
             yield module, module.copies
@@ -364,7 +372,7 @@ def _compressed(data: Mapping[str, Any], cfg: ModelConfig) -> CheckpointFormat:
            "null, group, weight, static, dynamic")
     fmt_name = group.get("format") or data.get("format")
     formats = {"float-quantized": "fp8", "naive-quantized": "int8", "int-quantized": "int8", "pack-quantized": "packed"}
-    _check(method, fmt_name in formats, "format", fmt_name, ", ".join(formats))
+    _check(method, isinstance(fmt_name, str) and fmt_name in formats, "format", fmt_name, ", ".join(formats))
     codes = formats[str(fmt_name)]
     _check(method, codes != "fp8" or kind == "float", "format", fmt_name, "float-quantized for float weights")
     _check(method, codes != "int8" or bits == 8, "weights.num_bits", bits, "8 for " + str(fmt_name))
@@ -445,7 +453,9 @@ def quantization_from_hf(quantization: Any, cfg: ModelConfig) -> CheckpointForma
         fmt = _gptq_awq(quantization, cfg, str(method))
     else:
         fmt = _bitsandbytes(quantization)
-    if fmt.codes == "gptq" and cfg.layout in ("gpt2", "falcon"):
+    # GPT-2's Conv1D and FalconLinear are not the nn.Linear these quantizers replace: a checkpoint's tensors would
+    # find no module, so what transformers loads is not modelled.
+    if (fmt.blocks_only or fmt.matcher == "compressed-tensors") and cfg.layout in ("gpt2", "falcon"):
         raise refusal("quantization_unmodelled", method=method, key="model_type", value=cfg.model_type,
                       accepted="a model whose blocks are nn.Linear")
     return fmt

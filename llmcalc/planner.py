@@ -547,9 +547,9 @@ def parallel_inference_plans(
         raise refusal("parallel_needs_dense", model_type=cfg.model_type or "custom")
     modules = linear_modules(cfg)
     # A checkpoint's skip list may keep some blocks' layers in 16 bits (Meta's 405B FP8: the first and last MLPs).
+    by_name = isinstance(weight_format, CheckpointFormat) and bool(weight_format.skip or weight_format.targets)
     layer_bytes = [sum(_linear_bytes(m, weight_format, cfg, tp, layer) for m in modules if m.role != "lm_head")
-                   for layer in range(cfg.n_layers if isinstance(weight_format, CheckpointFormat) else 1)]
-    layer_bytes *= cfg.n_layers // len(layer_bytes)
+                   for layer in range(cfg.n_layers if by_name else 1)]
     final_norm = {"rmsnorm": cfg.d_model, "layernorm": 2 * cfg.d_model, "parameter-free": 0}[cfg.norm]
     per_layer_norms = 2 * (param_breakdown(cfg)["norms"] - final_norm) // cfg.n_layers
     vocab_rows = 2 * padded_vocab(cfg) // tp * cfg.d_model
@@ -564,7 +564,8 @@ def parallel_inference_plans(
     plans = []
     first = 0
     for index, layers in enumerate(stages):
-        weights = sum(layer_bytes[first:first + layers]) + layers * per_layer_norms
+        block_bytes = sum(layer_bytes[first:first + layers]) if by_name else layers * layer_bytes[0]
+        weights = block_bytes + layers * per_layer_norms
         first += layers
         if index == 0:
             weights += vocab_rows + 2 * cfg.learned_positions * cfg.d_model

@@ -159,6 +159,8 @@ REFUSED = [
     ({"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "int4"}, "bnb_4bit_quant_type",
      "int4"),
     ({"quant_method": "compressed-tensors", "config_groups": {"a": {}, "b": {}}}, "config_groups", "a"),
+    ({"quant_method": "compressed-tensors", "format": ["pack-quantized"], "config_groups": {"g": {
+        "targets": ["Linear"], "weights": {"num_bits": 4, "type": "int"}}}}, "format", "pack-quantized"),
     ({"quant_method": "compressed-tensors", "format": "marlin-24", "config_groups": {"g": {
         "targets": ["Linear"], "weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128}}}},
      "format", "marlin-24"),
@@ -185,10 +187,13 @@ def test_a_layout_it_cannot_size_is_refused_by_name(quantization: Any, key: str,
     assert key in message and shown in message and "accepted:" in message
 
 
-def test_gptq_and_compressed_int4_are_refused_for_moe() -> None:
-    data = json.loads((DATA / "hub_configs" / "mixtral-8x7b-v0.1.json").read_text("utf-8"))
-    data["quantization_config"] = {"quant_method": "gptq", "bits": 4, "group_size": 128}
-    with pytest.raises(Refusal, match="model_type = 'mixtral' is not modelled for gptq"):
+@pytest.mark.parametrize(("config", "method"), [("mixtral-8x7b-v0.1.json", "gptq"), ("qwen3-30b-a3b.json", "awq"),
+                                                ("gpt2.json", "awq"), ("falcon-7b.json", "gptq")])
+def test_per_expert_and_non_linear_layouts_are_refused(config: str, method: str) -> None:
+    """Routed experts stored one by one (transformers 5 stacks them), GPT-2's Conv1D and FalconLinear."""
+    data = json.loads((DATA / "hub_configs" / config).read_text("utf-8"))
+    data["quantization_config"] = {"quant_method": method, "bits": 4, "group_size": 128}
+    with pytest.raises(Refusal, match=f"model_type = '{data['model_type']}' is not modelled for {method}"):
         checkpoint_from_hf(data)
 
 

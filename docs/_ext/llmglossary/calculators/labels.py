@@ -64,6 +64,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         "engine", "engine_sum", "engine_generate", "engine_vllm", "attention", "gpu_memory_utilization",
         "max_num_batched_tokens", "cuda_graphs_mib", "vllm_starts", "vllm_no_start", "vllm_graphs_note",
         "largest_max_model_len", "per_gpu_busiest", "per_gpu_each",
+        # A quantized format's note: how it stores the weights, and the linear layers it keeps in 16 bits.
+        "weights_note", "weights_checkpoint", "weights_format", "kept_some",
         *REFUSAL_LABELS,
         # plannershare.js and plannerchart.js: the share link, a second card and the chart.
         "gpu_compare", "gpu_compare_none", "share_copy", "share_copied", "share_copy_failed", "share_bad",
@@ -94,7 +96,8 @@ PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
                     "dropout_error", "vllm_starts", "vllm_no_start", "vllm_graphs_note", "largest_max_model_len",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
-                    "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each")
+                    "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each",
+                    "weights_note", "weights_checkpoint", "weights_format", "kept_some")
 
 
 def split_label(text: str) -> tuple[str, str]:
