@@ -26,7 +26,7 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_rope_head_dim_out_of_range", "refusal_latent_attention_layout", "refusal_lm_head_bias_tied",
     "refusal_config_source_type", "refusal_invalid_json", "refusal_too_deeply_nested", "refusal_number_too_long",
     "refusal_not_a_json_object", "refusal_unsupported_model_type", "refusal_quantized_checkpoint",
-    "refusal_quantization_unmodelled",
+    "refusal_quantization_unmodelled", "refusal_quantized_training",
     "refusal_key_not_a_count", "refusal_key_not_a_flag", "refusal_contradicting_keys",
     "refusal_layer_types_length", "refusal_layer_types_unknown", "refusal_sliding_window_invalid",
     "refusal_sparse_step_unmodelled", "refusal_dense_layers_unmodelled", "refusal_new_decoder_unmodelled",
