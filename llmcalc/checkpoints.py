@@ -17,11 +17,12 @@ Each layout is read from the code that writes or loads it, at the release named:
   (``ceil(d_in * bits / 32)`` words a row) with the 2 x int64 ``weight_shape``, and packs asymmetric zero points
   along the output; ``actorder: group`` adds an int32 ``weight_g_idx`` per input; a static input scale is one
   16-bit value per layer.
-* ``awq`` GEMM (AutoAWQ 0.2.9 ``WQLinear_GEMM``, which transformers 5.24 loads through gptqmodel): int32
-  ``qweight (d_in, d_out / 8)``, int32 ``qzeros (d_in / group, d_out / 8)``, fp16 ``scales (d_in / group, d_out)``.
-* ``gptq`` (gptqmodel ``GPTQQuantLinear``): int32 ``qweight (d_in * bits / 32, d_out)``, int32
-  ``qzeros (groups, d_out * bits / 32)``, fp16 ``scales (groups, d_out)``, int32 ``g_idx (d_in,)``, for 2, 4 and 8
-  bits; ``group_size: -1`` is one group.
+* ``awq`` (AutoAWQ 0.2.9, whose layouts transformers 5.24 loads through gptqmodel): GEMM (``WQLinear_GEMM``) int32
+  ``qweight (d_in, d_out / 8)``, int32 ``qzeros (d_in / group, d_out / 8)``, fp16 ``scales (d_in / group, d_out)``;
+  GEMV (``WQLinear_GEMV``) the same per output row, the groups rounded up by ``calculate_zeros_width``.
+* ``gptq`` (gptqmodel 7.7.0 ``_register_gptq_buffers``): int32 ``qweight (d_in * bits / 32, d_out)``, int32
+  ``qzeros (groups, d_out * bits / 32)``, fp16 ``scales (groups, d_out)``, int32 ``g_idx (d_in,)``, for 2, 3, 4
+  and 8 bits; ``group_size: -1`` is one group.
 * bitsandbytes: the ``int8``, ``nf4`` and ``nf4-dq`` formats of :mod:`llmcalc.weightformats` (FP4 stores the same
   bytes as NF4: a 16-entry table).
 

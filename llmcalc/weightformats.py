@@ -102,7 +102,7 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: WeightFormat) -> dict[s
     Parameters
     ----------
     cfg : llmcalc.ModelConfig
-    weight_format : {"bf16", "fp8", "int8", "int4", "nf4", "nf4-dq"} or CheckpointFormat
+    weight_format : {"bf16", "fp8", "int8", "int4", "nf4", "nf4-dq"} or llmcalc.checkpoints.CheckpointFormat
         A preset, or a checkpoint's own layout (:func:`~llmcalc.checkpoints.checkpoint_weight_bytes`).
 
     Examples
