@@ -230,7 +230,7 @@ def converts(cfg: ModelConfig, fmt: CheckpointFormat, module: Linear, layer: int
 
 
 def checkpoint_weight_bytes(cfg: ModelConfig, fmt: CheckpointFormat) -> dict[str, int]:
-    """Bytes of the model's weights as the checkpoint ``fmt`` describes stores them, by part; the parts sum to the
+    """Bytes of the model's weights as the checkpoint that ``fmt`` describes stores them, by part; the parts sum to the
     total.
 
     ``quantized``: codes of converted weights; ``constants``: scales, zero points, group indices and the like;
