@@ -69,6 +69,7 @@ def browser_data() -> dict[str, Any]:
         "fusedInto": lora.FUSED_INTO,
         # llmcalc.checkpoints: the quantization methods it sizes.
         "quantMethods": list(checkpoints.QUANT_METHODS),
+        "quantAccepted": checkpoints.ACCEPTED,
         # Pairs, not an object: the order of peft's names shows in a message, and JSON objects may be re-sorted.
         "peftMoeNames": {
             model_type: [list(pair) for pair in names.items()] for model_type, names in lora.PEFT_MOE_NAMES.items()

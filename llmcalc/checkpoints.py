@@ -211,9 +211,7 @@ def _converted_copies(cfg: ModelConfig, fmt: CheckpointFormat) -> Iterator[tuple
             yield module, 0
         elif fmt.skip or fmt.targets:
             if module.copies > MAX_NAMED_COPIES:
-                raise refusal("quantization_unmodelled", method=fmt.method, key="skip list",
-                              value=f"{module.copies:,} copies of {module.path}",
-                              accepted=f"at most {MAX_NAMED_COPIES:,} copies of a module to match by name")
+                _check(fmt.method, False, f"{module.path} copies", module.copies, "named_copies")
             yield module, sum(1 for name in _module_names(cfg, module) if matches(name))
         else:
             yield module, module.copies
@@ -268,6 +266,33 @@ def kept_in_16_bits(cfg: ModelConfig, fmt: CheckpointFormat) -> list[tuple[str, 
             if copies < module.copies]
 
 
+ACCEPTED = {
+    "integer": "an integer >= 1",
+    "group": "-1 or an integer >= 1",
+    "gemv_group": "32, 64 or at least 128 for gemv; -1 or at least 1 for gemm",
+    "names": "a list of module names",
+    "patterns": "module names or regular expressions",
+    "targets": "a list of names, re: patterns or Linear",
+    "block": "two integers >= 1, or null",
+    "block_structure": "two integers >= 1",
+    "object": "an object",
+    "one_group": "exactly one group (a mixed-precision checkpoint is not modelled)",
+    "dense_weights": "null (dense weights)",
+    "no_fp8_embeddings": "null (FP8 embeddings are not modelled)",
+    "every_block_layer": "null (every linear layer of the blocks)",
+    "float_format": "float-quantized for float weights",
+    "eight_bits": "8 for naive-quantized and int-quantized",
+    "static_tensor": "tensor for a static input scale",
+    "dense_model": "a dense model (routed experts are stored per expert, which transformers 5 stacks)",
+    "linear_blocks": "a model whose blocks are nn.Linear",
+    "load_in": "true, or load_in_8bit true",
+    "named_copies": f"at most {MAX_NAMED_COPIES:,}",
+}
+"""What a quantization_config refusal accepts, where that is a description rather than a list of values: the
+refusal carries its key as ``accepted_id`` (the planner words it in the page's language) and its English as
+``accepted``."""
+
+
 def describe(fmt: CheckpointFormat) -> str:
     """A short account of how ``fmt`` stores a converted layer, for a plan's notes.
 
@@ -288,7 +313,8 @@ def describe(fmt: CheckpointFormat) -> str:
 
 def _check(method: str, ok: bool, key: str, value: Any, accepted: str) -> None:
     if not ok:
-        raise refusal("quantization_unmodelled", method=method, key=key, value=value, accepted=accepted)
+        raise refusal("quantization_unmodelled", method=method, key=key, value=value,
+                      accepted=ACCEPTED.get(accepted, accepted), accepted_id=accepted if accepted in ACCEPTED else None)
 
 
 def _int(method: str, data: Mapping[str, Any], key: str, default: Any, accepted: tuple[int, ...] | None = None,
@@ -296,7 +322,8 @@ def _int(method: str, data: Mapping[str, Any], key: str, default: Any, accepted:
     value = data.get(key, default)
     fine = isinstance(value, int) and not isinstance(value, bool) and (
         value in accepted if accepted else value >= minimum)
-    _check(method, fine, key, value, ", ".join(map(str, accepted)) if accepted else f"an integer >= {minimum}")
+    _check(method, fine, key, value, ", ".join(map(str, accepted)) if accepted else (
+        "integer" if minimum == 1 else "group"))
     return int(value)
 
 
@@ -308,15 +335,14 @@ def _names(method: str, data: Mapping[str, Any], key: str, *, head_by_default: b
     value = data.get(key)
     if value is None:
         return _DEFAULT_SKIP if head_by_default else ()
-    _check(method, isinstance(value, list) and all(isinstance(v, str) for v in value), key, value,
-           "a list of module names")
+    _check(method, isinstance(value, list) and all(isinstance(v, str) for v in value), key, value, "names")
     for name in value:
         pattern = name[3:] if key == "ignore" and name.startswith("re:") else None if key == "ignore" else (
             f"(?:{name}){_BOUNDARY}")
         try:
             re.compile(pattern or "")
         except re.error:
-            _check(method, False, key, name, "module names or regular expressions")
+            _check(method, False, key, name, "patterns")
     return tuple(value)
 
 
@@ -325,7 +351,7 @@ def _fp8(data: Mapping[str, Any], method: str) -> CheckpointFormat:
     alias = "ignored_layers" if data.get("modules_to_not_convert") is None and "ignored_layers" in data else None
     skip = _names(method, data, alias or "modules_to_not_convert", head_by_default=True)
     _check(method, not data.get("modules_to_convert"), "modules_to_convert", data.get("modules_to_convert"),
-           "null (FP8 embeddings are not modelled)")
+           "no_fp8_embeddings")
     if method == "fbgemm_fp8":
         return CheckpointFormat(method, "fp8", scales="channel", scale_bytes=4, bias_bytes=4, skip=skip)
     block = data.get("weight_block_size")
@@ -337,7 +363,7 @@ def _fp8(data: Mapping[str, Any], method: str) -> CheckpointFormat:
     if block is not None:
         fine = (isinstance(block, list) and len(block) == 2
                 and all(isinstance(b, int) and not isinstance(b, bool) and b >= 1 for b in block))
-        _check(method, fine, "weight_block_size", block, "two integers >= 1, or null")
+        _check(method, fine, "weight_block_size", block, "block")
     return CheckpointFormat(method, "fp8", scales="block" if block else "tensor",
                             block=(block[0], block[1]) if block else (0, 0),
                             scale_bytes=1 if scale_fmt == "ue8m0" else 4,
@@ -347,14 +373,14 @@ def _fp8(data: Mapping[str, Any], method: str) -> CheckpointFormat:
 def _compressed(data: Mapping[str, Any], cfg: ModelConfig) -> CheckpointFormat:
     method = "compressed-tensors"
     for key in ("sparsity_config", "transform_config"):
-        _check(method, not data.get(key), key, data.get(key), "null (dense weights)")
+        _check(method, not data.get(key), key, data.get(key), "dense_weights")
     groups: Any = data.get("config_groups")
     _check(method, isinstance(groups, dict) and len(groups) == 1, "config_groups", groups,
-           "exactly one group (a mixed-precision checkpoint is not modelled)")
+           "one_group")
     [group] = groups.values()
-    _check(method, isinstance(group, dict), "config_groups", groups, "one group object")
+    _check(method, isinstance(group, dict), "config_groups", groups, "object")
     weights = group.get("weights")
-    _check(method, isinstance(weights, dict), "weights", weights, "an object")
+    _check(method, isinstance(weights, dict), "weights", weights, "object")
     kind = weights.get("type", "int")
     _check(method, kind in ("int", "float"), "weights.type", kind, "int, float")
     bits = _int(method, weights, "num_bits", None, (8,) if kind == "float" else (2, 4, 8))
@@ -367,7 +393,7 @@ def _compressed(data: Mapping[str, Any], cfg: ModelConfig) -> CheckpointFormat:
     if strategy == "block":
         fine = isinstance(block, list) and len(block) == 2 and all(
             isinstance(b, int) and not isinstance(b, bool) and b >= 1 for b in block)
-        _check(method, fine, "weights.block_structure", block, "two integers >= 1")
+        _check(method, fine, "weights.block_structure", block, "block_structure")
     actorder = weights.get("actorder")
     _check(method, actorder in (None, "group", "weight", "static", "dynamic"), "weights.actorder", actorder,
            "null, group, weight, static, dynamic")
@@ -375,18 +401,18 @@ def _compressed(data: Mapping[str, Any], cfg: ModelConfig) -> CheckpointFormat:
     formats = {"float-quantized": "fp8", "naive-quantized": "int8", "int-quantized": "int8", "pack-quantized": "packed"}
     _check(method, isinstance(fmt_name, str) and fmt_name in formats, "format", fmt_name, ", ".join(formats))
     codes = formats[str(fmt_name)]
-    _check(method, codes != "fp8" or kind == "float", "format", fmt_name, "float-quantized for float weights")
-    _check(method, codes != "int8" or bits == 8, "weights.num_bits", bits, "8 for " + str(fmt_name))
+    _check(method, codes != "fp8" or kind == "float", "format", fmt_name, "float_format")
+    _check(method, codes != "int8" or bits == 8, "weights.num_bits", bits, "eight_bits")
     inputs = group.get("input_activations")
     static_input = isinstance(inputs, dict) and inputs.get("dynamic") is False
     _check(method, not static_input or inputs.get("strategy", "tensor") == "tensor", "input_activations.strategy",
-           inputs.get("strategy") if isinstance(inputs, dict) else None, "tensor for a static input scale")
+           inputs.get("strategy") if isinstance(inputs, dict) else None, "static_tensor")
     targets = group.get("targets")
     _check(method, isinstance(targets, list) and all(isinstance(t, str) for t in targets), "targets", targets,
-           "a list of names, re: patterns or Linear")
+           "targets")
     _names(method, {"ignore": targets}, "ignore")  # its re: patterns compile
     _check(method, not cfg.is_moe, "model_type", cfg.model_type,
-           "a dense model (routed experts are stored per expert, which transformers 5 stacks)")
+           "dense_model")
     kv = data.get("kv_cache_scheme")
     return CheckpointFormat(method, codes, bits=bits, scales=strategy, group_size=group_size,
                             block=(block[0], block[1]) if block else (0, 0), scale_bytes=2,
@@ -398,7 +424,7 @@ def _compressed(data: Mapping[str, Any], cfg: ModelConfig) -> CheckpointFormat:
 
 def _gptq_awq(data: Mapping[str, Any], cfg: ModelConfig, method: str) -> CheckpointFormat:
     _check(method, not cfg.is_moe, "model_type", cfg.model_type,
-           "a dense model (routed experts are stored per expert, which transformers 5 stacks)")
+           "dense_model")
     if method == "awq":
         bits = _int(method, data, "bits", 4, (4,))
         version = data.get("version", "gemm")
@@ -406,15 +432,15 @@ def _gptq_awq(data: Mapping[str, Any], cfg: ModelConfig, method: str) -> Checkpo
         gemv = str(version).lower() == "gemv"
         group = _int(method, data, "group_size", 128, minimum=-1)
         _check(method, group != 0 and not (gemv and (group < 0 or (group < 128 and group not in (32, 64)))),
-               "group_size", group, "32, 64 or at least 128 for gemv; -1 or at least 1 for gemm")
+               "group_size", group, "gemv_group")
         return CheckpointFormat(method, "awq-gemv" if gemv else "awq", bits=bits, scales="group",
                                 group_size=group if group > 0 else 0, scale_bytes=2,
                                 skip=_names(method, data, "modules_to_not_convert"), blocks_only=True)
     bits = _int(method, data, "bits", 4, (2, 3, 4, 8))
     group = _int(method, data, "group_size", 128, minimum=-1)
-    _check(method, group != 0, "group_size", group, "-1 or an integer >= 1")
+    _check(method, group != 0, "group_size", group, "group")
     for key in ("dynamic", "modules_in_block_to_quantize"):
-        _check(method, not data.get(key), key, data.get(key), "null (every linear layer of the blocks)")
+        _check(method, not data.get(key), key, data.get(key), "every_block_layer")
     _check(method, not data.get("lm_head", False), "lm_head", data.get("lm_head"), "false")
     fmt = data.get("checkpoint_format", "gptq")
     _check(method, fmt in ("gptq", "gptq_v2"), "checkpoint_format", fmt, "gptq, gptq_v2")
@@ -428,7 +454,7 @@ def _bitsandbytes(data: Mapping[str, Any]) -> CheckpointFormat:
     if data.get("load_in_8bit"):
         return CheckpointFormat(method, "bnb-int8", skip=skip)
     _check(method, bool(data.get("load_in_4bit")), "load_in_4bit", data.get("load_in_4bit"),
-           "true, or load_in_8bit true")
+           "load_in")
     kind = data.get("bnb_4bit_quant_type", "fp4")
     _check(method, kind in ("nf4", "fp4"), "bnb_4bit_quant_type", kind, "nf4, fp4")
     double = data.get("bnb_4bit_use_double_quant", False)
@@ -439,13 +465,11 @@ def _bitsandbytes(data: Mapping[str, Any]) -> CheckpointFormat:
 def quantization_from_hf(quantization: Any, cfg: ModelConfig) -> CheckpointFormat:
     """The :class:`CheckpointFormat` a ``quantization_config`` describes for the model ``cfg``, or a refusal."""
     if not isinstance(quantization, Mapping):
-        raise refusal("quantization_unmodelled", method="a checkpoint", key="quantization_config",
-                      value=quantization, accepted="an object")
+        _check("a checkpoint", False, "quantization_config", quantization, "object")
     method = quantization.get("quant_method", "bitsandbytes" if any(
         k in quantization for k in ("load_in_4bit", "load_in_8bit")) else None)
     if method not in QUANT_METHODS:
-        raise refusal("quantization_unmodelled", method="llmcalc", key="quant_method", value=method,
-                      accepted=", ".join(QUANT_METHODS))
+        _check("llmcalc", False, "quant_method", method, ", ".join(QUANT_METHODS))
     if method in ("fbgemm_fp8", "fp8"):
         fmt = _fp8(quantization, str(method))
     elif method == "compressed-tensors":
@@ -457,8 +481,7 @@ def quantization_from_hf(quantization: Any, cfg: ModelConfig) -> CheckpointForma
     # GPT-2's Conv1D and FalconLinear are not the nn.Linear these quantizers replace: a checkpoint's tensors would
     # find no module, so what transformers loads is not modelled.
     if (fmt.blocks_only or fmt.matcher == "compressed-tensors") and cfg.layout in ("gpt2", "falcon"):
-        raise refusal("quantization_unmodelled", method=method, key="model_type", value=cfg.model_type,
-                      accepted="a model whose blocks are nn.Linear")
+        _check(str(method), False, "model_type", cfg.model_type, "linear_blocks")
     return fmt
 
 

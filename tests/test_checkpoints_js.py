@@ -119,5 +119,6 @@ def test_the_browser_reads_and_sizes_each_config_as_llmcalc(page: Any, label: st
     if "error" in expected:
         assert got.get("error", [None])[0] == expected["error"][0], got
         assert got["error"][1]["key"] == expected["error"][1]["key"], got
+        assert got["error"][1].get("accepted_id") == expected["error"][1].get("accepted_id"), got
         return
     assert got == expected

@@ -14,6 +14,7 @@ import pytest
 
 from llmcalc import GiB, get_preset
 from llmcalc.checkpoints import (
+    ACCEPTED,
     CheckpointFormat,
     checkpoint_from_hf,
     checkpoint_weight_bytes,
@@ -214,3 +215,14 @@ def test_cli_plans_a_quantized_config_and_names_what_stays_16_bit(tmp_path: Path
         with pytest.raises(SystemExit):
             main(["plan", str(path), *extra])
         assert said in capsys.readouterr().err
+
+
+def test_each_described_acceptance_has_the_planner_s_words() -> None:
+    """A refusal's accepted_id is worded from the planner's catalogue (accepted_<id>), in each language."""
+    from llmglossary.calculators.labels import REFUSAL_LABELS
+
+    assert {f"accepted_{key}" for key in ACCEPTED} <= set(REFUSAL_LABELS)
+    with pytest.raises(Refusal) as caught:
+        checkpoint_from_hf({**config_of({"model": {"preset": "llama-2-7b"}, "quantization_config": None}),
+                            "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 0}})
+    assert caught.value.params["accepted_id"] == "group" and str(caught.value).endswith(ACCEPTED["group"])

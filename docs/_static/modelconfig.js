@@ -583,14 +583,17 @@
 
     // _check
     function checkQuant(method, ok, key, value, accepted) {
-      if (!ok) throw refusal("quantization_unmodelled", { method, key, value, accepted });
+      if (ok) return;
+      const id = Object.hasOwn(rawTables.quantAccepted, accepted) ? accepted : null;
+      throw refusal("quantization_unmodelled",
+        { method, key, value, accepted: id ? rawTables.quantAccepted[id] : accepted, accepted_id: id });
     }
 
     // _int
     function quantInt(method, data, key, fallback, accepted = null, minimum = 1n) {
       const value = data.has(key) ? data.get(key) : fallback;
       const fine = isInt(value) && (accepted ? accepted.some((a) => BigInt(a) === value) : value >= minimum);
-      checkQuant(method, fine, key, value, accepted ? accepted.join(", ") : `an integer >= ${minimum}`);
+      checkQuant(method, fine, key, value, accepted ? accepted.join(", ") : minimum === 1n ? "integer" : "group");
       return value;
     }
 
@@ -601,14 +604,13 @@
     function quantNames(method, data, key, headByDefault = false) {
       const value = getOr(data, key, null);
       if (value === null) return headByDefault ? ["lm_head", "embed_out"] : [];
-      checkQuant(method, Array.isArray(value) && value.every((v) => typeof v === "string"), key, value,
-        "a list of module names");
+      checkQuant(method, Array.isArray(value) && value.every((v) => typeof v === "string"), key, value, "names");
       for (const name of value) {
         const pattern = key === "ignore" ? (name.startsWith("re:") ? name.slice(3) : "") : `(?:${name})${BOUNDARY}`;
         try {
           new RegExp(pattern);
         } catch (error) {
-          checkQuant(method, false, key, name, "module names or regular expressions");
+          checkQuant(method, false, key, name, "patterns");
         }
       }
       return value;
@@ -627,7 +629,7 @@
         ? "ignored_layers" : "modules_to_not_convert";
       const skip = quantNames(method, data, alias, true);
       checkQuant(method, !truthy(getOr(data, "modules_to_convert", null)), "modules_to_convert",
-        getOr(data, "modules_to_convert", null), "null (FP8 embeddings are not modelled)");
+        getOr(data, "modules_to_convert", null), "no_fp8_embeddings");
       if (method === "fbgemm_fp8") {
         return checkpointFormat({ method, codes: "fp8", scales: "channel", scale_bytes: 4n, bias_bytes: 4n, skip });
       }
@@ -637,7 +639,7 @@
       const scaleFmt = getOr(data, "scale_fmt", "float");
       checkQuant(method, ["float", "ue8m0", null].includes(scaleFmt), "scale_fmt", scaleFmt, "float, ue8m0");
       checkQuant(method, getOr(data, "fmt", "e4m3") === "e4m3", "fmt", getOr(data, "fmt", null), "e4m3");
-      if (block !== null) checkQuant(method, twoCounts(block), "weight_block_size", block, "two integers >= 1, or null");
+      if (block !== null) checkQuant(method, twoCounts(block), "weight_block_size", block, "block");
       return checkpointFormat({ method, codes: "fp8", scales: block ? "block" : "tensor", block: block || [0n, 0n],
         scale_bytes: scaleFmt === "ue8m0" ? 1n : 4n, input_scale_bytes: scheme === "static" ? 4n : 0n, skip });
     }
@@ -646,15 +648,15 @@
     function compressedFormat(data, cfg) {
       const method = "compressed-tensors";
       for (const key of ["sparsity_config", "transform_config"]) {
-        checkQuant(method, !truthy(getOr(data, key, null)), key, getOr(data, key, null), "null (dense weights)");
+        checkQuant(method, !truthy(getOr(data, key, null)), key, getOr(data, key, null), "dense_weights");
       }
       const groups = getOr(data, "config_groups", null);
       checkQuant(method, groups instanceof Map && groups.size === 1, "config_groups", groups,
-        "exactly one group (a mixed-precision checkpoint is not modelled)");
+        "one_group");
       const [group] = groups.values();
-      checkQuant(method, group instanceof Map, "config_groups", groups, "one group object");
+      checkQuant(method, group instanceof Map, "config_groups", groups, "object");
       const weights = getOr(group, "weights", null);
-      checkQuant(method, weights instanceof Map, "weights", weights, "an object");
+      checkQuant(method, weights instanceof Map, "weights", weights, "object");
       const kind = getOr(weights, "type", "int");
       checkQuant(method, ["int", "float"].includes(kind), "weights.type", kind, "int, float");
       const bits = quantInt(method, weights, "num_bits", null, kind === "float" ? [8] : [2, 4, 8]);
@@ -666,7 +668,7 @@
       const groupSize = strategy === "group" ? quantInt(method, weights, "group_size", null) : 0n;
       const block = strategy === "block" ? getOr(weights, "block_structure", null) : null;
       if (strategy === "block") {
-        checkQuant(method, twoCounts(block), "weights.block_structure", block, "two integers >= 1");
+        checkQuant(method, twoCounts(block), "weights.block_structure", block, "block_structure");
       }
       const actorder = getOr(weights, "actorder", null);
       checkQuant(method, [null, "group", "weight", "static", "dynamic"].includes(actorder), "weights.actorder",
@@ -677,19 +679,19 @@
       checkQuant(method, typeof fmtName === "string" && Object.hasOwn(formats, fmtName), "format", fmtName,
         Object.keys(formats).join(", "));
       const codes = formats[fmtName];
-      checkQuant(method, codes !== "fp8" || kind === "float", "format", fmtName, "float-quantized for float weights");
-      checkQuant(method, codes !== "int8" || bits === 8n, "weights.num_bits", bits, `8 for ${fmtName}`);
+      checkQuant(method, codes !== "fp8" || kind === "float", "format", fmtName, "float_format");
+      checkQuant(method, codes !== "int8" || bits === 8n, "weights.num_bits", bits, "eight_bits");
       const inputs = getOr(group, "input_activations", null);
       const staticInput = inputs instanceof Map && getOr(inputs, "dynamic", null) === false;
       checkQuant(method, !staticInput || getOr(inputs, "strategy", "tensor") === "tensor",
         "input_activations.strategy", inputs instanceof Map ? getOr(inputs, "strategy", null) : null,
-        "tensor for a static input scale");
+        "static_tensor");
       const targets = getOr(group, "targets", null);
       checkQuant(method, Array.isArray(targets) && targets.every((t) => typeof t === "string"), "targets", targets,
-        "a list of names, re: patterns or Linear");
+        "targets");
       quantNames(method, new Map([["ignore", targets]]), "ignore");
       checkQuant(method, !isMoe(cfg), "model_type", cfg.model_type,
-        "a dense model (routed experts are stored per expert, which transformers 5 stacks)");
+        "dense_model");
       return checkpointFormat({ method, codes, bits, scales: strategy, group_size: groupSize,
         block: block || [0n, 0n], scale_bytes: 2n, zero_points: !truthy(getOr(weights, "symmetric", true)),
         group_index: actorder === "group", input_scale_bytes: staticInput ? 2n : 0n,
@@ -700,7 +702,7 @@
     // _gptq_awq
     function gptqAwqFormat(data, cfg, method) {
       checkQuant(method, !isMoe(cfg), "model_type", cfg.model_type,
-        "a dense model (routed experts are stored per expert, which transformers 5 stacks)");
+        "dense_model");
       if (method === "awq") {
         const bits = quantInt(method, data, "bits", 4n, [4]);
         const version = getOr(data, "version", "gemm");
@@ -709,17 +711,17 @@
         const gemv = spelled === "gemv";
         const group = quantInt(method, data, "group_size", 128n, null, -1n);
         checkQuant(method, group !== 0n && !(gemv && (group < 0n || (group < 128n && group !== 32n && group !== 64n))),
-          "group_size", group, "32, 64 or at least 128 for gemv; -1 or at least 1 for gemm");
+          "group_size", group, "gemv_group");
         return checkpointFormat({ method, codes: gemv ? "awq-gemv" : "awq", bits, scales: "group",
           group_size: group > 0n ? group : 0n, scale_bytes: 2n,
           skip: quantNames(method, data, "modules_to_not_convert"), blocks_only: true });
       }
       const bits = quantInt(method, data, "bits", 4n, [2, 3, 4, 8]);
       const group = quantInt(method, data, "group_size", 128n, null, -1n);
-      checkQuant(method, group !== 0n, "group_size", group, "-1 or an integer >= 1");
+      checkQuant(method, group !== 0n, "group_size", group, "group");
       for (const key of ["dynamic", "modules_in_block_to_quantize"]) {
         checkQuant(method, !truthy(getOr(data, key, null)), key, getOr(data, key, null),
-          "null (every linear layer of the blocks)");
+          "every_block_layer");
       }
       checkQuant(method, !truthy(getOr(data, "lm_head", false)), "lm_head", getOr(data, "lm_head", null), "false");
       const checkpoint = getOr(data, "checkpoint_format", "gptq");
@@ -734,7 +736,7 @@
       const skip = quantNames(method, data, "llm_int8_skip_modules", true);
       if (truthy(getOr(data, "load_in_8bit", null))) return checkpointFormat({ method, codes: "bnb-int8", skip });
       checkQuant(method, truthy(getOr(data, "load_in_4bit", null)), "load_in_4bit", getOr(data, "load_in_4bit", null),
-        "true, or load_in_8bit true");
+        "load_in");
       const kind = getOr(data, "bnb_4bit_quant_type", "fp4");
       checkQuant(method, ["nf4", "fp4"].includes(kind), "bnb_4bit_quant_type", kind, "nf4, fp4");
       const double = getOr(data, "bnb_4bit_use_double_quant", false);
@@ -748,14 +750,12 @@
     // quantization_from_hf
     function quantizationFromHf(quantization, cfg) {
       if (!(quantization instanceof Map)) {
-        throw refusal("quantization_unmodelled", { method: "a checkpoint", key: "quantization_config",
-          value: quantization, accepted: "an object" });
+        checkQuant("a checkpoint", false, "quantization_config", quantization, "object");
       }
       const bnbKeys = ["load_in_4bit", "load_in_8bit"].some((key) => quantization.has(key));
       const method = getOr(quantization, "quant_method", bnbKeys ? "bitsandbytes" : null);
       if (!quantMethods.includes(method)) {
-        throw refusal("quantization_unmodelled", { method: "llmcalc", key: "quant_method", value: method,
-          accepted: quantMethods.join(", ") });
+        checkQuant("llmcalc", false, "quant_method", method, quantMethods.join(", "));
       }
       let format;
       if (method === "fbgemm_fp8" || method === "fp8") format = fp8Format(quantization, method);
@@ -763,8 +763,7 @@
       else if (method === "awq" || method === "gptq") format = gptqAwqFormat(quantization, cfg, method);
       else format = bitsandbytesFormat(quantization);
       if ((format.blocks_only || format.matcher === "compressed-tensors") && ["gpt2", "falcon"].includes(cfg.layout)) {
-        throw refusal("quantization_unmodelled", { method, key: "model_type", value: cfg.model_type,
-          accepted: "a model whose blocks are nn.Linear" });
+        checkQuant(method, false, "model_type", cfg.model_type, "linear_blocks");
       }
       return Object.freeze(format);
     }

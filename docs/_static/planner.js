@@ -696,9 +696,8 @@
       if (!eligible(cfg, fmt, module)) { return [module, 0n]; }
       if (!fmt.skip.length && !fmt.targets.length) { return [module, big(module.copies)]; }
       if (big(module.copies) > limit) {
-        throw refusal("quantization_unmodelled", { method: fmt.method, key: "skip list",
-          value: big(module.copies).toLocaleString("en-US") + " copies of " + module.path,
-          accepted: "at most " + limit.toLocaleString("en-US") + " copies of a module to match by name" });
+        throw refusal("quantization_unmodelled", { method: fmt.method, key: module.path + " copies",
+          value: big(module.copies), accepted: "at most " + limit.toLocaleString("en-US"), accepted_id: "named_copies" });
       }
       return [module, big(moduleNames(cfg, module).filter(matches).length)];
     });
@@ -1316,6 +1315,8 @@
         format.count(params.column)) : "",
     };
     Object.keys(extra).forEach(function (name) { text = fill(text, name, extra[name]); });
+    /* A quantization_config refusal whose accepted values are a description: in the page's words. */
+    if (params.accepted_id) { text = fill(text, "accepted", catalogue["accepted_" + params.accepted_id]); }
     Object.keys(params).forEach(function (name) {
       var value = params[name];
       var names = name !== "value" && Array.isArray(value) &&

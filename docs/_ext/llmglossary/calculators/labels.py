@@ -27,6 +27,12 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_config_source_type", "refusal_invalid_json", "refusal_too_deeply_nested", "refusal_number_too_long",
     "refusal_not_a_json_object", "refusal_unsupported_model_type", "refusal_quantized_checkpoint",
     "refusal_quantization_unmodelled", "refusal_quantized_training",
+    # What a quantization_config refusal accepts, where llmcalc describes it (llmcalc.checkpoints.ACCEPTED).
+    "accepted_integer", "accepted_group", "accepted_gemv_group", "accepted_names", "accepted_patterns",
+    "accepted_targets", "accepted_block", "accepted_block_structure", "accepted_object", "accepted_one_group",
+    "accepted_dense_weights", "accepted_no_fp8_embeddings", "accepted_every_block_layer", "accepted_float_format",
+    "accepted_eight_bits", "accepted_static_tensor", "accepted_dense_model", "accepted_linear_blocks",
+    "accepted_load_in", "accepted_named_copies",
     "refusal_key_not_a_count", "refusal_key_not_a_flag", "refusal_contradicting_keys",
     "refusal_layer_types_length", "refusal_layer_types_unknown", "refusal_sliding_window_invalid",
     "refusal_sparse_step_unmodelled", "refusal_dense_layers_unmodelled", "refusal_new_decoder_unmodelled",
