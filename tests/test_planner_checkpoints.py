@@ -99,3 +99,20 @@ def test_the_share_link_carries_the_quantization_config(language: str, planners:
     assert shown_result(fresh) == result
     assert not fresh.locator(f'{ROOT} [data-out="share-note"]').is_visible()
     assert log.errors == log2.errors == [] and log.requests == log2.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_quantization_config_it_cannot_size_is_refused_in_the_page_s_words(language: str,
+                                                                              planners: Planners) -> None:
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    root = page.locator(ROOT)
+    catalogue = json.loads(root.get_attribute("data-refusals"))
+    text = json.dumps({"model_type": "llama", "quantization_config": {"quant_method": "gptq", "group_size": 0}})
+    page.locator('textarea[name="config_paste"]').fill(text)
+    page.locator('button[name="config_use"]').click()
+    shown = page.locator('[data-error="config"]').inner_text()
+    accepted = catalogue["accepted_group"].partition(": ")[2] or catalogue["accepted_group"]
+    assert "group_size" in shown and "gptq" in shown and accepted in shown, shown
+    assert HAN.search(shown) if language == "zh_TW" else "-1 or an integer >= 1" in shown
+    assert log.errors == [] and log.requests == []
