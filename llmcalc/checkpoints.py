@@ -49,7 +49,7 @@ from .errors import refusal
 from .params import Linear, linear_modules, param_count
 
 __all__ = ["BLOCK_PREFIX", "HEAD_NAME", "MAX_NAMED_COPIES", "QUANT_METHODS", "Checkpoint", "CheckpointFormat",
-           "checkpoint_from_hf", "checkpoint_weight_bytes", "converts", "describe", "kept_in_16_bits",
+           "checkpoint_from_hf", "checkpoint_weight_bytes", "converts", "describe", "is_qlora_base", "kept_in_16_bits",
            "quantization_from_hf", "stored_bytes"]
 
 QUANT_METHODS = ("fbgemm_fp8", "fp8", "compressed-tensors", "awq", "gptq", "bitsandbytes")
@@ -291,6 +291,18 @@ ACCEPTED = {
 """What a quantization_config refusal accepts, where that is a description rather than a list of values: the
 refusal carries its key as ``accepted_id`` (the planner words it in the page's language) and its English as
 ``accepted``."""
+
+
+def is_qlora_base(fmt: CheckpointFormat) -> bool:
+    """Whether ``fmt`` stores the weights as a QLoRA plan loads its base (bitsandbytes NF4 or FP4 with double
+    quantization, the head kept): the plan of that task then holds for the checkpoint as it is.
+
+    Examples
+    --------
+    >>> is_qlora_base(CheckpointFormat("bitsandbytes", "bnb-nf4-dq", bits=4, skip=("lm_head", "embed_out")))
+    True
+    """
+    return fmt.codes == "bnb-nf4-dq" and fmt.skip == ("lm_head", "embed_out")
 
 
 def describe(fmt: CheckpointFormat) -> str:

@@ -24,7 +24,7 @@ from typing import Any, NoReturn
 
 from . import _validate as check
 from . import gguf
-from .checkpoints import CheckpointFormat, checkpoint_from_hf, describe
+from .checkpoints import CheckpointFormat, checkpoint_from_hf, describe, is_qlora_base
 from .config import FIELD_CHOICES, Derived, ModelConfig
 from .engines import (
     ATTENTIONS,
@@ -228,6 +228,8 @@ def _checkpoint_weights(args: argparse.Namespace, label: str) -> None:
     stored: CheckpointFormat | None = getattr(args, "checkpoint_format", None)
     if stored is None:
         return
+    if args.task == "qlora" and is_qlora_base(stored):
+        return  # stored as QLoRA loads its base: the QLoRA plan holds as it is
     if args.task != "inference":
         raise refusal("quantized_training", method=stored.method)
     if "weight_format" in args.given_options:

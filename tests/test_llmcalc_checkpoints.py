@@ -226,3 +226,21 @@ def test_each_described_acceptance_has_the_planner_s_words() -> None:
         checkpoint_from_hf({**config_of({"model": {"preset": "llama-2-7b"}, "quantization_config": None}),
                             "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 0}})
     assert caught.value.params["accepted_id"] == "group" and str(caught.value).endswith(ACCEPTED["group"])
+
+
+def test_a_bitsandbytes_4bit_checkpoint_gets_the_qlora_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A checkpoint stored NF4 with double quantization, as QLoRA loads its base (unsloth's -bnb-4bit releases):
+    plan --task qlora on it equals the plan of the model it was quantized from; LoRA and full are refused."""
+    base = config_of({"model": {"preset": "llama-2-7b"}, "quantization_config": None})
+    stored = {**base, "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": True,
+                                              "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": True}}
+    plans = []
+    for name, data in (("base", base), ("stored", stored)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(data), "utf-8")
+        assert main(["plan", str(path), "--task", "qlora", "--json"]) == 0
+        plans.append(json.loads(capsys.readouterr().out)["parts"])
+    assert plans[0] == plans[1]
+    with pytest.raises(SystemExit):
+        main(["plan", str(tmp_path / "stored.json"), "--task", "lora"])
+    assert "training plans start from the model it was quantized from" in capsys.readouterr().err

@@ -116,3 +116,22 @@ def test_a_quantization_config_it_cannot_size_is_refused_in_the_page_s_words(lan
     assert "group_size" in shown and "gptq" in shown and accepted in shown, shown
     assert HAN.search(shown) if language == "zh_TW" else "-1 or an integer >= 1" in shown
     assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_bitsandbytes_4bit_checkpoint_gets_the_cli_s_qlora_plan(language: str, planners: Planners,
+                                                                  tmp_path: Path) -> None:
+    data = {**config_of({"model": {"preset": "llama-2-7b"}, "quantization_config": None}),
+            "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": True,
+                                    "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": True}}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data), "utf-8")
+    qlora = cli_plan_json(str(path), "--task", "qlora", "--seq-len", "1024")
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('input[name="config_file"]').set_input_files(str(path))
+    expect_text(page, "params", f"{lc.param_count(checkpoint_from_hf(path).config):,}")
+    choose(page, task="qlora", seq_len="1024")
+    assert not page.locator(f'{ROOT} [data-error="plan"]').is_visible()
+    assert shown_parts(page)["total"] == qlora["total"]
+    assert log.errors == [] and log.requests == []

@@ -1427,7 +1427,11 @@
     function readOptions(kind) {
       var options = { task: kind };
       var stored = storedFormat();
-      if (kind !== "inference" && stored) { throw refusal("quantized_training", { method: stored.method }); }
+      /* llmcalc.checkpoints.is_qlora_base: a checkpoint stored as QLoRA loads its base gets the QLoRA plan. */
+      var qloraBase = stored && stored.codes === "bnb-nf4-dq" && stored.skip.join() === "lm_head,embed_out";
+      if (kind !== "inference" && stored && !(kind === "qlora" && qloraBase)) {
+        throw refusal("quantized_training", { method: stored.method });
+      }
       if (kind === "inference") {
         options.weightFormat = stored || form.elements.weight_format.value;
         options.kvFormat = form.elements.kv_format.value;
