@@ -516,9 +516,9 @@ def checkpoint_from_hf(source: Mapping[str, Any] | str | os.PathLike[str]) -> Ch
     ...
     llmcalc.errors.RefusalValueError: quantization_config: quant_method = 'hqq' is not modelled for llmcalc; ...
     """
-    from .hf import _load, config_from_hf
+    from .hf import config_from_hf, read_config
 
-    data = _load(source)
+    data = read_config(source)
     if "quantization_config" not in data:
         return Checkpoint(config_from_hf(data), None)
     cfg = config_from_hf({key: value for key, value in data.items() if key != "quantization_config"})
