@@ -16,7 +16,21 @@ from __future__ import annotations
 from dataclasses import MISSING, fields
 from typing import Any
 
-from . import activations, config, engines, errors, formats, hf, lora, memory, params, planner, trainers, weightformats
+from . import (
+    activations,
+    checkpoints,
+    config,
+    engines,
+    errors,
+    formats,
+    hf,
+    lora,
+    memory,
+    params,
+    planner,
+    trainers,
+    weightformats,
+)
 from .cli import DEFAULT_CONTEXT, DEFAULT_SEQ_LEN
 
 __all__ = ["browser_data", "planner_tables"]
@@ -55,6 +69,9 @@ def browser_data() -> dict[str, Any]:
         "mlp": params.MLP_MODULES,
         "allLinear": lora.ALL_LINEAR,
         "fusedInto": lora.FUSED_INTO,
+        # llmcalc.checkpoints: the quantization methods it sizes.
+        "quantMethods": list(checkpoints.QUANT_METHODS),
+        "quantAccepted": checkpoints.ACCEPTED,
         # Pairs, not an object: the order of peft's names shows in a message, and JSON objects may be re-sorted.
         "peftMoeNames": {
             model_type: [list(pair) for pair in names.items()] for model_type, names in lora.PEFT_MOE_NAMES.items()
@@ -121,6 +138,8 @@ def planner_tables() -> dict[str, Any]:
             "v3_groups": activations.V3_GROUPS, "v3_kept_groups": activations.V3_KEPT_GROUPS,
             "peft_moe_names": lora.PEFT_MOE_NAMES,
         },
+        "checkpoints": {"block_prefix": checkpoints.BLOCK_PREFIX, "head_name": checkpoints.HEAD_NAME,
+                        "max_named_copies": checkpoints.MAX_NAMED_COPIES},
         "engines": {"block_size": engines.VLLM_BLOCK_SIZE, "non_torch": engines.VLLM_NON_TORCH,
                     "activation_bytes": engines.ACTIVATION_BYTES, "max_num_seqs": engines.VLLM_MAX_NUM_SEQS,
                     "fp32_bytes": engines.FP32_BYTES, "torch_sort_small_row": engines.TORCH_SORT_SMALL_ROW,

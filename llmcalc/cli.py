@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 
 from . import __version__, gguf
 from . import _validate as check
+from .checkpoints import CheckpointFormat, checkpoint_from_hf, describe, is_qlora_base
 from .config import FIELD_CHOICES, Derived, ModelConfig
 from .engines import (
     ATTENTIONS,
@@ -34,6 +35,7 @@ from .engines import (
     plan_generate,
     plan_vllm,
 )
+from .errors import refusal
 from .fmt import format_bytes, format_count
 from .formats import DTYPE_BITS, KV_FORMATS, WEIGHT_FORMATS
 from .lora import ALL_LINEAR, PEFT_VERSION, default_lora_targets, largest_low_rank, lora_model_params
@@ -66,6 +68,7 @@ from .planner import (
 from .presets import PRESETS, get_preset
 from .trainers import DEFAULT_SETUP, SETUPS, UNMODELLED_SETUPS, get_setup, setup_settings
 from .units import GiB
+from .weightformats import WeightFormat, kept_linear_modules
 
 __all__ = [
     "DEFAULT_CONTEXT",
@@ -206,9 +209,9 @@ def _resolve_model(args: argparse.Namespace) -> tuple[str, ModelConfig, ModelCon
         if not config.is_file():
             raise ValueError(f"the folder {args.model!r} holds no config.json; give a preset name, a config.json "
                              "path, or a model folder that holds one")
-        base, label = ModelConfig.from_hf_config(config), args.model
+        base, label = _read_config(args, config), args.model
     elif args.model.endswith(".json") or Path(args.model).is_file():
-        base, label = ModelConfig.from_hf_config(args.model), args.model
+        base, label = _read_config(args, args.model), args.model
     else:
         try:
             base, label = get_preset(check.choice("MODEL", args.model, PRESETS)), args.model
@@ -222,6 +225,48 @@ def _resolve_model(args: argparse.Namespace) -> tuple[str, ModelConfig, ModelCon
     except ValueError as error:
         raise ValueError(f"{error} (the override keeps {label}'s other fields: set them too)") from None
     return f"{label} (modified)", changed, base
+
+
+def _read_config(args: argparse.Namespace, path: str | Path) -> ModelConfig:
+    """The model of a config.json; how its checkpoint stores the weights goes to ``args.checkpoint_format``."""
+    checkpoint = checkpoint_from_hf(path)
+    args.checkpoint_format = checkpoint.weight_format
+    return checkpoint.config
+
+
+def _checkpoint_weights(args: argparse.Namespace, label: str) -> None:
+    """Plan with the weights as a quantized config.json stores them; refuse what does not apply to them."""
+    stored: CheckpointFormat | None = getattr(args, "checkpoint_format", None)
+    if stored is None:
+        return
+    if args.task == "qlora" and is_qlora_base(stored):
+        return  # stored as QLoRA loads its base: the QLoRA plan holds as it is
+    if args.task != "inference":
+        raise refusal("quantized_training", method=stored.method)
+    if "weight_format" in args.given_options:
+        raise ValueError(f"--weight-format does not apply to {label}: its quantization_config says how the weights "
+                         f"are stored ({describe(stored)})")
+    args.weight_format = stored
+
+
+def _weights_note(cfg: ModelConfig, weight_format: WeightFormat) -> str:
+    """Which weights a quantized format stores how, and which linear layers it keeps in 16 bits."""
+    if weight_format == "bf16":
+        return ""
+    how = describe(weight_format) if isinstance(weight_format, CheckpointFormat) else f"the {weight_format} format"
+    kept = [path if kept == copies else f"{path} ({kept:,} of {copies:,})"
+            for path, kept, copies in kept_linear_modules(cfg, weight_format)]
+    return (f"\n\nweights: {how}; kept in 16 bits: the embedding, norms and biases"
+            + (f", and {', '.join(kept)}" if kept else ""))
+
+
+def _weights_json(cfg: ModelConfig, weight_format: WeightFormat) -> dict[str, Any]:
+    """An inference plan's weight format for --json: its name or the checkpoint's method, and what stays 16-bit."""
+    name = weight_format.method if isinstance(weight_format, CheckpointFormat) else weight_format
+    return {"weight_format": name, "weights_stored": describe(weight_format) if isinstance(
+        weight_format, CheckpointFormat) else weight_format,
+            "kept_in_16_bits": [{"module": path, "kept": kept, "of": copies}
+                                for path, kept, copies in kept_linear_modules(cfg, weight_format)]}
 
 
 def _config_lines(cfg: ModelConfig, base: ModelConfig | None) -> list[str]:
@@ -368,6 +413,7 @@ _TASK_NAMES = {"inference": "inference", "full": "full fine-tuning", "lora": "Lo
 def _plan_options(args: argparse.Namespace) -> None:
     """Refuse the options that do not apply to ``args.task``, then fill in the defaults of those that do."""
     given = [name for name in PLAN_OPTIONS if hasattr(args, name)]
+    args.given_options = given
     _engine_options(args, given)
     wrong = [name for name in given if args.task not in PLAN_OPTIONS[name][0]]
     if wrong:
@@ -443,7 +489,7 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
                               "max_num_batched_tokens": args.max_num_batched_tokens, "kv_tokens": plan.kv_tokens,
                               "cuda_graph_bytes": args.cuda_graphs_mib * 2**20,
                               "max_concurrency": plan.max_concurrency, "fits": plan.starts,
-                              "trained_context": trained_context(cfg)}
+                              "trained_context": trained_context(cfg), **_weights_json(cfg, args.weight_format)}
     where = ("one GPU" if args.tensor_parallel == 1
              else f"per GPU, each of {args.tensor_parallel:,} (tensor parallel {args.tensor_parallel})")
     release = args.vllm_version.replace("-", " ").replace("+", " and later")
@@ -454,6 +500,7 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
             + f"\n\nGPU KV cache size: {plan.kv_tokens:,} tokens\n"
             f"Maximum concurrency for {args.context:,} tokens per request: {plan.max_concurrency:.2f}x\n"
             + ("starts" if plan.starts else f"does not start: the pool holds fewer than {args.context:,} tokens"))
+    text += _weights_note(cfg, args.weight_format)
     if args.tensor_parallel > 1 and args.non_torch_gib == VLLM_NON_TORCH / GiB:
         text += ("\n\nnote: memory outside PyTorch is taken as 0.35 GiB, one GPU's; with tensor parallelism NCCL's "
                  "buffers make it larger (3.58 GiB on each of two GPUs in vLLM pull request 10511): give "
@@ -547,12 +594,14 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
                    if hasattr(args, name)})
     if args.task == "inference":
         result.update(engine=args.engine, context=args.context, tensor_parallel=args.tensor_parallel,
-                      pipeline_parallel=args.pipeline_parallel)
+                      pipeline_parallel=args.pipeline_parallel, **_weights_json(cfg, args.weight_format))
     else:
         result.update(zero_stage=args.zero_stage, seq_len=args.seq_len)
         if args.task != "full":
             result.update(rank=args.rank, targets=args.targets)
     text = f"{_TASK_NAMES[args.task]}, {where}\n" + _table(("part", "bytes", "size"), rows)
+    if args.task == "inference":
+        text += _weights_note(cfg, args.weight_format)
     if args.gpu is not None:
         budget = args.gpu
         largest = largest_fitting(plan, budget, limit=limit)
@@ -816,6 +865,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "plan":
                 _plan_options(args)
             label, cfg, base = _resolve_model(args)
+            if args.command == "plan":
+                _checkpoint_weights(args, label)
             check.count("batch", getattr(args, "batch", 1))
             result, text = _COMMANDS[args.command](cfg, args)
             result = {"model": label, "config": {k: int(v) if isinstance(v, Derived) else v

@@ -51,7 +51,7 @@ from .planner import (
     plan_inference,
 )
 from .units import GiB
-from .weightformats import weight_format_bytes
+from .weightformats import WeightFormat, weight_format_bytes
 
 __all__ = [
     "ACTIVATION_BYTES",
@@ -281,7 +281,7 @@ def plan_vllm(
     max_num_batched_tokens: int | None = None,
     gpu_memory_utilization: float = VLLM_GPU_MEMORY_UTILIZATION,
     non_torch_bytes: int = VLLM_NON_TORCH,
-    weight_format: str = "bf16",
+    weight_format: WeightFormat = "bf16",
     kv_format: str = "bf16",
     block_size: int = VLLM_BLOCK_SIZE,
     cuda_graph_bytes: int = 0,
@@ -418,7 +418,7 @@ def generate_prefill_bytes(cfg: ModelConfig, prompt: int, *, batch: int = 1, att
 
 
 def plan_generate(
-    cfg: ModelConfig, *, context: int, batch: int = 1, weight_format: str = "bf16", attention: str = "sdpa"
+    cfg: ModelConfig, *, context: int, batch: int = 1, weight_format: WeightFormat = "bf16", attention: str = "sdpa"
 ) -> MemoryPlan:
     """:func:`~llmcalc.planner.plan_inference` for transformers' ``generate``: the prompt of ``context`` tokens is
     processed at once, so the plan adds the prefill's working memory (as ``activations``) to the weights, the

@@ -113,6 +113,10 @@ MESSAGES: dict[str, str] = {
                               "supported: {supported:list}",
     "quantized_checkpoint": "quantization_config describes a quantized checkpoint, whose stored tensors transformers "
                             "packs differently; remove it to count the model it was quantized from",
+    "quantization_unmodelled": "quantization_config: {key} = {value!r} is not modelled for {method}; "
+                               "accepted: {accepted}",
+    "quantized_training": "a quantized checkpoint ({method}): training plans start from the model it was "
+                          "quantized from; give that model's config.json",
     "key_not_a_count": "{key} must be an integer >= {minimum}; got {value:count}",
     "key_not_a_flag": "{key} must be true or false; got {value!r}",
     "contradicting_keys": "{key}={value!r} contradicts {alias}={alias_value!r}",

@@ -32,7 +32,7 @@ from .errors import Refusal, refusal
 
 __all__ = [
     "ATTENTION_BIAS", "CLASS_DEFAULTS", "KEY_ALIASES", "READ_SIZE_KEYS", "SUPPORTED_MODEL_TYPES",
-    "config_from_hf"
+    "config_from_hf", "read_config"
 ]
 
 SUPPORTED_MODEL_TYPES = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
@@ -113,6 +113,11 @@ class _Reader:
         for key in self.data:
             if key in READ_SIZE_KEYS[self.model_type] and key not in self.used:
                 raise self.fail("unknown_size_key", key=key, value=self.data[key])
+
+
+def read_config(source: Mapping[str, Any] | str | os.PathLike[str]) -> Mapping[str, Any]:
+    """A ``config.json``'s object as read (a mapping is returned as given), or a refusal naming the file's problem."""
+    return _load(source)
 
 
 def _load(source: Mapping[str, Any] | str | os.PathLike[str]) -> Mapping[str, Any]:

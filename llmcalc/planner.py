@@ -25,6 +25,7 @@ from typing import Any
 
 from . import _validate as check
 from .activations import activation_memory, planner_attention
+from .checkpoints import CheckpointFormat, converts, stored_bytes
 from .config import ModelConfig, as_model_config
 from .errors import Refusal, refusal
 from .formats import KV_FORMATS, WEIGHT_FORMATS
@@ -32,7 +33,7 @@ from .lora import lora_model_params, lora_targets
 from .memory import kv_cache_bytes, training_memory, zero_memory_per_gpu
 from .params import Linear, linear_modules, param_breakdown, param_count
 from .units import GB, GiB, MiB
-from .weightformats import codes_and_constants, is_converted, weight_format_bytes
+from .weightformats import WeightFormat, codes_and_constants, is_converted, weight_format_bytes
 
 __all__ = [
     "ADAPTER_DTYPES",
@@ -482,7 +483,7 @@ def plan_inference(
     *,
     context: int,
     batch: int = 1,
-    weight_format: str = "bf16",
+    weight_format: WeightFormat = "bf16",
     kv_format: str = "bf16",
     tensor_parallel: int = 1,
     pipeline_parallel: int = 1,
@@ -615,7 +616,7 @@ def pipeline_stages(n_layers: int, pipeline_parallel: int) -> list[int]:
     return partitions
 
 
-def _linear_bytes(module: Linear, weight_format: str, cfg: ModelConfig, tp: int) -> int:
+def _linear_bytes(module: Linear, weight_format: WeightFormat, cfg: ModelConfig, tp: int, layer: int = 0) -> int:
     """Bytes of one copy of ``module`` on one GPU of ``tp``: column-parallel split by output, row-parallel by input.
 
     Query and MLP outputs split evenly; keys and values by KV head (one replicated head each when there are fewer
@@ -632,6 +633,11 @@ def _linear_bytes(module: Linear, weight_format: str, cfg: ModelConfig, tp: int)
     elif module.role in ROW_PARALLEL:
         d_in //= tp
     bias = d_out if module.bias else 0
+    if isinstance(weight_format, CheckpointFormat):
+        if not converts(cfg, weight_format, module, layer):
+            return 2 * (d_in * d_out + bias)
+        codes, decode = stored_bytes(weight_format, d_in, d_out)
+        return codes + decode + weight_format.bias_bytes * bias
     if is_converted(module, weight_format, cfg):
         codes, decode = codes_and_constants(weight_format, d_in, d_out)
         return codes + decode + 2 * bias
@@ -643,7 +649,7 @@ def parallel_inference_plans(
     *,
     context: int,
     batch: int = 1,
-    weight_format: str = "bf16",
+    weight_format: WeightFormat = "bf16",
     kv_format: str = "bf16",
     tensor_parallel: int = 1,
     pipeline_parallel: int = 1,
@@ -687,17 +693,27 @@ def parallel_inference_plans(
         # Which stage holds the windowed layers depends on their order, which ModelConfig does not keep.
         raise refusal("parallel_needs_dense", model_type=cfg.model_type or "custom")
     modules = linear_modules(cfg)
-    per_layer = sum(_linear_bytes(m, weight_format, cfg, tp) for m in modules if m.role != "lm_head")
+    # A checkpoint's skip list may keep some blocks' layers in 16 bits (Meta's 405B FP8: the first and last MLPs).
+    by_name = isinstance(weight_format, CheckpointFormat) and bool(weight_format.skip or weight_format.targets)
+    layer_bytes = [sum(_linear_bytes(m, weight_format, cfg, tp, layer) for m in modules if m.role != "lm_head")
+                   for layer in range(cfg.n_layers if by_name else 1)]
     final_norm = {"rmsnorm": cfg.d_model, "layernorm": 2 * cfg.d_model, "parameter-free": 0}[cfg.norm]
     per_layer_norms = 2 * (param_breakdown(cfg)["norms"] - final_norm) // cfg.n_layers
     vocab_rows = 2 * padded_vocab(cfg) // tp * cfg.d_model
     has_head = any(m.role == "lm_head" for m in modules)
     head_bytes = vocab_rows + (2 * padded_vocab(cfg) // tp if cfg.lm_head_bias else 0)
+    head = next((m for m in modules if m.role == "lm_head"), None)
+    if head and isinstance(weight_format, CheckpointFormat) and converts(cfg, weight_format, head, 0):
+        head_bytes = sum(stored_bytes(weight_format, cfg.d_model, padded_vocab(cfg) // tp)) + (
+            weight_format.bias_bytes * padded_vocab(cfg) // tp if cfg.lm_head_bias else 0)
     whole_kv = kv_cache_bytes(cfg, tokens, batch=sequences, dtype=dtype)
     kv_heads = kv_heads_per_gpu(cfg, tp)
     plans = []
+    first = 0
     for index, layers in enumerate(stages):
-        weights = layers * (per_layer + per_layer_norms)
+        block_bytes = sum(layer_bytes[first:first + layers]) if by_name else layers * layer_bytes[0]
+        weights = block_bytes + layers * per_layer_norms
+        first += layers
         if index == 0:
             weights += vocab_rows + 2 * cfg.learned_positions * cfg.d_model
         if index == len(stages) - 1:

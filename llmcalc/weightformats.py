@@ -29,12 +29,18 @@ GPT-2's weight init reads ``c_proj.weight``): a real checkpoint's tensors would 
 from __future__ import annotations
 
 from . import _validate as check
+from .checkpoints import CheckpointFormat, checkpoint_weight_bytes, kept_in_16_bits
 from .config import ModelConfig, as_model_config
 from .errors import refusal
 from .formats import WEIGHT_FORMATS
 from .params import Linear, linear_modules, param_count
 
-__all__ = ["FP32_ROUTERS", "NO_GPTQ_LAYOUTS", "codes_and_constants", "is_converted", "weight_format_bytes"]
+__all__ = ["FP32_ROUTERS", "NO_GPTQ_LAYOUTS", "WeightFormat", "codes_and_constants", "is_converted",
+           "kept_linear_modules", "weight_format_bytes"]
+
+WeightFormat = str | CheckpointFormat
+"""A weight format: a preset name of :data:`~llmcalc.formats.WEIGHT_FORMATS`, or a quantized checkpoint's layout
+read from its ``config.json`` (:func:`~llmcalc.checkpoints.checkpoint_from_hf`)."""
 
 FP32_ROUTERS = ("deepseek_v2", "deepseek_v3")
 """The model types whose MoE routers stay in fp32 (their ``_keep_in_fp32_modules_strict`` holds ``gate.weight``)."""
@@ -87,7 +93,7 @@ def codes_and_constants(weight_format: str, d_in: int, d_out: int, min_block_row
     return _ceil(weights, 2), blocks + 4 * _ceil(blocks, 256) + offset + nf4_table + dynamic_table
 
 
-def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
+def weight_format_bytes(cfg: ModelConfig, weight_format: WeightFormat) -> dict[str, int]:
     """Bytes of the model's weights in ``weight_format``, by part; the parts sum to the total.
 
     ``quantized``: codes of converted weights; ``constants``: what decodes them; ``unquantized``:
@@ -96,7 +102,8 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
     Parameters
     ----------
     cfg : llmcalc.ModelConfig
-    weight_format : {"bf16", "fp8", "int8", "int4", "nf4", "nf4-dq"}
+    weight_format : {"bf16", "fp8", "int8", "int4", "nf4", "nf4-dq"} or llmcalc.checkpoints.CheckpointFormat
+        A preset, or a checkpoint's own layout (:func:`~llmcalc.checkpoints.checkpoint_weight_bytes`).
 
     Examples
     --------
@@ -115,6 +122,8 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
     nf4-dq  3,238,002,688    103,013,248    524,820,480   3,865,836,416
     """
     cfg = as_model_config(cfg)
+    if isinstance(weight_format, CheckpointFormat):
+        return checkpoint_weight_bytes(cfg, weight_format)
     check.choice("weight_format", weight_format, WEIGHT_FORMATS)
     if weight_format == "int4" and (cfg.is_moe or cfg.layout in NO_GPTQ_LAYOUTS):
         why = "an MoE model" if cfg.is_moe else NO_GPTQ_LAYOUTS[cfg.layout]
@@ -138,3 +147,30 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: str) -> dict[str, int]:
         converted_weights += copies * module.d_in * rows
     unquantized = 2 * (param_count(cfg) - converted_weights + fp32_weights)  # fp32 routers: 2 more bytes each
     return {"quantized": quantized, "constants": constants, "unquantized": unquantized}
+
+
+def kept_linear_modules(cfg: ModelConfig, weight_format: WeightFormat) -> list[tuple[str, int, int]]:
+    """The linear modules ``weight_format`` leaves in 16 bits (32 for DeepSeek's routers), as
+    ``(path, kept copies, all copies)``; embeddings, norms and biases always stay.
+
+    Examples
+    --------
+    The ``fp8`` preset converts every block's linear layers and keeps the head:
+
+    >>> from llmcalc import get_preset
+    >>> kept_linear_modules(get_preset("llama-2-7b"), "fp8")
+    [('lm_head', 1, 1)]
+    """
+    cfg = as_model_config(cfg)
+    if isinstance(weight_format, CheckpointFormat):
+        return kept_in_16_bits(cfg, weight_format)
+    weight_format_bytes(cfg, weight_format)  # its refusals
+    modules = linear_modules(cfg)
+    last_kept = weight_format not in ("bf16", "int4") and cfg.tie_embeddings and cfg.norm == "parameter-free"
+    kept = []
+    for module in modules:
+        if not is_converted(module, weight_format, cfg):
+            kept.append((module.path, module.copies, module.copies))
+        elif last_kept and module is modules[-1]:
+            kept.append((module.path, 1, module.copies))
+    return kept

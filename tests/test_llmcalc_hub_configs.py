@@ -26,7 +26,7 @@ COUNTS = json.loads((DATA / "_transformers_counts.json").read_text(encoding="utf
 
 # Refused on purpose: a block-wise FP8 checkpoint.  transformers 5.24's FineGrainedFP8 quantizer stores every
 # quantized Linear as float8 weights plus a float32 weight_scale_inv of ceil(out/128) x ceil(in/128)
-# (integrations/finegrained_fp8.py, FP8Linear), a layout llmcalc does not model.  transformers' own count
+# (integrations/finegrained_fp8.py, FP8Linear), a layout only llmcalc.checkpoints sizes.  transformers' own count
 # (from_config, which builds the unquantized model) is what llmcalc gives once quantization_config is removed.
 REFUSED = {"deepseek-r1.json": "quantized_checkpoint", "deepseek-v3.json": "quantized_checkpoint"}
 

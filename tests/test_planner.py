@@ -29,6 +29,7 @@ import pytest
 import llmcalc as lc
 from browser import PageLog, browser_pages
 from llmcalc.activations import activation_memory
+from llmcalc.checkpoints import checkpoint_from_hf
 from llmcalc.errors import Refusal
 from llmcalc.formats import KV_FORMATS, WEIGHT_FORMATS
 from llmcalc.planner import (
@@ -727,11 +728,12 @@ ABSURD = ('{"model_type": "llama", "num_hidden_layers": 1000000000, "hidden_size
 
 
 def python_refusal(text: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> Refusal:
-    """llmcalc's refusal of ``text`` saved as ``config.json``."""
+    """llmcalc's refusal of ``text`` saved as ``config.json``, read as ``llmcalc plan`` reads it."""
     (folder / "config.json").write_text(text, encoding="utf-8")
     monkeypatch.chdir(folder)
     with pytest.raises(Refusal) as raised:
-        plan_inference(lc.ModelConfig.from_hf_config("config.json"), context=1)
+        checkpoint = checkpoint_from_hf("config.json")
+        plan_inference(checkpoint.config, context=1, weight_format=checkpoint.weight_format or "bf16")
     return raised.value
 
 

@@ -574,12 +574,216 @@
       }
     }
 
+    // -------------------------------------------------------------- checkpoints.py: the quantization_config
+
+    const quantMethods = rawTables.quantMethods;
+    const BOUNDARY = "(?:(?<=\\.)|(?=\\.|$))";
+    const isInt = (value) => typeof value === "bigint";
+    const twoCounts = (value) => Array.isArray(value) && value.length === 2 && value.every((b) => isInt(b) && b >= 1n);
+
+    // _check
+    function checkQuant(method, ok, key, value, accepted) {
+      if (ok) return;
+      const id = Object.hasOwn(rawTables.quantAccepted, accepted) ? accepted : null;
+      throw refusal("quantization_unmodelled",
+        { method, key, value, accepted: id ? rawTables.quantAccepted[id] : accepted, accepted_id: id });
+    }
+
+    // _int
+    function quantInt(method, data, key, fallback, accepted = null, minimum = 1n) {
+      const value = data.has(key) ? data.get(key) : fallback;
+      const fine = isInt(value) && (accepted ? accepted.some((a) => BigInt(a) === value) : value >= minimum);
+      checkQuant(method, fine, key, value, accepted ? accepted.join(", ") : minimum === 1n ? "integer" : "group");
+      return value;
+    }
+
+    // get with Python's dict.get(key, default)
+    const getOr = (data, key, fallback) => (data.has(key) ? data.get(key) : fallback);
+
+    // _names: a skip list, each pattern compiled as its loader compiles it
+    function quantNames(method, data, key, headByDefault = false) {
+      const value = getOr(data, key, null);
+      if (value === null) return headByDefault ? ["lm_head", "embed_out"] : [];
+      checkQuant(method, Array.isArray(value) && value.every((v) => typeof v === "string"), key, value, "names");
+      for (const name of value) {
+        const pattern = key === "ignore" ? (name.startsWith("re:") ? name.slice(3) : "") : `(?:${name})${BOUNDARY}`;
+        try {
+          new RegExp(pattern);
+        } catch (error) {
+          checkQuant(method, false, key, name, "patterns");
+        }
+      }
+      return value;
+    }
+
+    // CheckpointFormat's defaults
+    const checkpointFormat = (fields) => ({
+      bits: 8n, scales: "channel", group_size: 0n, block: [0n, 0n], scale_bytes: 4n, zero_points: false,
+      group_index: false, input_scale_bytes: 0n, bias_bytes: 2n, skip: [], targets: [], matcher: "transformers",
+      blocks_only: false, kv_scale_bytes: 0n, ...fields,
+    });
+
+    // _fp8
+    function fp8Format(data, method) {
+      const alias = getOr(data, "modules_to_not_convert", null) === null && data.has("ignored_layers")
+        ? "ignored_layers" : "modules_to_not_convert";
+      const skip = quantNames(method, data, alias, true);
+      checkQuant(method, !truthy(getOr(data, "modules_to_convert", null)), "modules_to_convert",
+        getOr(data, "modules_to_convert", null), "no_fp8_embeddings");
+      if (method === "fbgemm_fp8") {
+        return checkpointFormat({ method, codes: "fp8", scales: "channel", scale_bytes: 4n, bias_bytes: 4n, skip });
+      }
+      const block = getOr(data, "weight_block_size", null);
+      const scheme = getOr(data, "activation_scheme", "dynamic");
+      checkQuant(method, ["dynamic", "static"].includes(scheme), "activation_scheme", scheme, "dynamic, static");
+      const scaleFmt = getOr(data, "scale_fmt", "float");
+      checkQuant(method, ["float", "ue8m0", null].includes(scaleFmt), "scale_fmt", scaleFmt, "float, ue8m0");
+      checkQuant(method, getOr(data, "fmt", "e4m3") === "e4m3", "fmt", getOr(data, "fmt", null), "e4m3");
+      if (block !== null) checkQuant(method, twoCounts(block), "weight_block_size", block, "block");
+      return checkpointFormat({ method, codes: "fp8", scales: block ? "block" : "tensor", block: block || [0n, 0n],
+        scale_bytes: scaleFmt === "ue8m0" ? 1n : 4n, input_scale_bytes: scheme === "static" ? 4n : 0n, skip });
+    }
+
+    // _compressed
+    function compressedFormat(data, cfg) {
+      const method = "compressed-tensors";
+      for (const key of ["sparsity_config", "transform_config"]) {
+        checkQuant(method, !truthy(getOr(data, key, null)), key, getOr(data, key, null), "dense_weights");
+      }
+      const groups = getOr(data, "config_groups", null);
+      checkQuant(method, groups instanceof Map && groups.size === 1, "config_groups", groups,
+        "one_group");
+      const [group] = groups.values();
+      checkQuant(method, group instanceof Map, "config_groups", groups, "object");
+      const weights = getOr(group, "weights", null);
+      checkQuant(method, weights instanceof Map, "weights", weights, "object");
+      const kind = getOr(weights, "type", "int");
+      checkQuant(method, ["int", "float"].includes(kind), "weights.type", kind, "int, float");
+      const bits = quantInt(method, weights, "num_bits", null, kind === "float" ? [8] : [2, 4, 8]);
+      const strategy = getOr(weights, "strategy", "tensor");
+      checkQuant(method, ["tensor", "channel", "group", "block"].includes(strategy), "weights.strategy", strategy,
+        "tensor, channel, group, block");
+      checkQuant(method, getOr(weights, "dynamic", false) === false, "weights.dynamic",
+        getOr(weights, "dynamic", null), "false");
+      const groupSize = strategy === "group" ? quantInt(method, weights, "group_size", null) : 0n;
+      const block = strategy === "block" ? getOr(weights, "block_structure", null) : null;
+      if (strategy === "block") {
+        checkQuant(method, twoCounts(block), "weights.block_structure", block, "block_structure");
+      }
+      const actorder = getOr(weights, "actorder", null);
+      checkQuant(method, [null, "group", "weight", "static", "dynamic"].includes(actorder), "weights.actorder",
+        actorder, "null, group, weight, static, dynamic");
+      const fmtName = truthy(getOr(group, "format", null)) ? group.get("format") : getOr(data, "format", null);
+      const formats = { "float-quantized": "fp8", "naive-quantized": "int8", "int-quantized": "int8",
+        "pack-quantized": "packed" };
+      checkQuant(method, typeof fmtName === "string" && Object.hasOwn(formats, fmtName), "format", fmtName,
+        Object.keys(formats).join(", "));
+      const codes = formats[fmtName];
+      checkQuant(method, codes !== "fp8" || kind === "float", "format", fmtName, "float_format");
+      checkQuant(method, codes !== "int8" || bits === 8n, "weights.num_bits", bits, "eight_bits");
+      const inputs = getOr(group, "input_activations", null);
+      const staticInput = inputs instanceof Map && getOr(inputs, "dynamic", null) === false;
+      checkQuant(method, !staticInput || getOr(inputs, "strategy", "tensor") === "tensor",
+        "input_activations.strategy", inputs instanceof Map ? getOr(inputs, "strategy", null) : null,
+        "static_tensor");
+      const targets = getOr(group, "targets", null);
+      checkQuant(method, Array.isArray(targets) && targets.every((t) => typeof t === "string"), "targets", targets,
+        "targets");
+      quantNames(method, new Map([["ignore", targets]]), "ignore");
+      checkQuant(method, !isMoe(cfg), "model_type", cfg.model_type,
+        "dense_model");
+      return checkpointFormat({ method, codes, bits, scales: strategy, group_size: groupSize,
+        block: block || [0n, 0n], scale_bytes: 2n, zero_points: !truthy(getOr(weights, "symmetric", true)),
+        group_index: actorder === "group", input_scale_bytes: staticInput ? 2n : 0n,
+        skip: quantNames(method, data, "ignore"), targets, matcher: "compressed-tensors",
+        kv_scale_bytes: getOr(data, "kv_cache_scheme", null) instanceof Map ? 4n : 0n });
+    }
+
+    // _gptq_awq
+    function gptqAwqFormat(data, cfg, method) {
+      checkQuant(method, !isMoe(cfg), "model_type", cfg.model_type,
+        "dense_model");
+      if (method === "awq") {
+        const bits = quantInt(method, data, "bits", 4n, [4]);
+        const version = getOr(data, "version", "gemm");
+        const spelled = pyStr(version).toLowerCase();
+        checkQuant(method, ["gemm", "gemv"].includes(spelled), "version", version, "gemm, gemv");
+        const gemv = spelled === "gemv";
+        const group = quantInt(method, data, "group_size", 128n, null, -1n);
+        checkQuant(method, group !== 0n && !(gemv && (group < 0n || (group < 128n && group !== 32n && group !== 64n))),
+          "group_size", group, "gemv_group");
+        return checkpointFormat({ method, codes: gemv ? "awq-gemv" : "awq", bits, scales: "group",
+          group_size: group > 0n ? group : 0n, scale_bytes: 2n,
+          skip: quantNames(method, data, "modules_to_not_convert"), blocks_only: true });
+      }
+      const bits = quantInt(method, data, "bits", 4n, [2, 3, 4, 8]);
+      const group = quantInt(method, data, "group_size", 128n, null, -1n);
+      checkQuant(method, group !== 0n, "group_size", group, "group");
+      for (const key of ["dynamic", "modules_in_block_to_quantize"]) {
+        checkQuant(method, !truthy(getOr(data, key, null)), key, getOr(data, key, null),
+          "every_block_layer");
+      }
+      checkQuant(method, !truthy(getOr(data, "lm_head", false)), "lm_head", getOr(data, "lm_head", null), "false");
+      const checkpoint = getOr(data, "checkpoint_format", "gptq");
+      checkQuant(method, ["gptq", "gptq_v2"].includes(checkpoint), "checkpoint_format", checkpoint, "gptq, gptq_v2");
+      return checkpointFormat({ method, codes: "gptq", bits, scales: "group", group_size: group > 0n ? group : 0n,
+        scale_bytes: 2n, group_index: true, blocks_only: true });
+    }
+
+    // _bitsandbytes
+    function bitsandbytesFormat(data) {
+      const method = "bitsandbytes";
+      const skip = quantNames(method, data, "llm_int8_skip_modules", true);
+      if (truthy(getOr(data, "load_in_8bit", null))) return checkpointFormat({ method, codes: "bnb-int8", skip });
+      checkQuant(method, truthy(getOr(data, "load_in_4bit", null)), "load_in_4bit", getOr(data, "load_in_4bit", null),
+        "load_in");
+      const kind = getOr(data, "bnb_4bit_quant_type", "fp4");
+      checkQuant(method, ["nf4", "fp4"].includes(kind), "bnb_4bit_quant_type", kind, "nf4, fp4");
+      const double = getOr(data, "bnb_4bit_use_double_quant", false);
+      checkQuant(method, typeof double === "boolean", "bnb_4bit_use_double_quant", double, "true, false");
+      return checkpointFormat({ method, codes: double ? "bnb-nf4-dq" : "bnb-nf4", bits: 4n, skip });
+    }
+
+    // Python's str() of a JSON value, for AWQ's version (only its lower-case spelling is compared)
+    const pyStr = (value) => (typeof value === "string" ? value : String(value));
+
+    // quantization_from_hf
+    function quantizationFromHf(quantization, cfg) {
+      if (!(quantization instanceof Map)) {
+        checkQuant("a checkpoint", false, "quantization_config", quantization, "object");
+      }
+      const bnbKeys = ["load_in_4bit", "load_in_8bit"].some((key) => quantization.has(key));
+      const method = getOr(quantization, "quant_method", bnbKeys ? "bitsandbytes" : null);
+      if (!quantMethods.includes(method)) {
+        checkQuant("llmcalc", false, "quant_method", method, quantMethods.join(", "));
+      }
+      let format;
+      if (method === "fbgemm_fp8" || method === "fp8") format = fp8Format(quantization, method);
+      else if (method === "compressed-tensors") format = compressedFormat(quantization, cfg);
+      else if (method === "awq" || method === "gptq") format = gptqAwqFormat(quantization, cfg, method);
+      else format = bitsandbytesFormat(quantization);
+      if ((format.blocks_only || format.matcher === "compressed-tensors") && ["gpt2", "falcon"].includes(cfg.layout)) {
+        checkQuant(method, false, "model_type", cfg.model_type, "linear_blocks");
+      }
+      return Object.freeze(format);
+    }
+
+    // checkpoint_from_hf
+    function checkpointFromHf(source) {
+      const data = source instanceof Map ? source : fromJson(source);
+      if (!(data instanceof Map) || !data.has("quantization_config")) {
+        return { config: fromHfConfig(data), weightFormat: null };
+      }
+      const config = fromHfConfig(new Map([...data].filter(([key]) => key !== "quantization_config")));
+      return { config, weightFormat: quantizationFromHf(data.get("quantization_config"), config) };
+    }
+
     const counts = window.LLMModelCounts.withModel({
       tables, asModelConfig, checkCount, checkFlag, refusal, fromJson, jsonType, isMoe, usesLatentAttention, qDim,
       kvDim, moeLayers, routedExpertDff,
     });
 
-    return { fromHfConfig, modelConfig, ...counts };
+    return { fromHfConfig, checkpointFromHf, quantizationFromHf, modelConfig, moeLayers, ...counts };
   }
 
   // The API on the page's tables, bound on first use so that the script and the tables may come in either order.
@@ -597,8 +801,8 @@
     return bound[name](...args);
   };
   const api = { parseConfigText, withTables, fromJson, LLMCalcError };
-  for (const name of ["fromHfConfig", "modelConfig", "linearModules", "paramBreakdown", "paramCount",
-    "activeParamCount", "loraTargets", "loraModelParams"]) {
+  for (const name of ["fromHfConfig", "checkpointFromHf", "quantizationFromHf", "modelConfig", "moeLayers",
+    "linearModules", "paramBreakdown", "paramCount", "activeParamCount", "loraTargets", "loraModelParams"]) {
     api[name] = onPageTables(name);
   }
   window.LLMModelConfig = Object.freeze(api);

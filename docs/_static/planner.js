@@ -613,6 +613,7 @@
 
   /* llmcalc.weightformats.weight_format_bytes */
   function weightFormatBytes(cfg, format) {
+    if (isCheckpoint(format)) { return checkpointWeightBytes(cfg, format); }
     var formats = TABLES.weight_formats;
     if (formats.indexOf(format) < 0) {
       throw refusal("not_one_of", { name: "weight_format", options: formats, value: format, suggestion: null });
@@ -645,6 +646,152 @@
     });
     var unquantized = 2n * (MC.paramCount(cfg) - convertedWeights + fp32Weights);
     return { quantized: quantized, constants: constants, unquantized: unquantized };
+  }
+
+  /* ---- llmcalc.checkpoints: a quantized checkpoint's bytes, from the format MC.checkpointFromHf read ---- */
+
+  var isCheckpoint = function (format) { return typeof format === "object" && format !== null; };
+
+  /* llmcalc.checkpoints.stored_bytes */
+  function storedBytes(fmt, dIn, dOut) {
+    if (fmt.codes.indexOf("bnb-") === 0) { return codesAndConstants(fmt.codes.slice(4), dIn, dOut, 1n); }
+    var groups = fmt.group_size ? ceilDiv(dIn, fmt.group_size) : 1n;
+    if (fmt.codes === "gptq") {
+      return [4n * ceilDiv(dIn * fmt.bits, 32n) * dOut,
+        4n * groups * ceilDiv(dOut * fmt.bits, 32n) + 2n * groups * dOut + 4n * dIn];
+    }
+    if (fmt.codes === "awq") { return [4n * dIn * ceilDiv(dOut, 8n), 4n * groups * ceilDiv(dOut, 8n) + 2n * groups * dOut]; }
+    if (fmt.codes === "awq-gemv") {
+      var perWord = fmt.group_size === 32n ? 4n : fmt.group_size === 64n ? 2n : 1n;
+      var width = ceilDiv(ceilDiv(groups, 8n), perWord) * perWord;
+      return [4n * dOut * (dIn / 8n), 4n * dOut * width + 2n * dOut * width * 8n];
+    }
+    var count = { tensor: 1n, channel: dOut, group: dOut * groups,
+      block: fmt.block[0] ? ceilDiv(dOut, fmt.block[0]) * ceilDiv(dIn, fmt.block[1]) : 1n }[fmt.scales];
+    var constants = fmt.scale_bytes * count + fmt.input_scale_bytes + (fmt.group_index ? 4n * dIn : 0n);
+    if (fmt.codes === "packed") {
+      constants += 2n * 8n;  // weight_shape: two int64
+      if (fmt.zero_points) { constants += 4n * ceilDiv(dOut * fmt.bits, 32n) * (fmt.scales === "group" ? groups : 1n); }
+      return [4n * ceilDiv(dIn * fmt.bits, 32n) * dOut, constants];
+    }
+    return [dIn * dOut, constants + (fmt.zero_points ? count : 0n)];
+  }
+
+  /* llmcalc.checkpoints._module_names: the checkpoint's name of every copy of a module. */
+  function moduleNames(cfg, module) {
+    if (module.role === "lm_head") { return [TABLES.checkpoints.head_name[cfg.layout] || "lm_head"]; }
+    var prefix = TABLES.checkpoints.block_prefix[cfg.layout] || "model.layers";
+    var layers = Number(cfg.n_layers);
+    var dense = layers - Number(MC.moeLayers(cfg));
+    var routed = module.path.indexOf("mlp.experts.") === 0;
+    var onMoe = routed || module.component === "router" || module.path.indexOf(".shared_expert") >= 0;
+    var first = onMoe ? dense : 0;
+    var end = module.component === "ffn" && !onMoe ? dense : layers;
+    var names = [];
+    for (var layer = first; layer < end; layer++) {
+      if (!routed) {
+        names.push(prefix + "." + layer + "." + module.path);
+        continue;
+      }
+      for (var expert = 0; expert < Number(cfg.n_experts); expert++) {
+        names.push(prefix + "." + layer + ".mlp.experts." + expert + "." + module.path.slice("mlp.experts.".length));
+      }
+    }
+    return names;
+  }
+
+  /* llmcalc.checkpoints._matcher: whether the format converts a module of a given name. */
+  var BOUNDARY = "(?:(?<=\\.)|(?=\\.|$))";
+  function checkpointMatcher(fmt) {
+    if (fmt.matcher === "compressed-tensors") {
+      var compiled = function (patterns) {
+        return patterns.map(function (p) { return p.indexOf("re:") === 0 ? new RegExp("^(?:" + p.slice(3) + ")") : p; });
+      };
+      var matches = function (patterns, name) {
+        return patterns.some(function (p) { return typeof p === "string" ? p === name || p === "Linear" : p.test(name); });
+      };
+      var targets = compiled(fmt.targets);
+      var ignored = compiled(fmt.skip.filter(function (p) { return p !== "Linear"; }));
+      return function (name) { return matches(targets, name) && !matches(ignored, name); };
+    }
+    var exact = new Set(fmt.skip);
+    var patterns = fmt.skip.map(function (p) { return new RegExp("^(?:" + p + ")" + BOUNDARY); });
+    return function (name) {
+      return !(exact.has(name) || fmt.skip.some(function (p) { return name.endsWith(p); }) ||
+        patterns.some(function (p) { return p.test(name); }));
+    };
+  }
+
+  /* llmcalc.checkpoints._eligible: whether the format's loader converts a module of this kind at all. */
+  function eligible(cfg, fmt, module) {
+    if (module.component === "router" || (module.role === "lm_head" && fmt.blocks_only)) { return false; }
+    if (fmt.codes.indexOf("bnb-") === 0 && !module.adaptable) { return false; }
+    return cfg.layout !== "falcon" && cfg.layout !== "gpt2";
+  }
+
+  /* llmcalc.checkpoints._converted_copies: [module, copies converted] for every linear module. */
+  function convertedCopies(cfg, fmt) {
+    var matches = checkpointMatcher(fmt);
+    var limit = big(TABLES.checkpoints.max_named_copies);
+    return MC.linearModules(cfg).map(function (module) {
+      if (!eligible(cfg, fmt, module)) { return [module, 0n]; }
+      if (!fmt.skip.length && !fmt.targets.length) { return [module, big(module.copies)]; }
+      if (big(module.copies) > limit) {
+        throw refusal("quantization_unmodelled", { method: fmt.method, key: module.path + " copies",
+          value: big(module.copies), accepted: "at most " + limit.toLocaleString("en-US"), accepted_id: "named_copies" });
+      }
+      return [module, big(moduleNames(cfg, module).filter(matches).length)];
+    });
+  }
+
+  /* llmcalc.checkpoints.checkpoint_weight_bytes */
+  function checkpointWeightBytes(cfg, fmt) {
+    var quantized = 0n;
+    var constants = 0n;
+    var convertedWeights = 0n;
+    var fp32 = 0n;
+    convertedCopies(cfg, fmt).forEach(function (pair) {
+      var module = pair[0];
+      var copies = pair[1];
+      if (module.role === "router" && TABLES.fp32_routers.indexOf(cfg.model_type) >= 0) { fp32 += big(module.params); }
+      if (!copies) { return; }
+      var parts = storedBytes(fmt, big(module.d_in), big(module.d_out));
+      quantized += copies * parts[0];
+      constants += copies * (parts[1] + (fmt.bias_bytes - 2n) * (module.bias ? big(module.d_out) : 0n));
+      convertedWeights += copies * big(module.d_in) * big(module.d_out);
+    });
+    constants += fmt.kv_scale_bytes * big(cfg.n_layers);
+    return { quantized: quantized, constants: constants, unquantized: 2n * (MC.paramCount(cfg) - convertedWeights + fp32) };
+  }
+
+  /* llmcalc.checkpoints.converts: whether the format stores a dense model's module of block `layer` quantized. */
+  function convertsModule(cfg, fmt, module, layer) {
+    if (!eligible(cfg, fmt, module)) { return false; }
+    var prefix = TABLES.checkpoints.block_prefix[cfg.layout] || "model.layers";
+    var name = module.role === "lm_head" ? TABLES.checkpoints.head_name[cfg.layout] || "lm_head"
+      : prefix + "." + layer + "." + module.path;
+    return checkpointMatcher(fmt)(name);
+  }
+
+  /* llmcalc.weightformats.kept_linear_modules: [path, kept copies, all copies] of the linear modules left in 16
+   * bits (llmcalc.checkpoints.kept_in_16_bits for a checkpoint's format). */
+  function keptLinearModules(cfg, format) {
+    if (isCheckpoint(format)) {
+      return convertedCopies(cfg, format).filter(function (pair) { return pair[1] < big(pair[0].copies); })
+        .map(function (pair) { return [pair[0].path, big(pair[0].copies) - pair[1], big(pair[0].copies)]; });
+    }
+    weightFormatBytes(cfg, format);
+    var modules = MC.linearModules(cfg);
+    var lastKept = format !== "bf16" && format !== "int4" && cfg.tie_embeddings && cfg.norm === "parameter-free";
+    var kept = [];
+    modules.forEach(function (module, index) {
+      if (!converted(module, format, cfg)) {
+        kept.push([module.path, big(module.copies), big(module.copies)]);
+      } else if (lastKept && index === modules.length - 1) {
+        kept.push([module.path, 1n, big(module.copies)]);
+      }
+    });
+    return kept;
   }
 
   /* llmcalc.planner.MemoryPlan: parts in display order, and their sum. */
@@ -769,7 +916,7 @@
   }
 
   /* llmcalc.planner._linear_bytes */
-  function linearBytes(module, format, cfg, tp) {
+  function linearBytes(module, format, cfg, tp, layer) {
     var dIn = big(module.d_in);
     var dOut = big(module.d_out);
     var kvOut = kvHeadsPerGpu(cfg, tp) * big(cfg.head_dim);
@@ -784,6 +931,11 @@
       dIn /= t;
     }
     var bias = module.bias ? dOut : 0n;
+    if (isCheckpoint(format)) {
+      if (!convertsModule(cfg, format, module, layer)) { return 2n * (dIn * dOut + bias); }
+      var stored = storedBytes(format, dIn, dOut);
+      return stored[0] + stored[1] + format.bias_bytes * bias;
+    }
     if (converted(module, format, cfg)) {
       var parts = codesAndConstants(format, dIn, dOut, 1n);
       return parts[0] + parts[1] + 2n * bias;
@@ -807,20 +959,38 @@
       throw refusal("parallel_needs_dense", { model_type: cfg.model_type || "custom" });
     }
     var modules = MC.linearModules(cfg);
-    var perLayer = 0n;
-    var hasHead = false;
-    modules.forEach(function (module) {
-      if (module.role === "lm_head") { hasHead = true; } else { perLayer += linearBytes(module, options.weightFormat, cfg, tp); }
-    });
+    var hasHead = modules.some(function (module) { return module.role === "lm_head"; });
+    /* A checkpoint's skip list may keep some blocks' layers in 16 bits (Meta's 405B FP8: the first and last MLPs). */
+    var byName = isCheckpoint(options.weightFormat) &&
+      (options.weightFormat.skip.length > 0 || options.weightFormat.targets.length > 0);
+    var layerBytes = [];
+    for (var layer = 0; layer < (byName ? layers : 1); layer++) {
+      layerBytes.push(modules.reduce(function (sum, module) {
+        return module.role === "lm_head" ? sum : sum + linearBytes(module, options.weightFormat, cfg, tp, layer);
+      }, 0n));
+    }
     var d = big(cfg.d_model);
     var finalNorm = { rmsnorm: d, layernorm: 2n * d, "parameter-free": 0n }[cfg.norm];
     var perLayerNorms = 2n * (big(MC.paramBreakdown(cfg).norms) - finalNorm) / big(layers);
     var vocabRows = 2n * paddedVocab(cfg) / big(tp) * d;
     var headBytes = vocabRows + (cfg.lm_head_bias ? 2n * paddedVocab(cfg) / big(tp) : 0n);
+    var head = modules.filter(function (module) { return module.role === "lm_head"; })[0];
+    if (head && isCheckpoint(options.weightFormat) && convertsModule(cfg, options.weightFormat, head, 0)) {
+      var headParts = storedBytes(options.weightFormat, d, paddedVocab(cfg) / big(tp));
+      headBytes = headParts[0] + headParts[1] +
+        (cfg.lm_head_bias ? options.weightFormat.bias_bytes * paddedVocab(cfg) / big(tp) : 0n);
+    }
     var wholeKv = kvCacheBytes(cfg, options.context, options.batch, options.kvFormat);
     var kvHeads = kvHeadsPerGpu(cfg, tp);
+    var firstLayer = 0;
     return stages.map(function (stageLayers, index) {
-      var weights = big(stageLayers) * (perLayer + perLayerNorms);
+      var weights = big(stageLayers) * perLayerNorms;
+      if (byName) {
+        layerBytes.slice(firstLayer, firstLayer + stageLayers).forEach(function (bytes) { weights += bytes; });
+      } else {
+        weights += big(stageLayers) * layerBytes[0];
+      }
+      firstLayer += stageLayers;
       if (index === 0) { weights += vocabRows + 2n * big(cfg.learned_positions) * d; }
       if (index === stages.length - 1) { weights += 2n * finalNorm + (hasHead || stages.length > 1 ? headBytes : 0n); }
       var kv = ceilDiv(wholeKv * big(stageLayers) * kvHeads, big(layers) * big(cfg.n_kv_heads));
@@ -1243,6 +1413,8 @@
         format.count(params.column)) : "",
     };
     Object.keys(extra).forEach(function (name) { text = fill(text, name, extra[name]); });
+    /* A quantization_config refusal whose accepted values are a description: in the page's words. */
+    if (params.accepted_id) { text = fill(text, "accepted", catalogue["accepted_" + params.accepted_id]); }
     Object.keys(params).forEach(function (name) {
       var value = params[name];
       var names = name !== "value" && Array.isArray(value) &&
@@ -1271,6 +1443,8 @@
     var gpu = form.elements.gpu;
     var gib = form.elements.gpu_gib;
     var ownConfig = null;
+    var ownFormat = null;  // how the loaded config.json's quantization_config stores the weights, or null
+    var ownQuantization = null;  // that quantization_config as read, for the share link
     var ownSource = null;  // [text, name] of the last config loaded, to name its error again
 
     var status = out.status;  // announced to screen readers when a value is committed, not on every keystroke
@@ -1312,7 +1486,23 @@
     function model() {
       if (preset.value !== "config") { return MC.modelConfig(presets[preset.value]); }
       if (!ownSource) { throw new PlannerInputError(catalogue.no_config); }
-      return ownConfig || MC.fromHfConfig(MC.parseConfigText(ownSource[0], ownSource[1]));
+      return ownConfig || MC.checkpointFromHf(MC.parseConfigText(ownSource[0], ownSource[1])).config;
+    }
+
+    /* A loaded config.json's own weight format (its quantization_config), which the format list then gives way to. */
+    function storedFormat() { return preset.value === "config" && ownConfig ? ownFormat : null; }
+
+    /* As the CLI's note: how a quantized format stores the weights, and the linear layers it keeps in 16 bits. */
+    function weightsNote(cfg, options) {
+      if (options.task !== "inference" || options.weightFormat === "bf16") { return ""; }
+      var kept = keptLinearModules(cfg, options.weightFormat).map(function (entry) {
+        return entry[1] === entry[2] ? entry[0] : fill(fill(fill(root.dataset.keptSome, "module", entry[0]), "kept",
+          format.count(entry[1])), "all", format.count(entry[2]));
+      });
+      var how = isCheckpoint(options.weightFormat)
+        ? fill(root.dataset.weightsCheckpoint, "method", options.weightFormat.method)
+        : fill(root.dataset.weightsFormat, "format", options.weightFormat);
+      return fill(fill(root.dataset.weightsNote, "how", how), "kept", kept.length ? "; " + kept.join(", ") : "");
     }
 
     function clearResults() {
@@ -1358,8 +1548,14 @@
 
     function readOptions(kind, cfg) {
       var options = { task: kind };
+      var stored = storedFormat();
+      /* llmcalc.checkpoints.is_qlora_base: a checkpoint stored as QLoRA loads its base gets the QLoRA plan. */
+      var qloraBase = stored && stored.codes === "bnb-nf4-dq" && stored.skip.join() === "lm_head,embed_out";
+      if (kind !== "inference" && stored && !(kind === "qlora" && qloraBase)) {
+        throw refusal("quantized_training", { method: stored.method });
+      }
       if (kind === "inference") {
-        options.weightFormat = form.elements.weight_format.value;
+        options.weightFormat = stored || form.elements.weight_format.value;
         options.kvFormat = form.elements.kv_format.value;
         options.context = readInteger(root, "context", format);
         options.batch = readInteger(root, "batch", format);
@@ -1537,7 +1733,7 @@
         ? fill(fill(root.dataset.contextNote, "context", format.count(options.context)), "trained",
           format.count(trained)) : "";
       var engineNote = engineVerdict && engineVerdict[3] ? engineVerdict[3] : "";
-      say(out.note, [note, engineNote, targetsNote(cfg, options), rankNote(cfg, options)].filter(Boolean).join(" "));
+      say(out.note, [note, engineNote, weightsNote(cfg, options), targetsNote(cfg, options), rankNote(cfg, options)].filter(Boolean).join(" "));
       /* As the CLI's note: the engine "None" adds no working memory, a knife-edge a serving engine can contradict. */
       say(out["engine-note"], options.task === "inference" && options.engine === "sum" ? root.dataset.sumNote : "");
       say(out["gpu-total"], gpuTotalNote());
@@ -1589,6 +1785,7 @@
         group.hidden = group.dataset.vllmVersion !== release;
       });
       var cfg;
+      form.elements.weight_format.disabled = Boolean(storedFormat());
       try {
         cfg = model();
         say(configError, "");
@@ -1645,9 +1842,15 @@
     function useConfigText(text, name) {
       preset.value = "config";
       try {
-        ownConfig = MC.fromHfConfig(MC.parseConfigText(text, name));
+        var data = MC.parseConfigText(text, name);
+        var checkpoint = MC.checkpointFromHf(data);
+        ownConfig = checkpoint.config;
+        ownFormat = checkpoint.weightFormat;
+        ownQuantization = ownFormat ? data.get("quantization_config") : null;
       } catch (error) {
         ownConfig = null;
+        ownFormat = null;
+        ownQuantization = null;
       }
       ownSource = [text, name];
       update(true);
@@ -1730,13 +1933,16 @@
     /* plannershare.js and plannerchart.js (loaded before this file) each get the widget and are told, after every
      * update, what was planned: {cfg, options, budget}, or null when nothing could be. */
     var widget = { root: root, form: form, format: format, fill: fill, plan: plan, update: update, cards: TABLES.cards,
-                   useModelConfig: function (cfg) {
+                   useModelConfig: function (cfg, quantization) {
                      preset.value = "config";
                      ownConfig = cfg;
+                     ownFormat = quantization ? MC.quantizationFromHf(quantization, cfg) : null;
+                     ownQuantization = quantization || null;
                      ownSource = ["", ""];
                      plannedForm = null;  // a model the form does not show: the next change plans it
                    },
-                   ownConfig: function () { return preset.value === "config" ? ownConfig : null; } };
+                   ownConfig: function () { return preset.value === "config" ? ownConfig : null; },
+                   ownQuantization: function () { return storedFormat() ? ownQuantization : null; } };
     var extensions = (window.LLMPlannerExtensions || []).map(function (make) { return make(widget); });
     function planned(result) { extensions.forEach(function (extension) { extension(result); }); }
     update(false);
@@ -1754,6 +1960,8 @@
     trainingMemory: trainingMemory,
     zeroMemoryPerGpu: zeroMemoryPerGpu,
     weightFormatBytes: function (cfg, format) { return weightFormatBytes(cfg, format); },
+    keptLinearModules: keptLinearModules,
+    parallelInferencePlans: parallelInferencePlans,
     activationPeak: activationPeak,
     adamw8bitStateBytes: adamw8bitStateBytes,
     tokenLimit: tokenLimit,

@@ -68,13 +68,27 @@
     }).join(",") + "}";
   }
 
-  /* The fragment of the form's inputs (and the loaded config's values). */
+  /* A value read by modelconfig.js (objects as Maps, integers as BigInt) as JSON it reads back the same. */
+  function valueJson(value) {
+    if (typeof value === "bigint") { return value.toString(); }
+    if (Array.isArray(value)) { return "[" + value.map(valueJson).join(",") + "]"; }
+    if (value instanceof Map) {
+      return "{" + Array.from(value, function (entry) { return JSON.stringify(entry[0]) + ":" + valueJson(entry[1]); })
+        .join(",") + "}";
+    }
+    if (typeof value === "number") { return Number.isInteger(value) ? value.toFixed(1) : String(value); }
+    return JSON.stringify(value);
+  }
+
+  /* The fragment of the form's inputs (and the loaded config's values, and its quantization_config). */
   function encode(widget) {
     var params = new URLSearchParams();
     params.set("plan", VERSION);
     fields(widget.form).forEach(function (element) { params.set(element.name, valueOf(widget.form, element)); });
     var cfg = widget.ownConfig();
     if (cfg) { params.set("config", configJson(cfg)); }
+    var quantization = widget.ownQuantization();
+    if (quantization) { params.set("quantization", valueJson(quantization)); }
     return "#" + params.toString();
   }
 
@@ -94,12 +108,14 @@
     fields(widget.form).forEach(function (element) { byName[element.name] = element; });
     var chosen = [];
     var config = null;
+    var quantizationText = null;
     var seen = {};
     params.forEach(function (text, name) {
       if (name === "plan") { return; }
       if (seen[name]) { throw new LinkError(name, text); }
       seen[name] = true;
       if (name === "config") { config = text; return; }
+      if (name === "quantization") { quantizationText = text; return; }
       var element = byName[name];
       if (!element) { throw new LinkError(name, text); }
       if (!accepts(widget.form, element, text)) { throw new LinkError(element.dataset.label || name, text); }
@@ -115,7 +131,16 @@
       }
     }
     if (config !== null && params.get("preset") !== "config") { throw new LinkError("preset", params.get("preset")); }
-    return { chosen: chosen, cfg: cfg };
+    var quantization = null;
+    if (quantizationText !== null) {
+      try {
+        quantization = window.LLMModelConfig.parseConfigText(quantizationText, "quantization");
+        window.LLMModelConfig.quantizationFromHf(quantization, cfg);
+      } catch (error) {
+        throw new LinkError("quantization", quantizationText);
+      }
+    }
+    return { chosen: chosen, cfg: cfg, quantization: quantization };
   }
 
   function shorten(text) { return text.length > 40 ? text.slice(0, 39) + "…" : text; }
@@ -140,7 +165,7 @@
         var found = decode(widget, hash);
         defaults.forEach(function (item) { apply(form, item.element, item.text); });
         found.chosen.forEach(function (item) { apply(form, item.element, item.text); });
-        if (found.cfg) { widget.useModelConfig(found.cfg); }
+        if (found.cfg) { widget.useModelConfig(found.cfg, found.quantization); }
         say(note, "");
         changed = true;
       } catch (error) {

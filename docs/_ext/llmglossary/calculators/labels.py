@@ -26,6 +26,13 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_rope_head_dim_out_of_range", "refusal_latent_attention_layout", "refusal_lm_head_bias_tied",
     "refusal_config_source_type", "refusal_invalid_json", "refusal_too_deeply_nested", "refusal_number_too_long",
     "refusal_not_a_json_object", "refusal_unsupported_model_type", "refusal_quantized_checkpoint",
+    "refusal_quantization_unmodelled", "refusal_quantized_training",
+    # What a quantization_config refusal accepts, where llmcalc describes it (llmcalc.checkpoints.ACCEPTED).
+    "accepted_integer", "accepted_group", "accepted_gemv_group", "accepted_names", "accepted_patterns",
+    "accepted_targets", "accepted_block", "accepted_block_structure", "accepted_object", "accepted_one_group",
+    "accepted_dense_weights", "accepted_no_fp8_embeddings", "accepted_every_block_layer", "accepted_float_format",
+    "accepted_eight_bits", "accepted_static_tensor", "accepted_dense_model", "accepted_linear_blocks",
+    "accepted_load_in", "accepted_named_copies",
     "refusal_key_not_a_count", "refusal_key_not_a_flag", "refusal_contradicting_keys",
     "refusal_layer_types_length", "refusal_layer_types_unknown", "refusal_sliding_window_invalid",
     "refusal_sparse_step_unmodelled", "refusal_dense_layers_unmodelled", "refusal_new_decoder_unmodelled",
@@ -69,6 +76,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         "vllm_before_note",
         "largest_max_model_len", "per_gpu_busiest", "per_gpu_each",
         "vllm_profile_peak", "vllm_non_torch", "vllm_budget", "sum_note", "gpu_process", "gpu_estimate", "gpu_typed",
+        # A quantized format's note: how it stores the weights, and the linear layers it keeps in 16 bits.
+        "weights_note", "weights_checkpoint", "weights_format", "kept_some",
         *REFUSAL_LABELS,
         # plannershare.js and plannerchart.js: the share link, a second card and the chart.
         "gpu_compare", "gpu_compare_none", "share_copy", "share_copied", "share_copy_failed", "share_bad",
@@ -108,7 +117,8 @@ PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "non_torch_error", "largest_max_model_len",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
                     "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each", "sum_note", "gpu_process",
-                    "gpu_estimate", "gpu_typed", "targets_note", "rank_note")
+                    "gpu_estimate", "gpu_typed", "targets_note", "rank_note",
+                    "weights_note", "weights_checkpoint", "weights_format", "kept_some")
 
 
 def split_label(text: str) -> tuple[str, str]:

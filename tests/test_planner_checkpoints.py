@@ -1,0 +1,137 @@
+"""Page 19's planner with a quantized config.json, in both languages: the widget plans it as ``llmcalc plan`` does.
+
+Loaded in headless Chromium from the built site (``make html``): Meta's Llama 3.1 405B FP8 layout, whose skip list
+keeps attention and the first and last MLPs in BF16, planned on 8 H100s by the sum and by vLLM, against the CLI's
+JSON for the same file; the note names the layers kept in 16 bits in the page's words; a training task is refused
+as the CLI refuses it; the share link carries the quantization_config.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from pathlib import Path
+
+import pytest
+from test_llmcalc_checkpoints import PUBLISHED, config_of
+from test_planner import (
+    LANGUAGES,
+    ROOT,
+    Planners,
+    choose,
+    cli_plan_json,
+    expect_text,
+    load,
+    planners,
+    read,
+    shown_parts,
+    shown_result,
+)
+
+import llmcalc as lc
+from llmcalc.checkpoints import checkpoint_from_hf
+from zhlint import HAN
+
+pytestmark = [pytest.mark.site, pytest.mark.browser]
+
+__all__ = ["planners"]  # the shared pages' fixture, used by name
+
+
+@pytest.fixture(scope="module")
+def fp8_405b(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    [entry] = [e for e in PUBLISHED if e["checkpoint"].endswith("405B-Instruct-FP8")]
+    path = tmp_path_factory.mktemp("fp8") / "config.json"
+    path.write_text(json.dumps(config_of(entry)), "utf-8")
+    return path
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_quantized_config_is_planned_as_the_cli_plans_it(language: str, planners: Planners,
+                                                           fp8_405b: Path) -> None:
+    checkpoint = checkpoint_from_hf(fp8_405b)
+    summed = cli_plan_json(str(fp8_405b), "--tensor-parallel", "8", "--context", "8192", "--gpu", "h100-sxm")
+    vllm = cli_plan_json(str(fp8_405b), "--engine", "vllm", "--tensor-parallel", "8", "--context", "8192",
+                         "--gpu", "h100-sxm")
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('input[name="config_file"]').set_input_files(str(fp8_405b))
+    expect_text(page, "params", f"{lc.param_count(checkpoint.config):,}")
+    page.locator('select[name="gpu"]').select_option("h100-sxm")
+    choose(page, task="inference", engine="sum", tensor_parallel="8", context="8192")
+    shown = shown_parts(page)
+    assert {k: v for k, v in shown.items() if v} == {**{k: v for k, v in summed["parts"].items() if v},
+                                                     "total": summed["total"]}
+    assert abs(shown["weights"] / lc.GiB / 57.752 - 1) < 0.03  # vLLM's log of this layout (vllm-issue-6746)
+    assert page.locator(f'{ROOT} select[name="weight_format"]').is_disabled()
+    # The note: the checkpoint's method and the layers it keeps in 16 bits, in the page's words.
+    note = read(page, "note")
+    root = page.locator(ROOT)
+    said = root.get_attribute("data-weights-checkpoint").replace("{method}", "fbgemm_fp8")
+    some = (root.get_attribute("data-kept-some").replace("{module}", "mlp.gate_proj").replace("{kept}", "2")
+            .replace("{all}", "126"))
+    assert said in note and some in note and "self_attn.q_proj" in note and "lm_head" in note, note
+    assert HAN.search(note) if language == "zh_TW" else note.startswith("Weights as this config.json"), note
+    choose(page, task="inference", engine="vllm", gpu_memory_utilization="90")
+    assert f"{vllm['kv_tokens']:,}" in read(page, "verdict")
+    assert shown_parts(page)["weights"] == vllm["parts"]["weights"]
+    # Training starts from the unquantized model: refused, as the CLI refuses it.
+    choose(page, task="lora")
+    error = page.locator(f'{ROOT} [data-error="plan"]')
+    assert error.is_visible() and "fbgemm_fp8" in error.inner_text()
+    assert HAN.search(error.inner_text()) if language == "zh_TW" else "training plans start" in error.inner_text()
+    assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_share_link_carries_the_quantization_config(language: str, planners: Planners, fp8_405b: Path) -> None:
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('input[name="config_file"]').set_input_files(str(fp8_405b))
+    expect_text(page, "params", f"{lc.param_count(checkpoint_from_hf(fp8_405b).config):,}")
+    choose(page, task="inference", engine="sum", tensor_parallel="8", context="2048")
+    page.wait_for_function("location.hash.includes('context=2048') && location.hash.includes('quantization=')")
+    link = page.evaluate("location.href")
+    shared = json.loads(urllib.parse.parse_qs(link.split("#", 1)[1])["quantization"][0])
+    assert shared == json.loads(fp8_405b.read_text("utf-8"))["quantization_config"]
+    result = shown_result(page)
+    fresh, log2 = planners.visitor(language)
+    load(fresh, link)
+    assert shown_result(fresh) == result
+    assert not fresh.locator(f'{ROOT} [data-out="share-note"]').is_visible()
+    assert log.errors == log2.errors == [] and log.requests == log2.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_quantization_config_it_cannot_size_is_refused_in_the_page_s_words(language: str,
+                                                                              planners: Planners) -> None:
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    root = page.locator(ROOT)
+    catalogue = json.loads(root.get_attribute("data-refusals"))
+    text = json.dumps({"model_type": "llama", "quantization_config": {"quant_method": "gptq", "group_size": 0}})
+    page.locator('textarea[name="config_paste"]').fill(text)
+    page.locator('button[name="config_use"]').click()
+    shown = page.locator('[data-error="config"]').inner_text()
+    accepted = catalogue["accepted_group"].partition(": ")[2] or catalogue["accepted_group"]
+    assert "group_size" in shown and "gptq" in shown and accepted in shown, shown
+    assert HAN.search(shown) if language == "zh_TW" else "-1 or an integer >= 1" in shown
+    assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_bitsandbytes_4bit_checkpoint_gets_the_cli_s_qlora_plan(language: str, planners: Planners,
+                                                                  tmp_path: Path) -> None:
+    data = {**config_of({"model": {"preset": "llama-2-7b"}, "quantization_config": None}),
+            "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": True,
+                                    "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": True}}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data), "utf-8")
+    qlora = cli_plan_json(str(path), "--task", "qlora", "--seq-len", "1024")
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('input[name="config_file"]').set_input_files(str(path))
+    expect_text(page, "params", f"{lc.param_count(checkpoint_from_hf(path).config):,}")
+    choose(page, task="qlora", seq_len="1024")
+    assert not page.locator(f'{ROOT} [data-error="plan"]').is_visible()
+    assert shown_parts(page)["total"] == qlora["total"]
+    assert log.errors == [] and log.requests == []
