@@ -75,7 +75,7 @@ def flattened_formulas(pages: dict[str, BeautifulSoup]) -> set[str]:
     """Every formula of the pages that has structure, as its characters alone read (2³⁰ -> "230").
 
     A text the pages also write as such (as prose, or as a formula without structure:
-    α/r) is a reading of its own, not a flattening.
+    alpha/r) is a reading of its own, not a flattening.
     """
     flattened, plain = set(), set()
     for page in pages.values():
