@@ -40,8 +40,9 @@ PAGES = {
         KV cache
         Key-value cache
           The keys and values kept for every token, $m \\times n$ numbers per layer, $2^{30}$ bytes at most.
-          The next sentence is not shown, because with it the opening would run past the width that a preview and a search hit give the opening
-          of a definition, which is two sentences at most and about two hundred and eighty letters.
+          The next sentence is not shown, because with it the opening would run past the width
+          that a preview and a search hit give the opening of a definition, which is two
+          sentences at most and about two hundred and eighty letters.
 
         Token
           A piece of text that a model reads.
