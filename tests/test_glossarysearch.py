@@ -244,3 +244,8 @@ def test_the_installed_searchtools_still_has_what_the_scorer_extends() -> None:
         'if (anchor === "") anchor = fullname;',
     ):
         assert needed in searchtools, needed
+    # The scorer adds the catalog's messages where doctools.js's gettext and ngettext look.
+    doctools = (Path(sphinx_package.__file__).parent / "themes" / "basic" / "static" / "doctools.js").read_text()
+    for needed in ("  TRANSLATIONS: {},", "Documentation.TRANSLATIONS[singular];", "[Documentation.PLURAL_EXPR(n)]"):
+        assert needed in doctools, needed
+    assert 'Documentation.ngettext(\n      "Search finished, found one page matching the search query.",' in searchtools
