@@ -137,3 +137,22 @@ def test_the_gibibyte_reads_as_a_power_of_two_in_its_snippet_and_preview() -> No
     sentences = [entry["sentence"] for place, entry in data["entries"].items() if place.endswith("#term-GiB")]
     assert sentences and "2^30" in sentences[0], sentences
     assert built_page("en", "07-gpus-flops-and-memory") is not None
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_page_snippets_show_citations_by_author_and_year_not_by_bibtex_key(language: str) -> None:
+    """The pages show [Radford et al., 2019]; a snippet must not show ``radford2019language``."""
+    bib = (REPO / "docs" / "_bib" / "references.bib").read_text(encoding="utf-8")
+    keys = re.findall(r"^@\w+\{([^,\s]+),", bib, flags=re.MULTILINE)
+    assert len(keys) > 100
+    key_pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(key)}(?![\w-])" for key in keys))
+    pages = site_pages(language)
+    found = [
+        (where, match.group())
+        for where, text in derived_texts(BUILD / language, pages)
+        if where.startswith("page snippet") and (match := key_pattern.search(text))
+    ]
+    assert found == [], f"{len(found)} page snippets show a BibTeX key, e.g. {found[:5]}"
+    passages = script_data(BUILD / language / "_static" / "glossarysearch" / "01-what-an-llm-does.js")
+    assert isinstance(passages, dict)
+    assert any("Jurafsky and Martin, 2026" in text for text in passages["texts"])

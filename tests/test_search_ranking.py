@@ -235,6 +235,20 @@ ACRONYMS = [
     ("zh_TW", "大 O 符號", "term-Big-O-notation"),
     ("zh_TW", "大O符號", "term-Big-O-notation"),
     ("zh_TW", "floating-point number", "term-Floating-point-number"),
+    # Words readers arrived with (issue 42): mainland and colloquial words for a term (search
+    # rows of the terminology table), British spellings, "-ing" forms, a qualifier before a name.
+    ("zh_TW", "斷詞", "term-Tokenizer"),
+    ("zh_TW", "分詞器", "term-Tokenizer"),
+    ("zh_TW", "分詞", "term-Tokenizer"),
+    ("zh_TW", "提示注入", "term-Prompt-injection"),
+    ("zh_TW", "推論速度", "term-TPS"),
+    ("zh_TW", "顯存", "term-VRAM"),
+    ("zh_TW", "投機解碼", "term-Speculative-decoding"),
+    ("zh_TW", "KV 緩存", "term-KV-cache"),
+    ("en", "KV caching", "term-KV-cache"),
+    ("en", "quantisation", "term-Quantization"),
+    ("en", "normalisation", "term-Normalization"),
+    ("en", "bf16 mixed precision", "term-Mixed-precision"),
 ]
 
 
@@ -294,34 +308,6 @@ def test_search_works_from_the_unpacked_zip_bundle(tab: Tab, tmp_path: Path, lan
     assert squeezed(kv_cache.definition).startswith(squeezed(shown[0]["snippet"]))
     assert shown[0]["snippet"].endswith((".", "。"))
     assert all(item["snippet"] for item in shown)
-    assert errors == [] and requests == []
-
-
-# Queries readers arrived with (review of 2026-12-07): mainland and colloquial words for a term,
-# British spellings, "-ing" forms and a qualifier before the term's name.
-READER_QUERIES = [
-    ("zh_TW", "斷詞", "term-Tokenizer"),
-    ("zh_TW", "分詞器", "term-Tokenizer"),
-    ("zh_TW", "分詞", "term-Tokenizer"),
-    ("zh_TW", "提示注入", "term-Prompt-injection"),
-    ("zh_TW", "推論速度", "term-TPS"),
-    ("zh_TW", "顯存", "term-VRAM"),
-    ("zh_TW", "投機解碼", "term-Speculative-decoding"),
-    ("zh_TW", "KV 緩存", "term-KV-cache"),
-    ("en", "KV caching", "term-KV-cache"),
-    ("en", "quantisation", "term-Quantization"),
-    ("en", "normalisation", "term-Normalization"),
-    ("en", "bf16 mixed precision", "term-Mixed-precision"),
-]
-
-
-@pytest.mark.parametrize("language", ["en", "zh_TW"])
-def test_variants_readers_type_reach_their_entry_first(tab: Tab, language: str) -> None:
-    cases = [(query, anchor) for lang, query, anchor in READER_QUERIES if lang == language]
-    site = BUILD / language
-    places = {place.split("#")[1]: header.places for header in built_headers(site) for place in header.places}
-    result, errors, requests = measure(tab, language, site, [(query, places[anchor]) for query, anchor in cases])
-    assert result.misses() == [] and result.missing_snippets == []
     assert errors == [] and requests == []
 
 

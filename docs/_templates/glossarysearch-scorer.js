@@ -253,8 +253,8 @@ const GlossarySearch =
       ]);
   };
 
-  // The messages of the search page as this build's catalogs say them (Sphinx's zh_TW leaves
-  // the result count empty and calls a glossary term 雜項術語).
+  // The messages of the search page as this build's catalogs say them: Sphinx 9.0.4's zh_TW
+  // leaves the result count empty and its no-results message speaks of categories.
   const useMessages = () => {
     const messages = data().messages || {};
     const translations = Documentation.TRANSLATIONS;

@@ -40,10 +40,11 @@ from the environment before each build writes its pages, each only when it chang
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
-from collections.abc import Iterator, Set
+from collections.abc import Callable, Iterator, Set
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, cast
 
@@ -222,7 +223,45 @@ def glossary_objects(
     return objects
 
 
-def document_passages(document: nodes.Node) -> Passages:
+@functools.cache
+def bibliography(paths: tuple[str, ...]) -> dict[str, str]:
+    """BibTeX key -> its author-year label ("Jurafsky and Martin, 2026"), for every entry of ``paths``.
+
+    The label as the pages' author-year citations read: the first author's last name,
+    both when there are two, "et al." after the first when there are more.
+    """
+    from pybtex.database import parse_file  # sphinxcontrib-bibtex's own BibTeX parser
+    from pybtex.richtext import Text
+
+    labels = {}
+    for path in paths:
+        for key, entry in parse_file(path).entries.items():
+            people = entry.persons.get("author") or entry.persons.get("editor") or []
+            names = [Text.from_latex(" ".join(person.last_names)).render_as("text") for person in people]
+            who = " and ".join(names) if len(names) <= 2 else f"{names[0]} et al."
+            year = entry.fields.get("year") or entry.fields.get("date", "")[:4]
+            labels[key] = ", ".join(part for part in (who, year) if part) or key
+    return labels
+
+
+def citation_labels(config: Any) -> Callable[[nodes.Node], str | None]:
+    """What a citation shows once resolved (its author-year label), for :func:`.readertext.plain_text`.
+
+    Passages are read before sphinxcontrib-bibtex resolves a ``{cite:p}`` reference, when
+    its text is still the BibTeX key: a snippet would show ``radford2019language``.
+    """
+    labels = bibliography(tuple(config.glossary_search_bibfiles))
+
+    def shown_as(node: nodes.Node) -> str | None:
+        if isinstance(node, addnodes.pending_xref) and node.get("refdomain") == "cite":
+            keys = [key.strip() for key in node["reftarget"].split(",")]
+            return "; ".join(labels.get(key, key) for key in keys)
+        return None
+
+    return shown_as
+
+
+def document_passages(document: nodes.Node, shown_as: Callable[[nodes.Node], str | None] | None = None) -> Passages:
     """The paragraphs, titles, terms and signatures of a document, as plain text, in order.
 
     What Sphinx's search skips (comments, raw markup, ``no-search``) is skipped too, and
@@ -236,7 +275,7 @@ def document_passages(document: nodes.Node) -> Passages:
         if isinstance(node, nodes.section) and node["ids"]:
             passages["sections"].setdefault(node["ids"][0], len(passages["texts"]))
         if isinstance(node, _PASSAGE_NODES):
-            text = plain_text(node)
+            text = plain_text(node, shown_as)
             if text and text not in passages["texts"][-1:]:
                 passages["texts"].append(text)
             return
@@ -257,7 +296,7 @@ class GlossarySearchDomain(Domain):
         "alias": ObjType(_("glossary term"), searchprio=ALIAS_PRIORITY),
     }
     initial_data: ClassVar[dict[str, Any]] = {"passages": {}}
-    data_version = 3
+    data_version = 4
 
     @property
     def store(self) -> SearchData:
@@ -267,7 +306,7 @@ class GlossarySearchDomain(Domain):
         return str(type.lname)  # what a search hit shows: "glossary term", not the domain's label too
 
     def process_doc(self, env: BuildEnvironment, docname: str, document: nodes.document) -> None:
-        self.store["passages"][docname] = document_passages(document)
+        self.store["passages"][docname] = document_passages(document, citation_labels(env.config))
 
     def clear_doc(self, docname: str) -> None:
         self.store["passages"].pop(docname, None)
@@ -463,6 +502,12 @@ def use_scorer(app: Sphinx, config: Any) -> None:
         config.html_show_search_summary = False
 
 
+def resolve_bibfiles(app: Sphinx, config: Any) -> None:
+    """Citations in snippets read from sphinxcontrib-bibtex's files unless conf.py names others (absolute paths)."""
+    files = config.glossary_search_bibfiles or getattr(config, "bibtex_bibfiles", None) or []
+    config.glossary_search_bibfiles = [str(Path(app.confdir, file)) for file in files]
+
+
 def check_snippet_length(app: Sphinx, config: Any) -> None:
     length = config.glossary_search_snippet_length
     if not isinstance(length, int) or isinstance(length, bool) or not 80 <= length <= 1000:
@@ -491,9 +536,17 @@ def setup(app: Sphinx) -> ExtensionMetadata:
         types=frozenset({dict}),
         description="Extra names the search finds a glossary entry by: {alias: term}.",
     )
+    app.add_config_value(
+        "glossary_search_bibfiles",
+        [],
+        "env",
+        types=frozenset({list}),
+        description="BibTeX files whose entries label citations in snippets (default: bibtex_bibfiles).",
+    )
     app.add_domain(GlossarySearchDomain)
     app.connect("config-inited", check_snippet_length)
     app.connect("config-inited", use_scorer)
+    app.connect("config-inited", resolve_bibfiles, priority=800)
     app.connect("write-started", write_search_data)
     app.connect("html-page-context", add_search_page_files)
     return {

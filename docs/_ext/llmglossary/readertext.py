@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Callable
 from xml.etree import ElementTree
 
 from docutils import nodes
@@ -212,12 +213,19 @@ def _skipped(node: nodes.Node) -> bool:
     return isinstance(node, skipped) or (isinstance(node, nodes.Element) and "no-search" in node["classes"])
 
 
-def plain_text(node: nodes.Node) -> str:
-    """A node's text as a reader reads it: math written out, index entries, comments and code blocks left out."""
+def plain_text(node: nodes.Node, shown_as: Callable[[nodes.Node], str | None] | None = None) -> str:
+    """A node's text as a reader reads it: math written out, index entries, comments and code blocks left out.
+
+    ``shown_as`` gives the text the page will show for a node that is not resolved yet
+    (a citation's key becomes its author-year label), or None to read the node as it is.
+    """
     parts: list[str] = []
 
     def visit(node: nodes.Node) -> None:
-        if isinstance(node, (nodes.math, nodes.math_block)):
+        shown = shown_as(node) if shown_as is not None else None
+        if shown is not None:
+            parts.append(shown)
+        elif isinstance(node, (nodes.math, nodes.math_block)):
             parts.append(math_text(node.astext()))
         elif isinstance(node, nodes.Text):
             parts.append(node.astext())
