@@ -164,7 +164,7 @@ def test_configured_aliases_are_objects_and_an_unknown_term_is_named(tmp_path: P
     result = build(site(tmp_path, conf))
     assert index_objects(result)["KVC"] == ("glossarysearch:alias", "first#term-KV-cache", 1)
     assert "Batchlet" not in index_objects(result)
-    assert "search alias 'Batchlet' is given for term 'Nanobatch'" in result.warnings
+    assert "glossary_search_aliases: 'Batchlet' is given for term 'Nanobatch'" in result.warnings
 
 
 @pytest.mark.parametrize("length", [5, 79, 1001])

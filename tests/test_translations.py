@@ -180,6 +180,23 @@ def target_mismatch(location: str, source: str, translation: str) -> str:
     )
 
 
+def test_every_search_alias_names_a_term_of_the_site() -> None:
+    """A search row's term must be one the pages define: the build skips a row for an unknown term
+    (tiny sites share the table), so a misspelt term would make its alias find nothing, silently."""
+    names = {
+        name
+        for row in read_tsv(EXPECTED_TERMS)
+        for name in [row["term"], *filter(None, (a.strip() for a in row["aliases"].split("|")))]
+    }
+    aliases = [row for row in read_tsv(TERMINOLOGY_FILE) if row["link_text"] == SEARCH_ALIAS]
+    assert len(aliases) >= 30
+    assert_no_problems([
+        f"{TERMINOLOGY_FILE}: search alias {row['zh_TW']!r} names {row['english']!r}, which is no term of the site"
+        for row in aliases
+        if row["english"] not in names
+    ])
+
+
 def test_terminology_says_how_each_term_is_written() -> None:
     rows = [row for row in read_tsv(TERMINOLOGY_FILE) if row["link_text"] != SEARCH_ALIAS]
     unknown = [f"{row['english']}: {row['link_text']!r}" for row in rows if row["link_text"] not in LINK_TEXT_POLICIES]

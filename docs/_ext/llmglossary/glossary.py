@@ -244,7 +244,7 @@ class GlossaryDomain(Domain):
     name = "glossary"
     label = "Glossary"
     initial_data: ClassVar[dict[str, Any]] = {"entries": {}, "linked": {}, "shows_all": {}, "fingerprints": {}}
-    data_version = 2
+    data_version = 3
 
     def __init__(self, env: BuildEnvironment) -> None:
         super().__init__(env)

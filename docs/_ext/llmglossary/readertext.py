@@ -130,6 +130,8 @@ def _row(children: list[ElementTree.Element]) -> str:
             text += " "  # a function name (log, min, softmax) before its argument
         elif tag in _SCRIPTED and _is_operator_name(child[0]) and _is_operand(after):
             text += " "  # ∑_j e^(z_j), max_x f(x)
+        elif before is not None and _tag(before) in _SCRIPTED and _is_operand(child) and text[:1].isalnum():
+            text = " " + text  # d_in d_out, not d_ind_out
         parts.append(text)
     return "".join(parts)
 
@@ -196,6 +198,8 @@ def math_text(latex: str) -> str:
     ('d_out × d_in', 'F_1 = 2PR/(P + R)')
     >>> math_text(r"\mathrm{softmax}(z)_i = e^{z_i} / \sum_j e^{z_j}")
     'softmax(z)_i = e^(z_i)/∑_j e^(z_j)'
+    >>> math_text(r"r(d_{in} + d_{out})"), math_text(r"d_{in} d_{out}"), math_text(r"x^2 y")
+    ('r(d_in + d_out)', 'd_in d_out', 'x^2 y')
     >>> math_text(r"10^{-3}"), math_text(r"\sqrt{d_k}"), math_text(r"\hat{y}"), math_text(r"\log x")
     ('10^(−3)', '√(d_k)', 'ŷ', 'log x')
     """
