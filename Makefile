@@ -75,7 +75,13 @@ html: $(addprefix html-,$(LANGUAGES)) ## Build English and zh_TW HTML into _buil
 # Each language has its own doctree directory.  The other builders of a language reuse
 # the environment its HTML build saved, so they run one after another, never side by
 # side (make -j): html-<lang>, then doctest-, text-, latex-<lang>, and dist's EPUB.
+# A translated build checks its catalogs first: Sphinx and Babel read a catalog that does not
+# parse (an unterminated string) without a word and show the page in English, so msgfmt
+# (tools/pocheck.py) names the file and line and the build stops.  A message left
+# untranslated fails the build itself, at its page (docs/_ext/llmglossary/untranslated.py).
+catalogs = $(wildcard locales/$(1)/LC_MESSAGES/*.po)
 html-%: $(INSTALLED) ## Build one language, e.g. make html-zh_TW
+	@$(if $(call catalogs,$*),$(BIN)/python tools/pocheck.py $(call catalogs,$*))
 	$(SPHINXBUILD) $(FRESH_OPTION) -b html -D language=$* -d $(BUILDDIR)/doctrees/$* docs $(BUILDDIR)/html/$*
 
 # Each doctest-<lang> prints its count and failures (tools/doctest_summary.py).

@@ -39,7 +39,10 @@ PAGES = {
         ```{glossary}
         KV cache
         Key-value cache
-          The keys and values kept for every token, $m \\times n$ numbers per layer. The next sentence is not shown.
+          The keys and values kept for every token, $m \\times n$ numbers per layer, $2^{30}$ bytes at most.
+          The next sentence is not shown, because with it the opening would run past the width
+          that a preview and a search hit give the opening of a definition, which is two
+          sentences at most and about two hundred and eighty letters.
 
         Token
           A piece of text that a model reads.
@@ -114,11 +117,13 @@ def test_snippet_files_hold_first_sentences_and_passages(built_site: BuildResult
     data = script_data(result.outdir / "_static" / "glossarysearch-data.js")
     entries = data["entries"]
     assert isinstance(entries, dict)
-    # Math as the page shows it (MathML's symbols), only the first sentence, abbreviations kept whole.
+    # Math written out (2^30, not the MathML's "230"); a second sentence only while the opening fits
+    # (readertext.opening, as the hover preview); abbreviations kept whole.
     assert (
-        entries["first#term-KV-cache"]["sentence"] == "The keys and values kept for every token, m×n numbers per layer."
+        entries["first#term-KV-cache"]["sentence"]
+        == "The keys and values kept for every token, m × n numbers per layer, 2^30 bytes at most."
     )
-    assert entries["second#term-Micro-batch"]["sentence"] == "A slice of a batch (e.g. 4 sequences)."
+    assert entries["second#term-Micro-batch"]["sentence"] == "A slice of a batch (e.g. 4 sequences). It fits in memory."
     assert entries["first#term-KV-cache"]["names"] == ["KV cache", "Key-value cache"]
     assert data["pageFiles"] == ["first", "index", "second"]
     first = script_data(result.outdir / "_static" / "glossarysearch" / "first.js")
@@ -137,7 +142,10 @@ def test_an_incremental_build_rewrites_only_the_changed_page_and_a_parallel_buil
     rebuilt = build(tmp_path / "serial")
     assert rebuilt.warning_lines() == []
     data = script_data(static / "glossarysearch-data.js")
-    assert data["entries"]["second#term-Micro-batch"]["sentence"] == "A part of a batch (e.g. 4 sequences)."
+    assert (
+        data["entries"]["second#term-Micro-batch"]["sentence"]
+        == "A part of a batch (e.g. 4 sequences). It fits in memory."
+    )
     assert (
         "A part of a batch (e.g. 4 sequences). It fits in memory."
         in script_data(static / "glossarysearch" / "second.js")["texts"]
@@ -185,7 +193,7 @@ def test_the_search_page_of_each_builder_shows_the_entry_first_with_its_snippet(
             "items => items.map((item) => [item.querySelector('a').getAttribute('href'),"
             " (item.querySelector('p.glossary-search-snippet') || {}).textContent])",
         )
-    assert shown[0] == [first, "The keys and values kept for every token, m×n numbers per layer."]
+    assert shown[0] == [first, "The keys and values kept for every token, m × n numbers per layer, 2^30 bytes at most."]
     assert all(snippet for _href, snippet in shown) and len(shown) == 4
     assert log.errors == [] and log.requests == []
 
@@ -236,3 +244,8 @@ def test_the_installed_searchtools_still_has_what_the_scorer_extends() -> None:
         'if (anchor === "") anchor = fullname;',
     ):
         assert needed in searchtools, needed
+    # The scorer adds the catalog's messages where doctools.js's gettext and ngettext look.
+    doctools = (Path(sphinx_package.__file__).parent / "themes" / "basic" / "static" / "doctools.js").read_text()
+    for needed in ("  TRANSLATIONS: {},", "Documentation.TRANSLATIONS[singular];", "[Documentation.PLURAL_EXPR(n)]"):
+        assert needed in doctools, needed
+    assert 'Documentation.ngettext(\n      "Search finished, found one page matching the search query.",' in searchtools

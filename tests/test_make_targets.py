@@ -203,3 +203,25 @@ def test_each_doctest_target_prints_its_count(language: str) -> None:
     commands = make("-n", "-o", ".venv/.installed", "-o", f"html-{language}", f"doctest-{language}").stdout.splitlines()
     assert commands[-1] == f".venv/bin/python tools/doctest_summary.py _build/doctest/{language}"
     assert f"-b doctest -D language={language} " in commands[-2] and commands[-2].endswith(f"_build/doctest/{language}")
+
+
+def test_make_html_stops_at_a_catalog_that_does_not_parse_naming_its_file_and_line(tmp_path: Path) -> None:
+    """Sphinx builds a zh_TW page from a broken catalog without a word (in English): make names the line first."""
+    project = tmp_path / "project"
+    (project / "tools").mkdir(parents=True)
+    (project / "locales" / "zh_TW" / "LC_MESSAGES").mkdir(parents=True)
+    shutil.copy(REPO / "Makefile", project / "Makefile")
+    shutil.copy(REPO / "tools" / "pocheck.py", project / "tools" / "pocheck.py")
+    venv = project / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "python").symlink_to(sys.executable)
+    catalog = project / "locales" / "zh_TW" / "LC_MESSAGES" / "page.po"
+    catalog.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\nmsgid "Token"\nmsgstr "詞元\n',
+        encoding="utf-8",
+    )
+    # INSTALLED= : no .venv to make; the catalog check runs before sphinx-build would.
+    result = make("html-zh_TW", "INSTALLED=", cwd=project)
+    assert result.returncode != 0
+    assert f"{catalog.relative_to(project)}:7: end-of-line within string" in result.stdout  # msgfmt's line
+    assert "sphinx-build" not in result.stdout + result.stderr

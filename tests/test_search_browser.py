@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -49,3 +50,56 @@ def test_search_page_lists_results_without_errors(tab: Tab, language: str, query
     assert results > 0
     assert log.errors == []
     assert log.requests == []
+
+
+def search_page(tab: Tab, language: str, query: str) -> tuple[Any, PageLog]:
+    """The search page of ``language`` loaded with ``?q=query``, once Sphinx has said how many it found."""
+    page, log = tab(language)
+    page.goto(f"{(BUILD / language / 'search.html').as_uri()}?q={query}")
+    page.wait_for_function("document.querySelector('#search-results .search-summary')?.textContent.trim() !== ''")
+    return page, log
+
+
+@pytest.mark.parametrize(
+    ("language", "query", "summary"),
+    [
+        ("zh_TW", "詞元", r"^搜尋完成，共找到 \d+ 筆符合的結果。$"),
+        ("zh_TW", "zzqqxx", r"^找不到符合的結果。請確認拼字，或改用較短的詞、英文術語或中文譯名再試一次。$"),
+        ("en", "token", r"^Search finished, found \d+ pages matching the search query\.$"),
+    ],
+)
+def test_the_search_page_says_how_many_it_found_or_what_to_try(
+    tab: Tab, language: str, query: str, summary: str
+) -> None:
+    """Sphinx 9.0.4's zh_TW catalog leaves the result count empty; the site's catalog gives it."""
+    page, log = search_page(tab, language, query)
+    assert re.fullmatch(summary, page.locator("#search-results .search-summary").inner_text().strip())
+    assert log.errors == [] and log.requests == []
+
+
+def test_zh_hits_say_glossary_entry_and_command_in_chinese(tab: Tab) -> None:
+    page, log = search_page(tab, "zh_TW", "gguf")
+    labels = page.eval_on_selector_all("#search-results ul.search > li", "items => items.map((i) => i.textContent)")
+    assert any("術語表條目，於" in label for label in labels), labels[:3]
+    assert any("命令，於" in label for label in labels), labels[:5]
+    assert not any("雜項術語" in label or "command" in label for label in labels)
+    assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", ["en", "zh_TW"])
+def test_result_titles_show_text_not_html_entities(tab: Tab, language: str) -> None:
+    page, log = search_page(tab, language, "gguf")
+    titles = page.eval_on_selector_all("#search-results ul.search > li > a", "links => links.map((a) => a.textContent)")
+    assert any("file's tensors" in title for title in titles), titles[:5]
+    assert [title for title in titles if re.search(r"&(#x?[0-9a-fA-F]+|[a-z]+);", title)] == []
+    assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize(("language", "other"), [("en", "zh_TW"), ("zh_TW", "en")])
+def test_the_language_switch_keeps_the_search_query(tab: Tab, language: str, other: str) -> None:
+    page, log = search_page(tab, language, "LoRA")
+    page.locator("a.language-switch").first.click()
+    page.wait_for_url(f"**/{other}/search.html?q=LoRA")
+    page.wait_for_selector("#search-results ul.search li", timeout=15_000)
+    assert page.locator("#search-results ul.search li").count() > 0
+    assert log.errors == [] and log.requests == []

@@ -12,6 +12,8 @@ the search page's own ``Search._parseQuery`` and ``Search._performSearch``.
 
 from __future__ import annotations
 
+import csv
+import functools
 import re
 import sys
 import zipfile
@@ -21,10 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, Tag
 
 from browser import PageLog, page_per_key
 from builtsite import built_pages, text_without
+from llmglossary.readertext import mathml_text
 from make_dist import zip_site
 
 REPO = Path(__file__).resolve().parent.parent
@@ -71,6 +74,16 @@ class Header:
     """The text of the entry's first paragraph, as the page shows it."""
 
 
+def reader_text(node: Tag) -> str:
+    """A page's text with each formula written out as derived texts write it (2^30), not flattened (230)."""
+    return "".join(
+        mathml_text(str(child)) if isinstance(child, Tag) and child.name == "math"
+        else reader_text(child) if isinstance(child, Tag)
+        else str(child)
+        for child in node.children
+    )
+
+
 def built_headers(site: Path, pattern: str = "*.html") -> list[Header]:
     """Every glossary header of the built site's pages matching ``pattern``, with its entry's anchors."""
     headers: list[Header] = []
@@ -92,7 +105,7 @@ def built_headers(site: Path, pattern: str = "*.html") -> list[Header]:
                 elif entry:
                     places = tuple(place for _text, place in entry)
                     paragraph = child.find("p") or child
-                    definition = " ".join(paragraph.get_text().split())
+                    definition = " ".join(reader_text(paragraph).split())
                     headers += [Header(page, text, places, definition) for text, _place in entry]
                     entry = []
     return headers
@@ -222,6 +235,20 @@ ACRONYMS = [
     ("zh_TW", "大 O 符號", "term-Big-O-notation"),
     ("zh_TW", "大O符號", "term-Big-O-notation"),
     ("zh_TW", "floating-point number", "term-Floating-point-number"),
+    # Words readers arrived with (issue 42): mainland and colloquial words for a term (search
+    # rows of the terminology table), British spellings, "-ing" forms, a qualifier before a name.
+    ("zh_TW", "斷詞", "term-Tokenizer"),
+    ("zh_TW", "分詞器", "term-Tokenizer"),
+    ("zh_TW", "分詞", "term-Tokenizer"),
+    ("zh_TW", "提示注入", "term-Prompt-injection"),
+    ("zh_TW", "推論速度", "term-TPS"),
+    ("zh_TW", "顯存", "term-VRAM"),
+    ("zh_TW", "投機解碼", "term-Speculative-decoding"),
+    ("zh_TW", "KV 緩存", "term-KV-cache"),
+    ("en", "KV caching", "term-KV-cache"),
+    ("en", "quantisation", "term-Quantization"),
+    ("en", "normalisation", "term-Normalization"),
+    ("en", "bf16 mixed precision", "term-Mixed-precision"),
 ]
 
 
@@ -282,3 +309,83 @@ def test_search_works_from_the_unpacked_zip_bundle(tab: Tab, tmp_path: Path, lan
     assert shown[0]["snippet"].endswith((".", "。"))
     assert all(item["snippet"] for item in shown)
     assert errors == [] and requests == []
+
+
+def search_aliases() -> dict[str, str]:
+    """Alias -> English term, from the terminology table's search rows (link_text ``search``)."""
+    with (REPO / "locales" / "zh_TW" / "terminology.tsv").open(encoding="utf-8", newline="") as handle:
+        rows = csv.DictReader(handle, delimiter="\t")
+        return {row["zh_TW"]: row["english"] for row in rows if row["link_text"] == "search"}
+
+
+@functools.cache
+def segmenters() -> tuple[Any, Any]:
+    """jieba as the zh_TW index runs it (the glossary's words added) and as it runs on a reader's text (its own)."""
+    import jieba
+
+    from llmglossary.zhsearch import terminology_words
+
+    own, site = jieba.Tokenizer(), jieba.Tokenizer()
+    for word in terminology_words():
+        site.add_word(word)
+    return own, site
+
+
+def running_text_pieces(text: str) -> set[str]:
+    """The words ``text`` is cut into as running text, by either segmenter."""
+    return {piece for segmenter in segmenters() for piece in segmenter.lcut(text)}
+
+
+HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}")
+
+
+def test_every_chinese_name_and_alias_finds_its_entry_first_and_each_piece_of_it_finds_something(tab: Tab) -> None:
+    """Whole, each reaches its entry first; cut as jieba cuts running text, no piece of two Han characters
+    or more gives an empty result page (the index holds the words as jieba cut them, so 斷詞 was 做斷 + 詞)."""
+    site = BUILD / "zh_TW"
+    headers = built_headers(site)
+    by_english: dict[str, tuple[str, ...]] = {}
+    names: list[tuple[str, tuple[str, ...]]] = []
+    for header in headers:
+        parts = TRANSLATED_HEADER.fullmatch(header.text)
+        assert parts, header.text
+        by_english[parts["english"].lower()] = header.places
+        names.append((parts["translated"], header.places))
+    aliases = [(alias, by_english[term.lower()]) for alias, term in search_aliases().items()]
+    assert len(aliases) >= 30
+    whole = [(name, places) for name, places in names + aliases if HAN_RUN.search(name)]
+    result, errors, requests = measure(tab, "zh_TW", site, whole)
+    assert result.share(1) == 1.0, result.misses()
+    pieces = sorted(
+        {piece for name, _places in whole for piece in running_text_pieces(name) if HAN_RUN.fullmatch(piece)}
+        - {name for name, _places in whole}
+    )
+    assert len(pieces) > 100
+    page, _log = tab("zh_TW")
+    counts = page.evaluate(
+        """(queries) => queries.map((query) => {
+            const [text, searchTerms, excluded, highlight, objectTerms] = Search._parseQuery(query);
+            return Search._performSearch(text, searchTerms, excluded, highlight, objectTerms).length;
+        })""",
+        pieces,
+    )
+    empty = [piece for piece, count in zip(pieces, counts, strict=True) if count == 0]
+    print(f"zh_TW: {len(whole)} names and aliases, {len(pieces)} pieces, {len(empty)} empty", file=sys.stderr)
+    assert empty == [], f"{len(empty)} of {len(pieces)} pieces give no result: {empty[:20]}"
+    assert errors == [] and requests == []
+
+
+def test_chinese_text_jieba_cut_otherwise_still_finds_the_entry_and_the_page(tab: Tab) -> None:
+    """A word inside an entry's opening that the index holds cut otherwise, and a page title's words."""
+    site = BUILD / "zh_TW"
+    page, _log = tab("zh_TW")
+    page.goto((site / "search.html").as_uri())
+    page.wait_for_function("typeof Search !== 'undefined' && Search.hasIndex()")
+    found = page.evaluate(
+        """(queries) => queries.map((query) => {
+            const [text, searchTerms, excluded, highlight, objectTerms] = Search._parseQuery(query);
+            return Search._performSearch(text, searchTerms, excluded, highlight, objectTerms).map((r) => r[0] + r[2]);
+        })""",
+        ["裝得下", "裝得下嗎"],
+    )
+    assert all(any(place.startswith("19-will-it-fit") for place in places) for places in found), found

@@ -245,8 +245,8 @@ def test_glossary_index_rejects_unknown_order(tmp_path: Path, order: str) -> Non
     result = build(project(tmp_path, **{"all-terms": page}))
     assert result.warning_lines() == [
         f"{tmp_path / 'all-terms.md'}:4: WARNING: 'glossary-index': Invalid option value for "
-        f"'order': {order}-ish: \"{order}-ish\" unknown; choose from \"reading\", or "
-        f"\"alphabetical\" [myst.directive_option]"
+        f"'order': {order}-ish: \"{order}-ish\" unknown; choose from \"reading\", \"alphabetical\", or "
+        f"\"zhuyin\" [myst.directive_option]"
     ]
 
 

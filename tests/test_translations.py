@@ -19,7 +19,7 @@ from intl_update import read_catalog, wrapping_problem
 from llmglossary.translatedterms import term_targets
 from pocheck import check_po
 from termlists import missing_terminology_rows
-from zhlint import LINK_TEXT_POLICIES, lint_catalog, lint_terminology, read_terminology
+from zhlint import LINK_TEXT_POLICIES, SEARCH_ALIAS, lint_catalog, lint_terminology, read_terminology
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
@@ -40,7 +40,7 @@ def read_tsv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle, delimiter="\t"))
 
 
-TERMINOLOGY = {row["english"]: row["zh_TW"] for row in read_tsv(TERMINOLOGY_FILE)}
+TERMINOLOGY = {row["english"]: row["zh_TW"] for row in read_tsv(TERMINOLOGY_FILE) if row["link_text"] != SEARCH_ALIAS}
 
 
 @functools.cache
@@ -120,7 +120,7 @@ def test_catalog_has_no_stray_translator_comments(catalog: Path) -> None:
 
 def test_terminology_covers_every_term_once() -> None:
     rows = read_tsv(TERMINOLOGY_FILE)
-    english = [row["english"] for row in rows]
+    english = [row["english"] for row in rows if row["link_text"] != SEARCH_ALIAS]  # a term's search aliases repeat it
     duplicates = sorted({name for name in english if english.count(name) > 1})
     assert_no_problems([f"{TERMINOLOGY_FILE}: {name!r} has more than one row: keep one" for name in duplicates])
     names = [
@@ -180,8 +180,25 @@ def target_mismatch(location: str, source: str, translation: str) -> str:
     )
 
 
+def test_every_search_alias_names_a_term_of_the_site() -> None:
+    """A search row's term must be one the pages define: the build skips a row for an unknown term
+    (tiny sites share the table), so a misspelt term would make its alias find nothing, silently."""
+    names = {
+        name
+        for row in read_tsv(EXPECTED_TERMS)
+        for name in [row["term"], *filter(None, (a.strip() for a in row["aliases"].split("|")))]
+    }
+    aliases = [row for row in read_tsv(TERMINOLOGY_FILE) if row["link_text"] == SEARCH_ALIAS]
+    assert len(aliases) >= 30
+    assert_no_problems([
+        f"{TERMINOLOGY_FILE}: search alias {row['zh_TW']!r} names {row['english']!r}, which is no term of the site"
+        for row in aliases
+        if row["english"] not in names
+    ])
+
+
 def test_terminology_says_how_each_term_is_written() -> None:
-    rows = read_tsv(TERMINOLOGY_FILE)
+    rows = [row for row in read_tsv(TERMINOLOGY_FILE) if row["link_text"] != SEARCH_ALIAS]
     unknown = [f"{row['english']}: {row['link_text']!r}" for row in rows if row["link_text"] not in LINK_TEXT_POLICIES]
     assert unknown == []
     assert len(read_terminology(TERMINOLOGY_FILE)) == len(rows)

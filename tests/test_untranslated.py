@@ -58,6 +58,26 @@ def test_a_stale_and_a_missing_message_are_reported_at_their_english_lines(tmp_p
     ]
 
 
+def test_an_entry_left_empty_or_fuzzy_is_reported_at_its_catalog_line(tmp_path: Path) -> None:
+    """The translator is sent to the line to fill in, not only to the catalog."""
+    catalog_text = CATALOG.split('msgid "The vocabulary')[0] + (
+        '#, fuzzy\nmsgid "The vocabulary holds every token."\nmsgstr "詞彙表收錄每個詞元。"\n\n'
+        'msgid "A model reads tokens."\nmsgstr ""\n'
+    )
+    catalog, warnings = site(tmp_path, catalog_text)
+    lines = catalog.read_text(encoding="utf-8").splitlines()
+    empty = lines.index('msgid "A model reads tokens."') + 1
+    fuzzy = lines.index('msgid "The vocabulary holds every token."') + 1
+    assert warnings == [
+        f"{tmp_path / 'index.md'}:{line}: WARNING: message not translated: {text!r}; its entry at "
+        f"{catalog.resolve()}:{at} is {state}: translate it there [glossary.untranslated]"
+        for line, text, at, state in [
+            (7, "The vocabulary holds every token.", fuzzy, "fuzzy"),
+            (9, "A model reads tokens.", empty, "empty"),
+        ]
+    ]
+
+
 def test_a_complete_catalog_and_the_english_build_report_nothing(tmp_path: Path) -> None:
     complete = CATALOG.replace(", old wording.", ".") + '\nmsgid "A model reads tokens."\nmsgstr "模型讀取詞元。"\n'
     assert site(tmp_path / "complete", complete)[1] == []

@@ -9,8 +9,16 @@
  *   the whole query, ignoring case, width, separators and plural endings, and every
  *   glossary match ranks above every page hit: first the exact names, then plural
  *   variants, then names containing all the query's words, then word prefixes, then
- *   substrings (Chinese names); shorter names, terms before aliases, and earlier
- *   entries first among equals;
+ *   substrings (Chinese names), then names the query holds with a qualifier ("bf16
+ *   mixed precision"); shorter names, terms before aliases, and earlier entries first
+ *   among equals.  A query word is also tried in its American spelling and without
+ *   "-ing" ("quantisation", "KV caching");
+ * - a query with Chinese characters is matched by substring, so it does not depend on
+ *   how jieba segmented the index: when no name holds it, the entries whose opening
+ *   holds it are listed, and a page whose title holds it is listed as a page hit;
+ * - the search page's own messages (result count, no results, the hit's kind) come
+ *   from the build's catalogs (window.GlossarySearchData.messages), where Sphinx's own
+ *   zh_TW catalog leaves some empty;
  * - every hit gets a snippet, from scripts (never fetched, which file:// forbids): an
  *   entry's first sentence from window.GlossarySearchData, which the search page
  *   loads; a page's passage that matches the query from _static/glossarysearch/<page>.js,
@@ -36,7 +44,7 @@ var Scorer = {
   // Every glossary match scores above this; a page hit cannot reach it.
   glossaryBase: 1000,
   // Tiers of a glossary match, best first.
-  glossaryTiers: { exact: 6, plural: 5, words: 4, prefixes: 3, substring: 2 },
+  glossaryTiers: { exact: 7, plural: 6, words: 5, prefixes: 4, substring: 3, qualified: 2, opening: 1 },
 };
 
 // Only with the searchtools.js it extends (Sphinx loads language_data.js after it, on the
@@ -51,7 +59,8 @@ const GlossarySearch =
   const HAN = /\p{Script=Han}/u;
   const ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#x27;": "'" };
 
-  const data = () => window.GlossarySearchData || { entries: {}, pages: {}, pageFiles: [], snippetLength: 240 };
+  const data = () =>
+    window.GlossarySearchData || { entries: {}, pages: {}, pageFiles: [], snippetLength: 240, messages: {} };
   const unescape = (text) => text.replace(/&(amp|lt|gt|quot|#x27);/g, (entity) => ENTITIES[entity]);
   const words = (text) =>
     text
@@ -67,6 +76,28 @@ const GlossarySearch =
     return forms;
   };
   const samePlural = (one, other) => pluralForms(one).includes(other) || pluralForms(other).includes(one);
+  // Other spellings a reader may type for a word: British -ise/-isation, and -ing for the noun ("caching").
+  const spellings = (word) => {
+    const forms = [word];
+    const american = word.replace(/is(ation|ations|e|ed|es|er|ers|ing)$/, "iz$1").replace(/yse$/, "yze");
+    if (american !== word) forms.push(american);
+    for (const form of [...forms]) {
+      const stem = form.match(/^(.{3,})ing$/);
+      if (stem) forms.push(stem[1], stem[1] + "e", stem[1].replace(/([^aeiou])\1$/, "$1"));
+    }
+    return [...new Set(forms)];
+  };
+  // The query as typed, then in each other spelling of its words (at most a few dozen).
+  const queryVariants = (text) => {
+    let variants = [words(text)];
+    for (let i = 0; i < variants[0].length; i++) {
+      variants = variants.flatMap((variant) =>
+        spellings(variant[i]).map((form) => [...variant.slice(0, i), form, ...variant.slice(i + 1)]),
+      );
+      if (variants.length > 32) break;
+    }
+    return variants.map((variant) => ({ key: variant.join(""), words: variant }));
+  };
 
   let objects = null; // [{key, words, docIndex, anchor, name, term, entryKey}]
   const glossaryObjects = () => {
@@ -110,6 +141,13 @@ const GlossarySearch =
     if (query.key.length < 2 && !HAN.test(query.key)) return 0;
     if (query.words.every((word) => object.words.some((other) => other.startsWith(word)))) return tiers.prefixes;
     if (object.key.includes(query.key)) return tiers.substring;
+    // A name the query holds whole beside other words: "bf16 mixed precision".
+    if (
+      query.words.length > object.words.length &&
+      object.key.length > 3 &&
+      object.words.every((word) => query.words.some((other) => samePlural(word, other)))
+    )
+      return tiers.qualified;
     return 0;
   };
 
@@ -132,20 +170,28 @@ const GlossarySearch =
       .split(/\s+/)
       .filter((word) => !word.startsWith("-"))
       .join(" ");
-    const wanted = { key: matchKey(text), words: words(text) };
+    const variants = queryVariants(text);
+    const wanted = variants[0];
     if (!wanted.key) return [];
     const index = Search._index;
     const entries = data().entries;
     const best = new Map();
     for (const object of glossaryObjects()) {
-      const level = tier(wanted, object);
+      // The query as typed first; another spelling of it scores a point less.
+      let level = tier(wanted, object);
+      let respelled = 0;
+      for (const variant of variants.slice(1)) {
+        const other = tier(variant, object);
+        if (other > level) [level, respelled] = [other, 1];
+      }
       if (!level) continue;
       const entry = entries[object.entryKey];
       const score =
         Scorer.glossaryBase +
         level * 100 +
-        (50 * wanted.key.length) / Math.max(object.key.length, wanted.key.length) +
+        (50 * Math.min(object.key.length, wanted.key.length)) / Math.max(object.key.length, wanted.key.length) +
         (object.term ? 3 : 0) -
+        respelled -
         (entry ? entry.order : 0) / 100000;
       const known = best.get(object.entryKey);
       if (known && known[4] >= score) continue;
@@ -159,7 +205,68 @@ const GlossarySearch =
         SearchResultKind.object,
       ]);
     }
+    if (!best.size && HAN.test(wanted.key) && [...wanted.key].length > 1) openingHits(wanted, best);
     return [...best.values()];
+  };
+
+  // Chinese text the glossary's names do not hold: the entries whose opening holds it, whatever
+  // jieba made of it when the index was built.
+  const openingHits = (wanted, best) => {
+    const index = Search._index;
+    const label = (kind) => index.objnames[kind][2] + _(", in ");
+    const kinds = Object.entries(index.objnames).filter(([, name]) => name[0] + ":" + name[1] === "glossarysearch:term");
+    const docIndex = new Map(index.docnames.map((name, position) => [name, position]));
+    for (const [place, entry] of Object.entries(data().entries)) {
+      if (!matchKey(entry.sentence).includes(wanted.key)) continue;
+      const [docName, anchor] = place.split("#");
+      const position = docIndex.get(docName);
+      if (position === undefined || !kinds.length) continue;
+      best.set(place, [
+        docName,
+        entry.names[0],
+        "#" + anchor,
+        label(Number(kinds[0][0])) + index.titles[position],
+        Scorer.glossaryBase + Scorer.glossaryTiers.opening * 100 - entry.order / 100000,
+        index.filenames[position],
+        SearchResultKind.object,
+      ]);
+    }
+  };
+
+  // Pages whose title holds a Chinese query that the index split otherwise (裝得下 in 裝得下嗎？).
+  const titleHits = (query, results) => {
+    const key = matchKey(query);
+    if (!HAN.test(key) || [...key].length < 2) return [];
+    const index = Search._index;
+    const listed = new Set(results.map((result) => result[0]));
+    return index.titles
+      .map((title, position) => [title, position])
+      .filter(([title, position]) => matchKey(title).includes(key) && !listed.has(index.docnames[position]))
+      .map(([title, position]) => [
+        index.docnames[position],
+        unescape(title),
+        "",
+        null,
+        Scorer.title,
+        index.filenames[position],
+        SearchResultKind.title,
+      ]);
+  };
+
+  // The messages of the search page as this build's catalogs say them: Sphinx 9.0.4's zh_TW
+  // leaves the result count empty and its no-results message speaks of categories.
+  const useMessages = () => {
+    const messages = data().messages || {};
+    const translations = Documentation.TRANSLATIONS;
+    for (const [message, translated] of Object.entries(messages)) {
+      if (typeof translated === "string") translations[message] = translated;
+      else {
+        const forms = [];
+        forms[Documentation.PLURAL_EXPR(1)] = translated.one;
+        forms[Documentation.PLURAL_EXPR(2)] = translated.other;
+        translations[message] = forms;
+      }
+    }
   };
 
   // The link searchtools.js writes for a result (see _displayItem there).
@@ -304,6 +411,7 @@ const GlossarySearch =
   // entries, plus the glossary's matches, in one ranking.
   const stockSearch = Search._performSearch;
   Search._performSearch = (query, searchTerms, excludedTerms, highlightTerms, objectTerms) => {
+    if (typeof Documentation !== "undefined" && Documentation.TRANSLATIONS) useMessages();
     const glossaryHits = match(query);
     const anchors = new Set(Object.keys(data().entries));
     const matched = new Set(glossaryHits.map((hit) => hit[0] + hit[2]));
@@ -311,7 +419,15 @@ const GlossarySearch =
       const place = result[0] + result[2];
       return !(anchors.has(place) && (result[6] === SearchResultKind.object || matched.has(place)));
     });
-    results.push(...glossaryHits);
+    results.push(...glossaryHits, ...titleHits(query, results));
+    for (const result of results) {
+      // The index keeps names HTML-escaped (a .gguf file&#x27;s tensors); a title is text.
+      result[1] = unescape(result[1]);
+      // Sphinx writes a kind without a label in English ("command"); the catalog has it.
+      const command = "command" + _(", in ");
+      if (typeof result[3] === "string" && result[3].startsWith(command))
+        result[3] = _("command") + result[3].slice("command".length);
+    }
     results.sort(_orderResultsByScoreThenName);
     remember(results, [...new Set([...highlightTerms, ...searchTerms, ...words(query)])]);
     return results;

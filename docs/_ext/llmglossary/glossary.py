@@ -41,6 +41,8 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.domains import Domain
 
+from .readertext import opening, plain_text
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.environment import BuildEnvironment
@@ -152,27 +154,10 @@ def term_references(node: nodes.Node) -> Iterable[addnodes.pending_xref]:
             yield xref
 
 
-def first_sentences(text: str, limit: int = 240) -> str:
-    """The opening of a definition, cut at a sentence end near ``limit`` characters.
-
-    >>> first_sentences("Short.  Enough.")
-    'Short. Enough.'
-    >>> first_sentences("A" * 50 + ". " + "B" * 300)
-    'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA.'
-    """
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    for end in (". ", "。", "? ", "! "):
-        cut = text.find(end, 40, limit)
-        if cut != -1:
-            return text[: cut + len(end)].strip()
-    return text[:limit].rstrip() + "…"
-
-
 def _opening_paragraph(definition: nodes.definition) -> str:
+    """What a preview shows of a definition: the opening of its first paragraph, math written out."""
     paragraph = definition.next_node(nodes.paragraph)
-    return paragraph.astext() if paragraph is not None else definition.astext()
+    return opening(plain_text(paragraph if paragraph is not None else definition))
 
 
 def _entry_line(terms: list[nodes.term], definition: nodes.definition) -> int:
@@ -191,8 +176,8 @@ def _entry_line(terms: list[nodes.term], definition: nodes.definition) -> int:
 
 
 def _term_text(term: nodes.term) -> str:
-    """The visible term, without the index entry Sphinx appends to the node."""
-    return "".join(child.astext() for child in term.children if not isinstance(child, addnodes.index))
+    """The visible term, math written out, without the index entry Sphinx appends to the node."""
+    return plain_text(term)
 
 
 class _LinkLines:
@@ -247,7 +232,7 @@ def entry_records(document: nodes.document) -> list[EntryRecord]:
                     names=[_term_text(term) for term in terms],
                     line=line,
                     uses=uses,
-                    summary=first_sentences(_opening_paragraph(definitions[0])),
+                    summary=_opening_paragraph(definitions[0]),
                 )
             )
     return records
@@ -259,7 +244,7 @@ class GlossaryDomain(Domain):
     name = "glossary"
     label = "Glossary"
     initial_data: ClassVar[dict[str, Any]] = {"entries": {}, "linked": {}, "shows_all": {}, "fingerprints": {}}
-    data_version = 1
+    data_version = 3
 
     def __init__(self, env: BuildEnvironment) -> None:
         super().__init__(env)
@@ -367,9 +352,7 @@ def rewritten_documents(app: Sphinx, env: BuildEnvironment) -> list[str]:
     for shown in app.events.emit(PAGE_DATA_EVENT, env, graph):
         for docname, data in shown.items():
             pages.setdefault(docname, []).append(data)
-    fingerprints = {
-        docname: hashlib.sha256(repr(data).encode()).hexdigest() for docname, data in sorted(pages.items())
-    }
+    fingerprints = {docname: hashlib.sha256(repr(data).encode()).hexdigest() for docname, data in sorted(pages.items())}
     previous = store.store["fingerprints"]
     store.store["fingerprints"] = fingerprints
     changed = {doc for doc, digest in fingerprints.items() if previous.get(doc) != digest}

@@ -13,7 +13,9 @@ its summaries with ``fetch()``, which browsers refuse for ``file://`` pages, so
   aliases a reader types (priority 1): in a translated build each part of a
   ``English（中文）`` header and the term's row of ``locales/zh_TW/terminology.tsv``;
   the acronym a multi-word term starts with ("KV" for "KV cache", given to the first
-  entry in reading order that starts with it); and :confval:`glossary_search_aliases`.
+  entry in reading order that starts with it); :confval:`glossary_search_aliases`; and
+  in a translated build the terminology table's search rows (``link_text`` ``search``:
+  a mainland or colloquial word such as 顯存 for VRAM).
   Every object points at its entry's anchor.
 * The ranking is the search page's scorer (``html_search_scorer``,
   ``docs/_templates/glossarysearch-scorer.js``), which Sphinx puts in
@@ -24,8 +26,8 @@ its summaries with ``fetch()``, which browsers refuse for ``file://`` pages, so
   and plural endings ("micro-batches", "micro batch" and "microbatch" all find
   "Micro-batch"), and every glossary match ranks above every page hit.
 * Snippets come from scripts, loaded with ``<script>`` elements like ``searchindex.js``
-  (nothing is fetched): ``_static/glossarysearch-data.js`` holds the first sentence of
-  each entry's definition, and ``_static/glossarysearch/<docname>.js`` the text of one
+  (nothing is fetched): ``_static/glossarysearch-data.js`` holds the opening of
+  each entry's definition (as its hover preview shows it), and ``_static/glossarysearch/<docname>.js`` the text of one
   page's paragraphs, from which the scorer picks the passage that matches the query;
   the search page loads those only for the pages among its results.  Sphinx's own
   summaries, which it would ``fetch()``, are turned off.
@@ -39,11 +41,10 @@ from the environment before each build writes its pages, each only when it chang
 from __future__ import annotations
 
 import functools
-import html
 import json
 import re
 import unicodedata
-from collections.abc import Iterator, Set
+from collections.abc import Callable, Iterator, Set
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypedDict, cast
 
@@ -54,7 +55,8 @@ from sphinx.locale import _
 from sphinx.util import logging
 
 from .glossary import Entry, GlossaryGraph, glossary
-from .terminology import terminology, terminology_path
+from .readertext import plain_text, skipped_in_search
+from .terminology import search_aliases, terminology, terminology_path
 from .workarounds import REGISTRY
 
 if TYPE_CHECKING:
@@ -87,10 +89,7 @@ ALIAS_PRIORITY = 1
 
 _TRANSLATED_HEADER = re.compile(r"(?P<english>.+?)\s*（(?P<translated>.+)）")
 _ACRONYM = re.compile(r"[A-Za-z0-9]*[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*")
-_SENTENCE_END = re.compile(r"[。！？]|[.!?](?=\s+[\"“(\[A-Z0-9]|$)")
-_ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "etc.", "cf.", "approx.", "Fig.", "No.", "al.")
 _PASSAGE_NODES = (nodes.paragraph, nodes.title, nodes.term, nodes.rubric, nodes.caption, addnodes.desc_signature)
-_SKIPPED_NODES = (nodes.comment, nodes.raw, nodes.literal_block, nodes.system_message, nodes.substitution_definition)
 
 
 class Passages(TypedDict):
@@ -106,8 +105,6 @@ class SearchData(TypedDict):
 
     version: int
     passages: dict[str, Passages]
-    sentences: dict[str, dict[str, str]]
-    """docname -> {entry anchor: the first sentence of its definition}."""
 
 
 def match_key(text: str) -> str:
@@ -119,24 +116,6 @@ def match_key(text: str) -> str:
     ('microbatch', 'microbatch', 'kv快取')
     """
     return "".join(re.findall(r"\w+", unicodedata.normalize("NFKC", text).lower())).replace("_", "")
-
-
-def first_sentence(text: str) -> str:
-    """The first sentence of a definition (a whole sentence, even when it is long).
-
-    >>> first_sentence("A float (e.g. 0.5) is a number. It has a sign.")
-    'A float (e.g. 0.5) is a number.'
-    >>> first_sentence("詞元是單位。它通常不是單字。")
-    '詞元是單位。'
-    >>> first_sentence("No end")
-    'No end'
-    """
-    text = " ".join(text.split())
-    for found in _SENTENCE_END.finditer(text):
-        end = found.end()
-        if not any(text[:end].endswith(abbreviation) for abbreviation in _ABBREVIATIONS):
-            return text[:end]
-    return text
 
 
 def split_header(name: str) -> tuple[str, str] | None:
@@ -245,58 +224,44 @@ def glossary_objects(
 
 
 @functools.cache
-def math_text(latex: str) -> str:
-    """LaTeX as the page shows it: the characters of its MathML, not its source.
+def bibliography(paths: tuple[str, ...]) -> dict[str, str]:
+    """BibTeX key -> its author-year label ("Jurafsky and Martin, 2026"), for every entry of ``paths``.
 
-    >>> math_text(r"m \\times n")
-    'm×n'
+    The label as the pages' author-year citations read: the first author's last name,
+    both when there are two, "et al." after the first when there are more.
     """
-    from latex2mathml.converter import convert  # as mathml.py converts it for the page
+    from pybtex.database import parse_file  # sphinxcontrib-bibtex's own BibTeX parser
+    from pybtex.richtext import Text
 
-    try:
-        mathml = convert(latex)
-    except Exception:  # latex2mathml raises many unrelated types; mathml.py reports the error
-        return latex
-    return html.unescape(re.sub(r"<[^>]+>", "", mathml))
-
-
-def plain_text(node: nodes.Node) -> str:
-    """A node's text as a reader sees it: math as its symbols, index entries left out."""
-    parts: list[str] = []
-
-    def visit(node: nodes.Node) -> None:
-        if isinstance(node, (nodes.math, nodes.math_block)):
-            parts.append(math_text(node.astext()))
-        elif isinstance(node, nodes.Text):
-            parts.append(node.astext())
-        elif not isinstance(node, addnodes.index) and not _skipped(node):
-            for child in node.children:
-                visit(child)
-
-    visit(node)
-    return " ".join("".join(parts).split())
+    labels = {}
+    for path in paths:
+        for key, entry in parse_file(path).entries.items():
+            people = entry.persons.get("author") or entry.persons.get("editor") or []
+            names = [Text.from_latex(" ".join(person.last_names)).render_as("text") for person in people]
+            who = " and ".join(names) if len(names) <= 2 else f"{names[0]} et al."
+            year = entry.fields.get("year") or entry.fields.get("date", "")[:4]
+            labels[key] = ", ".join(part for part in (who, year) if part) or key
+    return labels
 
 
-def definition_sentences(document: nodes.Node) -> dict[str, str]:
-    """Entry anchor -> the first sentence of its definition, for every glossary entry of a document."""
-    sentences = {}
-    for item in document.findall(nodes.definition_list_item):
-        if not isinstance(item.parent, nodes.definition_list) or not isinstance(item.parent.parent, addnodes.glossary):
-            continue
-        terms = [term for term in item.children if isinstance(term, nodes.term) and term["ids"]]
-        definition = next((child for child in item.children if isinstance(child, nodes.definition)), None)
-        if not terms or definition is None:
-            continue
-        paragraph = definition.next_node(nodes.paragraph)
-        sentences[terms[0]["ids"][0]] = first_sentence(plain_text(paragraph if paragraph is not None else definition))
-    return sentences
+def citation_labels(config: Any) -> Callable[[nodes.Node], str | None]:
+    """What a citation shows once resolved (its author-year label), for :func:`.readertext.plain_text`.
+
+    Passages are read before sphinxcontrib-bibtex resolves a ``{cite:p}`` reference, when
+    its text is still the BibTeX key: a snippet would show ``radford2019language``.
+    """
+    labels = bibliography(tuple(config.glossary_search_bibfiles))
+
+    def shown_as(node: nodes.Node) -> str | None:
+        if isinstance(node, addnodes.pending_xref) and node.get("refdomain") == "cite":
+            keys = [key.strip() for key in node["reftarget"].split(",")]
+            return "; ".join(labels.get(key, key) for key in keys)
+        return None
+
+    return shown_as
 
 
-def _skipped(node: nodes.Node) -> bool:
-    return isinstance(node, _SKIPPED_NODES) or (isinstance(node, nodes.Element) and "no-search" in node["classes"])
-
-
-def document_passages(document: nodes.Node) -> Passages:
+def document_passages(document: nodes.Node, shown_as: Callable[[nodes.Node], str | None] | None = None) -> Passages:
     """The paragraphs, titles, terms and signatures of a document, as plain text, in order.
 
     What Sphinx's search skips (comments, raw markup, ``no-search``) is skipped too, and
@@ -305,12 +270,12 @@ def document_passages(document: nodes.Node) -> Passages:
     passages = Passages(texts=[], sections={})
 
     def visit(node: nodes.Node) -> None:
-        if _skipped(node):
+        if skipped_in_search(node):
             return
         if isinstance(node, nodes.section) and node["ids"]:
             passages["sections"].setdefault(node["ids"][0], len(passages["texts"]))
         if isinstance(node, _PASSAGE_NODES):
-            text = plain_text(node)
+            text = plain_text(node, shown_as)
             if text and text not in passages["texts"][-1:]:
                 passages["texts"].append(text)
             return
@@ -330,8 +295,8 @@ class GlossarySearchDomain(Domain):
         "term": ObjType(_("glossary term"), searchprio=TERM_PRIORITY),
         "alias": ObjType(_("glossary term"), searchprio=ALIAS_PRIORITY),
     }
-    initial_data: ClassVar[dict[str, Any]] = {"passages": {}, "sentences": {}}
-    data_version = 2
+    initial_data: ClassVar[dict[str, Any]] = {"passages": {}}
+    data_version = 4
 
     @property
     def store(self) -> SearchData:
@@ -341,20 +306,15 @@ class GlossarySearchDomain(Domain):
         return str(type.lname)  # what a search hit shows: "glossary term", not the domain's label too
 
     def process_doc(self, env: BuildEnvironment, docname: str, document: nodes.document) -> None:
-        self.store["passages"][docname] = document_passages(document)
-        sentences = definition_sentences(document)
-        if sentences:
-            self.store["sentences"][docname] = sentences
+        self.store["passages"][docname] = document_passages(document, citation_labels(env.config))
 
     def clear_doc(self, docname: str) -> None:
         self.store["passages"].pop(docname, None)
-        self.store["sentences"].pop(docname, None)
 
     def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
-        for key in ("passages", "sentences"):
-            for docname in docnames:
-                if docname in otherdata[key]:
-                    self.data[key][docname] = otherdata[key][docname]
+        for docname in docnames:
+            if docname in otherdata["passages"]:
+                self.data["passages"][docname] = otherdata["passages"][docname]
 
     def resolve_any_xref(
         self,
@@ -370,8 +330,18 @@ class GlossarySearchDomain(Domain):
     def objects(self) -> list[GlossaryObject]:
         config = self.env.config
         table = terminology_path(config)
-        translations = terminology(table) if config.language.startswith("zh") and table.exists() else {}
-        return glossary_objects(glossary(self.env).graph(), translations, configured_aliases(self.env))
+        translated = config.language.startswith("zh") and table.exists()
+        translations = terminology(table) if translated else {}
+        # The table serves the whole site: a row for a term this build does not define is not an error
+        # here (tests/test_translations.py checks every row's term against the site's terms).
+        graph = glossary(self.env).graph()
+        table_aliases = {
+            alias: graph.resolve(term.lower())
+            for alias, term in (search_aliases(table) if translated else {}).items()
+            if graph.resolve(term.lower()) is not None
+        }
+        aliases = {**table_aliases, **resolved_aliases(self.env, config.glossary_search_aliases)}
+        return glossary_objects(graph, translations, {alias: entry for alias, entry in aliases.items() if entry})
 
     def get_objects(self) -> Iterator[tuple[str, str, str, str, str, int]]:
         for item in self.objects():
@@ -380,11 +350,11 @@ class GlossarySearchDomain(Domain):
             yield item["name"], item["name"], kind, entry.docname, entry.anchor, item["priority"]
 
 
-def configured_aliases(env: BuildEnvironment) -> dict[str, Entry]:
-    """:confval:`glossary_search_aliases`, each resolved to its entry; a term that is not one is an error."""
+def resolved_aliases(env: BuildEnvironment, aliases: dict[str, str]) -> dict[str, Entry]:
+    """Each alias of :confval:`glossary_search_aliases` resolved to its entry; a term that is not one is an error."""
     graph = glossary(env).graph()
     resolved = {}
-    for alias, term in env.config.glossary_search_aliases.items():
+    for alias, term in aliases.items():
         entry = graph.resolve(str(term).lower())
         if entry is None:
             logger.warning(
@@ -402,27 +372,51 @@ def configured_aliases(env: BuildEnvironment) -> dict[str, Entry]:
 
 
 def search_data(env: BuildEnvironment) -> dict[str, object]:
-    """What the search page's scorer needs beside the index: entries' titles and first sentences.
+    """What the search page's scorer needs beside the index: entries' titles and openings.
 
+    An entry's ``sentence`` is the opening its hover preview shows (:func:`.readertext.opening`).
     ``pageFiles`` lists the documents whose passages are in :data:`PAGES_FOLDER`.
     """
-    store = cast("GlossarySearchDomain", env.domains["glossarysearch"])
     graph = glossary(env).graph()
     entries = {
         f"{entry.docname}#{entry.anchor}": {
             "names": list(dict.fromkeys(entry.record["names"])),
-            "sentence": store.store["sentences"].get(entry.docname, {}).get(entry.anchor)
-            or first_sentence(entry.record["summary"]),
+            "sentence": entry.record["summary"],
             "order": entry.rank,
         }
         for entry in graph.entries
     }
     return {
         "entries": entries,
+        "messages": search_page_messages(),
         "pages": {},
         "pageFiles": sorted(page_passages(env)),
         "snippetLength": env.config.glossary_search_snippet_length,
     }
+
+
+SEARCH_PAGE_MESSAGES = (
+    "Your search did not match any documents. Please make sure that all words are spelled correctly "
+    "and that you've selected enough categories.",
+    "command",
+)
+"""Messages of ``searchtools.js`` (and the kind sphinx-argparse gives its objects) that the
+search page shows as the build's catalogs translate them (``locales/*/LC_MESSAGES/sphinx.po``)."""
+RESULT_COUNT = (
+    "Search finished, found one page matching the search query.",
+    "Search finished, found ${resultCount} pages matching the search query.",
+)
+"""``searchtools.js``'s result count, singular and plural.  Sphinx 9.0.4's zh_TW catalog leaves
+it empty; the site's catalog translates each form as a message of its own (the catalogs hold
+no plural entries), and the scorer puts them where ``Documentation.ngettext`` looks."""
+
+
+def search_page_messages() -> dict[str, object]:
+    """msgid -> its translation, in the form ``Documentation.TRANSLATIONS`` holds (the scorer adds them)."""
+    messages: dict[str, object] = {message: str(_(message)) for message in SEARCH_PAGE_MESSAGES}
+    singular, plural = RESULT_COUNT
+    messages[singular] = {"one": str(_(singular)), "other": str(_(plural))}
+    return messages
 
 
 def page_passages(env: BuildEnvironment) -> dict[str, Passages]:
@@ -514,6 +508,12 @@ def use_scorer(app: Sphinx, config: Any) -> None:
         config.html_show_search_summary = False
 
 
+def resolve_bibfiles(app: Sphinx, config: Any) -> None:
+    """Citations in snippets read from sphinxcontrib-bibtex's files unless conf.py names others (absolute paths)."""
+    files = config.glossary_search_bibfiles or getattr(config, "bibtex_bibfiles", None) or []
+    config.glossary_search_bibfiles = [str(Path(app.confdir, file)) for file in files]
+
+
 def check_snippet_length(app: Sphinx, config: Any) -> None:
     length = config.glossary_search_snippet_length
     if not isinstance(length, int) or isinstance(length, bool) or not 80 <= length <= 1000:
@@ -542,9 +542,17 @@ def setup(app: Sphinx) -> ExtensionMetadata:
         types=frozenset({dict}),
         description="Extra names the search finds a glossary entry by: {alias: term}.",
     )
+    app.add_config_value(
+        "glossary_search_bibfiles",
+        [],
+        "env",
+        types=frozenset({list}),
+        description="BibTeX files whose entries label citations in snippets (default: bibtex_bibfiles).",
+    )
     app.add_domain(GlossarySearchDomain)
     app.connect("config-inited", check_snippet_length)
     app.connect("config-inited", use_scorer)
+    app.connect("config-inited", resolve_bibfiles, priority=800)
     app.connect("write-started", write_search_data)
     app.connect("html-page-context", add_search_page_files)
     return {

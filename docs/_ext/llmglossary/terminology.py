@@ -33,18 +33,37 @@ def terminology_path(config: Config) -> Path:
     return Path(config.glossary_terminology)
 
 
+SEARCH_ALIAS = "search"
+"""The ``link_text`` of a row that is not the term's rendering but another name a reader
+searches for it by (a mainland or colloquial word, 顯存 for VRAM): the search page finds
+the term's entry by it, and the pages never write it."""
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return [
+            {key: (value or "").strip() for key, value in row.items()}
+            for row in csv.DictReader(handle, delimiter="\t")
+            if (row["english"] or "").strip() and (row["zh_TW"] or "").strip()
+        ]
+
+
 def terminology(path: Path = DEFAULT_TERMINOLOGY) -> dict[str, str]:
     """English term (lower-cased) -> its zh_TW rendering, from the terminology table.
 
     >>> terminology()["token"]
     '詞元'
     """
-    with path.open(encoding="utf-8", newline="") as handle:
-        return {
-            row["english"].strip().lower(): row["zh_TW"].strip()
-            for row in csv.DictReader(handle, delimiter="\t")
-            if row["english"].strip() and row["zh_TW"].strip()
-        }
+    return {row["english"].lower(): row["zh_TW"] for row in _rows(path) if row["link_text"] != SEARCH_ALIAS}
+
+
+def search_aliases(path: Path = DEFAULT_TERMINOLOGY) -> dict[str, str]:
+    """Search alias -> the English term whose entry it finds: the table's :data:`SEARCH_ALIAS` rows.
+
+    >>> search_aliases()["顯存"]
+    'VRAM'
+    """
+    return {row["zh_TW"]: row["english"] for row in _rows(path) if row["link_text"] == SEARCH_ALIAS}
 
 
 def kept_in_english(path: Path = DEFAULT_TERMINOLOGY) -> frozenset[str]:

@@ -19,7 +19,9 @@ to add it to, at the English source line, with ``type="glossary"`` and
 
 from __future__ import annotations
 
+import functools
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docutils import nodes
@@ -50,6 +52,25 @@ def untranslated_text(text: str, script: re.Pattern[str]) -> bool:
     return bool(SOURCE_LETTER.search(text)) and not script.search(text)
 
 
+@functools.cache
+def _catalog_entries(path: Path, modified: int) -> dict[str, tuple[int, str]]:
+    from babel.messages.pofile import read_po
+
+    with path.open("rb") as handle:
+        catalog = read_po(handle)
+    return {
+        " ".join(message.id.split()): (message.lineno or 0, "fuzzy" if message.fuzzy else "empty")
+        for message in catalog
+        if isinstance(message.id, str) and message.id and (message.fuzzy or not message.string)
+    }
+
+
+def catalog_entries(path: Path) -> dict[str, tuple[int, str]]:
+    """msgid (spaces collapsed) -> (its line in the catalog, "empty" or "fuzzy"), for each message
+    the catalog holds but does not translate: the translator is sent to that line."""
+    return _catalog_entries(path, path.stat().st_mtime_ns)
+
+
 class UntranslatedMessages(SphinxTransform):
     """Warn at each message of a translated page that has no translation and shows in the source language."""
 
@@ -62,11 +83,18 @@ class UntranslatedMessages(SphinxTransform):
         if not found:
             return  # a page without a catalog is reported by the catalog checks, not once per message
         script = re.compile(self.config.glossary_translation_script)
+        entries = catalog_entries(found[0].resolve())
         for node in self.document.findall(nodes.Element):
             if node.get("translated") is False and untranslated_text(node.astext(), script):
+                entry = entries.get(" ".join(node.rawsource.split()))
+                catalog = found[0].resolve()
+                if entry is None:
+                    advice = f"add its translation to {catalog} (make intl-update merges the English into it)"
+                else:
+                    line, state = entry
+                    advice = f"its entry at {catalog}:{line} is {state}: translate it there"
                 logger.warning(
-                    "message not translated: %r; add its translation to %s (make intl-update merges the "
-                    "English into it)", node.astext()[:80], found[0].resolve(),
+                    "message not translated: %r; %s", node.astext()[:80], advice,
                     location=node, type="glossary", subtype="untranslated",
                 )
 
