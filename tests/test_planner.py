@@ -1080,6 +1080,7 @@ def test_the_vllm_release_sequences_and_memory_outside_torch_are_the_clis(langua
         assert typed in error and "79.22" in error, error
     choose(page, task="inference", cuda_graphs_mib="0", vllm_version="before-0.20", non_torch_gib="0.35")
     assert page.locator('[name="gpu_memory_utilization"]').input_value() == "90"
+    assert log.errors == [] and log.requests == []
 
 
 # The names the vLLM table gives its rows in each language (the training rows' names are other quantities).
