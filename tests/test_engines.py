@@ -11,6 +11,7 @@ import pytest
 
 from llmcalc import GiB, get_preset
 from llmcalc.engines import VLLM_NON_TORCH, plan_vllm, torch_sort_bytes, vllm_profile_peak, vllm_sampler_peak
+from llmcalc.planner import CARDS
 
 LOG_FILE = pathlib.Path(__file__).parent / "data" / "engines" / "vllm_startup_logs.json"
 ALL_LOGS = json.loads(LOG_FILE.read_text())["logs"]
@@ -119,6 +120,18 @@ def test_cuda_graphs_counted_by_later_versions_come_out_of_the_pool() -> None:
     assert graphs.non_torch == without.non_torch + GiB // 2
     # Half a GiB is 4,096 tokens of Llama 3 8B's 128 KiB a token, give or take one block of 16.
     assert without.kv_tokens - graphs.kv_tokens in (4096, 4096 + 16)
+
+
+@pytest.mark.parametrize("log", LOGS, ids=[log["id"] for log in LOGS])
+def test_the_listed_card_reproduces_each_log(log: dict[str, Any]) -> None:
+    """Planned on the card list's own total (what a CUDA process sees), not the total the log printed: the pool
+    stays within 5 % of vLLM's figure, and vLLM's verdict (starts or not) is the planner's."""
+    card = next(card for card in CARDS if card.key == log["listed_card"])
+    assert card.process_gib is not None  # a published total, not the estimate
+    assert abs(float(card.process_gib) / log["gpu_total_gib"] - 1) <= 0.015, (card.process_gib, log["gpu_total_gib"])
+    plan = _plan({**log, "gpu_total_gib": card.total_bytes / GiB})
+    assert abs(plan.kv_tokens / log["printed_tokens"] - 1) <= 0.05, (plan.kv_tokens, log["printed_tokens"])
+    assert plan.starts == (log["printed_tokens"] >= log["max_model_len"])
 
 
 def test_logs_come_from_several_threads() -> None:
