@@ -36,9 +36,13 @@ REPO = Path(__file__).resolve().parent.parent
 
 LIBRARIES: dict[str, tuple[str, ...]] = {
     "anthropic": ("anthropic-python",),
+    "autoawq": ("autoawq",),
     "axolotl": ("axolotl",),
     "bitsandbytes": ("bitsandbytes",),
+    "compressed-tensors": ("compressed-tensors",),
     "deepspeed": ("deepspeed",),
+    "gptqmodel": ("gptqmodel",),
+    "llamafactory": ("llamafactory",),
     "numpy": ("numpy",),
     "openai": ("openai-python",),
     "peft": ("hf-peft", "peft"),
