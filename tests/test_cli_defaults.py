@@ -49,10 +49,11 @@ def test_every_committed_config_plans_with_the_cli_defaults(capsys: pytest.Captu
     data = json.loads(path.read_text(encoding="utf-8"))
     status, out, err = cli(capsys, "plan", str(path), "--task", "full", "--json")
     if status and "quantization_config" in data:
-        # A quantized checkpoint llmcalc cannot size yet is refused by name for every task alike.
-        assert "quantization_config" in err
-        for task in ("lora", "qlora", "inference"):
+        # A quantized checkpoint is planned for inference (llmcalc.checkpoints) and refused for training, by name.
+        assert "a quantized checkpoint (fp8)" in err
+        for task in ("lora", "qlora"):
             assert cli(capsys, "plan", str(path), "--task", task)[0] == 2
+        assert cli(capsys, "plan", str(path), "--task", "inference")[0] == 0
         return
     assert status == 0, err
     full = json.loads(out)
@@ -112,9 +113,10 @@ def test_a_rank_within_the_width_has_no_note(capsys: pytest.CaptureFixture[str])
 def test_a_lora_plan_that_does_not_fit_under_zero_3_gets_its_changes_not_a_qlora_refusal(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Answer.AI's 2x3090 FSDP LoRA set-up at 10 sequences: switching to QLoRA alone is not a change stage 3 takes."""
+    """Answer.AI's 2x3090 FSDP LoRA set-up (FP32 adapters) at 10 sequences: switching to QLoRA alone is not a change
+    stage 3 takes."""
     status, out, err = cli(capsys, "plan", "llama-2-7b", "--task", "lora", "--zero-stage", "3", "--gpus", "2",
                            "--checkpointing", "--targets", "all-linear", "--rank", "64", "--lora-dropout", "0.1",
-                           "--micro-batch", "10", "--gpu", "rtx-3090")
+                           "--adapter-dtype", "fp32", "--micro-batch", "10", "--gpu", "rtx-3090")
     assert status == 0, err
     assert "does not fit" in out and "--micro-batch 8" in out and "--task qlora" not in out

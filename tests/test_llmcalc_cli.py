@@ -167,7 +167,7 @@ def test_json_output(capsys):
     (["plan", "llama-2-7b", "--task", "qlora", "--setup", "unsloth"],
      "the training set-up 'unsloth' is not modelled: its default gradient checkpointing copies each checkpointed "
      "hidden state to CPU memory"),
-    (["plan", "mixtral-8x7b", "--task", "qlora", "--setup", "axolotl"],
+    (["plan", "mixtral-8x7b", "--task", "qlora", "--setup", "axolotl", "--targets", "q", "v"],
      "the axolotl set-up is modelled for dense models whose norms are named '*norm*' only: for a mixtral model"),
     (["plan", "llama-2-7b", "--task", "full", "--setup", "trl-sft"],
      "--setup does not apply to --task full (--setup applies to lora, qlora)"),

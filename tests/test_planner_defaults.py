@@ -26,6 +26,7 @@ import llmcalc as lc
 from llmcalc.errors import Refusal
 from llmcalc.lora import default_lora_targets
 from llmcalc.planner import default_tokens, plan_training
+from llmcalc.trainers import DEFAULT_SETUP, setup_settings
 
 HUB = Path(__file__).parent / "data" / "hub_configs"
 __all__ = ["planners"]  # the fixture, imported to be used here
@@ -72,7 +73,9 @@ def test_the_common_target_sets_plan_as_llmcalc(language: str, planners: Planner
                            ("q,k,v,o,gate,up,down", ["q", "k", "v", "o", "gate", "up", "down"]),
                            ("all-linear", "all-linear")]:
         choose(page, task="lora", targets=value, rank="16", seq_len="2048", micro_batch="1")
-        plan = plan_training(cfg, task="lora", seq_len=2048, rank=16, targets=targets)
+        # The widget plans with its default set-up, TRL's SFTTrainer, as the CLI does.
+        plan = plan_training(cfg, task="lora", seq_len=2048, rank=16, targets=targets,
+                             **setup_settings(DEFAULT_SETUP, "lora"))
         assert shown_parts(page)["total"] == plan.total, value
     labels = page.locator(f'{ROOT} select[name="targets"] option').all_inner_texts()
     assert len(labels) == 5 and len(set(labels)) == 5
