@@ -273,6 +273,19 @@ def test_the_text_builder_gets_the_alternative_and_the_numbers(tmp_path: Path) -
     assert "<svg" not in text
 
 
+@pytest.mark.parametrize("builder", ["latex", "man", "texinfo", "epub"])
+def test_every_other_builder_builds_without_a_warning(tmp_path: Path, builder: str) -> None:
+    # EPUB 3 checks its metadata under -W; the site's conf.py sets it, the tiny site does here.
+    metadata = {"copyright": "2026", "author": "tests", "version": "1", "epub_description": "tiny",
+                "epub_contributor": "tests"}
+    result = build(tiny_site(tmp_path), builder=builder, overrides={"language": "zh_TW", **metadata})
+    assert result.warning_lines() == []
+    written = "\n".join(path.read_text(encoding="utf-8", errors="replace")
+                        for path in result.outdir.rglob("*") if path.suffix in {".tex", ".1", ".texi", ".xhtml"})
+    assert "0.867" in written and "各溫度的機率" in written
+    assert ("<svg" in written) == (builder == "epub"), "only EPUB, an HTML builder, gets the SVG"
+
+
 def test_a_missing_key_or_an_unknown_figure_stops_the_build(tmp_path: Path) -> None:
     broken = INDEX.replace("- token_3: Token 3\n", "").replace("temperature\nThree", "temperature\nThree")
     result = build(tiny_site(tmp_path / "missing", broken))

@@ -97,6 +97,28 @@ def thousands(fmt: Format) -> Callable[[float, float], str]:
     return lambda value, _position: fmt(int(value) if float(value).is_integer() else value)
 
 
+SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def plain_log_ticks(ax: Axes, fmt: Format, *axis_names: str, powers: bool = False) -> None:
+    """Label a logarithmic axis's decades as plain text (1, 10, 1,000 or 10⁹), not as math.
+
+    Plain text is what the page's language formats and the browser sets; matplotlib's own
+    log labels are mathtext, which costs most of a log plot's drawing time.
+    """
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    def label(value: float, _position: float) -> str:
+        if powers:
+            return "10" + str(round(math.log10(value))).translate(SUPERSCRIPTS)
+        return fmt(int(value) if value >= 1 else value)
+
+    for name in axis_names:
+        axis = ax.xaxis if name == "x" else ax.yaxis
+        axis.set_major_formatter(FuncFormatter(label))
+        axis.set_minor_formatter(NullFormatter())
+
+
 # -- Page 04: the learning-rate schedule and warmup (the page's example values) ------------------------
 
 PEAK_LR, TOTAL_STEPS, WARMUP_STEPS = 3e-4, 1_000, 100
@@ -274,6 +296,7 @@ def draw_roofline(canvas: Canvas, labels: dict[str, str], fmt: Format) -> None:
         ax.annotate(labels["ridge"].format(value=fmt(round(ridge, 1))), (ridge, peak / 1e12),
                     textcoords="offset points", xytext=(8, -16), color=line.get_color())
     ax.set(xscale="log", yscale="log", xlabel=labels["intensity"], ylabel=labels["tflops"])
+    plain_log_ticks(ax, fmt, "x", "y")
     ax.legend(frameon=False, loc="lower right")
 
 
@@ -461,6 +484,7 @@ def draw_ce(canvas: Canvas, labels: dict[str, str], fmt: Format) -> None:
         ax.annotate(f"p = {fmt(num(prob))}: {fmt(num(loss))}", (num(prob), num(loss)), textcoords="offset points",
                     xytext=(8, 4))
     ax.set(xscale="log", xlabel=labels["p"], ylabel=labels["loss"])
+    plain_log_ticks(ax, fmt, "x")
 
 
 # Page 08: the bit layouts of fp32, bf16 and fp16, read back from each format's limits.
@@ -497,7 +521,7 @@ def draw_layout(canvas: Canvas, labels: dict[str, str], fmt: Format) -> None:
     for index, (part, colour) in enumerate(parts):
         ax.add_patch(Rectangle((index * 9, -1.0), 0.9, 0.6, color=colour))
         ax.text(index * 9 + 1.3, -0.7, labels[part], va="center")
-    ax.set(xlim=(-5, 33), ylim=(-1.2, len(rows)), aspect="equal")
+    ax.set(xlim=(-5, 33), ylim=(-1.2, len(rows)))
 
 
 # Page 13: compute-optimal data, tensor and pipeline parallelism.
@@ -523,6 +547,7 @@ def draw_chinchilla(canvas: Canvas, labels: dict[str, str], fmt: Format) -> None
         ax.plot([float(params)], [float(tokens)], "o", color="C1")
         ax.annotate(str(name), (float(params), float(tokens)), textcoords="offset points", xytext=(6, -12))
     ax.set(xscale="log", yscale="log", xlabel=labels["params"], ylabel=labels["tokens"])
+    plain_log_ticks(ax, fmt, "x", "y", powers=True)
     ax.legend(frameon=False)
 
 
@@ -805,7 +830,7 @@ FIGURES: dict[str, Figure] = {
     "cross-entropy": Figure(("p", "loss"), ("p", "loss"), ce_rows, draw_ce),
     "bit-layouts": Figure(("sign", "exponent", "mantissa", "format", "bits"),
                           ("format", "sign", "exponent", "mantissa", "bits"), layout_rows, draw_layout,
-                          size=(6.4, 2.2)),
+                          size=(6.4, 2.6)),
     "chinchilla": Figure(("rule", "params", "tokens", "model", "flops"), ("model", "params", "tokens", "flops"),
                          chinchilla_rows, draw_chinchilla),
     "tensor-parallel": Figure(("gpu", "weight", "gpu_column", "rows", "first", "last"),

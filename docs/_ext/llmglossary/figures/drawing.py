@@ -45,7 +45,7 @@ METADATA = re.compile(r"\s*<metadata>.*?</metadata>|\s*<style[^>]*>.*?</style>",
 ID_ATTRIBUTE = re.compile(r'\bid="([^"]+)"')
 REFERENCE = re.compile(r'(url\(#|href="#)([^")]+)')
 # Per SVG: matplotlib's fixed size, replaced so the figure scales with the page.
-SIZE_ATTRIBUTES = re.compile(r'<svg([^>]*?) width="[^"]*" height="[^"]*"')
+SIZE_ATTRIBUTES = re.compile(r'<svg([^>]*?) width="([^"]*)" height="[^"]*"')
 FONT_FAMILY = re.compile(r"font-family: [^;\"]*;?")
 
 
@@ -87,7 +87,8 @@ def inline(svg: str, *, prefix: str, alt: str) -> str:
     svg = METADATA.sub("", XML_PROLOGUE.sub("", svg))
     svg = ID_ATTRIBUTE.sub(lambda match: f'id="{prefix}-{match.group(1)}"', svg)
     svg = REFERENCE.sub(lambda match: f"{match.group(1)}{prefix}-{match.group(2)}", svg)
-    svg = SIZE_ATTRIBUTES.sub(r"<svg\1", svg, count=1)
+    # Scales down with the column, never up past the size it was drawn at.
+    svg = SIZE_ATTRIBUTES.sub(r'<svg\1 style="max-width: \2"', svg, count=1)
     # The page's font, not the name of matplotlib's: the browser picks glyphs for both scripts.
     svg = FONT_FAMILY.sub("", svg)
     title_id = f"{prefix}-title"
