@@ -63,9 +63,9 @@ def format_cell(value: int | float | str, language: str) -> str:
 def draw_svg(name: str, labels: Mapping[str, str], language: str) -> str:
     """Draw figure ``name`` with ``labels``: inline SVG markup whose ids are unique to the figure."""
     import matplotlib
-    from cycler import cycler
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
+    from matplotlib.rcsetup import cycler
 
     figure_spec = FIGURES[name]
     style = dict(STYLE, **{"axes.prop_cycle": cycler(color=PALETTE), "svg.hashsalt": name})
