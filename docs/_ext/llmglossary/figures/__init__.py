@@ -36,13 +36,14 @@ from __future__ import annotations
 
 import html
 import unicodedata
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ..calculators.labels import keyed_problems, label_items
+from ..glossary_html import add_stylesheet_where
 from .catalog import FIGURES, Label, label_keys
 from .drawing import cached_svg, format_cell
 
@@ -187,19 +188,12 @@ def skip(self: object, node: nodes.Node) -> None:
     raise nodes.SkipNode
 
 
-def add_stylesheet(
-    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
-) -> None:
-    if doctree is not None and any(doctree.findall(drawn_svg)):
-        app.add_css_file("drawn-figures.css")
-
-
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("drawn-figure", DrawnFigureDirective)
     app.add_node(drawn_figure)
     app.add_node(drawn_svg, html=(visit_drawn_svg, None), latex=(skip, None), text=(skip, None),
                  man=(skip, None), texinfo=(skip, None))
     app.connect("doctree-resolved", resolve_figures)
-    app.connect("html-page-context", add_stylesheet)
+    add_stylesheet_where(app, drawn_svg, "drawn-figures.css")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
 

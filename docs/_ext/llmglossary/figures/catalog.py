@@ -92,6 +92,13 @@ def axes(canvas: Canvas) -> Axes:
     return ax
 
 
+def plot_columns(ax: Axes, rows: Rows, labels: dict[str, str], series: tuple[tuple[int, str, str], ...]) -> None:
+    """One line per ``(column, style, label key)``: that column of ``rows`` against their first."""
+    xs = [row[0] for row in rows]
+    for column, style, key in series:
+        ax.plot(xs, [row[column] for row in rows], style, label=labels[key])
+
+
 def thousands(fmt: Format) -> Callable[[float, float], str]:
     """A tick formatter writing numbers as the page's language does."""
     return lambda value, _position: fmt(int(value) if float(value).is_integer() else value)
@@ -233,9 +240,7 @@ def kv_rows() -> Rows:
 def draw_kv(canvas: Canvas, labels: dict[str, str], fmt: Format) -> None:
     ax = axes(canvas)
     rows = kv_rows()
-    xs = [row[0] for row in rows]
-    ax.plot(xs, [row[1] for row in rows], "o-", label=labels["batch_1"])
-    ax.plot(xs, [row[2] for row in rows], "s-", label=labels["batch_8"])
+    plot_columns(ax, rows, labels, ((1, "o-", "batch_1"), (2, "s-", "batch_8")))
     for x, y in ((row[0], row[2]) for row in rows[-1:]):
         ax.annotate(fmt(num(y)), (x, y), textcoords="offset points", xytext=(-6, -14), ha="right")
     ax.set(xlabel=labels["tokens"], ylabel=labels["mib"])
@@ -394,10 +399,8 @@ def pass_rows() -> Rows:
 def draw_pass(canvas: Canvas, labels: dict[str, str], fmt: Format) -> None:
     ax = axes(canvas)
     rows = pass_rows()
-    ks = [row[0] for row in rows]
-    ax.plot(ks, [row[1] for row in rows], "o-", label=labels["unbiased"])
-    ax.plot(ks, [row[2] for row in rows], "s--", label=labels["naive"])
-    ax.set(xlabel=labels["k"], ylabel=labels["pass"], ylim=(0, 1.05), xticks=ks)
+    plot_columns(ax, rows, labels, ((1, "o-", "unbiased"), (2, "s--", "naive")))
+    ax.set(xlabel=labels["k"], ylabel=labels["pass"], ylim=(0, 1.05), xticks=[row[0] for row in rows])
     ax.legend(frameon=False, loc="lower right")
 
 
