@@ -1,4 +1,4 @@
-"""Accessibility of the pages with widgets: axe-core's WCAG 2.1 A/AA rules, and what axe cannot judge.
+"""Accessibility of the pages with widgets or figures: axe-core's WCAG 2.1 A/AA rules, and what axe cannot judge.
 
 axe-core is pinned in ``tests/a11y/package-lock.json`` and installed from the npm registry
 by ``make a11y-deps`` (``npm ci``, which ``make pytest`` runs first); the test injects that
@@ -6,7 +6,8 @@ local file into each page, so nothing is fetched at test time.  Every page holdi
 widget is checked in both languages and both colour schemes: the calculators on their
 opening values and with an error shown, the planner on its opening result, on a training
 plan, and with a config error and a plan error shown.  Any violation fails the test and
-is printed as rule, node and message.
+is printed as rule, node and message.  Every page with a drawn figure is checked too, in
+both languages and schemes, with the figures' data tables open.
 
 axe cannot judge order, focus or announcements, so the planner is also driven from the
 keyboard: Tab visits its controls in reading order, each focused control shows a visible
@@ -168,6 +169,30 @@ def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, axe_tab: AxeTab)
             assert log.errors == [], (scheme, name, log.errors)
             assert log.requests == [], (scheme, name, log.requests)
     assert checked == len(SCHEMES) * (8 + 2 * len(CALCULATOR_PAGES))
+    assert not failures, "axe-core WCAG 2.1 AA violations (rule | node | message):\n" + "\n".join(failures)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_pages_with_figures_pass_axe_wcag_2_1_aa(language: str, axe_tab: AxeTab) -> None:
+    """Every page with a drawn figure (llmglossary.figures), its figures' data tables open, in both schemes."""
+    source = axe_source()
+    with_figures = sorted(
+        path.name
+        for path in (SITE / language).glob("*.html")
+        if 'class="drawn-figure' in path.read_text(encoding="utf-8")
+    )
+    assert len(with_figures) >= 10, "the drawn figures are missing from the built site: run `make html`"
+    failures: list[str] = []
+    page, log = axe_tab(language)
+    for scheme in SCHEMES:
+        page.emulate_media(color_scheme=scheme)
+        for name in with_figures:
+            page.goto(site_page(language, name).as_uri())
+            page.evaluate("document.querySelectorAll('details.drawn-figure-data').forEach(d => { d.open = true; })")
+            # The figures and their tables, and the page around them once per scheme and page.
+            failures += [f"{language} {scheme} {name} {line}" for line in run_axe(page, source)]
+            assert log.errors == [], (scheme, name, log.errors)
+            assert log.requests == [], (scheme, name, log.requests)
     assert not failures, "axe-core WCAG 2.1 AA violations (rule | node | message):\n" + "\n".join(failures)
 
 

@@ -41,6 +41,7 @@ FEATURES = (
     "copycode",
     "themestrings",
     "conceptmap",
+    "figures",
     "mystsettings",
     "i18nparses",
 )

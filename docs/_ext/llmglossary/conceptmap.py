@@ -27,12 +27,13 @@ import html
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
 from .glossary import Entry, GlossaryGraph, add_page_view, glossary
+from .glossary_html import add_stylesheet_where
 from .terminology import kept_in_english, terminology_path
 
 if TYPE_CHECKING:
@@ -411,13 +412,6 @@ def visit_concept_map(self: HTML5Translator, node: concept_map) -> None:
     raise nodes.SkipNode
 
 
-def add_stylesheet(
-    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
-) -> None:
-    if doctree is not None and any(doctree.findall(concept_map)):
-        app.add_css_file("conceptmap.css")
-
-
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.setup_extension("llmglossary.glossary")
     app.setup_extension("llmglossary.terminology")
@@ -426,5 +420,5 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_node(concept_map, html=(visit_concept_map, None))
     app.add_directive("concept-map", ConceptMapDirective)
     app.connect("doctree-resolved", fill_maps)
-    app.connect("html-page-context", add_stylesheet)
+    add_stylesheet_where(app, concept_map, "conceptmap.css")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

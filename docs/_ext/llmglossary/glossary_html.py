@@ -3,17 +3,19 @@
 * :func:`entry_link`: a link to a glossary entry, as the relation lines and the
   all-terms page show it;
 * :func:`inline_json`: data for a page's script, written into the page itself, since
-  pages opened from ``file://`` may not fetch anything.
+  pages opened from ``file://`` may not fetch anything;
+* :func:`add_stylesheet_where`: a stylesheet added only to the pages that hold a node.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 
 if TYPE_CHECKING:
+    from sphinx.application import Sphinx
     from sphinx.builders import Builder
 
     from .glossary import Entry
@@ -35,3 +37,15 @@ def inline_json(element_id: str, data: object) -> str:
     """
     text = json.dumps(data, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
     return f'<script type="application/json" id="{element_id}">{text}</script>'
+
+
+def add_stylesheet_where(app: Sphinx, node_class: type[nodes.Element], filename: str) -> None:
+    """Add stylesheet ``filename`` (from the static path) to each HTML page whose doctree holds a ``node_class``."""
+
+    def add_stylesheet(
+        app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
+    ) -> None:
+        if doctree is not None and any(doctree.findall(node_class)):
+            app.add_css_file(filename)
+
+    app.connect("html-page-context", add_stylesheet)

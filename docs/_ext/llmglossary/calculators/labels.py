@@ -143,7 +143,15 @@ def label_problems(kind: str, keys: list[str]) -> list[str]:
     >>> label_problems("memory", ["preset", "preset", "size", "precision", "gb", "gib", "error"])
     ['missing: reference_model, custom, params', 'unknown: size', 'repeated: preset']
     """
-    expected = LABELS[kind]
+    return keyed_problems(LABELS[kind], keys)
+
+
+def keyed_problems(expected: tuple[str, ...], keys: list[str]) -> list[str]:
+    """What is wrong with a keyed label list given the keys it must give once each (empty when nothing is).
+
+    >>> keyed_problems(("alt", "table"), ["alt", "alt", "x"])
+    ['missing: table', 'unknown: x', 'repeated: alt']
+    """
     problems = []
     missing = [key for key in expected if key not in keys]
     unknown = [key or "(no key)" for key in keys if key not in expected]
