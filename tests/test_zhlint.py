@@ -139,6 +139,12 @@ def test_simplified_table_excludes_characters_valid_in_traditional() -> None:
         ("對注意力分數做上限壓縮", ["second rendering '上限壓縮': the glossary writes '軟上限（soft-capping）'"]),
         ("後面介紹的偏離懲罰", ["second rendering '偏離懲罰': the glossary writes '偏移懲罰 (drift penalty)'"]),
         ("新的回歸測試必須轉綠", ["second rendering '回歸': the glossary writes '迴歸 (迴歸測試, a regression test)'"]),
+        # Seeded from the independent zh_TW review (M2, M3).
+        ("端到端 LLM 流程", ["mainland term '端到端': Taiwan writes '端對端 (end-to-end)'"]),
+        ("專家的 gate 投影與升維投影是同一個矩陣", [
+            "second rendering 'gate 投影': the glossary writes '閘控投影與升維投影 (the FFN gate and up projections)'"]),
+        ("同時持有 gate 與 up 兩個投影的輸出", [
+            "second rendering 'gate 與 up': the glossary writes '閘控投影與升維投影 (the FFN gate and up projections)'"]),
     ],
 )
 def test_mainland_words_and_second_renderings_are_named(text: str, expected: list[str]) -> None:

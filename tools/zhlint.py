@@ -96,6 +96,7 @@ MAINLAND_TERMS: dict[str, str] = {
     "[占佔]位符": "預留位置",
     "海量": "大量 or 龐大的",
     "卡頓": "停頓",
+    "端到端": "端對端 (end-to-end)",
     # Taiwan's statistics writes 概似 (最大概似估計); 似然 is the mainland word.
     "似然": "概似 (概似度, 最大概似估計)",
     # 放大模型, 擴大模型 and 加大模型 mean "make the model bigger"; 強大模型 is "a strong model".
@@ -128,6 +129,8 @@ HOUSE_TERMS: dict[str, str] = {
     # 稠密 pairs with 稀疏 (sparse); 密集 stays for things packed closely (levels dense near zero).
     "密集(?=模型|層|運算|峰值|前饋|段落)": "稠密 (a dense model, layer, computation or retrieval)",
     "門控": "閘控 (gated; the gate itself is 閘門)",
+    # A bare gate stays only in the FFN's code-like triple 「gate、up、down」.
+    "gate ?投影|gate ?[與及/] ?(?:up|升維)": "閘控投影與升維投影 (the FFN gate and up projections)",
     "上限壓縮": "軟上限（soft-capping）",
     "偏離懲罰": "偏移懲罰 (drift penalty)",
     # 回歸 is a return (回歸本業); statistics and testing write 迴歸.
