@@ -49,6 +49,8 @@ PAGES = {
         ```
 
         A paragraph about a {term}`KV cache` and the tokens in it.
+
+        The next page, {doc}`second`, is read after this one.
         """,
     "second.md": """\
         # Second page
@@ -129,6 +131,8 @@ def test_snippet_files_hold_first_sentences_and_passages(built_site: BuildResult
     first = script_data(result.outdir / "_static" / "glossarysearch" / "first.js")
     assert "A paragraph about a KV cache and the tokens in it." in first["texts"]
     assert first["texts"][0] == "First page"
+    # A {doc} reference shows the page's title, as the rendered link does, though that page is read later.
+    assert "The next page, Second page, is read after this one." in first["texts"]
 
 
 def test_an_incremental_build_rewrites_only_the_changed_page_and_a_parallel_build_writes_the_same(

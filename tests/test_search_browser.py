@@ -86,12 +86,24 @@ def test_zh_hits_say_glossary_entry_and_command_in_chinese(tab: Tab) -> None:
     assert log.errors == [] and log.requests == []
 
 
-@pytest.mark.parametrize("language", ["en", "zh_TW"])
-def test_result_titles_show_text_not_html_entities(tab: Tab, language: str) -> None:
+@pytest.mark.parametrize(("language", "command_title"), [("en", "file's tensors"), ("zh_TW", ".gguf 檔案的張量")])
+def test_result_titles_show_text_not_html_entities(tab: Tab, language: str, command_title: str) -> None:
     page, log = search_page(tab, language, "gguf")
     titles = page.eval_on_selector_all("#search-results ul.search > li > a", "links => links.map((a) => a.textContent)")
-    assert any("file's tensors" in title for title in titles), titles[:5]
+    assert any(command_title in title for title in titles), titles[:5]
     assert [title for title in titles if re.search(r"&(#x?[0-9a-fA-F]+|[a-z]+);", title)] == []
+    assert log.errors == [] and log.requests == []
+
+
+def test_zh_command_hits_are_titled_as_the_translated_reference_shows_them(tab: Tab) -> None:
+    """The index took each command's title from llmcalc/cli.py's English help, not the page's translation."""
+    page, log = search_page(tab, "zh_TW", "kv-cache")
+    commands = page.eval_on_selector_all(
+        "#search-results ul.search > li",
+        "items => items.filter((i) => i.textContent.includes('命令，於')).map((i) => i.querySelector('a').textContent)",
+    )
+    assert "llmcalc kv-cache：幾種上下文長度的 KV 快取位元組數" in commands, commands
+    assert [title for title in commands if re.search(r"[A-Za-z]+ [a-z]+ [a-z]+", title)] == []
     assert log.errors == [] and log.requests == []
 
 

@@ -139,6 +139,18 @@ def test_simplified_table_excludes_characters_valid_in_traditional() -> None:
         ("對注意力分數做上限壓縮", ["second rendering '上限壓縮': the glossary writes '軟上限（soft-capping）'"]),
         ("後面介紹的偏離懲罰", ["second rendering '偏離懲罰': the glossary writes '偏移懲罰 (drift penalty)'"]),
         ("新的回歸測試必須轉綠", ["second rendering '回歸': the glossary writes '迴歸 (迴歸測試, a regression test)'"]),
+        # Seeded from the independent zh_TW review (M2, M3).
+        ("端到端 LLM 流程", ["mainland term '端到端': Taiwan writes '端對端 (end-to-end)'"]),
+        ("專家的 gate 投影與升維投影是同一個矩陣", [
+            "second rendering 'gate 投影': the glossary writes '閘控投影與升維投影 (the FFN gate and up projections)'"]),
+        ("更新取決於當前輸入", ["mainland term '當前': Taiwan writes '目前, or 這一步的 for the current step'"]),
+        ("``repeat_kv`` 是展開的視圖", [
+            "mainland term '視圖': Taiwan writes 'view (a tensor view, as PyTorch names it) or 檢視'"]),
+        ("前 k 個路由權重", ["second rendering '前 k 個': the glossary writes \"top-k (the router's top-k, as POLICY.md writes it)\""]),
+        ("（Kaplan et al. 2020 第 2.1 節）", ["second rendering 'et al.': the glossary writes '等人 (Kaplan 等人，2020)'"]),
+        ("從開頭（0 %）到結尾", ["second rendering '0 %': the glossary writes '50% (no space before the percent sign)'"]),
+        ("同時持有 gate 與 up 兩個投影的輸出", [
+            "second rendering 'gate 與 up': the glossary writes '閘控投影與升維投影 (the FFN gate and up projections)'"]),
     ],
 )
 def test_mainland_words_and_second_renderings_are_named(text: str, expected: list[str]) -> None:
@@ -152,6 +164,7 @@ def test_mainland_words_and_second_renderings_are_named(text: str, expected: lis
         "資料前處理", "每個被評分詞元的損失", "部分詞元", "混合專家模型（MoE）", "在語言模型的脈絡裡", "第 1 到 5 頁", "第 10 頁",
         "prefill（預填）", "Tensor 核心", "縮放因子", "MCP 用戶端", "等量（striping）磁碟陣列", "預留位置", "大量文字", "停頓",
         "靠近零處密集，尾端稀疏", "稠密模型", "運算密集的工作", "閘控線性單元", "回歸本業", "迴歸測試",
+        "兩份清單都排得相當前面的文件", "gate、up、down 三個矩陣", "閘控投影與升維投影", "前面幾個", "50%",
     ],
 )
 def test_contexts_where_the_listed_words_are_fine(text: str) -> None:
@@ -221,6 +234,8 @@ def test_running_text_keeps_english_policy_terms_in_english(message: str, expect
         ("stores them as a preset", "存成預設組態", ["'預設組態' for 'preset': a preset is not a default: write 內建組態（preset） or 參考組態"]),
         ("a preset name with --recipe", "搭配 --recipe 的預設模型名稱", ["'預設模型' for 'preset': a preset is not a default: write 內建組態（preset） or 參考組態"]),
         ("$m$ rows and $n$ columns", "$m$ 列、$n$ 欄", []),
+        ("the layouts whose GPTQ sizes are refused", "GPTQ 大小會被拒絕的布局",
+         ["'布局' for 'layouts': a model's layout is 版型, as page 19 writes it"]),
         ("rows and columns", "排成列與行", ["'與行' for 'columns': a matrix column is 欄 throughout, never 行"]),
         ("runs the code line by line", "一行一行地執行", []),
         ("on top of a base model", "建立在基底模型上", []),

@@ -96,6 +96,9 @@ MAINLAND_TERMS: dict[str, str] = {
     "[占佔]位符": "預留位置",
     "海量": "大量 or 龐大的",
     "卡頓": "停頓",
+    "端到端": "端對端 (end-to-end)",
+    "(?<!相)當前": "目前, or 這一步的 for the current step",
+    "視圖": "view (a tensor view, as PyTorch names it) or 檢視",
     # Taiwan's statistics writes 概似 (最大概似估計); 似然 is the mainland word.
     "似然": "概似 (概似度, 最大概似估計)",
     # 放大模型, 擴大模型 and 加大模型 mean "make the model bigger"; 強大模型 is "a strong model".
@@ -128,6 +131,11 @@ HOUSE_TERMS: dict[str, str] = {
     # 稠密 pairs with 稀疏 (sparse); 密集 stays for things packed closely (levels dense near zero).
     "密集(?=模型|層|運算|峰值|前饋|段落)": "稠密 (a dense model, layer, computation or retrieval)",
     "門控": "閘控 (gated; the gate itself is 閘門)",
+    "前 ?k ?個": "top-k (the router's top-k, as POLICY.md writes it)",
+    r"et al\.": "等人 (Kaplan 等人，2020)",
+    r"\d %": "50% (no space before the percent sign)",
+    # A bare gate stays only in the FFN's code-like triple 「gate、up、down」.
+    "gate ?投影|gate ?[與及/] ?(?:up|升維)": "閘控投影與升維投影 (the FFN gate and up projections)",
     "上限壓縮": "軟上限（soft-capping）",
     "偏離懲罰": "偏移懲罰 (drift penalty)",
     # 回歸 is a return (回歸本業); statistics and testing write 迴歸.
@@ -163,6 +171,7 @@ CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     # An identifier such as ``sgd-momentum`` is not the word momentum in the sentence.
     (re.compile(r"(?s)^(?!.*(?<![-_])\bmomentum\b).*?(?P<said>\bmoments?\b)"), re.compile("動量"),
      "Adam's moments are 動差 (一階動差 is the momentum, 二階動差 is not)"),
+    (re.compile(r"\blayouts?\b"), re.compile("布局"), "a model's layout is 版型, as page 19 writes it"),
     (re.compile(r"(?is)^(?!.*\bvocabular).*?(?P<said>\bglossary\b)"), re.compile("詞彙表"),
      "the site is a 術語表; 詞彙表 is a model's vocabulary"),
 )

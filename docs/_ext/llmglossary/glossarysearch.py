@@ -52,7 +52,7 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.domains import Domain, ObjType
 from sphinx.locale import _
-from sphinx.util import logging
+from sphinx.util import docname_join, logging
 
 from .glossary import Entry, GlossaryGraph, glossary
 from .readertext import plain_text, skipped_in_search
@@ -261,6 +261,26 @@ def citation_labels(config: Any) -> Callable[[nodes.Node], str | None]:
     return shown_as
 
 
+_TITLE_OF = re.compile("\ufff9(?P<docname>[^\ufffa]*)\ufffa")
+"""Where a passage shows another page's title: its docname between two interlinear annotation marks."""
+
+
+def title_placeholders(node: nodes.Node) -> str | None:
+    """A ``{doc}`` reference without text of its own, as a placeholder for the page's title.
+
+    When a page is read, such a reference still shows the docname (``01-what-an-llm-does``),
+    and the page it names may not be read yet; :func:`page_passages` puts the title in.
+    """
+    if isinstance(node, addnodes.pending_xref) and node.get("reftype") == "doc" and not node.get("refexplicit"):
+        return f"\ufff9{docname_join(node['refdoc'], node['reftarget'])}\ufffa"
+    return None
+
+
+def with_titles(text: str, titles: dict[str, str]) -> str:
+    """``text`` with each title placeholder replaced by the page's title (its docname if it has none)."""
+    return _TITLE_OF.sub(lambda match: titles.get(match["docname"], match["docname"]), text)
+
+
 def document_passages(document: nodes.Node, shown_as: Callable[[nodes.Node], str | None] | None = None) -> Passages:
     """The paragraphs, titles, terms and signatures of a document, as plain text, in order.
 
@@ -296,7 +316,7 @@ class GlossarySearchDomain(Domain):
         "alias": ObjType(_("glossary term"), searchprio=ALIAS_PRIORITY),
     }
     initial_data: ClassVar[dict[str, Any]] = {"passages": {}}
-    data_version = 4
+    data_version = 5  # 5: passages hold title placeholders
 
     @property
     def store(self) -> SearchData:
@@ -306,7 +326,13 @@ class GlossarySearchDomain(Domain):
         return str(type.lname)  # what a search hit shows: "glossary term", not the domain's label too
 
     def process_doc(self, env: BuildEnvironment, docname: str, document: nodes.document) -> None:
-        self.store["passages"][docname] = document_passages(document, citation_labels(env.config))
+        citation = citation_labels(env.config)
+
+        def shown_as(node: nodes.Node) -> str | None:
+            label = citation(node)
+            return label if label is not None else title_placeholders(node)
+
+        self.store["passages"][docname] = document_passages(document, shown_as)
 
     def clear_doc(self, docname: str) -> None:
         self.store["passages"].pop(docname, None)
@@ -429,10 +455,12 @@ def page_passages(env: BuildEnvironment) -> dict[str, Passages]:
     store = cast("GlossarySearchDomain", env.domains["glossarysearch"])
     store_of_entries = glossary(env)
     listed = [" / ".join(dict.fromkeys(entry.record["names"])) for entry in store_of_entries.graph().entries]
+    titles = {docname: plain_text(title) for docname, title in env.titles.items()}
     pages = {}
-    for docname, passages in sorted(store.store["passages"].items()):
+    for docname, read in sorted(store.store["passages"].items()):
         if docname not in env.found_docs:
             continue
+        passages = Passages(texts=[with_titles(text, titles) for text in read["texts"]], sections=read["sections"])
         if store_of_entries.store["shows_all"].get(docname):
             passages = Passages(texts=passages["texts"] + listed, sections=passages["sections"])
         if passages["texts"]:

@@ -92,9 +92,7 @@ RAISES = [
 """The contract every public llmcalc function and class keeps (its validation lives in ``llmcalc._validate``)."""
 
 
-def document_raised_errors(
-    app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
-) -> None:
+def document_raised_errors(app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]) -> None:
     """Give each llmcalc function, method and class entry the errors it raises on bad input."""
     if what in ("function", "method", "class") and name.startswith("llmcalc.") and "Raises" not in lines:
         lines.extend(RAISES)
@@ -137,6 +135,51 @@ class TranslateCommandLineReference(SphinxTransform):
                     node.source, node.line = section.source or self.document["source"], section.line or 1
 
 
+def title_commands_as_shown(app: Sphinx, doctree: nodes.document) -> None:
+    """Title each command's search hit with the description its page shows, translated.
+
+    sphinx-argparse registers a command with the parser's description as it is in
+    ``llmcalc/cli.py`` (``ArgParseDomain.add_argparse_command``), and the search index
+    titles the command's hit with it: English on the zh_TW search page too.  Once the
+    page is read and translated, the paragraph that opens the command's section (or
+    that precedes the top-level command's anchor) holds the text the page shows.  The
+    title leads with the command (``llmcalc kv-cache：幾種上下文長度的 KV 快取位元組數``):
+    Sphinx matches an object's query against its title, so a reader who types the
+    command's name still finds it, as the English description happened to let one.
+    """
+    if "sphinxarg.ext" not in app.extensions or app.config.language == "en":
+        return  # the parser's own text is what the English page shows
+    domain = app.env.get_domain("commands")
+    shown: dict[str, str] = {}
+    opening: nodes.Node | None
+    for node in doctree.findall(nodes.Element):
+        if isinstance(node, nodes.section):
+            opening = next((child for child in node.children if isinstance(child, nodes.paragraph)), None)
+        elif node["ids"] and node.parent is not None:
+            # The top-level command's anchor: docutils has moved it from its target to the usage block
+            # that follows, so the description is the paragraph before that target.
+            siblings = node.parent[: node.parent.index(node)]
+            before = [sibling for sibling in siblings if not isinstance(sibling, nodes.target)]
+            opening = before[-1] if before else None
+        else:
+            continue
+        if isinstance(opening, nodes.paragraph):
+            for node_id in node["ids"]:
+                shown.setdefault(node_id, " ".join(opening.astext().split()))
+    # Each entry is (command, description, type, docname, anchor, priority).
+    domain.data["commands"] = [
+        (
+            command,
+            f"{command}：{shown[anchor]}" if docname == app.env.docname and anchor in shown else description,
+            kind,
+            docname,
+            anchor,
+            priority,
+        )
+        for command, description, kind, docname, anchor, priority in domain.data["commands"]
+    ]
+
+
 def depart_field_name(self: HTML5Translator, node: nodes.Element) -> None:
     """Close a field's label with the colon of the page's language (docutils writes ``:`` always)."""
     colon = "：" if self.config.language.startswith("zh") else ":"
@@ -150,9 +193,11 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("autodoc-process-docstring", drop_inherited_docstrings_of_constants, priority=100)
     app.connect("autodoc-process-docstring", document_raised_errors, priority=100)
     app.connect("source-read", note_parser_dependencies)
+    app.connect("doctree-read", title_commands_as_shown)
     if version("sphinx-argparse") in UNTRANSLATED_HELP_VERSIONS:
         app.add_transform(TranslateCommandLineReference)
     if version("sphinx-codeautolink") in RST_ONLY_CACHE_VERSIONS:
         app.connect("builder-inited", restore_saved_examples, priority=600)  # after codeautolink loads its cache
-    # env_version: environments saved before pages recorded their parser dependencies are read again.
-    return {"version": "1.1", "env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}
+    # env_version: environments saved before pages recorded their parser dependencies (2), or before commands
+    # were titled as their page shows them (3), are read again.
+    return {"version": "1.1", "env_version": 3, "parallel_read_safe": True, "parallel_write_safe": True}
