@@ -121,6 +121,19 @@ EXPECTED: dict[str, tuple[str, list[str], list[tuple[object, ...]]]] = {
                         ["{'weights': 14.0, 'gradients': 14.0, 'optimizer_states': 56.0, 'master_weights': 28.0}"],
                         [("weights", 2, 14.0), ("gradients", 2, 14.0), ("optimizer_states", 8, 56.0),
                          ("master_weights", 4, 28.0)]),
+    # Page 19's worked example: the four plans its first doctest prints, in GiB.
+    "plan-breakdown": ("19-will-it-fit",
+                       ["{'weights': 12.55, 'kv_cache': 2.0, 'reserve': 1.0} total: 15.55",
+                        "{'weights': 12.55, 'gradients': 12.55, 'optimizer_states': 25.1, 'activations': 12.3, "
+                        "'reserve': 1.0} total: 63.51",
+                        "{'weights': 12.55, 'gradients': 12.55, 'optimizer_states': 75.31, 'activations': 12.3, "
+                        "'reserve': 1.0} total: 113.71",
+                        "{'weights': 4.12, 'gradients': 0.03, 'optimizer_states': 0.06, 'activations': 16.06, "
+                        "'reserve': 1.0} total: 21.27"],
+                       [("inference", 12.55, 2.0, 0.0, 0.0, 0.0, 1.0, 15.55),
+                        ("full_bf16", 12.55, 0.0, 12.55, 25.1, 12.3, 1.0, 63.51),
+                        ("full_mixed", 12.55, 0.0, 12.55, 75.31, 12.3, 1.0, 113.71),
+                        ("qlora", 4.12, 0.0, 0.03, 0.06, 16.06, 1.0, 21.27)]),
 }
 
 

@@ -806,6 +806,41 @@ def draw_training(canvas: Canvas, labels: dict[str, str], fmt: Format) -> None:
     ax.set(xlabel=labels["gb"], yticks=[], ylim=(-0.4, 0.9), xlim=(0, left * 1.02))
 
 
+# -- Page 19: the worked example's memory, part by part (Llama 2 7B) -----------------------------------------
+
+PLAN_PARTS = ("weights", "kv_cache", "gradients", "optimizer_states", "activations", "reserve")
+
+
+def plan_rows() -> Rows:
+    """The page's first example: inference at 4,096 tokens, full fine-tuning (BF16 and as DeepSpeed keeps it) and
+    QLoRA at rank 16, on sequences of 2,048 tokens, each part in GiB to the hundredth as the example prints it."""
+    from llmcalc.planner import plan_inference, plan_training
+
+    cfg = lc.get_preset("llama-2-7b")
+    plans = (("inference", plan_inference(cfg, context=4096)),
+             ("full_bf16", plan_training(cfg, task="full", seq_len=2048)),
+             ("full_mixed", plan_training(cfg, task="full", seq_len=2048, precision="mixed")),
+             ("qlora", plan_training(cfg, task="qlora", seq_len=2048, rank=16)))
+    return tuple((Label(name), *(round(getattr(plan, part) / lc.GiB, 2) for part in PLAN_PARTS),
+                  round(plan.total / lc.GiB, 2)) for name, plan in plans)
+
+
+def draw_plans(canvas: Canvas, labels: dict[str, str], fmt: Format) -> None:
+    ax = axes(canvas)
+    rows = plan_rows()
+    lefts = np.zeros(len(rows))
+    for index, part in enumerate(PLAN_PARTS):
+        values = np.array([num(row[1 + index]) for row in rows])
+        ax.barh(range(len(rows)), values, left=lefts, label=labels[part], height=0.6)
+        lefts += values
+    for position, row in enumerate(rows):
+        ax.text(num(row[-1]) + 1, position, fmt(num(row[-1])), va="center")
+    ax.set_yticks(range(len(rows)), [labels[row[0].key] for row in rows])
+    ax.invert_yaxis()
+    ax.set(xlabel=labels["gib"], xlim=(0, max(num(row[-1]) for row in rows) * 1.15))
+    ax.legend(frameon=False, fontsize=8, loc="lower right")
+
+
 FIGURES: dict[str, Figure] = {
     "lr-cosine": Figure(("step", "lr"), ("step", "lr"), cosine_rows, draw_cosine),
     "lr-warmup": Figure(("step", "lr", "warmup"), ("step", "lr"), warmup_rows, draw_warmup),
@@ -853,5 +888,7 @@ FIGURES: dict[str, Figure] = {
                      router_rows, draw_router),
     "training-memory": Figure((*ZERO_PARTS, "bytes", "gb", "part", "per_parameter"), ("part", "per_parameter", "gb"),
                               training_rows, draw_training, size=(6.4, 2.2)),
+    "plan-breakdown": Figure((*PLAN_PARTS, "inference", "full_bf16", "full_mixed", "qlora", "gib", "plan", "total"),
+                             ("plan", *PLAN_PARTS, "total"), plan_rows, draw_plans, size=(6.4, 3.0)),
 }
 """Figure name (the directive's argument) -> figure."""
