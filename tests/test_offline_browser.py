@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -88,3 +89,24 @@ def test_site_root_sends_readers_to_their_language(locale: str, edition: str) ->
         page.goto((BUILD / "index.html").as_uri())
         page.wait_for_url(f"**/{edition}/index.html")
     assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize(
+    ("language", "docname", "word"),
+    [("en", "concept-map", "token"), ("en", "19-will-it-fit", "kv"),
+     ("zh_TW", "concept-map", "詞元"), ("zh_TW", "19-will-it-fit", "kv")],
+)
+def test_search_highlighting_skips_svg_titles(tab: Tab, language: str, docname: str, word: str) -> None:
+    """A reader arriving from a search with ``word`` highlighted: no error, the word marked in the page.
+
+    The concept map's nodes and the drawn figures name themselves with SVG ``<title>``
+    elements that contain the word; Sphinx's highlighting asks an SVG parent for its
+    bounding box, which a ``<title>`` lacks, so they carry the class it skips.
+    """
+    page, log = tab(language)
+    log.errors.clear()
+    page.goto((BUILD / language / f"{docname}.html").as_uri() + "?highlight=" + quote(word), wait_until="load")
+    page.evaluate(SETTLED)
+    assert log.errors == []
+    assert page.locator("svg title").filter(has_text=word).count() > 0
+    assert page.locator(".highlighted").count() > 0

@@ -145,8 +145,9 @@
         "cards", cards.map(function (c) { return c[0] + " " + format.gib(c[1] * GIB) + " GiB"; }).join(", "));
       var svg = element("svg", { viewBox: "0 0 " + WIDTH + " " + HEIGHT, role: "img", class: "planner-chart-svg",
         "aria-labelledby": id + "-title " + id + "-desc" });
-      svg.appendChild(element("title", { id: id + "-title" }, title));
-      svg.appendChild(element("desc", { id: id + "-desc" }, summary));
+      // Sphinx's search highlighting skips "nohighlight": it would call getBBox on these, which they lack.
+      svg.appendChild(element("title", { id: id + "-title", class: "nohighlight" }, title));
+      svg.appendChild(element("desc", { id: id + "-desc", class: "nohighlight" }, summary));
       for (var tick = 0; tick <= top + step / 2; tick += step) {
         svg.appendChild(element("line", { x1: LEFT, x2: WIDTH - RIGHT, y1: yAt(tick), y2: yAt(tick),
           class: "planner-chart-grid" }));

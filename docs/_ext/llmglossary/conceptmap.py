@@ -33,7 +33,7 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
 from .glossary import Entry, GlossaryGraph, add_page_view, glossary
-from .glossary_html import add_stylesheet_where
+from .glossary_html import NOT_HIGHLIGHTED, add_stylesheet_where
 from .terminology import kept_in_english, terminology_path
 
 if TYPE_CHECKING:
@@ -300,7 +300,7 @@ def render_svg(app: Sphinx, fromdocname: str, graph: GlossaryGraph, label: str, 
         f'<svg xmlns="http://www.w3.org/2000/svg" class="concept-map-svg" width="{width:.0f}" '
         f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" font-size="{FONT_SIZE}" '
         f'role="group" aria-labelledby="concept-map-{serial}-title">',
-        f'<title id="concept-map-{serial}-title">{escape(label)}</title>',
+        f'<title id="concept-map-{serial}-title" class="{NOT_HIGHLIGHTED}">{escape(label)}</title>',
     ]
     out.append('<g class="cm-sections">')
     for column in columns:
@@ -310,7 +310,7 @@ def render_svg(app: Sphinx, fromdocname: str, graph: GlossaryGraph, label: str, 
             for line, part in enumerate(lines)
         )
         out.append(
-            f'<a href="{href(column.docname)}"><title>{escape(column.title)}</title>'
+            f'<a href="{href(column.docname)}"><title class="{NOT_HIGHLIGHTED}">{escape(column.title)}</title>'
             f'<text class="cm-section" font-weight="bold">{text}</text></a>'
         )
     out.append("</g>")
@@ -341,7 +341,8 @@ def render_svg(app: Sphinx, fromdocname: str, graph: GlossaryGraph, label: str, 
         name = node.entry.name
         label_width = node.column.width - 2 * LABEL_PADDING
         out.append(
-            f'<a href="{href(node.entry.docname, node.entry.anchor)}"><title>{escape(name)}</title>'
+            f'<a href="{href(node.entry.docname, node.entry.anchor)}">'
+            f'<title class="{NOT_HIGHLIGHTED}">{escape(name)}</title>'
             f'<rect x="{node.left:.0f}" y="{node.y - NODE_HEIGHT / 2:.0f}" width="{node.column.width:.0f}" '
             f'height="{NODE_HEIGHT}" rx="3" fill="#fff" stroke="#999"/>'
             f'<text x="{node.left + LABEL_PADDING:.0f}" y="{node.y + FONT_SIZE * 0.35:.0f}">'

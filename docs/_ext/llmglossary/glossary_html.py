@@ -14,6 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 
+NOT_HIGHLIGHTED = "nohighlight"
+"""The class Sphinx's search highlighting skips, set on every SVG ``<title>`` the extensions write.
+
+A ``<title>`` is not drawn and has no bounding box: Sphinx's ``sphinx_highlight.js``
+(9.0.4) wraps a searched word found in one and then calls its ``getBBox``, which
+throws and stops the rest of the page's highlighting.  The fix for Sphinx is in
+``upstream/sphinx-highlight-svg-title``; once released, the class is still right
+(a tooltip has nothing to highlight).
+"""
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.builders import Builder

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from babel.numbers import format_decimal
 
+from ..glossary_html import NOT_HIGHLIGHTED
 from .catalog import FIGURES
 
 if TYPE_CHECKING:
@@ -94,7 +95,8 @@ def inline(svg: str, *, prefix: str, alt: str) -> str:
     title_id = f"{prefix}-title"
     root = (f'<svg role="img" aria-labelledby="{title_id}" class="drawn-figure-svg" font-family="sans-serif" '
             'stroke-linejoin="round" stroke-linecap="butt"')
-    return svg.replace("<svg", root, 1).replace(">", f'><title id="{title_id}">{html.escape(alt)}</title>', 1)
+    title = f'<title id="{title_id}" class="{NOT_HIGHLIGHTED}">{html.escape(alt)}</title>'
+    return svg.replace("<svg", root, 1).replace(">", ">" + title, 1)
 
 
 @cache
