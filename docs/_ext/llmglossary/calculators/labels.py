@@ -45,6 +45,7 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_model_too_large", "refusal_no_default_targets",
     "refusal_engine_needs_dense", "refusal_tensor_parallel_does_not_divide", "refusal_pipeline_parallel_out_of_range",
     "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype", "refusal_setup_leaves_fp32",
+    "refusal_vllm_engine_unmodelled", "refusal_vllm_window_pattern_unchecked",
 )
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
