@@ -1313,8 +1313,8 @@
       weights = Object.keys(parts).reduce(function (sum, key) { return sum + parts[key]; }, 0n);
     } else {
       // llmcalc.engines._weights_per_gpu: every expert split like one MLP n_experts times as wide, the router whole.
-      var wide = cfg.n_experts > 1 ? Object.assign({}, cfg, { n_experts: 1n, experts_per_token: 1n, model_type: "",
-        d_ff: big(cfg.n_experts) * big(cfg.expert_d_ff || cfg.d_ff), expert_d_ff: 0n }) : cfg;
+      var wide = cfg.n_experts > 1 ? MC.modelConfig(Object.assign({}, cfg, { n_experts: 1n, experts_per_token: 1n,
+        model_type: "", d_ff: big(cfg.n_experts) * big(cfg.expert_d_ff || cfg.d_ff), expert_d_ff: 0n })) : cfg;
       weights = parallelInferencePlans(wide, { context: 1, batch: 1, weightFormat: options.weightFormat,
                                                 kvFormat: options.kvFormat }, tp, 1)[0].weights;
       if (cfg.n_experts > 1) {
