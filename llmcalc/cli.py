@@ -508,6 +508,7 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
                  "--non-torch-gib as your log prints 'non_torch_memory'")
     longest = plan.longest_model_len(context_search_limit(cfg, beyond_trained=args.beyond_trained_context))
     result["largest_context"] = longest
+    result["blocks_per_request"] = plan.blocks_per_request()
     text += f"; longest max_model_len that starts: {longest:,d}" + _trained_note(cfg, args.context)
     text += vllm_layers_note(cfg, plan)
     if args.vllm_version == "before-0.20":

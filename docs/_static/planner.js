@@ -1347,7 +1347,8 @@
     var perRequest = blocksPerRequest(length);
     return { requested: requested, weights: weights, profile_peak: peak, non_torch: nonTorch,
              block_bytes: blockBytes, blocks: blocks, block_size: blockSize, max_model_len: big(length),
-             available_kv: available, kv_tokens: tokens,
+             available_kv: available, kv_tokens: tokens, kv_groups: groups, window_groups: windowGroups,
+             window_span: span, blocks_per_request: perRequest,
              max_concurrency: grouped ? Number(blocks) / Number(perRequest) : Number(tokens) / length,
              starts: grouped ? blocks >= perRequest : tokens >= big(length),
              /* llmcalc.engines.VllmPlan.longest_model_len */
@@ -1684,8 +1685,31 @@
        * tells their size. */
       var graphsNote = options.vllmVersion === "before-0.20" ? root.dataset.vllmBeforeNote
         : options.cudaGraphBytes === 0 ? root.dataset.vllmGraphsNote : "";
-      render(shown, result.requested, cfg, options,
-        [verdict, result.starts, [root.dataset.largestMaxModelLen, longest, ""], graphsNote]);
+      render(shown, result.requested, cfg, options, [verdict, result.starts,
+        [root.dataset.largestMaxModelLen, longest, ""], [vllmLayersNote(cfg, result), graphsNote].filter(Boolean)
+          .join(" ")]);
+    }
+
+    /* llmcalc.engines.vllm_layers_note, in the page's words: how windowed layers and experts were counted. */
+    function vllmLayersNote(cfg, result) {
+      var notes = [];
+      var windowed = cfg.sliding_window > 0 ? big(cfg.sliding_window_layers) : 0n;
+      var layerWords = function (template) {
+        return fill(fill(fill(template, "windowed", format.count(windowed)), "layers", format.count(cfg.n_layers)),
+                    "window", format.count(cfg.sliding_window));
+      };
+      if (windowed > 0n && result.window_groups > 0n) {
+        notes.push(fill(fill(fill(layerWords(root.dataset.vllmWindowHybridNote), "span", format.count(result.window_span)),
+          "blocks", format.count(result.blocks_per_request)),
+          "full", format.count(ceilDiv(result.max_model_len, result.block_size) * result.kv_groups)));
+      } else if (windowed > 0n) {
+        notes.push(layerWords(root.dataset.vllmWindowFullNote));
+      }
+      if (cfg.n_experts > 1) {
+        notes.push(fill(fill(root.dataset.vllmExpertsNote, "experts", format.count(cfg.n_experts)), "active",
+                        format.count(cfg.experts_per_token)));
+      }
+      return notes.join(" ");
     }
 
     function largest(cfg, options, budget) {
