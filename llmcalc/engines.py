@@ -213,7 +213,7 @@ def vllm_fused_moe_bytes(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1
     expert ids and their positions (4 bytes each a route) are live.  Every expert's weights are resident, so
     the weights count all of them (:func:`plan_vllm`); this is the working memory only.  vLLM 0.6.5 kept the
     down projection's output in a third buffer of ``d_model`` values a route (``d_model`` more a route than here,
-    4 % of Mixtral's peak).
+    8 % of Mixtral's peak).
 
     Examples
     --------
@@ -410,6 +410,14 @@ def plan_vllm(
     of blocks, each of every token's keys and values for its own heads.  Give
     ``non_torch_bytes`` as the log prints it: with tensor parallelism NCCL's
     buffers make it larger (3.58 GiB on each of two GPUs in vLLM pull request 10511).
+
+    A mixture of experts keeps every expert in the weights (each GPU a ``1/tensor_parallel`` slice of every
+    expert and the whole router) and peaks in its fused experts (:func:`vllm_fused_moe_bytes`).  A model
+    with a sliding window is sized as the release does: ``hybrid_kv_cache=False`` (vLLM before 0.20 as the
+    planner models it: the V0 engine, and V1 without its hybrid KV-cache manager) keeps every layer's KV
+    cache for the whole ``max_model_len``; ``hybrid_kv_cache=True`` (0.20 and later, and 0.10.2, read) groups
+    the layers and gives a windowed layer's request only its window (:meth:`VllmPlan.blocks_per_request`).
+    Windows on some layers other than every other one are refused, not approximated.
 
     Examples
     --------
