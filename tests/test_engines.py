@@ -204,8 +204,8 @@ def test_sampler_warm_up_grows_with_sequences_and_vocabulary() -> None:
 def test_a_log_whose_peak_rules_out_the_default_sequences_is_set_aside() -> None:
     # Issue 10517's 35k comment printed a peak 0.06 GiB above the weights: below even the 16-bit and FP32 logits of
     # 256 sequences, so its settings are not vLLM's defaults and the comment does not give them.
-    [log] = [log for log in ALL_LOGS if "settings_unknown" in log]
-    assert log["id"] == "issue-10517-35k-chunked"
+    [log] = [log for log in ALL_LOGS if log["id"] == "issue-10517-35k-chunked"]
+    assert "settings_unknown" in log
     logits_alone = 256 * 128256 * (2 + 4)
     assert logits_alone / GiB > 0.06 * 2
 
@@ -342,3 +342,16 @@ def test_what_the_engine_has_not_checked_is_refused_by_name(change: dict[str, in
     with pytest.raises(Refusal) as caught:
         plan_vllm(replace(get_preset("gemma-2-9b"), **change), 80 * GiB, max_model_len=8192)
     assert caught.value.code == code
+
+
+def test_the_one_published_log_of_mistral_7b_s_shapes_is_refused_as_planned_and_its_gap_stated() -> None:
+    # Bonito issue 7: a Mistral-7B-v0.1 fine-tune on an A10G, max seq len 32,768, vLLM's KV cache 16,816 tokens
+    # (version and card total not given, so out of the 5 % check). The window does not shrink the pool before
+    # 0.20: the planner gives 18,432 tokens, the 9.6 % the data's note states, and vLLM's verdict, no start.
+    [log] = [log for log in ALL_LOGS if log["id"] == "bonito-7-a10g-mistral"]
+    card = next(card for card in CARDS if card.key == log["listed_card"])
+    assert card.process_gib is None  # no published total for the A10G: the planner's estimate
+    plan = _plan({**log, "gpu_total_gib": card.total_bytes / GiB})
+    assert plan.kv_tokens == 18432 and not plan.starts and log["printed_tokens"] < log["max_model_len"]
+    assert round(plan.kv_tokens / log["printed_tokens"] - 1, 3) == 0.096
+    assert "9.6 %" in log["settings_unknown"]
