@@ -34,6 +34,7 @@ from .engines import (
     VLLM_VERSIONS,
     plan_generate,
     plan_vllm,
+    vllm_layers_note,
 )
 from .errors import refusal
 from .fmt import format_bytes, format_count
@@ -478,7 +479,7 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
                      kv_format=args.kv_format,
                      cuda_graph_bytes=check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20,
                      tensor_parallel=args.tensor_parallel, non_torch_bytes=round(non_torch * GiB),
-                     max_num_seqs=args.max_num_seqs)
+                     max_num_seqs=args.max_num_seqs, hybrid_kv_cache=args.vllm_version == "0.20+")
     parts = {"budget": plan.requested, "weights": plan.weights, "profile_peak": plan.profile_peak,
              "non_torch_and_cuda_graphs": plan.non_torch, "kv_cache": plan.blocks * plan.block_bytes}
     rows = [(name.replace("_", " "), f"{value:,d}", format_bytes(value)) for name, value in parts.items()]
@@ -505,9 +506,11 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
         text += ("\n\nnote: memory outside PyTorch is taken as 0.35 GiB, one GPU's; with tensor parallelism NCCL's "
                  "buffers make it larger (3.58 GiB on each of two GPUs in vLLM pull request 10511): give "
                  "--non-torch-gib as your log prints 'non_torch_memory'")
-    longest = min(plan.kv_tokens, context_search_limit(cfg, beyond_trained=args.beyond_trained_context))
+    longest = plan.longest_model_len(context_search_limit(cfg, beyond_trained=args.beyond_trained_context))
     result["largest_context"] = longest
+    result["blocks_per_request"] = plan.blocks_per_request()
     text += f"; longest max_model_len that starts: {longest:,d}" + _trained_note(cfg, args.context)
+    text += vllm_layers_note(cfg, plan)
     if args.vllm_version == "before-0.20":
         text += ("\n\nnote: planned as vLLM before 0.20, which captures its CUDA graphs after sizing this pool; "
                  "vLLM 0.20 and later take them from the pool and plan with 0.92 of the card: give "

@@ -33,7 +33,7 @@ vocabularies the sampler's warm-up is the larger: 1.22 GiB for Llama 3 8B's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import _validate as check
 from .config import ModelConfig
@@ -58,6 +58,7 @@ __all__ = [
     "ATTENTIONS",
     "TORCH_SORT_SMALL_ROW",
     "VLLM_BLOCK_SIZE",
+    "VLLM_FUSED_MOE_CHUNK",
     "VLLM_GPU_MEMORY_UTILIZATION",
     "VLLM_MAX_NUM_BATCHED_TOKENS",
     "VLLM_MAX_NUM_SEQS",
@@ -69,6 +70,8 @@ __all__ = [
     "plan_generate",
     "plan_vllm",
     "torch_sort_bytes",
+    "vllm_fused_moe_bytes",
+    "vllm_layers_note",
     "vllm_profile_peak",
     "vllm_sampler_peak",
 ]
@@ -113,6 +116,12 @@ VLLM_MAX_NUM_SEQS = 256
 256 in the V0 engine (``EngineArgs`` in the 0.6.5 wheel) and, in the V1 engine, on cards under
 70 GiB; V1 uses 1,024 on larger cards (``_set_default_args_v1`` in the 0.8.5 wheel).  Give the
 value your engine uses.
+"""
+
+VLLM_FUSED_MOE_CHUNK = 32768
+"""vLLM's ``VLLM_FUSED_MOE_CHUNK_SIZE``, the most tokens its fused mixture-of-experts layer works on at once.
+
+32,768 by default in ``vllm/envs.py`` of the 0.6.5, 0.10.2 and 0.20.0 wheels.
 """
 
 TORCH_SORT_SMALL_ROW = 4096
@@ -181,12 +190,48 @@ def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1, *
     >>> round(vllm_profile_peak(llama3, 20_000) / GiB, 2), round(vllm_profile_peak(llama3, 8192) / GiB, 2)
     (2.06, 1.22)
     """
-    cfg = _dense(cfg)
+    cfg = _vllm_model(cfg)
     n = check.count("max_num_batched_tokens", tokens, maximum=2**24)
-    # With tensor parallelism each GPU computes 1/tp of the MLP's width; the residual stream is whole on each.
-    width = cfg.d_ff // check.count("tensor_parallel", tensor_parallel)
-    mlp = 3 * width if cfg.ffn == "swiglu" else 2 * width
-    return max(n * ACTIVATION_BYTES * (3 * cfg.d_model + mlp), vllm_sampler_peak(cfg, n, max_num_seqs=max_num_seqs))
+    tp = check.count("tensor_parallel", tensor_parallel)
+    if cfg.is_moe:
+        mlp = vllm_fused_moe_bytes(cfg, n, tp)
+    else:
+        # With tensor parallelism each GPU computes 1/tp of the MLP's width; the residual stream is whole on each.
+        width = cfg.d_ff // tp
+        mlp = n * ACTIVATION_BYTES * (3 * width if cfg.ffn == "swiglu" else 2 * width)
+    return max(n * ACTIVATION_BYTES * 3 * cfg.d_model + mlp, vllm_sampler_peak(cfg, n, max_num_seqs=max_num_seqs))
+
+
+def vllm_fused_moe_bytes(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1) -> int:
+    """Bytes vLLM's fused mixture-of-experts layer allocates for ``tokens`` tokens, beyond its input and output.
+
+    ``fused_experts_impl`` (``vllm/model_executor/layers/fused_moe/fused_moe.py``, read in the 0.10.2 and 0.20.0
+    wheels) works on at most ``VLLM_FUSED_MOE_CHUNK_SIZE`` (:data:`VLLM_FUSED_MOE_CHUNK`) tokens at a time and
+    holds, for each of the ``experts_per_token`` routes of a token, one 16-bit buffer shared by the gate-and-up
+    output and the down projection's output (``max(N, d_model)`` values, ``N = 2 * expert_d_ff / tp``) and the
+    activated product (``N / 2``).  Before them the router's logits (16 bits an expert) and the top-k weights,
+    expert ids and their positions (4 bytes each a route) are live.  Every expert's weights are resident, so
+    the weights count all of them (:func:`plan_vllm`); this is the working memory only.  vLLM 0.6.5 kept the
+    down projection's output in a third buffer of ``d_model`` values a route (``d_model`` more a route than here,
+    8 % of Mixtral's peak).
+
+    Examples
+    --------
+    Mixtral 8x7B, 8,192 tokens on one GPU: two routes of 28,672 + 14,336 values in 16 bits a token.
+
+    >>> from llmcalc import get_preset, GiB
+    >>> vllm_fused_moe_bytes(get_preset("mixtral-8x7b"), 8192) // 8192
+    172072
+    """
+    cfg = _vllm_model(cfg)
+    n = check.count("max_num_batched_tokens", tokens, maximum=2**24)
+    tp = check.count("tensor_parallel", tensor_parallel)
+    routes = cfg.experts_per_token
+    chunk = min(n, VLLM_FUSED_MOE_CHUNK)
+    gate_up = 2 * cfg.routed_expert_d_ff // tp
+    workspace = chunk * routes * ACTIVATION_BYTES * (max(gate_up, cfg.d_model) + gate_up // 2)
+    routing = n * (ACTIVATION_BYTES * cfg.n_experts + 3 * 4 * routes)
+    return workspace + routing
 
 
 def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM_MAX_NUM_SEQS) -> int:
@@ -219,7 +264,7 @@ def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM
     >>> round(vllm_sampler_peak(get_preset("qwen2.5-7b"), 8192, max_num_seqs=1024) / GiB, 2)
     5.57
     """
-    cfg = _dense(cfg)
+    cfg = _vllm_model(cfg)
     n = check.count("max_num_batched_tokens", tokens, maximum=2**24)
     seqs = min(n, check.count("max_num_seqs", max_num_seqs, maximum=2**24))
     # The logits in 16 bits and in FP32, then the sort of the FP32 copy, row by row of the vocabulary.
@@ -232,6 +277,24 @@ def _dense(cfg: ModelConfig) -> ModelConfig:
         raise refusal("not_a_model_config", type=type(cfg).__name__)
     if cfg.n_experts > 1 or cfg.kv_lora_rank or cfg.sliding_window:
         raise refusal("engine_needs_dense", model_type=cfg.model_type or "custom")
+    return cfg
+
+
+def _vllm_model(cfg: ModelConfig) -> ModelConfig:
+    """The models :func:`plan_vllm` plans: dense or routed experts, full attention or the two window patterns checked.
+
+    Refused by name: latent attention, shared experts and leading dense layers (DeepSeek, Qwen-MoE: not checked
+    against vLLM's loading), and windows on some layers other than exactly half of them (Gemma 3's five windowed
+    layers to one, whose groups vLLM pads: not checked).
+    """
+    if not isinstance(cfg, ModelConfig):
+        raise refusal("not_a_model_config", type=type(cfg).__name__)
+    if cfg.kv_lora_rank or cfg.shared_expert_d_ff or cfg.dense_layers:
+        raise refusal("vllm_engine_unmodelled", model_type=cfg.model_type or "custom")
+    windowed = cfg.sliding_window_layers if cfg.sliding_window else 0
+    if windowed and windowed != cfg.n_layers and 2 * windowed != cfg.n_layers:
+        raise refusal("vllm_window_pattern_unchecked", model_type=cfg.model_type or "custom",
+                      windowed=windowed, full=cfg.n_layers - windowed)
     return cfg
 
 
@@ -251,6 +314,10 @@ class VllmPlan:
     blocks: int
     block_size: int
     max_model_len: int
+    kv_groups: int = 1
+    full_groups: int = 0
+    window_groups: int = 0
+    window_span: int = 0
 
     @property
     def available_kv(self) -> int:
@@ -259,18 +326,51 @@ class VllmPlan:
 
     @property
     def kv_tokens(self) -> int:
-        """The tokens of vLLM's KV-cache pool, what it prints as "GPU KV cache size"."""
-        return self.blocks * self.block_size
+        """The tokens of vLLM's KV-cache pool, what it prints as "GPU KV cache size".
+
+        With the hybrid KV-cache manager vLLM prints the pool's blocks shared out evenly over its groups
+        (``num_blocks // len(kv_cache_groups) * block_size`` in ``kv_cache_utils.py`` of 0.10.2 and 0.20.0).
+        """
+        return self.blocks // self.kv_groups * self.block_size
+
+    def blocks_per_request(self, max_model_len: int | None = None) -> int:
+        """The blocks one request of ``max_model_len`` tokens takes from the pool at most.
+
+        A full-attention group takes ``ceil(max_model_len / block_size)`` blocks; with the hybrid manager a
+        windowed group takes ``ceil(min(window - 1 + max_num_batched_tokens, max_model_len) / block_size) + 1``
+        (``SlidingWindowSpec.max_memory_usage_bytes``, one block more for a window that starts inside a block).
+        """
+        length = self.max_model_len if max_model_len is None else max_model_len
+        if not self.window_groups:
+            return -(-length // self.block_size)
+        window = -(-min(self.window_span, length) // self.block_size) + 1
+        return self.full_groups * -(-length // self.block_size) + self.window_groups * window
 
     @property
     def max_concurrency(self) -> float:
         """The "Maximum concurrency for max_model_len tokens per request" vLLM prints."""
+        if self.window_groups:
+            return self.blocks / self.blocks_per_request()
         return self.kv_tokens / self.max_model_len
 
     @property
     def starts(self) -> bool:
         """Whether vLLM starts, that is whether the pool holds one request of ``max_model_len`` tokens."""
+        if self.window_groups:
+            return self.blocks >= self.blocks_per_request()
         return self.kv_tokens >= self.max_model_len
+
+    def longest_model_len(self, limit: int) -> int:
+        """The longest ``max_model_len`` up to ``limit`` whose request the pool holds (0 if none), as vLLM's
+        ``estimate_max_model_len`` searches it."""
+        low, high = 0, check.count("limit", limit)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if self.blocks_per_request(middle) <= self.blocks:
+                low = middle
+            else:
+                high = middle - 1
+        return low
 
 
 def plan_vllm(
@@ -287,6 +387,7 @@ def plan_vllm(
     cuda_graph_bytes: int = 0,
     tensor_parallel: int = 1,
     max_num_seqs: int = VLLM_MAX_NUM_SEQS,
+    hybrid_kv_cache: bool = False,
 ) -> VllmPlan:
     """vLLM's KV-cache pool for ``cfg`` on one GPU of ``gpu_bytes``, as its start-up log reports it.
 
@@ -310,6 +411,14 @@ def plan_vllm(
     ``non_torch_bytes`` as the log prints it: with tensor parallelism NCCL's
     buffers make it larger (3.58 GiB on each of two GPUs in vLLM pull request 10511).
 
+    A mixture of experts keeps every expert in the weights (each GPU a ``1/tensor_parallel`` slice of every
+    expert and the whole router) and peaks in its fused experts (:func:`vllm_fused_moe_bytes`).  A model
+    with a sliding window is sized as the release does: ``hybrid_kv_cache=False`` (vLLM before 0.20 as the
+    planner models it: the V0 engine, and V1 without its hybrid KV-cache manager) keeps every layer's KV
+    cache for the whole ``max_model_len``; ``hybrid_kv_cache=True`` (0.20 and later, and 0.10.2, read) groups
+    the layers and gives a windowed layer's request only its window (:meth:`VllmPlan.blocks_per_request`).
+    Windows on some layers other than every other one are refused, not approximated.
+
     Examples
     --------
     Llama-3.1-8B on an RTX 3090 (23.58 GiB as torch sees it), 20,000-token
@@ -323,8 +432,9 @@ def plan_vllm(
     >>> plan.blocks, plan.kv_tokens, round(plan.max_concurrency, 2), plan.starts
     (1973, 31568, 1.58, True)
     """
-    cfg = _dense(cfg)
+    cfg = _vllm_model(cfg)
     checked_model(cfg)
+    hybrid = check.flag("hybrid_kv_cache", hybrid_kv_cache)
     total = check.count("gpu_bytes", gpu_bytes)
     utilization = check.number("gpu_memory_utilization", gpu_memory_utilization, minimum=0, maximum=1,
                                min_inclusive=False)
@@ -340,15 +450,53 @@ def plan_vllm(
         weights = sum(weight_format_bytes(cfg, weight_format).values())
         token_bytes = kv_cache_bytes_per_token(cfg, kv_format)
     else:
+        weights = _weights_per_gpu(cfg, weight_format, kv_format, tp)
+        token_bytes = -(-kv_cache_bytes_per_token(cfg, kv_format) * kv_heads_per_gpu(cfg, tp) // cfg.n_kv_heads)
+    peak = vllm_profile_peak(cfg, batched, tp, max_num_seqs=max_num_seqs)
+    groups = _kv_cache_groups(cfg, batched) if hybrid else None
+    # Every layer holds the same bytes a token; a group of layers takes one block of each of its layers.
+    layers_a_block = groups[0] if groups else cfg.n_layers
+    block_bytes = size * token_bytes // cfg.n_layers * layers_a_block
+    plan = VllmPlan(requested, weights, peak, non_torch + graphs, block_bytes, 0, size, length)
+    blocks = max(plan.available_kv // block_bytes, 0)
+    if groups is None:
+        return replace(plan, blocks=blocks)
+    _, full, windowed, span = groups
+    return replace(plan, blocks=blocks, kv_groups=full + windowed, full_groups=full, window_groups=windowed,
+                   window_span=span)
+
+
+def _kv_cache_groups(cfg: ModelConfig, max_num_batched_tokens: int) -> tuple[int, int, int, int] | None:
+    """vLLM's hybrid KV-cache groups: (layers a group, full-attention groups, windowed groups, window span).
+
+    ``_get_kv_cache_groups_uniform_page_size`` (0.10.2, 0.20.0) makes groups of as many layers as the smaller
+    kind has; a model whose layers are all windowed is one group.  None for a model with no window: the
+    classic pool.
+    """
+    windowed = cfg.sliding_window_layers if cfg.sliding_window else 0
+    if not windowed:
+        return None
+    span = cfg.sliding_window - 1 + max_num_batched_tokens
+    if windowed == cfg.n_layers:
+        return cfg.n_layers, 0, 1, span
+    return windowed, 1, 1, span
+
+
+def _weights_per_gpu(cfg: ModelConfig, weight_format: WeightFormat, kv_format: str, tp: int) -> int:
+    """One GPU's share of the weights with ``tp`` GPUs; vLLM splits every expert's width like one wide MLP.
+
+    vLLM's ``FusedMoE`` keeps all experts on every GPU, each with ``1/tp`` of its width (its ``w13`` by columns,
+    its ``w2`` by rows), the same split as one MLP ``n_experts`` times as wide; the router is replicated whole.
+    """
+    if not cfg.is_moe:
         [shard] = parallel_inference_plans(cfg, context=1, weight_format=weight_format, kv_format=kv_format,
                                            tensor_parallel=tp)
-        weights = shard.weights
-        token_bytes = -(-kv_cache_bytes_per_token(cfg, kv_format) * kv_heads_per_gpu(cfg, tp) // cfg.n_kv_heads)
-    block_bytes = size * token_bytes
-    peak = vllm_profile_peak(cfg, batched, tp, max_num_seqs=max_num_seqs)
-    plan = VllmPlan(requested, weights, peak, non_torch + graphs, block_bytes, 0, size, length)
-    return VllmPlan(requested, weights, plan.profile_peak, plan.non_torch, block_bytes,
-                    max(plan.available_kv // block_bytes, 0), size, length)
+        return shard.weights
+    wide = replace(cfg, n_experts=1, experts_per_token=1, d_ff=cfg.n_experts * cfg.routed_expert_d_ff,
+                   model_type="")
+    [shard] = parallel_inference_plans(wide, context=1, weight_format=weight_format, kv_format=kv_format,
+                                       tensor_parallel=tp)
+    return shard.weights + cfg.moe_layers * cfg.d_model * cfg.n_experts * ACTIVATION_BYTES
 
 
 ATTENTIONS = ("sdpa", "eager")
@@ -436,3 +584,34 @@ def plan_generate(
     base = plan_inference(cfg, context=context, batch=batch, weight_format=weight_format)
     kv, working = generate_prefill_parts(cfg, context, batch=batch, attention=attention)
     return MemoryPlan(base.weights, kv, 0, 0, working, RESERVE)
+
+
+def vllm_layers_note(cfg: ModelConfig, plan: VllmPlan) -> str:
+    """The CLI's note on how :func:`plan_vllm` counted windowed layers and experts ("" for a dense model).
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset, GiB
+    >>> mistral = get_preset("mistral-7b")
+    >>> note = vllm_layers_note(mistral, plan_vllm(mistral, 80 * GiB, max_model_len=32768, hybrid_kv_cache=True))
+    >>> print(note.strip()[:58], "...", note[-48:])
+    note: 32 of 32 layers attend within a 4,096-token window: ... a request, not the 2,048 the full length takes
+    """
+    notes = []
+    windowed = cfg.sliding_window_layers if cfg.sliding_window else 0
+    window = f"{windowed:,} of {cfg.n_layers:,} layers attend within a {cfg.sliding_window:,}-token window"
+    if windowed and plan.window_groups:
+        full_length = -(-plan.max_model_len // plan.block_size) * plan.kv_groups
+        notes.append(f"note: {window}: vLLM's hybrid KV-cache manager gives each request of such a layer at most "
+                     f"{plan.window_span:,} tokens (window - 1 + max_num_batched_tokens), so the concurrency counts "
+                     f"{plan.blocks_per_request():,} blocks a request, not the {full_length:,} the full length takes")
+    elif windowed:
+        notes.append(f"note: {window}, but vLLM before 0.20 as planned here keeps every layer's KV cache for the "
+                     "whole max_model_len (its V0 engine, and the V1 engine without the hybrid KV-cache manager); "
+                     "--vllm-version 0.20+ plans the hybrid manager, which vLLM uses by default in the 0.10.2 and "
+                     "0.20.0 releases read")
+    if cfg.is_moe:
+        notes.append(f"note: all {cfg.n_experts:,} experts of each layer are in the weights (vLLM keeps every expert "
+                     "on every GPU, a 1/tensor_parallel slice of each), and the profile peak counts the fused "
+                     f"experts' buffers for {cfg.experts_per_token:,} experts a token")
+    return "".join("\n\n" + note for note in notes)

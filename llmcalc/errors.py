@@ -195,6 +195,12 @@ MESSAGES: dict[str, str] = {
                              "qlora_preparation='kbit' upcasts them to fp32: choose qlora_preparation='none'",
     "engine_needs_dense": "the engine plans model dense full-attention models only (no mixture of experts, latent "
                           "attention or sliding window); got model_type {model_type!r}",
+    "vllm_engine_unmodelled": "the vLLM engine plans dense models and mixtures of routed experts only (no latent "
+                              "attention, shared experts or leading dense layers, which it has not been checked "
+                              "on); got model_type {model_type!r}",
+    "vllm_window_pattern_unchecked": "the vLLM engine plans a sliding window on every layer or on every other layer "
+                                     "(Mistral, Gemma 2), the patterns checked against vLLM's code; got {windowed} "
+                                     "windowed and {full} full-attention layers (model_type {model_type!r})",
     "precision_needs_full": "precision applies to full fine-tuning only; got precision={precision!r} with "
                             "task={task!r}",
     "qlora_preparation_needs_qlora": "qlora_preparation applies to QLoRA only; got "

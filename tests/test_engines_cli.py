@@ -99,3 +99,27 @@ def test_vllm_plan_takes_the_memory_outside_torch_and_the_sequences_a_log_prints
     more = run(capsys, *args, "--non-torch-gib", "1.79", "--max-num-seqs", "1024")
     assert (given["parts"]["profile_peak"], given["max_num_seqs"]) == (1314783232, 256)
     assert more["parts"]["profile_peak"] - given["parts"]["profile_peak"] == 768 * 38 * 128256
+
+
+def test_vllm_plans_windows_by_release_and_experts_on_two_gpus(capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = get_preset("mistral-7b")
+    older = run(capsys, "mistral-7b", "--engine", "vllm", "--gpu", "h100-sxm", "--context", "32768",
+                "--beyond-trained-context")
+    hybrid = run(capsys, "mistral-7b", "--engine", "vllm", "--gpu", "h100-sxm", "--context", "32768",
+                 "--vllm-version", "0.20+", "--beyond-trained-context")
+    card = 7911 * GiB // 100
+    expected = plan_vllm(cfg, card, max_model_len=32768, gpu_memory_utilization=0.92, hybrid_kv_cache=True)
+    assert hybrid["kv_tokens"] == expected.kv_tokens
+    assert hybrid["max_concurrency"] == pytest.approx(expected.max_concurrency)
+    # The window bounds what a request takes with the hybrid manager: about 2.7 times the older concurrency.
+    assert hybrid["max_concurrency"] / older["max_concurrency"] > 2.5
+    # The longest max_model_len: the pool's tokens before 0.20; with every layer windowed, none is too long.
+    assert older["largest_context"] == older["kv_tokens"] < hybrid["largest_context"] == 2**24
+    assert main(["plan", "mistral-7b", "--engine", "vllm", "--gpu", "h100-sxm", "--context", "32768",
+                 "--vllm-version", "0.20+"]) == 0
+    assert "769 blocks a request, not the 2,048 the full length takes" in capsys.readouterr().out
+    moe = run(capsys, "mixtral-8x7b", "--engine", "vllm", "--gpu", "h100-sxm", "--context", "32768",
+              "--tensor-parallel", "2")
+    assert moe["parts"]["weights"] == plan_vllm(get_preset("mixtral-8x7b"), card, max_model_len=32768,
+                                                tensor_parallel=2).weights
+    assert moe["fits"] is True

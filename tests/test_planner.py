@@ -864,7 +864,8 @@ def vllm_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: i
                            cuda_graph_bytes=options["cudaGraphBytes"],  # type: ignore[arg-type]
                            tensor_parallel=options["tensorParallel"],  # type: ignore[arg-type]
                            non_torch_bytes=options["nonTorchBytes"],  # type: ignore[arg-type]
-                           max_num_seqs=options["maxNumSeqs"])  # type: ignore[arg-type]
+                           max_num_seqs=options["maxNumSeqs"],  # type: ignore[arg-type]
+                           hybrid_kv_cache=options["hybridKvCache"])  # type: ignore[arg-type]
         figures = {"requested": result.requested, "weights": result.weights, "profile_peak": result.profile_peak,
                    "non_torch": result.non_torch, "blocks": result.blocks, "kv_tokens": result.kv_tokens,
                    "max_concurrency": repr(result.max_concurrency), "starts": str(result.starts).lower()}
@@ -899,7 +900,8 @@ def engine_vectors(seed: int = 20261201) -> list[dict[str, object]]:
                        "tensorParallel": rng.choice([1, 1, 2, 4, 3]),
                        "nonTorchBytes": rng.choice([375809638, 375809638, 0, round(3.58 * 2**30),
                                                     rng.randint(0, 2**30), 2**41]),
-                       "maxNumSeqs": rng.choice([256, 256, 1024, rng.randint(1, 300), 0])}
+                       "maxNumSeqs": rng.choice([256, 256, 1024, rng.randint(1, 300), 0]),
+                       "hybridKvCache": rng.choice([False, True])}
             vectors.append(vllm_case(label, source, cfg, rng.choice(cards), options))
     return vectors
 
@@ -1612,3 +1614,45 @@ def test_bad_input_to_the_planner_s_functions_is_refused_as_llmcalc_refuses_it(p
     cases = [case[0] for case in BAD_API_INPUT]
     assert dict(zip(cases, got, strict=True)) == dict(zip(cases, expected, strict=True))
     assert planner.log.errors == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_vllm_windows_and_experts_in_the_widget_are_the_clis(language: str, planners: Planners) -> None:
+    """Mistral-7B-v0.1 at 32,768 tokens on an H100 by release, and Mixtral on two H100s: pool, concurrency, longest
+    max_model_len and the notes on windows and experts, as the CLI's JSON gives them."""
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    note = page.locator(f'{ROOT} [data-out="note"]')
+    page.locator('select[name="preset"]').select_option("mistral-7b")
+    for release in ("0.20+", "before-0.20"):
+        cli = cli_plan_json("mistral-7b", "--engine", "vllm", "--gpu", "h100-sxm", "--context", "32768",
+                            "--vllm-version", release, "--max-num-batched-tokens", "8192")
+        choose(page, task="inference", engine="vllm", gpu="h100-sxm", vllm_version=release, context="32768",
+               max_num_batched_tokens="8192")
+        if release == "0.20+":
+            choose(page, task="inference", cuda_graphs_mib="0", gpu_memory_utilization="92")
+        verdict = read(page, "verdict")
+        assert f"{cli['kv_tokens']:,}" in verdict and f"{cli['max_concurrency']:.2f}" in verdict, verdict
+        assert shown_parts(page)["kv_cache"] == cli["parts"]["kv_cache"]
+        assert read(page, "largest").startswith(f"{cli['largest_context']:,}")
+        words = note.inner_text()
+        if release == "0.20+":
+            assert f"{cli['blocks_per_request']:,}" in words and "2,048" in words and "12,287" in words, words
+        else:
+            assert cli["blocks_per_request"] == 2048 and "12,287" not in words and "4,096" in words, words
+    page.locator('select[name="preset"]').select_option("mixtral-8x7b")
+    cli = cli_plan_json("mixtral-8x7b", "--engine", "vllm", "--gpu", "h100-sxm", "--context", "32768",
+                        "--tensor-parallel", "2", "--max-num-batched-tokens", "8192")
+    choose(page, task="inference", engine="vllm", vllm_version="before-0.20", context="32768", tensor_parallel="2")
+    assert shown_parts(page)["weights"] == cli["parts"]["weights"]
+    assert shown_parts(page)["activations"] == cli["parts"]["profile_peak"]
+    assert f"{cli['kv_tokens']:,}" in read(page, "verdict")
+    experts = page.locator(ROOT).get_attribute("data-vllm-experts-note")
+    assert fill_words(experts, experts="8", active="2") in note.inner_text()
+    assert log.errors == [] and log.requests == []
+
+
+def fill_words(template: str, **values: str) -> str:
+    for name, value in values.items():
+        template = template.replace("{" + name + "}", value)
+    return template

@@ -1200,6 +1200,30 @@
     }
   }
 
+  /* llmcalc.engines._vllm_model: dense or routed experts, full attention or a window on every or every other layer. */
+  function vllmModel(cfg) {
+    if (cfg.kv_lora_rank > 0 || cfg.shared_expert_d_ff > 0 || cfg.dense_layers > 0) {
+      throw refusal("vllm_engine_unmodelled", { model_type: cfg.model_type || "custom" });
+    }
+    var windowed = cfg.sliding_window > 0 ? big(cfg.sliding_window_layers) : 0n;
+    var layers = big(cfg.n_layers);
+    if (windowed > 0n && windowed !== layers && 2n * windowed !== layers) {
+      throw refusal("vllm_window_pattern_unchecked", { model_type: cfg.model_type || "custom", windowed: windowed,
+                                                       full: layers - windowed });
+    }
+  }
+
+  /* llmcalc.engines.vllm_fused_moe_bytes: the fused experts' buffers and the routing tensors. */
+  function vllmFusedMoeBytes(cfg, tokens, tp) {
+    var n = big(tokens);
+    var routes = big(cfg.experts_per_token);
+    var chunk = n < big(TABLES.engines.fused_moe_chunk) ? n : big(TABLES.engines.fused_moe_chunk);
+    var gateUp = 2n * big(cfg.expert_d_ff || cfg.d_ff) / big(tp);
+    var d = big(cfg.d_model);
+    var two = big(TABLES.engines.activation_bytes);
+    return chunk * routes * two * ((gateUp > d ? gateUp : d) + gateUp / 2n) + n * (two * big(cfg.n_experts) + 12n * routes);
+  }
+
   /* llmcalc.engines.generate_prefill_parts: [the prompt's bf16 KV cache, the prefill's working memory at its peak]. */
   function generatePrefillParts(cfg, prompt, batch, attention) {
     denseOnly(cfg);
@@ -1234,11 +1258,12 @@
 
   /* llmcalc.engines.vllm_profile_peak: the larger of a layer's MLP and the sampler's warm-up. */
   function vllmProfilePeak(cfg, tokens, tp, maxNumSeqs) {
-    denseOnly(cfg);
+    vllmModel(cfg);
     checkCount("max_num_batched_tokens", tokens, 1, 16777216);
+    var two = big(TABLES.engines.activation_bytes);
     var width = big(cfg.d_ff) / big(tp);
-    var mlp = big(tokens) * big(TABLES.engines.activation_bytes) *
-      (3n * big(cfg.d_model) + (cfg.ffn === "swiglu" ? 3n * width : 2n * width));
+    var mlp = big(tokens) * two * 3n * big(cfg.d_model) + (cfg.n_experts > 1 ? vllmFusedMoeBytes(cfg, tokens, tp)
+      : big(tokens) * two * (cfg.ffn === "swiglu" ? 3n * width : 2n * width));
     var sampler = vllmSamplerPeak(cfg, tokens, maxNumSeqs);
     return mlp > sampler ? mlp : sampler;
   }
@@ -1265,8 +1290,9 @@
 
   /* llmcalc.engines.plan_vllm: the start-up budget and the KV-cache pool, as vLLM prints them. */
   function planVllm(cfg, gpuBytes, options) {
-    denseOnly(cfg);
+    vllmModel(cfg);
     checkedModel(cfg);
+    var hybrid = checkFlag("hybrid_kv_cache", given(options.hybridKvCache, false));
     var E = TABLES.engines;
     var utilization = options.utilization;
     if (!(utilization > 0 && utilization <= 1)) {
@@ -1286,21 +1312,55 @@
       var parts = weightFormatBytes(cfg, options.weightFormat);
       weights = Object.keys(parts).reduce(function (sum, key) { return sum + parts[key]; }, 0n);
     } else {
-      weights = parallelInferencePlans(cfg, { context: 1, batch: 1, weightFormat: options.weightFormat,
-                                               kvFormat: options.kvFormat }, tp, 1)[0].weights;
+      // llmcalc.engines._weights_per_gpu: every expert split like one MLP n_experts times as wide, the router whole.
+      var wide = cfg.n_experts > 1 ? MC.modelConfig(Object.assign({}, cfg, { n_experts: 1n, experts_per_token: 1n,
+        model_type: "", d_ff: big(cfg.n_experts) * big(cfg.expert_d_ff || cfg.d_ff), expert_d_ff: 0n })) : cfg;
+      weights = parallelInferencePlans(wide, { context: 1, batch: 1, weightFormat: options.weightFormat,
+                                                kvFormat: options.kvFormat }, tp, 1)[0].weights;
+      if (cfg.n_experts > 1) {
+        weights += (big(cfg.n_layers) - big(cfg.dense_layers)) * big(cfg.d_model) * big(cfg.n_experts) *
+          big(E.activation_bytes);
+      }
       tokenBytes = ceilDiv(tokenBytes * kvHeadsPerGpu(cfg, tp), big(cfg.n_kv_heads));
     }
     var blockSize = big(E.block_size);
-    var blockBytes = blockSize * tokenBytes;
+    var layers = big(cfg.n_layers);
+    var windowed = cfg.sliding_window > 0 ? big(cfg.sliding_window_layers) : 0n;
+    var grouped = hybrid && windowed > 0n;
+    // llmcalc.engines._kv_cache_groups: groups of as many layers as the smaller kind, sharing one pool of blocks.
+    var blockBytes = blockSize * tokenBytes / layers * (grouped ? windowed : layers);
+    var fullGroups = grouped && windowed !== layers ? 1n : 0n;
+    var windowGroups = grouped ? 1n : 0n;
+    var span = big(cfg.sliding_window) - 1n + big(batched);
     var peak = vllmProfilePeak(cfg, batched, tp, options.maxNumSeqs);
     nonTorch += graphs;
     var available = requested - weights - peak - nonTorch;
     var blocks = available > 0n ? available / blockBytes : 0n;
-    var tokens = blocks * blockSize;
+    var groups = grouped ? fullGroups + windowGroups : 1n;
+    var tokens = blocks / groups * blockSize;
+    function blocksPerRequest(len) {
+      var full = ceilDiv(big(len), blockSize);
+      if (!grouped) { return full; }
+      var kept = span < big(len) ? span : big(len);
+      return fullGroups * full + windowGroups * (ceilDiv(kept, blockSize) + 1n);
+    }
+    var perRequest = blocksPerRequest(length);
     return { requested: requested, weights: weights, profile_peak: peak, non_torch: nonTorch,
              block_bytes: blockBytes, blocks: blocks, block_size: blockSize, max_model_len: big(length),
-             available_kv: available, kv_tokens: tokens, max_concurrency: Number(tokens) / length,
-             starts: tokens >= big(length) };
+             available_kv: available, kv_tokens: tokens, kv_groups: groups, window_groups: windowGroups,
+             window_span: span, blocks_per_request: perRequest,
+             max_concurrency: grouped ? Number(blocks) / Number(perRequest) : Number(tokens) / length,
+             starts: grouped ? blocks >= perRequest : tokens >= big(length),
+             /* llmcalc.engines.VllmPlan.longest_model_len */
+             longestModelLen: function (limit) {
+               var low = 0;
+               var high = limit;
+               while (low < high) {
+                 var middle = Math.floor((low + high + 1) / 2);
+                 if (blocksPerRequest(middle) <= blocks) { low = middle; } else { high = middle - 1; }
+               }
+               return low;
+             } };
   }
 
   /* ---- The widget ---- */
@@ -1572,6 +1632,8 @@
           /* As the CLI: before 0.20 vLLM captures its graphs outside the pool, so none are taken from it. */
           options.cudaGraphBytes = options.vllmVersion === "0.20+"
             ? readInteger(root, "cuda_graphs_mib", format) * 1048576 : 0;
+          /* As the CLI: 0.20 and later size windowed layers with the hybrid KV-cache manager. */
+          options.hybridKvCache = options.vllmVersion === "0.20+";
         }
         return options;
       }
@@ -1614,7 +1676,7 @@
       var shown = memoryPlan(result.weights, result.blocks * result.block_bytes, 0n, 0n, result.profile_peak);
       shown.reserve = result.non_torch;
       var limit = contextSearchLimit(cfg, options.beyondTrained);
-      var longest = Number(result.kv_tokens) < limit ? Number(result.kv_tokens) : limit;
+      var longest = result.longestModelLen(limit);
       var verdict = fill(fill(fill(result.starts ? root.dataset.vllmStarts : root.dataset.vllmNoStart, "tokens",
         format.count(result.kv_tokens)), "context", format.count(options.context)), "concurrency",
         result.max_concurrency.toLocaleString(document.documentElement.lang || "en",
@@ -1623,8 +1685,31 @@
        * tells their size. */
       var graphsNote = options.vllmVersion === "before-0.20" ? root.dataset.vllmBeforeNote
         : options.cudaGraphBytes === 0 ? root.dataset.vllmGraphsNote : "";
-      render(shown, result.requested, cfg, options,
-        [verdict, result.starts, [root.dataset.largestMaxModelLen, longest, ""], graphsNote]);
+      render(shown, result.requested, cfg, options, [verdict, result.starts,
+        [root.dataset.largestMaxModelLen, longest, ""], [vllmLayersNote(cfg, result), graphsNote].filter(Boolean)
+          .join(" ")]);
+    }
+
+    /* llmcalc.engines.vllm_layers_note, in the page's words: how windowed layers and experts were counted. */
+    function vllmLayersNote(cfg, result) {
+      var notes = [];
+      var windowed = cfg.sliding_window > 0 ? big(cfg.sliding_window_layers) : 0n;
+      var layerWords = function (template) {
+        return fill(fill(fill(template, "windowed", format.count(windowed)), "layers", format.count(cfg.n_layers)),
+                    "window", format.count(cfg.sliding_window));
+      };
+      if (windowed > 0n && result.window_groups > 0n) {
+        notes.push(fill(fill(fill(layerWords(root.dataset.vllmWindowHybridNote), "span", format.count(result.window_span)),
+          "blocks", format.count(result.blocks_per_request)),
+          "full", format.count(ceilDiv(result.max_model_len, result.block_size) * result.kv_groups)));
+      } else if (windowed > 0n) {
+        notes.push(layerWords(root.dataset.vllmWindowFullNote));
+      }
+      if (cfg.n_experts > 1) {
+        notes.push(fill(fill(root.dataset.vllmExpertsNote, "experts", format.count(cfg.n_experts)), "active",
+                        format.count(cfg.experts_per_token)));
+      }
+      return notes.join(" ");
     }
 
     function largest(cfg, options, budget) {

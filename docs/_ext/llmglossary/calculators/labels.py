@@ -45,6 +45,7 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_model_too_large", "refusal_no_default_targets",
     "refusal_engine_needs_dense", "refusal_tensor_parallel_does_not_divide", "refusal_pipeline_parallel_out_of_range",
     "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype", "refusal_setup_leaves_fp32",
+    "refusal_vllm_engine_unmodelled", "refusal_vllm_window_pattern_unchecked",
 )
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
@@ -73,7 +74,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         "engine", "engine_sum", "engine_generate", "engine_vllm", "attention", "gpu_memory_utilization",
         "max_num_batched_tokens", "cuda_graphs_mib", "vllm_starts", "vllm_no_start", "vllm_graphs_note",
         "vllm_version", "vllm_before_020", "vllm_020_later", "max_num_seqs", "non_torch_gib", "non_torch_error",
-        "vllm_before_note",
+        "vllm_before_note", "vllm_window_hybrid_note", "vllm_window_full_note", "vllm_experts_note",
         "largest_max_model_len", "per_gpu_busiest", "per_gpu_each",
         "vllm_profile_peak", "vllm_non_torch", "vllm_budget", "sum_note", "gpu_process", "gpu_estimate", "gpu_typed",
         # A quantized format's note: how it stores the weights, and the linear layers it keeps in 16 bits.
@@ -96,7 +97,10 @@ page's language; ``memory_error`` takes ``{label}`` and ``{value}`` (what was ty
 ``context_note`` takes ``{context}`` and ``{trained}``; ``dropout_error`` takes ``{label}`` and
 ``{value}``; ``vllm_starts`` takes ``{tokens}``, ``{context}`` and ``{concurrency}``, ``vllm_no_start``
 ``{tokens}`` and ``{context}``; ``vllm_graphs_note`` (a plan of vLLM 0.20 and later given no CUDA graphs) and
-``vllm_before_note`` (a plan of vLLM before 0.20) take nothing; ``non_torch_error`` takes ``{label}``, ``{value}``
+``vllm_before_note`` (a plan of vLLM before 0.20) take nothing; ``vllm_window_hybrid_note`` takes
+``{windowed}``, ``{layers}``, ``{window}``, ``{span}``, ``{blocks}`` and ``{full}``, ``vllm_window_full_note``
+``{windowed}``, ``{layers}`` and ``{window}``, ``vllm_experts_note`` ``{experts}`` and ``{active}``: how a
+windowed model's pool and a mixture of experts were counted; ``non_torch_error`` takes ``{label}``, ``{value}``
 (what was typed) and ``{max}`` (the card's GiB);
 ``vllm_profile_peak``, ``vllm_non_torch`` and ``vllm_budget`` name the activations, reserve and total rows
 for the vLLM engine; ``sum_note`` (the engine that adds no working memory) takes nothing; ``gpu_process`` takes
@@ -114,6 +118,7 @@ ZeRO) ``{gpus}`` and ``{stage}``.
 PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
                     "dropout_error", "vllm_starts", "vllm_no_start", "vllm_graphs_note", "vllm_before_note",
+                    "vllm_window_hybrid_note", "vllm_window_full_note", "vllm_experts_note",
                     "non_torch_error", "largest_max_model_len",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
                     "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each", "sum_note", "gpu_process",
