@@ -7,6 +7,8 @@ its error at the default MFU is what page 19's table shows.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import statistics
 from pathlib import Path
@@ -15,6 +17,7 @@ from typing import Any
 import pytest
 
 import llmcalc as lc
+from llmcalc.cli import main
 from llmcalc.datasheets import tensor_flops
 from llmcalc.errors import Refusal
 from llmcalc.runcost import (
@@ -153,3 +156,53 @@ def test_bad_settings_are_refused_naming_the_value(field: str, value: object, me
     with pytest.raises(Refusal) as refused:
         training_run(lc.get_preset("llama-2-7b"), **settings)
     assert str(refused.value).startswith(message)
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    """``llmcalc`` as a reader runs it: exit status, standard output, standard error."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(list(argv))
+        except SystemExit as exit_:
+            status = int(exit_.code or 0)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_the_cli_prints_the_run_llmcalc_estimates() -> None:
+    status, out, _ = cli("plan", "llama-2-7b", "--task", "full", "--seq-len", "4096", "--gpus", "8", "--zero-stage",
+                         "3", "--gpu", "a100-80gb", "--train-tokens", "1e9", "--price-per-gpu-hour", "2", "--json")
+    run = training_run(lc.get_preset("llama-2-7b"), train_tokens=10**9, seq_len=4096, n_gpus=8,
+                       peak_flops=312e12, price_per_gpu_hour=2.0)
+    shown = json.loads(out)["training_run"]
+    assert status == 0 and shown["peak_source"] == "a100-80gb" and shown["mfu"] == DEFAULT_MFU
+    assert (shown["flops"], shown["gpu_hours"], shown["wall_hours"], shown["price"]) == (
+        run.flops, run.gpu_hours, run.wall_hours, run.price)
+    _, text, _ = cli("plan", "llama-2-7b", "--task", "full", "--seq-len", "4096", "--gpus", "8", "--zero-stage", "3",
+                     "--gpu", "a100-80gb", "--train-tokens", "1e9", "--price-per-gpu-hour", "2")
+    assert ("on 8 GPU(s) of 312.0 TFLOPS (its datasheet's dense FP16/BF16) at MFU 0.4: 102.58 GPU-hours, "
+            "12.82 hours from start to end; at 2.00 per GPU-hour: 205.16") in text
+
+
+def test_the_cli_s_lora_run_counts_the_plan_s_adapters() -> None:
+    _, out, _ = cli("plan", "llama-2-7b", "--task", "qlora", "--rank", "64", "--targets", "all-linear",
+                    "--train-tokens", "5e7", "--peak-tflops", "100", "--mfu", "0.25", "--json")
+    shown = json.loads(out)["training_run"]
+    llama = lc.get_preset("llama-2-7b")
+    assert shown["flops_per_token"] == training_flops_per_token(llama, seq_len=2048, task="qlora", rank=64)
+    assert shown["peak_source"] == "given" and shown["gpu_hours"] == pytest.approx(
+        5e7 * shown["flops_per_token"] / (100e12 * 0.25) / 3600)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (("--task", "full", "--mfu", "0.5"), "--mfu applies with --train-tokens"),
+    (("--task", "full", "--train-tokens", "1e9"), "--train-tokens needs one GPU's peak FLOPS"),
+    (("--task", "full", "--train-tokens", "1e9", "--gpu", "a10g"), "no datasheet figures for card 'a10g'"),
+    (("--task", "full", "--train-tokens", "1e9", "--gpu", "h100-sxm", "--mfu", "0"),
+     "mfu must be a finite number > 0 and <= 1; got 0.0"),
+    (("--train-tokens", "1e9",), "--train-tokens does not apply to --task inference"),
+    (("--task", "lora", "--train-tokens", "2.5"), "'2.5' is not a whole number of tokens"),
+])
+def test_the_cli_refuses_a_run_it_cannot_estimate(argv: tuple[str, ...], message: str) -> None:
+    status, out, err = cli("plan", "llama-2-7b", *argv)
+    assert status == 2 and out == "" and message in err
