@@ -119,6 +119,6 @@ def report(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], 
             f"{run.gpu_hours:,.2f} GPU-hours, {run.wall_hours:,.2f} hours from start to end")
     if run.price is not None:
         text += f"; at {run.price_per_gpu_hour:,.2f} per GPU-hour: {run.price:,.2f}"
-    text += ("\nnote: an estimate: the FLOPs are counted, the MFU is assumed; at 40% it predicts the GPU-hours of "
-             "12 published runs with a median error of 23% (page 19, 'What a training run takes')")
+    text += ("\nnote: an estimate: the FLOPs are counted, the MFU is assumed; at an MFU of 0.4 it predicts the "
+             "GPU-hours of 12 published runs with a median error of 22% (page 19, 'What a training run takes')")
     return result, text

@@ -69,7 +69,7 @@ DEFAULT_MFU = 0.4
 
 Grattafiori et al. (2024), table 4.  Large pre-training runs publish MFUs of 38 to 55%; the twelve published runs
 in ``tests/data/training_runs.json``, with their stalls and restarts, imply 19 to 64% (median 45%), and at 40% their
-GPU-hours are predicted with a median error of 23% (page 19, "What a training run takes").
+GPU-hours are predicted with a median error of 22% (page 19, "What a training run takes").
 """
 
 SECONDS_PER_HOUR = 3600
