@@ -851,7 +851,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--lora-dropout", type=real_number, default=hidden, metavar="P",
                       help="LoRA and QLoRA: peft's lora_dropout in [0, 1); above 0 each adapter keeps its "
                       "dropped-out input and mask (default: the set-up's, else 0, peft's)")
-    costcli.add_arguments(plan, hidden)
+    costcli.add_arguments(plan, hidden, real_number)
     gguf_plan = command("gguf", "GPU memory of a llama.cpp run: a .gguf file's tensors (header only) or a "
                         "preset as a llama-quantize recipe, the KV cache in its cache type, a measured compute buffer")
     gguf.add_cli_arguments(gguf_plan)

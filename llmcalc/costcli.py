@@ -2,7 +2,7 @@
 
 The run is :func:`llmcalc.runcost.training_run` on the plan's model, task, sequence length, LoRA settings and
 data-parallel GPUs (``--gpus``); the peak is the ``--gpu`` card's dense FP16/BF16 datasheet figure
-(:func:`llmcalc.datasheets.tensor_flops`) unless ``--peak-tflops`` gives one.  The planner's widget
+(``llmcalc.datasheets.tensor_flops``) unless ``--peak-tflops`` gives one.  The planner's widget
 (``docs/_static/plannercost.js``) prints the same figures.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -56,26 +57,23 @@ def share(value: float) -> str:
     return format(Decimal(repr(value)).normalize(), "f")
 
 
-def _real(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a decimal number (such as 0.4)") from None
+def add_arguments(plan: argparse.ArgumentParser, hidden: Any, real_number: Callable[[str], float]) -> None:
+    """The plan command's training-run options.
 
-
-def add_arguments(plan: argparse.ArgumentParser, hidden: Any) -> None:
-    """The plan command's training-run options (``hidden``: argparse's SUPPRESS, so that a given one is known)."""
+    ``hidden`` is argparse's SUPPRESS, so that a given option is known; ``real_number`` the CLI's parser of a
+    decimal number (``llmcalc.cli.real_number``).
+    """
     plan.add_argument("--train-tokens", type=train_tokens, default=hidden, metavar="N",
                       help="training: tokens the run trains on, every epoch counted (such as 2e9); prints the run's "
                       "FLOPs, GPU-hours and wall time on --gpus GPUs, an estimate at --mfu")
-    plan.add_argument("--mfu", type=_real, default=hidden, metavar="F",
+    plan.add_argument("--mfu", type=real_number, default=hidden, metavar="F",
                       help=f"training with --train-tokens: the share of the card's peak the run reaches, in (0, 1] "
                       f"(default: {DEFAULT_MFU:g}, within the 38-43%% Llama 3 405B reached, Grattafiori et al. "
                       "2024, table 4)")
-    plan.add_argument("--price-per-gpu-hour", type=_real, default=hidden, metavar="P",
+    plan.add_argument("--price-per-gpu-hour", type=real_number, default=hidden, metavar="P",
                       help="training with --train-tokens: your price of one GPU for an hour, in any currency; "
                       "prints the run's price (none is shipped: prices change)")
-    plan.add_argument("--peak-tflops", type=_real, default=hidden, metavar="T",
+    plan.add_argument("--peak-tflops", type=real_number, default=hidden, metavar="T",
                       help="training with --train-tokens: one GPU's dense BF16 peak in TFLOPS (default: the --gpu "
                       "card's datasheet figure)")
 

@@ -4,11 +4,9 @@ A run that trains on ``D`` tokens needs ``D`` times the model FLOPs of one
 token (:func:`training_flops_per_token`).  The cards deliver their peak
 FLOPS times the model FLOPs utilization (MFU), the share of the peak a real
 run spends on the model's own arithmetic, so the run takes
-
-    GPU-seconds = D * FLOPs per token / (peak FLOPS * MFU)
-
-and the wall time is that divided among the GPUs.  A price per GPU-hour, typed
-by the reader (prices date, so none is shipped), turns GPU-hours into money.
+``D * FLOPs per token / (peak FLOPS * MFU)`` GPU-seconds, and the wall time is
+that divided among the GPUs.  A price per GPU-hour, typed by the reader (prices
+date, so none is shipped), turns GPU-hours into money.
 
 This is an estimate: the FLOPs are counted, the MFU is assumed.  The MFU a run
 reaches depends on its kernels, parallelism, sequence length, recomputation and
@@ -21,7 +19,7 @@ FLOPs do not count it, so it shows as a lower MFU, as the definition wants.
 What one token costs, by task:
 
 * **Full fine-tuning and pre-training**: ``6 * N`` for the weights, ``N`` being
-  :func:`~llmcalc.flops.matmul_params`: a forward pass does 2 FLOPs per weight
+  :func:`~llmcalc.matmul_params`: a forward pass does 2 FLOPs per weight
   (a multiply-accumulate), the backward pass twice that, one product for the
   gradient of the layer's input and one for the gradient of its weight (Kaplan
   et al. 2020, section 2.1).
@@ -53,6 +51,7 @@ from .lora import ALL_LINEAR, lora_model_params
 
 __all__ = [
     "DEFAULT_MFU",
+    "SECONDS_PER_HOUR",
     "TRAINING_TASKS",
     "RunEstimate",
     "attention_training_flops",
@@ -62,10 +61,10 @@ __all__ = [
 ]
 
 TRAINING_TASKS = ("full", "lora", "qlora")
-"""What a run trains: every weight, LoRA adapters on a 16-bit base, or LoRA adapters on a 4-bit base."""
+"""The names of what a run trains (every weight, LoRA adapters on a 16-bit base, or on a 4-bit base)."""
 
 DEFAULT_MFU = 0.4
-"""The MFU assumed when none is given: 40%, within the 38 to 43% Llama 3 405B ran at on 8,192 to 16,384 H100s.
+"""The MFU assumed when none is given, 40%, within the 38 to 43% Llama 3 405B ran at on 8,192 to 16,384 H100s.
 
 Grattafiori et al. (2024), table 4.  Large pre-training runs publish MFUs of 38 to 55%; the twelve published runs
 in ``tests/data/training_runs.json``, with their stalls and restarts, imply 19 to 64% (median 45%), and at 40% their
@@ -73,6 +72,7 @@ GPU-hours are predicted with a median error of 22% (page 19, "What a training ru
 """
 
 SECONDS_PER_HOUR = 3600
+"""Seconds in an hour, what GPU-seconds are divided by to give GPU-hours."""
 
 
 def attention_training_flops(cfg: ModelConfig, seq_len: int) -> int:
@@ -106,9 +106,9 @@ def training_flops_per_token(cfg: ModelConfig, *, seq_len: int, task: str = "ful
 
     ``6 * N`` for full training, ``4 * N + 6 * P`` for LoRA and QLoRA (``P``
     adapter parameters at ``rank`` on ``targets``, as
-    :func:`~llmcalc.lora.lora_model_params` counts them), plus
+    :func:`~llmcalc.lora_model_params` counts them), plus
     :func:`attention_training_flops`.  ``N`` is
-    :func:`~llmcalc.flops.matmul_params`.  See the module's docstring for what
+    :func:`~llmcalc.matmul_params`.  See the module's docstring for what
     each term counts and why.
 
     Examples
@@ -148,7 +148,7 @@ class RunEstimate:
 
     @property
     def gpu_hours(self) -> float:
-        """GPU-hours: the FLOPs over one card's delivered FLOPS (peak times MFU), in hours."""
+        """The GPU-hours, the FLOPs over one card's delivered FLOPS (peak times MFU), in hours."""
         return self.flops / (self.peak_flops * self.mfu) / SECONDS_PER_HOUR
 
     @property
@@ -169,7 +169,7 @@ def training_run(cfg: ModelConfig, *, train_tokens: int, seq_len: int, n_gpus: i
 
     Parameters
     ----------
-    cfg : ModelConfig
+    cfg : llmcalc.ModelConfig
         The model.
     train_tokens : int
         Tokens the run trains on, every epoch counted (padding too, if batches are padded).

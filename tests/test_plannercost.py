@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from test_accessibility import SCHEMES, axe_source, run_axe, site_page
+from test_planner import choose
 
 from browser import browser_pages
 from llmcalc.cli import main
@@ -46,16 +47,6 @@ def pages() -> Iterator[dict[str, tuple[Any, Any]]]:
         yield opened
 
 
-def fill(page: Any, task: str, **fields: str) -> None:
-    page.locator(f'{ROOT} input[name="task"][value="{task}"]').check()
-    for name, value in fields.items():
-        field = page.locator(f'{ROOT} [name="{name}"]')
-        if field.evaluate("node => node.tagName") == "SELECT":
-            field.select_option(value)
-        else:
-            field.fill(value)
-
-
 def shown(page: Any) -> str:
     output = page.locator(f'{ROOT} [data-out="run"]')
     return "" if output.is_hidden() else output.inner_text()
@@ -82,7 +73,7 @@ CASES = {
 def test_the_widget_shows_the_run_the_cli_prints(language: str, case: str, pages: dict[str, Any]) -> None:
     task, fields, argv = CASES[case]
     page, log = pages[language]
-    fill(page, task, **fields)
+    choose(page, task=task, **fields)
     run = cli_run(*argv)
     text = shown(page)
     assert f"{run['flops_per_token']:,}" in text and f"{run['train_tokens']:,}" in text
@@ -101,17 +92,17 @@ def test_a_bad_value_is_refused_in_the_page_s_language_and_no_tokens_shows_nothi
         language: str, pages: dict[str, Any]) -> None:
     page, log = pages[language]
     error = page.locator(f'{ROOT} [data-error="run"]')
-    fill(page, "full", preset="llama-2-7b", gpu="a100-80gb", train_tokens="1e9", mfu="1.5", peak_tflops="",
+    choose(page, task="full", preset="llama-2-7b", gpu="a100-80gb", train_tokens="1e9", mfu="1.5", peak_tflops="",
          price_per_gpu_hour="")
     refused = {"en": "must be a number above 0 and at most 1", "zh_TW": "必須是大於 0、至多為 1 的數"}[language]
     assert refused in error.inner_text() and "1.5" in error.inner_text() and shown(page) == ""
     assert page.locator(f'{ROOT} [name="mfu"]').get_attribute("aria-invalid") == "true"
-    fill(page, "full", mfu="0.4", train_tokens="2.5")
+    choose(page, task="full", mfu="0.4", train_tokens="2.5")
     assert "2.5" in error.inner_text() and shown(page) == ""
-    fill(page, "full", train_tokens="1e9", gpu="a10g")
+    choose(page, task="full", train_tokens="1e9", gpu="a10g")
     needs = {"en": "needs one GPU’s peak", "zh_TW": "需要一張 GPU 的峰值"}[language]
     assert needs in error.inner_text()
-    fill(page, "full", train_tokens="", gpu="a100-80gb")
+    choose(page, task="full", train_tokens="", gpu="a100-80gb")
     assert error.is_hidden() and shown(page) == ""
     assert page.locator(f'{ROOT} [aria-invalid="true"]').count() == 0
     assert log.errors == [] and log.requests == []
@@ -124,13 +115,13 @@ def test_the_run_s_fields_result_and_refusal_pass_axe(language: str, pages: dict
     failures = []
     for scheme in SCHEMES:
         page.emulate_media(color_scheme=scheme)
-        fill(page, "lora", preset="llama-2-7b", gpu="h100-sxm", train_tokens="1e8", mfu="0.3",
+        choose(page, task="lora", preset="llama-2-7b", gpu="h100-sxm", train_tokens="1e8", mfu="0.3",
              price_per_gpu_hour="2.5", peak_tflops="")
         assert shown(page)
         failures += [f"{scheme} run {line}" for line in run_axe(page, source, ROOT)]
-        fill(page, "lora", mfu="0")
+        choose(page, task="lora", mfu="0")
         assert page.locator(f'{ROOT} [data-error="run"]').is_visible()
         failures += [f"{scheme} refused {line}" for line in run_axe(page, source, ROOT)]
-        fill(page, "lora", mfu="0.3")
+        choose(page, task="lora", mfu="0.3")
     assert not failures, "\n".join(failures)
     assert log.errors == [] and log.requests == []
