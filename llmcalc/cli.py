@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from . import __version__, gguf
+from . import __version__, costcli, gguf
 from . import _validate as check
 from .checkpoints import CheckpointFormat, checkpoint_from_hf, describe, is_qlora_base
 from .config import FIELD_CHOICES, Derived, ModelConfig
@@ -67,6 +67,7 @@ from .planner import (
     training_changes_that_fit,
 )
 from .presets import PRESETS, get_preset
+from .runcost import DEFAULT_MFU
 from .trainers import DEFAULT_SETUP, SETUPS, UNMODELLED_SETUPS, get_setup, setup_settings
 from .units import GiB
 from .weightformats import WeightFormat, kept_linear_modules
@@ -387,6 +388,11 @@ PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
     "lora_dropout": (("lora", "qlora"), 0.0),
     "setup": (("lora", "qlora"), DEFAULT_SETUP),
     "adapter_dtype": (("lora", "qlora"), "fp32"),
+    # The training run's time and price (llmcalc.costcli).
+    "train_tokens": (_TRAINING, None),
+    "mfu": (_TRAINING, DEFAULT_MFU),
+    "price_per_gpu_hour": (_TRAINING, None),
+    "peak_tflops": (_TRAINING, None),
 }
 # How each training plan's heading names the set-up it describes.
 _TRAINING_REGIMES = {
@@ -629,6 +635,9 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
                                        "gpu_bytes": change.gpu_bytes} for change in changes]
         if not fits:
             text += "\n\n" + _changes_text(changes)
+    if args.task != "inference" and (run := costcli.report(cfg, args)) is not None:
+        result["training_run"], run_text = run
+        text += run_text
     if notes:
         text += "\n\n" + "\n".join(notes)
     return result, text
@@ -845,6 +854,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--lora-dropout", type=real_number, default=hidden, metavar="P",
                       help="LoRA and QLoRA: peft's lora_dropout in [0, 1); above 0 each adapter keeps its "
                       "dropped-out input and mask (default: the set-up's, else 0, peft's)")
+    costcli.add_arguments(plan, hidden, real_number)
     gguf_plan = command("gguf", "GPU memory of a llama.cpp run: a .gguf file's tensors (header only) or a "
                         "preset as a llama-quantize recipe, the KV cache in its cache type, a measured compute buffer")
     gguf.add_cli_arguments(gguf_plan)
@@ -858,6 +868,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         gpu_text = getattr(args, "gpu", None)
+        args.gpu_key = gpu_text  # a training run's peak comes from the card this names
         if gpu_text is not None:
             args.gpu = gpu_memory(gpu_text)
         if args.command == "presets":

@@ -206,6 +206,9 @@ MESSAGES: dict[str, str] = {
     "qlora_preparation_needs_qlora": "qlora_preparation applies to QLoRA only; got "
                                      "qlora_preparation={qlora_preparation!r} with task={task!r}",
     "setup_not_modelled": "the training set-up {setup!r} is not modelled: {reason}",
+    # datasheets: a card's bandwidth and tensor rates
+    "no_datasheet_figures": "no datasheet figures for card {card!r}; cards with figures: {cards:list}",
+    "no_datasheet_figure": "no datasheet {figure} tensor figure for card {card!r}; it gives: {given}",
     "setup_leaves_fp32": "the {setup} set-up is modelled for dense models whose norms are named '*norm*' only: for "
                          "a {model_type} model it leaves parameters in fp32 after prepare_model_for_kbit_training "
                          "that the planner does not count (axolotl 0.19.0 casts back only modules named '*norm*', "

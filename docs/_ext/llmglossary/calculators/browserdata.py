@@ -94,3 +94,11 @@ def dtype_bits() -> dict[str, int]:
     import llmcalc
 
     return {name: int(bits) for name, bits in llmcalc.DTYPE_BITS.items()}
+
+
+@functools.cache
+def peak_flops() -> dict[str, int]:
+    """Each listed card's dense FP16/BF16 peak, from its datasheet (llmcalc.datasheets): plannercost.js's peaks."""
+    from llmcalc.datasheets import DATASHEETS
+
+    return {key: sheet.fp16.value for key, sheet in DATASHEETS.items() if sheet.fp16 is not None}

@@ -47,6 +47,12 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype", "refusal_setup_leaves_fp32",
     "refusal_vllm_engine_unmodelled", "refusal_vllm_window_pattern_unchecked",
 )
+# plannercost.js's messages: the run's FLOPs (full or LoRA), time and price, its basis, where the peak came from,
+# and its refusals.
+RUN_MESSAGES: tuple[str, ...] = (
+    "run_flops_full", "run_flops_lora", "run_time", "run_price", "run_note", "run_peak_datasheet", "run_peak_given",
+    "run_needs_peak", "run_tokens_error", "run_mfu_error", "run_positive_error",
+)
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
     "memory": ("preset", "reference_model", "custom", "params", "precision", "gb", "gib", "error"),
@@ -83,6 +89,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         # plannershare.js and plannerchart.js: the share link, a second card and the chart.
         "gpu_compare", "gpu_compare_none", "share_copy", "share_copied", "share_copy_failed", "share_bad",
         "chart_context", "chart_micro_batch", "chart_summary", "chart_table",
+        # plannercost.js: a training run's time and price.
+        *("train_tokens", "mfu", "price_per_gpu_hour", "peak_tflops"), *RUN_MESSAGES,
     ),
 }
 """Label keys per calculator, each given once in the directive's keyed bullet list.
@@ -111,7 +119,11 @@ nothing: which total the plan used;
 ``chart_summary`` takes ``{first}``, ``{x_first}``, ``{last}``, ``{x_last}`` (the chart's first and last
 totals in GiB and where they are) and ``{cards}`` (each card with its memory); ``per_gpu_busiest``
 (inference on several GPUs) takes ``{gpus}``, ``{tp}`` and ``{pp}``, ``per_gpu_each`` (training under
-ZeRO) ``{gpus}`` and ``{stage}``.
+ZeRO) ``{gpus}`` and ``{stage}``;
+``run_flops_full`` and ``run_flops_lora`` take ``{tokens}``, ``{per_token}``, ``{seq_len}`` and ``{flops}``,
+``run_time`` ``{gpus}``, ``{peak}``, ``{source}`` (``run_peak_datasheet`` or ``run_peak_given``), ``{mfu}``,
+``{gpu_hours}`` and ``{wall_hours}``, ``run_price`` ``{price_per_hour}`` and ``{price}``, the three refusals
+``run_*_error`` ``{label}`` and ``{value}``.
 """
 
 # The planner's messages that fill in a {detail} or {bytes}, or name what fits.
@@ -123,7 +135,7 @@ PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
                     "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each", "sum_note", "gpu_process",
                     "gpu_estimate", "gpu_typed", "targets_note", "rank_note",
-                    "weights_note", "weights_checkpoint", "weights_format", "kept_some")
+                    "weights_note", "weights_checkpoint", "weights_format", "kept_some", *RUN_MESSAGES)
 
 
 def split_label(text: str) -> tuple[str, str]:

@@ -1,0 +1,218 @@
+"""Each listed card's memory bandwidth and dense tensor throughput, as its vendor's datasheet prints them.
+
+A speed estimate (:mod:`llmcalc.speed`) divides the bytes a decode step reads by
+the card's memory bandwidth and the FLOPs a prefill does by its tensor peak;
+this module holds those two figures for the cards of
+:data:`llmcalc.planner.CARDS`, each with the public NVIDIA or AMD datasheet (or
+architecture whitepaper) that prints it and the words it prints.  Every value
+is an exact int, per second: bytes per second for bandwidth, operations per
+second for throughput.
+
+The tensor figures are dense, without 2:4 structured sparsity.  Where a
+datasheet prints only the sparse figure (marked ``*`` there, with the footnote
+that the dense one is half), :attr:`Figure.value` halves it; where it prints a
+board of several GPUs (HGX B200), it divides by their number.  FP16 is the
+FP16/BF16 tensor rate with FP32 accumulation, the one a BF16 or FP16 model's
+matrix products run at in PyTorch and llama.cpp's CUDA back end; on GeForce
+cards that is half the FP16-accumulate rate the same table also prints.  FP8 and
+INT8 are given where the card has them.
+
+A card with no vendor datasheet figure (the A10G, which NVIDIA sells only to
+AWS and documents nowhere; the RTX 3060, whose tensor rate no NVIDIA document
+prints) is not guessed: :func:`datasheet` refuses it by name.
+
+Examples
+--------
+>>> sheet = datasheet("h100-sxm")
+>>> sheet.bandwidth.value, sheet.bandwidth.printed
+(3350000000000, '3.35TB/s')
+>>> sheet.fp16.value, sheet.fp16.printed  # the datasheet's sparse figure, halved
+(989500000000000, '1,979 teraFLOPS*')
+>>> tensor_flops("rtx-4090", "fp16")  # the Ada whitepaper's dense, FP32-accumulate figure
+165200000000000
+>>> tensor_flops("a10g", "fp16")
+Traceback (most recent call last):
+    ...
+llmcalc.errors.RefusalValueError: no datasheet figures for card 'a10g'; cards with figures: ...
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from types import MappingProxyType
+
+from . import _validate as check
+from .errors import refusal
+
+__all__ = ["DATASHEETS", "PRECISIONS", "Datasheet", "Figure", "datasheet", "memory_bandwidth", "tensor_flops"]
+
+PRECISIONS = ("fp16", "fp8", "int8")
+"""The tensor precisions a datasheet entry may give: FP16/BF16, FP8 and INT8."""
+
+_UNITS: Mapping[str, int] = MappingProxyType({
+    "GB/s": 10**9, "TB/s": 10**12, "teraFLOPS": 10**12, "TFLOPS": 10**12, "TOPS": 10**12,
+    "PFLOPS": 10**15, "POPS": 10**15,
+})
+_PRINTED = re.compile(r"([0-9][0-9,]*(?:\.[0-9]+)?)\+? ?(GB/s|TB/s|teraFLOPS|TFLOPS|TOPS|PFLOPS|POPS)\*?")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One datasheet figure: the words it prints, where, and how the dense per-GPU value follows from them.
+
+    ``printed`` is the figure as the ``source`` prints it, number and unit
+    (``"3.35TB/s"``, ``"1,979 teraFLOPS*"``); ``sparse`` says the printed figure
+    counts 2:4 structured sparsity, which the source's footnote says doubles the
+    dense rate; ``gpus`` is the number of GPUs the printed figure is for.
+
+    Examples
+    --------
+    >>> Figure("1,979 teraFLOPS*", "https://example.org", sparse=True).value
+    989500000000000
+    >>> Figure("4.5 PFLOPS", "https://example.org", sparse=True, gpus=1).value
+    2250000000000000
+    """
+
+    printed: str
+    source: str
+    sparse: bool = False
+    gpus: int = 1
+
+    @property
+    def value(self) -> int:
+        """The dense figure for one GPU, per second, as an exact int."""
+        match = _PRINTED.fullmatch(self.printed)
+        if match is None:
+            raise ValueError(f"unreadable datasheet figure {self.printed!r}")
+        number = Decimal(match[1].replace(",", "")) * _UNITS[match[2]]
+        per_gpu = number / (2 if self.sparse else 1) / self.gpus
+        if per_gpu != per_gpu.to_integral_value():
+            raise ValueError(f"datasheet figure {self.printed!r} is not a whole number per second")
+        return int(per_gpu)
+
+
+@dataclass(frozen=True)
+class Datasheet:
+    """A card's memory bandwidth and its dense tensor rates (``None`` where its datasheet prints none)."""
+
+    key: str
+    bandwidth: Figure
+    fp16: Figure | None
+    fp8: Figure | None = None
+    int8: Figure | None = None
+
+    def figures(self) -> dict[str, Figure]:
+        """The figures given, by name: ``bandwidth`` and each precision of :data:`PRECISIONS` printed."""
+        given = {"bandwidth": self.bandwidth, "fp16": self.fp16, "fp8": self.fp8, "int8": self.int8}
+        return {name: figure for name, figure in given.items() if figure is not None}
+
+
+_A100 = "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf"
+_A10 = "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a10/pdf/a10-datasheet.pdf"
+_A40 = "https://images.nvidia.com/content/Solutions/data-center/a40/nvidia-a40-datasheet.pdf"
+_T4 = "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/t4-tensor-core-datasheet-951643.pdf"
+_L4 = "https://resources.nvidia.com/en-us-data-center-overview/l4-gpu-datasheet"
+_L40S = "https://resources.nvidia.com/en-us-l40s/l40s-datasheet-28413"
+_AMPERE = "https://www.nvidia.com/content/PDF/nvidia-ampere-ga-102-gpu-architecture-whitepaper-v2.pdf"
+_ADA = "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf"
+_BLACKWELL_RTX = "https://images.nvidia.com/aem-dam/Solutions/geforce/blackwell/nvidia-rtx-blackwell-gpu-architecture.pdf"
+_RTX6000 = ("https://www.nvidia.com/content/dam/en-zz/Solutions/design-visualization/rtx-6000/"
+            "proviz-print-rtx6000-datasheet-web-2504660.pdf")
+_H100 = "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet"
+_H200 = "https://resources.nvidia.com/en-us-data-center-overview-mc/en-us-data-center-overview/hpc-datasheet-sc23-h200"
+_HGX = "https://www.nvidia.com/en-us/data-center/hgx/"
+_MI300X = ("https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/data-sheets/"
+           "amd-instinct-mi300x-data-sheet.pdf")
+
+
+def _sparse(printed: str, source: str, gpus: int = 1) -> Figure:
+    return Figure(printed, source, sparse=True, gpus=gpus)
+
+
+DATASHEETS: Mapping[str, Datasheet] = MappingProxyType({sheet.key: sheet for sheet in (
+    Datasheet("t4", Figure("320+ GB/s", _T4), Figure("65 TFLOPS", _T4), int8=Figure("130 TOPS", _T4)),
+    Datasheet("a10", Figure("600GB/s", _A10), Figure("125 TFLOPS", _A10), int8=Figure("250 TOPS", _A10)),
+    Datasheet("l4", Figure("300GB/s", _L4), _sparse("242 teraFLOPS*", _L4), _sparse("485 teraFLOPS*", _L4),
+              _sparse("485 TOPS*", _L4)),
+    Datasheet("rtx-3090", Figure("936 GB/s", _AMPERE), Figure("71 TFLOPS", _AMPERE), int8=Figure("284 TOPS", _AMPERE)),
+    Datasheet("rtx-4090", Figure("1008 GB/s", _ADA), Figure("165.2 TFLOPS", _ADA), Figure("330.3 TFLOPS", _ADA),
+              Figure("660.6 TOPS", _ADA)),
+    Datasheet("rtx-5090", Figure("1792 GB/s", _BLACKWELL_RTX), Figure("209.5 TFLOPS", _BLACKWELL_RTX),
+              Figure("419 TFLOPS", _BLACKWELL_RTX), Figure("838 TOPS", _BLACKWELL_RTX)),
+    Datasheet("a100-40gb", Figure("1,555GB/s", _A100), Figure("312 TFLOPS", _A100), int8=Figure("624 TOPS", _A100)),
+    Datasheet("a40", Figure("696 GB/s", _A40), Figure("149.7 TFLOPS", _A40), int8=Figure("299.3 TOPS", _A40)),
+    Datasheet("l40s", Figure("864GB/s", _L40S), Figure("362.05 TFLOPS", _L40S), Figure("733 TFLOPS", _L40S)),
+    Datasheet("rtx-6000-ada", Figure("960 GB/s", _RTX6000), None, _sparse("1,457.0 TFLOPS", _RTX6000)),
+    # The A100 80GB in its SXM form; the PCIe card's datasheet column prints 1,935GB/s.
+    Datasheet("a100-80gb", Figure("2,039GB/s", _A100), Figure("312 TFLOPS", _A100), int8=Figure("624 TOPS", _A100)),
+    Datasheet("h100-sxm", Figure("3.35TB/s", _H100), _sparse("1,979 teraFLOPS*", _H100),
+              _sparse("3,958 teraFLOPS*", _H100), _sparse("3,958 TOPS*", _H100)),
+    Datasheet("h100-pcie", Figure("2TB/s", _H100), _sparse("1,513 teraFLOPS*", _H100),
+              _sparse("3,026 teraFLOPS*", _H100), _sparse("3,026 TOPS*", _H100)),
+    Datasheet("h100-nvl", Figure("3.9TB/s", _H100), _sparse("1,671 teraFLOPS*", _H100),
+              _sparse("3,341 teraFLOPS*", _H100), _sparse("3,341 TOPS*", _H100)),
+    Datasheet("h200", Figure("4.8TB/s", _H200), _sparse("1,979 TFLOPS*", _H200), _sparse("3,958 TFLOPS*", _H200),
+              _sparse("3,958 TOPS*", _H200)),
+    # HGX B200's table prints each GPU's figures (180GB HBM3E, 7.7TB/s), its tensor rates with sparsity.
+    Datasheet("b200", Figure("7.7TB/s", _HGX), _sparse("4.5 PFLOPS", _HGX), _sparse("9 PFLOPS", _HGX),
+              _sparse("9 POPS", _HGX)),
+    Datasheet("mi300x", Figure("5.3 TB/s", _MI300X), Figure("1307.4 TFLOPS", _MI300X),
+              Figure("2614.9 TFLOPS", _MI300X), Figure("2614.9 TOPS", _MI300X)),
+)})
+"""Each card key of :data:`llmcalc.planner.CARDS` that a datasheet covers, and its figures.
+
+The H100 datasheet's PCIe column (1,513 and 3,026 teraFLOPS with sparsity,
+2TB/s) is the one its 2022-2023 editions print beside SXM; later editions
+replace it with the H100 NVL's.  The RTX 6000 Ada's datasheet prints one
+tensor figure, FP8 with sparsity, so its FP16 rate is left out.
+"""
+
+
+def datasheet(card: str) -> Datasheet:
+    """The datasheet figures of the card whose key is ``card``, or a refusal naming it.
+
+    Examples
+    --------
+    >>> datasheet("mi300x").fp8.value
+    2614900000000000
+    """
+    if not isinstance(card, str):
+        raise refusal("not_a_str", name="card", value=card, type=type(card).__name__)
+    sheet = DATASHEETS.get(card)
+    if sheet is None:
+        raise refusal("no_datasheet_figures", card=card, cards=sorted(DATASHEETS))
+    return sheet
+
+
+def memory_bandwidth(card: str) -> int:
+    """The card's memory bandwidth in bytes per second, from its datasheet.
+
+    Examples
+    --------
+    >>> memory_bandwidth("a100-80gb") / 10**9
+    2039.0
+    """
+    return datasheet(card).bandwidth.value
+
+
+def tensor_flops(card: str, precision: str = "fp16") -> int:
+    """The card's dense tensor rate at ``precision`` (one of :data:`PRECISIONS`), operations per second.
+
+    Examples
+    --------
+    >>> tensor_flops("l4", "fp8") / 10**12
+    242.5
+    >>> tensor_flops("rtx-6000-ada", "fp16")
+    Traceback (most recent call last):
+        ...
+    llmcalc.errors.RefusalValueError: no datasheet fp16 tensor figure for card 'rtx-6000-ada'; it gives: bandwidth, fp8
+    """
+    check.choice("precision", precision, PRECISIONS)
+    sheet = datasheet(card)
+    figure = sheet.figures().get(precision)
+    if figure is None:
+        raise refusal("no_datasheet_figure", card=card, figure=precision, given=", ".join(sheet.figures()))
+    return figure.value

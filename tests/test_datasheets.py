@@ -1,0 +1,87 @@
+"""Card datasheet figures: every one has a public source, and each equals the value copied by hand from it.
+
+The expected values below were typed from the datasheets and whitepapers themselves (dense figures; where a
+datasheet prints only the figure with sparsity, half of it), independently of how llmcalc.datasheets reads its
+printed text.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from llmcalc import planner
+from llmcalc.datasheets import DATASHEETS, PRECISIONS, Figure, datasheet, memory_bandwidth, tensor_flops
+from llmcalc.errors import Refusal
+
+GB_S = 10**9
+TERA = 10**12
+
+# card key: (bandwidth GB/s, dense FP16/BF16 TFLOPS, dense FP8 TFLOPS, dense INT8 TOPS), None where not printed.
+HAND_COPIED = {
+    "t4": (320, 65, None, 130),
+    "a10": (600, 125, None, 250),
+    "l4": (300, 121, 242.5, 242.5),
+    "rtx-3090": (936, 71, None, 284),
+    "rtx-4090": (1008, 165.2, 330.3, 660.6),
+    "rtx-5090": (1792, 209.5, 419, 838),
+    "a100-40gb": (1555, 312, None, 624),
+    "a40": (696, 149.7, None, 299.3),
+    "l40s": (864, 362.05, 733, None),
+    "rtx-6000-ada": (960, None, 728.5, None),
+    "a100-80gb": (2039, 312, None, 624),
+    "h100-sxm": (3350, 989.5, 1979, 1979),
+    "h100-pcie": (2000, 756.5, 1513, 1513),
+    "h100-nvl": (3900, 835.5, 1670.5, 1670.5),
+    "h200": (4800, 989.5, 1979, 1979),
+    "b200": (7700, 2250, 4500, 4500),
+    "mi300x": (5300, 1307.4, 2614.9, 2614.9),
+}
+
+
+def test_every_card_the_datasheets_cover_is_a_listed_card() -> None:
+    assert set(DATASHEETS) <= {card.key for card in planner.CARDS}
+    assert set(DATASHEETS) == set(HAND_COPIED)
+
+
+@pytest.mark.parametrize("key", sorted(DATASHEETS))
+def test_every_figure_has_a_public_vendor_source(key: str) -> None:
+    for figure in DATASHEETS[key].figures().values():
+        assert figure.source.startswith("https://")
+        host = figure.source.split("/")[2]
+        assert host.endswith(("nvidia.com", "amd.com")), host
+        assert figure.printed and figure.gpus >= 1
+
+
+@pytest.mark.parametrize("key", sorted(HAND_COPIED))
+def test_each_figure_matches_the_hand_copied_datasheet_value(key: str) -> None:
+    bandwidth, *rates = HAND_COPIED[key]
+    assert memory_bandwidth(key) == bandwidth * GB_S
+    for precision, expected in zip(PRECISIONS, rates, strict=True):
+        if expected is None:
+            with pytest.raises(Refusal) as refused:
+                tensor_flops(key, precision)
+            assert refused.value.code == "no_datasheet_figure" and key in str(refused.value)
+        else:
+            assert tensor_flops(key, precision) == round(expected * 100) * TERA // 100
+            assert isinstance(tensor_flops(key, precision), int)
+
+
+@pytest.mark.parametrize("key", ["a10g", "rtx-3060", "not-a-card"])
+def test_a_card_without_figures_is_refused_by_name(key: str) -> None:
+    with pytest.raises(ValueError, match=f"no datasheet figures for card '{key}'") as refused:
+        datasheet(key)
+    assert isinstance(refused.value, Refusal) and "h100-sxm" in str(refused.value)
+
+
+def test_bad_arguments_are_refused_not_looked_up() -> None:
+    with pytest.raises(TypeError, match="card must be a str"):
+        datasheet(4090)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="precision must be one of 'fp16', 'fp8', 'int8'"):
+        tensor_flops("h100-sxm", "fp32")
+
+
+def test_a_printed_figure_that_is_not_whole_per_second_or_unreadable_is_an_error() -> None:
+    with pytest.raises(ValueError, match="not a whole number"):
+        _ = Figure("0.0000000000001 TB/s", "https://www.nvidia.com/").value
+    with pytest.raises(ValueError, match="unreadable"):
+        _ = Figure("fast", "https://www.nvidia.com/").value
