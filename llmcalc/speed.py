@@ -35,7 +35,7 @@ are held out, so at most half are fitted (:func:`is_fitted`).
 
 Where the measurements end, the estimate refuses or says so rather than
 extend them: every run decoded one sequence at a time, so a batch above 1 is
-refused; Apple prints no GPU tensor rate, so a prefill on Apple silicon is not
+refused, as are sliding-window models; Apple prints no GPU tensor rate, so a prefill on Apple silicon is not
 estimated; AMD cards (llama.cpp's ROCm back end) were not measured; prompts,
 contexts and models outside the measured range, and an estimate a ceiling
 sets, are named in :attr:`SpeedEstimate.notes`.  No vLLM or SGLang
@@ -55,6 +55,7 @@ Llama 3 8B in Q4_K_M on an RTX 4090, a 512-token prompt and 128 tokens out:
 
 from __future__ import annotations
 
+import argparse
 import csv
 import math
 import statistics
@@ -65,7 +66,7 @@ from types import MappingProxyType
 
 from . import _validate as check
 from .config import ModelConfig, as_model_config
-from .datasheets import datasheet, memory_bandwidth, tensor_flops
+from .datasheets import DATASHEETS, MEASURED_HARDWARE, datasheet, memory_bandwidth, tensor_flops
 from .errors import refusal
 from .flops import matmul_params
 from .gguf import RECIPES, model_from_config
@@ -79,9 +80,11 @@ __all__ = [
     "FORMATS",
     "KINDS",
     "MEASURED_RANGE",
+    "NOTES",
     "Constants",
     "Measurement",
     "SpeedEstimate",
+    "add_cli_arguments",
     "cost_per_million_tokens",
     "decode_weight_bytes",
     "engine_for",
@@ -91,6 +94,8 @@ __all__ = [
     "is_fitted",
     "measurements",
     "median_error",
+    "run_cli",
+    "speed_text",
 ]
 
 ENGINES = ("llama.cpp-cuda", "llama.cpp-metal")
@@ -267,8 +272,9 @@ class SpeedEstimate:
     tokens; ``prefill_seconds`` the time to first token for the prompt
     (``None`` where no FP16 tensor rate is published: Apple silicon, the RTX 6000 Ada).
     ``notes`` names each edge of the measured range the estimate passes
-    (keys of :data:`MEASURED_RANGE`), and ``decode_ceiling`` or ``prefill_ceiling``
-    where a ceiling of :data:`CONSTANTS`, not the roofline, sets the estimate.
+    (keys of :data:`MEASURED_RANGE`), ``decode_ceiling`` or ``prefill_ceiling``
+    where a ceiling of :data:`CONSTANTS`, not the roofline, sets the estimate, and
+    ``experts`` for a mixture of experts, which no measured run had.
     """
 
     engine: str
@@ -303,6 +309,9 @@ def _roofline(cfg: ModelConfig, weight_format: str, hardware: str, prompt_tokens
               constants: Constants | None) -> SpeedEstimate:
     """The estimate with ``constants``; ``None`` gives the bare roofline (every efficiency 1, no ceiling)."""
     engine = engine_for(hardware)
+    if cfg.sliding_window_layers:
+        raise refusal("speed_window_unmeasured", model_type=cfg.model_type or "custom",
+                      layers=cfg.sliding_window_layers, window=cfg.sliding_window)
     kind = _kind(weight_format)
     weights = decode_weight_bytes(cfg, weight_format)
     kv_per_token = kv_cache_bytes_per_token(cfg, "fp16")
@@ -371,12 +380,14 @@ def estimate_speed(cfg: ModelConfig, weight_format: str, hardware: str, *, promp
         raise refusal("speed_batch_unmeasured", batch=sequences)
     estimate = _roofline(cfg, weight_format, hardware, prompt, generated, CONSTANTS)
     notes = []
-    if prompt > MEASURED_RANGE["prompt_tokens"]:
+    if prompt > MEASURED_RANGE["prompt_tokens"] and estimate.prefill_seconds is not None:
         notes.append("prompt_tokens")
     if prompt + generated > MEASURED_RANGE["context_tokens"]:
         notes.append("context_tokens")
     if estimate.weight_bytes < MEASURED_RANGE["min_weight_bytes"]:
         notes.append("min_weight_bytes")
+    if cfg.is_moe:
+        notes.append("experts")
     if estimate.decode_tokens_per_second >= CONSTANTS.decode_ceiling[estimate.engine]:
         notes.append("decode_ceiling")
     ceiling = CONSTANTS.prefill_ceiling.get(estimate.engine)
@@ -512,3 +523,124 @@ def median_error(quantity: str, rows: list[Measurement] | None = None) -> float:
                              if row.quantity == quantity)
 
 
+
+
+NOTES: Mapping[str, str] = MappingProxyType({
+    "prompt_tokens": "the prompt is longer than any measured ({prompt_tokens:,} tokens): the prefill estimate "
+                     "extends the fit",
+    "context_tokens": "the context is longer than any measured ({context_tokens:,} tokens): the KV-cache reads "
+                      "extend the fit",
+    "min_weight_bytes": "the model is smaller than any measured ({min_weight_bytes:,} bytes of weights): per-token "
+                        "work the roofline does not see may set the speed",
+    "decode_ceiling": "decode is at the fitted ceiling of {decode_ceiling:,.1f} tokens/s a sequence: per-token kernel "
+                      "launches and CPU work, not the bandwidth, set it",
+    "prefill_ceiling": "prefill is at the fitted ceiling of {prefill_ceiling:,.0f} TFLOPS llama.cpp reached: the "
+                       "tensor peak of the card is not what limits it",
+    "experts": "no measured run had a mixture of experts: a step is taken to read the experts one token uses",
+})
+"""The English sentence of each note of :attr:`SpeedEstimate.notes` (the widget has its own, translated)."""
+
+_ENGINE_NAMES = MappingProxyType({"llama.cpp-cuda": "llama.cpp CUDA", "llama.cpp-metal": "llama.cpp Metal"})
+
+
+def _note_text(note: str, engine: str) -> str:
+    values = {**MEASURED_RANGE, "decode_ceiling": CONSTANTS.decode_ceiling[engine],
+              "prefill_ceiling": CONSTANTS.prefill_ceiling.get(engine, 0.0) / 1e12}
+    return NOTES[note].format(**values)
+
+
+def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``llmcalc speed`` command's arguments."""
+    hardware = ", ".join(sorted(DATASHEETS) + sorted(MEASURED_HARDWARE))
+    parser.add_argument("model", metavar="MODEL", help="a preset name or the path of a config.json")
+    parser.add_argument("--format", dest="weight_format", choices=FORMATS, default="Q4_K_M",
+                        help="weights: F16 or a llama-quantize recipe")
+    parser.add_argument("--hardware", required=True, metavar="KEY",
+                        help=f"the card or chip, with its datasheet's bandwidth and FP16 tensor rate ({hardware})")
+    parser.add_argument("--prompt-tokens", type=int, default=512, metavar="N", help="tokens of the prompt")
+    parser.add_argument("--generated-tokens", type=int, default=128, metavar="N",
+                        help="tokens generated after it; the decode rate is their mean")
+    parser.add_argument("--batch", type=int, default=1, metavar="N",
+                        help="sequences decoded together (only 1 was measured: more is refused)")
+    parser.add_argument("--price-per-gpu-hour", type=float, default=None, metavar="P",
+                        help="what one GPU costs an hour, in any currency (none is shipped: prices date); gives the "
+                        "cost per million output tokens")
+
+
+def run_cli(args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    """``llmcalc speed``: the estimate, its basis and held-out error, and the cost at the reader's price."""
+    from pathlib import Path
+
+    from .presets import PRESETS
+
+    if args.model in PRESETS:
+        cfg = get_preset(args.model)
+    elif Path(args.model).is_file():
+        cfg = ModelConfig.from_hf_config(args.model)
+    else:
+        raise ValueError(f"MODEL must be a preset ({', '.join(PRESETS)}) or a config.json; got {args.model!r}")
+    estimate = estimate_speed(cfg, args.weight_format, args.hardware, prompt_tokens=args.prompt_tokens,
+                              generated_tokens=args.generated_tokens, batch=args.batch)
+    cost = None
+    if args.price_per_gpu_hour is not None:
+        cost = cost_per_million_tokens(args.price_per_gpu_hour, estimate.decode_tokens_per_second)
+    result: dict[str, object] = {
+        "model": args.model, "format": estimate.weight_format, "hardware": estimate.hardware,
+        "engine": estimate.engine, "estimate": True, "prompt_tokens": estimate.prompt_tokens,
+        "generated_tokens": estimate.generated_tokens, "batch": args.batch,
+        "decode_tokens_per_second": estimate.decode_tokens_per_second,
+        "aggregate_tokens_per_second": estimate.decode_tokens_per_second * args.batch,
+        "time_to_first_token_seconds": estimate.prefill_seconds,
+        "cost_per_million_output_tokens": cost, "price_per_gpu_hour": args.price_per_gpu_hour,
+        "weight_bytes": estimate.weight_bytes, "kv_bytes_per_token": estimate.kv_bytes_per_token,
+        "bandwidth": estimate.bandwidth, "decode_efficiency": estimate.decode_efficiency,
+        "prefill_flops": estimate.prefill_flops, "peak_flops": estimate.peak_flops,
+        "prefill_efficiency": estimate.prefill_efficiency,
+        "held_out_median_error": {"decode": median_error("decode"), "prefill": median_error("prefill")},
+        "notes": list(estimate.notes),
+    }
+    return result, speed_text(args.model, estimate, cost, args.price_per_gpu_hour)
+
+
+def speed_text(label: str, estimate: SpeedEstimate, cost: float | None, price: float | None) -> str:
+    """The lines ``llmcalc speed`` prints (the widget prints the same, in the page's language).
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> estimate = estimate_speed(get_preset("llama-3-8b"), "Q4_K_M", "rtx-4090", prompt_tokens=512)
+    >>> print(speed_text("llama-3-8b", estimate, cost_per_million_tokens(1.0, estimate.decode_tokens_per_second), 1.0))
+    llama-3-8b as Q4_K_M on rtx-4090 (llama.cpp CUDA): an estimate, not a measurement
+    prompt 512 tokens, 128 generated, one sequence
+    decode: 111.3 tokens/s
+    time to first token: 81 ms (6,305.0 prompt tokens/s)
+    cost per million output tokens: 2.50 at 1.00 per GPU-hour
+    basis: 4,617,396,224 bytes of weights and 131,072 bytes of KV cache a token, at 0.518 of 1,008 GB/s; \
+7.75 TFLOPs of prefill at 0.578 of 165.2 TFLOPS, at most 118 TFLOPS
+    held-out median error: decode 11.3 %, prefill 29.4 %
+    """
+    engine = estimate.engine
+    lines = [
+        f"{label} as {estimate.weight_format} on {estimate.hardware} ({_ENGINE_NAMES[engine]}): an estimate, "
+        "not a measurement",
+        f"prompt {estimate.prompt_tokens:,} tokens, {estimate.generated_tokens:,} generated, one sequence",
+        f"decode: {estimate.decode_tokens_per_second:,.1f} tokens/s",
+    ]
+    if estimate.prefill_seconds is None or estimate.prefill_tokens_per_second is None:
+        lines.append(f"time to first token: not estimated ({estimate.hardware} has no published FP16 tensor rate)")
+    else:
+        lines.append(f"time to first token: {estimate.prefill_seconds * 1000:,.0f} ms "
+                     f"({estimate.prefill_tokens_per_second:,.1f} prompt tokens/s)")
+    if cost is not None and price is not None:
+        lines.append(f"cost per million output tokens: {cost:,.2f} at {price:,.2f} per GPU-hour")
+    basis = (f"basis: {estimate.weight_bytes:,} bytes of weights and {estimate.kv_bytes_per_token:,} bytes of KV "
+             f"cache a token, at {estimate.decode_efficiency:.3f} of {estimate.bandwidth / 1e9:,.0f} GB/s")
+    if estimate.peak_flops is not None and estimate.prefill_efficiency is not None:
+        basis += (f"; {estimate.prefill_flops / 1e12:,.2f} TFLOPs of prefill at {estimate.prefill_efficiency:.3f} of "
+                  f"{estimate.peak_flops / 1e12:,.1f} TFLOPS, at most {CONSTANTS.prefill_ceiling[engine] / 1e12:,.0f}"
+                  " TFLOPS")
+    lines.append(basis)
+    lines.append(f"held-out median error: decode {median_error('decode'):.1%}, prefill "
+                 f"{median_error('prefill'):.1%}".replace("%", " %"))
+    lines.extend(f"note: {_note_text(note, engine)}" for note in estimate.notes)
+    return "\n".join(lines)
