@@ -7,12 +7,16 @@ from its declaration rather than from the code.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import math
 from collections import Counter
 
 import pytest
 
-from llmcalc import get_preset, param_breakdown, param_count
+from llmcalc import active_param_count, get_preset, param_breakdown, param_count
+from llmcalc.cli import main
 from llmcalc.datasheets import datasheet
 from llmcalc.errors import Refusal
 from llmcalc.presets import PRESETS
@@ -128,3 +132,48 @@ def test_cost_per_million_output_tokens_from_the_reader_s_price() -> None:
     with pytest.raises(ValueError, match="tokens_per_second"):
         cost_per_million_tokens(1.0, 0.0)
     assert not math.isnan(cost_per_million_tokens(1.0, 1e-300))
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(["speed", *args])
+        except SystemExit as exit_:
+            status = int(exit_.code or 0)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_the_command_prints_the_estimate_its_basis_error_and_cost() -> None:
+    status, out, _err = run_cli("llama-3-8b", "--hardware", "rtx-4090", "--price-per-gpu-hour", "1")
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0] == "llama-3-8b as Q4_K_M on rtx-4090 (llama.cpp CUDA): an estimate, not a measurement"
+    assert lines[2] == "decode: 111.3 tokens/s" and lines[4].startswith("cost per million output tokens: 2.50 at 1.00")
+    assert "held-out median error: decode 11.3 %, prefill 29.4 %" in lines
+
+
+def test_the_command_s_json_and_its_refusals() -> None:
+    status, out, _err = run_cli("llama-2-70b", "--format", "Q4_0", "--hardware", "apple-m2-ultra",
+                                "--prompt-tokens", "2048", "--json")
+    result = json.loads(out)
+    assert status == 0 and result["estimate"] is True and result["time_to_first_token_seconds"] is None
+    assert result["notes"] == ["context_tokens"] and result["cost_per_million_output_tokens"] is None
+    for args, message in [
+        (("llama-2-7b", "--hardware", "rtx-4090", "--batch", "2"), "measured one sequence at a time"),
+        (("llama-2-7b", "--hardware", "mi300x"), "no llama.cpp speed was measured on 'mi300x'"),
+        (("mistral-7b", "--hardware", "rtx-4090"), "sliding-window attention"),
+        (("llama-2-7b", "--hardware", "rtx-4090", "--price-per-gpu-hour", "-2"), "price_per_gpu_hour must be"),
+        (("llama-2-7b", "--hardware", "rtx-4090", "--prompt-tokens", "0"), "prompt_tokens must be an integer"),
+        (("llama-9", "--hardware", "rtx-4090"), "MODEL must be a preset"),
+    ]:
+        status, out, err = run_cli(*args)
+        assert status == 2 and out == "" and message in err and "Traceback" not in err, args
+
+
+def test_a_mixture_of_experts_reads_its_active_experts_and_says_it_was_not_measured() -> None:
+    mixtral = get_preset("mixtral-8x7b")
+    parts = param_breakdown(mixtral)
+    assert decode_weight_bytes(mixtral, "F16") == 2 * (active_param_count(mixtral) - parts["embedding"]) \
+        + 2 * parts["norms"]
+    assert "experts" in estimate_speed(mixtral, "F16", "h200", prompt_tokens=512).notes
