@@ -14,16 +14,15 @@ from __future__ import annotations
 
 import html
 import json
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
-from sphinx.util.docutils import SphinxDirective
 
-from .ggufplanner import split_label
+from .ggufplanner import LabelListDirective, holds_widget, replace_label_lists
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
-    from sphinx.util.typing import ExtensionMetadata, OptionSpec
+    from sphinx.util.typing import ExtensionMetadata
 
 LABELS = (
     "model", "format", "hardware", "prompt", "generated", "price", "engine_cuda", "engine_metal",
@@ -44,26 +43,12 @@ MAX_PRICE = 1e6
 """The largest price per GPU-hour, as :func:`llmcalc.speed.cost_per_million_tokens` takes it."""
 
 
-class SpeedEstimateDirective(SphinxDirective):
-    """Explanation paragraphs, then one bullet list of ``key: label`` items."""
+class SpeedEstimateDirective(LabelListDirective):
+    """Explanation paragraphs, then one bullet list of ``key: label`` items (:data:`LABELS`)."""
 
-    has_content = True
-    option_spec: ClassVar[OptionSpec] = {}
-
-    def run(self) -> list[nodes.Node]:
-        container = nodes.container(classes=[CLASS])
-        self.state.nested_parse(self.content, self.content_offset, container)
-        lists = [child for child in container.children if isinstance(child, nodes.bullet_list)]
-        if len(lists) != 1:
-            raise self.error(f"{self.name}: the content must end with one bullet list of `key: label` items")
-        keys = [split_label(item.astext())[0] for item in lists[0].children]
-        if sorted(keys) != sorted(LABELS):
-            missing = sorted(set(LABELS) - set(keys))
-            unknown = sorted(set(keys) - set(LABELS))
-            raise self.error(f"{self.name}: each of {', '.join(LABELS)} once; missing: {missing}, unknown: {unknown}")
-        lists[0]["classes"].append("speed-labels")
-        self.set_source_info(container)
-        return [container]
+    css_class = CLASS
+    labels = LABELS
+    list_class = "speed-labels"
 
 
 def widget_data() -> dict[str, Any]:
@@ -149,23 +134,12 @@ def _widget(labels: dict[str, str], serial: int) -> str:
 
 def resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """In HTML, the label list becomes the widget; elsewhere it goes, except for the catalog builder."""
-    containers = [n for n in doctree.findall(nodes.container) if CLASS in n["classes"]]
-    for serial, container in enumerate(containers):
-        label_list = next(c for c in container.children if isinstance(c, nodes.bullet_list))
-        if app.builder.name == "gettext":
-            continue
-        labels = dict(split_label(item.astext()) for item in label_list.children)
-        index = container.index(label_list)
-        container.remove(label_list)
-        if app.builder.format == "html" and app.builder.name != "epub":
-            container.insert(index, nodes.raw("", _widget(labels, serial), format="html"))
+    replace_label_lists(app, doctree, CLASS, _widget)
 
 
 def add_script(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
                doctree: nodes.document | None) -> None:
-    if doctree is None or app.builder.format != "html" or app.builder.name == "epub":
-        return
-    if any(CLASS in n["classes"] for n in doctree.findall(nodes.container)):
+    if holds_widget(app, doctree, CLASS):
         app.add_js_file("plannerspeed.js", defer="defer")
         app.add_css_file("calculators.css")  # the calc-* field styles
 
