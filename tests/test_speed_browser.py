@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_accessibility import axe_source, run_axe
 
 from browser import PageLog, page_per_key
-from test_accessibility import axe_source, run_axe
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
