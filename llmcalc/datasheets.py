@@ -173,23 +173,23 @@ tensor figure, FP8 with sparsity, so its FP16 rate is left out.
 
 _APPLE_M1_MAX = "https://www.apple.com/newsroom/2021/10/introducing-m1-pro-and-m1-max-the-most-powerful-chips-apple-has-ever-built/"
 _APPLE_M2_ULTRA = "https://www.apple.com/newsroom/2023/06/apple-introduces-m2-ultra/"
-_APPLE_M3 = ("https://www.apple.com/newsroom/2023/10/"
-             "apple-unveils-m3-m3-pro-and-m3-max-the-most-advanced-chips-for-a-personal-computer/")
+_LLAMACPP_APPLE = "https://github.com/ggml-org/llama.cpp/discussions/4167"
 
 MEASURED_HARDWARE: Mapping[str, Datasheet] = MappingProxyType({sheet.key: sheet for sheet in (
     Datasheet("a100-80gb-pcie", Figure("1,935GB/s", _A100), Figure("312 TFLOPS", _A100),
               int8=Figure("624 TOPS", _A100)),
     Datasheet("apple-m1-max", Figure("400GB/s", _APPLE_M1_MAX), None),
     Datasheet("apple-m2-ultra", Figure("800GB/s", _APPLE_M2_ULTRA), None),
-    Datasheet("apple-m3", Figure("100GB/s", _APPLE_M3), None),
-    Datasheet("apple-m3-max", Figure("400GB/s", _APPLE_M3), None),
+    Datasheet("apple-m3", Figure("100GB/s", _LLAMACPP_APPLE), None),
+    Datasheet("apple-m3-max", Figure("400GB/s", _LLAMACPP_APPLE), None),
 )})
 """Hardware that published speed measurements ran on but :data:`llmcalc.planner.CARDS` does not list.
 
 The A100 80GB in its PCIe form, and Apple chips by their unified-memory
-bandwidth as Apple announced it (the M3 Max with its 40-core GPU).  Apple
-prints no tensor throughput for its GPUs, so a prefill estimate on them is
-refused.
+bandwidth: as Apple announced it for the M1 Max and M2 Ultra, and for the M3
+and the M3 Max (its 40-core GPU) as the BW column of llama.cpp's Apple Silicon
+benchmark table lists Apple's figure.  Apple prints no tensor throughput for
+its GPUs, so a prefill on them is not estimated.
 """
 
 

@@ -230,10 +230,9 @@ def engine_for(hardware: str) -> str:
 measured: NVIDIA cards (CUDA) and Apple silicon (Metal)
     """
     sheet = datasheet(hardware)
-    host = sheet.bandwidth.source.split("/")[2]
-    if host.endswith("apple.com"):
+    if hardware.startswith("apple-"):
         return "llama.cpp-metal"
-    if host.endswith("nvidia.com"):
+    if sheet.bandwidth.source.split("/")[2].endswith("nvidia.com"):
         return "llama.cpp-cuda"
     raise refusal("speed_hardware_unmeasured", hardware=hardware, vendor="AMD, llama.cpp's ROCm back end")
 
