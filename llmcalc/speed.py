@@ -301,7 +301,8 @@ class SpeedEstimate:
 
 
 def _kind(weight_format: str) -> str:
-    return "16-bit" if weight_format == "F16" else "quantized"
+    sixteen_bit, quantized = KINDS
+    return sixteen_bit if weight_format == "F16" else quantized
 
 
 def _roofline(cfg: ModelConfig, weight_format: str, hardware: str, prompt_tokens: int, generated_tokens: int,
