@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from . import __version__, costcli, gguf
+from . import __version__, costcli, gguf, speed
 from . import _validate as check
 from .checkpoints import CheckpointFormat, checkpoint_from_hf, describe, is_qlora_base
 from .config import FIELD_CHOICES, Derived, ModelConfig
@@ -859,6 +859,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "preset as a llama-quantize recipe, the KV cache in its cache type, a measured compute buffer")
     gguf.add_cli_arguments(gguf_plan)
     gguf_plan.add_argument("--gpu", type=_gpu_argument, metavar="SIZE", help="GPU memory, as for plan --gpu")
+    speed.add_cli_arguments(command("speed", "how fast llama.cpp decodes and reaches the first token on a card: an "
+                                    "estimate from the roofline and published runs, and the cost per million output "
+                                    "tokens at your price"))
     return parser
 
 
@@ -875,6 +878,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             result, text = _presets()
         elif args.command == "gguf":
             result, text = gguf.run_cli(args, args.gpu)
+        elif args.command == "speed":
+            result, text = speed.run_cli(args)
         else:
             if args.command == "plan":
                 _plan_options(args)

@@ -47,7 +47,8 @@ from types import MappingProxyType
 from . import _validate as check
 from .errors import refusal
 
-__all__ = ["DATASHEETS", "PRECISIONS", "Datasheet", "Figure", "datasheet", "memory_bandwidth", "tensor_flops"]
+__all__ = ["DATASHEETS", "MEASURED_HARDWARE", "PRECISIONS", "Datasheet", "Figure", "datasheet", "memory_bandwidth",
+           "tensor_flops"]
 
 PRECISIONS = ("fp16", "fp8", "int8")
 """The tensor precisions a datasheet entry may give: FP16/BF16, FP8 and INT8."""
@@ -110,7 +111,7 @@ class Datasheet:
         return {name: figure for name, figure in given.items() if figure is not None}
 
 
-_A100 = "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf"
+_A100 = "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-nvidia-us-2188504-web.pdf"
 _A10 = "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a10/pdf/a10-datasheet.pdf"
 _A40 = "https://images.nvidia.com/content/Solutions/data-center/a40/nvidia-a40-datasheet.pdf"
 _T4 = "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/t4-tensor-core-datasheet-951643.pdf"
@@ -170,9 +171,30 @@ replace it with the H100 NVL's.  The RTX 6000 Ada's datasheet prints one
 tensor figure, FP8 with sparsity, so its FP16 rate is left out.
 """
 
+_APPLE_M1_MAX = "https://www.apple.com/newsroom/2021/10/introducing-m1-pro-and-m1-max-the-most-powerful-chips-apple-has-ever-built/"
+_APPLE_M2_ULTRA = "https://www.apple.com/newsroom/2023/06/apple-introduces-m2-ultra/"
+_LLAMACPP_APPLE = "https://github.com/ggml-org/llama.cpp/discussions/4167"
+
+MEASURED_HARDWARE: Mapping[str, Datasheet] = MappingProxyType({sheet.key: sheet for sheet in (
+    Datasheet("a100-80gb-pcie", Figure("1,935GB/s", _A100), Figure("312 TFLOPS", _A100),
+              int8=Figure("624 TOPS", _A100)),
+    Datasheet("apple-m1-max", Figure("400GB/s", _APPLE_M1_MAX), None),
+    Datasheet("apple-m2-ultra", Figure("800GB/s", _APPLE_M2_ULTRA), None),
+    Datasheet("apple-m3", Figure("100GB/s", _LLAMACPP_APPLE), None),
+    Datasheet("apple-m3-max", Figure("400GB/s", _LLAMACPP_APPLE), None),
+)})
+"""Hardware that published speed measurements ran on but :data:`llmcalc.planner.CARDS` does not list.
+
+The A100 80GB in its PCIe form, and Apple chips by their unified-memory
+bandwidth: as Apple announced it for the M1 Max and M2 Ultra, and for the M3
+and the M3 Max (its 40-core GPU) as the BW column of llama.cpp's Apple Silicon
+benchmark table lists Apple's figure.  Apple prints no tensor throughput for
+its GPUs, so a prefill on them is not estimated.
+"""
+
 
 def datasheet(card: str) -> Datasheet:
-    """The datasheet figures of the card whose key is ``card``, or a refusal naming it.
+    """The figures of ``card`` (a key of :data:`DATASHEETS` or :data:`MEASURED_HARDWARE`), or a refusal naming it.
 
     Examples
     --------
@@ -181,7 +203,7 @@ def datasheet(card: str) -> Datasheet:
     """
     if not isinstance(card, str):
         raise refusal("not_a_str", name="card", value=card, type=type(card).__name__)
-    sheet = DATASHEETS.get(card)
+    sheet = DATASHEETS.get(card) or MEASURED_HARDWARE.get(card)
     if sheet is None:
         raise refusal("no_datasheet_figures", card=card, cards=sorted(DATASHEETS))
     return sheet

@@ -209,6 +209,12 @@ MESSAGES: dict[str, str] = {
     # datasheets: a card's bandwidth and tensor rates
     "no_datasheet_figures": "no datasheet figures for card {card!r}; cards with figures: {cards:list}",
     "no_datasheet_figure": "no datasheet {figure} tensor figure for card {card!r}; it gives: {given}",
+    # speed: where llama.cpp's speed was not measured
+    "speed_hardware_unmeasured": "no llama.cpp speed was measured on {hardware!r} ({vendor}); measured: NVIDIA cards "
+                                 "(CUDA) and Apple silicon (Metal)",
+    "speed_batch_unmeasured": "batch must be 1: llama.cpp's speed was measured one sequence at a time; got {batch}",
+    "speed_window_unmeasured": "no llama.cpp speed was measured for sliding-window attention ({model_type}: "
+                               "{layers} layers with a {window}-token window), whose KV-cache reads stop at the window",
     "setup_leaves_fp32": "the {setup} set-up is modelled for dense models whose norms are named '*norm*' only: for "
                          "a {model_type} model it leaves parameters in fp32 after prepare_model_for_kbit_training "
                          "that the planner does not count (axolotl 0.19.0 casts back only modules named '*norm*', "

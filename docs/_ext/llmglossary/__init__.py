@@ -37,6 +37,7 @@ FEATURES = (
     "langswitch",
     "calculators",
     "ggufplanner",
+    "speedestimate",
     "termpreviews",
     "copycode",
     "themestrings",

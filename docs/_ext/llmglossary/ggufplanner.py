@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from docutils import nodes
@@ -50,26 +51,38 @@ def split_label(text: str) -> tuple[str, str]:
     return key.strip(), label.strip()
 
 
-class GgufPlannerDirective(SphinxDirective):
-    """Explanation paragraphs, then one bullet list of ``key: label`` items."""
+class LabelListDirective(SphinxDirective):
+    """Explanation paragraphs, then one bullet list of ``key: label`` items: each of :attr:`labels` once.
+
+    A widget's directive sets :attr:`css_class` (its container's class), :attr:`labels` and
+    :attr:`list_class` (the class its label list gets).
+    """
 
     has_content = True
     option_spec: ClassVar[OptionSpec] = {}
+    css_class: ClassVar[str] = CLASS
+    labels: ClassVar[tuple[str, ...]] = LABELS
+    list_class: ClassVar[str] = "gguf-labels"
 
     def run(self) -> list[nodes.Node]:
-        container = nodes.container(classes=[CLASS])
+        container = nodes.container(classes=[self.css_class])
         self.state.nested_parse(self.content, self.content_offset, container)
         lists = [child for child in container.children if isinstance(child, nodes.bullet_list)]
         if len(lists) != 1:
             raise self.error(f"{self.name}: the content must end with one bullet list of `key: label` items")
         keys = [split_label(item.astext())[0] for item in lists[0].children]
-        if sorted(keys) != sorted(LABELS):
-            missing = sorted(set(LABELS) - set(keys))
-            unknown = sorted(set(keys) - set(LABELS))
-            raise self.error(f"{self.name}: each of {', '.join(LABELS)} once; missing: {missing}, unknown: {unknown}")
-        lists[0]["classes"].append("gguf-labels")
+        if sorted(keys) != sorted(self.labels):
+            missing = sorted(set(self.labels) - set(keys))
+            unknown = sorted(set(keys) - set(self.labels))
+            raise self.error(f"{self.name}: each of {', '.join(self.labels)} once; missing: {missing}, "
+                             f"unknown: {unknown}")
+        lists[0]["classes"].append(self.list_class)
         self.set_source_info(container)
         return [container]
+
+
+class GgufPlannerDirective(LabelListDirective):
+    """Explanation paragraphs, then one bullet list of ``key: label`` items (:data:`LABELS`)."""
 
 
 def widget_data() -> dict[str, str]:
@@ -129,9 +142,11 @@ def _widget(labels: dict[str, str], serial: int) -> str:
     )
 
 
-def resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """In HTML, the label list becomes the widget; elsewhere it goes, except for the catalog builder."""
-    containers = [n for n in doctree.findall(nodes.container) if CLASS in n["classes"]]
+def replace_label_lists(app: Sphinx, doctree: nodes.document, css_class: str,
+                        widget: Callable[[dict[str, str], int], str]) -> None:
+    """In HTML, each ``css_class`` container's label list becomes ``widget(labels, serial)``; elsewhere it
+    goes, except for the catalog builder, which keeps it for translation."""
+    containers = [n for n in doctree.findall(nodes.container) if css_class in n["classes"]]
     for serial, container in enumerate(containers):
         label_list = next(c for c in container.children if isinstance(c, nodes.bullet_list))
         if app.builder.name == "gettext":
@@ -140,14 +155,24 @@ def resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         index = container.index(label_list)
         container.remove(label_list)
         if app.builder.format == "html" and app.builder.name != "epub":
-            container.insert(index, nodes.raw("", _widget(labels, serial), format="html"))
+            container.insert(index, nodes.raw("", widget(labels, serial), format="html"))
+
+
+def holds_widget(app: Sphinx, doctree: nodes.document | None, css_class: str) -> bool:
+    """Whether an HTML page (not EPUB) holds a ``css_class`` container, so its script and styles are added."""
+    if doctree is None or app.builder.format != "html" or app.builder.name == "epub":
+        return False
+    return any(css_class in n["classes"] for n in doctree.findall(nodes.container))
+
+
+def resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """In HTML, the label list becomes the widget; elsewhere it goes, except for the catalog builder."""
+    replace_label_lists(app, doctree, CLASS, _widget)
 
 
 def add_script(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
                doctree: nodes.document | None) -> None:
-    if doctree is None or app.builder.format != "html" or app.builder.name == "epub":
-        return
-    if any(CLASS in n["classes"] for n in doctree.findall(nodes.container)):
+    if holds_widget(app, doctree, CLASS):
         app.add_js_file("gguf.js", defer="defer")
         app.add_css_file("calculators.css")  # the calc-* field and table styles
         app.add_css_file("gguf.css")

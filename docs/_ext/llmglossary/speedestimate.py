@@ -1,0 +1,151 @@
+"""The speed estimate: llama.cpp's decode rate, time to first token and cost, as ``llmcalc speed`` gives them.
+
+The directive ``speed-estimate`` holds MyST content, translated through the page's ``.po`` like
+everything else: explanation paragraphs, then one bullet list of ``key: label`` items (the keys are
+:data:`LABELS`).  In HTML the list becomes the widget (``docs/_static/plannerspeed.js`` gives it its
+behaviour); other builders keep the explanation only, and the message catalog builder the list too,
+so it is extracted for translation.  Every number the script needs (each preset's bytes and FLOPs
+per format, each card's datasheet figures, the fitted constants and the held-out errors) is
+computed by :mod:`llmcalc.speed` at build time into ``data-*`` attributes; the script does only the
+arithmetic of :func:`llmcalc.speed.estimate_speed`.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import TYPE_CHECKING, Any
+
+from docutils import nodes
+
+from .ggufplanner import LabelListDirective, holds_widget, replace_label_lists
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.util.typing import ExtensionMetadata
+
+LABELS = (
+    "model", "format", "hardware", "prompt", "generated", "price", "engine_cuda", "engine_metal",
+    "summary", "setting", "decode", "ttft", "ttft_none", "cost", "basis", "basis_prefill", "error",
+    "note_prompt_tokens", "note_context_tokens", "note_min_weight_bytes", "note_decode_ceiling",
+    "note_prefill_ceiling", "err_input", "err_price",
+)
+"""Label keys, each given once.  Templates: ``summary`` takes ``{model}``, ``{format}``, ``{hardware}``,
+``{engine}``; ``setting`` ``{prompt}`` and ``{generated}``; ``decode`` ``{rate}``; ``ttft`` ``{ms}`` and
+``{rate}``; ``ttft_none`` ``{hardware}``; ``cost`` ``{cost}`` and ``{price}``; ``basis`` ``{weights}``,
+``{kv}``, ``{efficiency}``, ``{bandwidth}``; ``basis_prefill`` ``{tflops}``, ``{efficiency}``, ``{peak}``,
+``{ceiling}``; ``error`` ``{decode}`` and ``{prefill}``; each ``note_*`` ``{value}``; ``err_input``
+``{label}``, ``{min}``, ``{max}``; ``err_price`` ``{label}``."""
+CLASS = "speed-estimate"
+MAX_TOKENS = 2**24
+"""The largest prompt or generation the widget takes, as :func:`llmcalc.speed.estimate_speed` does."""
+MAX_PRICE = 1e6
+"""The largest price per GPU-hour, as :func:`llmcalc.speed.cost_per_million_tokens` takes it."""
+
+
+class SpeedEstimateDirective(LabelListDirective):
+    """Explanation paragraphs, then one bullet list of ``key: label`` items (:data:`LABELS`)."""
+
+    css_class = CLASS
+    labels = LABELS
+    list_class = "speed-labels"
+
+
+def widget_data() -> dict[str, Any]:
+    """What the script computes with: presets, hardware, constants and errors, all from llmcalc.speed."""
+    from llmcalc import get_preset
+    from llmcalc.datasheets import DATASHEETS, MEASURED_HARDWARE, datasheet
+    from llmcalc.errors import Refusal
+    from llmcalc.flops import matmul_params
+    from llmcalc.memory import kv_cache_bytes_per_token
+    from llmcalc.presets import PRESETS
+    from llmcalc.speed import (
+        CONSTANTS,
+        FORMATS,
+        MEASURED_RANGE,
+        decode_weight_bytes,
+        engine_for,
+        estimate_speed,
+        median_error,
+    )
+
+    models = {}
+    for name in PRESETS:
+        cfg = get_preset(name)
+        try:
+            for fmt in FORMATS:
+                estimate_speed(cfg, fmt, "rtx-4090", prompt_tokens=1)
+        except ValueError:
+            continue  # a sliding window, or a layout or mixture of experts llama-quantize's recipes do not model
+        weights = {fmt: decode_weight_bytes(cfg, fmt) for fmt in FORMATS}
+        models[name] = {"weights": weights, "kv": kv_cache_bytes_per_token(cfg, "fp16"),
+                        "matmul": matmul_params(cfg), "layers": cfg.n_layers, "width": cfg.n_heads * cfg.head_dim}
+    hardware = {}
+    for key in [*DATASHEETS, *MEASURED_HARDWARE]:
+        try:
+            engine = engine_for(key)
+        except Refusal:
+            continue  # not measured (AMD)
+        sheet = datasheet(key)
+        hardware[key] = {"engine": engine, "bandwidth": sheet.bandwidth.value,
+                         "peak": None if sheet.fp16 is None else sheet.fp16.value}
+    return {
+        "models": models, "hardware": hardware, "formats": list(FORMATS),
+        "decode_efficiency": {f"{engine}|{kind}": value for (engine, kind), value in
+                              CONSTANTS.decode_efficiency.items()},
+        "decode_ceiling": dict(CONSTANTS.decode_ceiling), "prefill_efficiency": dict(CONSTANTS.prefill_efficiency),
+        "prefill_ceiling": dict(CONSTANTS.prefill_ceiling), "range": dict(MEASURED_RANGE),
+        "errors": {"decode": median_error("decode"), "prefill": median_error("prefill")},
+        "limits": {"tokens": MAX_TOKENS, "price": MAX_PRICE},
+    }
+
+
+def _widget(labels: dict[str, str], serial: int) -> str:
+    e = html.escape
+    p = f"speed-{serial}"
+    data = widget_data()
+    payload = e(json.dumps(data, separators=(",", ":")))
+    messages = e(json.dumps(labels, ensure_ascii=False, separators=(",", ":")))
+
+    def field(name: str, control: str) -> str:
+        return f'<div class="calc-field"><label for="{p}-{name}">{e(labels[name])}</label>{control}</div>'
+
+    def select(name: str, options: list[str], chosen: str) -> str:
+        items = "".join(f'<option value="{e(o)}"{" selected" if o == chosen else ""}>{e(o)}</option>'
+                        for o in options)
+        return field(name, f'<select id="{p}-{name}" name="speed_{name}">{items}</select>')
+
+    def number(name: str, value: int) -> str:
+        return field(name, f'<input type="number" id="{p}-{name}" name="speed_{name}" value="{value}" min="1" '
+                           f'max="{MAX_TOKENS}" step="1" inputmode="numeric">')
+
+    return (
+        f'<div class="speed-widget" data-speed-estimate data-speed="{payload}" data-labels="{messages}">'
+        '<form class="calc-form" onsubmit="return false">'
+        + select("model", list(data["models"]), "llama-3-8b")
+        + select("format", data["formats"], "Q4_K_M")
+        + select("hardware", list(data["hardware"]), "rtx-4090")
+        + number("prompt", 512) + number("generated", 128)
+        + field("price", f'<input type="text" id="{p}-price" name="speed_price" value="" inputmode="decimal">')
+        + '</form><p class="calc-error" role="alert" data-error hidden></p>'
+        '<div role="status" aria-live="polite" data-result></div></div>'
+    )
+
+
+def resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """In HTML, the label list becomes the widget; elsewhere it goes, except for the catalog builder."""
+    replace_label_lists(app, doctree, CLASS, _widget)
+
+
+def add_script(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+               doctree: nodes.document | None) -> None:
+    if holds_widget(app, doctree, CLASS):
+        app.add_js_file("plannerspeed.js", defer="defer")
+        app.add_css_file("calculators.css")  # the calc-* field styles
+
+
+def setup(app: Sphinx) -> ExtensionMetadata:
+    app.add_directive("speed-estimate", SpeedEstimateDirective)
+    app.connect("doctree-resolved", resolve)
+    app.connect("html-page-context", add_script)
+    return {"version": "1.0", "env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,646 @@
+"""How fast: llama.cpp's decode and prefill speed on a card, an estimate from the roofline and published runs.
+
+An estimate, not a measurement.  Its basis is the roofline: a step of work
+takes at least its bytes over the memory bandwidth and its FLOPs over the
+tensor peak, both from the hardware's datasheet (:mod:`llmcalc.datasheets`).
+
+- **Decode** (one token per sequence per step) reads every weight the GPU
+  holds once per step (the GGUF file's tensors but ``token_embd``, which is
+  a lookup; :func:`decode_weight_bytes`) and the KV cache of the context so
+  far.  Its time is those bytes over ``efficiency x bandwidth``.
+- **Prefill** (the prompt, in one pass) does ``2 N`` FLOPs a token for the
+  ``N`` parameters that multiply (:func:`llmcalc.flops.matmul_params`) plus
+  the causal attention scores, ``2 P (P + 1)`` times the attention width per
+  layer for a prompt of ``P`` tokens.  Its time, the time to first token, is
+  those FLOPs over ``efficiency x FP16 tensor peak``, and never less than one
+  read of the weights.
+
+The roofline alone misses how close llama.cpp's kernels come to the
+datasheet, so each engine (CUDA, Metal) has fitted constants
+(:data:`CONSTANTS`): the share of the bandwidth a decode step gets, for 16-bit
+(F16) and for quantized weights (whose kernels also unpack blocks); the share
+of the tensor peak a prefill gets; and two ceilings where the roofline breaks.
+A fast card decoding a small model does not go past a per-token floor of
+kernel launches and CPU work (Llama 2 7B in Q4_0 decoded at 136 tokens a
+second on an A100 and 134 on an H100, whose bandwidths differ by 3 %), and llama.cpp's prefill
+kernels of these versions reached about 118 TFLOPS at most, far from an
+H100's or A100's tensor peak.  Both ceilings are fitted, like the shares, on
+half of the published measurements in ``llmcalc/data/speed_measurements.tsv``
+(:func:`fit_constants`) and checked on the other half
+(:func:`held_out_comparison`).
+
+The split was fixed before any fit: within each source and quantity, in the
+file's order, the 2nd, 4th, 6th ... rows are fitted and the 1st, 3rd, 5th ...
+are held out, so at most half are fitted (:func:`is_fitted`).
+
+Where the measurements end, the estimate refuses or says so rather than
+extend them: every run decoded one sequence at a time, so a batch above 1 is
+refused, as are sliding-window models; Apple prints no GPU tensor rate, so a prefill on Apple silicon is not
+estimated; AMD cards (llama.cpp's ROCm back end) were not measured; prompts,
+contexts and models outside the measured range, and an estimate a ceiling
+sets, are named in :attr:`SpeedEstimate.notes`.  No vLLM or SGLang
+measurement is in the data, so their speed is not estimated.
+
+Examples
+--------
+Llama 3 8B in Q4_K_M on an RTX 4090, a 512-token prompt and 128 tokens out:
+
+>>> from llmcalc import get_preset
+>>> estimate = estimate_speed(get_preset("llama-3-8b"), "Q4_K_M", "rtx-4090", prompt_tokens=512, generated_tokens=128)
+>>> round(estimate.decode_tokens_per_second, 1), round(estimate.prefill_seconds * 1000)
+(111.3, 81)
+>>> estimate.notes
+()
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import statistics
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from importlib import resources
+from types import MappingProxyType
+
+from . import _validate as check
+from .config import ModelConfig, as_model_config
+from .datasheets import DATASHEETS, MEASURED_HARDWARE, datasheet, memory_bandwidth, tensor_flops
+from .errors import refusal
+from .flops import matmul_params
+from .gguf import RECIPES, model_from_config
+from .memory import kv_cache_bytes_per_token
+from .params import active_param_count, param_breakdown
+from .presets import get_preset
+
+__all__ = [
+    "CONSTANTS",
+    "ENGINES",
+    "FORMATS",
+    "KINDS",
+    "MEASURED_RANGE",
+    "NOTES",
+    "Constants",
+    "Measurement",
+    "SpeedEstimate",
+    "add_cli_arguments",
+    "cost_per_million_tokens",
+    "decode_weight_bytes",
+    "engine_for",
+    "estimate_speed",
+    "fit_constants",
+    "held_out_comparison",
+    "is_fitted",
+    "measurements",
+    "median_error",
+    "run_cli",
+    "speed_text",
+]
+
+ENGINES = ("llama.cpp-cuda", "llama.cpp-metal")
+"""The engines estimated: llama.cpp's CUDA back end on NVIDIA cards and its Metal back end on Apple silicon."""
+
+FORMATS = ("F16", *RECIPES)
+"""Weight formats: GGUF's F16 and each llama-quantize recipe of :data:`llmcalc.gguf.RECIPES`."""
+
+KINDS = ("16-bit", "quantized")
+"""Weight kinds with an efficiency each: F16, and the llama-quantize recipes (whose kernels also unpack blocks)."""
+
+
+@dataclass(frozen=True)
+class Constants:
+    """The fitted constants of each engine: what the roofline cannot know of llama.cpp's kernels.
+
+    ``decode_efficiency[(engine, kind)]`` is the share of the bandwidth a decode step gets;
+    ``decode_ceiling[engine]`` the fastest one sequence decodes (tokens a second), whatever the
+    bandwidth: a per-token floor of kernel launches and CPU work.  ``prefill_efficiency[engine]``
+    is the share of the FP16 tensor peak a prefill gets, and ``prefill_ceiling[engine]`` the FLOPs
+    a second llama.cpp's prefill kernels reached at most on any card (the H100's and A100's tensor
+    peaks were far from reached).  Engines without a prefill fit (Metal: no tensor rate) have no entry.
+    """
+
+    decode_efficiency: Mapping[tuple[str, str], float]
+    decode_ceiling: Mapping[str, float]
+    prefill_efficiency: Mapping[str, float]
+    prefill_ceiling: Mapping[str, float]
+
+
+CONSTANTS = Constants(
+    decode_efficiency=MappingProxyType({
+        ("llama.cpp-cuda", "16-bit"): 0.762, ("llama.cpp-cuda", "quantized"): 0.518,
+        ("llama.cpp-metal", "16-bit"): 0.778, ("llama.cpp-metal", "quantized"): 0.678,
+    }),
+    decode_ceiling=MappingProxyType({"llama.cpp-cuda": 136.0, "llama.cpp-metal": 78.8}),
+    prefill_efficiency=MappingProxyType({"llama.cpp-cuda": 0.578}),
+    prefill_ceiling=MappingProxyType({"llama.cpp-cuda": 1.18e14}),
+)
+"""The constants :func:`fit_constants` fits on the fitted rows (each to 3 significant digits); the tests check
+the two agree."""
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One published run: what ran, on what, how fast, and where it was published.
+
+    ``quantity`` is ``decode`` (tokens a second while generating
+    ``generated_tokens`` after a prompt of ``prompt_tokens``) or ``prefill``
+    (tokens a second through a prompt of ``prompt_tokens``).  ``source`` groups
+    the rows of one publication and snapshot; ``setting`` says how it was run.
+    """
+
+    source: str
+    engine: str
+    model: str
+    format: str
+    hardware: str
+    gpus: int
+    prompt_tokens: int
+    generated_tokens: int
+    quantity: str
+    measured: float
+    unit: str
+    url: str
+    setting: str
+
+
+def measurements() -> list[Measurement]:
+    """The published measurements, in the file's order.
+
+    Examples
+    --------
+    >>> rows = measurements()
+    >>> len(rows), sum(row.quantity == "decode" for row in rows), sum(row.quantity == "prefill" for row in rows)
+    (51, 37, 14)
+    """
+    text = resources.files("llmcalc").joinpath("data/speed_measurements.tsv").read_text("utf-8")
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    rows = []
+    for record in csv.DictReader(lines, delimiter="\t"):
+        rows.append(Measurement(
+            record["source"], record["engine"], record["model"], record["format"], record["hardware"],
+            int(record["gpus"]), int(record["prompt_tokens"]), int(record["generated_tokens"]), record["quantity"],
+            float(record["measured"]), record["unit"], record["url"], record["setting"]))
+    return rows
+
+
+def is_fitted(rows: list[Measurement]) -> list[bool]:
+    """For each row, whether it is fitted (the rule fixed before fitting; the others are held out).
+
+    Within each source and quantity, in the order given, the 2nd, 4th ... rows
+    are fitted and the 1st, 3rd ... held out: never more than half fitted.
+
+    Examples
+    --------
+    >>> flags = is_fitted(measurements())
+    >>> sum(flags), len(flags) - sum(flags)
+    (25, 26)
+    """
+    seen: dict[tuple[str, str], int] = {}
+    flags = []
+    for row in rows:
+        key = (row.source, row.quantity)
+        seen[key] = seen.get(key, 0) + 1
+        flags.append(seen[key] % 2 == 0)
+    return flags
+
+
+MEASURED_RANGE: Mapping[str, int] = MappingProxyType({
+    "batch": 1,
+    "prompt_tokens": 512,
+    "context_tokens": 494 + 1023,
+    "min_weight_bytes": 3_751_337_984,
+})
+"""The edges of the measured runs: one sequence at a time; prompts up to 512 tokens; a context of up to
+1,517 tokens (494 + 1,023); models whose decode reads at least 3,751,337,984 bytes of weights (Llama 2 7B in
+Q4_0).  Past them the estimate refuses (batch) or says so (:attr:`SpeedEstimate.notes`)."""
+
+
+def engine_for(hardware: str) -> str:
+    """The llama.cpp back end estimated on ``hardware``: Metal on Apple silicon, CUDA on NVIDIA cards.
+
+    Examples
+    --------
+    >>> engine_for("apple-m2-ultra"), engine_for("h100-sxm")
+    ('llama.cpp-metal', 'llama.cpp-cuda')
+    >>> engine_for("mi300x")
+    Traceback (most recent call last):
+        ...
+    llmcalc.errors.RefusalValueError: no llama.cpp speed was measured on 'mi300x' (AMD, llama.cpp's ROCm back end); \
+measured: NVIDIA cards (CUDA) and Apple silicon (Metal)
+    """
+    sheet = datasheet(hardware)
+    if hardware.startswith("apple-"):
+        return "llama.cpp-metal"
+    if sheet.bandwidth.source.split("/")[2].endswith("nvidia.com"):
+        return "llama.cpp-cuda"
+    raise refusal("speed_hardware_unmeasured", hardware=hardware, vendor="AMD, llama.cpp's ROCm back end")
+
+
+def decode_weight_bytes(cfg: ModelConfig, weight_format: str) -> int:
+    """Bytes of weights a decode step reads: the GGUF tensors llama.cpp puts on the GPU.
+
+    Every tensor but ``token_embd`` (a row lookup, which llama.cpp keeps in host
+    memory), counted by :func:`llmcalc.gguf.model_from_config` for a
+    llama-quantize recipe.  ``F16`` stores each matrix in 2 bytes a weight and
+    each norm in 4 (GGUF keeps 1-D tensors in F32).  For a mixture of experts
+    only the experts one token uses are read.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> decode_weight_bytes(get_preset("llama-3-8b"), "Q4_K_M")
+    4617396224
+    >>> decode_weight_bytes(get_preset("llama-3-8b"), "F16")
+    15010381824
+    """
+    cfg = as_model_config(cfg)
+    check.choice("weight_format", weight_format, FORMATS)
+    if weight_format != "F16":
+        return model_from_config(cfg, weight_format).gpu_weight_bytes
+    parts = param_breakdown(cfg)
+    lookup = 0 if cfg.tie_embeddings else parts["embedding"]
+    return 2 * (active_param_count(cfg) - lookup) + 2 * parts["norms"]
+
+
+@dataclass(frozen=True)
+class SpeedEstimate:
+    """An estimate of one sequence's speed, with what it stands on.
+
+    ``decode_tokens_per_second`` is one sequence's rate over the generated
+    tokens; ``prefill_seconds`` the time to first token for the prompt
+    (``None`` where no FP16 tensor rate is published: Apple silicon, the RTX 6000 Ada).
+    ``notes`` names each edge of the measured range the estimate passes
+    (keys of :data:`MEASURED_RANGE`), ``decode_ceiling`` or ``prefill_ceiling``
+    where a ceiling of :data:`CONSTANTS`, not the roofline, sets the estimate, and
+    ``experts`` for a mixture of experts, which no measured run had.
+    """
+
+    engine: str
+    hardware: str
+    weight_format: str
+    prompt_tokens: int
+    generated_tokens: int
+    weight_bytes: int
+    kv_bytes_per_token: int
+    bandwidth: int
+    decode_efficiency: float
+    decode_tokens_per_second: float
+    prefill_flops: int
+    peak_flops: int | None
+    prefill_efficiency: float | None
+    prefill_seconds: float | None
+    notes: tuple[str, ...]
+
+    @property
+    def prefill_tokens_per_second(self) -> float | None:
+        """Prompt tokens a second during prefill, or ``None`` where prefill is not estimated."""
+        if self.prefill_seconds is None:
+            return None
+        return self.prompt_tokens / self.prefill_seconds
+
+
+def _kind(weight_format: str) -> str:
+    sixteen_bit, quantized = KINDS
+    return sixteen_bit if weight_format == "F16" else quantized
+
+
+def _roofline(cfg: ModelConfig, weight_format: str, hardware: str, prompt_tokens: int, generated_tokens: int,
+              constants: Constants | None) -> SpeedEstimate:
+    """The estimate with ``constants``; ``None`` gives the bare roofline (every efficiency 1, no ceiling)."""
+    engine = engine_for(hardware)
+    if cfg.sliding_window_layers:
+        raise refusal("speed_window_unmeasured", model_type=cfg.model_type or "custom",
+                      layers=cfg.sliding_window_layers, window=cfg.sliding_window)
+    kind = _kind(weight_format)
+    weights = decode_weight_bytes(cfg, weight_format)
+    kv_per_token = kv_cache_bytes_per_token(cfg, "fp16")
+    bandwidth = memory_bandwidth(hardware)
+    # Generating G tokens after P, step i reads the cache of P + i - 1 tokens: on average P + (G - 1) / 2.
+    mean_context = prompt_tokens + (generated_tokens - 1) / 2
+    decode_eff = 1.0 if constants is None else constants.decode_efficiency[(engine, kind)]
+    decode_rate = decode_eff * bandwidth / (weights + kv_per_token * mean_context)
+    if constants is not None:
+        decode_rate = min(decode_rate, constants.decode_ceiling[engine])
+    attention_width = cfg.n_heads * cfg.head_dim
+    flops = 2 * matmul_params(cfg) * prompt_tokens \
+        + 2 * cfg.n_layers * prompt_tokens * (prompt_tokens + 1) * attention_width
+    peak: int | None = None
+    prefill_eff: float | None = None
+    prefill: float | None = None
+    if engine == "llama.cpp-cuda" and datasheet(hardware).fp16 is not None:
+        peak = tensor_flops(hardware, "fp16")
+        rate = float(peak)
+        if constants is not None:
+            prefill_eff = constants.prefill_efficiency[engine]
+            rate = min(prefill_eff * peak, constants.prefill_ceiling[engine])
+        prefill = max(flops / rate, weights / bandwidth)
+    return SpeedEstimate(engine, hardware, weight_format, prompt_tokens, generated_tokens, weights, kv_per_token,
+                         bandwidth, decode_eff, decode_rate, flops, peak, prefill_eff, prefill, ())
+
+
+def estimate_speed(cfg: ModelConfig, weight_format: str, hardware: str, *, prompt_tokens: int,
+                   generated_tokens: int = 128, batch: int = 1) -> SpeedEstimate:
+    """Estimate llama.cpp's decode rate and time to first token for one sequence (an estimate; see the module).
+
+    Parameters
+    ----------
+    cfg : llmcalc.ModelConfig
+        The model (a preset or a config.json's).
+    weight_format : str
+        One of :data:`FORMATS`: ``F16`` or a llama-quantize recipe (``Q4_K_M``).
+    hardware : str
+        A card of :data:`llmcalc.datasheets.DATASHEETS` or a chip of
+        :data:`llmcalc.datasheets.MEASURED_HARDWARE` (``rtx-4090``, ``apple-m2-ultra``).
+    prompt_tokens : int
+        Tokens of the prompt, at least 1.
+    generated_tokens : int
+        Tokens generated after it, at least 1; the decode rate is their mean.
+    batch : int
+        Sequences decoded together; only 1 was measured, so more is refused.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> mac = estimate_speed(get_preset("llama-2-70b"), "Q4_0", "apple-m2-ultra", prompt_tokens=494)
+    >>> round(mac.decode_tokens_per_second, 1), mac.prefill_seconds
+    (13.9, None)
+    >>> estimate_speed(get_preset("llama-2-7b"), "Q4_0", "h100-sxm", prompt_tokens=8192).notes
+    ('prompt_tokens', 'context_tokens', 'decode_ceiling', 'prefill_ceiling')
+    >>> estimate_speed(get_preset("llama-2-7b"), "Q4_0", "h100-sxm", prompt_tokens=512, batch=8)
+    Traceback (most recent call last):
+        ...
+    llmcalc.errors.RefusalValueError: batch must be 1: llama.cpp's speed was measured one sequence at a time; got 8
+    """
+    cfg = as_model_config(cfg)
+    prompt = check.count("prompt_tokens", prompt_tokens, maximum=2**24)
+    generated = check.count("generated_tokens", generated_tokens, maximum=2**24)
+    sequences = check.count("batch", batch, maximum=2**16)
+    if sequences > MEASURED_RANGE["batch"]:
+        raise refusal("speed_batch_unmeasured", batch=sequences)
+    estimate = _roofline(cfg, weight_format, hardware, prompt, generated, CONSTANTS)
+    notes = []
+    if prompt > MEASURED_RANGE["prompt_tokens"] and estimate.prefill_seconds is not None:
+        notes.append("prompt_tokens")
+    if prompt + generated > MEASURED_RANGE["context_tokens"]:
+        notes.append("context_tokens")
+    if estimate.weight_bytes < MEASURED_RANGE["min_weight_bytes"]:
+        notes.append("min_weight_bytes")
+    if cfg.is_moe:
+        notes.append("experts")
+    if estimate.decode_tokens_per_second >= CONSTANTS.decode_ceiling[estimate.engine]:
+        notes.append("decode_ceiling")
+    ceiling = CONSTANTS.prefill_ceiling.get(estimate.engine)
+    if estimate.peak_flops is not None and ceiling is not None and \
+            CONSTANTS.prefill_efficiency[estimate.engine] * estimate.peak_flops > ceiling:
+        notes.append("prefill_ceiling")
+    return replace(estimate, notes=tuple(notes))
+
+
+def cost_per_million_tokens(price_per_gpu_hour: float, tokens_per_second: float, *, gpus: int = 1) -> float:
+    """What a million output tokens cost at ``tokens_per_second`` on ``gpus`` GPUs rented at the reader's price.
+
+    The price is the reader's: prices date, so none is shipped.
+
+    Examples
+    --------
+    >>> round(cost_per_million_tokens(0.69, 126.5), 2)  # one card at 0.69 an hour, 126.5 tokens a second
+    1.52
+    """
+    price = check.number("price_per_gpu_hour", price_per_gpu_hour, minimum=0.0, maximum=1e6)
+    rate = check.number("tokens_per_second", tokens_per_second, minimum=0.0, min_inclusive=False)
+    count = check.count("gpus", gpus, maximum=2**16)
+    return price * count / 3600 / rate * 1_000_000
+
+
+def _roofline_rate(row: Measurement, constants: Constants | None) -> float:
+    """The row's speed estimated with ``constants`` (``None``: the bare roofline), in tokens a second."""
+    estimate = _roofline(get_preset(row.model), row.format, row.hardware, row.prompt_tokens,
+                         max(row.generated_tokens, 1), constants)
+    if row.quantity == "decode":
+        return estimate.decode_tokens_per_second
+    assert estimate.prefill_seconds is not None, row  # the data holds prefill rows on cards with an FP16 rate only
+    return row.prompt_tokens / estimate.prefill_seconds
+
+
+def _three_digits(value: float) -> float:
+    return float(f"{value:.3g}")
+
+
+def _best_bound(pairs: list[tuple[str, float, float]], candidates: list[float],
+                bounded: Callable[[float, float], bool]) -> tuple[dict[str, float], float]:
+    """The efficiencies (one per group) and the bound that fit ``pairs`` best.
+
+    ``pairs`` holds (group, roofline rate, measured rate) for the fitted rows.  For each candidate
+    bound (``inf``: none), each group's efficiency is the median of measured over roofline rate on
+    its rows the bound does not cap (``bounded(measured, bound)`` false); the bound kept is the one
+    whose estimates are off by the least mean |log(estimate / measured)|, the first on a tie.
+    """
+    best: tuple[float, dict[str, float], float] | None = None
+    for bound in candidates:
+        groups: dict[str, list[float]] = {}
+        for group, roofline, measured in pairs:
+            if not bounded(measured, bound):
+                groups.setdefault(group, []).append(measured / roofline)
+        if {group for group, _roofline, _measured in pairs} - set(groups):
+            continue
+        efficiency = {group: statistics.median(values) for group, values in groups.items()}
+        misfit = statistics.mean(abs(math.log(min(efficiency[group] * roofline, bound) / measured))
+                                 for group, roofline, measured in pairs)
+        if best is None or misfit < best[0]:
+            best = (misfit, efficiency, bound)
+    assert best is not None
+    return best[1], best[2]
+
+
+def fit_constants(rows: list[Measurement] | None = None) -> Constants:
+    """Fit :data:`CONSTANTS` on the fitted rows (:func:`is_fitted`), each to 3 significant digits.
+
+    Decode, for each engine: the per-sequence ceiling is none or one of the fitted rows' measured
+    rates, and each weight kind's efficiency the median of measured over roofline rate on the rows
+    under the ceiling; the ceiling kept is the one off the fitted rows by the least.  Prefill is the
+    same with the FLOPs a second a row reached as the candidate ceilings and one efficiency.
+
+    Examples
+    --------
+    >>> fit_constants() == CONSTANTS
+    True
+    """
+    rows = measurements() if rows is None else rows
+    fitted = [row for row, keep in zip(rows, is_fitted(rows), strict=True) if keep]
+    decode_efficiency: dict[tuple[str, str], float] = {}
+    decode_ceiling: dict[str, float] = {}
+    prefill_efficiency: dict[str, float] = {}
+    prefill_ceiling: dict[str, float] = {}
+    for engine in ENGINES:
+        decode = [(_kind(row.format), _roofline_rate(row, None), row.measured)
+                  for row in fitted if row.engine == engine and row.quantity == "decode"]
+        rates = sorted(measured for _kind_, _roofline, measured in decode)
+        efficiency, ceiling = _best_bound(decode, [math.inf, *rates], lambda measured, bound: measured >= bound)
+        decode_efficiency |= {(engine, kind): _three_digits(value) for kind, value in efficiency.items()}
+        decode_ceiling[engine] = _three_digits(ceiling)
+        prefill = [(engine, _roofline_rate(row, None), row.measured)
+                   for row in fitted if row.engine == engine and row.quantity == "prefill"]
+        if prefill:
+            # In FLOPs a second: a row's roofline rate is its card's peak over the FLOPs a token costs.
+            peaks = [tensor_flops(row.hardware, "fp16") for row in fitted
+                     if row.engine == engine and row.quantity == "prefill"]
+            in_flops = [(group, float(peak), measured * peak / roofline)
+                        for (group, roofline, measured), peak in zip(prefill, peaks, strict=True)]
+            efficiency, ceiling = _best_bound(in_flops, [math.inf, *sorted(flops for *_rest, flops in in_flops)],
+                                              lambda measured, bound: measured >= bound)
+            prefill_efficiency[engine] = _three_digits(efficiency[engine])
+            prefill_ceiling[engine] = _three_digits(ceiling)
+    return Constants(MappingProxyType(dict(sorted(decode_efficiency.items()))), MappingProxyType(decode_ceiling),
+                     MappingProxyType(prefill_efficiency), MappingProxyType(prefill_ceiling))
+
+
+def held_out_comparison(rows: list[Measurement] | None = None) -> list[tuple[Measurement, float, float]]:
+    """Each held-out row with the estimate (tokens a second) and its error, estimate over measured minus 1.
+
+    Examples
+    --------
+    >>> table = held_out_comparison()
+    >>> len(table)
+    26
+    """
+    rows = measurements() if rows is None else rows
+    return [(row, rate, rate / row.measured - 1)
+            for row, fitted in zip(rows, is_fitted(rows), strict=True) if not fitted
+            for rate in (_roofline_rate(row, CONSTANTS),)]
+
+
+def median_error(quantity: str, rows: list[Measurement] | None = None) -> float:
+    """The median |error| of the held-out ``quantity`` rows (``decode`` or ``prefill``), as a fraction.
+
+    Examples
+    --------
+    >>> round(median_error("decode"), 3) <= 0.15
+    True
+    """
+    check.choice("quantity", quantity, ("decode", "prefill"))
+    return statistics.median(abs(error) for row, _rate, error in held_out_comparison(rows)
+                             if row.quantity == quantity)
+
+
+
+
+NOTES: Mapping[str, str] = MappingProxyType({
+    "prompt_tokens": "the prompt is longer than any measured ({prompt_tokens:,} tokens): the prefill estimate "
+                     "extends the fit",
+    "context_tokens": "the context is longer than any measured ({context_tokens:,} tokens): the KV-cache reads "
+                      "extend the fit",
+    "min_weight_bytes": "the model is smaller than any measured ({min_weight_bytes:,} bytes of weights): per-token "
+                        "work the roofline does not see may set the speed",
+    "decode_ceiling": "decode is at the fitted ceiling of {decode_ceiling:,.1f} tokens/s a sequence: per-token kernel "
+                      "launches and CPU work, not the bandwidth, set it",
+    "prefill_ceiling": "prefill is at the fitted ceiling of {prefill_ceiling:,.0f} TFLOPS llama.cpp reached: the "
+                       "tensor peak of the card is not what limits it",
+    "experts": "no measured run had a mixture of experts: a step is taken to read the experts one token uses",
+})
+"""The English sentence of each note of :attr:`SpeedEstimate.notes` (the widget has its own, translated)."""
+
+_ENGINE_NAMES = MappingProxyType({"llama.cpp-cuda": "llama.cpp CUDA", "llama.cpp-metal": "llama.cpp Metal"})
+
+
+def _note_text(note: str, engine: str) -> str:
+    values = {**MEASURED_RANGE, "decode_ceiling": CONSTANTS.decode_ceiling[engine],
+              "prefill_ceiling": CONSTANTS.prefill_ceiling.get(engine, 0.0) / 1e12}
+    return NOTES[note].format(**values)
+
+
+def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``llmcalc speed`` command's arguments."""
+    hardware = ", ".join(sorted(DATASHEETS) + sorted(MEASURED_HARDWARE))
+    parser.add_argument("model", metavar="MODEL", help="a preset name or the path of a config.json")
+    parser.add_argument("--format", dest="weight_format", choices=FORMATS, default="Q4_K_M",
+                        help="weights: F16 or a llama-quantize recipe")
+    parser.add_argument("--hardware", required=True, metavar="KEY",
+                        help=f"the card or chip, with its datasheet's bandwidth and FP16 tensor rate ({hardware})")
+    parser.add_argument("--prompt-tokens", type=int, default=512, metavar="N", help="tokens of the prompt")
+    parser.add_argument("--generated-tokens", type=int, default=128, metavar="N",
+                        help="tokens generated after it; the decode rate is their mean")
+    parser.add_argument("--batch", type=int, default=1, metavar="N",
+                        help="sequences decoded together (only 1 was measured: more is refused)")
+    parser.add_argument("--price-per-gpu-hour", type=float, default=None, metavar="P",
+                        help="what one GPU costs an hour, in any currency (none is shipped: prices date); gives the "
+                        "cost per million output tokens")
+
+
+def run_cli(args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    """``llmcalc speed``: the estimate, its basis and held-out error, and the cost at the reader's price."""
+    from pathlib import Path
+
+    from .presets import PRESETS
+
+    if args.model in PRESETS:
+        cfg = get_preset(args.model)
+    elif Path(args.model).is_file():
+        cfg = ModelConfig.from_hf_config(args.model)
+    else:
+        raise ValueError(f"MODEL must be a preset ({', '.join(PRESETS)}) or a config.json; got {args.model!r}")
+    estimate = estimate_speed(cfg, args.weight_format, args.hardware, prompt_tokens=args.prompt_tokens,
+                              generated_tokens=args.generated_tokens, batch=args.batch)
+    cost = None
+    if args.price_per_gpu_hour is not None:
+        cost = cost_per_million_tokens(args.price_per_gpu_hour, estimate.decode_tokens_per_second)
+    result: dict[str, object] = {
+        "model": args.model, "format": estimate.weight_format, "hardware": estimate.hardware,
+        "engine": estimate.engine, "estimate": True, "prompt_tokens": estimate.prompt_tokens,
+        "generated_tokens": estimate.generated_tokens, "batch": args.batch,
+        "decode_tokens_per_second": estimate.decode_tokens_per_second,
+        "aggregate_tokens_per_second": estimate.decode_tokens_per_second * args.batch,
+        "time_to_first_token_seconds": estimate.prefill_seconds,
+        "cost_per_million_output_tokens": cost, "price_per_gpu_hour": args.price_per_gpu_hour,
+        "weight_bytes": estimate.weight_bytes, "kv_bytes_per_token": estimate.kv_bytes_per_token,
+        "bandwidth": estimate.bandwidth, "decode_efficiency": estimate.decode_efficiency,
+        "prefill_flops": estimate.prefill_flops, "peak_flops": estimate.peak_flops,
+        "prefill_efficiency": estimate.prefill_efficiency,
+        "held_out_median_error": {"decode": median_error("decode"), "prefill": median_error("prefill")},
+        "notes": list(estimate.notes),
+    }
+    return result, speed_text(args.model, estimate, cost, args.price_per_gpu_hour)
+
+
+def speed_text(label: str, estimate: SpeedEstimate, cost: float | None, price: float | None) -> str:
+    """The lines ``llmcalc speed`` prints (the widget prints the same, in the page's language).
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> estimate = estimate_speed(get_preset("llama-3-8b"), "Q4_K_M", "rtx-4090", prompt_tokens=512)
+    >>> print(speed_text("llama-3-8b", estimate, cost_per_million_tokens(1.0, estimate.decode_tokens_per_second), 1.0))
+    llama-3-8b as Q4_K_M on rtx-4090 (llama.cpp CUDA): an estimate, not a measurement
+    prompt 512 tokens, 128 generated, one sequence
+    decode: 111.3 tokens/s
+    time to first token: 81 ms (6,305.0 prompt tokens/s)
+    cost per million output tokens: 2.50 at 1.00 per GPU-hour
+    basis: 4,617,396,224 bytes of weights and 131,072 bytes of KV cache a token, at 0.518 of 1,008 GB/s; \
+7.75 TFLOPs of prefill at 0.578 of 165.2 TFLOPS, at most 118 TFLOPS
+    held-out median error: decode 11.3 %, prefill 29.4 %
+    """
+    engine = estimate.engine
+    lines = [
+        f"{label} as {estimate.weight_format} on {estimate.hardware} ({_ENGINE_NAMES[engine]}): an estimate, "
+        "not a measurement",
+        f"prompt {estimate.prompt_tokens:,} tokens, {estimate.generated_tokens:,} generated, one sequence",
+        f"decode: {estimate.decode_tokens_per_second:,.1f} tokens/s",
+    ]
+    if estimate.prefill_seconds is None or estimate.prefill_tokens_per_second is None:
+        lines.append(f"time to first token: not estimated ({estimate.hardware} has no published FP16 tensor rate)")
+    else:
+        lines.append(f"time to first token: {estimate.prefill_seconds * 1000:,.0f} ms "
+                     f"({estimate.prefill_tokens_per_second:,.1f} prompt tokens/s)")
+    if cost is not None and price is not None:
+        lines.append(f"cost per million output tokens: {cost:,.2f} at {price:,.2f} per GPU-hour")
+    basis = (f"basis: {estimate.weight_bytes:,} bytes of weights and {estimate.kv_bytes_per_token:,} bytes of KV "
+             f"cache a token, at {estimate.decode_efficiency:.3f} of {estimate.bandwidth / 1e9:,.0f} GB/s")
+    if estimate.peak_flops is not None and estimate.prefill_efficiency is not None:
+        basis += (f"; {estimate.prefill_flops / 1e12:,.2f} TFLOPs of prefill at {estimate.prefill_efficiency:.3f} of "
+                  f"{estimate.peak_flops / 1e12:,.1f} TFLOPS, at most {CONSTANTS.prefill_ceiling[engine] / 1e12:,.0f}"
+                  " TFLOPS")
+    lines.append(basis)
+    lines.append(f"held-out median error: decode {median_error('decode'):.1%}, prefill "
+                 f"{median_error('prefill'):.1%}".replace("%", " %"))
+    lines.extend(f"note: {_note_text(note, engine)}" for note in estimate.notes)
+    return "\n".join(lines)

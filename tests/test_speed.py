@@ -1,0 +1,179 @@
+"""The speed estimate: its data, its split, its fit, its error on held-out runs, and where it refuses.
+
+Oracles: the published numbers themselves (the README and pull request the rows cite, copied by hand
+below for a few), a hand derivation of the roofline for one row, and the rule for the split restated
+from its declaration rather than from the code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+from collections import Counter
+
+import pytest
+
+from llmcalc import active_param_count, get_preset, param_breakdown, param_count
+from llmcalc.cli import main
+from llmcalc.datasheets import datasheet
+from llmcalc.errors import Refusal
+from llmcalc.presets import PRESETS
+from llmcalc.speed import (
+    CONSTANTS,
+    cost_per_million_tokens,
+    decode_weight_bytes,
+    engine_for,
+    estimate_speed,
+    fit_constants,
+    held_out_comparison,
+    is_fitted,
+    measurements,
+    median_error,
+)
+
+ROWS = measurements()
+
+
+def test_at_least_30_published_measurements_each_with_its_source() -> None:
+    assert len(ROWS) >= 30
+    assert Counter(row.quantity for row in ROWS) == {"decode": 37, "prefill": 14}
+    for row in ROWS:
+        assert row.url.startswith("https://github.com/") and row.unit == "tokens/s" and row.gpus == 1
+        assert row.model in PRESETS and row.measured > 0 and row.setting
+        assert datasheet(row.hardware).bandwidth.source.startswith("https://")
+
+
+@pytest.mark.parametrize(("index", "expected"), [
+    # (row, (hardware, model, format, quantity, tokens a second)) as the README's tables print them.
+    (0, ("rtx-3090", "llama-3-8b", "Q4_K_M", "decode", 115.42)),
+    (7, ("rtx-4090", "llama-3-8b", "F16", "prefill", 9382.00)),
+    (14, ("apple-m2-ultra", "llama-3.1-70b", "F16", "decode", 4.76)),
+    (48, ("apple-m3-max", "llama-2-7b", "Q4_0", "decode", 63.11)),
+    (50, ("rtx-6000-ada", "llama-3-8b", "Q4_0", "decode", 168.87)),
+])
+def test_rows_hold_the_published_numbers(index: int, expected: tuple[str, str, str, str, float]) -> None:
+    row = ROWS[index]
+    assert (row.hardware, row.model, row.format, row.quantity, row.measured) == expected
+
+
+def test_the_split_is_the_declared_rule_and_fits_at_most_half() -> None:
+    flags = is_fitted(ROWS)
+    assert sum(flags) <= len(ROWS) // 2
+    for source in {row.source for row in ROWS}:
+        for quantity in ("decode", "prefill"):
+            group = [flag for row, flag in zip(ROWS, flags, strict=True)
+                     if (row.source, row.quantity) == (source, quantity)]
+            assert group == [position % 2 == 1 for position in range(len(group))]
+
+
+def test_the_shipped_constants_are_the_fit_on_the_fitted_rows() -> None:
+    assert fit_constants() == CONSTANTS
+    # Refitting on held-out rows only would give other constants: the fit depends on which rows it sees.
+    held = [row for row, fitted in zip(ROWS, is_fitted(ROWS), strict=True) if not fitted]
+    assert fit_constants(held[1:]) != CONSTANTS
+
+
+def test_held_out_error_decode_within_15_percent_prefill_as_measured() -> None:
+    table = held_out_comparison()
+    assert len(table) == len(ROWS) - sum(is_fitted(ROWS))
+    assert round(median_error("decode"), 3) == 0.113
+    assert round(median_error("prefill"), 3) == 0.294  # above the 15 % aimed at: reported, not hidden
+
+
+def test_one_row_by_hand_llama_2_7b_f16_on_an_a100_pcie() -> None:
+    cfg = get_preset("llama-2-7b")
+    parts = param_breakdown(cfg)
+    weights = 2 * (param_count(cfg) - parts["embedding"]) + 2 * parts["norms"]  # F16, norms in F32
+    assert decode_weight_bytes(cfg, "F16") == weights
+    kv_per_token = 2 * 32 * 4096 * 2  # K and V, 32 layers, 4,096 wide, 2 bytes
+    mean_context = 494 + (1023 - 1) / 2
+    rate = 0.762 * 1_935e9 / (weights + kv_per_token * mean_context)
+    estimate = estimate_speed(cfg, "F16", "a100-80gb-pcie", prompt_tokens=494, generated_tokens=1023)
+    assert estimate.decode_tokens_per_second == pytest.approx(rate, rel=1e-12)
+    flops = 2 * (param_count(cfg) - parts["embedding"]) * 494 + 2 * 32 * 494 * 495 * 4096
+    assert estimate.prefill_flops == flops
+    assert estimate.prefill_seconds == pytest.approx(flops / min(0.578 * 312e12, 118e12), rel=1e-12)
+
+
+def test_a_fast_card_and_a_small_model_meet_the_decode_ceiling_and_say_so() -> None:
+    estimate = estimate_speed(get_preset("llama-2-7b"), "Q4_0", "h100-sxm", prompt_tokens=128)
+    assert estimate.decode_tokens_per_second == CONSTANTS.decode_ceiling["llama.cpp-cuda"]
+    assert "decode_ceiling" in estimate.notes and "prefill_ceiling" in estimate.notes
+
+
+def test_where_the_runs_end_the_estimate_refuses_or_says_so() -> None:
+    llama = get_preset("llama-2-7b")
+    with pytest.raises(Refusal, match="measured one sequence at a time; got 4") as refused:
+        estimate_speed(llama, "Q4_0", "rtx-4090", prompt_tokens=512, batch=4)
+    assert refused.value.code == "speed_batch_unmeasured"
+    with pytest.raises(Refusal, match="'mi300x'") as refused:
+        engine_for("mi300x")
+    assert refused.value.code == "speed_hardware_unmeasured"
+    with pytest.raises(Refusal, match="no datasheet figures for card 'a10g'"):
+        estimate_speed(llama, "Q4_0", "a10g", prompt_tokens=512)
+    with pytest.raises(ValueError, match="weight_format must be one of"):
+        estimate_speed(llama, "Q4_K_X", "rtx-4090", prompt_tokens=512)
+    mac = estimate_speed(llama, "Q4_0", "apple-m3-max", prompt_tokens=512)
+    assert mac.engine == "llama.cpp-metal" and mac.prefill_seconds is None and mac.prefill_tokens_per_second is None
+    long = estimate_speed(llama, "F16", "rtx-4090", prompt_tokens=4096, generated_tokens=512)
+    assert long.notes == ("prompt_tokens", "context_tokens")
+    small = estimate_speed(get_preset("qwen2.5-0.5b"), "F16", "rtx-4090", prompt_tokens=64)
+    assert "min_weight_bytes" in small.notes
+
+
+def test_cost_per_million_output_tokens_from_the_reader_s_price() -> None:
+    # 2.00 an hour for 2 GPUs at 100 tokens a second: 4.00 an hour for 360,000 tokens.
+    assert cost_per_million_tokens(2.0, 100.0, gpus=2) == pytest.approx(4.0 / 0.36)
+    assert cost_per_million_tokens(0.0, 50.0) == 0.0
+    with pytest.raises(ValueError, match="price_per_gpu_hour"):
+        cost_per_million_tokens(-1.0, 50.0)
+    with pytest.raises(ValueError, match="tokens_per_second"):
+        cost_per_million_tokens(1.0, 0.0)
+    assert not math.isnan(cost_per_million_tokens(1.0, 1e-300))
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(["speed", *args])
+        except SystemExit as exit_:
+            status = int(exit_.code or 0)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_the_command_prints_the_estimate_its_basis_error_and_cost() -> None:
+    status, out, _err = run_cli("llama-3-8b", "--hardware", "rtx-4090", "--price-per-gpu-hour", "1")
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0] == "llama-3-8b as Q4_K_M on rtx-4090 (llama.cpp CUDA): an estimate, not a measurement"
+    assert lines[2] == "decode: 111.3 tokens/s" and lines[4].startswith("cost per million output tokens: 2.50 at 1.00")
+    assert "held-out median error: decode 11.3 %, prefill 29.4 %" in lines
+
+
+def test_the_command_s_json_and_its_refusals() -> None:
+    status, out, _err = run_cli("llama-2-70b", "--format", "Q4_0", "--hardware", "apple-m2-ultra",
+                                "--prompt-tokens", "2048", "--json")
+    result = json.loads(out)
+    assert status == 0 and result["estimate"] is True and result["time_to_first_token_seconds"] is None
+    assert result["notes"] == ["context_tokens"] and result["cost_per_million_output_tokens"] is None
+    for args, message in [
+        (("llama-2-7b", "--hardware", "rtx-4090", "--batch", "2"), "measured one sequence at a time"),
+        (("llama-2-7b", "--hardware", "mi300x"), "no llama.cpp speed was measured on 'mi300x'"),
+        (("mistral-7b", "--hardware", "rtx-4090"), "sliding-window attention"),
+        (("llama-2-7b", "--hardware", "rtx-4090", "--price-per-gpu-hour", "-2"), "price_per_gpu_hour must be"),
+        (("llama-2-7b", "--hardware", "rtx-4090", "--prompt-tokens", "0"), "prompt_tokens must be an integer"),
+        (("llama-9", "--hardware", "rtx-4090"), "MODEL must be a preset"),
+    ]:
+        status, out, err = run_cli(*args)
+        assert status == 2 and out == "" and message in err and "Traceback" not in err, args
+
+
+def test_a_mixture_of_experts_reads_its_active_experts_and_says_it_was_not_measured() -> None:
+    mixtral = get_preset("mixtral-8x7b")
+    parts = param_breakdown(mixtral)
+    assert decode_weight_bytes(mixtral, "F16") == 2 * (active_param_count(mixtral) - parts["embedding"]) \
+        + 2 * parts["norms"]
+    assert "experts" in estimate_speed(mixtral, "F16", "h200", prompt_tokens=512).notes
