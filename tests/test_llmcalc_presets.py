@@ -4,6 +4,7 @@ Expected values were produced by ``tools/verify_presets.py`` (transformers build
 device, peft wrapping it for LoRA) and are stored with their provenance in ``tests/data/llmcalc_preset_counts.json``.
 """
 
+import dataclasses
 import json
 import pathlib
 
@@ -44,3 +45,30 @@ def test_lora_model_params_matches_peft(case):
 def test_unknown_preset_suggests_the_closest_name():
     with pytest.raises(ValueError, match=r"name must be one of 'reference', .*got 'gpt-2' \(did you mean 'gpt2'\?\)"):
         lc.get_preset("gpt-2")
+
+
+# Presets read from a Hub config.json committed in tests/data/hub_configs (SOURCES.tsv names where each file was taken).
+HUB = pathlib.Path(__file__).parent / "data" / "hub_configs"
+HUB_PRESETS = {
+    "llama-3.2-1b": "llama-3.2-1b-instruct.json", "llama-3.2-3b": "llama-3.2-3b.json", "qwen3-4b": "qwen3-4b.json",
+    "qwen3-8b": "qwen3-8b.json", "qwen3-14b": "qwen3-14b.json", "qwen3-32b": "qwen3-32b.json",
+    "qwen3-30b-a3b": "qwen3-30b-a3b.json", "gemma-3-1b": "gemma-3-1b-it.json",
+    "phi-3.5-mini": "phi-3.5-mini-instruct.json", "phi-4-mini": "phi-4-mini-instruct.json", "phi-4": "phi-4.json",
+}
+
+
+@pytest.mark.parametrize("name", HUB_PRESETS)
+def test_a_hub_preset_is_its_published_config(name):
+    """The preset is what llmcalc reads from the committed file, with two stated differences.
+
+    ``trained_context`` is the file's ``max_position_embeddings`` (the reader extends Llama 3.2's 131,072 by its
+    llama3 RoPE factor to 262,144), and a window at least as long as that context, which never applies, is dropped.
+    The file's own count is transformers' (``_transformers_counts.json``).
+    """
+    data = json.loads((HUB / HUB_PRESETS[name]).read_text("utf-8"))
+    read = lc.ModelConfig.from_hf_config(data)
+    context = data["max_position_embeddings"]
+    window = {} if read.sliding_window < context else {"sliding_window": 0, "sliding_window_layers": 0}
+    assert lc.get_preset(name) == dataclasses.replace(read, trained_context=context, **window)
+    counted = json.loads((HUB / "_transformers_counts.json").read_text("utf-8"))["models"][HUB_PRESETS[name]]
+    assert lc.param_count(lc.get_preset(name)) == counted == PRESETS[name]["param_count"]
