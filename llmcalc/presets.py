@@ -15,8 +15,9 @@ from types import MappingProxyType
 
 from . import _validate as check
 from .config import ModelConfig
+from .errors import refusal
 
-__all__ = ["PRESETS", "REFERENCE", "get_preset"]
+__all__ = ["PRESETS", "REFERENCE", "UNMODELLED_PRESETS", "get_preset"]
 
 PRESETS: Mapping[str, ModelConfig] = MappingProxyType({
     # The glossary's throughline model: small, but with every modern ingredient
@@ -112,6 +113,17 @@ PRESETS: Mapping[str, ModelConfig] = MappingProxyType({
 
 REFERENCE: ModelConfig = PRESETS["reference"]
 
+UNMODELLED_PRESETS: Mapping[str, str] = MappingProxyType({
+    "gpt-oss-20b": "openai/gpt-oss-20b", "gpt-oss-120b": "openai/gpt-oss-120b",
+})
+"""Models asked for by name that are refused by name, each with its Hub repository.
+
+gpt-oss (``model_type`` ``gpt_oss``): transformers 5.24 builds, in every layer, a learned
+attention sink per query head (``self_attn.sinks``), a bias on the router and on each expert's
+fused gate/up and down projections, and the published checkpoints store the experts in MXFP4;
+:class:`~llmcalc.config.ModelConfig` has none of these, so no preset would count it right.
+"""
+
 
 def get_preset(name: str) -> ModelConfig:
     """Return the preset called ``name``.
@@ -128,5 +140,11 @@ def get_preset(name: str) -> ModelConfig:
     Traceback (most recent call last):
     ...
     llmcalc.errors.RefusalValueError: name must be one of ... got 'Llama-2-7B' (did you mean 'llama-2-7b'?)
+    >>> get_preset("gpt-oss-20b")
+    Traceback (most recent call last):
+    ...
+    llmcalc.errors.RefusalValueError: gpt-oss-20b (openai/gpt-oss-20b) is not modelled: ...
     """
+    if isinstance(name, str) and name in UNMODELLED_PRESETS:
+        raise refusal("preset_unmodelled", name=name, hub=UNMODELLED_PRESETS[name])
     return PRESETS[check.choice("name", name, PRESETS)]

@@ -11,6 +11,7 @@ import pathlib
 import pytest
 
 import llmcalc as lc
+from llmcalc.errors import Refusal
 
 DATA = json.loads((pathlib.Path(__file__).parent / "data" / "llmcalc_preset_counts.json").read_text("utf-8"))
 PRESETS = DATA["presets"]
@@ -72,3 +73,14 @@ def test_a_hub_preset_is_its_published_config(name):
     assert lc.get_preset(name) == dataclasses.replace(read, trained_context=context, **window)
     counted = json.loads((HUB / "_transformers_counts.json").read_text("utf-8"))["models"][HUB_PRESETS[name]]
     assert lc.param_count(lc.get_preset(name)) == counted == PRESETS[name]["param_count"]
+
+
+@pytest.mark.parametrize("name", ["gpt-oss-20b", "gpt-oss-120b"])
+def test_gpt_oss_is_refused_by_name_with_what_a_model_config_cannot_hold(name):
+    """transformers 5.24 builds gpt-oss-20b with self_attn.sinks (64 per layer), mlp.router.bias and
+    experts.gate_up_proj_bias / down_proj_bias in every layer (20,914,757,184 parameters on the meta device)."""
+    with pytest.raises(Refusal) as refused:
+        lc.get_preset(name)
+    assert refused.value.code == "preset_unmodelled" and refused.value.params == {"name": name, "hub": f"openai/{name}"}
+    assert "attention sink" in str(refused.value) and "MXFP4" in str(refused.value)
+    assert name not in lc.PRESETS
