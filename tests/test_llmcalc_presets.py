@@ -60,17 +60,15 @@ HUB_PRESETS = {
 
 @pytest.mark.parametrize("name", HUB_PRESETS)
 def test_a_hub_preset_is_its_published_config(name):
-    """The preset is what llmcalc reads from the committed file, with two stated differences.
-
-    ``trained_context`` is the file's ``max_position_embeddings`` (the reader extends Llama 3.2's 131,072 by its
-    llama3 RoPE factor to 262,144), and a window at least as long as that context, which never applies, is dropped.
+    """The preset is what llmcalc reads from the committed file, its context the file's ``max_position_embeddings``,
+    except a window at least as long as that context, which never applies and is dropped (Phi-3.5-mini, Phi-4-mini).
     The file's own count is transformers' (``_transformers_counts.json``).
     """
     data = json.loads((HUB / HUB_PRESETS[name]).read_text("utf-8"))
     read = lc.ModelConfig.from_hf_config(data)
-    context = data["max_position_embeddings"]
-    window = {} if read.sliding_window < context else {"sliding_window": 0, "sliding_window_layers": 0}
-    assert lc.get_preset(name) == dataclasses.replace(read, trained_context=context, **window)
+    assert read.trained_context == data["max_position_embeddings"]
+    window = {} if read.sliding_window < read.trained_context else {"sliding_window": 0, "sliding_window_layers": 0}
+    assert lc.get_preset(name) == dataclasses.replace(read, **window)
     counted = json.loads((HUB / "_transformers_counts.json").read_text("utf-8"))["models"][HUB_PRESETS[name]]
     assert lc.param_count(lc.get_preset(name)) == counted == PRESETS[name]["param_count"]
 
