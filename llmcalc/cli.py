@@ -66,9 +66,10 @@ from .planner import (
     trained_context,
     training_changes_that_fit,
 )
-from .presets import PRESETS, get_preset
+from .presets import PRESETS, UNMODELLED_PRESETS, get_preset
 from .runcost import DEFAULT_MFU
 from .trainers import DEFAULT_SETUP, SETUPS, UNMODELLED_SETUPS, get_setup, setup_settings
+from .unified import UNIFIED_MEMORY, refuse_plan_on_unified_memory, unified_memory, unified_memory_total
 from .units import GiB
 from .weightformats import WeightFormat, kept_linear_modules
 
@@ -216,7 +217,8 @@ def _resolve_model(args: argparse.Namespace) -> tuple[str, ModelConfig, ModelCon
         base, label = _read_config(args, args.model), args.model
     else:
         try:
-            base, label = get_preset(check.choice("MODEL", args.model, PRESETS)), args.model
+            known = args.model if args.model in UNMODELLED_PRESETS else check.choice("MODEL", args.model, PRESETS)
+            base, label = get_preset(known), args.model
         except ValueError as error:
             raise ValueError(f"{error}; for another model give its config.json, a folder holding one, or the model "
                              "fields (--vocab-size, --d-model, --n-layers, --n-heads, --d-ff ...)") from None
@@ -693,7 +695,9 @@ def _gpu_argument(text: str) -> str:
 
 def _gpu_total(text: str) -> tuple[dict[str, Any], str]:
     """Which total ``--gpu`` gave, for the result and a line of text: a listed card's process total, or as typed."""
-    card = listed_card(text)
+    card, mac = listed_card(text), unified_memory(text)
+    if mac is not None:
+        return unified_memory_total(mac)
     if card is None:
         return ({"source": "typed"}, f"GPU memory: {format_bytes(gpu_memory(text))} as given; plans need the total "
                 "a process sees (torch.cuda.mem_get_info, vLLM's total_gpu_memory), below nvidia-smi's memory.total")
@@ -858,7 +862,9 @@ def build_parser() -> argparse.ArgumentParser:
     gguf_plan = command("gguf", "GPU memory of a llama.cpp run: a .gguf file's tensors (header only) or a "
                         "preset as a llama-quantize recipe, the KV cache in its cache type, a measured compute buffer")
     gguf.add_cli_arguments(gguf_plan)
-    gguf_plan.add_argument("--gpu", type=_gpu_argument, metavar="SIZE", help="GPU memory, as for plan --gpu")
+    gguf_plan.add_argument("--gpu", type=_gpu_argument, metavar="SIZE",
+                           help="GPU memory, as for plan --gpu, or a Mac's unified memory at the share Metal gives one "
+                           f"process ({', '.join(mac.key for mac in UNIFIED_MEMORY)})")
     speed.add_cli_arguments(command("speed", "how fast llama.cpp decodes and reaches the first token on a card: an "
                                     "estimate from the roofline and published runs, and the cost per million output "
                                     "tokens at your price"))
@@ -874,6 +880,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.gpu_key = gpu_text  # a training run's peak comes from the card this names
         if gpu_text is not None:
             args.gpu = gpu_memory(gpu_text)
+            if args.command == "plan":
+                refuse_plan_on_unified_memory(gpu_text)
         if args.command == "presets":
             result, text = _presets()
         elif args.command == "gguf":

@@ -178,6 +178,12 @@ MESSAGES: dict[str, str] = {
                                     "lora_rank={lora_rank!r}, lora_dropout={lora_dropout!r} and lora_targets=None "
                                     "(full fine-tuning)",
     "gpu_memory_type": "GPU memory must be a str such as '22.49' or '23034 MiB'; got {value!r} ({type})",
+    "preset_unmodelled": "{name} ({hub}) is not modelled: every layer has a learned attention sink per query head, a "
+                         "bias on the router and on each expert's projections, and the checkpoint stores its experts "
+                         "in MXFP4, none of which a ModelConfig can express",
+    "unified_memory_plan": "{card} is Apple silicon's unified memory, planned for llama.cpp only (llmcalc gguf --gpu "
+                           "{card}): vLLM has no Metal backend, and training or running a model with PyTorch on "
+                           "Apple's GPU (MPS) is not modelled",
     "gpu_memory_unreadable": "GPU memory must be a size from 1 MiB to 100,000 GiB: a number of GiB (22.49), one with "
                              "a unit MiB, GiB or GB (23034 MiB, 24 GB), or a listed card ({cards:list}); got {value!r}",
     "gpu_memory_out_of_range": "GPU memory must be from 1 MiB to 100,000 GiB; got {value!r} ({size:,} bytes)",

@@ -345,7 +345,9 @@ def _trained_context(read: _Reader) -> int:
     A RoPE scaling that declares the length it extends (``original_max_position_embeddings``, in the scaling or at
     the top level) and a ``factor`` reaches ``original * factor`` (Qwen2.5's YaRN: 32,768 x 4); the larger of the
     two counts.  A factor without its original length is not applied: Gemma 3 declares linear scaling 8 beside a
-    ``max_position_embeddings`` that is already the extended 131,072.
+    ``max_position_embeddings`` that is already the extended 131,072.  Nor is Llama 3.1 and 3.2's ``llama3``
+    scaling: its factor (8, or 32 for 3.2) rescales the long wavelengths of a model whose
+    ``max_position_embeddings`` is already its 131,072-token context, and 8,192 x 32 would claim 262,144.
     """
     if read.model_type == "gpt2":
         return _positive(read, "n_positions")
@@ -353,6 +355,8 @@ def _trained_context(read: _Reader) -> int:
     top_original = read("original_max_position_embeddings")
     longest = positions
     for scaling in _rope_scalings(read):
+        if scaling.get("rope_type", scaling.get("type")) == "llama3":
+            continue
         factor = scaling.get("factor")
         original = scaling.get("original_max_position_embeddings", top_original)
         if isinstance(original, bool) or not isinstance(original, int) or not 1 <= original <= 2**53:

@@ -32,6 +32,7 @@ from .formats import KV_FORMATS, WEIGHT_FORMATS
 from .lora import lora_model_params, lora_targets
 from .memory import kv_cache_bytes, training_memory, zero_memory_per_gpu
 from .params import Linear, linear_modules, param_breakdown, param_count
+from .unified import unified_memory
 from .units import GB, GiB, MiB
 from .weightformats import WeightFormat, codes_and_constants, is_converted, weight_format_bytes
 
@@ -216,6 +217,18 @@ CARDS: tuple[GpuCard, ...] = (
     # rocminfo's pool on an MI300X: "Size: 201310208(0xbffc000) KB", 196,592 MiB (rocm-smi's 206,141,652,992 bytes).
     GpuCard("mi300x", "MI300X (192 GB)", 196_592, "https://github.com/ROCm/legacy-rocm-build/issues/4414", _CHECKED,
             tool="rocminfo"),
+    # Added 2026-12-07.  The RTX A6000 ships with ECC off: nvidia-smi's 49,140 MiB (46,068 MiB with ECC on).
+    GpuCard("rtx-a6000", "RTX A6000 (48 GB)", 49_140, "https://github.com/noonghunna/club-3090/issues/1047",
+            _CHECKED_PROCESS),
+    GpuCard("rtx-4070", "RTX 4070 (12 GB)", 12_282, "https://github.com/Frogging-Family/nvidia-all/pull/212",
+            _CHECKED_PROCESS),
+    # V100 SXM2: nvidia-smi truncates the name to "Tesla V100-SXM2..."; the size tells the two apart.
+    GpuCard("v100-16gb", "V100 (16 GB)", 16_160, "https://github.com/4paradigm/k8s-vgpu-scheduler/issues/7",
+            _CHECKED_PROCESS, process_gib="15.78", process_source=_ISSUES + "kchengiva/Shift-GCN/issues/34",
+            process_quote="(GPU 0; 15.78 GiB total capacity; ...)"),
+    GpuCard("v100-32gb", "V100 (32 GB)", 32_768, "https://github.com/Wan-Video/Wan2.1/issues/5", _CHECKED_PROCESS,
+            process_gib="31.74", process_source=_ISSUES + "liucongg/ChatGLM-Finetuning/issues/73",
+            process_quote="(GPU 0; 31.74 GiB total capacity; ...)"),
 )
 """Cards a buyer rents or owns today, with the total their driver reports and the total a process sees.
 
@@ -267,7 +280,9 @@ def gpu_memory(text: str) -> int:
     A bare number is GiB; ``GB`` is the vendor's decimal gigabyte (``10**9``
     bytes); fractions are exact and rounded down to whole bytes.  A key of
     :data:`CARDS` (``l4``, ``h100-sxm``) gives the total a process sees on that
-    card (:attr:`GpuCard.total_bytes`), not the driver's reported total.
+    card (:attr:`GpuCard.total_bytes`), not the driver's reported total; a Mac's key
+    (``apple-m2-max-96gb``, listed in ``llmcalc.unified``) the working set Metal
+    recommends for one process.
 
     Examples
     --------
@@ -283,6 +298,9 @@ def gpu_memory(text: str) -> int:
     card = listed_card(text)
     if card is not None:
         return card.total_bytes
+    mac = unified_memory(text)
+    if mac is not None:
+        return mac.total_bytes
     match = _MEMORY.fullmatch(text)
     if not match or match.group(2).lower() not in MEMORY_UNITS:
         raise refusal("gpu_memory_unreadable", cards=[card.key for card in CARDS], value=text)
@@ -304,8 +322,9 @@ PROCESS_ESTIMATE_MIB: int = _estimate_margin_mib(_PUBLISHED)
 
 It is the largest gap between the two totals among the listed cards that have
 both, rounded up to whole MiB: 881 MiB, the A100 (80 GB)'s 81,920 MiB against
-79.14 GiB.  The gaps published for the other cards are 256 to 598 MiB, so the
-estimate errs on the side of "does not fit" (:data:`PROCESS_ESTIMATE_ERROR_MIB`).
+79.14 GiB.  The gaps published for the other cards are 1 to 598 MiB (1 MiB for the
+V100 (16 GB), whose driver keeps next to nothing back), so the estimate errs on the
+side of "does not fit" (:data:`PROCESS_ESTIMATE_ERROR_MIB`).
 """
 
 
@@ -319,10 +338,10 @@ def _leave_one_out_errors_mib(cards: list[GpuCard]) -> tuple[int, int]:
 PROCESS_ESTIMATE_ERROR_MIB: tuple[int, int] = _leave_one_out_errors_mib(_PUBLISHED)
 """The estimate's error in MiB (most over, most under) on the cards with a published total, each left out in turn.
 
-Leaving each of the 13 cards out in turn and estimating its process total from
-the other 12, the rule gives 283 to 625 MiB less than the published total for
-12 of them, and 283 MiB more for the A100 (80 GB), the card whose gap sets the
-margin: (283, 625) MiB, most over and most under.
+Leaving each of the 15 cards out in turn and estimating its process total from
+the other 14, the rule gives 283 to 880 MiB less than the published total for
+14 of them, and 283 MiB more for the A100 (80 GB), the card whose gap sets the
+margin: (283, 880) MiB, most over and most under.
 """
 
 GPUS: Mapping[str, int] = MappingProxyType({card.label: card.total_bytes for card in CARDS})

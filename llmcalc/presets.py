@@ -15,8 +15,9 @@ from types import MappingProxyType
 
 from . import _validate as check
 from .config import ModelConfig
+from .errors import refusal
 
-__all__ = ["PRESETS", "REFERENCE", "get_preset"]
+__all__ = ["PRESETS", "REFERENCE", "UNMODELLED_PRESETS", "get_preset"]
 
 PRESETS: Mapping[str, ModelConfig] = MappingProxyType({
     # The glossary's throughline model: small, but with every modern ingredient
@@ -69,9 +70,59 @@ PRESETS: Mapping[str, ModelConfig] = MappingProxyType({
     "phi-2": ModelConfig(vocab_size=51200, d_model=2560, n_layers=32, n_heads=32, d_ff=10240, ffn="mlp",
                          qkv_bias=True, out_bias=True, mlp_bias=True, lm_head_bias=True,
                          norm="layernorm", norms_per_layer=1, layout="phi", trained_context=2048),
+    # From here on, each preset is read from a Hub config.json committed in tests/data/hub_configs (the file named
+    # beside it), and trained_context is the file's max_position_embeddings.
+    # Llama 3.2 (llama-3.2-1b-instruct.json, llama-3.2-3b.json): tied embedding, GQA with 8 KV heads.
+    "llama-3.2-1b": ModelConfig(vocab_size=128256, d_model=2048, n_layers=16, n_heads=32, n_kv_heads=8,
+                                head_dim=64, d_ff=8192, tie_embeddings=True, model_type="llama",
+                                trained_context=131072),
+    "llama-3.2-3b": ModelConfig(vocab_size=128256, d_model=3072, n_layers=28, n_heads=24, n_kv_heads=8,
+                                head_dim=128, d_ff=8192, tie_embeddings=True, model_type="llama",
+                                trained_context=131072),
+    # Qwen3 (qwen3-*.json): an RMSNorm of head_dim values on each query and key head, no q/k/v biases.
+    "qwen3-4b": ModelConfig(vocab_size=151936, d_model=2560, n_layers=36, n_heads=32, n_kv_heads=8, head_dim=128,
+                            d_ff=9728, tie_embeddings=True, qk_norm="per-head", model_type="qwen3",
+                            trained_context=40960),
+    "qwen3-8b": ModelConfig(vocab_size=151936, d_model=4096, n_layers=36, n_heads=32, n_kv_heads=8, head_dim=128,
+                            d_ff=12288, qk_norm="per-head", model_type="qwen3", trained_context=40960),
+    "qwen3-14b": ModelConfig(vocab_size=151936, d_model=5120, n_layers=40, n_heads=40, n_kv_heads=8, head_dim=128,
+                             d_ff=17408, qk_norm="per-head", model_type="qwen3", trained_context=40960),
+    "qwen3-32b": ModelConfig(vocab_size=151936, d_model=5120, n_layers=64, n_heads=64, n_kv_heads=8, head_dim=128,
+                             d_ff=25600, qk_norm="per-head", model_type="qwen3", trained_context=40960),
+    # 128 experts of width 768 per layer, 8 used per token.
+    "qwen3-30b-a3b": ModelConfig(vocab_size=151936, d_model=2048, n_layers=48, n_heads=32, n_kv_heads=4,
+                                 head_dim=128, d_ff=6144, n_experts=128, experts_per_token=8, expert_d_ff=768,
+                                 qk_norm="per-head", model_type="qwen3_moe", trained_context=40960),
+    # Gemma 3 1B (gemma-3-1b-it.json): Gemma 2's four norms per block plus a per-head q/k norm; a 512-token window
+    # on 5 layers in 6 (22 of 26).
+    "gemma-3-1b": ModelConfig(vocab_size=262144, d_model=1152, n_layers=26, n_heads=4, n_kv_heads=1, head_dim=256,
+                              d_ff=6912, tie_embeddings=True, norms_per_layer=4, qk_norm="per-head",
+                              sliding_window=512, sliding_window_layers=22, model_type="gemma3_text",
+                              trained_context=32768),
+    # Phi-3.5-mini and Phi-4 (phi-3.5-mini-instruct.json, phi-4-mini-instruct.json, phi-4.json): fused qkv_proj and
+    # gate_up_proj.  The mini files declare a 262,144-token window, longer than their context: it never applies,
+    # so the presets have none.
+    "phi-3.5-mini": ModelConfig(vocab_size=32064, d_model=3072, n_layers=32, n_heads=32, d_ff=8192,
+                                layout="phi3", model_type="phi3", trained_context=131072),
+    "phi-4-mini": ModelConfig(vocab_size=200064, d_model=3072, n_layers=32, n_heads=24, n_kv_heads=8,
+                              head_dim=128, d_ff=8192, tie_embeddings=True, layout="phi3", model_type="phi3",
+                              trained_context=131072),
+    "phi-4": ModelConfig(vocab_size=100352, d_model=5120, n_layers=40, n_heads=40, n_kv_heads=10, head_dim=128,
+                         d_ff=17920, layout="phi3", model_type="phi3", trained_context=16384),
 })
 
 REFERENCE: ModelConfig = PRESETS["reference"]
+
+UNMODELLED_PRESETS: Mapping[str, str] = MappingProxyType({
+    "gpt-oss-20b": "openai/gpt-oss-20b", "gpt-oss-120b": "openai/gpt-oss-120b",
+})
+"""Models asked for by name that are refused by name, each with its Hub repository.
+
+gpt-oss (``model_type`` ``gpt_oss``): transformers 5.24 builds, in every layer, a learned
+attention sink per query head (``self_attn.sinks``), a bias on the router and on each expert's
+fused gate/up and down projections, and the published checkpoints store the experts in MXFP4;
+:class:`~llmcalc.config.ModelConfig` has none of these, so no preset would count it right.
+"""
 
 
 def get_preset(name: str) -> ModelConfig:
@@ -89,5 +140,11 @@ def get_preset(name: str) -> ModelConfig:
     Traceback (most recent call last):
     ...
     llmcalc.errors.RefusalValueError: name must be one of ... got 'Llama-2-7B' (did you mean 'llama-2-7b'?)
+    >>> get_preset("gpt-oss-20b")
+    Traceback (most recent call last):
+    ...
+    llmcalc.errors.RefusalValueError: gpt-oss-20b (openai/gpt-oss-20b) is not modelled: ...
     """
+    if isinstance(name, str) and name in UNMODELLED_PRESETS:
+        raise refusal("preset_unmodelled", name=name, hub=UNMODELLED_PRESETS[name])
     return PRESETS[check.choice("name", name, PRESETS)]

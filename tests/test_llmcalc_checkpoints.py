@@ -244,3 +244,15 @@ def test_a_bitsandbytes_4bit_checkpoint_gets_the_qlora_plan(tmp_path: Path, caps
     with pytest.raises(SystemExit):
         main(["plan", str(tmp_path / "stored.json"), "--task", "lora"])
     assert "training plans start from the model it was quantized from" in capsys.readouterr().err
+
+
+def test_real_gptq_config_files_are_planned_from_the_file_alone() -> None:
+    """Issue 38: real config.json files, with the quantization_config their quantizer wrote, are planned within 3 %
+    of the published file (the Git LFS pointer's exact size); nothing about the layout is added by hand."""
+    real = [e for e in PUBLISHED if e["quantization_config"] is None
+            and config_of(e).get("quantization_config", {}).get("quant_method") in ("gptq", "awq")]
+    assert len(real) >= 4
+    for entry in real:
+        error = planned_bytes(entry) / entry["published"] - 1
+        # The safetensors file also holds its JSON header (13.77 MB here): the layouts land just under the file.
+        assert -0.001 < error < 0, (entry["checkpoint"], error)

@@ -4,12 +4,14 @@ Expected values were produced by ``tools/verify_presets.py`` (transformers build
 device, peft wrapping it for LoRA) and are stored with their provenance in ``tests/data/llmcalc_preset_counts.json``.
 """
 
+import dataclasses
 import json
 import pathlib
 
 import pytest
 
 import llmcalc as lc
+from llmcalc.errors import Refusal
 
 DATA = json.loads((pathlib.Path(__file__).parent / "data" / "llmcalc_preset_counts.json").read_text("utf-8"))
 PRESETS = DATA["presets"]
@@ -44,3 +46,39 @@ def test_lora_model_params_matches_peft(case):
 def test_unknown_preset_suggests_the_closest_name():
     with pytest.raises(ValueError, match=r"name must be one of 'reference', .*got 'gpt-2' \(did you mean 'gpt2'\?\)"):
         lc.get_preset("gpt-2")
+
+
+# Presets read from a Hub config.json committed in tests/data/hub_configs (SOURCES.tsv names where each file was taken).
+HUB = pathlib.Path(__file__).parent / "data" / "hub_configs"
+HUB_PRESETS = {
+    "llama-3.2-1b": "llama-3.2-1b-instruct.json", "llama-3.2-3b": "llama-3.2-3b.json", "qwen3-4b": "qwen3-4b.json",
+    "qwen3-8b": "qwen3-8b.json", "qwen3-14b": "qwen3-14b.json", "qwen3-32b": "qwen3-32b.json",
+    "qwen3-30b-a3b": "qwen3-30b-a3b.json", "gemma-3-1b": "gemma-3-1b-it.json",
+    "phi-3.5-mini": "phi-3.5-mini-instruct.json", "phi-4-mini": "phi-4-mini-instruct.json", "phi-4": "phi-4.json",
+}
+
+
+@pytest.mark.parametrize("name", HUB_PRESETS)
+def test_a_hub_preset_is_its_published_config(name):
+    """The preset is what llmcalc reads from the committed file, its context the file's ``max_position_embeddings``,
+    except a window at least as long as that context, which never applies and is dropped (Phi-3.5-mini, Phi-4-mini).
+    The file's own count is transformers' (``_transformers_counts.json``).
+    """
+    data = json.loads((HUB / HUB_PRESETS[name]).read_text("utf-8"))
+    read = lc.ModelConfig.from_hf_config(data)
+    assert read.trained_context == data["max_position_embeddings"]
+    window = {} if read.sliding_window < read.trained_context else {"sliding_window": 0, "sliding_window_layers": 0}
+    assert lc.get_preset(name) == dataclasses.replace(read, **window)
+    counted = json.loads((HUB / "_transformers_counts.json").read_text("utf-8"))["models"][HUB_PRESETS[name]]
+    assert lc.param_count(lc.get_preset(name)) == counted == PRESETS[name]["param_count"]
+
+
+@pytest.mark.parametrize("name", ["gpt-oss-20b", "gpt-oss-120b"])
+def test_gpt_oss_is_refused_by_name_with_what_a_model_config_cannot_hold(name):
+    """transformers 5.24 builds gpt-oss-20b with self_attn.sinks (64 per layer), mlp.router.bias and
+    experts.gate_up_proj_bias / down_proj_bias in every layer (20,914,757,184 parameters on the meta device)."""
+    with pytest.raises(Refusal) as refused:
+        lc.get_preset(name)
+    assert refused.value.code == "preset_unmodelled" and refused.value.params == {"name": name, "hub": f"openai/{name}"}
+    assert "attention sink" in str(refused.value) and "MXFP4" in str(refused.value)
+    assert name not in lc.PRESETS

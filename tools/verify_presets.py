@@ -151,6 +151,25 @@ HF_CONFIGS: dict[str, tuple[str, dict, str]] = {
     ),
 }
 
+HUB_CONFIGS = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "hub_configs"
+# Presets read from a committed Hub config.json (tests/data/hub_configs/SOURCES.tsv names where each was taken).
+HUB_PRESETS = {
+    "llama-3.2-1b": "llama-3.2-1b-instruct.json",
+    "llama-3.2-3b": "llama-3.2-3b.json",
+    "qwen3-4b": "qwen3-4b.json",
+    "qwen3-8b": "qwen3-8b.json",
+    "qwen3-14b": "qwen3-14b.json",
+    "qwen3-32b": "qwen3-32b.json",
+    "qwen3-30b-a3b": "qwen3-30b-a3b.json",
+    "gemma-3-1b": "gemma-3-1b-it.json",
+    "phi-3.5-mini": "phi-3.5-mini-instruct.json",
+    "phi-4-mini": "phi-4-mini-instruct.json",
+    "phi-4": "phi-4.json",
+}
+for _name, _file in HUB_PRESETS.items():
+    _data = json.loads((HUB_CONFIGS / _file).read_text(encoding="utf-8"))
+    HF_CONFIGS[_name] = (_data.pop("model_type"), _data, f"tests/data/hub_configs/{_file}")
+
 # llmcalc target name -> module names used by each architecture.
 LORA_MODULE_NAMES = {
     "llama": dict(q="q_proj", k="k_proj", v="v_proj", o="o_proj", gate="gate_proj", up="up_proj", down="down_proj"),
@@ -211,7 +230,7 @@ def breakdown(model: torch.nn.Module) -> dict[str, int]:
 def active_count(model: torch.nn.Module, name: str) -> int:
     kwargs = HF_CONFIGS[name][1]
     total = sum(p.numel() for p in model.parameters())
-    n_experts = kwargs.get("num_local_experts", 1)
+    n_experts = kwargs.get("num_local_experts", kwargs.get("num_experts", 1))
     if n_experts == 1:
         return total
     expert_params = sum(p.numel() for n, p in model.named_parameters() if ".experts." in n)

@@ -537,6 +537,8 @@
       let longest = positive(read, "max_position_embeddings");
       const topOriginal = read.read("original_max_position_embeddings");
       for (const scaling of ropeScalings(read)) {
+        const kind = scaling.has("rope_type") ? scaling.get("rope_type") : scaling.get("type");
+        if (kind === "llama3") continue;  // max_position_embeddings is already Llama 3.1/3.2's context
         const factor = scaling.has("factor") ? scaling.get("factor") : null;
         const original = scaling.has("original_max_position_embeddings")
           ? scaling.get("original_max_position_embeddings") : topOriginal;
