@@ -199,6 +199,7 @@ MESSAGES: dict[str, str] = {
                             "task={task!r}",
     "qlora_preparation_needs_qlora": "qlora_preparation applies to QLoRA only; got "
                                      "qlora_preparation={qlora_preparation!r} with task={task!r}",
+    "offload_needs_stage": "offload {offload!r} needs zero_stage {stages}; got zero_stage {zero_stage}",
     "setup_not_modelled": "the training set-up {setup!r} is not modelled: {reason}",
     "setup_leaves_fp32": "the {setup} set-up is modelled for dense models whose norms are named '*norm*' only: for "
                          "a {model_type} model it leaves parameters in fp32 after prepare_model_for_kbit_training "
