@@ -29,8 +29,8 @@ Three parts, each from a stated source (llama.cpp at commit ``007dbbf3fd17``, in
   with every layer offloaded (:func:`host_buffers`).  The **compute buffer** (the graph's working
   memory, sized by ``ggml_gallocr`` when the context is made and printed as ``compute buffer
   size``) is an estimate, :func:`compute_buffer_estimate`, checked against published load logs;
-  a plan takes the reader's measured figure instead when given one.  Partial offload (``-ngl``
-  below the layer count) is not modelled.
+  a plan takes the reader's measured figure instead when given one.  With ``-ngl`` below the layer
+  count (:func:`plan_gguf`'s ``n_gpu_layers``) the first layers stay in host memory.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Two offloads are modelled, each from its library's code:
 
-* ``"fsdp"``: PyTorch FSDP's ``CPUOffload(offload_params=True)`` with the full shard (torch 2.15,
+* ``"fsdp"``: PyTorch FSDP's ``CPUOffload(offload_params=True)`` with the full shard (torch 2.13.0,
   ``torch/distributed/fsdp/_flat_param.py`` and ``_runtime_utils.py``).  Each GPU's shard of every
   parameter lives in (pinned) host RAM with its gradient, so the optimizer steps on the CPU and its
   states are there too.  On the GPU: a unit's parameters while it runs, gathered whole, plus the copy
@@ -159,18 +159,19 @@ def _fsdp(cfg: ModelConfig, task: str, sharded: MemoryPlan, gpus: int, trained: 
     """FSDP's CPU offload: the root and two decoder layers gathered, each with its shard's copy; their gradients."""
     parts = param_breakdown(cfg)
     root_params = parts["embedding"] + parts["positions"] + parts["lm_head"] + cfg.d_model
+    layers = cfg.n_layers
     if task == "full":
-        per_param = trained_weights / trained
-        root = round(root_params * per_param)
-        layer = (trained_weights - root) / cfg.n_layers
-        grad_per_param = trained_grads / trained
-        gradients = round((root_params + (trained - root_params) / cfg.n_layers) * grad_per_param)
+        root = root_params * (trained_weights // trained)  # bytes a parameter: exact for every precision
+        all_layers = trained_weights - root
+        grad_bytes = trained_grads // trained
+        gradients = root_params * grad_bytes + -(-(trained - root_params) * grad_bytes // layers)
     else:
         root = 2 * root_params  # a LoRA or QLoRA base keeps embedding, head and norms in 16 bits
-        layer = (base - constants - root + trained_weights) / cfg.n_layers
-        gradients = -(-trained_grads // cfg.n_layers)
-    gathered = (root + FSDP_GATHERED_LAYERS * layer) * (1 + 1 / gpus)
-    gpu = MemoryPlan(constants + round(gathered), 0, gradients, 0, sharded.activations, sharded.reserve)
+        all_layers = base - constants - root + trained_weights
+        gradients = -(-trained_grads // layers)
+    # (root + two layers) gathered, and the copy of this GPU's shard of each: x (1 + 1/gpus).
+    gathered = -(-(root * layers + FSDP_GATHERED_LAYERS * all_layers) * (gpus + 1) // (layers * gpus))
+    gpu = MemoryPlan(constants + gathered, 0, gradients, 0, sharded.activations, sharded.reserve)
     return OffloadPlan(gpu, host, gpus)
 
 

@@ -1975,6 +1975,8 @@
     useTables: useTables,
     planInference: planInference,
     planTraining: planTraining,
+    zero3BufferBytes: zero3BufferBytes,
+    tables: function () { return TABLES; },
     planTotal: planTotal,
     largestFitting: largestFitting,
     generatePrefillParts: generatePrefillParts,

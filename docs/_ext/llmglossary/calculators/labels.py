@@ -82,6 +82,9 @@ LABELS: dict[str, tuple[str, ...]] = {
         # plannershare.js and plannerchart.js: the share link, a second card and the chart.
         "gpu_compare", "gpu_compare_none", "share_copy", "share_copied", "share_copy_failed", "share_bad",
         "chart_context", "chart_micro_batch", "chart_summary", "chart_table",
+        # planneroffload.js: CPU offload for training (llmcalc.offload).
+        "offload", "offload_none", "offload_fsdp", "offload_zero", "offload_result", "offload_hint",
+        "offload_stage_fsdp", "offload_stage_zero",
     ),
 }
 """Label keys per calculator, each given once in the directive's keyed bullet list.
@@ -107,7 +110,9 @@ nothing: which total the plan used;
 ``chart_summary`` takes ``{first}``, ``{x_first}``, ``{last}``, ``{x_last}`` (the chart's first and last
 totals in GiB and where they are) and ``{cards}`` (each card with its memory); ``per_gpu_busiest``
 (inference on several GPUs) takes ``{gpus}``, ``{tp}`` and ``{pp}``, ``per_gpu_each`` (training under
-ZeRO) ``{gpus}`` and ``{stage}``.
+ZeRO) ``{gpus}`` and ``{stage}``; ``offload_result`` takes ``{offload}`` (``offload_fsdp`` or ``offload_zero``),
+``{total}``, ``{verdict}`` (``fits`` or ``no_fit`` filled in), ``{host}``, ``{host_total}`` and ``{gpus}``,
+``offload_hint`` ``{total}`` and ``{host_total}``; ``offload_stage_fsdp`` and ``offload_stage_zero`` take nothing.
 """
 
 # The planner's messages that fill in a {detail} or {bytes}, or name what fits.
@@ -118,7 +123,9 @@ PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
                     "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each", "sum_note", "gpu_process",
                     "gpu_estimate", "gpu_typed", "targets_note", "rank_note",
-                    "weights_note", "weights_checkpoint", "weights_format", "kept_some")
+                    "weights_note", "weights_checkpoint", "weights_format", "kept_some",
+                    "offload_fsdp", "offload_zero", "offload_result", "offload_hint", "offload_stage_fsdp",
+                    "offload_stage_zero")
 
 
 def split_label(text: str) -> tuple[str, str]:
