@@ -108,7 +108,7 @@ def test_recipes_and_partial_offload_in_the_widget_are_the_cli_s(tab: Any, langu
             assert got["summary"].startswith(model) and recipe in got["summary"]
         assert got["state"] == "plan", (model, recipe)
         plan = got["plan"]
-        parts = {k: v for k, v in plan["parts"].items() if k not in ("total", "estimated", "host", "gpuLayers")}
+        parts = {k: v for k, v in plan["parts"].items() if k not in ("total", "estimated", "host")}
         parts["compute_buffer"] = parts.pop("compute_part")
         assert {"parts": parts, "total": plan["total"], "fits": plan["fits"],
                 "largest_context": plan["largest_context"], "host_total": plan["host_total"],

@@ -434,8 +434,9 @@
       const options = { context, ubatch, cacheK: form.gguf_cache_k.value, cacheV: form.gguf_cache_v.value,
                         flash: form.gguf_flash.checked, compute, beyond: form.gguf_beyond.checked, ngl };
       let parts;
+      let gpuLayers;
       try {
-        parts = plan(model, options, types, reserve);
+        ({ gpuLayers, ...parts } = plan(model, options, types, reserve));
       } catch (failure) {
         if (!(failure instanceof GgufFail)) throw failure;
         fail(failure.code, failure.values);
@@ -464,7 +465,7 @@
       root.dataset.state = "plan";
       root.dataset.plan = JSON.stringify({ parts, total: parts.total, fits, largest_context: longest,
                                            compute_buffer_estimated: parts.estimated, host_total: parts.host,
-                                           n_gpu_layers: parts.gpuLayers, most_gpu_layers: mostFit });
+                                           n_gpu_layers: gpuLayers, most_gpu_layers: mostFit });
     }
 
     async function load(file) {
