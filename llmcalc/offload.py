@@ -4,7 +4,7 @@ Two offloads are modelled, each from its library's code:
 
 * ``"fsdp"``: PyTorch FSDP's ``CPUOffload(offload_params=True)`` with the full shard (torch 2.13.0,
   ``torch/distributed/fsdp/_flat_param.py`` and ``_runtime_utils.py``).  Each GPU's shard of every
-  parameter lives in (pinned) host RAM with its gradient, so the optimizer steps on the CPU and its
+  parameter lives in host RAM with its gradient, so the optimizer steps on the CPU and its
   states are there too.  On the GPU: a unit's parameters while it runs, gathered whole, plus the copy
   of this GPU's shard that ``pre_unshard`` moves over to gather from; the root unit (embedding, head
   and final norm) is not freed between the forward and the backward pass; and the backward pass
@@ -12,9 +12,8 @@ Two offloads are modelled, each from its library's code:
   default), so two decoder layers at most.  The gradients of a unit are whole on the GPU until they
   are reduce-scattered and copied out; the root's wait for the end of the backward pass.  Activations,
   a QLoRA base's quantization constants (bitsandbytes' ``quant_state``, not a parameter, so never
-  offloaded) and the reserve stay.  The unit is the decoder layer, as transformers'
-  ``_no_split_modules`` wraps it; a finer wrap (Answer.AI's script also wraps attention and MLP)
-  gathers less, so the plan is an upper bound there.
+  offloaded) and the reserve stay.  The unit is the decoder layer, the usual wrap of a transformer;
+  a finer wrap (Answer.AI's script also wraps attention and MLP) gathers less at once.
 * ``"zero"``: DeepSpeed ZeRO-Offload (0.19.8, ``offload_optimizer`` with ``device: cpu``, and for
   stage 3 ``offload_param`` too).  The FP32 master weights, the optimizer states and the FP32
   gradient partition live in host RAM, where ``DeepSpeedCPUAdam`` steps; the GPU keeps the 16-bit
@@ -50,8 +49,7 @@ from .planner import (
 )
 from .weightformats import weight_format_bytes
 
-__all__ = ["OFFLOADS", "OFFLOAD_NAMES", "OffloadPlan", "offload_heading", "offload_json", "offload_text",
-           "offloaded_plan", "plan_offloaded_training"]
+__all__ = ["OFFLOADS", "OFFLOAD_NAMES", "OffloadPlan", "plan_offloaded_training"]
 
 OFFLOADS = ("fsdp", "zero")
 """The offloads modelled: PyTorch FSDP's ``CPUOffload(offload_params=True)``, DeepSpeed ZeRO-Offload."""
@@ -98,9 +96,9 @@ def plan_offloaded_training(cfg: ModelConfig, *, offload: str, task: str = "full
                             n_gpus: int = 1, **settings: Any) -> OffloadPlan:
     """One GPU's memory for a training step of ``task`` with CPU ``offload``, and the host RAM it needs.
 
-    ``offload`` is one of :data:`OFFLOADS` (see the module docstring); ``"fsdp"`` needs
+    ``offload`` is one of :data:`OFFLOADS` (see :mod:`llmcalc.offload`); ``"fsdp"`` needs
     ``zero_stage=3`` (the full shard), ``"zero"`` a stage of 1 to 3.  The other settings are
-    :func:`~llmcalc.planner.plan_training`'s, whose stage-3 plan gives the activations and the
+    :func:`~llmcalc.planner.plan_training`'s, whose plan at ``zero_stage`` gives the activations and the
     state that is split: offload moves that state to the host, and leaves on the GPU what the
     step computes with.  A model of the libraries' code; its error on published runs is on page 19.
 
