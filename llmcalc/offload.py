@@ -52,7 +52,7 @@ from .weightformats import weight_format_bytes
 __all__ = ["OFFLOADS", "OFFLOAD_NAMES", "OffloadPlan", "plan_offloaded_training"]
 
 OFFLOADS = ("fsdp", "zero")
-"""The offloads modelled: PyTorch FSDP's ``CPUOffload(offload_params=True)``, DeepSpeed ZeRO-Offload."""
+"""The offloads modelled, PyTorch FSDP's ``CPUOffload(offload_params=True)`` and DeepSpeed ZeRO-Offload."""
 
 OFFLOAD_NAMES = {"fsdp": "FSDP CPU offload: parameters, gradients and optimizer states in host RAM",
                  "zero": "DeepSpeed ZeRO-Offload: optimizer states and FP32 gradients in host RAM "
@@ -73,7 +73,7 @@ class OffloadPlan:
 
     @property
     def host_total(self) -> int:
-        """Host RAM for every GPU of the machine: each keeps its own shards in the same RAM."""
+        """The host RAM for every GPU of the machine, each of which keeps its own shards in the same RAM."""
         return self.host_per_gpu * self.n_gpus
 
 
