@@ -49,7 +49,8 @@ from .planner import (
 )
 from .weightformats import weight_format_bytes
 
-__all__ = ["OFFLOADS", "OFFLOAD_NAMES", "OffloadPlan", "plan_offloaded_training"]
+__all__ = ["OFFLOADS", "OFFLOAD_NAMES", "OffloadPlan", "offload_heading", "offload_json", "offload_text",
+           "offloaded_plan", "plan_offloaded_training"]
 
 OFFLOADS = ("fsdp", "zero")
 """The offloads modelled, PyTorch FSDP's ``CPUOffload(offload_params=True)`` and DeepSpeed ZeRO-Offload."""
