@@ -29,7 +29,7 @@ KEYS = ["file", "context", "ubatch", "cache_k", "cache_v", "flash", "compute_buf
         "largest_context", "choose",
         "err_not_gguf", "err_version", "err_truncated", "err_huge", "err_malformed", "err_unsupported", "err_flash",
         "err_input", "err_memory", "source", "source_file", "recipe", "imatrix", "ngl", "weights_partial",
-        "most_layers", "summary_recipe"]
+        "most_layers", "summary_recipe", "reference_model"]
 
 
 def page(keys: list[str]) -> str:

@@ -32,6 +32,7 @@ LABELS = (
     "err_not_gguf", "err_version", "err_truncated", "err_huge", "err_malformed", "err_unsupported",
     "err_flash", "err_input", "err_memory",
     "source", "source_file", "recipe", "imatrix", "ngl", "weights_partial", "most_layers", "summary_recipe",
+    "reference_model",
 )
 """Label keys, each given once.  Templates: ``summary`` takes ``{arch}``, ``{layers}``, ``{tensors}``,
 ``{version}``, ``{trained}``; ``fits``/``no_fit`` ``{bytes}``; ``err_version`` ``{version}``;
@@ -150,7 +151,8 @@ def _widget(labels: dict[str, str], serial: int) -> str:
 
     models = recipe_models()
     sources = f'<option value="">{e(labels["source_file"])}</option>' + "".join(
-        f'<option value="{e(name)}">{e(name)}</option>' for name in models["models"])
+        f'<option value="{e(name)}">{e(labels["reference_model"] if name == "reference" else name)}</option>'
+        for name in models["models"])
     recipes = "".join(f'<option value="{r}"{" selected" if r == "Q4_K_M" else ""}>{r}</option>'
                       for r in models["recipes"])
     rows = "".join(f'<tr data-part="{part}"><th scope="row">{e(labels[part])}</th><td data-bytes></td>'
