@@ -41,6 +41,7 @@ from .fmt import format_bytes, format_count
 from .formats import DTYPE_BITS, KV_FORMATS, WEIGHT_FORMATS
 from .lora import ALL_LINEAR, PEFT_VERSION, default_lora_targets, largest_low_rank, lora_model_params
 from .memory import OPTIMIZER_STATES, PRECISION_BYTES, kv_cache_bytes, training_memory, weight_bytes
+from .offload import OFFLOADS, offload_heading, offload_json, offload_text, offloaded_plan
 from .params import active_param_count, param_breakdown, param_count
 from .planner import (
     ADAPTER_DTYPES,
@@ -383,6 +384,7 @@ PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
     "checkpointing": (_TRAINING, False),
     "zero_stage": (_TRAINING, 0),
     "gpus": (_TRAINING, 1),
+    "offload": (_TRAINING, None),
     "rank": (("lora", "qlora"), 16),
     "targets": (("lora", "qlora"), None),
     "precision": (("full",), PRECISIONS[0]),
@@ -574,6 +576,8 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
                          "was trained on")
     else:
         def plan(n: int) -> MemoryPlan:
+            if args.offload:
+                return offloaded_plan(cfg, args, n).gpu
             return plan_training(cfg, task=args.task, seq_len=args.seq_len, micro_batch=n, optimizer=args.optimizer,
                                  checkpointing=args.checkpointing, zero_stage=args.zero_stage,
                                  n_gpus=args.gpus, rank=getattr(args, "rank", 16),
@@ -587,7 +591,7 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
         size, varied, limit = args.micro_batch, "micro_batch", MAX_BATCH
         gpus = args.gpus
         where = "one GPU" if gpus == 1 else f"per GPU, each of {gpus:,} (ZeRO stage {args.zero_stage})"
-        where += _training_regime(args)
+        where += _training_regime(args) + offload_heading(args)
         if args.task != "full":
             where += f"; rank {args.rank}, targets {args.targets_shown}"
             note = _rank_notes(cfg, [args.rank], args.targets).strip()
@@ -607,10 +611,12 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
         result.update(engine=args.engine, context=args.context, tensor_parallel=args.tensor_parallel,
                       pipeline_parallel=args.pipeline_parallel, **_weights_json(cfg, args.weight_format))
     else:
-        result.update(zero_stage=args.zero_stage, seq_len=args.seq_len)
+        result.update(zero_stage=args.zero_stage, seq_len=args.seq_len, **offload_json(cfg, args, size))
         if args.task != "full":
             result.update(rank=args.rank, targets=args.targets)
     text = f"{_TASK_NAMES[args.task]}, {where}\n" + _table(("part", "bytes", "size"), rows)
+    if args.task != "inference":
+        text += offload_text(cfg, args, size, result)
     if args.task == "inference":
         text += _weights_note(cfg, args.weight_format)
     if args.gpu is not None:
@@ -631,7 +637,7 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
         verdict = "fits" if fits else "does not fit"
         text += (f"\n\n{verdict} in {format_bytes(budget)} ({format_bytes(abs(budget - chosen.total))} "
                  f"{'to spare' if fits else 'over'}); largest {varied.replace('_', '-')} that fits: {found}")
-        changes = [] if fits else _changes_that_fit(cfg, args, budget)
+        changes = [] if fits or (args.task != "inference" and args.offload) else _changes_that_fit(cfg, args, budget)
         result["changes_that_fit"] = [{"change": _change_flag(change), "setting": change.setting,
                                        "value": change.value, "total": change.plan.total,
                                        "gpu_bytes": change.gpu_bytes} for change in changes]
@@ -840,6 +846,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "layers; the plan is the busiest GPU's (default: 1)")
     plan.add_argument("--zero-stage", type=whole_number, choices=range(4), default=hidden,
                       help="training: ZeRO stage; 3 is also FSDP's full shard (default: 0)")
+    plan.add_argument("--offload", choices=OFFLOADS, default=hidden,
+                      help="training: CPU offload, fsdp (PyTorch FSDP's CPUOffload, with --zero-stage 3) or zero "
+                      "(DeepSpeed ZeRO-Offload, stage 1 to 3); the plan adds the host RAM it needs (default: none)")
     plan.add_argument("--gpus", type=whole_number, default=hidden, metavar="N",
                       help="training: data-parallel GPUs that ZeRO shards over (default: 1)")
     plan.add_argument("--rank", type=whole_number, default=hidden, metavar="R",

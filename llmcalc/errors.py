@@ -211,6 +211,7 @@ MESSAGES: dict[str, str] = {
                             "task={task!r}",
     "qlora_preparation_needs_qlora": "qlora_preparation applies to QLoRA only; got "
                                      "qlora_preparation={qlora_preparation!r} with task={task!r}",
+    "offload_needs_stage": "offload {offload!r} needs zero_stage {stages}; got zero_stage {zero_stage}",
     "setup_not_modelled": "the training set-up {setup!r} is not modelled: {reason}",
     # datasheets: a card's bandwidth and tensor rates
     "no_datasheet_figures": "no datasheet figures for card {card!r}; cards with figures: {cards:list}",

@@ -29,8 +29,8 @@ Three parts, each from a stated source (llama.cpp at commit ``007dbbf3fd17``, in
   with every layer offloaded (:func:`host_buffers`).  The **compute buffer** (the graph's working
   memory, sized by ``ggml_gallocr`` when the context is made and printed as ``compute buffer
   size``) is an estimate, :func:`compute_buffer_estimate`, checked against published load logs;
-  a plan takes the reader's measured figure instead when given one.  Partial offload (``-ngl``
-  below the layer count) is not modelled.
+  a plan takes the reader's measured figure instead when given one.  With ``-ngl`` below the layer
+  count (:func:`plan_gguf`'s ``n_gpu_layers``) the first layers stay in host memory.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from __future__ import annotations
 import argparse
 import os
 import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -80,7 +80,9 @@ __all__ = [
     "host_buffers",
     "kv_cache_type_bytes",
     "largest_context",
+    "layer_split",
     "model_from_config",
+    "most_gpu_layers",
     "plan_gguf",
     "plan_report",
     "read_gguf_header",
@@ -621,7 +623,10 @@ class GgufModel:
     """What a plan needs from a GGUF model: its shape, trained context and tensor bytes.
 
     ``embedding_bytes`` is ``token_embd``'s share of ``weight_bytes``: llama.cpp keeps that
-    tensor in host memory (see :func:`plan_gguf`).  ``tied_embeddings``: the model has no
+    tensor in host memory (see :func:`plan_gguf`).  ``layer_bytes`` holds each repeating layer's
+    tensors (``blk.N.*``) and ``output_bytes`` the output layer's (every other tensor but
+    ``token_embd``, and ``token_embd`` again when tied), as :func:`layer_split` counts them; a
+    model without them is planned with every layer on the GPU only.  ``tied_embeddings``: the model has no
     ``output.weight`` and llama.cpp loads ``token_embd`` a second time as the output matrix, on
     the GPU.  ``n_embd``, ``n_head``, ``n_ff`` and ``n_vocab`` size the compute buffer
     (:func:`compute_buffer_estimate`).
@@ -639,11 +644,18 @@ class GgufModel:
     n_vocab: int
     embedding_bytes: int
     tied_embeddings: bool = False
+    layer_bytes: tuple[int, ...] = ()
+    output_bytes: int = 0
 
     @property
     def gpu_weight_bytes(self) -> int:
         """Bytes llama.cpp puts on the GPU with every layer offloaded, every tensor but the input embedding."""
         return self.weight_bytes - (0 if self.tied_embeddings else self.embedding_bytes)
+
+    @property
+    def offloadable_layers(self) -> int:
+        """What ``-ngl`` counts: the repeating layers and the output layer (llama.cpp's "offloaded 33/33 layers")."""
+        return len(self.layer_bytes) + 1
 
 
 def gguf_model(header: GgufHeader) -> GgufModel:
@@ -698,9 +710,41 @@ def gguf_model(header: GgufHeader) -> GgufModel:
         raise GgufError("the header has no two-dimensional token_embd.weight; llmcalc plans llama.cpp's "
                         "text models, which read their input through it")
     n_ff = max(per_layer(key("feed_forward_length")))
+    tied = "output.weight" not in by_name
+    layers, output = layer_split(header.tensors, n_layers, tied=tied)
     return GgufModel(arch, len(kv_layers), width * head_k, width * head_v, context, header.weight_bytes,
                      n_embd=n_embd, n_head=max(head_counts), n_ff=n_ff, n_vocab=embedding.shape[1],
-                     embedding_bytes=embedding.n_bytes, tied_embeddings="output.weight" not in by_name)
+                     embedding_bytes=embedding.n_bytes, tied_embeddings=tied, layer_bytes=layers,
+                     output_bytes=output)
+
+
+def layer_split(tensors: Iterable[GgufTensor], n_blocks: int, *, tied: bool) -> tuple[tuple[int, ...], int]:
+    """Bytes of each repeating layer (the tensors named ``blk.N.*``) and of the output layer.
+
+    The output layer is every other tensor but ``token_embd`` (the output matrix, the final norm),
+    plus ``token_embd`` once more when the model is ``tied``: llama.cpp then loads it a second
+    time as the output matrix, where the output layer goes (src/llama-model.cpp at 0034230,
+    ``load_tensors``).
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> layers, output = layer_split(recipe_tensor_types(get_preset("llama-3-8b"), "Q4_K_M"), 32, tied=False)
+    >>> len(layers), layers[0] // 1024, layers[4] // 1024, output // 1024
+    (32, 135680, 119840, 420856)
+    """
+    layers = [0] * check.count("n_blocks", n_blocks)
+    output = 0
+    for tensor in tensors:
+        name = tensor.name
+        if name.startswith("blk."):
+            index = name.split(".", 2)[1]
+            if not index.isdigit() or int(index) >= n_blocks:
+                raise GgufError(f"the tensor {name!r} names a layer beyond the {n_blocks} of the header")
+            layers[int(index)] += tensor.n_bytes
+        elif name != "token_embd.weight" or tied:
+            output += tensor.n_bytes
+    return tuple(layers), output
 
 
 RESERVE = 512 * MiB
@@ -780,10 +824,11 @@ def host_buffers(model: GgufModel, cells: int, *, ubatch: int = UBATCH) -> dict[
 
 @dataclass(frozen=True)
 class GgufPlan:
-    """Bytes of a llama.cpp run with every layer offloaded (``-ngl`` all): the GPU's parts and the host's.
+    """Bytes of a llama.cpp run: the GPU's parts and the host's.
 
     ``compute_estimated`` says whether ``compute_buffer`` is :func:`compute_buffer_estimate`'s
-    figure (True) or one the reader gave (False).
+    figure (True) or one the reader gave (False).  ``gpu_layers`` is what llama.cpp prints as
+    "offloaded N/M layers" (``None``: every layer, the output layer included).
     """
 
     weights: int
@@ -792,6 +837,7 @@ class GgufPlan:
     reserve: int
     compute_estimated: bool
     host: Mapping[str, int]
+    gpu_layers: int | None = None
 
     @property
     def total(self) -> int:
@@ -805,7 +851,8 @@ class GgufPlan:
 
 
 def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cache_type_v: str = "f16",
-              flash_attention: bool = False, compute_buffer: int | None = None, ubatch: int = UBATCH) -> GgufPlan:
+              flash_attention: bool = False, compute_buffer: int | None = None, ubatch: int = UBATCH,
+              n_gpu_layers: int | None = None) -> GgufPlan:
     """Memory of a llama.cpp run: the model's tensors but its input embedding, the KV cache, a compute buffer, reserve.
 
     llama.cpp rounds the context up to a multiple of :data:`CONTEXT_PADDING` (256) before it makes
@@ -814,6 +861,18 @@ def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cach
     attention (the same file).  The token embedding stays on the host (:func:`host_buffers`); a
     model without ``output.weight`` loads it again on the GPU as its output matrix.  Without a
     ``compute_buffer`` the plan takes :func:`compute_buffer_estimate`'s.
+
+    ``n_gpu_layers`` is llama.cpp's ``-ngl`` (``None``: every layer).  llama.cpp puts the last
+    ``n_gpu_layers`` repeating layers on the GPU, and the output layer too once ``n_gpu_layers``
+    exceeds the repeating layers (src/llama-model.cpp at 0034230, ``load_tensors``: ``i_gpu_start
+    = n_layer - n_gpu_layers``; the output layer is "layer" ``n_layer``); the rest stays in host
+    memory, and so does the KV cache of the layers left there (``offload_kqv``, on by default,
+    keeps each layer's cache with the layer).  The compute buffer is estimated as for a full
+    offload (checked on full offloads only); with partial offload llama.cpp adds a host compute
+    buffer that the plan does not count.
+
+    Mixtral 8x7B in Q8_0 with 10 of 33 layers on the GPU: llama.cpp printed ``CUDA0 buffer size =
+    14705.94 MiB`` (llama.cpp pull request 4957; tests/test_gguf_offload.py counts its tensors).
 
     Examples
     --------
@@ -826,6 +885,15 @@ def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cach
     Traceback (most recent call last):
     ...
     ValueError: cache_type_v 'q4_0' needs flash attention (llama.cpp refuses a quantized V cache without -fa)
+
+    With ``-ngl 16`` Llama 3 8B in Q4_K_M keeps its last 16 layers on the GPU and the first 16,
+    their cache and the output matrix on the host:
+
+    >>> from llmcalc import get_preset
+    >>> llama3 = model_from_config(get_preset("llama-3-8b"), "Q4_K_M")
+    >>> half = plan_gguf(llama3, context=8192, n_gpu_layers=16)
+    >>> half.gpu_layers, round(half.weights / MiB, 2), half.kv_cache // MiB, round(half.host["layers"] / MiB, 2)
+    (16, 1996.25, 512, 2407.24)
     """
     tokens = check.count("context", context, maximum=MAX_CONTEXT)
     check.flag("flash_attention", flash_attention)
@@ -838,7 +906,29 @@ def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cach
     estimated = compute_buffer is None
     buffer = compute_buffer_estimate(model, cells, ubatch=ubatch, flash_attention=flash_attention) \
         if compute_buffer is None else check.count("compute_buffer", compute_buffer, minimum=0)
-    return GgufPlan(model.gpu_weight_bytes, kv, buffer, RESERVE, estimated, host_buffers(model, cells, ubatch=ubatch))
+    host = {**host_buffers(model, cells, ubatch=ubatch), "layers": 0, "kv_cache": 0}
+    if n_gpu_layers is None:
+        return GgufPlan(model.gpu_weight_bytes, kv, buffer, RESERVE, estimated, host)
+    if not model.layer_bytes:
+        raise ValueError("partial offload needs each layer's bytes, which this model does not give; "
+                         "read its .gguf file or plan it from a preset and a recipe")
+    gpu_layers = min(check.count("n_gpu_layers", n_gpu_layers, minimum=0), model.offloadable_layers)
+    n_blocks = len(model.layer_bytes)
+    first_on_gpu = n_blocks - min(gpu_layers, n_blocks)
+    on_gpu = sum(model.layer_bytes[first_on_gpu:]) + (model.output_bytes if gpu_layers > n_blocks else 0)
+    on_host = sum(model.layer_bytes[:first_on_gpu]) + (0 if gpu_layers > n_blocks else model.output_bytes)
+    # The cache is the same for every layer that has one; the layers on the host keep theirs.
+    kv_on_gpu = kv * min(gpu_layers, model.n_layers) // model.n_layers if model.n_layers else 0
+    host.update(layers=on_host, kv_cache=kv - kv_on_gpu)
+    return GgufPlan(on_gpu, kv_on_gpu, buffer, RESERVE, estimated, host, gpu_layers)
+
+
+def most_gpu_layers(model: GgufModel, gpu_bytes: int, **options: object) -> int:
+    """The largest ``-ngl`` whose :func:`plan_gguf` fits ``gpu_bytes`` (0 when not even none does)."""
+    for layers in range(model.offloadable_layers, -1, -1):
+        if plan_gguf(model, n_gpu_layers=layers, **options).total <= gpu_bytes:  # type: ignore[arg-type]
+            return layers
+    return 0
 
 
 MAX_CONTEXT = 1 << 24
@@ -886,35 +976,44 @@ def model_from_config(cfg: ModelConfig, recipe: str, *, imatrix: bool = False) -
     tensors = recipe_tensor_types(cfg, recipe, imatrix=imatrix)
     embedding = next(tensor for tensor in tensors if tensor.name == "token_embd.weight")
     width = cfg.n_kv_heads * cfg.head_dim
+    layers, output = layer_split(tensors, cfg.n_layers, tied=cfg.tie_embeddings)
     return GgufModel(cfg.model_type or "llama", cfg.n_layers, width, width, cfg.trained_context,
                      sum(tensor.n_bytes for tensor in tensors), n_embd=cfg.d_model, n_head=cfg.n_heads, n_ff=cfg.d_ff,
-                     n_vocab=cfg.vocab_size, embedding_bytes=embedding.n_bytes, tied_embeddings=cfg.tie_embeddings)
+                     n_vocab=cfg.vocab_size, embedding_bytes=embedding.n_bytes, tied_embeddings=cfg.tie_embeddings,
+                     layer_bytes=layers, output_bytes=output)
 
 
 def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type_v: str, flash_attention: bool,
                 compute_buffer: int | None, gpu_bytes: int | None, beyond_trained: bool = False,
-                ubatch: int = UBATCH) -> tuple[dict[str, object], str]:
+                ubatch: int = UBATCH, n_gpu_layers: int | None = None) -> tuple[dict[str, object], str]:
     """The plan as the CLI prints it (and as the widget shows it): a JSON-able result and its text."""
     options = {"cache_type_k": cache_type_k, "cache_type_v": cache_type_v, "flash_attention": flash_attention,
-               "compute_buffer": compute_buffer, "ubatch": ubatch}
+               "compute_buffer": compute_buffer, "ubatch": ubatch, "n_gpu_layers": n_gpu_layers}
     plan = plan_gguf(model, context=context, **options)  # type: ignore[arg-type]
     parts = {"weights": plan.weights, "kv_cache": plan.kv_cache, "compute_buffer": plan.compute_buffer,
              "reserve": plan.reserve}
-    lines = [f"llama.cpp, every layer on one GPU: {model.architecture}, {model.n_layers} layers, "
+    where = "every layer on one GPU" if plan.gpu_layers is None else \
+        f"{plan.gpu_layers} of {model.offloadable_layers} layers on one GPU (-ngl {plan.gpu_layers})"
+    lines = [f"llama.cpp, {where}: {model.architecture}, {model.n_layers} layers, "
              f"KV {model.k_width}+{model.v_width} per token and layer, trained context "
              f"{model.trained_context or 'unknown'}"]
-    names = {"weights": "weights (all but token_embd)",
+    names = {"weights": "weights (all but token_embd)" if plan.gpu_layers is None else "weights (layers on the GPU)",
              "compute_buffer": "compute buffer (estimate)" if plan.compute_estimated else "compute buffer (given)"}
     for name, value in parts.items():
         lines.append(f"{names.get(name, name.replace('_', ' ')):29s} {value:>16,d}  {value / GiB:8.2f} GiB")
     lines.append(f"{'GPU total':29s} {plan.total:>16,d}  {plan.total / GiB:8.2f} GiB")
-    lines.append(f"{'host: token_embd':29s} {plan.host['token_embd']:>16,d}  {plan.host['token_embd'] / GiB:8.2f} GiB")
-    lines.append(f"{'host: buffers (estimate)':29s} {plan.host_total - plan.host['token_embd']:>16,d}  "
-                 f"{(plan.host_total - plan.host['token_embd']) / GiB:8.2f} GiB")
-    lines.append(f"{'host total':29s} {plan.host_total:>16,d}  {plan.host_total / GiB:8.2f} GiB")
+    host_rows = [("host: token_embd", plan.host["token_embd"]), ("host: layers on the CPU", plan.host["layers"]),
+                 ("host: their KV cache", plan.host["kv_cache"]),
+                 ("host: buffers (estimate)", plan.host["compute_buffer"] + plan.host["output_buffer"]),
+                 ("host total", plan.host_total)]
+    for name, value in host_rows:
+        if value or name in ("host: token_embd", "host total"):
+            lines.append(f"{name:29s} {value:>16,d}  {value / GiB:8.2f} GiB")
     result: dict[str, object] = {"architecture": model.architecture, "context": context, "parts": parts,
                                  "total": plan.total, "compute_buffer_estimated": plan.compute_estimated,
                                  "host": {**plan.host, "total": plan.host_total}}
+    if plan.gpu_layers is not None:
+        result.update(n_gpu_layers=plan.gpu_layers, offloadable_layers=model.offloadable_layers)
     if gpu_bytes is not None:
         fits = plan.total <= gpu_bytes
         longest = largest_context(model, gpu_bytes, beyond_trained=beyond_trained, **options)
@@ -923,6 +1022,11 @@ def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type
         lines.append(f"{'fits' if fits else 'does not fit'} in {gpu_bytes / GiB:.2f} GiB "
                      f"({abs(gpu_bytes - plan.total) / GiB:.2f} GiB {'to spare' if fits else 'over'}); "
                      f"longest context that fits: {longest:,}")
+        if model.layer_bytes:
+            most = most_gpu_layers(model, gpu_bytes, context=context,
+                                   **{k: v for k, v in options.items() if k != "n_gpu_layers"})
+            result.update(most_gpu_layers=most)
+            lines.append(f"most layers that fit at this context: -ngl {most} of {model.offloadable_layers}")
     if plan.compute_estimated:
         lines.append("the compute buffer is an estimate from the graph's largest tensors (page 19 compares it with "
                      "published load logs); --compute-buffer takes the figure llama.cpp printed")
@@ -948,6 +1052,9 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
                         "without it the plan estimates it")
     parser.add_argument("--beyond-trained-context", action="store_true",
                         help="search for the longest context past the model's trained context")
+    parser.add_argument("-ngl", "--n-gpu-layers", type=int, metavar="N",
+                        help="llama.cpp's -ngl: the last N repeating layers on the GPU, the output layer too when N "
+                        "exceeds them; the rest and their KV cache in host memory (default: every layer)")
 
 
 def run_cli(args: argparse.Namespace, gpu_bytes: int | None) -> tuple[dict[str, object], str]:
@@ -972,5 +1079,7 @@ def run_cli(args: argparse.Namespace, gpu_bytes: int | None) -> tuple[dict[str, 
                                cache_type_k=args.cache_type_k, cache_type_v=args.cache_type_v,
                                flash_attention=args.flash_attn, compute_buffer=buffer, gpu_bytes=gpu_bytes,
                                beyond_trained=args.beyond_trained_context,
-                               ubatch=check.count("ubatch", args.ubatch, maximum=MAX_UBATCH))
+                               ubatch=check.count("ubatch", args.ubatch, maximum=MAX_UBATCH),
+                               n_gpu_layers=None if args.n_gpu_layers is None
+                               else check.count("n_gpu_layers", args.n_gpu_layers, minimum=0))
     return {"model": label, **result}, f"{label}\n\n{text}"

@@ -96,6 +96,16 @@ def planner_states(page: Page) -> Iterator[tuple[str, str | None]]:
     page.locator('input[name="task"][value="qlora"]').check()
     page.locator('[name="checkpointing"]').check()
     yield "QLoRA plan", WIDGET
+    page.locator('select[name="zero_stage"]').select_option("3")
+    page.locator('[name="n_gpus"]').fill("2")
+    page.locator('select[name="offload"]').select_option("fsdp")
+    page.locator('[data-out="offload"]').wait_for(state="visible")
+    yield "CPU offload", WIDGET
+    page.locator('select[name="offload"]').select_option("")
+    page.locator('select[name="gguf_source"]').select_option("llama-3-8b")
+    page.locator('[name="gguf_ngl"]').fill("16")
+    page.locator(".gguf-parts").wait_for(state="visible")
+    yield "GGUF recipe with -ngl", ".gguf-widget"
     page.locator('select[name="gpu_compare"]').select_option("a100-80gb")
     page.locator(".planner-chart summary").click()
     yield "two cards and the chart, its table open", WIDGET
@@ -168,7 +178,7 @@ def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, axe_tab: AxeTab)
                 checked += 1
             assert log.errors == [], (scheme, name, log.errors)
             assert log.requests == [], (scheme, name, log.requests)
-    assert checked == len(SCHEMES) * (8 + 2 * len(CALCULATOR_PAGES))
+    assert checked == len(SCHEMES) * (10 + 2 * len(CALCULATOR_PAGES))
     assert not failures, "axe-core WCAG 2.1 AA violations (rule | node | message):\n" + "\n".join(failures)
 
 

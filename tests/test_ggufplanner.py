@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
+import llmcalc as lc
 from llmcalc import gguf
 from sphinxbuild import build, write_tree
 
@@ -27,7 +28,8 @@ KEYS = ["file", "context", "ubatch", "cache_k", "cache_v", "flash", "compute_buf
         "kv_cache", "compute_part", "reserve", "total", "host", "estimated", "summary", "fits", "no_fit",
         "largest_context", "choose",
         "err_not_gguf", "err_version", "err_truncated", "err_huge", "err_malformed", "err_unsupported", "err_flash",
-        "err_input", "err_memory"]
+        "err_input", "err_memory", "source", "source_file", "recipe", "imatrix", "ngl", "weights_partial",
+        "most_layers", "summary_recipe", "reference_model"]
 
 
 def page(keys: list[str]) -> str:
@@ -48,6 +50,11 @@ def test_widget_data_and_labels_come_from_llmcalc_and_the_list(tmp_path: Path) -
     types = json.loads(root["data-types"])
     assert types["12"] == ["Q4_K", 256, 144] and len(types) == len(gguf.GGML_TYPES)
     assert json.loads(root["data-limits"])["chunk"] == gguf.READ_CHUNK
+    recipes = json.loads(root["data-recipe-models"])
+    assert recipes["recipes"] == list(gguf.RECIPES) and "mixtral-8x7b" not in recipes["models"]
+    runs = recipes["plans"]["llama-3-8b|Q4_K_M"][3]  # the layers' bytes, runs of equal ones stored once
+    model = gguf.model_from_config(lc.get_preset("llama-3-8b"), "Q4_K_M")
+    assert [size for size, count in runs for _ in range(count)] == list(model.layer_bytes)
     labels = json.loads(root["data-labels"])
     assert labels["err_flash"] == "Label <err_flash> & {x}"  # escaped into the attribute, read back intact
     assert soup.find("label", attrs={"for": "gguf-0-context"}).get_text() == "Label <context> & {x}"

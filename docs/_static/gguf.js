@@ -210,10 +210,40 @@
     const ffn = need("feed_forward_length");
     const ffnCounts = perLayer(ffn);
     if (ffnCounts.length !== nLayers) throw new GgufFail("err_unsupported", { key: `${arch}.feed_forward_length` });
+    const tied = !header.tensors.some((t) => t.name === "output.weight");
+    const split = layerSplit(header.tensors, nLayers, tied);
     return { arch, nLayers: kvLayers.length, kWidth: width * headK, vWidth: width * headV,
              trained: Number(meta[`${arch}.context_length`] || 0), weightBytes: header.weightBytes,
              nEmbd, nHead: Math.max(...headCounts), nFf: Math.max(...ffnCounts), nVocab: embedding.shape[1],
-             embeddingBytes: embedding.bytes, tied: !header.tensors.some((t) => t.name === "output.weight") };
+             embeddingBytes: embedding.bytes, tied, layerBytes: split.layers, outputBytes: split.output };
+  }
+
+  /* llmcalc.gguf.layer_split: each repeating layer's bytes (blk.N.*) and the output layer's (the rest but
+   * token_embd, and token_embd again when tied). */
+  function layerSplit(tensors, nBlocks, tied) {
+    const layers = Array(nBlocks).fill(0);
+    let output = 0;
+    for (const tensor of tensors) {
+      const match = /^blk\.(\d+)\./.exec(tensor.name);
+      if (match) {
+        if (Number(match[1]) >= nBlocks) throw new GgufFail("err_unsupported", { key: tensor.name });
+        layers[Number(match[1])] += tensor.bytes;
+      } else if (tensor.name !== "token_embd.weight" || tied) {
+        output += tensor.bytes;
+      }
+    }
+    return { layers, output };
+  }
+
+  /* llmcalc.gguf.model_from_config, as the build counted it for each preset and recipe (data-recipe-models). */
+  function recipeModel(recipes, name, recipe, imatrix) {
+    const shape = recipes.models[name];
+    const entry = (imatrix && recipes.plans[`${name}|${recipe}|imatrix`]) || recipes.plans[`${name}|${recipe}`];
+    const layers = [];
+    for (const [bytes, count] of entry[3]) for (let i = 0; i < count; i += 1) layers.push(bytes);
+    return { arch: shape[0], nLayers: shape[1], kWidth: shape[2], vWidth: shape[3], trained: shape[4],
+             weightBytes: entry[0], nEmbd: shape[5], nHead: shape[6], nFf: shape[7], nVocab: shape[8],
+             embeddingBytes: entry[1], tied: shape[9], layerBytes: layers, outputBytes: entry[2] };
   }
 
   function rowBytes(types, cacheType, width) {
@@ -241,20 +271,42 @@
       model.nVocab * F32;
   }
 
-  /* llmcalc.gguf.plan_gguf */
+  /* llmcalc.gguf.plan_gguf; options.ngl null is every layer (-ngl all). */
   function plan(model, options, types, reserve) {
     if (options.cacheV !== "f16" && !options.flash) throw new GgufFail("err_flash");
     // llama-context.cpp: cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256)
     const cells = Math.ceil(options.context / padding) * padding;
-    const kv = cells * model.nLayers *
+    const kvPerLayer = cells *
       (rowBytes(types, options.cacheK, model.kWidth) + rowBytes(types, options.cacheV, model.vWidth));
+    const kv = kvPerLayer * model.nLayers;
     const estimated = options.compute === null;
     const compute = estimated ? computeEstimate(model, cells, options.ubatch, options.flash) : options.compute;
     // llama.cpp keeps token_embd on the host; a tied model loads it again on the GPU as its output matrix.
-    const weights = model.weightBytes - (model.tied ? 0 : model.embeddingBytes);
-    const total = weights + kv + compute + reserve;
-    return { weights, kv_cache: kv, compute_part: compute, reserve, total, estimated,
-             host: hostBytes(model, cells, options.ubatch) };
+    let weights = model.weightBytes - (model.tied ? 0 : model.embeddingBytes);
+    let kvOnGpu = kv;
+    let host = hostBytes(model, cells, options.ubatch);
+    let gpuLayers = null;
+    if (options.ngl !== null) {
+      // llama-model.cpp load_tensors: the last ngl repeating layers, and the output layer once ngl exceeds them.
+      const blocks = model.layerBytes.length;
+      gpuLayers = Math.min(options.ngl, blocks + 1);
+      const first = blocks - Math.min(gpuLayers, blocks);
+      const sum = (list) => list.reduce((a, b) => a + b, 0);
+      weights = sum(model.layerBytes.slice(first)) + (gpuLayers > blocks ? model.outputBytes : 0);
+      const onHost = sum(model.layerBytes.slice(0, first)) + (gpuLayers > blocks ? 0 : model.outputBytes);
+      kvOnGpu = kvPerLayer * Math.min(gpuLayers, model.nLayers);
+      host += onHost + kv - kvOnGpu;
+    }
+    const total = weights + kvOnGpu + compute + reserve;
+    return { weights, kv_cache: kvOnGpu, compute_part: compute, reserve, total, estimated, host, gpuLayers };
+  }
+
+  /* llmcalc.gguf.most_gpu_layers */
+  function mostLayers(model, options, types, reserve, gpu) {
+    for (let layers = model.layerBytes.length + 1; layers >= 0; layers -= 1) {
+      if (plan(model, { ...options, ngl: layers }, types, reserve).total <= gpu) return layers;
+    }
+    return 0;
   }
 
   function largestContext(model, options, types, reserve, gpu, limits) {
@@ -298,6 +350,7 @@
     const limits = JSON.parse(root.dataset.limits);
     const reserve = JSON.parse(root.dataset.reserve);
     padding = JSON.parse(root.dataset.padding);
+    const recipes = JSON.parse(root.dataset.recipeModels);
     const labels = JSON.parse(root.dataset.labels);
     const form = root.querySelector("form");
     const error = root.querySelector("[data-error]");
@@ -305,7 +358,10 @@
     const table = root.querySelector("table");
     const verdict = root.querySelector("[data-verdict]");
     const largest = root.querySelector("[data-largest]");
+    const most = root.querySelector("[data-most-layers]");
     let model = null;
+    let fileModel = null;
+    let fileSummary = "";
     let serial = 0;
 
     function fail(code, values) {
@@ -314,12 +370,41 @@
       table.hidden = true;
       verdict.textContent = "";
       largest.textContent = "";
+      most.textContent = "";
       root.dataset.state = code;
     }
 
+    /* A preset and a recipe, as `llmcalc gguf PRESET --recipe R` plans them; otherwise the chosen file. */
+    function chooseModel() {
+      const name = form.gguf_source.value;
+      if (!name) {
+        model = fileModel;
+        summary.textContent = fileModel ? fileSummary : labels.choose;
+        return;
+      }
+      model = recipeModel(recipes, name, form.gguf_recipe.value, form.gguf_imatrix.checked);
+      delete root.dataset.bytesRead;
+      summary.textContent = fill(labels.summary_recipe, {
+        model: name, recipe: form.gguf_recipe.value, layers: model.nLayers,
+        trained: model.trained ? grouped(model.trained) : "?",
+      });
+    }
+
     function render() {
+      chooseModel();
+      if (!model) {
+        // No file yet (or a refused one, whose message stays): nothing to plan.
+        if (root.dataset.state === "plan") {
+          table.hidden = true;
+          verdict.textContent = "";
+          largest.textContent = "";
+          most.textContent = "";
+          delete root.dataset.plan;
+          root.dataset.state = "ready";
+        }
+        return;
+      }
       error.hidden = true;
-      if (!model) return;
       const context = Number(form.gguf_context.value);
       if (!Number.isInteger(context) || context < 1 || context > limits.context) {
         fail("err_input", { label: labels.context, min: 1, max: grouped(limits.context) });
@@ -340,11 +425,18 @@
         fail("err_memory", { value: form.gguf_gpu.value });
         return;
       }
+      const nglText = form.gguf_ngl.value.trim();
+      const ngl = nglText === "" ? null : Number(nglText);
+      if (ngl !== null && (!/^[0-9]+$/.test(nglText) || ngl > limits.context)) {
+        fail("err_input", { label: labels.ngl, min: 0, max: grouped(limits.context) });
+        return;
+      }
       const options = { context, ubatch, cacheK: form.gguf_cache_k.value, cacheV: form.gguf_cache_v.value,
-                        flash: form.gguf_flash.checked, compute, beyond: form.gguf_beyond.checked };
+                        flash: form.gguf_flash.checked, compute, beyond: form.gguf_beyond.checked, ngl };
       let parts;
+      let gpuLayers;
       try {
-        parts = plan(model, options, types, reserve);
+        ({ gpuLayers, ...parts } = plan(model, options, types, reserve));
       } catch (failure) {
         if (!(failure instanceof GgufFail)) throw failure;
         fail(failure.code, failure.values);
@@ -353,6 +445,9 @@
       for (const row of table.querySelectorAll("tr")) {
         const value = parts[row.dataset.part];
         const note = row.dataset.part === "compute_part" && parts.estimated ? ` (${labels.estimated})` : "";
+        if (row.dataset.part === "weights") {
+          row.querySelector("th").textContent = labels[ngl === null ? "weights" : "weights_partial"];
+        }
         row.querySelector("[data-bytes]").textContent = grouped(value);
         row.querySelector("[data-gib]").textContent = `${(value / GiB).toFixed(2)} GiB${note}`;
       }
@@ -365,9 +460,12 @@
       const label = labels.largest_context;
       largest.textContent = /[\u3000-\u303f\uff00-\uffef]$/.test(label) ? label + grouped(longest)
         : `${label} ${grouped(longest)}`;
+      const mostFit = mostLayers(model, options, types, reserve, gpu);
+      most.textContent = fill(labels.most_layers, { layers: mostFit, total: model.layerBytes.length + 1 });
       root.dataset.state = "plan";
       root.dataset.plan = JSON.stringify({ parts, total: parts.total, fits, largest_context: longest,
-                                           compute_buffer_estimated: parts.estimated, host_total: parts.host });
+                                           compute_buffer_estimated: parts.estimated, host_total: parts.host,
+                                           n_gpu_layers: gpuLayers, most_gpu_layers: mostFit });
     }
 
     async function load(file) {
@@ -375,13 +473,16 @@
       model = null;
       root.dataset.state = "reading";
       delete root.dataset.plan;
+      fileModel = null;
+      form.gguf_source.value = "";
       try {
         const header = await readHeader(file, types, limits);
         const found = ggufModel(header);
         if (mine !== serial) return;
-        model = found;
+        fileModel = found;
+        form.gguf_source.value = "";
         root.dataset.bytesRead = String(header.bytesRead);
-        summary.textContent = fill(labels.summary, {
+        fileSummary = fill(labels.summary, {
           arch: found.arch, layers: found.nLayers, tensors: grouped(header.tensors.length),
           version: header.version, trained: found.trained ? grouped(found.trained) : "?",
         });

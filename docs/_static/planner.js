@@ -2060,6 +2060,8 @@
     useTables: useTables,
     planInference: planInference,
     planTraining: planTraining,
+    zero3BufferBytes: zero3BufferBytes,
+    tables: function () { return TABLES; },
     planTotal: planTotal,
     largestFitting: largestFitting,
     generatePrefillParts: generatePrefillParts,

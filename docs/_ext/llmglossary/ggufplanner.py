@@ -10,6 +10,7 @@ plan's constants is read from :mod:`llmcalc.gguf` at build time into ``data-*`` 
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 from collections.abc import Callable
@@ -31,11 +32,15 @@ LABELS = (
     "fits", "no_fit", "largest_context", "choose",
     "err_not_gguf", "err_version", "err_truncated", "err_huge", "err_malformed", "err_unsupported",
     "err_flash", "err_input", "err_memory",
+    "source", "source_file", "recipe", "imatrix", "ngl", "weights_partial", "most_layers", "summary_recipe",
+    "reference_model",
 )
 """Label keys, each given once.  Templates: ``summary`` takes ``{arch}``, ``{layers}``, ``{tensors}``,
 ``{version}``, ``{trained}``; ``fits``/``no_fit`` ``{bytes}``; ``err_version`` ``{version}``;
 ``err_truncated`` ``{size}``; ``err_huge`` ``{count}`` and ``{limit}``; ``err_malformed`` ``{at}``;
-``err_unsupported`` ``{key}``; ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_memory`` ``{value}``."""
+``err_unsupported`` ``{key}``; ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_memory`` ``{value}``;
+``most_layers`` ``{layers}`` and ``{total}``; ``summary_recipe`` ``{model}``, ``{recipe}``, ``{layers}`` and
+``{trained}``."""
 CLASS = "gguf-planner"
 PARTS = ("weights", "kv_cache", "compute_part", "reserve", "total", "host")
 """The rows of the plan's table, each a label key."""
@@ -81,12 +86,46 @@ class LabelListDirective(SphinxDirective):
         return [container]
 
 
+@functools.cache
+def recipe_models() -> dict[str, Any]:
+    """Every preset a recipe plans, as ``llmcalc gguf PRESET --recipe R`` counts it: shape and per-layer bytes.
+
+    Runs of equal layers are stored once (``[bytes, count]``); with ``--imatrix`` only the recipes it changes.
+    """
+    from llmcalc import gguf
+    from llmcalc.presets import PRESETS
+
+    models: dict[str, Any] = {}
+    plans: dict[str, Any] = {}
+    for name, cfg in PRESETS.items():
+        try:
+            first = gguf.model_from_config(cfg, "Q8_0")
+        except ValueError:
+            continue  # a model the recipes do not cover (llmcalc gguf refuses it the same way)
+        models[name] = [first.architecture, first.n_layers, first.k_width, first.v_width, first.trained_context,
+                        first.n_embd, first.n_head, first.n_ff, first.n_vocab, first.tied_embeddings]
+        for recipe in gguf.RECIPES:
+            for imatrix in (False, True):
+                model = gguf.model_from_config(cfg, recipe, imatrix=imatrix)
+                runs: list[list[int]] = []
+                for size in model.layer_bytes:
+                    if runs and runs[-1][0] == size:
+                        runs[-1][1] += 1
+                    else:
+                        runs.append([size, 1])
+                entry = [model.weight_bytes, model.embedding_bytes, model.output_bytes, runs]
+                key = f"{name}|{recipe}"
+                if not imatrix:
+                    plans[key] = entry
+                elif entry != plans[key]:
+                    plans[key + "|imatrix"] = entry
+    return {"recipes": list(gguf.RECIPES), "models": models, "plans": plans}
 class GgufPlannerDirective(LabelListDirective):
     """Explanation paragraphs, then one bullet list of ``key: label`` items (:data:`LABELS`)."""
 
 
 def widget_data() -> dict[str, str]:
-    """The ``data-*`` attributes: ggml's types, cache types and limits, from llmcalc.gguf."""
+    """The ``data-*`` attributes: ggml's types, cache types and limits, and the recipes' models, from llmcalc.gguf."""
     from llmcalc import gguf
 
     data: dict[str, Any] = {
@@ -97,6 +136,7 @@ def widget_data() -> dict[str, str]:
         "limits": {"header": gguf.MAX_HEADER_BYTES, "tensors": gguf.MAX_TENSORS, "keys": gguf.MAX_KEYS,
                    "chunk": gguf.READ_CHUNK, "context": gguf.MAX_CONTEXT,
                    "compute_mib": gguf.MAX_COMPUTE_BUFFER_MIB, "ubatch": gguf.MAX_UBATCH},
+        "recipe-models": recipe_models(),
     }
     return {f"data-{key}": json.dumps(value, separators=(",", ":")) for key, value in data.items()}
 
@@ -120,12 +160,20 @@ def _widget(labels: dict[str, str], serial: int) -> str:
         return (f'<div class="calc-field"><label><input type="checkbox" name="gguf_{name}" id="{p}-{name}"> '
                 f'{e(labels[name])}</label></div>')
 
+    models = recipe_models()
+    sources = f'<option value="">{e(labels["source_file"])}</option>' + "".join(
+        f'<option value="{e(name)}">{e(labels["reference_model"] if name == "reference" else name)}</option>'
+        for name in models["models"])
+    recipes = "".join(f'<option value="{r}"{" selected" if r == "Q4_K_M" else ""}>{r}</option>'
+                      for r in models["recipes"])
     rows = "".join(f'<tr data-part="{part}"><th scope="row">{e(labels[part])}</th><td data-bytes></td>'
                    f'<td data-gib></td></tr>' for part in PARTS)
     return (
         f'<div class="gguf-widget" data-gguf-planner {attributes} data-labels="{messages}">'
         '<form class="calc-form" onsubmit="return false">'
+        + field("source", f'<select id="{p}-source" name="gguf_source">{sources}</select>')
         + field("file", f'<input type="file" id="{p}-file" name="gguf_file" accept=".gguf">')
+        + field("recipe", f'<select id="{p}-recipe" name="gguf_recipe">{recipes}</select>') + check("imatrix")
         + field("context", f'<input type="number" id="{p}-context" name="gguf_context" value="4096" min="1" '
                            'max="16777216" step="1" inputmode="numeric">')
         + field("ubatch", f'<input type="number" id="{p}-ubatch" name="gguf_ubatch" value="{gguf.UBATCH}" min="1" '
@@ -133,12 +181,13 @@ def _widget(labels: dict[str, str], serial: int) -> str:
         + select("cache_k") + select("cache_v") + check("flash")
         + field("compute_buffer", f'<input type="text" id="{p}-compute_buffer" name="gguf_compute_buffer" value="" '
                                   'inputmode="decimal">')
+        + field("ngl", f'<input type="text" id="{p}-ngl" name="gguf_ngl" value="" inputmode="numeric">')
         + field("gpu", f'<input type="text" id="{p}-gpu" name="gguf_gpu" value="24" inputmode="decimal">')
         + check("beyond")
         + '</form><p class="calc-error" role="alert" data-error hidden></p>'
         f'<div role="status" aria-live="polite" data-result><p data-summary>{e(labels["choose"])}</p>'
         f'<table class="calc-table gguf-parts" hidden><tbody>{rows}</tbody></table>'
-        '<p data-verdict></p><p data-largest></p></div></div>'
+        '<p data-verdict></p><p data-largest></p><p data-most-layers></p></div></div>'
     )
 
 

@@ -91,6 +91,9 @@ LABELS: dict[str, tuple[str, ...]] = {
         "chart_context", "chart_micro_batch", "chart_summary", "chart_table",
         # plannercost.js: a training run's time and price.
         *("train_tokens", "mfu", "price_per_gpu_hour", "peak_tflops"), *RUN_MESSAGES,
+        # planneroffload.js: CPU offload for training (llmcalc.offload).
+        "offload", "offload_none", "offload_fsdp", "offload_zero", "offload_result", "offload_hint",
+        "offload_stage_fsdp", "offload_stage_zero",
     ),
 }
 """Label keys per calculator, each given once in the directive's keyed bullet list.
@@ -123,7 +126,10 @@ ZeRO) ``{gpus}`` and ``{stage}``;
 ``run_flops_full`` and ``run_flops_lora`` take ``{tokens}``, ``{per_token}``, ``{seq_len}`` and ``{flops}``,
 ``run_time`` ``{gpus}``, ``{peak}``, ``{source}`` (``run_peak_datasheet`` or ``run_peak_given``), ``{mfu}``,
 ``{gpu_hours}`` and ``{wall_hours}``, ``run_price`` ``{price_per_hour}`` and ``{price}``, the three refusals
-``run_*_error`` ``{label}`` and ``{value}``.
+``run_*_error`` ``{label}`` and ``{value}``; ``offload_result`` takes ``{offload}`` (``offload_fsdp`` or
+``offload_zero``), ``{total}``, ``{verdict}`` (``fits`` or ``no_fit`` filled in), ``{host}``, ``{host_total}`` and
+``{gpus}``, ``offload_hint`` ``{total}`` and ``{host_total}``; ``offload_stage_fsdp`` and ``offload_stage_zero`` take
+nothing.
 """
 
 # The planner's messages that fill in a {detail} or {bytes}, or name what fits.
@@ -135,7 +141,9 @@ PLANNER_MESSAGES = ("config_error", "plan_error", "fits", "no_fit", "none_fits",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
                     "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each", "sum_note", "gpu_process",
                     "gpu_estimate", "gpu_typed", "targets_note", "rank_note",
-                    "weights_note", "weights_checkpoint", "weights_format", "kept_some", *RUN_MESSAGES)
+                    "weights_note", "weights_checkpoint", "weights_format", "kept_some", *RUN_MESSAGES,
+                    "offload_fsdp", "offload_zero", "offload_result", "offload_hint", "offload_stage_fsdp",
+                    "offload_stage_zero")
 
 
 def split_label(text: str) -> tuple[str, str]:

@@ -2,8 +2,8 @@
 
 Exists because most pages have no calculator: ``modelcounts.js`` (the formulas both kinds of
 widget call), ``calculators.js`` (the three small calculators), ``modelconfig.js``,
-``plannershare.js``, ``plannerchart.js``, ``plannercost.js`` and ``planner.js`` (the planner) and
-``calculators.css`` are loaded where a widget is, and nowhere else.
+``plannershare.js``, ``plannerchart.js``, ``plannercost.js``, ``planneroffload.js`` and ``planner.js``
+(the planner) and ``calculators.css`` are loaded where a widget is, and nowhere else.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ def add_script(
         app.add_js_file("plannershare.js", defer="defer")
         app.add_js_file("plannerchart.js", defer="defer")
         app.add_js_file("plannercost.js", defer="defer")
+        app.add_js_file("planneroffload.js", defer="defer")
         app.add_js_file("planner.js", defer="defer")
     if kinds:
         app.add_css_file("calculators.css")
