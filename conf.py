@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import sphinx_codeautolink
 
 from llmcalc import ModelConfig, __version__
+from llmglossary.citationlabels import register_styles
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -56,6 +57,10 @@ templates_path = ["docs/_templates"]  # relative to this file
 # Paths are relative to this file.  The terminology table: Chinese search indexes each zh_TW
 # rendering as one word, and the search page finds an entry by it.
 glossary_terminology = "locales/zh_TW/terminology.tsv"
+# Names a reader types for an entry that its header does not carry (the search page's aliases; the
+# scorer also tries each query word in its American spelling and without "-ing", so "tokenisation"
+# reaches "Tokenization" too).
+glossary_search_aliases = {"Tokenization": "Tokenizer"}
 # The calculators' Jinja templates (widget.html, planner.html).
 calculator_templates = "docs/_templates/calculators"
 # The KV-cache calculator's models: llmcalc presets with full attention (the widget has no
@@ -86,9 +91,14 @@ myst_heading_anchors = 3
 # sphinxcontrib-bibtex 2.7.0 re-reads the references page when a .bib file it has seen changes,
 # not when a new one appears, so an incremental build would miss a new file's keys.
 bibtex_bibfiles = ["docs/_bib/references.bib"]
-# Author-year labels say what is cited without a trip to the references page.
-bibtex_reference_style = "author_year"
-bibtex_default_style = "plain"
+# Author-year labels say what is cited without a trip to the references page, and the references
+# page shows the same label ("label" shows the bibliography's own): the plain style with
+# llmglossary.citationlabels' labels, in the words of the build's language (apply_language_settings).
+# Registered here, not only by the extension: whatever reads these settings (the build benchmark's
+# twin imports them without llmglossary) finds the styles they name.
+register_styles()
+bibtex_reference_style = "label"
+bibtex_default_style = "plain-author-year-en"
 
 # -- llmcalc reference (autodoc, napoleon, codeautolink) ------------------------------------
 # Napoleon rather than numpydoc: it ships with Sphinx (no new dependency), renders the
@@ -176,6 +186,7 @@ def apply_language_settings(app: Sphinx, config: Config) -> None:
         config.copyright = "2026，LLM 工程術語表貢獻者"
         config.epub_title = "LLM 工程術語表"
         config.epub_description = "大型語言模型工程術語：每個術語只用前面已定義的術語來解釋。"
+        config.bibtex_default_style = "plain-author-year-zh_TW"
 
 
 def setup(app: Sphinx) -> None:

@@ -76,7 +76,7 @@ def test_a_kept_tab_comes_back_as_a_new_one_would() -> None:
     with browser.browser_page() as (page, log):
         page.goto(SITE_PAGE.as_uri())
         new = page.evaluate(LEFT_BEHIND)
-        # A file: page has no Web Storage in Chromium, so none can be left behind (browser.reset_tab).
+        # This file: page has no Web Storage in Chromium; others have, and browser.reset_tab clears theirs.
         for storage in ("localStorage", "sessionStorage"):
             with pytest.raises(PlaywrightError, match="Access is denied"):
                 page.evaluate(f"() => {storage}.setItem('left', 'x')")

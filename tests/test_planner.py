@@ -567,7 +567,9 @@ def test_fractional_gib_and_the_trained_context_as_the_cli_has_them(language: st
                                limit=context_search_limit(llama_3, beyond_trained=True))
     assert read(page, "largest") == f"{expected:,}{space}{beyond}"
     plan = plan_inference(llama_3, context=4096)
-    assert f"{budget - plan.total:,} B" in read(page, "verdict")
+    # The bytes as a note in the language's parentheses (the independent zh_TW review's L9 saw 「GiB (…B)。」).
+    opening, closing = {"en": (" (", ")"), "zh_TW": ("（", "）")}[language]
+    assert f" GiB{opening}{budget - plan.total:,} B{closing}" in read(page, "verdict"), read(page, "verdict")
     assert log.errors == [] and log.requests == []
 
 

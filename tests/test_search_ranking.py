@@ -249,6 +249,10 @@ ACRONYMS = [
     ("en", "quantisation", "term-Quantization"),
     ("en", "normalisation", "term-Normalization"),
     ("en", "bf16 mixed precision", "term-Mixed-precision"),
+    ("en", "tokenisation", "term-Tokenizer"),
+    ("en", "tokenization", "term-Tokenizer"),
+    ("en", "data contamination", "term-Data-leakage"),
+    ("zh_TW", "tokenisation", "term-Tokenizer"),
 ]
 
 
@@ -260,6 +264,35 @@ def test_acronyms_aliases_and_spelling_variants_reach_their_entry_first(tab: Tab
     result, errors, requests = measure(tab, language, site, [(query, places[anchor]) for query, anchor in cases])
     assert result.misses() == [] and result.missing_snippets == []
     assert errors == [] and requests == []
+
+
+# Memory questions a reader asks before any term (R-9): the planner page answers them.
+PLANNER_QUESTIONS = {
+    "en": ["VRAM", "70B", "OOM", "out of memory", "how much memory", "how much VRAM for a 70B model", "VRAM 70B"],
+    "zh_TW": ["VRAM", "70B", "OOM", "記憶體不足", "70B VRAM"],
+}
+
+PAGE_HITS_SCRIPT = """
+(queries) => queries.map((query) => {
+  const [text, searchTerms, excluded, highlight, objectTerms] = Search._parseQuery(query);
+  const results = Search._performSearch(text, searchTerms, excluded, highlight, objectTerms).reverse();
+  return results.filter((result) => result[6] !== SearchResultKind.object).map((result) => result[0]);
+})
+"""
+
+
+@pytest.mark.parametrize("language", ["en", "zh_TW"])
+def test_memory_questions_list_the_planner_page_first_among_pages(tab: Tab, language: str) -> None:
+    """"how much VRAM for a 70B model", "VRAM 70B" and "70B" listed no page 19 (the reader's R-9)."""
+    site = BUILD / language
+    page, log = tab(language)
+    page.goto((site / "search.html").as_uri())
+    page.wait_for_function("typeof Search !== 'undefined' && Search.hasIndex()")
+    questions = PLANNER_QUESTIONS[language]
+    found = page.evaluate(PAGE_HITS_SCRIPT, questions)
+    wrong = {query: pages[:3] for query, pages in zip(questions, found, strict=True) if pages[:1] != ["19-will-it-fit"]}
+    assert wrong == {}, f"the planner page is not the first page hit for {wrong}"
+    assert log.errors == [] and log.requests == []
 
 
 def shown_results(

@@ -39,7 +39,8 @@ CITE_ROLE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`")
 ARXIV_ID = re.compile(r"^\d{4}\.\d{4,5}$")
 # What pybtex leaves of LaTeX it does not know: a command (\texttt, \sqrt) or math ($...$).
 LATEX_LEFT = re.compile(r"\\[A-Za-z]{2,}|\$")
-BIBTEX_STYLE = "plain"  # conf.py's bibtex_default_style
+# How conf.py's bibtex_default_style formats an entry (its labels are llmglossary.citationlabels').
+BIBTEX_STYLE = "plain"
 DOI = re.compile(r"^10\.\d{4,9}/\S+$")
 
 

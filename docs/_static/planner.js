@@ -1371,7 +1371,8 @@
     function gib(bytes) {
       return (Number(bytes) / Number(GIB)).toLocaleString(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
     }
-    return { count: count, gib: gib, bytes: function (value) { return gib(value) + " GiB (" + count(value) + " B)"; } };
+    var paren = /^zh/i.test(lang) ? ["（", "）"] : [" (", ")"];  /* zh_TW sets a note in full-width parentheses */
+    return { count: count, gib: gib, bytes: function (value) { return gib(value) + " GiB" + paren[0] + count(value) + " B" + paren[1]; } };
   }
 
   function fill(template, name, value) { return template.split("{" + name + "}").join(value); }

@@ -16,6 +16,8 @@
  * - a query with Chinese characters is matched by substring, so it does not depend on
  *   how jieba segmented the index: when no name holds it, the entries whose opening
  *   holds it are listed, and a page whose title holds it is listed as a page hit;
+ * - a page whose keywords (front matter html_meta) the query names ranks first among the
+ *   pages ("VRAM", "OOM" and "70B" find the planner page);
  * - the search page's own messages (result count, no results, the hit's kind) come
  *   from the build's catalogs (window.GlossarySearchData.messages), where Sphinx's own
  *   zh_TW catalog leaves some empty;
@@ -45,6 +47,9 @@ var Scorer = {
   glossaryBase: 1000,
   // Tiers of a glossary match, best first.
   glossaryTiers: { exact: 7, plural: 6, words: 5, prefixes: 4, substring: 3, qualified: 2, opening: 1 },
+  // Added to a page whose keywords the query names: above every page that only mentions the word
+  // or has it in a section title.
+  pageKeyword: 20,
 };
 
 // Only with the searchtools.js it extends (Sphinx loads language_data.js after it, on the
@@ -253,6 +258,27 @@ const GlossarySearch =
       ]);
   };
 
+  // Pages whose keywords (their front matter's html_meta) the query names, as "VRAM" or "70B" name
+  // the planner page's: ranked above the pages that only mention the word, and listed even when
+  // the query holds words the page lacks ("how much VRAM do I need").
+  const keywordHits = (query, results) => {
+    const asked = new Set(queryVariants(query).flatMap((variant) => variant.words));
+    const named = Object.entries(data().keywords || {})
+      .filter(([, keywords]) => keywords.some((keyword) => words(keyword).every((word) => asked.has(word))))
+      .map(([docName]) => docName);
+    const index = Search._index;
+    const added = [];
+    for (const docName of named) {
+      const listed = results.filter((result) => result[0] === docName && result[6] !== SearchResultKind.object);
+      for (const result of listed) result[4] += Scorer.pageKeyword;
+      const position = index.docnames.indexOf(docName);
+      if (!listed.length && position >= 0)
+        added.push([docName, unescape(index.titles[position]), "", null, Scorer.title + Scorer.pageKeyword,
+                    index.filenames[position], SearchResultKind.title]);
+    }
+    return added;
+  };
+
   // The messages of the search page as this build's catalogs say them: Sphinx 9.0.4's zh_TW
   // leaves the result count empty and its no-results message speaks of categories.
   const useMessages = () => {
@@ -420,6 +446,7 @@ const GlossarySearch =
       return !(anchors.has(place) && (result[6] === SearchResultKind.object || matched.has(place)));
     });
     results.push(...glossaryHits, ...titleHits(query, results));
+    results.push(...keywordHits(query, results));
     for (const result of results) {
       // The index keeps names HTML-escaped (a .gguf file&#x27;s tensors); a title is text.
       result[1] = unescape(result[1]);

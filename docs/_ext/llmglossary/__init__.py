@@ -26,6 +26,7 @@ FEATURES = (
     "codelinks",  # first: it sets sphinx-codeautolink up between its two handlers
     "reference",
     "bibtexplugins",
+    "citationlabels",
     "translatedterms",
     "untranslated",
     "termorder",

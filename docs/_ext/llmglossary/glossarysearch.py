@@ -105,6 +105,8 @@ class SearchData(TypedDict):
 
     version: int
     passages: dict[str, Passages]
+    keywords: dict[str, list[str]]
+    """Docname -> the words its ``keywords`` meta names (a page's front matter ``html_meta``)."""
 
 
 def match_key(text: str) -> str:
@@ -224,33 +226,29 @@ def glossary_objects(
 
 
 @functools.cache
-def bibliography(paths: tuple[str, ...]) -> dict[str, str]:
-    """BibTeX key -> its author-year label ("Jurafsky and Martin, 2026"), for every entry of ``paths``.
+def bibliography(paths: tuple[str, ...], style: str) -> dict[str, str]:
+    """BibTeX key -> the label the pages show for it ("Jurafsky and Martin, 2026"), for every entry of ``paths``.
 
-    The label as the pages' author-year citations read: the first author's last name,
-    both when there are two, "et al." after the first when there are more.
+    The label the references page gives it: ``style`` (the build's ``bibtex_default_style``,
+    whose labels are :mod:`.citationlabels`') sorts and labels every entry, as
+    sphinxcontrib-bibtex does for the references page, which lists them all.
     """
+    import pybtex.plugin
     from pybtex.database import parse_file  # sphinxcontrib-bibtex's own BibTeX parser
-    from pybtex.richtext import Text
 
-    labels = {}
-    for path in paths:
-        for key, entry in parse_file(path).entries.items():
-            people = entry.persons.get("author") or entry.persons.get("editor") or []
-            names = [Text.from_latex(" ".join(person.last_names)).render_as("text") for person in people]
-            who = " and ".join(names) if len(names) <= 2 else f"{names[0]} et al."
-            year = entry.fields.get("year") or entry.fields.get("date", "")[:4]
-            labels[key] = ", ".join(part for part in (who, year) if part) or key
-    return labels
+    formatting = pybtex.plugin.find_plugin("pybtex.style.formatting", style)()
+    entries = list(formatting.sort([entry for path in paths for entry in parse_file(path).entries.values()]))
+    return {entry.key: label for entry, label in zip(entries, formatting.format_labels(entries), strict=True)}
 
 
 def citation_labels(config: Any) -> Callable[[nodes.Node], str | None]:
-    """What a citation shows once resolved (its author-year label), for :func:`.readertext.plain_text`.
+    """What a citation shows once resolved (its label on the references page), for :func:`.readertext.plain_text`.
 
     Passages are read before sphinxcontrib-bibtex resolves a ``{cite:p}`` reference, when
     its text is still the BibTeX key: a snippet would show ``radford2019language``.
     """
-    labels = bibliography(tuple(config.glossary_search_bibfiles))
+    files = tuple(config.glossary_search_bibfiles)
+    labels = bibliography(files, config.bibtex_default_style) if files else {}
 
     def shown_as(node: nodes.Node) -> str | None:
         if isinstance(node, addnodes.pending_xref) and node.get("refdomain") == "cite":
@@ -306,6 +304,22 @@ def document_passages(document: nodes.Node, shown_as: Callable[[nodes.Node], str
     return passages
 
 
+def page_keywords(document: nodes.Node) -> list[str]:
+    """The words of a page's ``keywords`` meta (MyST front matter ``html_meta``), comma-separated as Sphinx reads them.
+
+    Sphinx's index counts them as words of the page's text, so a page that answers a
+    reader's question ("VRAM", "OOM") still ranks with every page that merely mentions them;
+    the scorer ranks a page whose keyword the query names above those.
+    """
+    return [
+        word.strip()
+        for meta in document.findall(nodes.meta)
+        if meta.get("name") == "keywords"
+        for word in meta["content"].split(",")
+        if word.strip()
+    ]
+
+
 class GlossarySearchDomain(Domain):
     """The glossary's names as search objects, and every document's passages (see the module)."""
 
@@ -315,8 +329,8 @@ class GlossarySearchDomain(Domain):
         "term": ObjType(_("glossary term"), searchprio=TERM_PRIORITY),
         "alias": ObjType(_("glossary term"), searchprio=ALIAS_PRIORITY),
     }
-    initial_data: ClassVar[dict[str, Any]] = {"passages": {}}
-    data_version = 5  # 5: passages hold title placeholders
+    initial_data: ClassVar[dict[str, Any]] = {"passages": {}, "keywords": {}}
+    data_version = 6  # 5: passages hold title placeholders; 6: page keywords
 
     @property
     def store(self) -> SearchData:
@@ -333,14 +347,18 @@ class GlossarySearchDomain(Domain):
             return label if label is not None else title_placeholders(node)
 
         self.store["passages"][docname] = document_passages(document, shown_as)
+        if keywords := page_keywords(document):
+            self.store["keywords"][docname] = keywords
 
     def clear_doc(self, docname: str) -> None:
         self.store["passages"].pop(docname, None)
+        self.store["keywords"].pop(docname, None)
 
     def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
         for docname in docnames:
-            if docname in otherdata["passages"]:
-                self.data["passages"][docname] = otherdata["passages"][docname]
+            for kind in ("passages", "keywords"):
+                if docname in otherdata[kind]:
+                    self.data[kind][docname] = otherdata[kind][docname]
 
     def resolve_any_xref(
         self,
@@ -401,7 +419,8 @@ def search_data(env: BuildEnvironment) -> dict[str, object]:
     """What the search page's scorer needs beside the index: entries' titles and openings.
 
     An entry's ``sentence`` is the opening its hover preview shows (:func:`.readertext.opening`).
-    ``pageFiles`` lists the documents whose passages are in :data:`PAGES_FOLDER`.
+    ``pageFiles`` lists the documents whose passages are in :data:`PAGES_FOLDER`, and
+    ``keywords`` each page's search keywords (:func:`page_keywords`).
     """
     graph = glossary(env).graph()
     entries = {
@@ -417,6 +436,7 @@ def search_data(env: BuildEnvironment) -> dict[str, object]:
         "messages": search_page_messages(),
         "pages": {},
         "pageFiles": sorted(page_passages(env)),
+        "keywords": dict(sorted(cast("GlossarySearchDomain", env.domains["glossarysearch"]).store["keywords"].items())),
         "snippetLength": env.config.glossary_search_snippet_length,
     }
 
