@@ -44,3 +44,14 @@ def test_lora_model_params_matches_peft(case):
 def test_unknown_preset_suggests_the_closest_name():
     with pytest.raises(ValueError, match=r"name must be one of 'reference', .*got 'gpt-2' \(did you mean 'gpt2'\?\)"):
         lc.get_preset("gpt-2")
+
+
+def test_llama_3_1_8b_is_its_committed_config():
+    """The preset is what llmcalc reads from Meta's published config.json, trained context from its RoPE scaling
+    included; its count is the one transformers built from that file (tests/data/hub_configs)."""
+    hub = pathlib.Path(__file__).parent / "data" / "hub_configs"
+    preset = lc.get_preset("llama-3.1-8b")
+    assert lc.ModelConfig.from_hf_config(hub / "llama-3.1-8b.json") == preset
+    assert preset.trained_context == 131072
+    counted = json.loads((hub / "_transformers_counts.json").read_text("utf-8"))["models"]["llama-3.1-8b.json"]
+    assert lc.param_count(preset) == counted == 8_030_261_248
