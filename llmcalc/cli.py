@@ -66,6 +66,7 @@ from .planner import (
     training_changes_that_fit,
 )
 from .presets import PRESETS, get_preset
+from .ranking import plan_all_cards
 from .trainers import DEFAULT_SETUP, SETUPS, UNMODELLED_SETUPS, get_setup, setup_settings
 from .units import GiB
 from .weightformats import WeightFormat, kept_linear_modules
@@ -371,6 +372,7 @@ PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
     "max_num_seqs": (("inference",), VLLM_MAX_NUM_SEQS),
     "non_torch_gib": (("inference",), VLLM_NON_TORCH / GiB),
     "cuda_graphs_mib": (("inference",), 0),
+    "concurrency": (("inference",), 1),
     "tensor_parallel": (("inference",), 1),
     "pipeline_parallel": (("inference",), 1),
     "seq_len": (_TRAINING, None),
@@ -443,6 +445,7 @@ _ENGINE_OPTIONS = {
     "max_num_seqs": ("vllm",),
     "non_torch_gib": ("vllm",),
     "cuda_graphs_mib": ("vllm",),
+    "concurrency": ("vllm",),
     "batch": ("sum", "generate"),
     "kv_format": ("sum", "vllm"),
     "tensor_parallel": ("sum", "vllm"),
@@ -538,6 +541,11 @@ def _model_defaults(cfg: ModelConfig, args: argparse.Namespace) -> None:
 
 def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     _model_defaults(cfg, args)
+    if args.gpu == "all":
+        return plan_all_cards(cfg, args, _table)
+    if "concurrency" in args.given_options:
+        raise ValueError("--concurrency applies to --gpu all: the requests of --context tokens each card's vLLM pool "
+                         "must hold at once")
     if args.task == "inference" and args.engine == "vllm":
         return _plan_vllm(cfg, args)
     trained = trained_context(cfg)
@@ -672,6 +680,8 @@ def _changes_text(changes: Sequence[FitChange]) -> str:
 
 def _gpu_argument(text: str) -> str:
     """The text of ``--gpu`` once :func:`gpu_memory` reads it: :func:`main` still needs the card it names."""
+    if text.strip(" ").lower() == "all":
+        return "all"
     try:
         gpu_memory(text)
     except ValueError as error:
@@ -757,7 +767,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--gpu", type=_gpu_argument, metavar="SIZE",
                       help="GPU memory: GiB (22.49), a number with MiB, GiB or GB = 10^9 bytes (23034MiB, 24GB), or "
                       f"a listed card at the total a process sees on it ({cards}); say whether the plan fits, and the "
-                      "longest context (inference) or largest micro-batch (training) that does")
+                      "longest context (inference) or largest micro-batch (training) that does; all: every listed "
+                      "card at 1, 2, 4 and 8 GPUs, ranked")
     # SUPPRESS: an option the user did not give stays absent, so one given for another task can be told apart.
     hidden = argparse.SUPPRESS
     plan.add_argument("--weight-format", choices=WEIGHT_FORMATS, default=hidden,
@@ -796,6 +807,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="inference with --engine vllm --vllm-version 0.20+: MiB of CUDA graphs vLLM takes from "
                       "the KV-cache pool, as its log prints 'Estimated CUDA graph memory' (default: 0, none "
                       "counted: no shape tells their size)")
+    plan.add_argument("--concurrency", type=whole_number, default=hidden, metavar="N",
+                      help="inference with --engine vllm --gpu all: requests of --context tokens the pool must hold "
+                      "at once for a card to count as fitting (default: 1, vLLM starts)")
     plan.add_argument("--seq-len", type=tokens, default=hidden, metavar="N",
                       help=f"training: tokens per sequence (default: {DEFAULT_SEQ_LEN}, or the model's trained "
                       "context if shorter: 1024 for GPT-2)")
@@ -855,7 +869,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         gpu_text = getattr(args, "gpu", None)
-        if gpu_text is not None:
+        if gpu_text == "all" and args.command != "plan":
+            raise ValueError("--gpu all applies to plan: every listed card ranked")
+        if gpu_text is not None and gpu_text != "all":
             args.gpu = gpu_memory(gpu_text)
         if args.command == "presets":
             result, text = _presets()
@@ -872,7 +888,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = {"model": label, "config": {k: int(v) if isinstance(v, Derived) else v
                                                  for k, v in dataclasses.asdict(cfg).items()}, **result}
             text = f"{label}: " + " ".join(_config_lines(cfg, base)) + "\n\n" + text
-        if gpu_text is not None:
+        if gpu_text is not None and gpu_text != "all":
             result["gpu_total"], line = _gpu_total(gpu_text)
             text += "\n\n" + line
     except (ValueError, TypeError) as error:
