@@ -46,6 +46,12 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_engine_needs_dense", "refusal_tensor_parallel_does_not_divide", "refusal_pipeline_parallel_out_of_range",
     "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype", "refusal_setup_leaves_fp32",
 )
+# plannerrank.js: every listed card at once (llmcalc.ranking), its field, the table's columns and its notes.
+RANK_LABELS: tuple[str, ...] = (
+    "rank_all", "rank_concurrency", "rank_caption", "rank_col_rank", "rank_col_card", "rank_col_gpus",
+    "rank_col_verdict", "rank_col_headroom", "rank_col_context", "rank_col_batch", "rank_col_requests",
+    "rank_col_micro_batch", "rank_col_change", "rank_fits", "rank_no_fit", "rank_totals_note",
+)
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
     "memory": ("preset", "reference_model", "custom", "params", "precision", "gb", "gib", "error"),
@@ -82,6 +88,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         # plannershare.js and plannerchart.js: the share link, a second card and the chart.
         "gpu_compare", "gpu_compare_none", "share_copy", "share_copied", "share_copy_failed", "share_bad",
         "chart_context", "chart_micro_batch", "chart_summary", "chart_table",
+        *RANK_LABELS,
     ),
 }
 """Label keys per calculator, each given once in the directive's keyed bullet list.
