@@ -869,8 +869,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         gpu_text = getattr(args, "gpu", None)
-        if gpu_text == "all" and args.command != "plan":
-            raise ValueError("--gpu all applies to plan: every listed card ranked")
         if gpu_text is not None and gpu_text != "all":
             args.gpu = gpu_memory(gpu_text)
         if args.command == "presets":

@@ -15,7 +15,8 @@ with vLLM split the model by tensor parallelism (vLLM's
 ``tensor_parallel_size``, only the sizes vLLM accepts for the model, see
 :func:`~llmcalc.planner.tensor_parallel_sizes`); training shards its state by
 the ZeRO stage given (stage 0 keeps a whole copy on every GPU, so only one GPU
-is planned); transformers' ``generate`` runs on one GPU.
+is planned); transformers' ``generate`` runs on one GPU, and so does llama.cpp
+(:func:`rank_gguf`: the planner puts every layer on one GPU).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from . import _validate as check
 from .config import ModelConfig
 from .engines import VLLM_VERSIONS, plan_generate, plan_vllm
 from .errors import Refusal, refusal
+from .gguf import GgufModel, largest_context, plan_gguf
 from .planner import (
     CARDS,
     MAX_BATCH,
@@ -49,7 +51,10 @@ from .planner import (
 from .trainers import setup_settings
 from .units import GiB
 
-__all__ = ["ENGINES", "GPU_COUNTS", "RankedPlan", "gpu_counts", "plan_all_cards", "rank_cards", "ranking_table"]
+__all__ = [
+    "ENGINES", "GPU_COUNTS", "RankedPlan", "gguf_ranking", "gpu_counts", "plan_all_cards", "rank_cards", "rank_gguf",
+    "ranking_table",
+]
 
 GPU_COUNTS = (1, 2, 4, 8)
 """The numbers of one card a ranking plans, where the task has a plan for several GPUs."""
@@ -72,9 +77,11 @@ class RankedPlan:
     ``concurrency`` requests of the context asked for.  ``largest_context`` is the longest context (training:
     sequence) that fits with the other settings as given, ``largest_batch`` the most sequences at the given
     context (inference; vLLM: requests its pool holds at once) or the largest micro-batch (training); 0 when
-    not even one fits.  ``change`` is the smallest single change that makes a plan that does not fit fit
+    not even one fits; None for llama.cpp, whose plan holds one sequence (its parallel slots are not modelled).
+    ``change`` is the smallest single change that makes a plan that does not fit fit
     (:func:`~llmcalc.planner.inference_changes_that_fit`, :func:`~llmcalc.planner.training_changes_that_fit`),
-    None when it fits, when no single change does, and for vLLM, which the planner has no changes for.
+    None when it fits, when no single change does, and for vLLM and llama.cpp, which the planner has no
+    changes for.
     """
 
     card: GpuCard
@@ -82,7 +89,7 @@ class RankedPlan:
     fits: bool
     headroom: int
     largest_context: int
-    largest_batch: int
+    largest_batch: int | None
     change: FitChange | None
     kv_tokens: int | None = None
 
@@ -251,8 +258,37 @@ def rank_cards(
                 rows.append(_vllm_row(cfg, card, gpus, settings, wanted, beyond))
             else:
                 rows.append(_inference_row(cfg, card, gpus, machine, settings, beyond))
+    return _ranked(rows)
+
+
+def _ranked(rows: list[RankedPlan]) -> list[RankedPlan]:
+    """Fits first, then the fewest GPUs, then the least memory in all, then the order of the card list."""
     order = {card.key: index for index, card in enumerate(CARDS)}
     return sorted(rows, key=lambda row: (not row.fits, row.gpus, row.memory, order[row.card.key]))
+
+
+def rank_gguf(model: GgufModel, *, context: int, beyond_trained: bool = False, **options: Any) -> list[RankedPlan]:
+    """llama.cpp's plan of ``model`` (:func:`~llmcalc.gguf.plan_gguf`, ``options`` its keywords) on one GPU of
+    every listed card, ranked as :func:`rank_cards` ranks; the longest context as
+    :func:`~llmcalc.gguf.largest_context` finds it.
+
+    Examples
+    --------
+    Llama-3.1-8B as Q4_K_M at 32,768 tokens (4 GiB of f16 KV cache) fits a 12 GB RTX 3060:
+
+    >>> from llmcalc import get_preset, GiB
+    >>> from llmcalc.gguf import model_from_config
+    >>> rows = rank_gguf(model_from_config(get_preset("llama-3.1-8b"), "Q4_K_M"), context=32768)
+    >>> [(r.card.key, r.fits, round(r.headroom / GiB, 2), r.largest_context) for r in rows[:2]]
+    [('rtx-3060', True, 0.86, 37376), ('t4', True, 3.67, 52480)]
+    """
+    rows = []
+    for card in CARDS:
+        budget = card.total_bytes
+        plan = plan_gguf(model, context=context, **options)
+        rows.append(RankedPlan(card, 1, plan.total <= budget, budget - plan.total,
+                               largest_context(model, budget, beyond_trained=beyond_trained, **options), None, None))
+    return _ranked(rows)
 
 
 def _change_flag(change: FitChange | None) -> str:
@@ -277,8 +313,9 @@ def ranking_table(rows: list[RankedPlan]) -> list[tuple[str, ...]]:
     ('T4 (16 GB)', '1', 'does not fit', '-2.40', '0', '0', '--weight-format fp8')
     """
     return [(row.card.name + (" *" if row.estimated else ""), str(row.gpus), "fits" if row.fits else "does not fit",
-             f"{row.headroom / GiB:.2f}", f"{row.largest_context:,d}", f"{row.largest_batch:,d}",
-             _change_flag(row.change)) for row in rows]
+             f"{row.headroom / GiB:.2f}", f"{row.largest_context:,d}",
+             "-" if row.largest_batch is None else f"{row.largest_batch:,d}", _change_flag(row.change))
+            for row in rows]
 
 
 def _args_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -327,12 +364,28 @@ def plan_all_cards(
         result.update(engine=engine, context=args.context, concurrency=concurrency)
     most = ("requests" if vllm else "batch") if inference else "micro-batch"
     pool = f"; with vLLM, KV-cache pool beyond {concurrency:,} requests of {args.context:,} tokens" if vllm else ""
-    text = ("every listed card, at 1, 2, 4 and 8 GPUs where the task splits over several, ranked: plans that fit "
+    return result, _ranking_text(rows, table, f"most {most}", pool)
+
+
+def _ranking_text(rows: list[RankedPlan], table: Callable[[Sequence[str], Sequence[Sequence[str]]], str],
+                  most: str, pool: str = "") -> str:
+    return ("every listed card, at 1, 2, 4 and 8 GPUs where the task splits over several, ranked: plans that fit "
             "first, then the fewest GPUs, then the least memory in all (no prices are shipped: the first row is the "
             "smallest set-up that fits, not necessarily the cheapest)\n"
-            + table(("card", "GPUs", "verdict", "headroom GiB", "longest context", f"most {most}", "change"),
+            + table(("card", "GPUs", "verdict", "headroom GiB", "longest context", most, "change"),
                     ranking_table(rows))
             + f"\n\nheadroom: GiB to spare on each GPU (negative: missing){pool}.\ntotals: what a CUDA process sees "
             f"on each card, as a published log prints it; * an estimate where none does: the driver's total less "
             f"{PROCESS_ESTIMATE_MIB} MiB")
-    return result, text
+
+
+def gguf_ranking(model: GgufModel, label: str, args: argparse.Namespace, compute_buffer: int | None,
+                 table: Callable[[Sequence[str], Sequence[Sequence[str]]], str]) -> tuple[dict[str, Any], str]:
+    """The CLI's ``gguf MODEL --gpu all``: :func:`rank_gguf` with the command's llama.cpp options."""
+    rows = rank_gguf(model, context=args.context, beyond_trained=args.beyond_trained_context,
+                     cache_type_k=args.cache_type_k, cache_type_v=args.cache_type_v, flash_attention=args.flash_attn,
+                     compute_buffer=compute_buffer, ubatch=args.ubatch)
+    result = {"model": label, "engine": "llama.cpp", "gpu": "all", "context": args.context,
+              "ranking": "fits first, fewest GPUs, least memory", "rows": [row.as_dict() for row in rows]}
+    return result, f"{label}: llama.cpp, every layer on one GPU\n\n" + _ranking_text(
+        rows, table, "most sequences", "; llama.cpp: one sequence, its parallel slots are not modelled")

@@ -76,6 +76,18 @@ def test_every_row_is_the_single_card_plan(capsys: pytest.CaptureFixture[str], a
         assert row["change"] == first
 
 
+def test_every_llama_cpp_row_is_the_single_card_gguf_plan(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["gguf", "llama-3.1-8b", "--recipe", "Q4_K_M", "--context", "131072", "--cache-type-k", "q8_0"]
+    ranked = run_json(capsys, *argv, "--gpu", "all")
+    assert [row["gpus"] for row in ranked["rows"]] == [1] * len(CARDS)
+    for row in ranked["rows"]:
+        single = run_json(capsys, *argv, "--gpu", row["card"])
+        assert (row["fits"], row["headroom"], row["largest_context"]) == (
+            single["fits"], single["gpu_bytes"] - single["total"], single["largest_context"])
+        assert row["largest_batch"] is None and row["change"] is None
+    assert ranked["rows"][0]["fits"] and not ranked["rows"][-1]["fits"]
+
+
 def test_the_largest_batch_and_sequence_are_the_single_card_boundaries(capsys: pytest.CaptureFixture[str]) -> None:
     """The column the single-card plan does not print, checked at its edge: n fits, n + 1 does not."""
     ranked = run_json(capsys, "plan", "llama-3.1-8b", "--context", "32768", "--gpu", "all")
@@ -130,7 +142,6 @@ def test_bad_input_is_refused(kwargs: dict, message: str) -> None:
     (["plan", "llama-3.1-8b", "--engine", "vllm", "--gpu", "rtx-4090", "--concurrency", "2"],
      "--concurrency applies to --gpu all"),
     (["plan", "llama-3.1-8b", "--gpu", "all", "--concurrency", "2"], "--concurrency does not apply to --engine sum"),
-    (["gguf", "llama-3.1-8b", "--recipe", "Q4_K_M", "--gpu", "all"], "--gpu all applies to plan"),
 ])
 def test_the_cli_refuses_what_the_ranking_chooses(capsys: pytest.CaptureFixture[str], argv: list[str],
                                                   message: str) -> None:
