@@ -60,8 +60,8 @@ GPU_COUNTS = (1, 2, 4, 8)
 """The numbers of one card a ranking plans, where the task has a plan for several GPUs."""
 
 ENGINES = ("sum", "generate", "vllm")
-"""The inference engines a ranking plans, as the CLI's ``--engine`` names them (``"sum"``: none, the widget's
-"None: weights, KV cache and reserve")."""
+"""The inference engines a ranking plans, as the CLI's ``--engine`` names them; ``"sum"`` is the widget's engine
+that adds weights, KV cache and reserve."""
 
 # What the ranking itself chooses: a setting that names a GPU count would contradict the rows.
 _CHOSEN_BY_RANKING = ("tensor_parallel", "pipeline_parallel", "n_gpus", "gpu_bytes")

@@ -60,7 +60,7 @@ def entry_pages(language: str) -> dict[str, str]:
 # and the teaching helpers.  (The tables the browser reads from hf, params, lora and config are public but
 # are documented by the browser export, llmcalc.browser.)
 DOCUMENTED_MODULES = ("llmcalc", "llmcalc.errors", "llmcalc.planner", "llmcalc.activations", "llmcalc.weightformats",
-                      "llmcalc.formats", "llmcalc.memory", "llmcalc.engines", "llmcalc.gguf",
+                      "llmcalc.formats", "llmcalc.memory", "llmcalc.engines", "llmcalc.gguf", "llmcalc.ranking",
                       *(f"llmcalc.teach.{name}" for name in llmcalc.teach.__all__))
 
 
