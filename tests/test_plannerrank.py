@@ -110,3 +110,22 @@ def test_the_sort_is_keyboard_driven_and_kept_in_the_link(new_page: Any) -> None
     assert again.evaluate(ROWS) == rows
     assert again.locator(header).get_attribute("aria-sort") == "descending"
     assert log.errors == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_qlora_table_made_from_the_form(new_page: Any, language: str) -> None:
+    """Chosen in the form, as a reader does: the trainer's set-up fills in what it sets, as the CLI's defaults."""
+    page, log = new_page()
+    page.goto("about:blank")
+    page.goto((SITE / language / PAGE).as_uri())
+    page.locator('select[name="preset"]').select_option("llama-2-13b")
+    page.locator('input[name="task"][value="qlora"]').check()
+    page.locator('[name="seq_len"]').fill("4096")
+    page.locator('[name="checkpointing"]').uncheck()
+    page.locator('[name="all_cards"]').check()
+    page.wait_for_selector(".planner-rank-table tbody tr")
+    rows = page.evaluate(ROWS)
+    assert rows == cli_rows(["llama-2-13b", "--task", "qlora", "--seq-len", "4096", "--no-checkpointing"])
+    assert any(row["change"] == "--checkpointing" for row in rows) and any(row["fits"] for row in rows)
+    assert "all_cards=true" in page.url
+    assert log.errors == [] and log.requests == []
