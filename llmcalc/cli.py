@@ -81,6 +81,7 @@ __all__ = [
     "field_help",
     "main",
     "real_number",
+    "text_table",
     "tokens",
     "whole_number",
 ]
@@ -173,6 +174,17 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         return "  ".join([cells[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True))])
 
     return "\n".join([line(headers), "  ".join("-" * w for w in widths), *(line(row) for row in rows)])
+
+
+def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """The CLI's table, for the commands other modules print (``gguf --gpu all``).
+
+    >>> print(text_table(("card", "GPUs"), [("T4", "1")]))
+    card  GPUs
+    ----  ----
+    T4       1
+    """
+    return _table(headers, rows)
 
 
 def _model_fields() -> list[dataclasses.Field[Any]]:
