@@ -68,6 +68,7 @@ from .planner import (
     training_changes_that_fit,
 )
 from .presets import PRESETS, UNMODELLED_PRESETS, get_preset
+from .ranking import plan_all_cards
 from .runcost import DEFAULT_MFU
 from .trainers import DEFAULT_SETUP, SETUPS, UNMODELLED_SETUPS, get_setup, setup_settings
 from .unified import UNIFIED_MEMORY, refuse_plan_on_unified_memory, unified_memory, unified_memory_total
@@ -84,6 +85,7 @@ __all__ = [
     "field_help",
     "main",
     "real_number",
+    "text_table",
     "tokens",
     "whole_number",
 ]
@@ -176,6 +178,17 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         return "  ".join([cells[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True))])
 
     return "\n".join([line(headers), "  ".join("-" * w for w in widths), *(line(row) for row in rows)])
+
+
+def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """The CLI's table, for the commands other modules print (``gguf --gpu all``).
+
+    >>> print(text_table(("card", "GPUs"), [("T4", "1")]))
+    card  GPUs
+    ----  ----
+    T4       1
+    """
+    return _table(headers, rows)
 
 
 def _model_fields() -> list[dataclasses.Field[Any]]:
@@ -376,6 +389,7 @@ PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
     "max_num_seqs": (("inference",), VLLM_MAX_NUM_SEQS),
     "non_torch_gib": (("inference",), VLLM_NON_TORCH / GiB),
     "cuda_graphs_mib": (("inference",), 0),
+    "concurrency": (("inference",), 1),
     "tensor_parallel": (("inference",), 1),
     "pipeline_parallel": (("inference",), 1),
     "seq_len": (_TRAINING, None),
@@ -454,6 +468,7 @@ _ENGINE_OPTIONS = {
     "max_num_seqs": ("vllm",),
     "non_torch_gib": ("vllm",),
     "cuda_graphs_mib": ("vllm",),
+    "concurrency": ("vllm",),
     "batch": ("sum", "generate"),
     "kv_format": ("sum", "vllm"),
     "tensor_parallel": ("sum", "vllm"),
@@ -551,6 +566,11 @@ def _model_defaults(cfg: ModelConfig, args: argparse.Namespace) -> None:
 
 def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     _model_defaults(cfg, args)
+    if args.gpu == "all":
+        return plan_all_cards(cfg, args, _table)
+    if "concurrency" in args.given_options:
+        raise ValueError("--concurrency applies to --gpu all: the requests of --context tokens each card's vLLM pool "
+                         "must hold at once")
     if args.task == "inference" and args.engine == "vllm":
         return _plan_vllm(cfg, args)
     trained = trained_context(cfg)
@@ -692,6 +712,8 @@ def _changes_text(changes: Sequence[FitChange]) -> str:
 
 def _gpu_argument(text: str) -> str:
     """The text of ``--gpu`` once :func:`gpu_memory` reads it: :func:`main` still needs the card it names."""
+    if text.strip(" ").lower() == "all":
+        return "all"
     try:
         gpu_memory(text)
     except ValueError as error:
@@ -779,7 +801,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--gpu", type=_gpu_argument, metavar="SIZE",
                       help="GPU memory: GiB (22.49), a number with MiB, GiB or GB = 10^9 bytes (23034MiB, 24GB), or "
                       f"a listed card at the total a process sees on it ({cards}); say whether the plan fits, and the "
-                      "longest context (inference) or largest micro-batch (training) that does")
+                      "longest context (inference) or largest micro-batch (training) that does; all: every listed "
+                      "card at 1, 2, 4 and 8 GPUs, ranked")
     # SUPPRESS: an option the user did not give stays absent, so one given for another task can be told apart.
     hidden = argparse.SUPPRESS
     plan.add_argument("--weight-format", choices=WEIGHT_FORMATS, default=hidden,
@@ -818,6 +841,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="inference with --engine vllm --vllm-version 0.20+: MiB of CUDA graphs vLLM takes from "
                       "the KV-cache pool, as its log prints 'Estimated CUDA graph memory' (default: 0, none "
                       "counted: no shape tells their size)")
+    plan.add_argument("--concurrency", type=whole_number, default=hidden, metavar="N",
+                      help="inference with --engine vllm --gpu all: requests of --context tokens the pool must hold "
+                      "at once for a card to count as fitting (default: 1, vLLM starts)")
     plan.add_argument("--seq-len", type=tokens, default=hidden, metavar="N",
                       help=f"training: tokens per sequence (default: {DEFAULT_SEQ_LEN}, or the model's trained "
                       "context if shorter: 1024 for GPT-2)")
@@ -887,7 +913,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         gpu_text = getattr(args, "gpu", None)
         args.gpu_key = gpu_text  # a training run's peak comes from the card this names
-        if gpu_text is not None:
+        if gpu_text is not None and gpu_text != "all":
             args.gpu = gpu_memory(gpu_text)
             if args.command == "plan":
                 refuse_plan_on_unified_memory(gpu_text)
@@ -908,7 +934,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = {"model": label, "config": {k: int(v) if isinstance(v, Derived) else v
                                                  for k, v in dataclasses.asdict(cfg).items()}, **result}
             text = f"{label}: " + " ".join(_config_lines(cfg, base)) + "\n\n" + text
-        if gpu_text is not None:
+        if gpu_text is not None and gpu_text != "all":
             result["gpu_total"], line = _gpu_total(gpu_text)
             text += "\n\n" + line
     except (ValueError, TypeError) as error:

@@ -226,6 +226,10 @@ MESSAGES: dict[str, str] = {
                          "a {model_type} model it leaves parameters in fp32 after prepare_model_for_kbit_training "
                          "that the planner does not count (axolotl 0.19.0 casts back only modules named '*norm*', "
                          "the embedding and the head; stacked experts stay upcast)",
+    "chosen_by_ranking": "{name} is chosen by the ranking, which plans 1, 2, 4 and 8 GPUs; leave it out",
+    "concurrency_needs_vllm": "concurrency applies to inference with the vLLM engine (requests its pool holds at "
+                              "once); got concurrency={concurrency} (without vLLM, give batch)",
+    "ranking_needs_tokens": "a ranking needs {name}, the tokens per sequence every card is planned at",
 }
 """Each refusal code and its English template, filled in with the refusal's parameters."""
 

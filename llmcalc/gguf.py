@@ -1075,6 +1075,11 @@ def run_cli(args: argparse.Namespace, gpu_bytes: int | None) -> tuple[dict[str, 
     else:
         raise ValueError(f"MODEL must be a .gguf file or a preset ({', '.join(PRESETS)}); got {args.model!r}")
     buffer = None if args.compute_buffer is None else compute_buffer_bytes(args.compute_buffer)
+    if getattr(args, "gpu", None) == "all":  # every listed card ranked (llmcalc.ranking)
+        from .cli import text_table
+        from .ranking import gguf_ranking
+
+        return gguf_ranking(model, label, args, buffer, text_table)
     result, text = plan_report(model, context=check.count("context", args.context, maximum=MAX_CONTEXT),
                                cache_type_k=args.cache_type_k, cache_type_v=args.cache_type_v,
                                flash_attention=args.flash_attn, compute_buffer=buffer, gpu_bytes=gpu_bytes,

@@ -34,6 +34,10 @@ PRESETS: Mapping[str, ModelConfig] = MappingProxyType({
                                d_ff=28672, trained_context=4096),
     "llama-3-8b": ModelConfig(vocab_size=128256, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,
                               d_ff=14336, trained_context=8192),
+    # Llama 3.1 8B: Llama 3 8B's shapes, trained on 131,072 positions (its config's max_position_embeddings; the
+    # "llama3" RoPE scaling stretches the original 8,192 by 8, which reaches 65,536 and so extends nothing further).
+    "llama-3.1-8b": ModelConfig(vocab_size=128256, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,
+                                d_ff=14336, model_type="llama", trained_context=131072),
     "mistral-7b": ModelConfig(vocab_size=32000, d_model=4096, n_layers=32, n_heads=32, n_kv_heads=8,
                               d_ff=14336, sliding_window=4096, model_type="mistral", trained_context=32768),
     "qwen2.5-0.5b": ModelConfig(vocab_size=151936, d_model=896, n_layers=24, n_heads=14, n_kv_heads=2,

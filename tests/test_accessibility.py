@@ -112,6 +112,11 @@ def planner_states(page: Page) -> Iterator[tuple[str, str | None]]:
     page.locator('input[name="task"][value="inference"]').check()
     page.locator('select[name="engine"]').select_option("vllm")
     yield "vLLM's pool, its rows named as vLLM's", WIDGET
+    page.locator('[name="all_cards"]').check()
+    page.locator('[name="rank_concurrency"]').fill("16")
+    page.locator('.planner-rank-table th[data-column="gpus"] button').click()
+    yield "every card ranked (plannerrank.js), sorted by a column", WIDGET
+    page.locator('[name="all_cards"]').uncheck()
     page.locator('select[name="engine"]').select_option("sum")
     page.locator('select[name="gpu"]').select_option("t4")
     yield "does not fit", WIDGET
@@ -178,7 +183,7 @@ def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, axe_tab: AxeTab)
                 checked += 1
             assert log.errors == [], (scheme, name, log.errors)
             assert log.requests == [], (scheme, name, log.requests)
-    assert checked == len(SCHEMES) * (10 + 2 * len(CALCULATOR_PAGES))
+    assert checked == len(SCHEMES) * (11 + 2 * len(CALCULATOR_PAGES))
     assert not failures, "axe-core WCAG 2.1 AA violations (rule | node | message):\n" + "\n".join(failures)
 
 

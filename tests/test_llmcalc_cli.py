@@ -272,7 +272,7 @@ def test_the_usage_is_printed_with_help(capsys):
     ("llama-2-34b", None),            # another size of the same family
     ("qwen2.5-3b", None),
     ("llama-3-70b", None),            # another generation
-    ("llama-3.1-8b", None),
+    ("llama-3.1-405b", None),
     ("phi-3", None),
 ])
 def test_did_you_mean_names_only_a_slip_never_another_size(capsys, typed, suggested):

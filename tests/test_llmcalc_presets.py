@@ -82,3 +82,12 @@ def test_gpt_oss_is_refused_by_name_with_what_a_model_config_cannot_hold(name):
     assert refused.value.code == "preset_unmodelled" and refused.value.params == {"name": name, "hub": f"openai/{name}"}
     assert "attention sink" in str(refused.value) and "MXFP4" in str(refused.value)
     assert name not in lc.PRESETS
+def test_llama_3_1_8b_is_its_committed_config():
+    """The preset is what llmcalc reads from Meta's published config.json, trained context from its RoPE scaling
+    included; its count is the one transformers built from that file (tests/data/hub_configs)."""
+    hub = pathlib.Path(__file__).parent / "data" / "hub_configs"
+    preset = lc.get_preset("llama-3.1-8b")
+    assert lc.ModelConfig.from_hf_config(hub / "llama-3.1-8b.json") == preset
+    assert preset.trained_context == 131072
+    counted = json.loads((hub / "_transformers_counts.json").read_text("utf-8"))["models"]["llama-3.1-8b.json"]
+    assert lc.param_count(preset) == counted == 8_030_261_248

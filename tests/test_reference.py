@@ -61,7 +61,7 @@ def entry_pages(language: str) -> dict[str, str]:
 # are documented by the browser export, llmcalc.browser.)
 DOCUMENTED_MODULES = ("llmcalc", "llmcalc.errors", "llmcalc.planner", "llmcalc.activations", "llmcalc.weightformats",
                       "llmcalc.formats", "llmcalc.memory", "llmcalc.engines", "llmcalc.gguf", "llmcalc.offload",
-                      "llmcalc.runcost", "llmcalc.costcli",
+                      "llmcalc.ranking", "llmcalc.runcost", "llmcalc.costcli",
                       *(f"llmcalc.teach.{name}" for name in llmcalc.teach.__all__))
 
 

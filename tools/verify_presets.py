@@ -75,6 +75,14 @@ HF_CONFIGS: dict[str, tuple[str, dict, str]] = {
              num_attention_heads=32, num_key_value_heads=8, tie_word_embeddings=False),
         "meta-llama/Meta-Llama-3-8B config.json",
     ),
+    "llama-3.1-8b": (
+        "llama",
+        dict(vocab_size=128256, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+             num_attention_heads=32, num_key_value_heads=8, tie_word_embeddings=False, max_position_embeddings=131072,
+             rope_scaling={"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                           "original_max_position_embeddings": 8192, "rope_type": "llama3"}),
+        "meta-llama/Llama-3.1-8B config.json (tests/data/hub_configs/llama-3.1-8b.json)",
+    ),
     "mistral-7b": (
         "mistral",
         dict(vocab_size=32000, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
@@ -185,6 +193,7 @@ LORA_CASES = [
     ("llama-2-7b", 64, "all-linear"),
     ("llama-3-8b", 16, "all-linear"),
     ("llama-3-8b", 8, ("q", "v")),
+    ("llama-3.1-8b", 16, ("q", "v")),
     ("mistral-7b", 32, ("q", "k", "v", "o", "gate", "up", "down")),
     ("qwen2.5-0.5b", 8, ("q", "v")),
     ("qwen2.5-0.5b", 4, "all-linear"),

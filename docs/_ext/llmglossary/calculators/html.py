@@ -18,7 +18,7 @@ import jinja2
 
 from ..glossary_html import inline_json
 from .browserdata import check_names, compact_json, dtype_bits, model_data, peak_flops, planner_data
-from .labels import PLANNER_MESSAGES, REFUSAL_LABELS
+from .labels import PLANNER_MESSAGES, RANK_LABELS, REFUSAL_LABELS
 
 if TYPE_CHECKING:
     from sphinx.writers.html5 import HTML5Translator
@@ -65,6 +65,7 @@ def visit_calculator(self: HTML5Translator, node: calculator) -> None:
         attributes["data-total-label"] = labels["total"]
         attributes["data-refusals"] = compact_json({key: labels[key] for key in REFUSAL_LABELS})
         attributes["data-peak-flops"] = compact_json(peak_flops())
+        attributes["data-rank-labels"] = compact_json({key: labels[key] for key in RANK_LABELS})
         # The rules' data for modelconfig.js, once per page (the page has one planner).
         self.body.append(inline_json("modelconfig-tables", browser_data()))
     self.body.append(template(str(config.calculator_templates), "widget.html").open(attributes))

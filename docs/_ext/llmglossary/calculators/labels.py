@@ -53,6 +53,12 @@ RUN_MESSAGES: tuple[str, ...] = (
     "run_flops_full", "run_flops_lora", "run_time", "run_price", "run_note", "run_peak_datasheet", "run_peak_given",
     "run_needs_peak", "run_tokens_error", "run_mfu_error", "run_positive_error",
 )
+# plannerrank.js: every listed card at once (llmcalc.ranking), its field, the table's columns and its notes.
+RANK_LABELS: tuple[str, ...] = (
+    "rank_all", "rank_concurrency", "rank_caption", "rank_col_rank", "rank_col_card", "rank_col_gpus",
+    "rank_col_verdict", "rank_col_headroom", "rank_col_context", "rank_col_batch", "rank_col_requests",
+    "rank_col_micro_batch", "rank_col_change", "rank_fits", "rank_no_fit", "rank_totals_note",
+)
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
     "memory": ("preset", "reference_model", "custom", "params", "precision", "gb", "gib", "error"),
@@ -94,6 +100,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         # planneroffload.js: CPU offload for training (llmcalc.offload).
         "offload", "offload_none", "offload_fsdp", "offload_zero", "offload_result", "offload_hint",
         "offload_stage_fsdp", "offload_stage_zero",
+        *RANK_LABELS,
     ),
 }
 """Label keys per calculator, each given once in the directive's keyed bullet list.

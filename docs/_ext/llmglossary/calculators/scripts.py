@@ -2,8 +2,8 @@
 
 Exists because most pages have no calculator: ``modelcounts.js`` (the formulas both kinds of
 widget call), ``calculators.js`` (the three small calculators), ``modelconfig.js``,
-``plannershare.js``, ``plannerchart.js``, ``plannercost.js``, ``planneroffload.js`` and ``planner.js``
-(the planner) and ``calculators.css`` are loaded where a widget is, and nowhere else.
+``plannerrank.js``, ``plannershare.js``, ``plannerchart.js``, ``plannercost.js``, ``planneroffload.js`` and
+``planner.js`` (the planner) and ``calculators.css`` are loaded where a widget is, and nowhere else.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ def add_script(
         # The config reader before the planner that uses it; the share link and the chart register themselves
         # (window.LLMPlannerExtensions) before the planner makes them.
         app.add_js_file("modelconfig.js", defer="defer")
+        app.add_js_file("plannerrank.js", defer="defer")  # before plannershare.js, which restores its fields
         app.add_js_file("plannershare.js", defer="defer")
         app.add_js_file("plannerchart.js", defer="defer")
         app.add_js_file("plannercost.js", defer="defer")

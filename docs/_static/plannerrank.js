@@ -1,0 +1,369 @@
+/* "Will it fit?": every listed card at once, the widget's side of llmcalc.ranking (the CLI's plan --gpu all).
+ *
+ * With "All cards" ticked, the plan the form describes is made on every listed card, on 1, 2, 4 and 8 of it where
+ * the planner has a plan for several GPUs (tensor parallelism for inference without an engine and for vLLM, at the
+ * sizes vLLM takes; the ZeRO stage chosen for training, stage 0 on one GPU; transformers' generate on one), with
+ * planner.js's own plan functions, so every number is llmcalc's as the browser tests check.  Each row: the verdict,
+ * the bytes to spare, the longest context, the most sequences (vLLM: requests at the context) or micro-batch, and
+ * for a plan that does not fit the first single change of llmcalc.planner's lists that makes it fit.  Rows are
+ * ranked as llmcalc.ranking.rank_cards ranks them; a column header sorts them (a button, so the keyboard reaches
+ * it; aria-sort says the order).  The box, the vLLM requests and the sort order are form fields, so the share link
+ * (plannershare.js) keeps them.  Registered in window.LLMPlannerExtensions before plannershare.js, which must find
+ * these fields when it restores a link.  Written with DOM calls and textContent only.
+ */
+(function () {
+  "use strict";
+
+  var GPU_COUNTS = [1, 2, 4, 8];
+  var COLUMNS = ["rank", "card", "gpus", "verdict", "headroom", "context", "batch", "change"];
+  var SORTABLE = ["rank", "card", "gpus", "headroom", "context", "batch"];
+  /* Each change's setting, the form field that shows it (a reader reads the change in the form's own words). */
+  var FIELDS = { batch: "batch", context: "context", kv_format: "kv_format", weight_format: "weight_format",
+                 tensor_parallel: "tensor_parallel", micro_batch: "micro_batch", seq_len: "seq_len",
+                 checkpointing: "checkpointing", optimizer: "optimizer", task: "task", zero_stage: "zero_stage",
+                 gpu: "gpu" };
+
+  function html(name, text, className) {
+    var node = document.createElement(name);
+    if (text !== undefined) { node.textContent = text; }
+    if (className) { node.className = className; }
+    return node;
+  }
+
+  /* A refusal of a GPU count the planner does not split this model over (llmcalc.ranking.gpu_counts skips it). */
+  function refusedCount(error) {
+    return error instanceof window.LLMModelConfig.LLMCalcError &&
+      (error.code === "tensor_parallel_does_not_divide" || error.code === "parallel_needs_dense");
+  }
+
+  function flag(change) {
+    if (!change) { return ""; }
+    var name = "--" + change.setting.replace(/_/g, "-");
+    return change.value === true ? name : name + " " + change.value;
+  }
+
+  function make(widget) {
+    var root = widget.root;
+    var form = widget.form;
+    var format = widget.format;
+    var P = window.LLMPlanner;
+    var tables = JSON.parse(root.dataset.tables);
+    var labels = JSON.parse(root.dataset.rankLabels);
+    var cardKeys = Object.keys(tables.card_totals);
+    var prefix = form.querySelector("select[name=gpu]").id;
+
+    /* The form's three fields: the box, the requests vLLM must hold, and the sort order (hidden: the headers set it). */
+    var fieldset = form.querySelector(".planner-gpu");
+    var box = html("div", undefined, "calc-field planner-rank-field");
+    var check = html("input");
+    check.type = "checkbox";
+    check.name = "all_cards";
+    check.id = prefix + "-all-cards";
+    var boxLabel = html("label", labels.rank_all);
+    boxLabel.htmlFor = check.id;
+    box.appendChild(check);
+    box.appendChild(boxLabel);
+    fieldset.appendChild(box);
+    var requestsField = html("div", undefined, "calc-field");
+    var requests = html("input");
+    requests.type = "number";
+    requests.name = "rank_concurrency";
+    requests.id = prefix + "-rank-concurrency";
+    requests.min = "1";
+    requests.max = String(tables.limits.max_batch);
+    requests.value = "1";
+    requests.required = true;
+    requests.dataset.label = labels.rank_concurrency;
+    var requestsLabel = html("label", labels.rank_concurrency);
+    requestsLabel.htmlFor = requests.id;
+    requestsField.appendChild(requestsLabel);
+    requestsField.appendChild(requests);
+    requestsField.hidden = true;
+    fieldset.appendChild(requestsField);
+    var sort = html("select");
+    sort.name = "rank_sort";
+    sort.hidden = true;
+    sort.setAttribute("aria-hidden", "true");
+    sort.tabIndex = -1;
+    SORTABLE.forEach(function (column) {
+      ["ascending", "descending"].forEach(function (direction) {
+        var option = html("option", column + " " + direction);
+        option.value = column + ":" + direction;
+        sort.appendChild(option);
+      });
+    });
+    sort.value = "rank:ascending";
+    fieldset.appendChild(sort);
+
+    var section = html("section", undefined, "planner-rank");
+    section.hidden = true;
+    section.setAttribute("aria-labelledby", prefix + "-rank-caption");
+    root.querySelector(".planner-results").appendChild(section);
+
+    function cardName(key) {
+      var option = form.elements.gpu.querySelector('option[value="' + key + '"]');
+      return option ? option.textContent : key;
+    }
+
+    function gpuCounts(cfg, options) {
+      if (options.task !== "inference") { return options.zeroStage > 0 ? GPU_COUNTS : [1]; }
+      if (options.engine === "generate") { return [1]; }
+      return GPU_COUNTS.filter(function (n) {
+        if (n === 1) { return true; }
+        try {
+          P.parallelInferencePlans(cfg, { context: 1, batch: 1, weightFormat: options.weightFormat,
+                                          kvFormat: options.kvFormat }, n, 1);
+          return true;
+        } catch (error) {
+          if (refusedCount(error)) { return false; }
+          throw error;
+        }
+      });
+    }
+
+    function fits(plan, budget) { return P.planTotal(plan) <= budget; }
+
+    /* llmcalc.planner._smaller_that_fits: the largest value below the given one whose plan fits, or null. */
+    function smaller(planned, setting, value, budget) {
+      if (value <= 1) { return null; }
+      var largest = P.largestFitting(function (n) { var c = {}; c[setting] = n; return planned(c); }, budget,
+        value - 1);
+      return largest ? { setting: setting.replace(/[A-Z]/g, function (c) { return "_" + c.toLowerCase(); }),
+                         value: largest } : null;
+    }
+
+    /* llmcalc.planner._cheapest_card: the listed card with the least memory above the budget that holds the plan. */
+    function cheapestCard(plan, budget) {
+      var larger = cardKeys.filter(function (key) { return BigInt(tables.cards[key]) > budget; })
+        .sort(function (a, b) { return tables.cards[a] - tables.cards[b]; });
+      var found = larger.filter(function (key) { return fits(plan, BigInt(tables.cards[key])); })[0];
+      return found ? { setting: "gpu", value: found } : null;
+    }
+
+    /* The first of llmcalc.planner.inference_changes_that_fit's changes, in its order. */
+    function inferenceChange(cfg, options, budget) {
+      var planned = function (changed) { return widget.plan(cfg, Object.assign({}, options, changed)); };
+      var found = smaller(planned, "batch", options.batch, budget) || smaller(planned, "context", options.context,
+        budget);
+      if (found) { return found; }
+      if (options.engine === "sum" && options.kvFormat !== "fp8" && fits(planned({ kvFormat: "fp8" }), budget)) {
+        return { setting: "kv_format", value: "fp8" };
+      }
+      var formats = tables.weight_formats;
+      var at = formats.indexOf(options.weightFormat);
+      var later = at < 0 ? [] : formats.slice(at + 1);
+      for (var i = 0; i < later.length; i += 1) {
+        if (fits(planned({ weightFormat: later[i] }), budget)) { return { setting: "weight_format", value: later[i] }; }
+      }
+      if (options.engine === "sum") {
+        for (var size = options.tensorParallel + 1; size <= Number(cfg.n_heads); size += 1) {
+          var plan;
+          try {
+            plan = planned({ tensorParallel: size });
+          } catch (error) {
+            if (refusedCount(error)) { continue; }
+            throw error;
+          }
+          if (fits(plan, budget)) { return { setting: "tensor_parallel", value: size }; }
+        }
+      }
+      return cheapestCard(planned({}), budget);
+    }
+
+    /* The first of llmcalc.planner.training_changes_that_fit's changes, in its order. */
+    function trainingChange(cfg, options, budget) {
+      var planned = function (changed) { return widget.plan(cfg, Object.assign({}, options, changed)); };
+      if (!options.checkpointing && fits(planned({ checkpointing: true }), budget)) {
+        return { setting: "checkpointing", value: true };
+      }
+      var found = smaller(planned, "microBatch", options.microBatch, budget) ||
+        smaller(planned, "seqLen", options.seqLen, budget);
+      if (found) { return found; }
+      if (options.optimizer === "adamw" && fits(planned({ optimizer: "adamw-8bit" }), budget)) {
+        return { setting: "optimizer", value: "adamw-8bit" };
+      }
+      var tries = [];
+      if (options.task === "lora") { tries.push([{ task: "qlora", qloraPreparation: "kbit" }, "task", "qlora"]); }
+      for (var stage = options.zeroStage + 1; stage < 4 && options.nGpus > 1; stage += 1) {
+        tries.push([{ zeroStage: stage }, "zero_stage", stage]);
+      }
+      for (var i = 0; i < tries.length; i += 1) {
+        var plan;
+        try {
+          plan = planned(tries[i][0]);
+        } catch (error) {
+          if (error instanceof window.LLMModelConfig.LLMCalcError && error.code === "qlora_zero3_one_dtype") {
+            continue;
+          }
+          throw error;
+        }
+        if (fits(plan, budget)) { return { setting: tries[i][1], value: tries[i][2] }; }
+      }
+      return cheapestCard(planned({}), budget);
+    }
+
+    /* One card and GPU count, as llmcalc.ranking.RankedPlan: the plan's verdict and what fits around it. */
+    function row(cfg, options, key, gpus, wanted) {
+      var budget = BigInt(tables.cards[key]);
+      var inference = options.task === "inference";
+      var own = Object.assign({}, options, inference ? { tensorParallel: gpus, pipelineParallel: 1 } : { nGpus: gpus });
+      var result = { key: key, gpus: gpus, budget: budget, change: null, kvTokens: null };
+      if (inference && options.engine === "vllm") {
+        var v = P.planVllm(cfg, budget, own);
+        var tokenBytes = v.block_bytes / v.block_size;
+        var want = BigInt(wanted) * BigInt(options.context);
+        result.fits = v.kv_tokens >= want;
+        result.headroom = (v.kv_tokens - want) * tokenBytes;
+        var limit = BigInt(P.contextSearchLimit(cfg, options.beyondTrained));
+        result.context = v.kv_tokens < limit ? v.kv_tokens : limit;
+        result.batch = v.kv_tokens / BigInt(options.context);
+        result.kvTokens = v.kv_tokens;
+        return result;
+      }
+      var planned = function (changed) { return widget.plan(cfg, Object.assign({}, own, changed)); };
+      var total = P.planTotal(planned({}));
+      result.fits = total <= budget;
+      result.headroom = budget - total;
+      result.context = BigInt(P.largestFitting(function (n) {
+        return planned(inference ? { context: n } : { seqLen: n });
+      }, budget, P.contextSearchLimit(cfg, inference && options.beyondTrained)));
+      result.batch = BigInt(P.largestFitting(function (n) {
+        return planned(inference ? { batch: n } : { microBatch: n });
+      }, budget, P.limits().max_batch));
+      if (!result.fits) {
+        result.change = inference ? inferenceChange(cfg, own, budget) : trainingChange(cfg, own, budget);
+      }
+      return result;
+    }
+
+    /* llmcalc.ranking.rank_cards: fits first, then the fewest GPUs, then the least memory, then the list's order. */
+    function rank(cfg, options, wanted) {
+      var rows = [];
+      gpuCounts(cfg, options).forEach(function (gpus) {
+        cardKeys.forEach(function (key) { rows.push(row(cfg, options, key, gpus, wanted)); });
+      });
+      var compare = function (a, b) { return a < b ? -1 : a > b ? 1 : 0; };
+      rows.sort(function (a, b) {
+        return compare(a.fits ? 0 : 1, b.fits ? 0 : 1) || compare(a.gpus, b.gpus) ||
+          compare(BigInt(a.gpus) * a.budget, BigInt(b.gpus) * b.budget) ||
+          compare(cardKeys.indexOf(a.key), cardKeys.indexOf(b.key));
+      });
+      rows.forEach(function (item, index) { item.rank = index + 1; });
+      return rows;
+    }
+
+    /* A change in the form's own words: the field's label and the value as the form shows it. */
+    function changeText(change) {
+      if (!change) { return ""; }
+      if (change.setting === "gpu") { return cardName(change.value); }
+      var field = form.elements[FIELDS[change.setting]];
+      var element = field.length && field.tagName !== "SELECT" ? Array.prototype.filter.call(field, function (radio) {
+        return radio.value === change.value;
+      })[0] : field;
+      var label = form.querySelector('label[for="' + element.id + '"]');
+      var name = label ? label.textContent.trim() : element.dataset.label;
+      if (change.value === true || element.type === "radio") { return name; }
+      if (element.tagName === "SELECT") {
+        var option = element.querySelector('option[value="' + change.value + '"]');
+        return name + ": " + (option ? option.textContent : String(change.value));
+      }
+      return name + ": " + format.count(change.value);
+    }
+
+    function sortKey(item, column) {
+      if (column === "card") { return cardKeys.indexOf(item.key); }
+      return { rank: item.rank, gpus: item.gpus, headroom: item.headroom, context: item.context,
+               batch: item.batch }[column];
+    }
+
+    function sortRows(rows) {
+      var parts = sort.value.split(":");
+      var sign = parts[1] === "descending" ? -1 : 1;
+      return rows.slice().sort(function (a, b) {
+        var x = sortKey(a, parts[0]);
+        var y = sortKey(b, parts[0]);
+        return sign * (x < y ? -1 : x > y ? 1 : 0) || a.rank - b.rank;
+      });
+    }
+
+    function chooseSort(column) {
+      var parts = sort.value.split(":");
+      sort.value = column + ":" + (parts[0] === column && parts[1] === "ascending" ? "descending" : "ascending");
+      sort.dispatchEvent(new Event("input", { bubbles: true }));
+      var button = section.querySelector('th[data-column="' + column + '"] button');
+      if (button) { button.focus(); }
+    }
+
+    function draw(rows, options) {
+      section.textContent = "";
+      var caption = html("p", labels.rank_caption, "planner-rank-caption");
+      caption.id = prefix + "-rank-caption";
+      section.appendChild(caption);
+      var wrap = html("div", undefined, "planner-rank-scroll");
+      wrap.tabIndex = 0;
+      wrap.setAttribute("role", "region");
+      wrap.setAttribute("aria-labelledby", caption.id);
+      var grid = html("table", undefined, "calc-table planner-rank-table");
+      var parts = sort.value.split(":");
+      var head = grid.createTHead().insertRow();
+      var batchLabel = options.task !== "inference" ? labels.rank_col_micro_batch
+        : options.engine === "vllm" ? labels.rank_col_requests : labels.rank_col_batch;
+      COLUMNS.forEach(function (column) {
+        var text = column === "batch" ? batchLabel : labels["rank_col_" + column];
+        var cell = html("th");
+        cell.scope = "col";
+        cell.dataset.column = column;
+        if (SORTABLE.indexOf(column) >= 0) {
+          cell.setAttribute("aria-sort", parts[0] === column ? parts[1] : "none");
+          var button = html("button", text, "planner-rank-sort");
+          button.type = "button";
+          button.addEventListener("click", function () { chooseSort(column); });
+          cell.appendChild(button);
+        } else {
+          cell.textContent = text;
+        }
+        head.appendChild(cell);
+      });
+      var body = grid.createTBody();
+      sortRows(rows).forEach(function (item) {
+        var line = body.insertRow();
+        line.dataset.card = item.key;
+        line.dataset.gpus = String(item.gpus);
+        line.dataset.fits = String(item.fits);
+        line.dataset.headroom = item.headroom.toString();
+        line.dataset.largestContext = item.context.toString();
+        line.dataset.largestBatch = item.batch.toString();
+        line.dataset.change = flag(item.change);
+        line.dataset.estimated = String(tables.card_totals[item.key].estimated);
+        line.insertCell().textContent = format.count(item.rank);
+        var name = html("th", cardName(item.key) + (tables.card_totals[item.key].estimated ? " *" : ""));
+        name.scope = "row";
+        line.appendChild(name);
+        line.insertCell().textContent = format.count(item.gpus);
+        var verdict = line.insertCell();
+        verdict.textContent = item.fits ? labels.rank_fits : labels.rank_no_fit;
+        verdict.className = item.fits ? "planner-fits" : "planner-no-fit";
+        line.insertCell().textContent = format.gib(item.headroom);
+        line.insertCell().textContent = format.count(item.context);
+        line.insertCell().textContent = format.count(item.batch);
+        line.insertCell().textContent = changeText(item.change);
+      });
+      wrap.appendChild(grid);
+      section.appendChild(wrap);
+      section.appendChild(html("p", widget.fill(labels.rank_totals_note, "margin",
+        format.count(tables.process_estimate_mib)), "planner-note"));
+    }
+
+    return function planned(result) {
+      var vllm = result && result.options.task === "inference" && result.options.engine === "vllm";
+      requestsField.hidden = !check.checked || !vllm;
+      section.hidden = !check.checked || !result;
+      if (section.hidden) { section.textContent = ""; return; }
+      var wanted = Number(requests.value);
+      if (!(Number.isInteger(wanted) && wanted >= 1 && wanted <= tables.limits.max_batch)) { wanted = 1; }
+      draw(rank(result.cfg, result.options, vllm ? wanted : 1), result.options);
+    };
+  }
+
+  window.LLMPlannerExtensions = (window.LLMPlannerExtensions || []).concat([make]);
+})();
