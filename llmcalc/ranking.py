@@ -274,13 +274,14 @@ def rank_gguf(model: GgufModel, *, context: int, beyond_trained: bool = False, *
 
     Examples
     --------
-    Llama-3.1-8B as Q4_K_M at 32,768 tokens (4 GiB of f16 KV cache) fits a 12 GB RTX 3060:
+    Llama-3.1-8B as Q4_K_M at 32,768 tokens (4 GiB of f16 KV cache) fits the 12 GB cards, the RTX 4070 on an
+    estimated total:
 
     >>> from llmcalc import get_preset, GiB
     >>> from llmcalc.gguf import model_from_config
     >>> rows = rank_gguf(model_from_config(get_preset("llama-3.1-8b"), "Q4_K_M"), context=32768)
     >>> [(r.card.key, r.fits, round(r.headroom / GiB, 2), r.largest_context) for r in rows[:2]]
-    [('rtx-3060', True, 0.86, 37376), ('t4', True, 3.67, 52480)]
+    [('rtx-4070', True, 0.24, 34048), ('rtx-3060', True, 0.86, 37376)]
     """
     rows = []
     for card in CARDS:
@@ -310,7 +311,7 @@ def ranking_table(rows: list[RankedPlan]) -> list[tuple[str, ...]]:
     >>> ranking_table(rows)[0]
     ('A10G (24 GB) *', '1', 'fits', '4.67', '46,451', '5', '')
     >>> ranking_table(rows)[-1]
-    ('T4 (16 GB)', '1', 'does not fit', '-2.40', '0', '0', '--weight-format fp8')
+    ('V100 (16 GB)', '1', 'does not fit', '-1.18', '0', '0', '--weight-format fp8')
     """
     return [(row.card.name + (" *" if row.estimated else ""), str(row.gpus), "fits" if row.fits else "does not fit",
              f"{row.headroom / GiB:.2f}", f"{row.largest_context:,d}",

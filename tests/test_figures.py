@@ -265,8 +265,8 @@ def test_html_gets_an_svg_named_by_its_text_alternative(tmp_path: Path, language
     assert result.warning_lines() == []
     page = result.html("index")
     alt = ZH[f"alt: {ENGLISH_ALT}"][5:] if language == "zh_TW" else ENGLISH_ALT
-    assert re.search(r'<svg role="img" aria-labelledby="(fig-temperature-title)"[^>]*><title id="\1">'
-                     + re.escape(alt) + "</title>", page)
+    assert re.search(r'<svg role="img" aria-labelledby="(fig-temperature-title)"[^>]*>'
+                     r'<title id="\1" class="nohighlight">' + re.escape(alt) + "</title>", page)
     svg = page[page.index("<svg"):page.index("</svg>")]
     legend = "溫度 0.5" if language == "zh_TW" else "temperature 0.5"
     assert f">{legend}</text>" in svg, "labels are text in the SVG, in the page's language"
