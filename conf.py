@@ -56,8 +56,6 @@ templates_path = ["docs/_templates"]  # relative to this file
 # Paths are relative to this file.  The terminology table: Chinese search indexes each zh_TW
 # rendering as one word, and the search page finds an entry by it.
 glossary_terminology = "locales/zh_TW/terminology.tsv"
-# The calculators' Jinja templates (widget.html, planner.html).
-calculator_templates = "docs/_templates/calculators"
 # The KV-cache calculator's models: llmcalc presets with full attention (the widget has no
 # sliding window), "reference" first, as the widget starts from it.
 calculator_kv_presets = ["reference", "llama-3-8b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b"]

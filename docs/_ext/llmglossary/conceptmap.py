@@ -413,6 +413,7 @@ def visit_concept_map(self: HTML5Translator, node: concept_map) -> None:
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
+    app.setup_extension("llmglossary.assets")  # its scripts, stylesheets and templates
     app.setup_extension("llmglossary.glossary")
     app.setup_extension("llmglossary.terminology")
     add_page_view(app, map_shown)
