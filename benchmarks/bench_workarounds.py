@@ -7,17 +7,17 @@ twice the noise (``KEEP_FACTOR``) and drops the rest.  This measures both in one
 * the project is snapshotted (as ``bench_build.py`` does) and its extensions imported
   from the snapshot, so editing the working tree during a run changes nothing;
 * each round builds the zh_TW site (the build every speed workaround touches) once with
-  every workaround on (the **baseline**) and once with each speed workaround off, in
-  turn, in a new order every round, so a slow moment of the machine hits all of them:
-  a fresh build (``-E``, empty folders), then the same build after touching one page;
+  every workaround on (the **baseline**) and once with each speed workaround off, all
+  side by side, so a slow moment of the machine hits all of them: a fresh build
+  (``-E``, empty folders), then the same builds after touching one page;
 * a workaround is turned off by emptying its module's version gate (the registry row's
   releases) before Sphinx sets it up, so the build runs exactly what it runs on a
   release the workaround was not written for.  ``zhsearch-jieba`` has no gate (jieba's
   last release is from 2020): off, its prefix dictionary loads nothing and jieba loads
   its own cache, as stock;
-* the **noise** of a step is the sample standard deviation of the baseline's CPU
-  seconds over the rounds; the **saving** is the median CPU seconds with the workaround
-  off minus the baseline's median.
+* the **noise** of a step is the pooled standard deviation of every variant's CPU
+  seconds over the rounds (:func:`noise`); the **saving** is the median CPU seconds
+  with the workaround off minus the baseline's median.
 
 CPU time is user plus system time of each ``sphinx-build`` process, which other work on
 the machine moves least.  This is information, not a test: nothing here asserts a time.
@@ -30,8 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
-import resource
 import shutil
 import statistics
 import subprocess
@@ -77,20 +75,38 @@ def run_sphinx_without(workaround: str, arguments: list[str]) -> int:
     return main(arguments)
 
 
-def timed_build(snapshot: Path, workaround: str, outdir: Path, extra: list[str]) -> float:
-    """CPU seconds of one zh_TW HTML build of ``snapshot`` with ``workaround`` off."""
-    command = [
+def sphinx_command(snapshot: Path, workaround: str, outdir: Path, extra: list[str]) -> list[str]:
+    """One zh_TW HTML build of ``snapshot`` with ``workaround`` off, as this script run again."""
+    return [
         sys.executable, __file__, "--run-without", workaround, "--",
         "-c", ".", "-b", "html", "-D", "language=zh_TW", *SPHINX_OPTIONS, *extra,
         "-d", str(outdir / "doctrees"), "docs", str(outdir / "html"),
     ]  # fmt: skip
+
+
+def timed_builds(snapshot: Path, builds: dict[str, tuple[Path, list[str]]]) -> dict[str, float]:
+    """CPU seconds of each build (variant -> its output folder and options), all run side by side.
+
+    Side by side, every variant of a round meets the same moments of a shared machine; each
+    process's own CPU time is read when it ends (``os.wait4``), so they do not mix.
+    """
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(snapshot / "docs" / "_ext"), str(snapshot)])}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    finished = subprocess.run(command, cwd=snapshot, env=environment, capture_output=True, text=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if finished.returncode or finished.stderr.strip():
-        raise SystemExit(f"{workaround}: the build failed or warned:\n{finished.stderr[-3000:]}")
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    running = {
+        subprocess.Popen(
+            sphinx_command(snapshot, name, outdir, extra), cwd=snapshot, env=environment,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        ): name
+        for name, (outdir, extra) in builds.items()
+    }  # fmt: skip
+    seconds: dict[str, float] = {}
+    for process, name in running.items():
+        errors = process.stderr.read() if process.stderr else ""
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode or errors.strip():
+            raise SystemExit(f"{name}: the build failed or warned:\n{errors[-3000:]}")
+        seconds[name] = usage.ru_utime + usage.ru_stime
+    return seconds
 
 
 def measure(repeat: int, workdir: Path) -> dict[str, dict[str, list[float]]]:
@@ -99,42 +115,58 @@ def measure(repeat: int, workdir: Path) -> dict[str, dict[str, list[float]]]:
     variants = [BASELINE, *SPEED_ROWS]
     seconds: dict[str, dict[str, list[float]]] = {name: {step: [] for step in STEPS} for name in variants}
     # One build first, with every workaround on: it warms the caches (.mo files, bytecode, jieba's).
-    timed_build(snapshot, BASELINE, workdir / "warm", ["-E"])
+    timed_builds(snapshot, {BASELINE: (workdir / "warm", ["-E"])})
     for round_number in range(repeat):
-        order = random.Random(round_number).sample(variants, len(variants))
-        for name in order:
-            outdir = workdir / f"out-{name}"
+        outdirs = {name: workdir / f"out-{name}" for name in variants}
+        for outdir in outdirs.values():
             shutil.rmtree(outdir, ignore_errors=True)
-            seconds[name]["fresh"].append(timed_build(snapshot, name, outdir, ["-E"]))
-            touch(snapshot / TOUCHED_PAGE)
-            seconds[name]["onepage"].append(timed_build(snapshot, name, outdir, []))
+        fresh = timed_builds(snapshot, {name: (outdir, ["-E"]) for name, outdir in outdirs.items()})
+        touch(snapshot / TOUCHED_PAGE)
+        onepage = timed_builds(snapshot, {name: (outdir, []) for name, outdir in outdirs.items()})
+        for name in variants:
+            seconds[name]["fresh"].append(fresh[name])
+            seconds[name]["onepage"].append(onepage[name])
         print(f"  round {round_number + 1}/{repeat} done", file=sys.stderr, flush=True)
     return seconds
 
 
-def verdicts(seconds: dict[str, dict[str, list[float]]]) -> dict[str, dict[str, object]]:
+def noise(seconds: dict[str, dict[str, list[float]]], step: str) -> float:
+    """The noise of a step: the pooled standard deviation of every variant's CPU seconds over the rounds.
+
+    Each variant is built once per round, so what differs between its rounds is the
+    machine, not the code; pooling the variants gives the estimate their number of
+    degrees of freedom (7 with 2 rounds), where the baseline alone would give 1.
+
+    >>> noise({"baseline": {"fresh": [10.0, 12.0]}, "x": {"fresh": [14.0, 14.0]}}, "fresh")
+    1.0
+    """
+    squares = sum(statistics.variance(steps[step]) * (len(steps[step]) - 1) for steps in seconds.values())
+    freedom = sum(len(steps[step]) - 1 for steps in seconds.values())
+    return (squares / freedom) ** 0.5
+
+
+def verdicts(seconds: dict[str, dict[str, list[float]]]) -> dict[str, dict[str, dict[str, float | bool]]]:
     """Per speed workaround and step: saving, noise, and whether the saving is at least twice the noise.
 
-    >>> table = verdicts({"baseline": {"fresh": [10.0, 11.0, 12.0], "onepage": [2.0, 2.0, 2.0]},
-    ...                   "x": {"fresh": [14.0, 15.0, 13.0], "onepage": [2.1, 2.0, 2.2]}})
+    >>> table = verdicts({"baseline": {"fresh": [10.0, 12.0], "onepage": [2.0, 2.2]},
+    ...                   "x": {"fresh": [14.0, 16.0], "onepage": [2.1, 2.1]}})
     >>> table["x"]["fresh"]
-    {'saving': 3.0, 'noise': 1.0, 'kept': True}
-    >>> table["x"]["onepage"]  # 0.1 s saved, in a noise of 0: kept, but 0.1 s is worth no patch
-    {'saving': 0.1, 'noise': 0.0, 'kept': True}
+    {'saving': 4.0, 'noise': 1.41, 'kept': True}
+    >>> table["x"]["onepage"]["kept"]
+    False
     """
-    table: dict[str, dict[str, object]] = {}
+    table: dict[str, dict[str, dict[str, float | bool]]] = {}
     for name, steps in seconds.items():
         if name == BASELINE:
             continue
         table[name] = {}
         for step, values in steps.items():
-            baseline = seconds[BASELINE][step]
-            noise = statistics.stdev(baseline)
-            saving = statistics.median(values) - statistics.median(baseline)
+            step_noise = noise(seconds, step)
+            saving = statistics.median(values) - statistics.median(seconds[BASELINE][step])
             table[name][step] = {
                 "saving": round(saving, 2),
-                "noise": round(noise, 2),
-                "kept": saving > 0 and saving >= KEEP_FACTOR * noise,
+                "noise": round(step_noise, 2),
+                "kept": saving > 0 and saving >= KEEP_FACTOR * step_noise,
             }
     return table
 
@@ -160,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         baseline = seconds[BASELINE][step]
         print(
             f"\nzh_TW {step}: baseline CPU s {' '.join(f'{v:6.2f}' for v in baseline)}, "
-            f"median {statistics.median(baseline):.2f}, noise (stdev) {statistics.stdev(baseline):.2f}"
+            f"median {statistics.median(baseline):.2f}, noise {noise(seconds, step):.2f}"
         )
         for name in SPEED_ROWS:
             row = table[name][step]
