@@ -110,7 +110,7 @@ def test_conf_sets_the_calculators_to_what_the_site_had() -> None:
     assert tuple(conf["calculator_kv_presets"]) == DEFAULT_KV_PRESETS
     assert tuple(conf["calculator_memory_dtypes"]) == DEFAULT_MEMORY_DTYPES
     assert tuple(conf["calculator_kv_dtypes"]) == DEFAULT_KV_DTYPES
-    assert (REPO / conf["glossary_terminology"]).is_file()
+    assert (REPO / conf["glossary_terminology"]).is_file()  # the project's content, set by the project
     assert "calculator_templates" not in conf  # the package's own templates
 
 
@@ -177,6 +177,8 @@ def test_a_project_outside_the_repository_builds_with_the_package_alone(tmp_path
         copied = (demo / "_build" / "_static" / name).read_bytes()
         assert copied == (package / "llmglossary" / "static" / name).read_bytes(), name
     assert 'href="index.html#term-Token"' in second
+    # Nothing of the package walks up out of it to find a file of this repository.
+    assert [path for path in PACKAGE.rglob("*.py") if "parents[" in path.read_text(encoding="utf-8")] == []
 
 
 def test_the_readme_names_every_setting_of_ours(tmp_path: Path) -> None:

@@ -141,7 +141,7 @@ JIEBA_WORD = re.compile(r"[\u4E00-\u9FD5a-zA-Z0-9+#&._%\-]+")
 
 
 def test_every_glossary_name_jieba_can_keep_whole_is_indexed_whole(tmp_path: Path) -> None:
-    words = terminology_words()
+    words = terminology_words(Path(__file__).resolve().parent.parent / "locales" / "zh_TW" / "terminology.tsv")
     dictionary = tmp_path / "terms.txt"
     write_user_dictionary(dictionary, words)
     segmentations = Segmentations(tmp_path / "segmentations.pickle", "key")

@@ -286,7 +286,7 @@ def render_svg(app: Sphinx, fromdocname: str, graph: GlossaryGraph, label: str, 
     """The map as an ``<svg>`` element, links relative to ``fromdocname``."""
     titles = {docname: title.astext() for docname, title in app.env.titles.items()}
     table = terminology_path(app.config)
-    english = kept_in_english(table) if table.exists() else frozenset()
+    english = kept_in_english(table) if table is not None and table.exists() else frozenset()
     columns, placed, width, height = layout(titles, graph, english)
     by_key = {node.entry.key: node for node in placed}
     pairs = [(by_key[used.key], by_key[user.key]) for used, user in edges(graph)]

@@ -356,14 +356,14 @@ class GlossarySearchDomain(Domain):
     def objects(self) -> list[GlossaryObject]:
         config = self.env.config
         table = terminology_path(config)
-        translated = config.language.startswith("zh") and table.exists()
-        translations = terminology(table) if translated else {}
+        translated = config.language.startswith("zh") and table is not None and table.exists()
+        translations = terminology(table) if table is not None and translated else {}
         # The table serves the whole site: a row for a term this build does not define is not an error
         # here (tests/test_translations.py checks every row's term against the site's terms).
         graph = glossary(self.env).graph()
         table_aliases = {
             alias: graph.resolve(term.lower())
-            for alias, term in (search_aliases(table) if translated else {}).items()
+            for alias, term in (search_aliases(table) if table is not None and translated else {}).items()
             if graph.resolve(term.lower()) is not None
         }
         aliases = {**table_aliases, **resolved_aliases(self.env, config.glossary_search_aliases)}
