@@ -12,9 +12,7 @@ twice the noise (``KEEP_FACTOR``) and drops the rest.  This measures both in one
   (``-E``, empty folders), then the same builds after touching one page;
 * a workaround is turned off by emptying its module's version gate (the registry row's
   releases) before Sphinx sets it up, so the build runs exactly what it runs on a
-  release the workaround was not written for.  ``zhsearch-jieba`` has no gate (jieba's
-  last release is from 2020): off, its prefix dictionary loads nothing and jieba loads
-  its own cache, as stock;
+  release the workaround was not written for;
 * the **noise** of a step is the pooled standard deviation of every variant's CPU
   seconds over the rounds (:func:`noise`); the **saving** is the median CPU seconds
   with the workaround off minus the baseline's median.
@@ -50,7 +48,7 @@ GATES = {
     "zhsearch-split": ("llmglossary.zhsearch.language", "REMEMBERED_SPLIT_VERSIONS"),
 }
 """The version gate (module, constant) that turns each speed workaround off when emptied."""
-SPEED_ROWS = (*GATES, "zhsearch-jieba")
+SPEED_ROWS = tuple(GATES)
 BASELINE = "baseline"
 TOUCHED_PAGE = "docs/05-the-transformer.md"
 STEPS = ("fresh", "onepage")
@@ -65,13 +63,6 @@ def run_sphinx_without(workaround: str, arguments: list[str]) -> int:
     if workaround in GATES:
         module, constant = GATES[workaround]
         setattr(importlib.import_module(module), constant, frozenset())
-    elif workaround == "zhsearch-jieba":
-        from llmglossary.zhsearch.prefixdictionary import PrefixDictionary
-
-        def load_nothing(self: PrefixDictionary, tokenizer: object) -> None:
-            return None
-
-        PrefixDictionary.load_into = load_nothing  # type: ignore[method-assign]
     return main(arguments)
 
 

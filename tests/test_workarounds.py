@@ -15,11 +15,9 @@ import ast
 import inspect
 import io
 import json
-import marshal
 from importlib.metadata import version
 from pathlib import Path
 
-import jieba
 import myst_parser
 import myst_parser.mdit_to_docutils.base as myst_base
 import myst_parser.parsers.sphinx_ as myst_sphinx
@@ -194,27 +192,6 @@ def test_sphinx_chinese_split_still_notes_latin_terms_as_a_side_effect() -> None
     words = search.split("LoRA 詞元 adapter")
     assert {"LoRA", "adapter"} <= set(words)
     assert search.latin_terms == {"LoRA", "adapter"}
-
-
-def test_jieba_still_unmarshals_its_cache_from_the_file_object(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """marshal.load(file) reads the file piecemeal: what makes jieba's own cache slow to load."""
-    dictionary = tmp_path / "dict.txt"
-    dictionary.write_text("詞元 10 n\n模型 5 n\n", encoding="utf-8")
-
-    def initialized() -> jieba.Tokenizer:
-        tokenizer = jieba.Tokenizer(str(dictionary))
-        tokenizer.tmp_dir = str(tmp_path)
-        tokenizer.initialize()
-        return tokenizer
-
-    built = initialized()  # writes jieba's cache
-    loads: list[object] = []
-    stock_load = marshal.load
-    monkeypatch.setattr(marshal, "load", lambda file: loads.append(file) or stock_load(file))
-    loaded = initialized()
-    assert len(loads) == 1, "jieba no longer unmarshals from the file object: re-measure zhsearch.PrefixDictionary"
-    assert loaded.FREQ == built.FREQ and loaded.total == 15
-    assert loaded.FREQ["詞"] == 0  # every prefix is an entry: the half-million-entry dict zhsearch keeps compactly
 
 
 def test_myst_still_builds_settings_and_a_parser_per_parse(monkeypatch: pytest.MonkeyPatch) -> None:
