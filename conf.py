@@ -44,8 +44,7 @@ extensions = [
     # the reference pages' and translated builds' fixes, citations resolved without an entry-point
     # scan per citation.  One module per feature; the README's
     # extension table lists them.  llmcalc names in the pages' examples link to their reference
-    # entries through sphinx-codeautolink, which llmglossary.codelinks sets up (it hands
-    # codeautolink a page's code blocks only, not the whole page).
+    # entries through sphinx-codeautolink, which llmglossary.codelinks sets up.
     "llmglossary",
 ]
 

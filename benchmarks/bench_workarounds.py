@@ -43,7 +43,6 @@ KEEP_FACTOR = 2.0
 GATES = {
     "i18nparses": ("llmglossary.i18nparses", "PATCHED_VERSIONS"),
     "mystsettings": ("llmglossary.mystsettings", "PATCHED_VERSIONS"),
-    "codelinks": ("llmglossary.codelinks", "PATCHED_VERSIONS"),
     "bibtexplugins": ("llmglossary.bibtexplugins", "PATCHED_VERSIONS"),
     "zhsearch-split": ("llmglossary.zhsearch.language", "REMEMBERED_SPLIT_VERSIONS"),
 }

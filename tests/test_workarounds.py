@@ -35,7 +35,7 @@ from sphinxcontrib.bibtex.domain import BibtexDomain
 
 import intl_update
 from extension_table import PACKAGE, extension_table
-from llmglossary import bibtexplugins, codelinks, glossarysearch, i18nparses, mystsettings, reference, themestrings
+from llmglossary import bibtexplugins, glossarysearch, i18nparses, mystsettings, reference, themestrings
 from llmglossary.workarounds import REGISTRY, ROWS, TO_FILE, Workaround, markdown_table
 from llmglossary.zhsearch import language, stemmer
 from sphinxbuild import REPO, build, write_tree
@@ -71,7 +71,6 @@ def test_each_modules_version_gate_is_its_registry_row() -> None:
     assert themestrings.REWRITTEN_VERSIONS is REGISTRY["themestrings"].versions
     assert reference.UNTRANSLATED_HELP_VERSIONS is REGISTRY["argparse-help-source"].versions
     assert reference.RST_ONLY_CACHE_VERSIONS is REGISTRY["codeautolink-cache"].versions
-    assert codelinks.PATCHED_VERSIONS is REGISTRY["codelinks"].versions
     assert bibtexplugins.PATCHED_VERSIONS is REGISTRY["bibtexplugins"].versions
     assert stemmer.STEMMER_BUG_VERSIONS is REGISTRY["zhsearch-stemmer"].versions
     assert language.REMEMBERED_SPLIT_VERSIONS is REGISTRY["zhsearch-split"].versions
@@ -252,24 +251,6 @@ def test_sphinx_argparse_still_leaves_help_paragraphs_without_a_source(tmp_path:
     assert len(sources) == 1 and not sources[0]
 
 
-def test_codeautolink_still_parses_the_whole_body(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sphinx_codeautolink.extension.block as block
-
-    parsed: list[str] = []
-    stock_soup = block.BeautifulSoup
-
-    def counting(markup: str, *args: object, **kwargs: object) -> object:
-        parsed.append(markup)
-        return stock_soup(markup, *args, **kwargs)
-
-    monkeypatch.setattr(block, "BeautifulSoup", counting)
-    block_html = '<div class="highlight-python notranslate"><div class="highlight"><pre>x\n</pre></div></div>'
-    body = "<p>" + "prose " * 50 + "</p>\n" + block_html
-    linked = block.link_html("page", body, [], {}, {}, [], disable_link_titles=False)
-    assert parsed == [body], "link_html no longer parses the whole body: drop codelinks"
-    assert linked == body
-
-
 # -- Each workaround does nothing on a release it was not written for.
 
 
@@ -301,32 +282,6 @@ def test_the_locale_patch_is_left_out_on_other_releases(monkeypatch: pytest.Monk
     assert patched_apply is not stock_apply and patched_apply.__wrapped__ is stock_apply  # type: ignore[attr-defined]
     i18nparses.setup(None)  # type: ignore[arg-type]
     assert sphinx_i18n.Locale.apply is patched_apply  # a second build in the process wraps it once
-
-
-class RecordingApp:
-    def __init__(self) -> None:
-        self.extensions: dict[str, object] = {}
-        self.calls: list[tuple[str, object]] = []
-
-    def connect(self, event: str, handler: object, priority: int = 500) -> None:
-        self.calls.append((event, handler))
-
-    def setup_extension(self, name: str) -> None:
-        self.calls.append(("setup_extension", name))
-
-
-def test_the_codeautolink_handlers_are_left_out_on_other_releases(monkeypatch: pytest.MonkeyPatch) -> None:
-    app = RecordingApp()
-    monkeypatch.setattr(codelinks, "version", lambda package: "0.0.0")
-    codelinks.setup(app)  # type: ignore[arg-type]
-    assert app.calls == [("setup_extension", "sphinx_codeautolink")]  # codeautolink as it is
-    app.calls.clear()
-    monkeypatch.setattr(codelinks, "version", lambda package: sorted(codelinks.PATCHED_VERSIONS)[0])
-    codelinks.setup(app)  # type: ignore[arg-type]
-    # Connected right before and right after codeautolink's own handler.
-    assert app.calls == [("html-page-context", codelinks.hand_over_code_blocks),
-                         ("setup_extension", "sphinx_codeautolink"),
-                         ("html-page-context", codelinks.put_back_linked_blocks)]
 
 
 def test_no_module_replaces_a_function_of_codeautolink() -> None:

@@ -146,18 +146,6 @@ ROWS = (
         still_needed="tests/test_reference_cache.py::test_codeautolink_alone_drops_a_myst_pages_examples",
     ),
     Workaround(
-        key="codelinks",
-        module="codelinks.hand_over_code_blocks",
-        package="sphinx-codeautolink",
-        versions=frozenset({"0.20.0"}),
-        expires="0.22.0",
-        what="example links put into the code blocks of each page body without parsing the whole body",
-        upstream=TO_FILE,
-        upstream_patch="upstream/sphinx-codeautolink-parse-blocks-only",
-        gain="English fresh build 11.1 s to 10.1 s CPU; link pass 4.4 s to 3.1 s (medians of 3, 2026-12-01)",
-        still_needed="tests/test_workarounds.py::test_codeautolink_still_parses_the_whole_body",
-    ),
-    Workaround(
         key="zhsearch-stemmer",
         module="zhsearch.stemmer.english_stemmer_code",
         package="sphinx",
