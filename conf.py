@@ -45,8 +45,7 @@ extensions = [
     # the reference pages' and translated builds' fixes, citations resolved without an entry-point
     # scan per citation.  One module per feature; the README's
     # extension table lists them.  llmcalc names in the pages' examples link to their reference
-    # entries through sphinx-codeautolink, which llmglossary.codelinks sets up (it hands
-    # codeautolink a page's code blocks only, not the whole page).
+    # entries through sphinx-codeautolink, which llmglossary.codelinks sets up.
     "llmglossary",
 ]
 
@@ -61,8 +60,6 @@ glossary_terminology = "locales/zh_TW/terminology.tsv"
 # scorer also tries each query word in its American spelling and without "-ing", so "tokenisation"
 # reaches "Tokenization" too).
 glossary_search_aliases = {"Tokenization": "Tokenizer"}
-# The calculators' Jinja templates (widget.html, planner.html).
-calculator_templates = "docs/_templates/calculators"
 # The KV-cache calculator's models: llmcalc presets with full attention (the widget has no
 # sliding window), "reference" first, as the widget starts from it.
 calculator_kv_presets = ["reference", "llama-3-8b", "llama-2-7b", "llama-2-70b", "qwen2.5-0.5b"]

@@ -547,9 +547,9 @@ class PlainSiteWriter:
 
 # The plain twin plus the third-party extensions that make the llmcalc reference and the
 # bibliography, with the project's own settings for them: what the site costs without our
-# extensions.  sphinx-codeautolink runs as the project runs it, with ``codelinks`` (listed
-# before it) handing its link pass each page's code blocks only.  sphinxcontrib-bibtex runs
-# plain, without ``llmglossary.bibtexplugins``: that workaround of its cost is our code.
+# extensions.  sphinx-codeautolink runs as installed, as the project runs it (through
+# ``llmglossary.codelinks``).  sphinxcontrib-bibtex runs plain, without
+# ``llmglossary.bibtexplugins``: that workaround of its cost is our code.
 EQUIPPED_CONF = """\
 \"\"\"The plain twin with the third-party extensions and settings of the reference and the bibliography.\"\"\"
 
@@ -559,8 +559,7 @@ sys.path[:0] = [{root!r}]
 import conf as project_conf  # noqa: E402  (the project's conf.py, for its settings)
 
 project = "Plain baseline with third-party extensions"
-extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "llmglossary.codelinks",
-              "sphinx_codeautolink",
+extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx_codeautolink",
               "sphinxarg.ext", "sphinxcontrib.bibtex"]
 html_theme = "furo"
 globals().update(

@@ -36,7 +36,7 @@ SCHEMES = ("light", "dark")
 # WCAG 2.0 and 2.1, levels A and AA: the success criteria the project promises.
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 PLANNER = "19-will-it-fit.html"
-CALCULATOR_PAGES = {  # page -> the calculator it holds (docs/_templates/calculators/widget.html)
+CALCULATOR_PAGES = {  # page -> the calculator it holds (llmglossary/templates/calculators/widget.html)
     "06-modern-attention-and-moe.html": "kvcache",
     "08-precision-and-quantization.html": "memory",
     "10-pre-training-and-fine-tuning.html": "lora",

@@ -119,7 +119,7 @@ def test_the_equipped_twin_has_the_real_reference_pages_and_the_project_settings
     # the twin runs sphinxcontrib-bibtex without llmglossary.bibtexplugins, our workaround of its cost.
     assert third_party - {"sphinx_codeautolink"} <= set(project_conf["extensions"])
     assert "llmglossary" in project_conf["extensions"]
-    assert set(twin_conf["extensions"]) == {"myst_parser", "llmglossary.codelinks", *third_party}
+    assert set(twin_conf["extensions"]) == {"myst_parser", *third_party}
 
 
 @pytest.mark.site

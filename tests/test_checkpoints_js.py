@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,11 +21,11 @@ from llmcalc.checkpoints import checkpoint_from_hf
 from llmcalc.errors import Refusal
 from llmcalc.planner import parallel_inference_plans
 from llmcalc.weightformats import kept_linear_modules, weight_format_bytes
+from llmglossary.assets import STATIC
 from llmglossary.glossary_html import inline_json
 
 pytestmark = pytest.mark.browser
 
-REPO = Path(__file__).resolve().parent.parent
 
 HELPERS = """
 window.run = ([text, tp]) => {
@@ -52,7 +51,7 @@ window.run = ([text, tp]) => {
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     tables = inline_json("modelconfig-tables", browser_data())
-    scripts = "".join(f'<script src="{(REPO / "docs" / "_static" / name).as_uri()}"></script>'
+    scripts = "".join(f'<script src="{(STATIC / name).as_uri()}"></script>'
                       for name in ("modelconfig.js", "modelcounts.js", "planner.js"))
     setup = f"<script>window.LLMPlanner.useTables({json.dumps(planner_tables())});{HELPERS}</script>"
     html = tmp_path_factory.mktemp("checkpoints") / "checkpoints.html"

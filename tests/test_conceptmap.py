@@ -198,7 +198,10 @@ def test_a_term_kept_in_english_leads_with_its_english(tmp_path: Path) -> None:
         "    Vocabulary\n",
         "    Transformer（以注意力機制為核心的模型架構）\n      A model built on attention.\n\n    Vocabulary\n",
     )
-    result = build(project(tmp_path, basics=basics))
+    folder = project(tmp_path, basics=basics)
+    with (folder / "conf.py").open("a", encoding="utf-8") as conf:
+        conf.write(f"glossary_terminology = {str(REPO / 'locales' / 'zh_TW' / 'terminology.tsv')!r}\n")
+    result = build(folder)
     assert result.warnings == ""
     labels = {href: label for href, _title, label in nodes_of(svg_of(result.html("map")))}
     assert labels[TOKEN] == "詞元 Token"

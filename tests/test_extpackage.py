@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import ast
+import os
+import shutil
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 from types import SimpleNamespace
@@ -47,9 +51,9 @@ def test_the_package_sets_up_every_extension_module(tmp_path: Path) -> None:
     for name, extension in ours.items():
         assert extension.parallel_read_safe and extension.parallel_write_safe, name
         assert extension.version != "unknown version", name
-    # The features the package lists, and the two they share (the store and the terminology table).
+    # The features the package lists, and what they share: the store, the terminology table, the package's files.
     assert {f"llmglossary.{name}" for name in llmglossary.FEATURES} | {
-        "llmglossary", "llmglossary.glossary", "llmglossary.terminology"
+        "llmglossary", "llmglossary.glossary", "llmglossary.terminology", "llmglossary.assets"
     } == modules_with_setup()
 
 
@@ -106,7 +110,75 @@ def test_conf_sets_the_calculators_to_what_the_site_had() -> None:
     assert tuple(conf["calculator_kv_presets"]) == DEFAULT_KV_PRESETS
     assert tuple(conf["calculator_memory_dtypes"]) == DEFAULT_MEMORY_DTYPES
     assert tuple(conf["calculator_kv_dtypes"]) == DEFAULT_KV_DTYPES
-    assert (REPO / conf["glossary_terminology"]).is_file() and (REPO / conf["calculator_templates"]).is_dir()
+    assert (REPO / conf["glossary_terminology"]).is_file()  # the project's content, set by the project
+    assert "calculator_templates" not in conf  # the package's own templates
+
+
+DEMO_PAGES = {
+    "conf.py": 'extensions = ["llmglossary"]\n',
+    "index.rst": """\
+        Demo
+        ====
+
+        .. toctree::
+
+           second
+
+        .. glossary::
+
+           Token
+              A piece of text a model reads.
+
+           Context length
+              How many :term:`tokens <token>` a model reads at once.
+        """,
+    "second.rst": """\
+        Second
+        ======
+
+        .. glossary::
+
+           KV cache
+              The keys and values kept for each :term:`token` of the :term:`context length`.
+
+        .. kvcache-calculator::
+
+           How many bytes the cache takes.
+
+           {labels}
+        """,
+}
+
+
+def test_a_project_outside_the_repository_builds_with_the_package_alone(tmp_path: Path) -> None:
+    from test_calculators import KEYS, LABELS
+
+    # The package copied out of the checkout, as a wheel would install it: a path from the
+    # package into the repository (its templates, its scripts) finds nothing there.
+    package = tmp_path / "site-packages"
+    shutil.copytree(PACKAGE, package / "llmglossary", ignore=shutil.ignore_patterns("__pycache__"))
+    keyed = zip(KEYS["kvcache"], LABELS["en"]["kvcache"], strict=True)
+    labels = "\n".join(f"           - {key}: {label}" for key, label in keyed)
+    pages = {**DEMO_PAGES, "second.rst": DEMO_PAGES["second.rst"].replace("{labels}", labels.strip())}
+    demo = tmp_path / "demo"
+    write_tree(demo, pages)
+    environment = {**os.environ, "PYTHONPATH": str(package)}
+    where = subprocess.run([sys.executable, "-c", "import llmglossary; print(llmglossary.__file__)"],
+                           env=environment, capture_output=True, text=True, check=True)
+    assert Path(where.stdout.strip()) == package / "llmglossary" / "__init__.py"
+    built = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-q", "-b", "html",
+                            str(demo), str(demo / "_build")], env=environment, capture_output=True, text=True)
+    assert (built.returncode, built.stderr) == (0, "")
+    second = (demo / "_build" / "second.html").read_text(encoding="utf-8")
+    # The widget, from the package's template, with its scripts and stylesheet copied from the package.
+    assert 'data-calculator="kvcache"' in second
+    for name in ("modelcounts.js", "calculators.js", "calculators.css", "termpreviews.js"):
+        assert f"_static/{name}" in second, name
+        copied = (demo / "_build" / "_static" / name).read_bytes()
+        assert copied == (package / "llmglossary" / "static" / name).read_bytes(), name
+    assert 'href="index.html#term-Token"' in second
+    # Nothing of the package walks up out of it to find a file of this repository.
+    assert [path for path in PACKAGE.rglob("*.py") if "parents[" in path.read_text(encoding="utf-8")] == []
 
 
 def test_the_readme_names_every_setting_of_ours(tmp_path: Path) -> None:

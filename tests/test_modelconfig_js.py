@@ -1,4 +1,4 @@
-"""docs/_static/modelconfig.js against llmcalc, in headless Chromium: the same configs, counts and refusals.
+"""llmglossary's static/modelconfig.js against llmcalc, in headless Chromium: the same configs, counts and refusals.
 
 The page is a tiny local file holding the script and ``llmcalc.browser.browser_data()``; no Sphinx build.
 Python is the oracle: for every committed ``config.json``, every preset, every refusal path and a few thousand
@@ -25,6 +25,7 @@ from llmcalc.browser import browser_data
 from llmcalc.config import Derived
 from llmcalc.errors import Refusal
 from llmcalc.params import linear_modules
+from llmglossary.assets import STATIC
 from llmglossary.glossary_html import inline_json
 
 pytestmark = pytest.mark.browser
@@ -77,7 +78,7 @@ def page_html(tmp_path: Path) -> Path:
     The counts are modelcounts.js's, bound to modelconfig.js's tables: loaded after it, as a page may.
     """
     tables = inline_json("modelconfig-tables", browser_data())
-    scripts = "".join(f'<script src="{(REPO / "docs" / "_static" / name).as_uri()}"></script>'
+    scripts = "".join(f'<script src="{(STATIC / name).as_uri()}"></script>'
                       for name in ("modelconfig.js", "modelcounts.js"))
     html = tmp_path / "modelconfig.html"
     html.write_text(f'<!doctype html><meta charset="utf-8">{scripts}{tables}'

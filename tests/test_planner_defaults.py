@@ -30,6 +30,8 @@ from llmcalc.trainers import DEFAULT_SETUP, setup_settings
 
 HUB = Path(__file__).parent / "data" / "hub_configs"
 __all__ = ["planners"]  # the fixture, imported to be used here
+# The built page in Chromium, as in test_planner: the site tier (make check runs without a build).
+pytestmark = [pytest.mark.site, pytest.mark.browser]
 
 # File, task: what the CLI plans with its defaults (or refuses, where peft has no default targets).
 CASES = [("gpt2.json", "lora"), ("falcon-7b.json", "qlora"), ("phi-2.json", "lora"), ("llama-3.2-3b.json", "qlora"),

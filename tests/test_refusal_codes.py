@@ -7,17 +7,15 @@ rule's code, ``refuseUnless(key, test, "code")``); the planner words each from i
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from llmcalc import errors
 from llmcalc.browser import browser_data
+from llmglossary.assets import STATIC
 from llmglossary.calculators.labels import LABELS, REFUSAL_LABELS
 
-REPO = Path(__file__).resolve().parent.parent
-
-SCRIPTS = [REPO / "docs" / "_static" / name for name in ("modelconfig.js", "modelcounts.js", "planner.js")]
+SCRIPTS = [STATIC / name for name in ("modelconfig.js", "modelcounts.js", "planner.js")]
 CODE = re.compile(r'"([a-z][a-z0-9_]+)"')
 
 

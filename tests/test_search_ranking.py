@@ -359,7 +359,7 @@ def segmenters() -> tuple[Any, Any]:
     from llmglossary.zhsearch import terminology_words
 
     own, site = jieba.Tokenizer(), jieba.Tokenizer()
-    for word in terminology_words():
+    for word in terminology_words(REPO / "locales" / "zh_TW" / "terminology.tsv"):
         site.add_word(word)
     return own, site
 

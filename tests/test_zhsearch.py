@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import marshal
 import re
 from pathlib import Path
-from typing import NoReturn
 
-import jieba
 import pytest
 from sphinx.search.zh import SearchChinese
 
 from llmglossary.zhsearch import (
-    PrefixDictionary,
     Segmentations,
     terminology_words,
     traditional_chinese_search,
@@ -80,60 +76,6 @@ def test_a_fresh_build_keeps_only_its_own_texts(tmp_path: Path) -> None:
     assert Segmentations(store, "key").earlier == {"留下": ["留下"]}
 
 
-@pytest.mark.heavy
-def test_the_kept_prefix_dictionary_is_jiebas_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    kept = PrefixDictionary(tmp_path / "prefix.marshal")
-    first = jieba.Tokenizer()
-    kept.load_into(first)  # none kept yet: jieba's own, then kept
-    assert first.initialized and kept.path.exists()
-
-    def not_again() -> NoReturn:
-        raise AssertionError("jieba's own dictionary loaded although one was kept")
-
-    from_kept = jieba.Tokenizer()
-    monkeypatch.setattr(from_kept, "initialize", not_again)
-    kept.load_into(from_kept)
-    jiebas = jieba.Tokenizer()
-    jiebas.initialize()
-    assert from_kept.initialized
-    assert from_kept.total == jiebas.total
-    assert from_kept.FREQ == jiebas.FREQ
-    for tokenizer in (from_kept, jiebas):
-        tokenizer.add_word("低秩適應")
-    texts = [*TEXTS, "以參考模型為例，範例算出處理單一詞元的前向傳遞成本", "C++ 與 AT&T 的 GPU kernel"]
-    assert [list(from_kept.cut_for_search(text)) for text in texts] == [
-        list(jiebas.cut_for_search(text)) for text in texts
-    ]
-
-
-@pytest.mark.heavy
-def test_a_prefix_dictionary_kept_for_another_jieba_is_replaced(tmp_path: Path) -> None:
-    path = tmp_path / "prefix.marshal"
-    path.write_bytes(marshal.dumps(("another jieba", 3, "詞\n詞元", b"")))
-    tokenizer = jieba.Tokenizer()
-    PrefixDictionary(path).load_into(tokenizer)
-    assert len(tokenizer.FREQ) > 300_000  # jieba's own, not the two words kept
-    assert marshal.loads(path.read_bytes())[0] != "another jieba"
-    path.write_bytes(b"not marshalled")
-    tokenizer = jieba.Tokenizer()
-    PrefixDictionary(path).load_into(tokenizer)
-    assert len(tokenizer.FREQ) > 300_000
-    assert marshal.loads(path.read_bytes())[1] == tokenizer.total  # replaced by jieba's own
-    assert list(path.parent.iterdir()) == [path]  # no partial copy left behind
-
-
-@pytest.mark.heavy
-def test_a_prefix_dictionary_that_cannot_be_kept_does_not_stop_the_build(tmp_path: Path) -> None:
-    """Where the copy cannot be written (here a folder stands in its place; in a shared /tmp,
-    another user's file): jieba's own dictionary, nothing kept, nothing left behind."""
-    path = tmp_path / "prefix.marshal"
-    (path / "in the way").mkdir(parents=True)
-    tokenizer = jieba.Tokenizer()
-    PrefixDictionary(path).load_into(tokenizer)
-    assert tokenizer.initialized and len(tokenizer.FREQ) > 300_000
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["prefix.marshal"]
-
-
 # The characters jieba joins into one word (jieba's re_han_default): a name with a space
 # or punctuation (大 O 符號, 查詢、鍵、值投影) is always cut, and is found through the
 # search index's glossary objects instead (glossarysearch.py, test_search_ranking.py).
@@ -141,7 +83,7 @@ JIEBA_WORD = re.compile(r"[\u4E00-\u9FD5a-zA-Z0-9+#&._%\-]+")
 
 
 def test_every_glossary_name_jieba_can_keep_whole_is_indexed_whole(tmp_path: Path) -> None:
-    words = terminology_words()
+    words = terminology_words(Path(__file__).resolve().parent.parent / "locales" / "zh_TW" / "terminology.tsv")
     dictionary = tmp_path / "terms.txt"
     write_user_dictionary(dictionary, words)
     segmentations = Segmentations(tmp_path / "segmentations.pickle", "key")

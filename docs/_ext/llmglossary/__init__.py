@@ -6,8 +6,8 @@ sites load them.  The package is installed in development mode from
 ``docs/_ext/pyproject.toml`` (``make install``), so no ``sys.path`` entry is needed.
 
 :func:`setup` sets up every feature in :data:`FEATURES`, in that order: the order in
-which their event handlers are connected, which some rely on (``codelinks`` must set up
-sphinx-codeautolink between its own two handlers).  Every module's docstring says why it
+which their event handlers are connected, which some rely on (``reference``'s cache fix
+runs after sphinx-codeautolink, which ``codelinks`` sets up).  Every module's docstring says why it
 exists; the README's extension table is made from those docstrings
 (``tools/extension_table.py``, checked by ``tests/test_workarounds.py``).
 """
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __version__ = "1.0"
 
 FEATURES = (
-    "codelinks",  # first: it sets sphinx-codeautolink up between its two handlers
+    "codelinks",  # sphinx-codeautolink, which reference.py's handlers work with
     "reference",
     "bibtexplugins",
     "citationlabels",

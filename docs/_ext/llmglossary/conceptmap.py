@@ -286,7 +286,7 @@ def render_svg(app: Sphinx, fromdocname: str, graph: GlossaryGraph, label: str, 
     """The map as an ``<svg>`` element, links relative to ``fromdocname``."""
     titles = {docname: title.astext() for docname, title in app.env.titles.items()}
     table = terminology_path(app.config)
-    english = kept_in_english(table) if table.exists() else frozenset()
+    english = kept_in_english(table) if table is not None and table.exists() else frozenset()
     columns, placed, width, height = layout(titles, graph, english)
     by_key = {node.entry.key: node for node in placed}
     pairs = [(by_key[used.key], by_key[user.key]) for used, user in edges(graph)]
@@ -414,6 +414,7 @@ def visit_concept_map(self: HTML5Translator, node: concept_map) -> None:
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
+    app.setup_extension("llmglossary.assets")  # its scripts, stylesheets and templates
     app.setup_extension("llmglossary.glossary")
     app.setup_extension("llmglossary.terminology")
     add_page_view(app, map_shown)

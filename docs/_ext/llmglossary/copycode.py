@@ -38,5 +38,6 @@ def add_copy_buttons(
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
+    app.setup_extension("llmglossary.assets")  # its scripts, stylesheets and templates
     app.connect("html-page-context", add_copy_buttons)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -2,7 +2,7 @@
 
 The directive ``gguf-planner`` holds MyST content, translated through the page's ``.po`` like
 everything else: explanation paragraphs, then one bullet list of ``key: label`` items (the keys
-are :data:`LABELS`).  In HTML the list becomes the widget (``docs/_static/gguf.js`` gives it its
+are :data:`LABELS`).  In HTML the list becomes the widget (``static/gguf.js`` gives it its
 behaviour); other builders keep the explanation only, and the message catalog builder the list
 too, so it is extracted for translation.  Everything the script knows of ggml's types and the
 plan's constants is read from :mod:`llmcalc.gguf` at build time into ``data-*`` attributes.
@@ -228,6 +228,7 @@ def add_script(app: Sphinx, pagename: str, templatename: str, context: dict[str,
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
+    app.setup_extension("llmglossary.assets")  # its scripts, stylesheets and templates
     app.add_directive("gguf-planner", GgufPlannerDirective)
     app.connect("doctree-resolved", resolve)
     app.connect("html-page-context", add_script)

@@ -18,7 +18,7 @@ its summaries with ``fetch()``, which browsers refuse for ``file://`` pages, so
   a mainland or colloquial word such as 顯存 for VRAM).
   Every object points at its entry's anchor.
 * The ranking is the search page's scorer (``html_search_scorer``,
-  ``docs/_templates/glossarysearch-scorer.js``), which Sphinx puts in
+  the package's ``templates/glossarysearch-scorer.js``), which Sphinx puts in
   ``language_data.js``.  It extends ``searchtools.js``'s ``Search._performSearch``
   (not documented API: checked per Sphinx release, :data:`SEARCHTOOLS_VERSIONS`),
   keeps Sphinx's results and adds the glossary's, one hit per entry: a query
@@ -54,6 +54,7 @@ from sphinx.domains import Domain, ObjType
 from sphinx.locale import _
 from sphinx.util import docname_join, logging
 
+from .assets import TEMPLATES
 from .glossary import Entry, GlossaryGraph, glossary
 from .readertext import plain_text, skipped_in_search
 from .terminology import search_aliases, terminology, terminology_path
@@ -68,7 +69,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "_templates"  # docs/_templates
 SCORER = TEMPLATES / "glossarysearch-scorer.js"
 STYLESHEET_SOURCE = TEMPLATES / "glossarysearch.css"
 DATA_FILE = "glossarysearch-data.js"
@@ -374,14 +374,14 @@ class GlossarySearchDomain(Domain):
     def objects(self) -> list[GlossaryObject]:
         config = self.env.config
         table = terminology_path(config)
-        translated = config.language.startswith("zh") and table.exists()
-        translations = terminology(table) if translated else {}
+        translated = config.language.startswith("zh") and table is not None and table.exists()
+        translations = terminology(table) if table is not None and translated else {}
         # The table serves the whole site: a row for a term this build does not define is not an error
         # here (tests/test_translations.py checks every row's term against the site's terms).
         graph = glossary(self.env).graph()
         table_aliases = {
             alias: graph.resolve(term.lower())
-            for alias, term in (search_aliases(table) if translated else {}).items()
+            for alias, term in (search_aliases(table) if table is not None and translated else {}).items()
             if graph.resolve(term.lower()) is not None
         }
         aliases = {**table_aliases, **resolved_aliases(self.env, config.glossary_search_aliases)}
@@ -574,6 +574,7 @@ def check_snippet_length(app: Sphinx, config: Any) -> None:
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
+    app.setup_extension("llmglossary.assets")  # its scripts, stylesheets and templates
     app.setup_extension("llmglossary.glossary")
     app.setup_extension("llmglossary.terminology")
     app.add_config_value(

@@ -4,8 +4,9 @@ Exists because two features read the same table, the one place the zh_TW renderi
 every term is decided: Chinese search indexes each rendering as one jieba word
 (:mod:`.zhsearch`), and the search page finds an entry by its Chinese name
 (:mod:`.glossarysearch`).  Both load this extension for the setting
-``glossary_terminology``, the table's path (relative to the folder of ``conf.py``), and
-read the table through :func:`terminology`.
+``glossary_terminology``, the table's path (relative to the folder of ``conf.py``; no
+table by default: the table is a project's content, not the package's), and read the
+table through :func:`terminology`.
 """
 
 from __future__ import annotations
@@ -19,18 +20,27 @@ if TYPE_CHECKING:
     from sphinx.config import Config
     from sphinx.util.typing import ExtensionMetadata
 
-DEFAULT_TERMINOLOGY = Path(__file__).resolve().parents[3] / "locales" / "zh_TW" / "terminology.tsv"
-"""The repository's table, the default of ``glossary_terminology``."""
-
 
 def resolve_terminology_path(app: Sphinx, config: Config) -> None:
     """Make a relative ``glossary_terminology`` absolute, from the folder of ``conf.py``, once at start-up."""
-    config.glossary_terminology = str(Path(app.confdir, config.glossary_terminology))
+    if config.glossary_terminology:
+        config.glossary_terminology = str(Path(app.confdir, config.glossary_terminology))
 
 
-def terminology_path(config: Config) -> Path:
-    """The configured table (absolute once the configuration is read)."""
-    return Path(config.glossary_terminology)
+def terminology_path(config: Config) -> Path | None:
+    """The configured table (absolute once the configuration is read), or None when the project has none."""
+    return Path(config.glossary_terminology) if config.glossary_terminology else None
+
+
+def _example_table() -> Path:
+    """A two-row table in a temporary folder, for the examples below."""
+    import tempfile
+
+    table = Path(tempfile.mkdtemp()) / "terminology.tsv"
+    rows = ["english\tzh_TW\tlink_text\tnote", "Token\t詞元\tchinese\t", "VRAM\t顯存\tsearch\t",
+            "LoRA\t低秩適應\tenglish\t"]  # fmt: skip
+    table.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return table
 
 
 SEARCH_ALIAS = "search"
@@ -48,32 +58,32 @@ def _rows(path: Path) -> list[dict[str, str]]:
         ]
 
 
-def terminology(path: Path = DEFAULT_TERMINOLOGY) -> dict[str, str]:
+def terminology(path: Path) -> dict[str, str]:
     """English term (lower-cased) -> its zh_TW rendering, from the terminology table.
 
-    >>> terminology()["token"]
-    '詞元'
+    >>> terminology(_example_table())
+    {'token': '詞元', 'lora': '低秩適應'}
     """
     return {row["english"].lower(): row["zh_TW"] for row in _rows(path) if row["link_text"] != SEARCH_ALIAS}
 
 
-def search_aliases(path: Path = DEFAULT_TERMINOLOGY) -> dict[str, str]:
+def search_aliases(path: Path) -> dict[str, str]:
     """Search alias -> the English term whose entry it finds: the table's :data:`SEARCH_ALIAS` rows.
 
-    >>> search_aliases()["顯存"]
-    'VRAM'
+    >>> search_aliases(_example_table())
+    {'顯存': 'VRAM'}
     """
     return {row["zh_TW"]: row["english"] for row in _rows(path) if row["link_text"] == SEARCH_ALIAS}
 
 
-def kept_in_english(path: Path = DEFAULT_TERMINOLOGY) -> frozenset[str]:
+def kept_in_english(path: Path) -> frozenset[str]:
     """English terms (lower-cased) that running text writes in English, their Chinese only a gloss.
 
     These are the rows whose ``link_text`` is ``english`` (an acronym or term of art) or
     ``name`` (a proper name, identifier or unit), as ``locales/zh_TW/POLICY.md`` defines them.
 
-    >>> sorted({"transformer", "lora", "token"} & kept_in_english())
-    ['lora', 'transformer']
+    >>> sorted(kept_in_english(_example_table()))
+    ['lora']
     """
     with path.open(encoding="utf-8", newline="") as handle:
         return frozenset(
@@ -86,10 +96,10 @@ def kept_in_english(path: Path = DEFAULT_TERMINOLOGY) -> frozenset[str]:
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_config_value(
         "glossary_terminology",
-        str(DEFAULT_TERMINOLOGY),
+        "",
         "env",
         types=(str,),
-        description="The terminology table (English -> zh_TW), relative to the folder of conf.py.",
+        description="The terminology table (English -> zh_TW), relative to the folder of conf.py; none by default.",
     )
     app.connect("config-inited", resolve_terminology_path, priority=100)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -63,6 +63,7 @@ def previews_shown(app: Sphinx, env: BuildEnvironment, graph: GlossaryGraph) -> 
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
+    app.setup_extension("llmglossary.assets")  # its scripts, stylesheets and templates
     app.setup_extension("llmglossary.glossary")
     app.connect("html-page-context", add_previews)
     add_page_view(app, previews_shown)

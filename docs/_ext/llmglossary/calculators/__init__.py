@@ -40,6 +40,7 @@ def resolve_templates(app: Sphinx, config: Config) -> None:
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
+    app.setup_extension("llmglossary.assets")  # its scripts, stylesheets and templates
     app.connect("config-inited", resolve_templates)
     app.add_config_value("calculator_templates", str(DEFAULT_TEMPLATES), "html", types=(str,))
     app.add_config_value("calculator_kv_presets", DEFAULT_KV_PRESETS, "html", types=(tuple, list))

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jinja2
 
+from ..assets import TEMPLATES
 from ..glossary_html import inline_json
 from .browserdata import check_names, compact_json, dtype_bits, model_data, peak_flops, planner_data
 from .labels import PLANNER_MESSAGES, RANK_LABELS, REFUSAL_LABELS
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 
     from .directives import calculator
 
-DEFAULT_TEMPLATES = Path(__file__).resolve().parents[3] / "_templates" / "calculators"
-"""``docs/_templates/calculators``, the default of ``calculator_templates``."""
+DEFAULT_TEMPLATES = TEMPLATES / "calculators"
+"""The package's own templates, the default of ``calculator_templates``."""
 
 
 @functools.cache

@@ -189,6 +189,7 @@ def skip(self: object, node: nodes.Node) -> None:
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
+    app.setup_extension("llmglossary.assets")  # its scripts, stylesheets and templates
     app.add_directive("drawn-figure", DrawnFigureDirective)
     app.add_node(drawn_figure)
     app.add_node(drawn_svg, html=(visit_drawn_svg, None), latex=(skip, None), text=(skip, None),

@@ -8,7 +8,6 @@ One module per concern:
 * :mod:`.userdictionary`: the glossary's zh_TW terms as jieba words;
 * :mod:`.stemmer`: the English stemmer under the name the search page calls (version-gated);
 * :mod:`.segmentations`: segmentations and stems remembered instead of redone;
-* :mod:`.prefixdictionary`: jieba's dictionary in a form that loads quickly;
 * :mod:`.language`: the search language that puts them together (its ``split``
   override version-gated), registered for Chinese builds.
 
@@ -20,7 +19,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .language import configure_chinese_search, traditional_chinese_search
-from .prefixdictionary import PrefixDictionary
 from .segmentations import RememberedStems, Segmentations
 from .userdictionary import terminology_words, write_user_dictionary
 
@@ -29,7 +27,6 @@ if TYPE_CHECKING:
     from sphinx.util.typing import ExtensionMetadata
 
 __all__ = [
-    "PrefixDictionary",
     "RememberedStems",
     "Segmentations",
     "configure_chinese_search",

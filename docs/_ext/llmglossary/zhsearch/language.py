@@ -3,7 +3,7 @@
 Exists to put the other modules of :mod:`.` together where Sphinx looks for a search
 language: :func:`traditional_chinese_search` subclasses Sphinx's ``SearchChinese`` with
 the stemmer fix (:mod:`.stemmer`), remembered stems and segmentations
-(:mod:`.segmentations`) and a lazily loaded dictionary (:mod:`.prefixdictionary`), and
+(:mod:`.segmentations`) and a lazily loaded dictionary, and
 :func:`configure_chinese_search` registers it, with the glossary's terms as jieba's user
 dictionary (:mod:`.userdictionary`), for a build whose language is Chinese.
 
@@ -17,7 +17,6 @@ side effect gets Sphinx's own ``split`` until the override is checked against it
 from __future__ import annotations
 
 import logging
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +24,6 @@ import sphinx
 
 from ..terminology import terminology_path
 from ..workarounds import REGISTRY
-from .prefixdictionary import PrefixDictionary
 from .segmentations import RememberedStems, Segmentations, segmentations_key
 from .stemmer import english_stemmer_code, needs_english_stemmer
 from .userdictionary import terminology_words, write_user_dictionary
@@ -43,15 +41,14 @@ def remembers_segmentations() -> bool:
     return sphinx.__version__ in REMEMBERED_SPLIT_VERSIONS
 
 
-def traditional_chinese_search(segmentations: Segmentations, prefix_dictionary: PrefixDictionary | None = None) -> type:
+def traditional_chinese_search(segmentations: Segmentations) -> type:
     """Sphinx's Chinese search with a lazy dictionary, and a JavaScript stemmer that exists.
 
     Built on demand: importing Sphinx's Chinese search imports jieba, which an English
     build does not need.  The dictionary is loaded at the first text that was not
     segmented before (:class:`Segmentations`), not when the index is created: loading
     jieba's dictionaries takes about 1 s, which a build with nothing new to segment
-    would otherwise spend for nothing.  With a ``prefix_dictionary``, jieba's own is
-    loaded from it (:class:`PrefixDictionary`).  On a Sphinx release the ``split``
+    would otherwise spend for nothing.  On a Sphinx release the ``split``
     override was not checked against, segmentations are not remembered: Sphinx's own
     ``split`` runs, and the dictionary loads when the index is created.
     """
@@ -78,8 +75,6 @@ def traditional_chinese_search(segmentations: Segmentations, prefix_dictionary: 
                     self.latin_terms.update(term.strip() for term in self.latin1_letters.findall(input))
                 else:
                     if self.pending_dictionary:
-                        if prefix_dictionary is not None:
-                            prefix_dictionary.load_into(jieba.dt)
                         jieba.load_userdict(self.pending_dictionary)
                         self.pending_dictionary = ""
                     words = super().split(input)
@@ -88,8 +83,6 @@ def traditional_chinese_search(segmentations: Segmentations, prefix_dictionary: 
 
     class SearchTraditionalChineseUnremembered(SearchChineseWithStemmer):
         def __init__(self, options: dict[str, str]) -> None:
-            if prefix_dictionary is not None and options.get("dict"):
-                prefix_dictionary.load_into(jieba.dt)
             super().__init__(options)
             self.stemmer = RememberedStems(self.stemmer)
 
@@ -108,10 +101,7 @@ def configure_chinese_search(app: Sphinx, config: Config) -> None:
     write_user_dictionary(user_dictionary, terminology_words(terminology_path(config)))
     key = segmentations_key(user_dictionary.read_text(encoding="utf-8"))
     segmentations = Segmentations(Path(app.doctreedir) / "jieba-segmentations.pickle", key)
-    # Beside jieba's own cache (jieba.cache), in the folder jieba itself uses.
-    cache_folder = Path(jieba.dt.tmp_dir or tempfile.gettempdir())
-    prefix_dictionary = PrefixDictionary(cache_folder / "jieba.prefix-dictionary.marshal")
-    app.add_search_language(traditional_chinese_search(segmentations, prefix_dictionary))
+    app.add_search_language(traditional_chinese_search(segmentations))
     config.html_search_options = {**config.html_search_options, "dict": str(user_dictionary)}
 
     def save_segmentations(app: Sphinx, exception: Exception | None) -> None:

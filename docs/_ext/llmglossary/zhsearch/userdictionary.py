@@ -12,14 +12,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..terminology import DEFAULT_TERMINOLOGY, search_aliases, terminology
+from ..terminology import search_aliases, terminology
 
 
-def terminology_words(path: Path = DEFAULT_TERMINOLOGY) -> list[str]:
+def terminology_words(path: Path | None) -> list[str]:
     """The zh_TW renderings of the glossary's terms and their search aliases, one word each.
 
     An alias is a word too: 斷詞 in running text is then indexed whole, not as 做斷 + 詞.
+    A project without a table (``path`` None) has none.
     """
+    if path is None:
+        return []
     # jieba's user dictionary is one word per line: a rendering with a space in it
     # ("KV 快取") is indexed as its parts anyway.
     words = [*terminology(path).values(), *search_aliases(path)]

@@ -1,6 +1,6 @@
 /* Interactive calculators (LoRA rank, model memory, KV cache), offline, no framework.
  *
- * The markup comes from docs/_templates/calculators/widget.html, rendered by
+ * The markup comes from llmglossary/templates/calculators/widget.html, rendered by
  * docs/_ext/llmglossary/calculators/.  The formulas are modelcounts.js's (loaded first), shared with the planner,
  * but for the LoRA share and the GQA ratio, which only these widgets use;
  * the browser tests run hundreds of llmcalc-generated vectors through window.LLMCalc

@@ -1,6 +1,6 @@
 /* "Will it fit?": the GPU memory planner, offline, no framework.
  *
- * The markup comes from docs/_templates/calculators/planner.html, rendered by
+ * The markup comes from llmglossary/templates/calculators/planner.html, rendered by
  * docs/_ext/llmglossary/calculators/; model configs are read by modelconfig.js
  * (window.LLMModelConfig, the browser's copy of llmcalc's config.json reader) and counted by modelcounts.js,
  * which also holds the KV-cache formula the calculators share.
