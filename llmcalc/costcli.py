@@ -3,7 +3,7 @@
 The run is :func:`llmcalc.runcost.training_run` on the plan's model, task, sequence length, LoRA settings and
 data-parallel GPUs (``--gpus``); the peak is the ``--gpu`` card's dense FP16/BF16 datasheet figure
 (``llmcalc.datasheets.tensor_flops``) unless ``--peak-tflops`` gives one.  The planner's widget
-(``docs/_static/plannercost.js``) prints the same figures.
+(``docs/_ext/llmglossary/static/plannercost.js``) prints the same figures.
 """
 
 from __future__ import annotations

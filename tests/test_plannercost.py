@@ -1,4 +1,4 @@
-"""The planner's training-run estimate (docs/_static/plannercost.js) in headless Chromium, both languages.
+"""The planner's training-run estimate (llmglossary/static/plannercost.js) in headless Chromium, both languages.
 
 The oracle is the CLI, ``llmcalc plan --train-tokens`` (llmcalc.runcost, checked against published runs in
 tests/test_runcost.py): the same plan in the widget shows the same FLOPs per token, GPU-hours, wall time and price,

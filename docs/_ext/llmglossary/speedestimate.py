@@ -2,8 +2,8 @@
 
 The directive ``speed-estimate`` holds MyST content, translated through the page's ``.po`` like
 everything else: explanation paragraphs, then one bullet list of ``key: label`` items (the keys are
-:data:`LABELS`).  In HTML the list becomes the widget (``docs/_static/plannerspeed.js`` gives it its
-behaviour); other builders keep the explanation only, and the message catalog builder the list too,
+:data:`LABELS`).  In HTML the list becomes the widget (``static/plannerspeed.js`` gives it its behaviour);
+other builders keep the explanation only, and the message catalog builder the list too,
 so it is extracted for translation.  Every number the script needs (each preset's bytes and FLOPs
 per format, each card's datasheet figures, the fitted constants and the held-out errors) is
 computed by :mod:`llmcalc.speed` at build time into ``data-*`` attributes; the script does only the
