@@ -82,7 +82,7 @@ def test_the_references_page_labels_by_author_and_year_in_the_pages_language(lan
         matched += 1
         entry = bibliography().entries[key]
         surname = " ".join(name.render_as("text") for name in entry.persons["author"][0].rich_last_names)
-        year = entry.fields.get("year", "n.d.")
+        year = entry.fields.get("year", {"en": "n.d.", "zh_TW": "無日期"}[language])
         other = next(words for lang, words in MORE_AUTHORS.items() if lang != language)
         if not label.startswith(surname) or other in label or not re.search(
             rf"{re.escape(BEFORE_YEAR[language])}{re.escape(year)}[a-z]?$", label

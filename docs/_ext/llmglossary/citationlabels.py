@@ -43,12 +43,15 @@ class LabelWords:
     more_authors: str
     """After the first surname when there are three or more authors."""
     before_year: str
+    """Between the names and the year."""
+    no_year: str
+    """In place of the year of a source that has none (a web page, a repository)."""
 
 
 WORDS = {
-    "en": LabelWords(two_authors=" and ", more_authors=" et al.", before_year=", "),
+    "en": LabelWords(two_authors=" and ", more_authors=" et al.", before_year=", ", no_year="n.d."),
     # As the zh_TW prose cites: Dettmers 等人，2023; Banerjee 與 Lavie，2005.
-    "zh_TW": LabelWords(two_authors=" 與 ", more_authors=" 等人", before_year="，"),
+    "zh_TW": LabelWords(two_authors=" 與 ", more_authors=" 等人", before_year="，", no_year="無日期"),
 }
 
 
@@ -89,7 +92,7 @@ class AuthorYearLabels(BaseLabelStyle):  # type: ignore[misc]
         template = author_or_editor_or_title(sep=person.sep, sep2=person.sep2, last_sep=person.last_sep,
                                              other=person.other)
         names = template.format_data({"entry": entry, "style": _NameStyle(person)}).render_as("text")
-        return f"{names}{self.words.before_year}{entry.fields.get('year', 'n.d.')}"
+        return f"{names}{self.words.before_year}{entry.fields.get('year', self.words.no_year)}"
 
     def format_labels(self, sorted_entries: list[Entry]) -> Iterator[str]:
         labels = [self.format_label(entry) for entry in sorted_entries]
