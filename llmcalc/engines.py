@@ -493,7 +493,7 @@ def _weights_per_gpu(cfg: ModelConfig, weight_format: WeightFormat, kv_format: s
                                            tensor_parallel=tp)
         return shard.weights
     wide = replace(cfg, n_experts=1, experts_per_token=1, d_ff=cfg.n_experts * cfg.routed_expert_d_ff,
-                   model_type="")
+                   expert_d_ff=0, model_type="")
     [shard] = parallel_inference_plans(wide, context=1, weight_format=weight_format, kv_format=kv_format,
                                        tensor_parallel=tp)
     return shard.weights + cfg.moe_layers * cfg.d_model * cfg.n_experts * ACTIVATION_BYTES

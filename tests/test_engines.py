@@ -332,6 +332,18 @@ def test_tensor_parallel_splits_every_expert_and_keeps_the_router_whole() -> Non
     assert peak == 8192 * (2 * 2 * (14336 + 7168) + 2 * 8 + 3 * 4 * 2) + 8192 * 2 * 3 * 4096
 
 
+def test_tensor_parallel_splits_experts_whose_width_is_their_own_field() -> None:
+    """Qwen3-30B-A3B's experts are 768 wide (moe_intermediate_size) beside an unused d_ff of 6,144."""
+    from llmcalc import param_count
+
+    cfg = get_preset("qwen3-30b-a3b")
+    plan = plan_vllm(cfg, 80 * GiB, max_model_len=32768, tensor_parallel=2)
+    # Replicated: 48 routers of 2,048 x 128; two norms a layer, q_norm and k_norm (128 each), the final norm.
+    router = 48 * 2048 * 128
+    norms = 48 * (2 * 2048 + 2 * 128) + 2048
+    assert plan.weights == 2 * ((param_count(cfg) - router - norms) // 2 + router + norms)
+
+
 @pytest.mark.parametrize("change, code", [
     ({"sliding_window_layers": 35}, "vllm_window_pattern_unchecked"),
     ({"n_experts": 8, "experts_per_token": 2, "shared_expert_d_ff": 14336}, "vllm_engine_unmodelled"),

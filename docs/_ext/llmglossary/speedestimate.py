@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from sphinx.util.typing import ExtensionMetadata
 
 LABELS = (
-    "model", "format", "hardware", "prompt", "generated", "price", "engine_cuda", "engine_metal",
+    "model", "reference_model", "format", "hardware", "prompt", "generated", "price", "engine_cuda", "engine_metal",
     "summary", "setting", "decode", "ttft", "ttft_none", "cost", "basis", "basis_prefill", "error",
     "note_prompt_tokens", "note_context_tokens", "note_min_weight_bytes", "note_decode_ceiling",
     "note_prefill_ceiling", "err_input", "err_price",
@@ -111,8 +111,9 @@ def _widget(labels: dict[str, str], serial: int) -> str:
         return f'<div class="calc-field"><label for="{p}-{name}">{e(labels[name])}</label>{control}</div>'
 
     def select(name: str, options: list[str], chosen: str) -> str:
-        items = "".join(f'<option value="{e(o)}"{" selected" if o == chosen else ""}>{e(o)}</option>'
-                        for o in options)
+        # The reference model goes by the name the page's text gives it; every other option by its own.
+        items = "".join(f'<option value="{e(o)}"{" selected" if o == chosen else ""}>'
+                        f'{e(labels["reference_model"] if o == "reference" else o)}</option>' for o in options)
         return field(name, f'<select id="{p}-{name}" name="speed_{name}">{items}</select>')
 
     def number(name: str, value: int) -> str:
