@@ -177,7 +177,8 @@ CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     (re.compile(r"(?is)^(?!.*\bvocabular).*?(?P<said>\bglossary\b)"), re.compile("詞彙表"),
      "the site is a 術語表; 詞彙表 is a model's vocabulary"),
     # RoPE's base b (rope_theta) is 底數, as in 對數的底數; 基數 is a radix (基數樹, a radix tree).
-    (re.compile(r"\bbase\b"), re.compile("基數(?!樹)"), "RoPE's base (rope_theta) is 底數, as page 05 writes it; 基數 is a radix (基數樹)"),
+    (re.compile(r"\bbase\b"), re.compile("基數(?!樹)"),
+     "RoPE's base (rope_theta) is 底數, as page 05 writes it; 基數 is a radix (基數樹)"),
 )
 """(English in the source, rendering in the translation, fix) for words whose right
 rendering depends on what the English says: 基礎模型 is right for a foundation model,
