@@ -151,6 +151,9 @@ def test_simplified_table_excludes_characters_valid_in_traditional() -> None:
         ("從開頭（0 %）到結尾", ["second rendering '0 %': the glossary writes '50% (no space before the percent sign)'"]),
         ("同時持有 gate 與 up 兩個投影的輸出", [
             "second rendering 'gate 與 up': the glossary writes '閘控投影與升維投影 (the FFN gate and up projections)'"]),
+        # Seeded from the second independent zh_TW review (zhr1), quoted from page 05's catalog.
+        ("「閘」（gate）投影與「升維」（up）投影", [
+            "second rendering '閘': the glossary writes \"閘門 (the gate) or 閘控 (gated; the FFN's gate projection is 閘控投影)\""]),
     ],
 )
 def test_mainland_words_and_second_renderings_are_named(text: str, expected: list[str]) -> None:
@@ -165,6 +168,7 @@ def test_mainland_words_and_second_renderings_are_named(text: str, expected: lis
         "prefill（預填）", "Tensor 核心", "縮放因子", "MCP 用戶端", "等量（striping）磁碟陣列", "預留位置", "大量文字", "停頓",
         "靠近零處密集，尾端稀疏", "稠密模型", "運算密集的工作", "閘控線性單元", "回歸本業", "迴歸測試",
         "兩份清單都排得相當前面的文件", "gate、up、down 三個矩陣", "閘控投影與升維投影", "前面幾個", "50%",
+        "LSTM 的三個閘門", "Swish 閘控線性單元",
     ],
 )
 def test_contexts_where_the_listed_words_are_fine(text: str) -> None:
@@ -310,6 +314,14 @@ def test_running_text_keeps_english_policy_terms_in_english(message: str, expect
         ),
         ("Every figure in the glossary comes from here.", "本術語表中的每個數字都來自這裡。", []),
         ("The reference model of this glossary has a vocabulary of 32,768 tokens", "本術語表的參考模型，詞彙表有 32,768 個詞元", []),
+        # Seeded from the second independent zh_TW review (zhr1), quoted from page 06's catalog.
+        (
+            "Another family changes the base of the rotation frequencies instead",
+            "另一類方法則改變旋轉頻率的基數",
+            ["'基數' for 'base': RoPE's base (rope_theta) is 底數, as page 05 writes it; 基數 is a radix (基數樹)"],
+        ),
+        ("with the common base 10,000", "使用常見的底數 10,000", []),
+        ("a radix tree keyed by token sequences, whose base", "一棵以詞元序列為鍵的基數樹", []),
     ],
 )
 def test_renderings_that_depend_on_the_english(source: str, message: str, expected: list[str]) -> None:

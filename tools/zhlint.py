@@ -140,6 +140,8 @@ HOUSE_TERMS: dict[str, str] = {
     "偏離懲罰": "偏移懲罰 (drift penalty)",
     # 回歸 is a return (回歸本業); statistics and testing write 迴歸.
     "回歸(?=測試|分析|模型)": "迴歸 (迴歸測試, a regression test)",
+    # A bare 閘 (a sluice) is neither the gate (閘門) nor the FFN's gate projection (閘控投影).
+    "閘(?![門控])": "閘門 (the gate) or 閘控 (gated; the FFN's gate projection is 閘控投影)",
 }
 """A second rendering of a term the glossary writes one way (regex) -> the rendering it uses."""
 
@@ -174,6 +176,9 @@ CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     (re.compile(r"\blayouts?\b"), re.compile("布局"), "a model's layout is 版型, as page 19 writes it"),
     (re.compile(r"(?is)^(?!.*\bvocabular).*?(?P<said>\bglossary\b)"), re.compile("詞彙表"),
      "the site is a 術語表; 詞彙表 is a model's vocabulary"),
+    # RoPE's base b (rope_theta) is 底數, as in 對數的底數; 基數 is a radix (基數樹, a radix tree).
+    (re.compile(r"\bbase\b"), re.compile("基數(?!樹)"),
+     "RoPE's base (rope_theta) is 底數, as page 05 writes it; 基數 is a radix (基數樹)"),
 )
 """(English in the source, rendering in the translation, fix) for words whose right
 rendering depends on what the English says: 基礎模型 is right for a foundation model,
