@@ -450,3 +450,36 @@ def test_terminology_header_problems_name_file_and_line(tmp_path: Path) -> None:
 
 def test_docstring_examples_run() -> None:
     assert doctest.testmod(zhlint).failed == 0
+
+
+@pytest.mark.parametrize(
+    ("source", "message", "expected"),
+    [
+        (
+            "compared with a fixed baseline model's answer",
+            "與一個固定基準模型的回答比較",
+            ["'基準模型' for 'baseline': a baseline is a 比較基準 (Baseline in terminology.tsv): 比較基準模型, not 基準模型"],
+        ),
+        ("compared with a fixed baseline model's answer", "與一個固定的比較基準模型的回答比較", []),
+        (
+            "compare numbers only when the number of shots and the scoring method match",
+            "只有在樣本數與評分方法都相同時才比較數字",
+            ["'樣本數' for 'shots': the number of shots is the 範例數 (樣本 is a sample, as in pass@k)"],
+        ),
+        ("n ≥ k samples, 5-shot", "生成 n ≥ k 個樣本，5-shot", []),
+        (
+            "250 safe prompts of ten types",
+            "十種類型的 250 個安全提示",
+            ["'提示' for 'safe prompts': a prompt is a 提示詞 (安全提示 reads as a safety notice): 安全的提示詞, 有害提示詞"],
+        ),
+        ("250 safe prompts of ten types, as in few-shot prompting", "十種類型的 250 個安全的提示詞，如同少樣本提示", []),
+        (
+            "A JSON schema or a regular expression",
+            "JSON schema 或正規表示式",
+            ["'schema' for 'schema': a schema is a 綱要 in running text (JSON 綱要), as pages 06a, 15a and 17 write it"],
+        ),
+        ("`json_schema` there", "在該 API 中是 `json_schema`", []),
+    ],
+)
+def test_review_zhr3_renderings_that_depend_on_the_english(source: str, message: str, expected: list[str]) -> None:
+    assert context_problems(source, message) == expected

@@ -179,6 +179,18 @@ CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     # RoPE's base b (rope_theta) is 底數, as in 對數的底數; 基數 is a radix (基數樹, a radix tree).
     (re.compile(r"\bbase\b"), re.compile("基數(?!樹)"),
      "RoPE's base (rope_theta) is 底數, as page 05 writes it; 基數 is a radix (基數樹)"),
+
+    # On the benchmarks page 基準 alone is a benchmark, so a baseline model must say 比較基準.
+    (re.compile(r"\bbaselines?\b"), re.compile("(?<!比較)基準模型"),
+     "a baseline is a 比較基準 (Baseline in terminology.tsv): 比較基準模型, not 基準模型"),
+    # 樣本 also means the samples of pass@k and maj@k; the shots of a prompt are its solved examples.
+    (re.compile(r"\d-shot\b|\bshots?\b"), re.compile("樣本數"),
+     "the number of shots is the 範例數 (樣本 is a sample, as in pass@k)"),
+    # 安全提示 reads as a safety notice.
+    (re.compile(r"\b(?:safe|unsafe|harmful) prompts?\b"), re.compile("(?<!系統)(?<!樣本)提示(?![詞工模微查])"),
+     "a prompt is a 提示詞 (安全提示 reads as a safety notice): 安全的提示詞, 有害提示詞"),
+    (re.compile(r"\bschemas?\b"), re.compile(r"\bschema\b"),
+     "a schema is a 綱要 in running text (JSON 綱要), as pages 06a, 15a and 17 write it"),
 )
 """(English in the source, rendering in the translation, fix) for words whose right
 rendering depends on what the English says: 基礎模型 is right for a foundation model,
