@@ -151,6 +151,10 @@ def test_simplified_table_excludes_characters_valid_in_traditional() -> None:
         ("從開頭（0 %）到結尾", ["second rendering '0 %': the glossary writes '50% (no space before the percent sign)'"]),
         ("同時持有 gate 與 up 兩個投影的輸出", [
             "second rendering 'gate 與 up': the glossary writes '閘控投影與升維投影 (the FFN gate and up projections)'"]),
+        # Seeded from the zhr4 review (page 19's llama.cpp section).
+        ("規劃器也為 CUDA context 預留 0.5 GiB", [
+            "second rendering 'CUDA context': the glossary writes 'CUDA 執行環境 (the CUDA context)'"]),
+        ("初始化 CUDA 上下文", ["second rendering 'CUDA 上下文': the glossary writes 'CUDA 執行環境 (the CUDA context)'"]),
     ],
 )
 def test_mainland_words_and_second_renderings_are_named(text: str, expected: list[str]) -> None:
@@ -165,6 +169,7 @@ def test_mainland_words_and_second_renderings_are_named(text: str, expected: lis
         "prefill（預填）", "Tensor 核心", "縮放因子", "MCP 用戶端", "等量（striping）磁碟陣列", "預留位置", "大量文字", "停頓",
         "靠近零處密集，尾端稀疏", "稠密模型", "運算密集的工作", "閘控線性單元", "回歸本業", "迴歸測試",
         "兩份清單都排得相當前面的文件", "gate、up、down 三個矩陣", "閘控投影與升維投影", "前面幾個", "50%",
+        "CUDA 執行環境（context）",
     ],
 )
 def test_contexts_where_the_listed_words_are_fine(text: str) -> None:

@@ -140,6 +140,8 @@ HOUSE_TERMS: dict[str, str] = {
     "偏離懲罰": "偏移懲罰 (drift penalty)",
     # 回歸 is a return (回歸本業); statistics and testing write 迴歸.
     "回歸(?=測試|分析|模型)": "迴歸 (迴歸測試, a regression test)",
+    # POLICY.md's table: the CUDA context is a 執行環境, and 上下文 is the model's context window.
+    "CUDA (?:context|上下文)": "CUDA 執行環境 (the CUDA context)",
 }
 """A second rendering of a term the glossary writes one way (regex) -> the rendering it uses."""
 
