@@ -154,6 +154,11 @@ def test_simplified_table_excludes_characters_valid_in_traditional() -> None:
         # Seeded from the second independent zh_TW review (zhr1), quoted from page 05's catalog.
         ("「閘」（gate）投影與「升維」（up）投影", [
             "second rendering '閘': the glossary writes \"閘門 (the gate) or 閘控 (gated; the FFN's gate projection is 閘控投影)\""]),
+
+        # Seeded from the zhr4 review (page 19's llama.cpp section).
+        ("規劃器也為 CUDA context 預留 0.5 GiB", [
+            "second rendering 'CUDA context': the glossary writes 'CUDA 執行環境 (the CUDA context)'"]),
+        ("初始化 CUDA 上下文", ["second rendering 'CUDA 上下文': the glossary writes 'CUDA 執行環境 (the CUDA context)'"]),
     ],
 )
 def test_mainland_words_and_second_renderings_are_named(text: str, expected: list[str]) -> None:
@@ -169,6 +174,8 @@ def test_mainland_words_and_second_renderings_are_named(text: str, expected: lis
         "靠近零處密集，尾端稀疏", "稠密模型", "運算密集的工作", "閘控線性單元", "回歸本業", "迴歸測試",
         "兩份清單都排得相當前面的文件", "gate、up、down 三個矩陣", "閘控投影與升維投影", "前面幾個", "50%",
         "LSTM 的三個閘門", "Swish 閘控線性單元",
+
+        "CUDA 執行環境（context）",
     ],
 )
 def test_contexts_where_the_listed_words_are_fine(text: str) -> None:

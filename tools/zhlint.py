@@ -142,6 +142,9 @@ HOUSE_TERMS: dict[str, str] = {
     "回歸(?=測試|分析|模型)": "迴歸 (迴歸測試, a regression test)",
     # A bare 閘 (a sluice) is neither the gate (閘門) nor the FFN's gate projection (閘控投影).
     "閘(?![門控])": "閘門 (the gate) or 閘控 (gated; the FFN's gate projection is 閘控投影)",
+
+    # POLICY.md's table: the CUDA context is a 執行環境, and 上下文 is the model's context window.
+    "CUDA (?:context|上下文)": "CUDA 執行環境 (the CUDA context)",
 }
 """A second rendering of a term the glossary writes one way (regex) -> the rendering it uses."""
 
