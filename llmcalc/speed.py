@@ -66,7 +66,7 @@ Llama 3 8B in Q4_K_M on an RTX 4090, a 512-token prompt and 128 tokens out:
 >>> round(estimate.decode_tokens_per_second, 1), round(estimate.prefill_seconds * 1000)
 (111.3, 75)
 >>> estimate.notes
-('prefill_ceiling',)
+('prefill_ceiling', 'unpack')
 """
 
 from __future__ import annotations
@@ -324,8 +324,10 @@ class SpeedEstimate:
     weight, once for each pass of :data:`UBATCH_TOKENS` tokens.
     ``notes`` names each edge of the measured range the estimate passes
     (keys of :data:`MEASURED_RANGE`), ``decode_ceiling`` or ``prefill_ceiling``
-    where a ceiling of :data:`CONSTANTS`, not the roofline, sets the estimate, and
-    ``experts`` for a mixture of experts, which no measured run had.
+    where a ceiling of :data:`CONSTANTS`, not the roofline, sets the estimate,
+    ``experts`` for a mixture of experts, which no measured run had, and ``unpack``
+    where a prefill of quantized weights is estimated as the measured builds ran it
+    (unpacked to FP16, not with the int8 kernels of later builds).
     """
 
     engine: str
@@ -424,7 +426,7 @@ def estimate_speed(cfg: ModelConfig, weight_format: str, hardware: str, *, promp
     >>> round(mac.decode_tokens_per_second, 1), mac.prefill_seconds
     (13.9, None)
     >>> estimate_speed(get_preset("llama-2-7b"), "Q4_0", "h100-sxm", prompt_tokens=8192).notes
-    ('prompt_tokens', 'context_tokens', 'decode_ceiling', 'prefill_ceiling')
+    ('prompt_tokens', 'context_tokens', 'decode_ceiling', 'prefill_ceiling', 'unpack')
     >>> estimate_speed(get_preset("llama-2-7b"), "Q4_0", "h100-sxm", prompt_tokens=512, batch=8)
     Traceback (most recent call last):
         ...
@@ -452,6 +454,8 @@ def estimate_speed(cfg: ModelConfig, weight_format: str, hardware: str, *, promp
     if estimate.peak_flops is not None and ceiling is not None and \
             CONSTANTS.prefill_efficiency[estimate.engine] * estimate.peak_flops > ceiling:
         notes.append("prefill_ceiling")
+    if estimate.unpack_bytes and estimate.prefill_seconds is not None:
+        notes.append("unpack")
     return replace(estimate, notes=tuple(notes))
 
 
@@ -601,6 +605,8 @@ NOTES: Mapping[str, str] = MappingProxyType({
     "prefill_ceiling": "prefill is at the fitted ceiling of {prefill_ceiling:,.0f} TFLOPS llama.cpp reached: the "
                        "tensor peak of the card is not what limits it",
     "experts": "no measured run had a mixture of experts: a step is taken to read the experts one token uses",
+    "unpack": "quantized weights are unpacked to FP16 for the prompt, as the measured builds (2023-2024) did; "
+              "llama.cpp since June 2024 multiplies them with its own int8 kernels, which no measured run used",
 })
 """The English sentence of each note of :attr:`SpeedEstimate.notes` (the widget has its own, translated)."""
 
@@ -685,6 +691,8 @@ weights to FP16
     held-out median error: decode 11.3 %, prefill 6.7 %
     note: prefill is at the fitted ceiling of 139 TFLOPS llama.cpp reached: the tensor peak of the card is not what \
 limits it
+    note: quantized weights are unpacked to FP16 for the prompt, as the measured builds (2023-2024) did; llama.cpp \
+since June 2024 multiplies them with its own int8 kernels, which no measured run used
     """
     engine = estimate.engine
     lines = [

@@ -85,6 +85,9 @@
     if (hardware.peak !== null && ceiling !== undefined && data.prefill_efficiency[engine] * hardware.peak > ceiling) {
       notes.push(["prefill_ceiling", fixed(ceiling / 1e12, 0)]);
     }
+    if (unpack > 0 && prefill !== null) {
+      notes.push(["unpack", ""]);
+    }
     return { engine, weights, kv: model.kv, bandwidth: hardware.bandwidth, peak: hardware.peak, decodeEfficiency,
              decodeRate, flops: Number(flops), prefillEfficiency, prefill, unpack, notes };
   }
