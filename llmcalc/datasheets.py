@@ -13,9 +13,10 @@ datasheet prints only the sparse figure (marked ``*`` there, with the footnote
 that the dense one is half), :attr:`Figure.value` halves it; where it prints a
 board of several GPUs (HGX B200), it divides by their number.  FP16 is the
 FP16/BF16 tensor rate with FP32 accumulation, the one a BF16 or FP16 model's
-matrix products run at in PyTorch and llama.cpp's CUDA back end; on GeForce
-cards that is half the FP16-accumulate rate the same table also prints.  FP8 and
-INT8 are given where the card has them.
+matrix products run at in PyTorch; on GeForce cards that is half the
+FP16-accumulate rate the same table also prints, which is given apart
+(:attr:`Datasheet.fp16_accumulate`) because llama.cpp's CUDA back end multiplies
+with FP16 accumulation.  FP8 and INT8 are given where the card has them.
 
 A card with no vendor datasheet figure (the A10G, which NVIDIA sells only to
 AWS and documents nowhere; the RTX 3060, whose tensor rate no NVIDIA document
@@ -97,13 +98,19 @@ class Figure:
 
 @dataclass(frozen=True)
 class Datasheet:
-    """A card's memory bandwidth and its dense tensor rates (``None`` where its datasheet prints none)."""
+    """A card's memory bandwidth and its dense tensor rates (``None`` where its datasheet prints none).
+
+    ``fp16_accumulate`` is the FP16 tensor rate with FP16 accumulation where the
+    whitepaper prints it apart from ``fp16`` (GeForce cards, where it is twice
+    as fast); elsewhere the one FP16 figure holds for both accumulations.
+    """
 
     key: str
     bandwidth: Figure
     fp16: Figure | None
     fp8: Figure | None = None
     int8: Figure | None = None
+    fp16_accumulate: Figure | None = None
 
     def figures(self) -> dict[str, Figure]:
         """The figures given, by name: ``bandwidth`` and each precision of :data:`PRECISIONS` printed."""
@@ -138,9 +145,10 @@ DATASHEETS: Mapping[str, Datasheet] = MappingProxyType({sheet.key: sheet for she
     Datasheet("a10", Figure("600GB/s", _A10), Figure("125 TFLOPS", _A10), int8=Figure("250 TOPS", _A10)),
     Datasheet("l4", Figure("300GB/s", _L4), _sparse("242 teraFLOPS*", _L4), _sparse("485 teraFLOPS*", _L4),
               _sparse("485 TOPS*", _L4)),
-    Datasheet("rtx-3090", Figure("936 GB/s", _AMPERE), Figure("71 TFLOPS", _AMPERE), int8=Figure("284 TOPS", _AMPERE)),
+    Datasheet("rtx-3090", Figure("936 GB/s", _AMPERE), Figure("71 TFLOPS", _AMPERE), int8=Figure("284 TOPS", _AMPERE),
+              fp16_accumulate=Figure("142 TFLOPS", _AMPERE)),
     Datasheet("rtx-4090", Figure("1008 GB/s", _ADA), Figure("165.2 TFLOPS", _ADA), Figure("330.3 TFLOPS", _ADA),
-              Figure("660.6 TOPS", _ADA)),
+              Figure("660.6 TOPS", _ADA), fp16_accumulate=Figure("330.3 TFLOPS", _ADA)),
     Datasheet("rtx-5090", Figure("1792 GB/s", _BLACKWELL_RTX), Figure("209.5 TFLOPS", _BLACKWELL_RTX),
               Figure("419 TFLOPS", _BLACKWELL_RTX), Figure("838 TOPS", _BLACKWELL_RTX)),
     Datasheet("a100-40gb", Figure("1,555GB/s", _A100), Figure("312 TFLOPS", _A100), int8=Figure("624 TOPS", _A100)),

@@ -11,9 +11,16 @@ tensor peak, both from the hardware's datasheet (:mod:`llmcalc.datasheets`).
 - **Prefill** (the prompt, in one pass) does ``2 N`` FLOPs a token for the
   ``N`` parameters that multiply (:func:`llmcalc.flops.matmul_params`) plus
   the causal attention scores, ``2 P (P + 1)`` times the attention width per
-  layer for a prompt of ``P`` tokens.  Its time, the time to first token, is
-  those FLOPs over ``efficiency x FP16 tensor peak``, and never less than one
-  read of the weights.
+  layer for a prompt of ``P`` tokens.  The measured llama.cpp builds (December
+  2023 and May 2024) multiplied a prompt's matrices with cuBLAS in FP16 with
+  FP16 accumulation (``CUBLAS_COMPUTE_16F``), so the peak is the card's FP16
+  tensor rate with FP16 accumulation (:func:`gemm_peak_flops`, twice the
+  FP32-accumulate rate on GeForce cards).  Quantized weights were first
+  unpacked to FP16, each pass of :data:`UBATCH_TOKENS` prompt tokens reading
+  the quantized matrices and writing them out in 2 bytes a weight
+  (:attr:`SpeedEstimate.unpack_bytes`), at the card's bandwidth.  The time to
+  first token is the FLOPs over ``efficiency x that peak`` (never less than one
+  read of the weights) plus the unpacking.
 
 The roofline alone misses how close llama.cpp's kernels come to the
 datasheet, so each engine (CUDA, Metal) has fitted constants
@@ -23,8 +30,8 @@ of the tensor peak a prefill gets; and two ceilings where the roofline breaks.
 A fast card decoding a small model does not go past a per-token floor of
 kernel launches and CPU work (Llama 2 7B in Q4_0 decoded at 136 tokens a
 second on an A100 and 134 on an H100, whose bandwidths differ by 3 %), and llama.cpp's prefill
-kernels of these versions reached about 118 TFLOPS at most, far from an
-H100's or A100's tensor peak.  Both ceilings are fitted, like the shares, on
+kernels of these versions reached about 139 TFLOPS at most, far from an
+H100's tensor peak.  Both ceilings are fitted, like the shares, on
 half of the published measurements in ``llmcalc/data/speed_measurements.tsv``
 (:func:`fit_constants`) and checked on the other half
 (:func:`held_out_comparison`).
@@ -32,6 +39,15 @@ half of the published measurements in ``llmcalc/data/speed_measurements.tsv``
 The split was fixed before any fit: within each source and quantity, in the
 file's order, the 2nd, 4th, 6th ... rows are fitted and the 1st, 3rd, 5th ...
 are held out, so at most half are fitted (:func:`is_fitted`).
+
+A prompt was measured in two ways: ``llama-bench`` times a prompt after a
+warm-up run and averages repeats, while ``main`` timed the first prompt of a
+fresh process (:attr:`Measurement.first_prompt`), which also pays one-time
+set-up such as loading the cuBLAS kernels.  Each way has its own fitted share
+of the peak; an estimate is for a warmed-up prompt, and the first-prompt share
+serves only to compare with the rows measured that way.  Newer llama.cpp builds
+(June 2024 on) multiply quantized weights with their own int8 kernels (MMQ)
+instead of unpacking them; no measured run used them.
 
 Where the measurements end, the estimate refuses or says so rather than
 extend them: every run decoded one sequence at a time, so a batch above 1 is
@@ -48,9 +64,9 @@ Llama 3 8B in Q4_K_M on an RTX 4090, a 512-token prompt and 128 tokens out:
 >>> from llmcalc import get_preset
 >>> estimate = estimate_speed(get_preset("llama-3-8b"), "Q4_K_M", "rtx-4090", prompt_tokens=512, generated_tokens=128)
 >>> round(estimate.decode_tokens_per_second, 1), round(estimate.prefill_seconds * 1000)
-(111.3, 81)
+(111.3, 75)
 >>> estimate.notes
-()
+('prefill_ceiling', 'unpack')
 """
 
 from __future__ import annotations
@@ -66,7 +82,7 @@ from types import MappingProxyType
 
 from . import _validate as check
 from .config import ModelConfig, as_model_config
-from .datasheets import DATASHEETS, MEASURED_HARDWARE, datasheet, memory_bandwidth, tensor_flops
+from .datasheets import DATASHEETS, MEASURED_HARDWARE, datasheet, memory_bandwidth
 from .errors import refusal
 from .flops import matmul_params
 from .gguf import RECIPES, model_from_config
@@ -81,6 +97,7 @@ __all__ = [
     "KINDS",
     "MEASURED_RANGE",
     "NOTES",
+    "UBATCH_TOKENS",
     "Constants",
     "Measurement",
     "SpeedEstimate",
@@ -90,6 +107,7 @@ __all__ = [
     "engine_for",
     "estimate_speed",
     "fit_constants",
+    "gemm_peak_flops",
     "held_out_comparison",
     "is_fitted",
     "measurements",
@@ -107,6 +125,10 @@ FORMATS = ("F16", *RECIPES)
 KINDS = ("16-bit", "quantized")
 """Weight kinds with an efficiency each: F16, and the llama-quantize recipes (whose kernels also unpack blocks)."""
 
+UBATCH_TOKENS = 512
+"""Prompt tokens llama.cpp evaluates in one pass (its default ``n_batch`` in the measured builds): each pass
+unpacks every quantized matrix to FP16 once."""
+
 
 @dataclass(frozen=True)
 class Constants:
@@ -115,15 +137,18 @@ class Constants:
     ``decode_efficiency[(engine, kind)]`` is the share of the bandwidth a decode step gets;
     ``decode_ceiling[engine]`` the fastest one sequence decodes (tokens a second), whatever the
     bandwidth: a per-token floor of kernel launches and CPU work.  ``prefill_efficiency[engine]``
-    is the share of the FP16 tensor peak a prefill gets, and ``prefill_ceiling[engine]`` the FLOPs
-    a second llama.cpp's prefill kernels reached at most on any card (the H100's and A100's tensor
-    peaks were far from reached).  Engines without a prefill fit (Metal: no tensor rate) have no entry.
+    is the share of the FP16-accumulate tensor peak (:func:`gemm_peak_flops`) a warmed-up prefill gets,
+    ``first_prompt_efficiency[engine]`` the share the first prompt of a fresh process got
+    (:attr:`Measurement.first_prompt`), and ``prefill_ceiling[engine]`` the FLOPs a second llama.cpp's
+    prefill kernels reached at most on any card (the H100's tensor peak was far from reached).  Engines
+    without a prefill fit (Metal: no tensor rate) have no entry.
     """
 
     decode_efficiency: Mapping[tuple[str, str], float]
     decode_ceiling: Mapping[str, float]
     prefill_efficiency: Mapping[str, float]
     prefill_ceiling: Mapping[str, float]
+    first_prompt_efficiency: Mapping[str, float]
 
 
 CONSTANTS = Constants(
@@ -132,8 +157,9 @@ CONSTANTS = Constants(
         ("llama.cpp-metal", "16-bit"): 0.778, ("llama.cpp-metal", "quantized"): 0.678,
     }),
     decode_ceiling=MappingProxyType({"llama.cpp-cuda": 136.0, "llama.cpp-metal": 78.8}),
-    prefill_efficiency=MappingProxyType({"llama.cpp-cuda": 0.578}),
-    prefill_ceiling=MappingProxyType({"llama.cpp-cuda": 1.18e14}),
+    prefill_efficiency=MappingProxyType({"llama.cpp-cuda": 0.474}),
+    prefill_ceiling=MappingProxyType({"llama.cpp-cuda": 1.39e14}),
+    first_prompt_efficiency=MappingProxyType({"llama.cpp-cuda": 0.254}),
 )
 """The constants :func:`fit_constants` fits on the fitted rows (each to 3 significant digits); the tests check
 the two agree."""
@@ -162,6 +188,12 @@ class Measurement:
     unit: str
     url: str
     setting: str
+
+    @property
+    def first_prompt(self) -> bool:
+        """Whether the prompt was the first a fresh process evaluated (``llama.cpp main``), not a warmed-up
+        repeat (``llama-bench``); only a prefill row's time depends on it."""
+        return self.setting.startswith("llama.cpp main")
 
 
 def measurements() -> list[Measurement]:
@@ -237,6 +269,23 @@ measured: NVIDIA cards (CUDA) and Apple silicon (Metal)
     raise refusal("speed_hardware_unmeasured", hardware=hardware, vendor="AMD, llama.cpp's ROCm back end")
 
 
+def gemm_peak_flops(hardware: str) -> int | None:
+    """The tensor peak llama.cpp's prompt matrix products ran at: FP16 with FP16 accumulation, or ``None``.
+
+    The measured builds multiplied with cuBLAS in FP16 and ``CUBLAS_COMPUTE_16F``; a datasheet that prints
+    that rate apart (:attr:`llmcalc.datasheets.Datasheet.fp16_accumulate`, GeForce cards) gives it, any other
+    its one FP16 figure.  ``None`` where no FP16 tensor rate is published.
+
+    Examples
+    --------
+    >>> gemm_peak_flops("rtx-4090") / 1e12, gemm_peak_flops("a100-80gb") / 1e12, gemm_peak_flops("apple-m3")
+    (330.3, 312.0, None)
+    """
+    sheet = datasheet(hardware)
+    figure = sheet.fp16_accumulate or sheet.fp16
+    return None if figure is None else figure.value
+
+
 def decode_weight_bytes(cfg: ModelConfig, weight_format: str) -> int:
     """Bytes of weights a decode step reads: the GGUF tensors llama.cpp puts on the GPU.
 
@@ -270,10 +319,15 @@ class SpeedEstimate:
     ``decode_tokens_per_second`` is one sequence's rate over the generated
     tokens; ``prefill_seconds`` the time to first token for the prompt
     (``None`` where no FP16 tensor rate is published: Apple silicon, the RTX 6000 Ada).
+    ``unpack_bytes`` is what unpacking quantized weights to FP16 reads and
+    writes over the prompt (0 for F16): the quantized matrices and 2 bytes a
+    weight, once for each pass of :data:`UBATCH_TOKENS` tokens.
     ``notes`` names each edge of the measured range the estimate passes
     (keys of :data:`MEASURED_RANGE`), ``decode_ceiling`` or ``prefill_ceiling``
-    where a ceiling of :data:`CONSTANTS`, not the roofline, sets the estimate, and
-    ``experts`` for a mixture of experts, which no measured run had.
+    where a ceiling of :data:`CONSTANTS`, not the roofline, sets the estimate,
+    ``experts`` for a mixture of experts, which no measured run had, and ``unpack``
+    where a prefill of quantized weights is estimated as the measured builds ran it
+    (unpacked to FP16, not with the int8 kernels of later builds).
     """
 
     engine: str
@@ -290,6 +344,7 @@ class SpeedEstimate:
     peak_flops: int | None
     prefill_efficiency: float | None
     prefill_seconds: float | None
+    unpack_bytes: int
     notes: tuple[str, ...]
 
     @property
@@ -306,8 +361,11 @@ def _kind(weight_format: str) -> str:
 
 
 def _roofline(cfg: ModelConfig, weight_format: str, hardware: str, prompt_tokens: int, generated_tokens: int,
-              constants: Constants | None) -> SpeedEstimate:
-    """The estimate with ``constants``; ``None`` gives the bare roofline (every efficiency 1, no ceiling)."""
+              constants: Constants | None, first_prompt: bool = False) -> SpeedEstimate:
+    """The estimate with ``constants``; ``None`` gives the bare roofline (every efficiency 1, no ceiling).
+
+    ``first_prompt`` takes the prefill share of a fresh process's first prompt (to compare with such rows).
+    """
     engine = engine_for(hardware)
     if cfg.sliding_window_layers:
         raise refusal("speed_window_unmeasured", model_type=cfg.model_type or "custom",
@@ -325,18 +383,20 @@ def _roofline(cfg: ModelConfig, weight_format: str, hardware: str, prompt_tokens
     attention_width = cfg.n_heads * cfg.head_dim
     flops = 2 * matmul_params(cfg) * prompt_tokens \
         + 2 * cfg.n_layers * prompt_tokens * (prompt_tokens + 1) * attention_width
-    peak: int | None = None
+    passes = -(-prompt_tokens // UBATCH_TOKENS)
+    unpack = 0 if kind == KINDS[0] else passes * (weights + 2 * matmul_params(cfg))
+    peak = gemm_peak_flops(hardware) if engine == "llama.cpp-cuda" else None
     prefill_eff: float | None = None
     prefill: float | None = None
-    if engine == "llama.cpp-cuda" and datasheet(hardware).fp16 is not None:
-        peak = tensor_flops(hardware, "fp16")
+    if peak is not None:
         rate = float(peak)
         if constants is not None:
-            prefill_eff = constants.prefill_efficiency[engine]
+            shares = constants.first_prompt_efficiency if first_prompt else constants.prefill_efficiency
+            prefill_eff = shares[engine]
             rate = min(prefill_eff * peak, constants.prefill_ceiling[engine])
-        prefill = max(flops / rate, weights / bandwidth)
+        prefill = max(flops / rate, weights / bandwidth) + unpack / bandwidth
     return SpeedEstimate(engine, hardware, weight_format, prompt_tokens, generated_tokens, weights, kv_per_token,
-                         bandwidth, decode_eff, decode_rate, flops, peak, prefill_eff, prefill, ())
+                         bandwidth, decode_eff, decode_rate, flops, peak, prefill_eff, prefill, unpack, ())
 
 
 def estimate_speed(cfg: ModelConfig, weight_format: str, hardware: str, *, prompt_tokens: int,
@@ -366,7 +426,7 @@ def estimate_speed(cfg: ModelConfig, weight_format: str, hardware: str, *, promp
     >>> round(mac.decode_tokens_per_second, 1), mac.prefill_seconds
     (13.9, None)
     >>> estimate_speed(get_preset("llama-2-7b"), "Q4_0", "h100-sxm", prompt_tokens=8192).notes
-    ('prompt_tokens', 'context_tokens', 'decode_ceiling', 'prefill_ceiling')
+    ('prompt_tokens', 'context_tokens', 'decode_ceiling', 'prefill_ceiling', 'unpack')
     >>> estimate_speed(get_preset("llama-2-7b"), "Q4_0", "h100-sxm", prompt_tokens=512, batch=8)
     Traceback (most recent call last):
         ...
@@ -394,6 +454,8 @@ def estimate_speed(cfg: ModelConfig, weight_format: str, hardware: str, *, promp
     if estimate.peak_flops is not None and ceiling is not None and \
             CONSTANTS.prefill_efficiency[estimate.engine] * estimate.peak_flops > ceiling:
         notes.append("prefill_ceiling")
+    if estimate.unpack_bytes and estimate.prefill_seconds is not None:
+        notes.append("unpack")
     return replace(estimate, notes=tuple(notes))
 
 
@@ -416,7 +478,7 @@ def cost_per_million_tokens(price_per_gpu_hour: float, tokens_per_second: float,
 def _roofline_rate(row: Measurement, constants: Constants | None) -> float:
     """The row's speed estimated with ``constants`` (``None``: the bare roofline), in tokens a second."""
     estimate = _roofline(get_preset(row.model), row.format, row.hardware, row.prompt_tokens,
-                         max(row.generated_tokens, 1), constants)
+                         max(row.generated_tokens, 1), constants, row.first_prompt)
     if row.quantity == "decode":
         return estimate.decode_tokens_per_second
     assert estimate.prefill_seconds is not None, row  # the data holds prefill rows on cards with an FP16 rate only
@@ -459,7 +521,9 @@ def fit_constants(rows: list[Measurement] | None = None) -> Constants:
     Decode, for each engine: the per-sequence ceiling is none or one of the fitted rows' measured
     rates, and each weight kind's efficiency the median of measured over roofline rate on the rows
     under the ceiling; the ceiling kept is the one off the fitted rows by the least.  Prefill is the
-    same with the FLOPs a second a row reached as the candidate ceilings and one efficiency.
+    same on the FLOPs a second a row's matrix products reached (its FLOPs over its time less the
+    unpacking), with those rates as the candidate ceilings, one efficiency for warmed-up prompts
+    and one for first prompts.
 
     Examples
     --------
@@ -472,6 +536,7 @@ def fit_constants(rows: list[Measurement] | None = None) -> Constants:
     decode_ceiling: dict[str, float] = {}
     prefill_efficiency: dict[str, float] = {}
     prefill_ceiling: dict[str, float] = {}
+    first_prompt_efficiency: dict[str, float] = {}
     for engine in ENGINES:
         decode = [(_kind(row.format), _roofline_rate(row, None), row.measured)
                   for row in fitted if row.engine == engine and row.quantity == "decode"]
@@ -479,20 +544,23 @@ def fit_constants(rows: list[Measurement] | None = None) -> Constants:
         efficiency, ceiling = _best_bound(decode, [math.inf, *rates], lambda measured, bound: measured >= bound)
         decode_efficiency |= {(engine, kind): _three_digits(value) for kind, value in efficiency.items()}
         decode_ceiling[engine] = _three_digits(ceiling)
-        prefill = [(engine, _roofline_rate(row, None), row.measured)
-                   for row in fitted if row.engine == engine and row.quantity == "prefill"]
-        if prefill:
-            # In FLOPs a second: a row's roofline rate is its card's peak over the FLOPs a token costs.
-            peaks = [tensor_flops(row.hardware, "fp16") for row in fitted
-                     if row.engine == engine and row.quantity == "prefill"]
-            in_flops = [(group, float(peak), measured * peak / roofline)
-                        for (group, roofline, measured), peak in zip(prefill, peaks, strict=True)]
+        in_flops = []
+        for row in fitted:
+            if row.engine == engine and row.quantity == "prefill":
+                bare = _roofline(get_preset(row.model), row.format, row.hardware, row.prompt_tokens, 1, None)
+                assert bare.peak_flops is not None, row  # prefill rows are on cards with an FP16 rate only
+                seconds = row.prompt_tokens / row.measured - bare.unpack_bytes / bare.bandwidth
+                in_flops.append(("first" if row.first_prompt else "warm", float(bare.peak_flops),
+                                 bare.prefill_flops / seconds))
+        if in_flops:
             efficiency, ceiling = _best_bound(in_flops, [math.inf, *sorted(flops for *_rest, flops in in_flops)],
                                               lambda measured, bound: measured >= bound)
-            prefill_efficiency[engine] = _three_digits(efficiency[engine])
+            prefill_efficiency[engine] = _three_digits(efficiency["warm"])
+            first_prompt_efficiency[engine] = _three_digits(efficiency["first"])
             prefill_ceiling[engine] = _three_digits(ceiling)
     return Constants(MappingProxyType(dict(sorted(decode_efficiency.items()))), MappingProxyType(decode_ceiling),
-                     MappingProxyType(prefill_efficiency), MappingProxyType(prefill_ceiling))
+                     MappingProxyType(prefill_efficiency), MappingProxyType(prefill_ceiling),
+                     MappingProxyType(first_prompt_efficiency))
 
 
 def held_out_comparison(rows: list[Measurement] | None = None) -> list[tuple[Measurement, float, float]]:
@@ -537,6 +605,8 @@ NOTES: Mapping[str, str] = MappingProxyType({
     "prefill_ceiling": "prefill is at the fitted ceiling of {prefill_ceiling:,.0f} TFLOPS llama.cpp reached: the "
                        "tensor peak of the card is not what limits it",
     "experts": "no measured run had a mixture of experts: a step is taken to read the experts one token uses",
+    "unpack": "quantized weights are unpacked to FP16 for the prompt, as the measured builds (2023-2024) did; "
+              "llama.cpp since June 2024 multiplies them with its own int8 kernels, which no measured run used",
 })
 """The English sentence of each note of :attr:`SpeedEstimate.notes` (the widget has its own, translated)."""
 
@@ -613,11 +683,16 @@ def speed_text(label: str, estimate: SpeedEstimate, cost: float | None, price: f
     llama-3-8b as Q4_K_M on rtx-4090 (llama.cpp CUDA): an estimate, not a measurement
     prompt 512 tokens, 128 generated, one sequence
     decode: 111.3 tokens/s
-    time to first token: 81 ms (6,305.0 prompt tokens/s)
+    time to first token: 75 ms (6,803.5 prompt tokens/s)
     cost per million output tokens: 2.50 at 1.00 per GPU-hour
     basis: 4,617,396,224 bytes of weights and 131,072 bytes of KV cache a token, at 0.518 of 1,008 GB/s; \
-7.75 TFLOPs of prefill at 0.578 of 165.2 TFLOPS, at most 118 TFLOPS
-    held-out median error: decode 11.3 %, prefill 29.4 %
+7.75 TFLOPs of prefill at 0.474 of 330.3 TFLOPS, at most 139 TFLOPS, plus 19.6 GB read and written to unpack the \
+weights to FP16
+    held-out median error: decode 11.3 %, prefill 6.7 %
+    note: prefill is at the fitted ceiling of 139 TFLOPS llama.cpp reached: the tensor peak of the card is not what \
+limits it
+    note: quantized weights are unpacked to FP16 for the prompt, as the measured builds (2023-2024) did; llama.cpp \
+since June 2024 multiplies them with its own int8 kernels, which no measured run used
     """
     engine = estimate.engine
     lines = [
@@ -639,6 +714,8 @@ def speed_text(label: str, estimate: SpeedEstimate, cost: float | None, price: f
         basis += (f"; {estimate.prefill_flops / 1e12:,.2f} TFLOPs of prefill at {estimate.prefill_efficiency:.3f} of "
                   f"{estimate.peak_flops / 1e12:,.1f} TFLOPS, at most {CONSTANTS.prefill_ceiling[engine] / 1e12:,.0f}"
                   " TFLOPS")
+        if estimate.unpack_bytes:
+            basis += f", plus {estimate.unpack_bytes / 1e9:,.1f} GB read and written to unpack the weights to FP16"
     lines.append(basis)
     lines.append(f"held-out median error: decode {median_error('decode'):.1%}, prefill "
                  f"{median_error('prefill'):.1%}".replace("%", " %"))

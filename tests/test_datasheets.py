@@ -102,3 +102,17 @@ def test_a_printed_figure_that_is_not_whole_per_second_or_unreadable_is_an_error
         _ = Figure("0.0000000000001 TB/s", "https://www.nvidia.com/").value
     with pytest.raises(ValueError, match="unreadable"):
         _ = Figure("fast", "https://www.nvidia.com/").value
+
+
+def test_geforce_fp16_accumulate_rates_are_the_whitepapers_and_twice_the_fp32_accumulate_ones() -> None:
+    # GA102 whitepaper: RTX 3090 FP16 Tensor 142 TFLOPS with FP16 accumulate (71 with FP32); Ada whitepaper:
+    # RTX 4090 330.3 (165.2).  Cards whose datasheet prints one FP16 figure give none apart.
+    hand_copied = {"rtx-3090": 142, "rtx-4090": 330.3}
+    for key in HAND_COPIED:
+        figure = datasheet(key).fp16_accumulate
+        if key in hand_copied:
+            assert figure is not None and figure.source.split("/")[2].endswith("nvidia.com")
+            assert figure.value == round(hand_copied[key] * 10) * TERA // 10
+            assert figure.value == pytest.approx(2 * tensor_flops(key, "fp16"), rel=1e-3)  # 330.3 against 165.2
+        else:
+            assert figure is None, key

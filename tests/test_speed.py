@@ -79,7 +79,7 @@ def test_held_out_error_decode_within_15_percent_prefill_as_measured() -> None:
     table = held_out_comparison()
     assert len(table) == len(ROWS) - sum(is_fitted(ROWS))
     assert round(median_error("decode"), 3) == 0.113
-    assert round(median_error("prefill"), 3) == 0.294  # above the 15 % aimed at: reported, not hidden
+    assert round(median_error("prefill"), 3) == 0.067  # within the 15 % aimed at; it was 0.294 on FP32-accumulate peaks
 
 
 def test_one_row_by_hand_llama_2_7b_f16_on_an_a100_pcie() -> None:
@@ -94,7 +94,28 @@ def test_one_row_by_hand_llama_2_7b_f16_on_an_a100_pcie() -> None:
     assert estimate.decode_tokens_per_second == pytest.approx(rate, rel=1e-12)
     flops = 2 * (param_count(cfg) - parts["embedding"]) * 494 + 2 * 32 * 494 * 495 * 4096
     assert estimate.prefill_flops == flops
-    assert estimate.prefill_seconds == pytest.approx(flops / min(0.578 * 312e12, 118e12), rel=1e-12)
+    assert estimate.unpack_bytes == 0  # F16 weights go to cuBLAS as they are
+    assert estimate.prefill_seconds == pytest.approx(flops / min(0.474 * 312e12, 139e12), rel=1e-12)
+
+
+def test_one_quantized_prompt_by_hand_unpacks_its_weights_and_runs_at_the_fp16_accumulate_peak() -> None:
+    # The Ampere whitepaper prints the RTX 3090's FP16 tensor rate as 142 TFLOPS with FP16 accumulation and
+    # 71 with FP32; llama.cpp's cuBLAS call (CUBLAS_COMPUTE_16F) runs at the first.  Q4_0 weights are unpacked
+    # to FP16 before it: the quantized matrices read, then written at 2 bytes a weight, once per 512-token pass.
+    cfg = get_preset("llama-2-7b")
+    assert datasheet("rtx-3090").fp16_accumulate.value == 142 * 10**12 == 2 * datasheet("rtx-3090").fp16.value
+    multiplying = param_count(cfg) - param_breakdown(cfg)["embedding"]
+    flops = 2 * multiplying * 494 + 2 * 32 * 494 * 495 * 4096
+    unpack = decode_weight_bytes(cfg, "Q4_0") + 2 * multiplying
+    warm = estimate_speed(cfg, "Q4_0", "rtx-3090", prompt_tokens=494)
+    assert warm.unpack_bytes == unpack and "unpack" in warm.notes  # it says the path is that of the measured builds
+    assert warm.prefill_seconds == pytest.approx(flops / (0.474 * 142e12) + unpack / 936e9, rel=1e-12)
+    assert estimate_speed(cfg, "Q4_0", "rtx-3090", prompt_tokens=1024).unpack_bytes == 2 * unpack
+    # The held-out row (source B, the first prompt of a fresh process) is compared at the first-prompt share.
+    row, rate, _error = next(entry for entry in held_out_comparison() if entry[0].quantity == "prefill"
+                             and entry[0].source == "B" and entry[0].hardware == "rtx-3090")
+    assert row.first_prompt and row.measured == 2601.81
+    assert rate == pytest.approx(494 / (flops / (0.254 * 142e12) + unpack / 936e9), rel=1e-12)
 
 
 def test_a_fast_card_and_a_small_model_meet_the_decode_ceiling_and_say_so() -> None:
@@ -118,7 +139,7 @@ def test_where_the_runs_end_the_estimate_refuses_or_says_so() -> None:
     mac = estimate_speed(llama, "Q4_0", "apple-m3-max", prompt_tokens=512)
     assert mac.engine == "llama.cpp-metal" and mac.prefill_seconds is None and mac.prefill_tokens_per_second is None
     long = estimate_speed(llama, "F16", "rtx-4090", prompt_tokens=4096, generated_tokens=512)
-    assert long.notes == ("prompt_tokens", "context_tokens")
+    assert long.notes == ("prompt_tokens", "context_tokens", "prefill_ceiling")
     small = estimate_speed(get_preset("qwen2.5-0.5b"), "F16", "rtx-4090", prompt_tokens=64)
     assert "min_weight_bytes" in small.notes
 
@@ -150,7 +171,7 @@ def test_the_command_prints_the_estimate_its_basis_error_and_cost() -> None:
     lines = out.splitlines()
     assert lines[0] == "llama-3-8b as Q4_K_M on rtx-4090 (llama.cpp CUDA): an estimate, not a measurement"
     assert lines[2] == "decode: 111.3 tokens/s" and lines[4].startswith("cost per million output tokens: 2.50 at 1.00")
-    assert "held-out median error: decode 11.3 %, prefill 29.4 %" in lines
+    assert "held-out median error: decode 11.3 %, prefill 6.7 %" in lines
 
 
 def test_the_command_s_json_and_its_refusals() -> None:

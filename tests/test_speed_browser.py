@@ -39,6 +39,8 @@ CHOICES = [
      "price": "12.5"},
     {"model": "qwen2.5-14b", "format": "IQ4_XS", "hardware": "rtx-6000-ada", "prompt": "1", "generated": "1",
      "price": "0"},
+    {"model": "llama-2-7b", "format": "Q4_0", "hardware": "rtx-3090", "prompt": "1500", "generated": "64",
+     "price": ""},
 ]
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 

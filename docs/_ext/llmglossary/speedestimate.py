@@ -26,16 +26,16 @@ if TYPE_CHECKING:
 
 LABELS = (
     "model", "reference_model", "format", "hardware", "prompt", "generated", "price", "engine_cuda", "engine_metal",
-    "summary", "setting", "decode", "ttft", "ttft_none", "cost", "basis", "basis_prefill", "error",
+    "summary", "setting", "decode", "ttft", "ttft_none", "cost", "basis", "basis_prefill", "basis_unpack", "error",
     "note_prompt_tokens", "note_context_tokens", "note_min_weight_bytes", "note_decode_ceiling",
-    "note_prefill_ceiling", "err_input", "err_price",
+    "note_prefill_ceiling", "note_unpack", "err_input", "err_price",
 )
 """Label keys, each given once.  Templates: ``summary`` takes ``{model}``, ``{format}``, ``{hardware}``,
 ``{engine}``; ``setting`` ``{prompt}`` and ``{generated}``; ``decode`` ``{rate}``; ``ttft`` ``{ms}`` and
 ``{rate}``; ``ttft_none`` ``{hardware}``; ``cost`` ``{cost}`` and ``{price}``; ``basis`` ``{weights}``,
 ``{kv}``, ``{efficiency}``, ``{bandwidth}``; ``basis_prefill`` ``{tflops}``, ``{efficiency}``, ``{peak}``,
-``{ceiling}``; ``error`` ``{decode}`` and ``{prefill}``; each ``note_*`` ``{value}``; ``err_input``
-``{label}``, ``{min}``, ``{max}``; ``err_price`` ``{label}``."""
+``{ceiling}``; ``basis_unpack`` ``{gigabytes}``; ``error`` ``{decode}`` and ``{prefill}``; each ``note_*``
+but ``note_unpack`` ``{value}``; ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_price`` ``{label}``."""
 CLASS = "speed-estimate"
 MAX_TOKENS = 2**24
 """The largest prompt or generation the widget takes, as :func:`llmcalc.speed.estimate_speed` does."""
@@ -63,9 +63,11 @@ def widget_data() -> dict[str, Any]:
         CONSTANTS,
         FORMATS,
         MEASURED_RANGE,
+        UBATCH_TOKENS,
         decode_weight_bytes,
         engine_for,
         estimate_speed,
+        gemm_peak_flops,
         median_error,
     )
 
@@ -86,15 +88,14 @@ def widget_data() -> dict[str, Any]:
             engine = engine_for(key)
         except Refusal:
             continue  # not measured (AMD)
-        sheet = datasheet(key)
-        hardware[key] = {"engine": engine, "bandwidth": sheet.bandwidth.value,
-                         "peak": None if sheet.fp16 is None else sheet.fp16.value}
+        hardware[key] = {"engine": engine, "bandwidth": datasheet(key).bandwidth.value,
+                         "peak": gemm_peak_flops(key) if engine == "llama.cpp-cuda" else None}
     return {
         "models": models, "hardware": hardware, "formats": list(FORMATS),
         "decode_efficiency": {f"{engine}|{kind}": value for (engine, kind), value in
                               CONSTANTS.decode_efficiency.items()},
         "decode_ceiling": dict(CONSTANTS.decode_ceiling), "prefill_efficiency": dict(CONSTANTS.prefill_efficiency),
-        "prefill_ceiling": dict(CONSTANTS.prefill_ceiling), "range": dict(MEASURED_RANGE),
+        "prefill_ceiling": dict(CONSTANTS.prefill_ceiling), "ubatch": UBATCH_TOKENS, "range": dict(MEASURED_RANGE),
         "errors": {"decode": median_error("decode"), "prefill": median_error("prefill")},
         "limits": {"tokens": MAX_TOKENS, "price": MAX_PRICE},
     }

@@ -58,12 +58,15 @@
     const big = BigInt;
     const flops = big(2) * big(model.matmul) * big(prompt)
       + big(2) * big(model.layers) * big(prompt) * big(prompt + 1) * big(model.width);
+    // Quantized weights are unpacked to FP16 once per pass of data.ubatch prompt tokens: read, then written.
+    const passes = Math.ceil(prompt / data.ubatch);
+    const unpack = format === "F16" ? 0 : passes * (weights + 2 * model.matmul);
     let prefill = null;
     let prefillEfficiency = null;
     if (engine === "llama.cpp-cuda" && hardware.peak !== null) {
       prefillEfficiency = data.prefill_efficiency[engine];
       const rate = Math.min(prefillEfficiency * hardware.peak, data.prefill_ceiling[engine]);
-      prefill = Math.max(Number(flops) / rate, weights / hardware.bandwidth);
+      prefill = Math.max(Number(flops) / rate, weights / hardware.bandwidth) + unpack / hardware.bandwidth;
     }
     const notes = [];
     if (prompt > data.range.prompt_tokens && prefill !== null) {
@@ -82,8 +85,11 @@
     if (hardware.peak !== null && ceiling !== undefined && data.prefill_efficiency[engine] * hardware.peak > ceiling) {
       notes.push(["prefill_ceiling", fixed(ceiling / 1e12, 0)]);
     }
+    if (unpack > 0 && prefill !== null) {
+      notes.push(["unpack", ""]);
+    }
     return { engine, weights, kv: model.kv, bandwidth: hardware.bandwidth, peak: hardware.peak, decodeEfficiency,
-             decodeRate, flops: Number(flops), prefillEfficiency, prefill, notes };
+             decodeRate, flops: Number(flops), prefillEfficiency, prefill, unpack, notes };
   }
 
   // llmcalc.speed.speed_text, line by line, in the page's words.
@@ -111,6 +117,9 @@
                                             efficiency: result.prefillEfficiency.toFixed(3),
                                             peak: fixed(result.peak / 1e12, 1),
                                             ceiling: fixed(data.prefill_ceiling[result.engine] / 1e12, 0) });
+      if (result.unpack > 0) {
+        basis += fill(labels.basis_unpack, { gigabytes: fixed(result.unpack / 1e9, 1) });
+      }
     }
     out.push(basis);
     out.push(fill(labels.error, { decode: percent(data.errors.decode), prefill: percent(data.errors.prefill) }));
