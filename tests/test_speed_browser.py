@@ -96,6 +96,14 @@ def test_widget_lines_equal_the_cli(tab: Tab, language: str) -> None:
     assert log.errors == [] and log.requests == []
 
 
+@pytest.mark.parametrize("language, percent", [("en", r"\d %"), ("zh_TW", r"\d%")])
+def test_percentages_follow_each_language_s_style(tab: Tab, language: str, percent: str) -> None:
+    """English writes speed_text's "11.3 %"; zh_TW writes 11.3% with no space, as its pages do."""
+    page, _log = tab(language)
+    lines = [line for line in page.evaluate(SET, [CHOICES[0]])["lines"] if "%" in line]
+    assert lines and all(len(re.findall(percent, line)) == line.count("%") for line in lines), lines
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_bad_input_gets_the_page_s_message_and_no_estimate(tab: Tab, language: str) -> None:
     page, _log = tab(language)

@@ -27,15 +27,16 @@ if TYPE_CHECKING:
 LABELS = (
     "model", "reference_model", "format", "hardware", "prompt", "generated", "price", "engine_cuda", "engine_metal",
     "summary", "setting", "decode", "ttft", "ttft_none", "cost", "basis", "basis_prefill", "basis_unpack", "error",
-    "note_prompt_tokens", "note_context_tokens", "note_min_weight_bytes", "note_decode_ceiling",
+    "percent", "note_prompt_tokens", "note_context_tokens", "note_min_weight_bytes", "note_decode_ceiling",
     "note_prefill_ceiling", "note_unpack", "err_input", "err_price",
 )
 """Label keys, each given once.  Templates: ``summary`` takes ``{model}``, ``{format}``, ``{hardware}``,
 ``{engine}``; ``setting`` ``{prompt}`` and ``{generated}``; ``decode`` ``{rate}``; ``ttft`` ``{ms}`` and
 ``{rate}``; ``ttft_none`` ``{hardware}``; ``cost`` ``{cost}`` and ``{price}``; ``basis`` ``{weights}``,
 ``{kv}``, ``{efficiency}``, ``{bandwidth}``; ``basis_prefill`` ``{tflops}``, ``{efficiency}``, ``{peak}``,
-``{ceiling}``; ``basis_unpack`` ``{gigabytes}``; ``error`` ``{decode}`` and ``{prefill}``; each ``note_*``
-but ``note_unpack`` ``{value}``; ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_price`` ``{label}``."""
+``{ceiling}``; ``basis_unpack`` ``{gigabytes}``; ``error`` ``{decode}`` and ``{prefill}``, each written by
+``percent`` ``{value}``; each ``note_*`` but ``note_unpack`` ``{value}``; ``err_input`` ``{label}``, ``{min}``,
+``{max}``; ``err_price`` ``{label}``."""
 CLASS = "speed-estimate"
 MAX_TOKENS = 2**24
 """The largest prompt or generation the widget takes, as :func:`llmcalc.speed.estimate_speed` does."""

@@ -19,9 +19,9 @@
     return (x < 0 ? "-" : "") + grouped + (fraction === undefined ? "" : "." + fraction);
   }
 
-  // Python's f"{x:.1%}" with the space before % that speed_text adds.
-  function percent(x) {
-    return (x * 100).toFixed(1) + " %";
+  // Python's f"{x:.1%}" in the page's style: speed_text's "11.3 %" in English, "11.3%" in zh_TW.
+  function percent(labels, x) {
+    return fill(labels.percent, { value: (x * 100).toFixed(1) });
   }
 
   function wholeNumber(text, min, max) {
@@ -122,7 +122,8 @@
       }
     }
     out.push(basis);
-    out.push(fill(labels.error, { decode: percent(data.errors.decode), prefill: percent(data.errors.prefill) }));
+    out.push(fill(labels.error, { decode: percent(labels, data.errors.decode),
+                                  prefill: percent(labels, data.errors.prefill) }));
     for (const [note, value] of result.notes) {
       out.push(fill(labels["note_" + note], { value }));
     }
