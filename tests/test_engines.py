@@ -11,6 +11,7 @@ import pytest
 
 from llmcalc import GiB, get_preset
 from llmcalc.engines import (
+    VLLM_MAX_NUM_SEQS,
     VLLM_NON_TORCH,
     plan_vllm,
     torch_sort_bytes,
@@ -23,23 +24,38 @@ from llmcalc.planner import CARDS
 LOG_FILE = pathlib.Path(__file__).parent / "data" / "engines" / "vllm_startup_logs.json"
 ALL_LOGS = json.loads(LOG_FILE.read_text())["logs"]
 LOGS = [log for log in ALL_LOGS if "settings_unknown" not in log]
+HUB_CONFIGS = pathlib.Path(__file__).parent / "data" / "hub_configs"
+
+
+def _config(log: dict[str, Any]) -> Any:
+    """The preset the log names, or the committed Hub config, with the fields where the checkpoint differs."""
+    if "hub_config" in log:
+        from llmcalc.hf import config_from_hf
+
+        cfg = config_from_hf(json.loads((HUB_CONFIGS / f"{log['hub_config']}.json").read_text()))
+    else:
+        cfg = get_preset(log["preset"])
+    return replace(cfg, **log.get("config", {}))
 
 
 def _plan(log: dict[str, Any]) -> Any:
-    cfg = replace(get_preset(log["preset"]), **log.get("config", {}))
+    cfg = _config(log)
     # The logs ran past the preset's trained context on purpose (rope-scaled Llama 3.1); vLLM took max_model_len.
     cfg = replace(cfg, trained_context=max(cfg.trained_context, log["max_model_len"]))
     non_torch = VLLM_NON_TORCH if log["non_torch_gib"] is None else round(log["non_torch_gib"] * GiB)
     return plan_vllm(cfg, round(log["gpu_total_gib"] * GiB), max_model_len=log["max_model_len"],
                      max_num_batched_tokens=log["max_num_batched_tokens"],
                      gpu_memory_utilization=log["gpu_memory_utilization"], non_torch_bytes=non_torch,
-                     tensor_parallel=log.get("tensor_parallel", 1))
+                     tensor_parallel=log.get("tensor_parallel", 1),
+                     max_num_seqs=log.get("max_num_seqs", VLLM_MAX_NUM_SEQS),
+                     hybrid_kv_cache=log.get("hybrid_kv_cache", False),
+                     sampler_filter=log.get("sampler_filter", "sort"))
 
 
 def test_at_least_five_logs_each_with_its_source() -> None:
     assert len(LOGS) >= 5
     for log in LOGS:
-        assert log["url"].startswith("https://github.com/vllm-project/vllm/")
+        assert log["url"].startswith("https://github.com/")
         assert log["quoted"] and log["vllm"] and log["card"]
 
 
@@ -63,7 +79,7 @@ def test_weights_per_gpu_are_what_vllm_printed(log: dict[str, Any]) -> None:
     """
     planned = _plan(log).weights / GiB
     assert abs(planned / log["printed_weights_gib"] - 1) <= 0.015
-    if log["preset"] == "llama-3-8b":
+    if log.get("preset") == "llama-3-8b":
         assert round(planned, 2) == log["printed_weights_gib"]
 
 
@@ -399,3 +415,40 @@ def test_mistral_7b_and_llama_3_agree_on_any_published_a6000_total() -> None:
             plan = _plan({**log, "gpu_total_gib": (a6000.reported_bytes - gap) / GiB})
             assert abs(plan.blocks / log["printed_blocks"] - 1) <= 0.05, (log["id"], gap, plan.blocks)
 
+
+
+# ---- vLLM 0.19.0 on an H100: Gemma 2 (hybrid manager), Mixtral and Qwen3-30B-A3B (experts), dense controls ----
+
+V019_ROWS = [log for log in LOGS if log.get("sampler_filter") == "triton"]
+H100_SXM_MULTIPROCESSORS = 132  # NVIDIA's H100 architecture whitepaper: 132 SMs on the SXM5 board
+
+
+@pytest.mark.parametrize("log", V019_ROWS, ids=[log["id"] for log in V019_ROWS])
+def test_v0_19_torch_peak_is_the_warm_up_plus_the_triton_kernel_s_buffer(log: dict[str, Any]) -> None:
+    """The printed "torch peak memory increase" less the planner's peak is the Triton filter's buffer (one FP32 row
+    of the vocabulary for each of the H100's multiprocessors, which the planner leaves out) and at most 0.07 GiB
+    more, unplaced, in every row: three Gemma 2 sizes, two mixtures of experts and two dense controls."""
+    buffer = H100_SXM_MULTIPROCESSORS * _config(log).vocab_size * 4 / GiB
+    unplaced = log["printed_torch_peak_gib"] - _plan(log).profile_peak / GiB - buffer
+    assert -0.01 <= unplaced <= 0.07, unplaced
+
+
+def test_v0_19_covers_gemma_2_mixtral_and_a_moe_without_shared_experts() -> None:
+    models = {log.get("preset", log.get("hub_config")) for log in V019_ROWS}
+    assert {"gemma-2-2b-it", "gemma-2-9b", "gemma-2-27b", "mixtral-8x7b", "qwen3-30b-a3b"} <= models
+    assert any(log.get("tensor_parallel", 1) == 2 for log in V019_ROWS)
+
+
+@pytest.mark.parametrize("log", [log for log in V019_ROWS if _config(log).sliding_window],
+                         ids=[log["id"] for log in V019_ROWS if _config(log).sliding_window])
+def test_gemma_2_s_printed_pool_is_the_hybrid_manager_s(log: dict[str, Any]) -> None:
+    """Replayed layer by layer from the printed KV memory (two decimals of a GiB), vLLM's grouping gives the printed
+    tokens and concurrency: half the layers windowed, two groups, 1,025 blocks a request at 8,192 tokens."""
+    cfg = _config(log)
+    windows = [cfg.sliding_window if i % 2 == 0 else None for i in range(cfg.n_layers)]
+    per_layer = 2 * cfg.n_kv_heads * cfg.head_dim * 2
+    _, tokens, concurrency = _vllm_hybrid_oracle(windows, per_layer, round(log["printed_kv_gib"] * GiB),
+                                                  log["max_model_len"], log["max_num_batched_tokens"])
+    assert abs(tokens / log["printed_tokens"] - 1) <= 0.001
+    assert concurrency == pytest.approx(log["printed_concurrency"], abs=0.02)
+    assert _plan(log).blocks_per_request() == 1025
