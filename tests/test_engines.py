@@ -376,7 +376,7 @@ def test_what_the_engine_has_not_checked_is_refused_by_name(change: dict[str, in
     assert caught.value.code == code
 
 
-def test_the_one_published_log_of_mistral_7b_s_shapes_is_refused_as_planned_and_its_gap_stated() -> None:
+def test_the_bonito_log_of_mistral_7b_s_shapes_is_refused_as_planned_and_its_gap_stated() -> None:
     # Bonito issue 7: a Mistral-7B-v0.1 fine-tune on an A10G, max seq len 32,768, vLLM's KV cache 16,816 tokens
     # (version and card total not given, so out of the 5 % check). The window does not shrink the pool before
     # 0.20: the planner gives 18,432 tokens, the 9.6 % the data's note states, and vLLM's verdict, no start.
@@ -452,3 +452,22 @@ def test_gemma_2_s_printed_pool_is_the_hybrid_manager_s(log: dict[str, Any]) -> 
     assert abs(tokens / log["printed_tokens"] - 1) <= 0.001
     assert concurrency == pytest.approx(log["printed_concurrency"], abs=0.02)
     assert _plan(log).blocks_per_request() == 1025
+
+
+def test_the_triton_warm_up_by_hand() -> None:
+    """Counted from vLLM 0.19.0's source: the sampler's live tensors and TritonExperts.workspace_shapes."""
+    mixtral, qwen = get_preset("mixtral-8x7b"), get_preset("qwen3-30b-a3b")
+    sampler = vllm_sampler_peak(mixtral, 8192, max_num_seqs=1024, sampler_filter="triton")
+    # The forward pass's output, then 1,024 rows of 32,000 logits (a multiple of 64, so unpadded): 2 + 4 + 4 + 4 bytes.
+    assert sampler == 8192 * 4096 * 2 + 1024 * 32000 * (2 + 4 + 4 + 4)
+    # Mixtral on two GPUs: N = 2 x 14,336 / 2; (M, top_k, max(N / 2, K)) and (M, top_k, max(N, K)) in 16 bits.
+    peak = vllm_profile_peak(mixtral, 8192, 2, max_num_seqs=1024, sampler_filter="triton")
+    assert peak - sampler == 8192 * 2 * (7168 + 14336) * 2
+    # Qwen3-30B-A3B's experts (768 wide) are narrower than its 2,048: both buffers take the model's width.
+    qwen_sampler = vllm_sampler_peak(qwen, 8192, max_num_seqs=1024, sampler_filter="triton")
+    qwen_peak = vllm_profile_peak(qwen, 8192, max_num_seqs=1024, sampler_filter="triton")
+    assert qwen_peak - qwen_sampler == 8192 * 8 * (2048 + 2048) * 2
+    # Under 8 rows vLLM sorts again; a filter it does not have is refused by name.
+    assert vllm_sampler_peak(mixtral, 4, sampler_filter="triton") == vllm_sampler_peak(mixtral, 4)
+    with pytest.raises(ValueError, match="sampler_filter"):
+        vllm_sampler_peak(mixtral, 8192, sampler_filter="flashinfer")
