@@ -504,7 +504,8 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
                      kv_format=args.kv_format,
                      cuda_graph_bytes=check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20,
                      tensor_parallel=args.tensor_parallel, non_torch_bytes=round(non_torch * GiB),
-                     max_num_seqs=args.max_num_seqs, hybrid_kv_cache=args.vllm_version == "0.20+")
+                     max_num_seqs=args.max_num_seqs, hybrid_kv_cache=args.vllm_version == "0.20+",
+                     sampler_filter="triton" if args.vllm_version == "0.20+" else "sort")
     parts = {"budget": plan.requested, "weights": plan.weights, "profile_peak": plan.profile_peak,
              "non_torch_and_cuda_graphs": plan.non_torch, "kv_cache": plan.blocks * plan.block_bytes}
     rows = [(name.replace("_", " "), f"{value:,d}", format_bytes(value)) for name, value in parts.items()]

@@ -63,6 +63,8 @@ __all__ = [
     "VLLM_MAX_NUM_BATCHED_TOKENS",
     "VLLM_MAX_NUM_SEQS",
     "VLLM_NON_TORCH",
+    "VLLM_SAMPLER_FILTERS",
+    "VLLM_TRITON_FILTER_MIN_ROWS",
     "VLLM_VERSIONS",
     "VllmPlan",
     "generate_prefill_bytes",
@@ -124,6 +126,18 @@ VLLM_FUSED_MOE_CHUNK = 32768
 32,768 by default in ``vllm/envs.py`` of the 0.6.5, 0.10.2 and 0.20.0 wheels.
 """
 
+VLLM_SAMPLER_FILTERS = ("sort", "triton")
+"""How vLLM's sampler applies its top-k and top-p filters when it warms up, ``sort`` or ``triton``.
+
+``sort`` sorts the FP32 logits of every sequence with PyTorch (the V0 engine, read in the 0.6.5 wheel, and
+the V1 engine of 0.8.5).  ``triton`` filters them in place with a Triton kernel, no sort, once the batch
+has :data:`VLLM_TRITON_FILTER_MIN_ROWS` rows (``apply_top_k_top_p`` in
+``vllm/v1/sample/ops/topk_topp_sampler.py``, read in the 0.19.0 and 0.20.0 wheels).
+"""
+
+VLLM_TRITON_FILTER_MIN_ROWS = 8
+"""The fewest rows vLLM 0.19 and 0.20 filter with Triton; smaller batches are sorted."""
+
 TORCH_SORT_SMALL_ROW = 4096
 """The longest row PyTorch's CUDA sort sorts in place, with no scratch (``should_use_small_sort``)."""
 
@@ -173,7 +187,7 @@ and take them from the pool (``cuda_graph_bytes`` of :func:`plan_vllm`).
 
 
 def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1, *,
-                      max_num_seqs: int = VLLM_MAX_NUM_SEQS) -> int:
+                      max_num_seqs: int = VLLM_MAX_NUM_SEQS, sampler_filter: str = "sort") -> int:
     """Bytes vLLM's profile run adds to the weights at its peak: the MLP of one layer or the sampler's warm-up.
 
     The MLP holds ``tokens * 2 * (3 * d_model + 3 * d_ff)`` for a SwiGLU MLP (``2 * d_ff``
@@ -181,7 +195,9 @@ def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1, *
     gate-and-up output and the activated product, in 16 bits.  With
     ``tensor_parallel`` GPUs each computes ``d_ff / tensor_parallel`` of the MLP.
     The sampler's warm-up follows the forward pass (:func:`vllm_sampler_peak`);
-    the peak is the larger of the two.
+    the peak is the larger of the two.  With ``sampler_filter="triton"`` (vLLM 0.19
+    and 0.20) a mixture of experts keeps its fused-MoE workspace through the warm-up:
+    those releases hold it between calls.
 
     Examples
     --------
@@ -199,7 +215,23 @@ def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1, *
         # With tensor parallelism each GPU computes 1/tp of the MLP's width; the residual stream is whole on each.
         width = cfg.d_ff // tp
         mlp = n * ACTIVATION_BYTES * (3 * width if cfg.ffn == "swiglu" else 2 * width)
-    return max(n * ACTIVATION_BYTES * 3 * cfg.d_model + mlp, vllm_sampler_peak(cfg, n, max_num_seqs=max_num_seqs))
+    sampler = vllm_sampler_peak(cfg, n, max_num_seqs=max_num_seqs, sampler_filter=sampler_filter)
+    if cfg.is_moe and sampler_filter == "triton":
+        sampler += _vllm_moe_workspace(cfg, n, tp)
+    return max(n * ACTIVATION_BYTES * 3 * cfg.d_model + mlp, sampler)
+
+
+def _vllm_moe_workspace(cfg: ModelConfig, tokens: int, tp: int) -> int:
+    """The fused-MoE workspace vLLM 0.19 and 0.20 keep between calls, so it is live through the sampler's warm-up.
+
+    ``FusedMoEModularKernel`` takes its buffers from the worker's workspace manager, which keeps the largest
+    allocation (``get_simultaneous`` in ``vllm/v1/worker/workspace.py``); Triton's experts ask for
+    ``(M, top_k, max(N / 2, K))`` and ``(M, top_k, max(N, K))`` values in 16 bits, ``N = 2 * expert_d_ff / tp``
+    and ``K = d_model`` (``TritonExperts.workspace_shapes``, read in the 0.19.0 and 0.20.0 wheels).
+    """
+    gate_up = 2 * cfg.routed_expert_d_ff // tp
+    rows = min(tokens, VLLM_FUSED_MOE_CHUNK) * cfg.experts_per_token
+    return rows * ACTIVATION_BYTES * (max(gate_up // 2, cfg.d_model) + max(gate_up, cfg.d_model))
 
 
 def vllm_fused_moe_bytes(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1) -> int:
@@ -234,7 +266,8 @@ def vllm_fused_moe_bytes(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1
     return workspace + routing
 
 
-def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM_MAX_NUM_SEQS) -> int:
+def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM_MAX_NUM_SEQS,
+                      sampler_filter: str = "sort") -> int:
     """Bytes vLLM's warm-up of its sampler holds at its peak, after a profile pass over ``tokens`` tokens.
 
     vLLM's profile run spreads ``tokens`` over ``min(tokens, max_num_seqs)``
@@ -253,6 +286,16 @@ def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM
     PyTorch's sort allocate, checked against the peaks vLLM printed
     (``tests/data/engines/vllm_startup_logs.json``), not measured here.
 
+    With ``sampler_filter="triton"`` (:data:`VLLM_SAMPLER_FILTERS`; vLLM 0.19 and 0.20) the filter
+    works in place and nothing is sorted: the peak is the sampling itself, where the 16-bit logits,
+    their FP32 copy, the probabilities (``softmax``) and the exponential noise they are divided by
+    (``random_sample``) are live together, 2 + 4 + 4 + 4 bytes a logit, beside the forward pass's
+    output.  The kernel's own buffer, one row of FP32 logits for each of the card's streaming
+    multiprocessors up to the number of sequences (132 rows on an H100, 0.13 GiB for a 256,000-token
+    vocabulary), is not counted: the planner does not know the card's multiprocessors.  Checked
+    against vLLM 0.19.0's printed peaks on an H100 (Gemma 2, Llama 3.1, Qwen3;
+    ``tests/data/engines/vllm_startup_logs.json``), which it leaves 0.1 to 0.2 GiB low.
+
     vLLM 0.34's new model runner warms its sampler up twice, the second time with
     every sampling option on, and filters without that sort; the planner does not model it.
 
@@ -263,10 +306,21 @@ def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM
     1.22
     >>> round(vllm_sampler_peak(get_preset("qwen2.5-7b"), 8192, max_num_seqs=1024) / GiB, 2)
     5.57
+
+    Gemma 2 9B over 1,024 sequences of its 256,000-token vocabulary with the Triton filter; vLLM 0.19.0
+    printed a peak of 3.65 GiB on an H100, 0.13 GiB of it the kernel's buffer:
+
+    >>> round(vllm_sampler_peak(get_preset("gemma-2-9b"), 8192, max_num_seqs=1024, sampler_filter="triton") / GiB, 2)
+    3.47
     """
     cfg = _vllm_model(cfg)
     n = check.count("max_num_batched_tokens", tokens, maximum=2**24)
     seqs = min(n, check.count("max_num_seqs", max_num_seqs, maximum=2**24))
+    if check.choice("sampler_filter", sampler_filter, VLLM_SAMPLER_FILTERS) == "triton" \
+            and seqs >= VLLM_TRITON_FILTER_MIN_ROWS:
+        # The 16-bit logits, their FP32 copy, the probabilities and the noise, all live while it samples.
+        sampled = seqs * (ACTIVATION_BYTES * padded_vocab(cfg) + 3 * FP32_BYTES * cfg.vocab_size)
+        return n * ACTIVATION_BYTES * cfg.d_model + sampled
     # The logits in 16 bits and in FP32, then the sort of the FP32 copy, row by row of the vocabulary.
     logits = seqs * (ACTIVATION_BYTES * padded_vocab(cfg) + FP32_BYTES * cfg.vocab_size)
     return n * ACTIVATION_BYTES * cfg.d_model + logits + torch_sort_bytes(seqs, cfg.vocab_size, FP32_BYTES)
@@ -388,6 +442,7 @@ def plan_vllm(
     tensor_parallel: int = 1,
     max_num_seqs: int = VLLM_MAX_NUM_SEQS,
     hybrid_kv_cache: bool = False,
+    sampler_filter: str = "sort",
 ) -> VllmPlan:
     """vLLM's KV-cache pool for ``cfg`` on one GPU of ``gpu_bytes``, as its start-up log reports it.
 
@@ -418,6 +473,7 @@ def plan_vllm(
     cache for the whole ``max_model_len``; ``hybrid_kv_cache=True`` (0.20 and later, and 0.10.2, read) groups
     the layers and gives a windowed layer's request only its window (:meth:`VllmPlan.blocks_per_request`).
     Windows on some layers other than every other one are refused, not approximated.
+    ``sampler_filter`` is how the release filters its sampler's warm-up (:func:`vllm_sampler_peak`).
 
     Examples
     --------
@@ -452,7 +508,7 @@ def plan_vllm(
     else:
         weights = _weights_per_gpu(cfg, weight_format, kv_format, tp)
         token_bytes = -(-kv_cache_bytes_per_token(cfg, kv_format) * kv_heads_per_gpu(cfg, tp) // cfg.n_kv_heads)
-    peak = vllm_profile_peak(cfg, batched, tp, max_num_seqs=max_num_seqs)
+    peak = vllm_profile_peak(cfg, batched, tp, max_num_seqs=max_num_seqs, sampler_filter=sampler_filter)
     groups = _kv_cache_groups(cfg, batched) if hybrid else None
     # Every layer holds the same bytes a token; a group of layers takes one block of each of its layers.
     layers_a_block = groups[0] if groups else cfg.n_layers

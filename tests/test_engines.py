@@ -11,6 +11,7 @@ import pytest
 
 from llmcalc import GiB, get_preset
 from llmcalc.engines import (
+    VLLM_MAX_NUM_SEQS,
     VLLM_NON_TORCH,
     plan_vllm,
     torch_sort_bytes,
@@ -23,23 +24,38 @@ from llmcalc.planner import CARDS
 LOG_FILE = pathlib.Path(__file__).parent / "data" / "engines" / "vllm_startup_logs.json"
 ALL_LOGS = json.loads(LOG_FILE.read_text())["logs"]
 LOGS = [log for log in ALL_LOGS if "settings_unknown" not in log]
+HUB_CONFIGS = pathlib.Path(__file__).parent / "data" / "hub_configs"
+
+
+def _config(log: dict[str, Any]) -> Any:
+    """The preset the log names, or the committed Hub config, with the fields where the checkpoint differs."""
+    if "hub_config" in log:
+        from llmcalc.hf import config_from_hf
+
+        cfg = config_from_hf(json.loads((HUB_CONFIGS / f"{log['hub_config']}.json").read_text()))
+    else:
+        cfg = get_preset(log["preset"])
+    return replace(cfg, **log.get("config", {}))
 
 
 def _plan(log: dict[str, Any]) -> Any:
-    cfg = get_preset(log["preset"])
+    cfg = _config(log)
     # The logs ran past the preset's trained context on purpose (rope-scaled Llama 3.1); vLLM took max_model_len.
     cfg = replace(cfg, trained_context=max(cfg.trained_context, log["max_model_len"]))
     non_torch = VLLM_NON_TORCH if log["non_torch_gib"] is None else round(log["non_torch_gib"] * GiB)
     return plan_vllm(cfg, round(log["gpu_total_gib"] * GiB), max_model_len=log["max_model_len"],
                      max_num_batched_tokens=log["max_num_batched_tokens"],
                      gpu_memory_utilization=log["gpu_memory_utilization"], non_torch_bytes=non_torch,
-                     tensor_parallel=log.get("tensor_parallel", 1))
+                     tensor_parallel=log.get("tensor_parallel", 1),
+                     max_num_seqs=log.get("max_num_seqs", VLLM_MAX_NUM_SEQS),
+                     hybrid_kv_cache=log.get("hybrid_kv_cache", False),
+                     sampler_filter=log.get("sampler_filter", "sort"))
 
 
 def test_at_least_five_logs_each_with_its_source() -> None:
     assert len(LOGS) >= 5
     for log in LOGS:
-        assert log["url"].startswith("https://github.com/vllm-project/vllm/")
+        assert log["url"].startswith("https://github.com/")
         assert log["quoted"] and log["vllm"] and log["card"]
 
 
@@ -63,7 +79,7 @@ def test_weights_per_gpu_are_what_vllm_printed(log: dict[str, Any]) -> None:
     """
     planned = _plan(log).weights / GiB
     assert abs(planned / log["printed_weights_gib"] - 1) <= 0.015
-    if log["preset"] == "llama-3-8b":
+    if log.get("preset") == "llama-3-8b":
         assert round(planned, 2) == log["printed_weights_gib"]
 
 
@@ -135,8 +151,12 @@ def test_the_listed_card_reproduces_each_log(log: dict[str, Any]) -> None:
     """Planned on the card list's own total (what a CUDA process sees), not the total the log printed: the pool
     stays within 5 % of vLLM's figure, and vLLM's verdict (starts or not) is the planner's."""
     card = next(card for card in CARDS if card.key == log["listed_card"])
-    assert card.process_gib is not None  # a published total, not the estimate
-    assert abs(float(card.process_gib) / log["gpu_total_gib"] - 1) <= 0.015, (card.process_gib, log["gpu_total_gib"])
+    if card.process_gib is None:
+        # No published total for the card: the log was planned on the card list's own estimate, and says so.
+        assert round(card.total_bytes / GiB, 2) == log["gpu_total_gib"] and "estimate" in log["gpu_total_note"]
+    else:
+        assert abs(float(card.process_gib) / log["gpu_total_gib"] - 1) <= 0.015, (card.process_gib,
+                                                                                 log["gpu_total_gib"])
     plan = _plan({**log, "gpu_total_gib": card.total_bytes / GiB})
     assert abs(plan.kv_tokens / log["printed_tokens"] - 1) <= 0.05, (plan.kv_tokens, log["printed_tokens"])
     assert plan.starts == (log["printed_tokens"] >= log["max_model_len"])
@@ -356,7 +376,7 @@ def test_what_the_engine_has_not_checked_is_refused_by_name(change: dict[str, in
     assert caught.value.code == code
 
 
-def test_the_one_published_log_of_mistral_7b_s_shapes_is_refused_as_planned_and_its_gap_stated() -> None:
+def test_the_bonito_log_of_mistral_7b_s_shapes_is_refused_as_planned_and_its_gap_stated() -> None:
     # Bonito issue 7: a Mistral-7B-v0.1 fine-tune on an A10G, max seq len 32,768, vLLM's KV cache 16,816 tokens
     # (version and card total not given, so out of the 5 % check). The window does not shrink the pool before
     # 0.20: the planner gives 18,432 tokens, the 9.6 % the data's note states, and vLLM's verdict, no start.
@@ -367,3 +387,87 @@ def test_the_one_published_log_of_mistral_7b_s_shapes_is_refused_as_planned_and_
     assert plan.kv_tokens == 18432 and not plan.starts and log["printed_tokens"] < log["max_model_len"]
     assert round(plan.kv_tokens / log["printed_tokens"] - 1, 3) == 0.096
     assert "9.6 %" in log["settings_unknown"]
+
+
+# ---- Pull request 4454: Mistral-7B-v0.1's shapes beside Llama 3 8B, one comment, one card ----
+
+A6000_ROWS = [log for log in LOGS if log["url"].endswith("/pull/4454")]
+
+
+def test_pr_4454_prints_the_block_size_the_planner_counts() -> None:
+    # vLLM 0.4's CPU blocks are its 4 GiB of swap space over one block's bytes: 2,048 blocks of 2 MiB, 16 tokens of
+    # 128 KiB (32 layers, 8 KV heads of 128, keys and values in 16 bits) for both models, windowed or not.
+    for log in A6000_ROWS:
+        assert 4 * GiB // _plan(log).block_bytes == log["printed_cpu_blocks"] == 2048
+
+
+def test_mistral_7b_and_llama_3_agree_on_any_published_a6000_total() -> None:
+    """No published log prints what a process sees on an RTX A6000.  Over the whole range of gaps between the driver's
+    total and the process's published for the listed cards (1 to 881 MiB), both rows of the comment stay within 5 %."""
+    from llmcalc import MiB
+
+    gaps = [card.reported_bytes - card.total_bytes for card in CARDS if card.process_gib is not None]
+    a6000 = next(card for card in CARDS if card.key == "rtx-a6000")
+    assert {log["preset"] for log in A6000_ROWS} == {"llama-3-8b", "mistral-7b"}
+    for gap in (min(gaps), max(gaps)):
+        assert MiB <= gap <= 881 * MiB
+        for log in A6000_ROWS:
+            plan = _plan({**log, "gpu_total_gib": (a6000.reported_bytes - gap) / GiB})
+            assert abs(plan.blocks / log["printed_blocks"] - 1) <= 0.05, (log["id"], gap, plan.blocks)
+
+
+
+# ---- vLLM 0.19.0 on an H100: Gemma 2 (hybrid manager), Mixtral and Qwen3-30B-A3B (experts), dense controls ----
+
+V019_ROWS = [log for log in LOGS if log.get("sampler_filter") == "triton"]
+H100_SXM_MULTIPROCESSORS = 132  # NVIDIA's H100 architecture whitepaper: 132 SMs on the SXM5 board
+
+
+@pytest.mark.parametrize("log", V019_ROWS, ids=[log["id"] for log in V019_ROWS])
+def test_v0_19_torch_peak_is_the_warm_up_plus_the_triton_kernel_s_buffer(log: dict[str, Any]) -> None:
+    """The printed "torch peak memory increase" less the planner's peak is the Triton filter's buffer (one FP32 row
+    of the vocabulary for each of the H100's multiprocessors, which the planner leaves out) and at most 0.07 GiB
+    more, unplaced, in every row: three Gemma 2 sizes, two mixtures of experts and two dense controls."""
+    buffer = H100_SXM_MULTIPROCESSORS * _config(log).vocab_size * 4 / GiB
+    unplaced = log["printed_torch_peak_gib"] - _plan(log).profile_peak / GiB - buffer
+    assert -0.01 <= unplaced <= 0.07, unplaced
+
+
+def test_v0_19_covers_gemma_2_mixtral_and_a_moe_without_shared_experts() -> None:
+    models = {log.get("preset", log.get("hub_config")) for log in V019_ROWS}
+    assert {"gemma-2-2b-it", "gemma-2-9b", "gemma-2-27b", "mixtral-8x7b", "qwen3-30b-a3b"} <= models
+    assert any(log.get("tensor_parallel", 1) == 2 for log in V019_ROWS)
+
+
+@pytest.mark.parametrize("log", [log for log in V019_ROWS if _config(log).sliding_window],
+                         ids=[log["id"] for log in V019_ROWS if _config(log).sliding_window])
+def test_gemma_2_s_printed_pool_is_the_hybrid_manager_s(log: dict[str, Any]) -> None:
+    """Replayed layer by layer from the printed KV memory (two decimals of a GiB), vLLM's grouping gives the printed
+    tokens and concurrency: half the layers windowed, two groups, 1,025 blocks a request at 8,192 tokens."""
+    cfg = _config(log)
+    windows = [cfg.sliding_window if i % 2 == 0 else None for i in range(cfg.n_layers)]
+    per_layer = 2 * cfg.n_kv_heads * cfg.head_dim * 2
+    _, tokens, concurrency = _vllm_hybrid_oracle(windows, per_layer, round(log["printed_kv_gib"] * GiB),
+                                                  log["max_model_len"], log["max_num_batched_tokens"])
+    assert abs(tokens / log["printed_tokens"] - 1) <= 0.001
+    assert concurrency == pytest.approx(log["printed_concurrency"], abs=0.02)
+    assert _plan(log).blocks_per_request() == 1025
+
+
+def test_the_triton_warm_up_by_hand() -> None:
+    """Counted from vLLM 0.19.0's source: the sampler's live tensors and TritonExperts.workspace_shapes."""
+    mixtral, qwen = get_preset("mixtral-8x7b"), get_preset("qwen3-30b-a3b")
+    sampler = vllm_sampler_peak(mixtral, 8192, max_num_seqs=1024, sampler_filter="triton")
+    # The forward pass's output, then 1,024 rows of 32,000 logits (a multiple of 64, so unpadded): 2 + 4 + 4 + 4 bytes.
+    assert sampler == 8192 * 4096 * 2 + 1024 * 32000 * (2 + 4 + 4 + 4)
+    # Mixtral on two GPUs: N = 2 x 14,336 / 2; (M, top_k, max(N / 2, K)) and (M, top_k, max(N, K)) in 16 bits.
+    peak = vllm_profile_peak(mixtral, 8192, 2, max_num_seqs=1024, sampler_filter="triton")
+    assert peak - sampler == 8192 * 2 * (7168 + 14336) * 2
+    # Qwen3-30B-A3B's experts (768 wide) are narrower than its 2,048: both buffers take the model's width.
+    qwen_sampler = vllm_sampler_peak(qwen, 8192, max_num_seqs=1024, sampler_filter="triton")
+    qwen_peak = vllm_profile_peak(qwen, 8192, max_num_seqs=1024, sampler_filter="triton")
+    assert qwen_peak - qwen_sampler == 8192 * 8 * (2048 + 2048) * 2
+    # Under 8 rows vLLM sorts again; a filter it does not have is refused by name.
+    assert vllm_sampler_peak(mixtral, 4, sampler_filter="triton") == vllm_sampler_peak(mixtral, 4)
+    with pytest.raises(ValueError, match="sampler_filter"):
+        vllm_sampler_peak(mixtral, 8192, sampler_filter="flashinfer")

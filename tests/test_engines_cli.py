@@ -123,3 +123,14 @@ def test_vllm_plans_windows_by_release_and_experts_on_two_gpus(capsys: pytest.Ca
     assert moe["parts"]["weights"] == plan_vllm(get_preset("mixtral-8x7b"), card, max_model_len=32768,
                                                 tensor_parallel=2).weights
     assert moe["fits"] is True
+
+
+def test_vllm_0_20_warms_its_sampler_up_as_the_logged_0_19_release(capsys: pytest.CaptureFixture[str]) -> None:
+    """vLLM 0.19.0 printed 168,880 tokens for Gemma 2 9B on an H100 (79.19 GiB, 0.95 of it, 1,024 sequences, 0.25 GiB
+    outside PyTorch; tests/data/engines/vllm_startup_logs.json).  0.20 filters its sampler's warm-up with Triton as
+    0.19 does; planned as 0.20+ with no CUDA graphs counted, as 0.19 took none from the pool, the pool is within 1 %."""
+    result = run(capsys, "gemma-2-9b", "--engine", "vllm", "--vllm-version", "0.20+", "--context", "8192",
+                 "--gpu", "79.19", "--gpu-memory-utilization", "0.95", "--max-num-seqs", "1024",
+                 "--non-torch-gib", "0.25")
+    assert abs(result["kv_tokens"] / 168_880 - 1) <= 0.01
+    assert abs(result["max_concurrency"] / 20.60 - 1) <= 0.01

@@ -867,7 +867,8 @@ def vllm_case(label: str, source: dict[str, object], cfg: lc.ModelConfig, gpu: i
                            tensor_parallel=options["tensorParallel"],  # type: ignore[arg-type]
                            non_torch_bytes=options["nonTorchBytes"],  # type: ignore[arg-type]
                            max_num_seqs=options["maxNumSeqs"],  # type: ignore[arg-type]
-                           hybrid_kv_cache=options["hybridKvCache"])  # type: ignore[arg-type]
+                           hybrid_kv_cache=options["hybridKvCache"],  # type: ignore[arg-type]
+                           sampler_filter=options["samplerFilter"])  # type: ignore[arg-type]
         figures = {"requested": result.requested, "weights": result.weights, "profile_peak": result.profile_peak,
                    "non_torch": result.non_torch, "blocks": result.blocks, "kv_tokens": result.kv_tokens,
                    "max_concurrency": repr(result.max_concurrency), "starts": str(result.starts).lower()}
@@ -903,7 +904,7 @@ def engine_vectors(seed: int = 20261201) -> list[dict[str, object]]:
                        "nonTorchBytes": rng.choice([375809638, 375809638, 0, round(3.58 * 2**30),
                                                     rng.randint(0, 2**30), 2**41]),
                        "maxNumSeqs": rng.choice([256, 256, 1024, rng.randint(1, 300), 0]),
-                       "hybridKvCache": rng.choice([False, True])}
+                       "hybridKvCache": rng.choice([False, True]), "samplerFilter": rng.choice(["sort", "triton"])}
             vectors.append(vllm_case(label, source, cfg, rng.choice(cards), options))
     return vectors
 

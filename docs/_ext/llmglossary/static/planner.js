@@ -1257,24 +1257,42 @@
   }
 
   /* llmcalc.engines.vllm_profile_peak: the larger of a layer's MLP and the sampler's warm-up. */
-  function vllmProfilePeak(cfg, tokens, tp, maxNumSeqs) {
+  function vllmProfilePeak(cfg, tokens, tp, maxNumSeqs, samplerFilter) {
     vllmModel(cfg);
     checkCount("max_num_batched_tokens", tokens, 1, 16777216);
     var two = big(TABLES.engines.activation_bytes);
     var width = big(cfg.d_ff) / big(tp);
     var mlp = big(tokens) * two * 3n * big(cfg.d_model) + (cfg.n_experts > 1 ? vllmFusedMoeBytes(cfg, tokens, tp)
       : big(tokens) * two * (cfg.ffn === "swiglu" ? 3n * width : 2n * width));
-    var sampler = vllmSamplerPeak(cfg, tokens, maxNumSeqs);
+    var sampler = vllmSamplerPeak(cfg, tokens, maxNumSeqs, samplerFilter);
+    if (cfg.n_experts > 1 && given(samplerFilter, "sort") === "triton") { sampler += vllmMoeWorkspace(cfg, tokens, tp); }
     return mlp > sampler ? mlp : sampler;
   }
 
+  /* llmcalc.engines._vllm_moe_workspace: the fused-MoE workspace vLLM 0.19 and 0.20 keep between calls. */
+  function vllmMoeWorkspace(cfg, tokens, tp) {
+    var n = big(tokens);
+    var chunk = n < big(TABLES.engines.fused_moe_chunk) ? n : big(TABLES.engines.fused_moe_chunk);
+    var gateUp = 2n * big(cfg.expert_d_ff || cfg.d_ff) / big(tp);
+    var d = big(cfg.d_model);
+    var half = gateUp / 2n;
+    return chunk * big(cfg.experts_per_token) * big(TABLES.engines.activation_bytes)
+      * ((half > d ? half : d) + (gateUp > d ? gateUp : d));
+  }
+
   /* llmcalc.engines.vllm_sampler_peak */
-  function vllmSamplerPeak(cfg, tokens, maxNumSeqs) {
+  function vllmSamplerPeak(cfg, tokens, maxNumSeqs, samplerFilter) {
     var E = TABLES.engines;
     var n = big(checkCount("max_num_batched_tokens", tokens, 1, 16777216));
     var seqs = big(checkCount("max_num_seqs", given(maxNumSeqs, E.max_num_seqs), 1, 16777216));
     if (n < seqs) { seqs = n; }
     var fp32 = big(E.fp32_bytes);
+    if (checkChoice("sampler_filter", given(samplerFilter, "sort"), E.sampler_filters) === "triton"
+        && seqs >= big(E.triton_filter_min_rows)) {
+      /* The 16-bit logits, their FP32 copy, the probabilities and the noise, all live while it samples. */
+      return n * big(E.activation_bytes) * big(cfg.d_model)
+        + seqs * (big(E.activation_bytes) * paddedVocab(cfg) + 3n * fp32 * big(cfg.vocab_size));
+    }
     var logits = seqs * (big(E.activation_bytes) * paddedVocab(cfg) + fp32 * big(cfg.vocab_size));
     return n * big(E.activation_bytes) * big(cfg.d_model) + logits + torchSortBytes(seqs, big(cfg.vocab_size), fp32);
   }
@@ -1332,7 +1350,7 @@
     var fullGroups = grouped && windowed !== layers ? 1n : 0n;
     var windowGroups = grouped ? 1n : 0n;
     var span = big(cfg.sliding_window) - 1n + big(batched);
-    var peak = vllmProfilePeak(cfg, batched, tp, options.maxNumSeqs);
+    var peak = vllmProfilePeak(cfg, batched, tp, options.maxNumSeqs, options.samplerFilter);
     nonTorch += graphs;
     var available = requested - weights - peak - nonTorch;
     var blocks = available > 0n ? available / blockBytes : 0n;
@@ -1635,6 +1653,8 @@
             ? readInteger(root, "cuda_graphs_mib", format) * 1048576 : 0;
           /* As the CLI: 0.20 and later size windowed layers with the hybrid KV-cache manager. */
           options.hybridKvCache = options.vllmVersion === "0.20+";
+          /* As the CLI: 0.20 filters its sampler's warm-up with Triton, no sort. */
+          options.samplerFilter = options.vllmVersion === "0.20+" ? "triton" : "sort";
         }
         return options;
       }
