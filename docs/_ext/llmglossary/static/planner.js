@@ -2068,6 +2068,7 @@
     generatePrefillParts: generatePrefillParts,
     planGenerate: planGenerate,
     planVllm: planVllm,
+    tensorParallelSizes: tensorParallelSizes,
   };
 
   if (document.readyState === "loading") {
