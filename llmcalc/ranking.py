@@ -553,7 +553,9 @@ def _args_settings(args: argparse.Namespace) -> dict[str, Any]:
                 "weight_format": args.weight_format, "kv_format": args.kv_format,
                 "cuda_graph_bytes": check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20,
                 "non_torch_bytes": round(check.number("non_torch_gib", args.non_torch_gib, minimum=0) * GiB),
-                "max_num_seqs": args.max_num_seqs}
+                "max_num_seqs": args.max_num_seqs,
+                # As the single-card plan: 0.20 and later size windowed layers with the hybrid KV-cache manager.
+                "hybrid_kv_cache": args.vllm_version == "0.20+"}
     if args.task == "inference" and args.engine == "generate":
         return {"context": args.context, "batch": args.batch, "weight_format": args.weight_format,
                 "attention": args.attention}

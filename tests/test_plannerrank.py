@@ -51,6 +51,11 @@ CASES = {
                           "gpu_memory_utilization": "70", "context": "4096", "rank_concurrency": "2"},
                          ["qwen2.5-7b", "--engine", "vllm", "--kv-format", "fp8", "--gpu-memory-utilization", "0.7",
                           "--context", "4096", "--concurrency", "2"]),
+    "vllm-window": ({"preset": "gemma-2-9b", "task": "inference", "engine": "vllm", "vllm_version": "0.20+",
+                     "gpu_memory_utilization": "92",
+                     "context": "8192", "rank_concurrency": "8"},
+                    ["gemma-2-9b", "--engine", "vllm", "--vllm-version", "0.20+", "--context", "8192",
+                     "--concurrency", "8"]),
     "full-zero3": ({"preset": "llama-2-13b", "task": "full", "zero_stage": "3", "seq_len": "2048"},
                    ["llama-2-13b", "--task", "full", "--zero-stage", "3", "--seq-len", "2048"]),
 }
