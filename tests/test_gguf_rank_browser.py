@@ -3,7 +3,8 @@
 The oracle is ``llmcalc gguf MODEL --recipe R --context N --gpu all --json`` (llmcalc.ranking.rank_gguf, whose every
 row and smallest change ``test_ranking.py`` checks against the single-card plan): the widget's rows, in their order,
 must carry the same card, verdict, headroom in bytes, longest context, change and, for the change, the host memory
-the plan then needs.  axe-core judges the table in both colour schemes.
+the plan then needs.  A header sorts the rows from the keyboard; axe-core judges the table in both colour
+schemes.
 """
 
 from __future__ import annotations
@@ -99,4 +100,29 @@ def test_the_table_passes_axe(tab: Any, language: str) -> None:
         page.evaluate(RANK, list(CASES[0]))
         failures += [f"{scheme} {line}" for line in run_axe(page, source, "[data-gguf-planner]")]
     assert not failures, "\n".join(failures)
+    assert log.errors == [] and log.requests == []
+
+
+def test_the_sort_is_keyboard_driven(tab: Any) -> None:
+    """A header's button sorts the rows (ties in rank order) and aria-sort says how; the rows stay the CLI's."""
+    page, log = tab("en")
+    page.evaluate(RANK, list(CASES[0]))
+    header = '[data-gguf-planner] .gguf-rank-table th[data-column="headroom"]'
+    rows = """() => Array.from(document.querySelectorAll('.gguf-rank-table tbody tr')).map(
+      (row) => [row.dataset.card, Number(row.dataset.headroom)])"""
+    assert page.locator(header).get_attribute("aria-sort") == "none"
+    page.locator(header + " button").focus()
+    page.keyboard.press("Enter")
+    assert page.locator(header).get_attribute("aria-sort") == "ascending"
+    ascending = page.evaluate(rows)
+    assert [h for _, h in ascending] == sorted(h for _, h in ascending)
+    page.keyboard.press("Enter")  # the focus stays on the header's button
+    assert page.locator(header).get_attribute("aria-sort") == "descending"
+    descending = page.evaluate(rows)
+    assert [h for _, h in descending] == sorted((h for _, h in descending), reverse=True)
+    assert sorted(descending) == sorted([row["card"], int(row["headroom"])] for row in cli(*CASES[0]))
+    rank = '[data-gguf-planner] .gguf-rank-table th[data-column="rank"]'
+    assert page.locator(rank).get_attribute("aria-sort") == "none"
+    page.locator(rank + " button").click()
+    assert [card for card, _ in page.evaluate(rows)] == [row["card"] for row in cli(*CASES[0])]
     assert log.errors == [] and log.requests == []

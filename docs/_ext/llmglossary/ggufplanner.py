@@ -47,6 +47,8 @@ LABELS = (
 CLASS = "gguf-planner"
 PARTS = ("weights", "kv_cache", "compute_part", "reserve", "total", "host")
 """The rows of the plan's table, each a label key."""
+SORTABLE = ("rank", "card", "headroom", "context")
+"""The every-card table's columns whose header sorts it (a button; aria-sort says the order)."""
 
 
 def split_label(text: str) -> tuple[str, str]:
@@ -198,7 +200,9 @@ def _widget(labels: dict[str, str], serial: int) -> str:
         f'<p class="gguf-rank-caption" id="{p}-rank-caption">{e(labels["rank_caption"])}</p>'
         f'<div class="planner-rank-scroll" tabindex="0" role="region" aria-labelledby="{p}-rank-caption">'
         '<table class="calc-table gguf-rank-table"><thead><tr>'
-        + "".join(f'<th scope="col">{e(labels["rank_col_" + column])}</th>'
+        + "".join(f'<th scope="col" data-column="{column}" aria-sort="{"ascending" if column == "rank" else "none"}">'
+                  f'<button type="button" class="planner-rank-sort">{e(labels["rank_col_" + column])}</button></th>'
+                  if column in SORTABLE else f'<th scope="col">{e(labels["rank_col_" + column])}</th>'
                   for column in ("rank", "card", "verdict", "headroom", "context", "change"))
         + '</tr></thead><tbody></tbody></table></div></section></div>'
     )

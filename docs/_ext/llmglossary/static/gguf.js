@@ -377,6 +377,8 @@
     const cards = JSON.parse(root.dataset.cards);
     const rankSection = root.querySelector(".gguf-rank");
     const rankBody = rankSection.querySelector("tbody");
+    let rankSort = ["rank", "ascending"];
+    let rankRowsShown = [];
     let model = null;
     let fileModel = null;
     let fileSummary = "";
@@ -445,7 +447,23 @@
         change: total <= budget ? null : smallestChange(every, budget, source),
       }));
       rows.sort((a, b) => Number(b.fits) - Number(a.fits) || a.budget - b.budget || a.index - b.index);
-      rows.forEach((row, position) => {
+      rows.forEach((row, position) => { row.rank = position + 1; });
+      rankRowsShown = rows;
+      drawRankRows();
+    }
+
+    /* The rows in the order the headers chose (ties in rank order), each with its data-* as the CLI's --json. */
+    function drawRankRows() {
+      rankBody.textContent = "";
+      const [column, direction] = rankSort;
+      const key = { rank: (row) => row.rank, card: (row) => row.index, headroom: (row) => row.headroom,
+                    context: (row) => row.context }[column];
+      const sign = direction === "descending" ? -1 : 1;
+      for (const header of rankSection.querySelectorAll("th[data-column]")) {
+        header.setAttribute("aria-sort", header.dataset.column === column ? direction : "none");
+      }
+      const sorted = rankRowsShown.slice().sort((a, b) => sign * (key(a) - key(b)) || a.rank - b.rank);
+      sorted.forEach((row) => {
         const line = rankBody.insertRow();
         line.dataset.card = row.key;
         line.dataset.fits = String(row.fits);
@@ -454,7 +472,7 @@
         line.dataset.estimated = String(row.estimated);
         line.dataset.change = row.change ? `--${row.change.setting.replace(/_/g, "-")} ${row.change.value}` : "";
         if (row.change) line.dataset.host = String(row.change.plan.host);
-        line.insertCell().textContent = grouped(position + 1);
+        line.insertCell().textContent = grouped(row.rank);
         const name = document.createElement("th");
         name.scope = "row";
         name.textContent = row.name + (row.estimated ? " *" : "");
@@ -589,6 +607,13 @@
       }
     }
 
+    for (const button of rankSection.querySelectorAll("th[data-column] button")) {
+      button.addEventListener("click", () => {
+        const column = button.parentElement.dataset.column;
+        rankSort = [column, rankSort[0] === column && rankSort[1] === "ascending" ? "descending" : "ascending"];
+        drawRankRows();
+      });
+    }
     form.gguf_file.addEventListener("change", () => {
       if (form.gguf_file.files.length) load(form.gguf_file.files[0]);
     });
