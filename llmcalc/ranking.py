@@ -8,7 +8,8 @@ prices are shipped: they change by the week and by the seller, so "cheapest"
 here means the smallest set-up that fits).  Each row is what the single-card
 plan says (the CLI's ``plan --gpu CARD``): the verdict, the bytes to spare (or
 missing), the longest context and the most sequences that fit, and, for a plan
-that does not fit, the smallest single change that makes it fit.
+that does not fit, the smallest single change that makes it fit (for vLLM :func:`vllm_changes_that_fit`, for
+llama.cpp :func:`gguf_changes_that_fit`).
 
 Which plan several GPUs have: inference without an engine (``"sum"``) and
 with vLLM split the model by tensor parallelism (vLLM's
@@ -28,9 +29,10 @@ from typing import Any
 
 from . import _validate as check
 from .config import ModelConfig
-from .engines import VLLM_VERSIONS, plan_generate, plan_vllm
+from .engines import VLLM_VERSIONS, VllmPlan, plan_generate, plan_vllm
 from .errors import Refusal, refusal
-from .gguf import GgufModel, largest_context, plan_gguf
+from .formats import WEIGHT_FORMATS
+from .gguf import RECIPES, GgufModel, largest_context, model_from_config, most_gpu_layers, plan_gguf
 from .planner import (
     CARDS,
     MAX_BATCH,
@@ -52,8 +54,9 @@ from .trainers import setup_settings
 from .units import GiB
 
 __all__ = [
-    "ENGINES", "GPU_COUNTS", "RankedPlan", "gguf_ranking", "gpu_counts", "plan_all_cards", "rank_cards", "rank_gguf",
-    "ranking_table",
+    "ENGINES", "GPU_COUNTS", "UTILIZATION_STEP", "EngineChange", "RankedPlan", "gguf_changes_that_fit",
+    "gguf_ranking", "gpu_counts", "plan_all_cards", "rank_cards", "rank_gguf", "ranking_table",
+    "vllm_changes_that_fit",
 ]
 
 GPU_COUNTS = (1, 2, 4, 8)
@@ -68,6 +71,25 @@ _CHOSEN_BY_RANKING = ("tensor_parallel", "pipeline_parallel", "n_gpus", "gpu_byt
 
 
 @dataclass(frozen=True)
+class EngineChange:
+    """One setting changed from a vLLM or llama.cpp plan that does not fit, and what the changed plan holds.
+
+    ``setting`` is the CLI's option without its dashes (``"gpu"``: a listed card's key), ``value`` its new
+    value, ``gpu_bytes`` the card's total the changed plan is checked against.  vLLM: ``kv_tokens`` is the
+    changed plan's pool.  llama.cpp: ``total`` the changed plan's GPU bytes, ``host_bytes`` the host memory it
+    needs (:attr:`~llmcalc.gguf.GgufPlan.host_total`: the token embedding, the layers left on the CPU with
+    their KV cache, the host buffers).
+    """
+
+    setting: str
+    value: str | int | float
+    gpu_bytes: int
+    kv_tokens: int | None = None
+    total: int | None = None
+    host_bytes: int | None = None
+
+
+@dataclass(frozen=True)
 class RankedPlan:
     """One card and GPU count of a ranking: what the plan of one GPU of ``gpus`` says against the card's total.
 
@@ -79,9 +101,9 @@ class RankedPlan:
     context (inference; vLLM: requests its pool holds at once) or the largest micro-batch (training); 0 when
     not even one fits; None for llama.cpp, whose plan holds one sequence (its parallel slots are not modelled).
     ``change`` is the smallest single change that makes a plan that does not fit fit
-    (:func:`~llmcalc.planner.inference_changes_that_fit`, :func:`~llmcalc.planner.training_changes_that_fit`),
-    None when it fits, when no single change does, and for vLLM and llama.cpp, which the planner has no
-    changes for.
+    (:func:`~llmcalc.planner.inference_changes_that_fit`, :func:`~llmcalc.planner.training_changes_that_fit`,
+    :func:`vllm_changes_that_fit`, :func:`gguf_changes_that_fit`), None when it fits or when no single change
+    does.
     """
 
     card: GpuCard
@@ -90,7 +112,7 @@ class RankedPlan:
     headroom: int
     largest_context: int
     largest_batch: int | None
-    change: FitChange | None
+    change: FitChange | EngineChange | None
     kv_tokens: int | None = None
 
     @property
@@ -110,12 +132,15 @@ class RankedPlan:
 
     def as_dict(self) -> dict[str, Any]:
         """The row as the CLI's ``--json`` prints it: exact ints, the change as the CLI's flag."""
-        change = None
-        if self.change is not None:
-            flag = "--" + self.change.setting.replace("_", "-")
-            change = {"change": flag if self.change.value is True else f"{flag} {self.change.value}",
-                      "setting": self.change.setting, "value": self.change.value,
+        change: dict[str, Any] | None = None
+        if isinstance(self.change, FitChange):
+            change = {"change": _change_flag(self.change), "setting": self.change.setting, "value": self.change.value,
                       "total": self.change.plan.total, "gpu_bytes": self.change.gpu_bytes}
+        elif self.change is not None:
+            change = {"change": _change_flag(self.change), "setting": self.change.setting, "value": self.change.value,
+                      "gpu_bytes": self.change.gpu_bytes}
+            change.update({name: getattr(self.change, name) for name in ("kv_tokens", "total", "host_bytes")
+                           if getattr(self.change, name) is not None})
         return {"card": self.card.key, "name": self.card.name, "gpus": self.gpus, "gpu_bytes": self.gpu_bytes,
                 "total_source": "estimate" if self.estimated else "process", "estimated": self.estimated,
                 "fits": self.fits, "headroom": self.headroom, "largest_context": self.largest_context,
@@ -180,8 +205,125 @@ def _vllm_row(cfg: ModelConfig, card: GpuCard, gpus: int, settings: Mapping[str,
     token_bytes = plan.block_bytes // plan.block_size
     wanted = concurrency * context
     longest = min(plan.kv_tokens, context_search_limit(cfg, beyond_trained=beyond_trained))
-    return RankedPlan(card, gpus, plan.kv_tokens >= wanted, (plan.kv_tokens - wanted) * token_bytes, longest,
-                      plan.kv_tokens // context, None, plan.kv_tokens)
+    fits = plan.kv_tokens >= wanted
+    changes = [] if fits else vllm_changes_that_fit(cfg, card.total_bytes, concurrency=concurrency, context=context,
+                                                    tensor_parallel=gpus, **options)
+    return RankedPlan(card, gpus, fits, (plan.kv_tokens - wanted) * token_bytes, longest,
+                      plan.kv_tokens // context, changes[0] if changes else None, plan.kv_tokens)
+
+
+def _largest_true(holds: Callable[[int], bool], low: int, high: int) -> int | None:
+    """The largest ``n`` in ``[low, high]`` for which ``holds(n)``, which holds up to some ``n`` and not past it;
+    None when it holds for none.  A binary search."""
+    if high < low or not holds(low):
+        return None
+    while low < high:
+        middle = (low + high + 1) // 2
+        if holds(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _card_that_fits(gpu_bytes: int, fits_on: Callable[[int], bool]) -> GpuCard | None:
+    """The listed card with the least memory above ``gpu_bytes`` (the card list's order among equals) on whose
+    total ``fits_on`` says the plan fits."""
+    larger = sorted((card for card in CARDS if card.total_bytes > gpu_bytes), key=lambda card: card.total_bytes)
+    return next((card for card in larger if fits_on(card.total_bytes)), None)
+
+
+UTILIZATION_STEP = 100
+"""A higher ``gpu_memory_utilization`` is searched in hundredths (the widget's field is a percentage)."""
+
+
+def vllm_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, *, context: int, concurrency: int = 1,
+                          tensor_parallel: int = 1, **settings: Any) -> list[EngineChange]:
+    """Each single change of a vLLM set-up that makes its pool hold ``concurrency`` requests of ``context``
+    tokens on a card of ``gpu_bytes``, smallest first; each searched with :func:`~llmcalc.engines.plan_vllm`.
+
+    ``settings`` are :func:`~llmcalc.engines.plan_vllm`'s other keywords (``context`` is its ``max_model_len``).
+    "Smallest" is an order of kinds, from what changes the reader's set-up least to what changes the hardware,
+    and within a kind the value nearest the one given; each kind is kept when its plan then fits:
+
+    1. fewer requests at once: the most, below ``concurrency``, that the pool holds;
+    2. a shorter ``max_model_len``: the longest, below ``context``, of which the pool holds ``concurrency``;
+    3. an fp8 KV cache (vLLM's ``--kv-cache-dtype fp8``), unless it is fp8 already;
+    4. a higher ``gpu_memory_utilization``: the lowest, in hundredths above the one given and within vLLM's
+       accepted range (up to 1), that fits;
+    5. a weight format later in :data:`~llmcalc.formats.WEIGHT_FORMATS` (least lossy first): the first that fits;
+    6. more GPUs: the smallest larger ``tensor_parallel_size`` vLLM accepts for the model
+       (:func:`~llmcalc.planner.tensor_parallel_sizes`) that fits;
+    7. a larger card: the listed card with the least memory above ``gpu_bytes`` on which it fits.
+
+    Empty when the plan already fits or no single change makes it fit.
+
+    Examples
+    --------
+    Llama-3.1-8B, 5 requests of 8,192 tokens on one RTX 4090, vLLM before 0.20 (0.9 of the card): its pool holds
+    38,848 tokens, 4 such requests.  Each kind makes it fit; the first, 4 requests, is the smallest:
+
+    >>> from llmcalc import get_preset
+    >>> rtx4090 = next(card.total_bytes for card in CARDS if card.key == "rtx-4090")
+    >>> for c in vllm_changes_that_fit(get_preset("llama-3.1-8b"), rtx4090, context=8192, concurrency=5):
+    ...     print(c.setting, c.value, c.kv_tokens)
+    concurrency 4 38848
+    context 7769 38848
+    kv_format fp8 77712
+    gpu_memory_utilization 0.92 42720
+    weight_format fp8 92096
+    tensor_parallel 2 200240
+    gpu rtx-5090 95840
+    """
+    budget = check.count("gpu_bytes", gpu_bytes)
+    wanted = check.count("concurrency", concurrency, maximum=MAX_BATCH)
+    given = {"max_model_len": context, "tensor_parallel": tensor_parallel, **settings}
+
+    def planned(total: int = budget, **changed: Any) -> VllmPlan:
+        return plan_vllm(cfg, total, **{**given, **changed})
+
+    def holds(plan: VllmPlan, requests: int = wanted, length: int = context) -> bool:
+        return plan.kv_tokens >= requests * length
+
+    if holds(planned()):
+        return []
+    found: list[EngineChange] = []
+
+    def keep(setting: str, value: str | int | float, plan: VllmPlan, total: int = budget) -> None:
+        found.append(EngineChange(setting, value, total, kv_tokens=plan.kv_tokens))
+
+    fewer = _largest_true(lambda n: holds(planned(), requests=n), 1, wanted - 1)
+    if fewer is not None:
+        keep("concurrency", fewer, planned())
+    shorter = _largest_true(lambda n: holds(planned(max_model_len=n), length=n), 1, context - 1)
+    if shorter is not None:
+        keep("context", shorter, planned(max_model_len=shorter))
+    if given.get("kv_format", "bf16") != "fp8" and holds(planned(kv_format="fp8")):
+        keep("kv_format", "fp8", planned(kv_format="fp8"))
+    # The lowest hundredth that fits; every one up to the utilization given does not.
+    start = int(float(given.get("gpu_memory_utilization", VLLM_VERSIONS["before-0.20"])) * UTILIZATION_STEP)
+    missing = _largest_true(lambda k: not holds(planned(gpu_memory_utilization=k / UTILIZATION_STEP)),
+                            max(start, 1), UTILIZATION_STEP)
+    if missing is not None and missing < UTILIZATION_STEP:
+        value = (missing + 1) / UTILIZATION_STEP
+        keep("gpu_memory_utilization", value, planned(gpu_memory_utilization=value))
+    weight_format = given.get("weight_format", "bf16")
+    for later in WEIGHT_FORMATS[WEIGHT_FORMATS.index(weight_format) + 1:] if weight_format in WEIGHT_FORMATS else ():
+        if holds(planned(weight_format=later)):
+            keep("weight_format", later, planned(weight_format=later))
+            break
+    try:
+        sizes = tensor_parallel_sizes(cfg)
+    except Refusal:  # a model the planner does not split
+        sizes = []
+    for size in (size for size in sizes if size > tensor_parallel):
+        if holds(planned(tensor_parallel=size)):
+            keep("tensor_parallel", size, planned(tensor_parallel=size))
+            break
+    card = _card_that_fits(budget, lambda total: holds(planned(total)))
+    if card is not None:
+        keep("gpu", card.key, planned(card.total_bytes), card.total_bytes)
+    return found
 
 
 def _training_row(cfg: ModelConfig, card: GpuCard, gpus: int, settings: Mapping[str, Any]) -> RankedPlan:
@@ -267,10 +409,12 @@ def _ranked(rows: list[RankedPlan]) -> list[RankedPlan]:
     return sorted(rows, key=lambda row: (not row.fits, row.gpus, row.memory, order[row.card.key]))
 
 
-def rank_gguf(model: GgufModel, *, context: int, beyond_trained: bool = False, **options: Any) -> list[RankedPlan]:
+def rank_gguf(model: GgufModel, *, context: int, beyond_trained: bool = False, cfg: ModelConfig | None = None,
+              recipe: str | None = None, imatrix: bool = False, **options: Any) -> list[RankedPlan]:
     """llama.cpp's plan of ``model`` (:func:`~llmcalc.gguf.plan_gguf`, ``options`` its keywords) on one GPU of
     every listed card, ranked as :func:`rank_cards` ranks; the longest context as
-    :func:`~llmcalc.gguf.largest_context` finds it.
+    :func:`~llmcalc.gguf.largest_context` finds it, the smallest change as :func:`gguf_changes_that_fit` (a
+    smaller recipe only for a model made from ``cfg`` with ``recipe``).
 
     Examples
     --------
@@ -287,17 +431,98 @@ def rank_gguf(model: GgufModel, *, context: int, beyond_trained: bool = False, *
     for card in CARDS:
         budget = card.total_bytes
         plan = plan_gguf(model, context=context, **options)
-        rows.append(RankedPlan(card, 1, plan.total <= budget, budget - plan.total,
-                               largest_context(model, budget, beyond_trained=beyond_trained, **options), None, None))
+        fits = plan.total <= budget
+        changes = [] if fits else gguf_changes_that_fit(model, budget, context=context, cfg=cfg, recipe=recipe,
+                                                        imatrix=imatrix, **options)
+        rows.append(RankedPlan(card, 1, fits, budget - plan.total,
+                               largest_context(model, budget, beyond_trained=beyond_trained, **options), None,
+                               changes[0] if changes else None))
     return _ranked(rows)
 
 
-def _change_flag(change: FitChange | None) -> str:
+def gguf_changes_that_fit(model: GgufModel, gpu_bytes: int, *, context: int, cfg: ModelConfig | None = None,
+                          recipe: str | None = None, imatrix: bool = False, **options: Any) -> list[EngineChange]:
+    """Each single change of a llama.cpp run that makes :func:`~llmcalc.gguf.plan_gguf` fit ``gpu_bytes``,
+    smallest first.
+
+    ``options`` are :func:`~llmcalc.gguf.plan_gguf`'s other keywords.  "Smallest" is an order of kinds, from what
+    keeps the model and its speed to what changes the hardware, and within a kind the value nearest the one
+    given; each kind is kept when its plan then fits:
+
+    1. a shorter context (``-c``): the longest below ``context`` that fits;
+    2. a smaller recipe, for a model made from ``cfg`` with ``recipe``
+       (:func:`~llmcalc.gguf.model_from_config`): of the :data:`~llmcalc.gguf.RECIPES` whose weights are
+       smaller than ``recipe``'s, the largest that fits (the least quantized);
+    3. partial offload (``-ngl``): the most layers on the GPU that fit
+       (:func:`~llmcalc.gguf.most_gpu_layers`), at least one, with the host memory the plan then needs;
+    4. a larger card: the listed card with the least memory above ``gpu_bytes`` on which it fits.
+
+    Empty when the plan already fits or no single change makes it fit.
+
+    Examples
+    --------
+    Llama-3.1-8B as Q8_0 at 32,768 tokens on an RTX 4070 (12 GB): 17,152 tokens fit, or Q4_1 (the largest
+    smaller recipe that fits), or 25 of its 33 layers on the GPU with 3.5 GiB in host memory, or a T4 (GPU GiB,
+    host GiB):
+
+    >>> from llmcalc import get_preset, GiB
+    >>> from llmcalc.gguf import model_from_config
+    >>> cfg = get_preset("llama-3.1-8b")
+    >>> rtx4070 = next(card.total_bytes for card in CARDS if card.key == "rtx-4070")
+    >>> for c in gguf_changes_that_fit(model_from_config(cfg, "Q8_0"), rtx4070, context=32768, cfg=cfg,
+    ...                                recipe="Q8_0"):
+    ...     print(c.setting, c.value, round(c.total / GiB, 2), round(c.host_bytes / GiB, 2))
+    context 17152 11.13 0.56
+    recipe Q4_1 11.06 0.38
+    n_gpu_layers 25 11.12 3.5
+    gpu t4 14.02 0.59
+    """
+    budget = check.count("gpu_bytes", gpu_bytes)
+
+    def fits(plan_model: GgufModel = model, **changed: Any) -> bool:
+        return plan_gguf(plan_model, **{"context": context, **options, **changed}).total <= budget
+
+    if fits():
+        return []
+    found: list[EngineChange] = []
+
+    def keep(setting: str, value: str | int, plan_model: GgufModel = model, total: int = budget,
+             **changed: Any) -> None:
+        plan = plan_gguf(plan_model, **{"context": context, **options, **changed})
+        found.append(EngineChange(setting, value, total, total=plan.total, host_bytes=plan.host_total))
+
+    shorter = _largest_true(lambda n: fits(context=n), 1, context - 1)
+    if shorter is not None:
+        keep("context", shorter, context=shorter)
+    if cfg is not None and recipe is not None:
+        made = {kind: model_from_config(cfg, kind, imatrix=imatrix) for kind in RECIPES}
+        smaller = sorted((kind for kind in RECIPES if made[kind].weight_bytes < made[recipe].weight_bytes),
+                         key=lambda kind: -made[kind].weight_bytes)
+        smallest_change = next((kind for kind in smaller if fits(made[kind])), None)
+        if smallest_change is not None:
+            keep("recipe", smallest_change, made[smallest_change])
+    if model.layer_bytes:
+        layers = most_gpu_layers(model, budget, context=context, **options)
+        if layers and fits(n_gpu_layers=layers):
+            keep("n_gpu_layers", layers, n_gpu_layers=layers)
+    card = _card_that_fits(budget, lambda total: plan_gguf(model, context=context, **options).total <= total)
+    if card is not None:
+        keep("gpu", card.key, total=card.total_bytes)
+    return found
+
+
+def _change_flag(change: FitChange | EngineChange | None) -> str:
     """The plan option that makes ``change``, as the CLI prints it (``--checkpointing``, ``--seq-len 1912``)."""
     if change is None:
         return ""
     flag = "--" + change.setting.replace("_", "-")
     return flag if change.value is True else f"{flag} {change.value}"
+
+
+def _change_text(change: FitChange | EngineChange | None) -> str:
+    """The change as the table prints it: its option, and for ``-ngl`` the host memory the plan then needs."""
+    host = change.host_bytes if isinstance(change, EngineChange) and change.setting == "n_gpu_layers" else None
+    return _change_flag(change) + ("" if host is None else f" (host {host / GiB:.2f} GiB)")
 
 
 def ranking_table(rows: list[RankedPlan]) -> list[tuple[str, ...]]:
@@ -315,7 +540,7 @@ def ranking_table(rows: list[RankedPlan]) -> list[tuple[str, ...]]:
     """
     return [(row.card.name + (" *" if row.estimated else ""), str(row.gpus), "fits" if row.fits else "does not fit",
              f"{row.headroom / GiB:.2f}", f"{row.largest_context:,d}",
-             "-" if row.largest_batch is None else f"{row.largest_batch:,d}", _change_flag(row.change))
+             "-" if row.largest_batch is None else f"{row.largest_batch:,d}", _change_text(row.change))
             for row in rows]
 
 
@@ -328,7 +553,9 @@ def _args_settings(args: argparse.Namespace) -> dict[str, Any]:
                 "weight_format": args.weight_format, "kv_format": args.kv_format,
                 "cuda_graph_bytes": check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20,
                 "non_torch_bytes": round(check.number("non_torch_gib", args.non_torch_gib, minimum=0) * GiB),
-                "max_num_seqs": args.max_num_seqs}
+                "max_num_seqs": args.max_num_seqs,
+                # As the single-card plan: 0.20 and later size windowed layers with the hybrid KV-cache manager.
+                "hybrid_kv_cache": args.vllm_version == "0.20+"}
     if args.task == "inference" and args.engine == "generate":
         return {"context": args.context, "batch": args.batch, "weight_format": args.weight_format,
                 "attention": args.attention}
@@ -383,9 +610,13 @@ def _ranking_text(rows: list[RankedPlan], table: Callable[[Sequence[str], Sequen
 def gguf_ranking(model: GgufModel, label: str, args: argparse.Namespace, compute_buffer: int | None,
                  table: Callable[[Sequence[str], Sequence[Sequence[str]]], str]) -> tuple[dict[str, Any], str]:
     """The CLI's ``gguf MODEL --gpu all``: :func:`rank_gguf` with the command's llama.cpp options."""
+    from .presets import PRESETS, get_preset
+
+    preset = get_preset(args.model) if args.model in PRESETS else None
     rows = rank_gguf(model, context=args.context, beyond_trained=args.beyond_trained_context,
                      cache_type_k=args.cache_type_k, cache_type_v=args.cache_type_v, flash_attention=args.flash_attn,
-                     compute_buffer=compute_buffer, ubatch=args.ubatch)
+                     compute_buffer=compute_buffer, ubatch=args.ubatch, cfg=preset,
+                     recipe=args.recipe if preset is not None else None, imatrix=args.imatrix)
     result = {"model": label, "engine": "llama.cpp", "gpu": "all", "context": args.context,
               "ranking": "fits first, fewest GPUs, least memory", "rows": [row.as_dict() for row in rows]}
     return result, f"{label}: llama.cpp, every layer on one GPU\n\n" + _ranking_text(

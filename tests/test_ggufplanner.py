@@ -29,7 +29,9 @@ KEYS = ["file", "context", "ubatch", "cache_k", "cache_v", "flash", "compute_buf
         "largest_context", "choose",
         "err_not_gguf", "err_version", "err_truncated", "err_huge", "err_malformed", "err_unsupported", "err_flash",
         "err_input", "err_memory", "source", "source_file", "recipe", "imatrix", "ngl", "weights_partial",
-        "most_layers", "summary_recipe", "reference_model"]
+        "most_layers", "summary_recipe", "reference_model", "rank_all", "rank_caption", "rank_col_rank",
+        "rank_col_card", "rank_col_verdict", "rank_col_headroom", "rank_col_context", "rank_col_change", "rank_fits",
+        "rank_no_fit", "rank_host"]
 
 
 def page(keys: list[str]) -> str:

@@ -40,6 +40,22 @@ CASES = {
     "vllm": ({"preset": "llama-3.1-8b", "task": "inference", "engine": "vllm", "context": "32768",
               "rank_concurrency": "16"},
              ["llama-3.1-8b", "--engine", "vllm", "--context", "32768", "--concurrency", "16"]),
+    # vLLM's near misses, each with its smallest change (llmcalc.ranking.vllm_changes_that_fit): fewer requests,
+    # a shorter max_model_len, a card, more GPUs; and, with an fp8 KV cache already and 0.7 of the card, where
+    # even one request does not fit: a higher gpu_memory_utilization or a lighter weight format.
+    "vllm-before-0.20": ({"preset": "llama-3.1-8b", "task": "inference", "engine": "vllm",
+                          "vllm_version": "before-0.20", "context": "8192", "rank_concurrency": "5"},
+                         ["llama-3.1-8b", "--engine", "vllm", "--vllm-version", "before-0.20", "--context", "8192",
+                          "--concurrency", "5"]),
+    "vllm-utilization": ({"preset": "qwen2.5-7b", "task": "inference", "engine": "vllm", "kv_format": "fp8",
+                          "gpu_memory_utilization": "70", "context": "4096", "rank_concurrency": "2"},
+                         ["qwen2.5-7b", "--engine", "vllm", "--kv-format", "fp8", "--gpu-memory-utilization", "0.7",
+                          "--context", "4096", "--concurrency", "2"]),
+    "vllm-window": ({"preset": "gemma-2-9b", "task": "inference", "engine": "vllm", "vllm_version": "0.20+",
+                     "gpu_memory_utilization": "92",
+                     "context": "8192", "rank_concurrency": "8"},
+                    ["gemma-2-9b", "--engine", "vllm", "--vllm-version", "0.20+", "--context", "8192",
+                     "--concurrency", "8"]),
     "full-zero3": ({"preset": "llama-2-13b", "task": "full", "zero_stage": "3", "seq_len": "2048"},
                    ["llama-2-13b", "--task", "full", "--zero-stage", "3", "--seq-len", "2048"]),
 }
@@ -128,4 +144,21 @@ def test_a_qlora_table_made_from_the_form(new_page: Any, language: str) -> None:
     assert rows == cli_rows(["llama-2-13b", "--task", "qlora", "--seq-len", "4096", "--no-checkpointing"])
     assert any(row["change"] == "--checkpointing" for row in rows) and any(row["fits"] for row in rows)
     assert "all_cards=true" in page.url
+    assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_vllm_change_reads_in_the_form_s_words(new_page: Any, language: str) -> None:
+    """The change cell names the form's field in the page's language, with the value as that field takes it: the
+    CLI's --gpu-memory-utilization 0.75 is the form's percentage, 75."""
+    fields, argv = CASES["vllm-utilization"]
+    page, log = open_table(new_page, language, fields)
+    expected = {(row["card"], row["gpus"]): row["change"] for row in cli_rows(argv)}
+    assert expected[("a10g", 1)] == "--gpu-memory-utilization 0.75"
+    row = page.locator('.planner-rank-table tr[data-card="a10g"][data-gpus="1"]')
+    field = page.locator('[name="gpu_memory_utilization"]').get_attribute("id")
+    label = page.locator(f'label[for="{field}"]').text_content().strip()
+    assert row.locator("td").last.text_content() == f"{label}: 75"
+    assert bool(HAN.search(label)) == (language == "zh_TW")
+    assert row.get_attribute("data-change") == expected[("a10g", 1)]
     assert log.errors == [] and log.requests == []

@@ -6,14 +6,18 @@ single-card plan (``plan --gpu CARD --tensor-parallel N`` or ``--gpus N``), whic
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
 
 from llmcalc import GiB, get_preset, param_count
 from llmcalc.cli import main
-from llmcalc.planner import CARDS, gpu_memory
-from llmcalc.ranking import GPU_COUNTS, gpu_counts, rank_cards
+from llmcalc.engines import plan_vllm
+from llmcalc.formats import WEIGHT_FORMATS
+from llmcalc.gguf import RECIPES, model_from_config
+from llmcalc.planner import CARDS, gpu_memory, tensor_parallel_sizes
+from llmcalc.ranking import GPU_COUNTS, gpu_counts, rank_cards, vllm_changes_that_fit
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
@@ -67,7 +71,7 @@ def test_every_row_is_the_single_card_plan(capsys: pytest.CaptureFixture[str], a
         if vllm:
             assert row["kv_tokens"] == single["kv_tokens"] and row["largest_context"] == single["largest_context"]
             assert row["largest_batch"] == single["kv_tokens"] // 32768
-            assert row["fits"] == (row["largest_batch"] >= 16) and row["change"] is None
+            assert row["fits"] == (row["largest_batch"] >= 16) and (row["change"] is None) == row["fits"]
             continue
         assert (row["fits"], row["headroom"]) == (single["fits"], single["gpu_bytes"] - single["total"])
         largest = "largest_context" if "largest_context" in single else "largest_micro_batch"
@@ -84,7 +88,7 @@ def test_every_llama_cpp_row_is_the_single_card_gguf_plan(capsys: pytest.Capture
         single = run_json(capsys, *argv, "--gpu", row["card"])
         assert (row["fits"], row["headroom"], row["largest_context"]) == (
             single["fits"], single["gpu_bytes"] - single["total"], single["largest_context"])
-        assert row["largest_batch"] is None and row["change"] is None
+        assert row["largest_batch"] is None and (row["change"] is None) == row["fits"]
     assert ranked["rows"][0]["fits"] and not ranked["rows"][-1]["fits"]
 
 
@@ -148,3 +152,155 @@ def test_the_cli_refuses_what_the_ranking_chooses(capsys: pytest.CaptureFixture[
     with pytest.raises(SystemExit) as exit_:
         main(argv)
     assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+# The smallest change of a vLLM or llama.cpp row.  Oracle: the CLI's single-card plan with the change applied
+# (``plan ... --engine vllm --gpu CARD``, ``gguf ... --gpu CARD``) fits, and the next smaller change does not.
+
+VLLM = ["plan", "llama-3.1-8b", "--engine", "vllm", "--vllm-version", "before-0.20"]
+
+
+def test_a_vllm_change_by_hand() -> None:
+    """Llama-3.1-8B on one A100 (80 GB), vLLM before 0.20 (0.9 of 84,975,927,951 bytes), 14 requests of 32,768.
+
+    A block is 16 tokens of 32 layers' K and V, 8 heads of 128 bf16 values: 2 MiB.  14 requests take 28,672 blocks,
+    60,129,542,144 bytes; with 16,060,522,496 bytes of weights (two per parameter), the 375,809,638 bytes outside
+    torch and the profiled peak, the utilization must reach (weights + peak + outside + pool) / total, 0.9165: 0.92.
+    """
+    cfg = get_preset("llama-3.1-8b")
+    a100 = next(card.total_bytes for card in CARDS if card.key == "a100-80gb")
+    block = 16 * 2 * 32 * 8 * 128 * 2
+    assert block == 2 * 2**20
+    weights = 2 * param_count(cfg)
+    peak = plan_vllm(cfg, a100, max_model_len=32768).profile_peak  # the one term not derived here
+    needed = weights + peak + 375_809_638 + 14 * 2048 * block
+    assert 0.91 < needed / a100 <= 0.92
+    changes = {c.setting: c for c in vllm_changes_that_fit(cfg, a100, context=32768, concurrency=14,
+                                                           gpu_memory_utilization=0.9)}
+    higher = changes["gpu_memory_utilization"]
+    assert higher.value == 0.92 and higher.kv_tokens == (int(a100 * 0.92) - weights - peak - 375_809_638) // block * 16
+    # The pool at 0.9: (76,478,335,155 - weights - peak - outside) // 2 MiB = 28,003 blocks, 13 requests.
+    pool = (int(a100 * 0.9) - weights - peak - 375_809_638) // block * 16
+    assert pool == 448_048 and changes["concurrency"].value == pool // 32768 == 13
+    assert changes["context"].value == pool // 14 == 32_003
+
+
+def vllm_holds(capsys: pytest.CaptureFixture[str], argv: list[str], card: str, gpus: int, concurrency: int,
+               context: int, **option: object) -> bool:
+    """Whether the single-card plan, ``option`` applied, holds ``concurrency`` requests of ``context`` tokens."""
+    extra = [a for name, value in option.items() for a in ("--" + name.replace("_", "-"), str(value))]
+    single = run_json(capsys, *argv, "--context", str(context), "--gpu", card, "--tensor-parallel", str(gpus),
+                      *extra)
+    return single["kv_tokens"] >= concurrency * context
+
+
+@pytest.mark.parametrize("extra", [[], ["--kv-format", "fp8", "--gpu-memory-utilization", "0.8"]],
+                         ids=["defaults", "fp8-kv-0.8"])
+def test_every_vllm_change_applied_fits_and_the_next_smaller_does_not(capsys: pytest.CaptureFixture[str],
+                                                                      extra: list[str]) -> None:
+    argv = [*VLLM, *extra]
+    ranked = run_json(capsys, *argv, "--context", "32768", "--concurrency", "16", "--gpu", "all")
+    seen = set()
+    for row in [r for r in ranked["rows"] if not r["fits"]]:
+        change, card, gpus = row["change"], row["card"], row["gpus"]
+        setting, value = change["setting"], change["value"]
+        seen.add(setting)
+        holds = functools.partial(vllm_holds, capsys, argv, card, gpus)
+        if setting == "concurrency":
+            assert holds(value, 32768) and not holds(value + 1, 32768)
+        elif setting == "context":
+            assert holds(16, value) and not holds(16, value + 1) and not holds(1, 32768)
+        elif setting == "tensor_parallel":
+            assert vllm_holds(capsys, argv, card, value, 16, 32768) and not holds(1, 1)  # nothing shorter does
+            smaller = [n for n in tensor_parallel_sizes(get_preset("llama-3.1-8b")) if gpus < n < value]
+            assert not any(vllm_holds(capsys, argv, card, n, 16, 32768) for n in smaller)
+        elif setting == "gpu":
+            assert vllm_holds(capsys, argv, value, gpus, 16, 32768) and not holds(1, 1)
+            between = [c.key for c in CARDS if row["gpu_bytes"] < c.total_bytes < change["gpu_bytes"]]
+            assert not any(vllm_holds(capsys, argv, key, gpus, 16, 32768) for key in between)
+        else:
+            raise AssertionError(f"{setting} is not expected first here")
+    assert {"concurrency", "context"} <= seen and seen & {"tensor_parallel", "gpu"}
+
+
+@pytest.mark.parametrize("card, requests", [("rtx-4090", 5), ("a10", 4), ("rtx-3060", 1)])
+def test_each_vllm_change_of_a_card_applied(capsys: pytest.CaptureFixture[str], card: str, requests: int) -> None:
+    """Every change the list offers, not only the first: applied, it holds the requests; one step less does not.
+
+    The requests are one more than the card's pool holds at 8,192 tokens (none at all on the RTX 3060)."""
+    cfg = get_preset("llama-3.1-8b")
+    budget = next(c.total_bytes for c in CARDS if c.key == card)
+    changes = vllm_changes_that_fit(cfg, budget, context=8192, concurrency=requests, gpu_memory_utilization=0.9)
+    holds = functools.partial(vllm_holds, capsys, VLLM, card, 1)
+    assert not holds(requests, 8192) and (requests == 1 or holds(requests - 1, 8192))
+    settings = [c.setting for c in changes]
+    order = ["concurrency", "context", "kv_format", "gpu_memory_utilization", "weight_format", "tensor_parallel", "gpu"]
+    assert settings == sorted(settings, key=order.index) and len(settings) == len(set(settings))
+    for change in changes:
+        value = change.value
+        if change.setting == "concurrency":
+            assert value == requests - 1
+        elif change.setting == "context":
+            assert holds(requests, value) and not holds(requests, value + 1)
+        elif change.setting == "kv_format":
+            assert holds(requests, 8192, kv_format="fp8")
+        elif change.setting == "gpu_memory_utilization":
+            assert holds(requests, 8192, gpu_memory_utilization=value)
+            assert not holds(requests, 8192, gpu_memory_utilization=round(value - 0.01, 2))
+        elif change.setting == "weight_format":
+            assert holds(requests, 8192, weight_format=value)
+            earlier = WEIGHT_FORMATS[1:WEIGHT_FORMATS.index(value)]
+            assert not any(holds(requests, 8192, weight_format=w) for w in earlier)
+        elif change.setting == "tensor_parallel":
+            assert vllm_holds(capsys, VLLM, card, value, requests, 8192) and value == 2
+        else:
+            assert vllm_holds(capsys, VLLM, value, 1, requests, 8192)
+            between = [c.key for c in CARDS if budget < c.total_bytes < change.gpu_bytes]
+            assert not any(vllm_holds(capsys, VLLM, key, 1, requests, 8192) for key in between)
+    expected = {"rtx-4090": order, "a10": order, "rtx-3060": ["weight_format", "tensor_parallel", "gpu"]}
+    assert settings == expected[card]
+
+
+GGUF = ["gguf", "llama-3.1-70b", "--recipe", "Q4_K_M", "--context", "8192"]
+
+
+def gguf_single(capsys: pytest.CaptureFixture[str], card: str, *extra: str, argv: list[str] = GGUF) -> dict:
+    return run_json(capsys, *argv, "--gpu", card, *extra)
+
+
+def test_every_llama_cpp_change_applied_fits_and_the_next_smaller_does_not(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    ranked = run_json(capsys, *GGUF, "--gpu", "all")
+    seen = set()
+    for row in [r for r in ranked["rows"] if not r["fits"]]:
+        change, card = row["change"], row["card"]
+        seen.add(change["setting"])
+        if change["setting"] == "n_gpu_layers":
+            layers = change["value"]
+            applied = gguf_single(capsys, card, "-ngl", str(layers))
+            assert applied["fits"] and not gguf_single(capsys, card, "-ngl", str(layers + 1))["fits"]
+            assert (change["total"], change["host_bytes"]) == (applied["total"], applied["host"]["total"])
+            assert change["change"] == f"--n-gpu-layers {layers}"
+            assert not gguf_single(capsys, card, argv=[*GGUF[:-1], "1"])["fits"]  # no shorter context does
+        elif change["setting"] == "recipe":
+            fitting = {r for r in RECIPES
+                       if gguf_single(capsys, card, argv=[*GGUF[:3], r, *GGUF[4:]])["fits"]}
+            assert change["value"] in fitting
+            weights = {r: model_from_config(get_preset("llama-3.1-70b"), r).weight_bytes for r in fitting}
+            assert weights[change["value"]] == max(weights.values())
+        else:
+            raise AssertionError(f"{change['setting']} is not expected first here")
+    assert seen == {"n_gpu_layers", "recipe"}
+    # A row whose context alone is too long: the longest that fits, as the single-card plan finds it.
+    short = run_json(capsys, "gguf", "llama-3.1-8b", "--recipe", "Q8_0", "--context", "32768", "--gpu", "all")
+    [row] = [r for r in short["rows"] if r["card"] == "rtx-3060"]
+    single = run_json(capsys, "gguf", "llama-3.1-8b", "--recipe", "Q8_0", "--context", "32768", "--gpu", "rtx-3060")
+    assert row["change"]["change"] == f"--context {single['largest_context']}"
+
+
+def test_the_table_prints_the_host_memory_of_partial_offload(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*GGUF, "--gpu", "all"]) == 0
+    text = capsys.readouterr().out
+    line = next(line for line in text.splitlines() if line.startswith("RTX 4090"))
+    single = gguf_single(capsys, "rtx-4090", "-ngl", "43")
+    assert line.endswith(f"--n-gpu-layers 43 (host {single['host']['total'] / GiB:.2f} GiB)")

@@ -34,16 +34,21 @@ LABELS = (
     "err_flash", "err_input", "err_memory",
     "source", "source_file", "recipe", "imatrix", "ngl", "weights_partial", "most_layers", "summary_recipe",
     "reference_model",
+    "rank_all", "rank_caption", "rank_col_rank", "rank_col_card", "rank_col_verdict", "rank_col_headroom",
+    "rank_col_context", "rank_col_change", "rank_fits", "rank_no_fit", "rank_host",
 )
 """Label keys, each given once.  Templates: ``summary`` takes ``{arch}``, ``{layers}``, ``{tensors}``,
 ``{version}``, ``{trained}``; ``fits``/``no_fit`` ``{bytes}``; ``err_version`` ``{version}``;
 ``err_truncated`` ``{size}``; ``err_huge`` ``{count}`` and ``{limit}``; ``err_malformed`` ``{at}``;
 ``err_unsupported`` ``{key}``; ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_memory`` ``{value}``;
 ``most_layers`` ``{layers}`` and ``{total}``; ``summary_recipe`` ``{model}``, ``{recipe}``, ``{layers}`` and
-``{trained}``."""
+``{trained}``; ``rank_host`` (the ``-ngl`` change of the every-card table, :mod:`llmcalc.ranking`) ``{change}`` and
+``{gib}``."""
 CLASS = "gguf-planner"
 PARTS = ("weights", "kv_cache", "compute_part", "reserve", "total", "host")
 """The rows of the plan's table, each a label key."""
+SORTABLE = ("rank", "card", "headroom", "context")
+"""The every-card table's columns whose header sorts it (a button; aria-sort says the order)."""
 
 
 def split_label(text: str) -> tuple[str, str]:
@@ -127,6 +132,7 @@ class GgufPlannerDirective(LabelListDirective):
 def widget_data() -> dict[str, str]:
     """The ``data-*`` attributes: ggml's types, cache types and limits, and the recipes' models, from llmcalc.gguf."""
     from llmcalc import gguf
+    from llmcalc.planner import CARDS
 
     data: dict[str, Any] = {
         "types": {str(t.type_id): [t.name, t.block_weights, t.block_bytes] for t in gguf.GGML_TYPES.values()},
@@ -137,6 +143,8 @@ def widget_data() -> dict[str, str]:
                    "chunk": gguf.READ_CHUNK, "context": gguf.MAX_CONTEXT,
                    "compute_mib": gguf.MAX_COMPUTE_BUFFER_MIB, "ubatch": gguf.MAX_UBATCH},
         "recipe-models": recipe_models(),
+        # The listed cards, ranked as llmcalc gguf MODEL --gpu all ranks them: key, name, total, estimated.
+        "cards": [[card.key, card.name, card.total_bytes, card.estimated] for card in CARDS],
     }
     return {f"data-{key}": json.dumps(value, separators=(",", ":")) for key, value in data.items()}
 
@@ -183,11 +191,20 @@ def _widget(labels: dict[str, str], serial: int) -> str:
                                   'inputmode="decimal">')
         + field("ngl", f'<input type="text" id="{p}-ngl" name="gguf_ngl" value="" inputmode="numeric">')
         + field("gpu", f'<input type="text" id="{p}-gpu" name="gguf_gpu" value="24" inputmode="decimal">')
-        + check("beyond")
+        + check("beyond") + check("rank_all")
         + '</form><p class="calc-error" role="alert" data-error hidden></p>'
         f'<div role="status" aria-live="polite" data-result><p data-summary>{e(labels["choose"])}</p>'
         f'<table class="calc-table gguf-parts" hidden><tbody>{rows}</tbody></table>'
-        '<p data-verdict></p><p data-largest></p><p data-most-layers></p></div></div>'
+        '<p data-verdict></p><p data-largest></p><p data-most-layers></p></div>'
+        f'<section class="gguf-rank" aria-labelledby="{p}-rank-caption" hidden>'
+        f'<p class="gguf-rank-caption" id="{p}-rank-caption">{e(labels["rank_caption"])}</p>'
+        f'<div class="planner-rank-scroll" tabindex="0" role="region" aria-labelledby="{p}-rank-caption">'
+        '<table class="calc-table gguf-rank-table"><thead><tr>'
+        + "".join(f'<th scope="col" data-column="{column}" aria-sort="{"ascending" if column == "rank" else "none"}">'
+                  f'<button type="button" class="planner-rank-sort">{e(labels["rank_col_" + column])}</button></th>'
+                  if column in SORTABLE else f'<th scope="col">{e(labels["rank_col_" + column])}</th>'
+                  for column in ("rank", "card", "verdict", "headroom", "context", "change"))
+        + '</tr></thead><tbody></tbody></table></div></section></div>'
     )
 
 

@@ -4,6 +4,10 @@
  * browser tests compare the two on real files.  Only the header is read: File.slice in slices
  * of data-limits.chunk bytes, each count and length checked against what the file has left
  * before anything is read.  Reader data is written with textContent, never as HTML.
+ *
+ * With "All cards" ticked it also ranks the plan on one GPU of every listed card, as llmcalc.ranking.rank_gguf
+ * (the CLI's gguf MODEL --gpu all) does: each row's verdict, headroom, longest context and smallest change
+ * (llmcalc.ranking.gguf_changes_that_fit).
  */
 (function () {
   "use strict";
@@ -321,6 +325,17 @@
     return low;
   }
 
+  /* llmcalc.ranking._largest_true: the largest n in [low, high] for which holds(n), or null. */
+  function largestTrue(holds, low, high) {
+    if (high < low || !holds(low)) return null;
+    while (low < high) {
+      const middle = Math.floor((low + high + 1) / 2);
+      if (holds(middle)) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+
   /* llmcalc.planner.gpu_memory without the card keys; llmcalc.gguf.compute_buffer_bytes. */
   const UNITS = { "": GiB, gib: GiB, gb: 1000000000, mib: MiB };
 
@@ -359,6 +374,11 @@
     const verdict = root.querySelector("[data-verdict]");
     const largest = root.querySelector("[data-largest]");
     const most = root.querySelector("[data-most-layers]");
+    const cards = JSON.parse(root.dataset.cards);
+    const rankSection = root.querySelector(".gguf-rank");
+    const rankBody = rankSection.querySelector("tbody");
+    let rankSort = ["rank", "ascending"];
+    let rankRowsShown = [];
     let model = null;
     let fileModel = null;
     let fileSummary = "";
@@ -371,7 +391,98 @@
       verdict.textContent = "";
       largest.textContent = "";
       most.textContent = "";
+      rankSection.hidden = true;
       root.dataset.state = code;
+    }
+
+    /* The first of llmcalc.ranking.gguf_changes_that_fit's changes, in its order: a shorter context, the least
+     * quantized smaller recipe (a listed model only), -ngl with the host memory it needs, a larger card. */
+    function smallestChange(options, gpu, source) {
+      const at = (planned, changed) => plan(planned, { ...options, ...changed }, types, reserve);
+      const fitsWith = (planned, changed) => at(planned, changed).total <= gpu;
+      const shorter = largestTrue((n) => fitsWith(model, { context: n }), 1, options.context - 1);
+      if (shorter !== null) return { setting: "context", value: shorter, plan: at(model, { context: shorter }) };
+      if (source) {
+        const made = {};
+        for (const recipe of recipes.recipes) made[recipe] = recipeModel(recipes, source.name, recipe, source.imatrix);
+        const own = made[source.recipe].weightBytes;
+        const found = recipes.recipes.filter((recipe) => made[recipe].weightBytes < own)
+          .sort((a, b) => made[b].weightBytes - made[a].weightBytes)
+          .find((recipe) => fitsWith(made[recipe], {}));
+        if (found !== undefined) return { setting: "recipe", value: found, plan: at(made[found], {}) };
+      }
+      if (model.layerBytes.length) {
+        const layers = mostLayers(model, options, types, reserve, gpu);
+        if (layers && fitsWith(model, { ngl: layers })) {
+          return { setting: "n_gpu_layers", value: layers, plan: at(model, { ngl: layers }) };
+        }
+      }
+      const total = at(model, {}).total;
+      const card = cards.filter((c) => c[2] > gpu).sort((a, b) => a[2] - b[2]).find((c) => total <= c[2]);
+      return card ? { setting: "gpu", value: card[0], plan: at(model, {}) } : null;
+    }
+
+    /* A change in the form's own words: the field's label and the value, -ngl with the host memory it needs. */
+    function changeText(change) {
+      if (change.setting === "gpu") return cards.find((c) => c[0] === change.value)[1];
+      if (change.setting === "context") return `${labels.context}: ${grouped(change.value)}`;
+      if (change.setting === "recipe") return `${labels.recipe}: ${change.value}`;
+      return fill(labels.rank_host, { change: `${labels.ngl}: ${grouped(change.value)}`,
+                                      gib: (change.plan.host / GiB).toFixed(2) });
+    }
+
+    /* llmcalc.ranking.rank_gguf: every listed card, fits first, then the least memory, then the list's order. */
+    function drawRanking(options) {
+      rankSection.hidden = !form.gguf_rank_all.checked;
+      rankBody.textContent = "";
+      if (rankSection.hidden) return;
+      // As the CLI's gguf --gpu all: every layer on the GPU; a smaller recipe only for a listed model.
+      const every = { ...options, ngl: null };
+      const source = form.gguf_source.value ? { name: form.gguf_source.value, recipe: form.gguf_recipe.value,
+                                                imatrix: form.gguf_imatrix.checked } : null;
+      const total = plan(model, every, types, reserve).total;
+      const rows = cards.map(([key, name, budget, estimated], index) => ({
+        key, name, budget, estimated, index, fits: total <= budget, headroom: budget - total,
+        context: largestContext(model, every, types, reserve, budget, limits),
+        change: total <= budget ? null : smallestChange(every, budget, source),
+      }));
+      rows.sort((a, b) => Number(b.fits) - Number(a.fits) || a.budget - b.budget || a.index - b.index);
+      rows.forEach((row, position) => { row.rank = position + 1; });
+      rankRowsShown = rows;
+      drawRankRows();
+    }
+
+    /* The rows in the order the headers chose (ties in rank order), each with its data-* as the CLI's --json. */
+    function drawRankRows() {
+      rankBody.textContent = "";
+      const [column, direction] = rankSort;
+      const key = { rank: (row) => row.rank, card: (row) => row.index, headroom: (row) => row.headroom,
+                    context: (row) => row.context }[column];
+      const sign = direction === "descending" ? -1 : 1;
+      for (const header of rankSection.querySelectorAll("th[data-column]")) {
+        header.setAttribute("aria-sort", header.dataset.column === column ? direction : "none");
+      }
+      const sorted = rankRowsShown.slice().sort((a, b) => sign * (key(a) - key(b)) || a.rank - b.rank);
+      sorted.forEach((row) => {
+        const line = rankBody.insertRow();
+        line.dataset.card = row.key;
+        line.dataset.fits = String(row.fits);
+        line.dataset.headroom = String(row.headroom);
+        line.dataset.largestContext = String(row.context);
+        line.dataset.estimated = String(row.estimated);
+        line.dataset.change = row.change ? `--${row.change.setting.replace(/_/g, "-")} ${row.change.value}` : "";
+        if (row.change) line.dataset.host = String(row.change.plan.host);
+        line.insertCell().textContent = grouped(row.rank);
+        const name = document.createElement("th");
+        name.scope = "row";
+        name.textContent = row.name + (row.estimated ? " *" : "");
+        line.appendChild(name);
+        const verdict = line.insertCell();
+        verdict.textContent = row.fits ? labels.rank_fits : labels.rank_no_fit;
+        line.insertCell().textContent = (row.headroom / GiB).toFixed(2);
+        line.insertCell().textContent = grouped(row.context);
+        line.insertCell().textContent = row.change ? changeText(row.change) : "";
+      });
     }
 
     /* A preset and a recipe, as `llmcalc gguf PRESET --recipe R` plans them; otherwise the chosen file. */
@@ -462,6 +573,7 @@
         : `${label} ${grouped(longest)}`;
       const mostFit = mostLayers(model, options, types, reserve, gpu);
       most.textContent = fill(labels.most_layers, { layers: mostFit, total: model.layerBytes.length + 1 });
+      drawRanking(options);
       root.dataset.state = "plan";
       root.dataset.plan = JSON.stringify({ parts, total: parts.total, fits, largest_context: longest,
                                            compute_buffer_estimated: parts.estimated, host_total: parts.host,
@@ -495,6 +607,13 @@
       }
     }
 
+    for (const button of rankSection.querySelectorAll("th[data-column] button")) {
+      button.addEventListener("click", () => {
+        const column = button.parentElement.dataset.column;
+        rankSort = [column, rankSort[0] === column && rankSort[1] === "ascending" ? "descending" : "ascending"];
+        drawRankRows();
+      });
+    }
     form.gguf_file.addEventListener("change", () => {
       if (form.gguf_file.files.length) load(form.gguf_file.files[0]);
     });

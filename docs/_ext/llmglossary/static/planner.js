@@ -2088,6 +2088,7 @@
     generatePrefillParts: generatePrefillParts,
     planGenerate: planGenerate,
     planVllm: planVllm,
+    tensorParallelSizes: tensorParallelSizes,
   };
 
   if (document.readyState === "loading") {

@@ -5,7 +5,8 @@
  * sizes vLLM takes; the ZeRO stage chosen for training, stage 0 on one GPU; transformers' generate on one), with
  * planner.js's own plan functions, so every number is llmcalc's as the browser tests check.  Each row: the verdict,
  * the bytes to spare, the longest context, the most sequences (vLLM: requests at the context) or micro-batch, and
- * for a plan that does not fit the first single change of llmcalc.planner's lists that makes it fit.  Rows are
+ * for a plan that does not fit the first single change of llmcalc.planner's lists (vLLM: of
+ * llmcalc.ranking.vllm_changes_that_fit's) that makes it fit.  Rows are
  * ranked as llmcalc.ranking.rank_cards ranks them; a column header sorts them (a button, so the keyboard reaches
  * it; aria-sort says the order).  The box, the vLLM requests and the sort order are form fields, so the share link
  * (plannershare.js) keeps them.  Registered in window.LLMPlannerExtensions before plannershare.js, which must find
@@ -21,7 +22,9 @@
   var FIELDS = { batch: "batch", context: "context", kv_format: "kv_format", weight_format: "weight_format",
                  tensor_parallel: "tensor_parallel", micro_batch: "micro_batch", seq_len: "seq_len",
                  checkpointing: "checkpointing", optimizer: "optimizer", task: "task", zero_stage: "zero_stage",
-                 gpu: "gpu" };
+                 gpu: "gpu", concurrency: "rank_concurrency", gpu_memory_utilization: "gpu_memory_utilization" };
+  /* llmcalc.ranking.UTILIZATION_STEP: a higher gpu_memory_utilization is searched in hundredths (the field's %). */
+  var UTILIZATION_STEP = 100;
 
   function html(name, text, className) {
     var node = document.createElement(name);
@@ -132,12 +135,75 @@
                          value: largest } : null;
     }
 
-    /* llmcalc.planner._cheapest_card: the listed card with the least memory above the budget that holds the plan. */
-    function cheapestCard(plan, budget) {
+    /* llmcalc.ranking._card_that_fits: the listed card with the least memory above the budget on whose total
+     * fitsOn says the plan fits. */
+    function cardThatFits(budget, fitsOn) {
       var larger = cardKeys.filter(function (key) { return BigInt(tables.cards[key]) > budget; })
         .sort(function (a, b) { return tables.cards[a] - tables.cards[b]; });
-      var found = larger.filter(function (key) { return fits(plan, BigInt(tables.cards[key])); })[0];
+      var found = larger.filter(function (key) { return fitsOn(BigInt(tables.cards[key])); })[0];
       return found ? { setting: "gpu", value: found } : null;
+    }
+
+    /* llmcalc.planner._cheapest_card: the listed card with the least memory above the budget that holds the plan. */
+    function cheapestCard(plan, budget) {
+      return cardThatFits(budget, function (total) { return fits(plan, total); });
+    }
+
+    /* llmcalc.ranking._largest_true: the largest n in [low, high] for which holds(n), or null. */
+    function largestTrue(holds, low, high) {
+      if (high < low || !holds(low)) { return null; }
+      while (low < high) {
+        var middle = Math.floor((low + high + 1) / 2);
+        if (holds(middle)) { low = middle; } else { high = middle - 1; }
+      }
+      return low;
+    }
+
+    /* The first of llmcalc.ranking.vllm_changes_that_fit's changes, in its order: fewer requests, a shorter
+     * max_model_len, an fp8 KV cache, a higher gpu_memory_utilization, a later weight format, more GPUs, a card. */
+    function vllmChange(cfg, options, budget, wanted) {
+      var context = Number(options.context);
+      var planned = function (changed, total) {
+        return P.planVllm(cfg, total === undefined ? budget : total, Object.assign({}, options, changed));
+      };
+      var holds = function (v, requests, length) { return v.kv_tokens >= BigInt(requests) * BigInt(length); };
+      var current = planned({});
+      var fewer = largestTrue(function (n) { return holds(current, n, context); }, 1, wanted - 1);
+      if (fewer !== null) { return { setting: "concurrency", value: fewer }; }
+      var shorter = largestTrue(function (n) { return holds(planned({ context: n }), wanted, n); }, 1, context - 1);
+      if (shorter !== null) { return { setting: "context", value: shorter }; }
+      if (options.kvFormat !== "fp8" && holds(planned({ kvFormat: "fp8" }), wanted, context)) {
+        return { setting: "kv_format", value: "fp8" };
+      }
+      var start = Math.trunc(options.utilization * UTILIZATION_STEP);
+      var missing = largestTrue(function (k) {
+        return !holds(planned({ utilization: k / UTILIZATION_STEP }), wanted, context);
+      }, Math.max(start, 1), UTILIZATION_STEP);
+      if (missing !== null && missing < UTILIZATION_STEP) {
+        return { setting: "gpu_memory_utilization", value: (missing + 1) / UTILIZATION_STEP };
+      }
+      var formats = tables.weight_formats;
+      var at = formats.indexOf(options.weightFormat);
+      var later = at < 0 ? [] : formats.slice(at + 1);
+      for (var i = 0; i < later.length; i += 1) {
+        if (holds(planned({ weightFormat: later[i] }), wanted, context)) {
+          return { setting: "weight_format", value: later[i] };
+        }
+      }
+      var sizes;
+      try {
+        sizes = P.tensorParallelSizes(cfg);
+      } catch (error) {
+        if (!(error instanceof window.LLMModelConfig.LLMCalcError)) { throw error; }
+        sizes = [];  // a model the planner does not split
+      }
+      var larger = sizes.filter(function (size) { return size > options.tensorParallel; });
+      for (var j = 0; j < larger.length; j += 1) {
+        if (holds(planned({ tensorParallel: larger[j] }), wanted, context)) {
+          return { setting: "tensor_parallel", value: larger[j] };
+        }
+      }
+      return cardThatFits(budget, function (total) { return holds(planned({}, total), wanted, context); });
     }
 
     /* The first of llmcalc.planner.inference_changes_that_fit's changes, in its order. */
@@ -218,6 +284,7 @@
         result.context = v.kv_tokens < limit ? v.kv_tokens : limit;
         result.batch = v.kv_tokens / BigInt(options.context);
         result.kvTokens = v.kv_tokens;
+        if (!result.fits) { result.change = vllmChange(cfg, own, budget, wanted); }
         return result;
       }
       var planned = function (changed) { return widget.plan(cfg, Object.assign({}, own, changed)); };
@@ -263,6 +330,9 @@
       var label = form.querySelector('label[for="' + element.id + '"]');
       var name = label ? label.textContent.trim() : element.dataset.label;
       if (change.value === true || element.type === "radio") { return name; }
+      if (change.setting === "gpu_memory_utilization") {  // the field is a percentage
+        return name + ": " + format.count(Math.round(change.value * UTILIZATION_STEP));
+      }
       if (element.tagName === "SELECT") {
         var option = element.querySelector('option[value="' + change.value + '"]');
         return name + ": " + (option ? option.textContent : String(change.value));
