@@ -34,7 +34,13 @@ from .memory import kv_cache_bytes, training_memory, zero_memory_per_gpu
 from .params import Linear, linear_modules, param_breakdown, param_count
 from .unified import unified_memory
 from .units import GB, GiB, MiB
-from .weightformats import WeightFormat, codes_and_constants, is_converted, weight_format_bytes
+from .weightformats import (
+    WeightFormat,
+    codes_and_constants,
+    is_converted,
+    modelled_weight_formats,
+    weight_format_bytes,
+)
 
 __all__ = [
     "ADAPTER_DTYPES",
@@ -1250,7 +1256,8 @@ def inference_changes_that_fit(
         if changed.fits(budget):
             found.append(FitChange("kv_format", "fp8", changed, budget))
     given = settings.get("weight_format", "bf16")
-    for weight_format in WEIGHT_FORMATS[WEIGHT_FORMATS.index(str(given)) + 1:] if given in WEIGHT_FORMATS else ():
+    lighter = WEIGHT_FORMATS[WEIGHT_FORMATS.index(str(given)) + 1:] if given in WEIGHT_FORMATS else ()
+    for weight_format in (name for name in lighter if name in modelled_weight_formats(cfg)):
         changed = planned(weight_format=weight_format)
         if changed.fits(budget):
             found.append(FitChange("weight_format", weight_format, changed, budget))

@@ -52,6 +52,7 @@ from .planner import (
 )
 from .trainers import setup_settings
 from .units import GiB
+from .weightformats import modelled_weight_formats
 
 __all__ = [
     "ENGINES", "GPU_COUNTS", "UTILIZATION_STEP", "EngineChange", "RankedPlan", "gguf_changes_that_fit",
@@ -308,9 +309,10 @@ def vllm_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, *, context: int, con
         value = (missing + 1) / UTILIZATION_STEP
         keep("gpu_memory_utilization", value, planned(gpu_memory_utilization=value))
     weight_format = given.get("weight_format", "bf16")
-    for later in WEIGHT_FORMATS[WEIGHT_FORMATS.index(weight_format) + 1:] if weight_format in WEIGHT_FORMATS else ():
-        if holds(planned(weight_format=later)):
-            keep("weight_format", later, planned(weight_format=later))
+    later = WEIGHT_FORMATS[WEIGHT_FORMATS.index(weight_format) + 1:] if weight_format in WEIGHT_FORMATS else ()
+    for lighter in (name for name in later if name in modelled_weight_formats(cfg)):
+        if holds(planned(weight_format=lighter)):
+            keep("weight_format", lighter, planned(weight_format=lighter))
             break
     try:
         sizes = tensor_parallel_sizes(cfg)
@@ -554,8 +556,10 @@ def _args_settings(args: argparse.Namespace) -> dict[str, Any]:
                 "cuda_graph_bytes": check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20,
                 "non_torch_bytes": round(check.number("non_torch_gib", args.non_torch_gib, minimum=0) * GiB),
                 "max_num_seqs": args.max_num_seqs,
-                # As the single-card plan: 0.20 and later size windowed layers with the hybrid KV-cache manager.
-                "hybrid_kv_cache": args.vllm_version == "0.20+"}
+                # As the single-card plan: 0.20 and later size windowed layers with the hybrid KV-cache manager
+                # and filter the sampler's warm-up with Triton.
+                "hybrid_kv_cache": args.vllm_version == "0.20+",
+                "sampler_filter": "triton" if args.vllm_version == "0.20+" else "sort"}
     if args.task == "inference" and args.engine == "generate":
         return {"context": args.context, "batch": args.batch, "weight_format": args.weight_format,
                 "attention": args.attention}

@@ -36,7 +36,7 @@ from .formats import WEIGHT_FORMATS
 from .params import Linear, linear_modules, param_count
 
 __all__ = ["FP32_ROUTERS", "NO_GPTQ_LAYOUTS", "WeightFormat", "codes_and_constants", "is_converted",
-           "kept_linear_modules", "weight_format_bytes"]
+           "kept_linear_modules", "modelled_weight_formats", "weight_format_bytes"]
 
 WeightFormat = str | CheckpointFormat
 """A weight format: a preset name of :data:`~llmcalc.formats.WEIGHT_FORMATS`, or a quantized checkpoint's layout
@@ -93,6 +93,27 @@ def codes_and_constants(weight_format: str, d_in: int, d_out: int, min_block_row
     return _ceil(weights, 2), blocks + 4 * _ceil(blocks, 256) + offset + nf4_table + dynamic_table
 
 
+def modelled_weight_formats(cfg: ModelConfig) -> tuple[str, ...]:
+    """The preset weight formats :func:`weight_format_bytes` sizes for ``cfg``, in
+    :data:`~llmcalc.formats.WEIGHT_FORMATS` order: all but GPTQ (``int4``) for a mixture of experts or a layout
+    of :data:`NO_GPTQ_LAYOUTS`, whose GPTQ sizes are not modelled.
+
+    A search for a lighter format (the planner's "smallest change") passes over the formats left out here rather
+    than stopping at their refusal.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> modelled_weight_formats(get_preset("mixtral-8x7b"))
+    ('bf16', 'fp8', 'int8', 'nf4', 'nf4-dq')
+    >>> len(modelled_weight_formats(get_preset("llama-3-8b")))
+    6
+    """
+    cfg = as_model_config(cfg)
+    no_gptq = cfg.is_moe or cfg.layout in NO_GPTQ_LAYOUTS
+    return tuple(name for name in WEIGHT_FORMATS if not (no_gptq and name == "int4"))
+
+
 def weight_format_bytes(cfg: ModelConfig, weight_format: WeightFormat) -> dict[str, int]:
     """Bytes of the model's weights in ``weight_format``, by part; the parts sum to the total.
 
@@ -125,7 +146,7 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: WeightFormat) -> dict[s
     if isinstance(weight_format, CheckpointFormat):
         return checkpoint_weight_bytes(cfg, weight_format)
     check.choice("weight_format", weight_format, WEIGHT_FORMATS)
-    if weight_format == "int4" and (cfg.is_moe or cfg.layout in NO_GPTQ_LAYOUTS):
+    if weight_format not in modelled_weight_formats(cfg):
         why = "an MoE model" if cfg.is_moe else NO_GPTQ_LAYOUTS[cfg.layout]
         raise refusal("gptq_not_modelled", why=why, formats=[f for f in WEIGHT_FORMATS if f != "int4"])
     modules = linear_modules(cfg)

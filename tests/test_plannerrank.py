@@ -56,6 +56,15 @@ CASES = {
                      "context": "8192", "rank_concurrency": "8"},
                     ["gemma-2-9b", "--engine", "vllm", "--vllm-version", "0.20+", "--context", "8192",
                      "--concurrency", "8"]),
+    # A mixture of experts: the lighter weight format passes over GPTQ (int4), whose size is not modelled for
+    # one, to nf4 (llmcalc.weightformats.modelled_weight_formats); vLLM 0.20+ adds the resident fused-MoE
+    # workspace to the sampler's warm-up.
+    "sum-moe": ({"preset": "qwen3-30b-a3b", "task": "inference", "context": "4096", "batch": "1"},
+                ["qwen3-30b-a3b", "--context", "4096", "--batch", "1"]),
+    "vllm-moe": ({"preset": "qwen3-30b-a3b", "task": "inference", "engine": "vllm", "vllm_version": "0.20+",
+                  "gpu_memory_utilization": "92", "context": "32768", "rank_concurrency": "16"},
+                 ["qwen3-30b-a3b", "--engine", "vllm", "--vllm-version", "0.20+", "--context", "32768",
+                  "--concurrency", "16"]),
     "full-zero3": ({"preset": "llama-2-13b", "task": "full", "zero_stage": "3", "seq_len": "2048"},
                    ["llama-2-13b", "--task", "full", "--zero-stage", "3", "--seq-len", "2048"]),
 }

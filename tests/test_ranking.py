@@ -53,12 +53,16 @@ def test_ranked_fits_first_then_fewest_gpus_then_least_memory() -> None:
 CASES = [
     (["plan", "llama-3.1-8b", "--context", "32768", "--batch", "16"], "--tensor-parallel"),
     (["plan", "llama-3.1-8b", "--engine", "vllm", "--context", "32768", "--concurrency", "16"], "--tensor-parallel"),
+    (["plan", "qwen3-30b-a3b", "--context", "4096"], "--tensor-parallel"),
+    (["plan", "qwen3-30b-a3b", "--engine", "vllm", "--vllm-version", "0.20+", "--context", "32768",
+      "--concurrency", "16"], "--tensor-parallel"),
     (["plan", "llama-2-13b", "--task", "qlora", "--seq-len", "4096"], "--gpus"),
     (["plan", "llama-3.1-70b", "--task", "full", "--zero-stage", "3", "--seq-len", "2048"], "--gpus"),
 ]
 
 
-@pytest.mark.parametrize("argv, gpus_option", CASES, ids=["sum", "vllm", "qlora", "full-zero3"])
+@pytest.mark.parametrize("argv, gpus_option", CASES,
+                         ids=["sum", "vllm", "sum-moe", "vllm-0.20-moe", "qlora", "full-zero3"])
 def test_every_row_is_the_single_card_plan(capsys: pytest.CaptureFixture[str], argv: list[str],
                                            gpus_option: str) -> None:
     ranked = run_json(capsys, *argv, "--gpu", "all")
@@ -304,3 +308,21 @@ def test_the_table_prints_the_host_memory_of_partial_offload(capsys: pytest.Capt
     line = next(line for line in text.splitlines() if line.startswith("RTX 4090"))
     single = gguf_single(capsys, "rtx-4090", "-ngl", "43")
     assert line.endswith(f"--n-gpu-layers 43 (host {single['host']['total'] / GiB:.2f} GiB)")
+
+
+def test_a_mixture_of_experts_passes_over_the_gptq_size_it_does_not_model() -> None:
+    """Qwen3-30B-A3B on an RTX 4090 (23.64 GiB): the search for a lighter format passes over GPTQ, refused for a
+    mixture of experts, where it used to stop at that refusal.  bitsandbytes leaves transformers 5's routed experts
+    (3-D parameters) in bf16: 48 layers x 128 experts x 3 x 2,048 x 768 = 28,991,029,248 values, 54 GiB alone, so
+    neither int8 nor nf4 fits and the smallest change is a card."""
+    from llmcalc import get_preset
+    from llmcalc.planner import CARDS, inference_changes_that_fit
+    from llmcalc.weightformats import modelled_weight_formats
+
+    cfg = get_preset("qwen3-30b-a3b")
+    assert modelled_weight_formats(cfg) == ("bf16", "fp8", "int8", "nf4", "nf4-dq")
+    rtx4090 = next(card.total_bytes for card in CARDS if card.key == "rtx-4090")
+    experts = 48 * 128 * 3 * 2048 * 768
+    assert 2 * experts > rtx4090
+    changes = inference_changes_that_fit(cfg, rtx4090, context=4096, batch=1)
+    assert [change.setting for change in changes] == ["gpu"]

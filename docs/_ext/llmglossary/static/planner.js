@@ -611,6 +611,13 @@
     return [ceilDiv(weights, 2n), blocks + 4n * ceilDiv(blocks, 256n) + 4n + nf4Table + 256n * 4n];
   }
 
+  /* llmcalc.weightformats.modelled_weight_formats: all but GPTQ (int4) for an MoE or a layout whose GPTQ size
+   * is not modelled. */
+  function modelledWeightFormats(cfg) {
+    var noGptq = cfg.n_experts > 1 || Object.prototype.hasOwnProperty.call(TABLES.no_gptq_layouts, cfg.layout);
+    return TABLES.weight_formats.filter(function (f) { return !(noGptq && f === "int4"); });
+  }
+
   /* llmcalc.weightformats.weight_format_bytes */
   function weightFormatBytes(cfg, format) {
     if (isCheckpoint(format)) { return checkpointWeightBytes(cfg, format); }
@@ -618,8 +625,7 @@
     if (formats.indexOf(format) < 0) {
       throw refusal("not_one_of", { name: "weight_format", options: formats, value: format, suggestion: null });
     }
-    var noGptq = Object.prototype.hasOwnProperty.call(TABLES.no_gptq_layouts, cfg.layout);
-    if (format === "int4" && (cfg.n_experts > 1 || noGptq)) {
+    if (modelledWeightFormats(cfg).indexOf(format) < 0) {
       throw refusal("gptq_not_modelled", { formats: formats.filter(function (f) { return f !== "int4"; }) });
     }
     var quantized = 0n;
@@ -2066,6 +2072,7 @@
     trainingMemory: trainingMemory,
     zeroMemoryPerGpu: zeroMemoryPerGpu,
     weightFormatBytes: function (cfg, format) { return weightFormatBytes(cfg, format); },
+    modelledWeightFormats: modelledWeightFormats,
     keptLinearModules: keptLinearModules,
     parallelInferencePlans: parallelInferencePlans,
     activationPeak: activationPeak,

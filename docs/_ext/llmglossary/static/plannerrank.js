@@ -184,7 +184,8 @@
       }
       var formats = tables.weight_formats;
       var at = formats.indexOf(options.weightFormat);
-      var later = at < 0 ? [] : formats.slice(at + 1);
+      var modelled = P.modelledWeightFormats(cfg);
+      var later = (at < 0 ? [] : formats.slice(at + 1)).filter(function (f) { return modelled.indexOf(f) >= 0; });
       for (var i = 0; i < later.length; i += 1) {
         if (holds(planned({ weightFormat: later[i] }), wanted, context)) {
           return { setting: "weight_format", value: later[i] };
@@ -217,7 +218,8 @@
       }
       var formats = tables.weight_formats;
       var at = formats.indexOf(options.weightFormat);
-      var later = at < 0 ? [] : formats.slice(at + 1);
+      var modelled = P.modelledWeightFormats(cfg);
+      var later = (at < 0 ? [] : formats.slice(at + 1)).filter(function (f) { return modelled.indexOf(f) >= 0; });
       for (var i = 0; i < later.length; i += 1) {
         if (fits(planned({ weightFormat: later[i] }), budget)) { return { setting: "weight_format", value: later[i] }; }
       }
