@@ -28,7 +28,7 @@ from typing import Any
 
 from . import _validate as check
 from .config import ModelConfig
-from .engines import VLLM_VERSIONS, plan_generate, plan_vllm
+from .engines import VLLM_VERSION_SAMPLER_FILTERS, VLLM_VERSIONS, plan_generate, plan_vllm
 from .errors import Refusal, refusal
 from .gguf import GgufModel, largest_context, plan_gguf
 from .planner import (
@@ -328,7 +328,8 @@ def _args_settings(args: argparse.Namespace) -> dict[str, Any]:
                 "weight_format": args.weight_format, "kv_format": args.kv_format,
                 "cuda_graph_bytes": check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20,
                 "non_torch_bytes": round(check.number("non_torch_gib", args.non_torch_gib, minimum=0) * GiB),
-                "max_num_seqs": args.max_num_seqs}
+                "max_num_seqs": args.max_num_seqs, "hybrid_kv_cache": args.vllm_version == "0.20+",
+                "sampler_filter": args.sampler_filter or VLLM_VERSION_SAMPLER_FILTERS[args.vllm_version]}
     if args.task == "inference" and args.engine == "generate":
         return {"context": args.context, "batch": args.batch, "weight_format": args.weight_format,
                 "attention": args.attention}

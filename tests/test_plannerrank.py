@@ -40,6 +40,17 @@ CASES = {
     "vllm": ({"preset": "llama-3.1-8b", "task": "inference", "engine": "vllm", "context": "32768",
               "rank_concurrency": "16"},
              ["llama-3.1-8b", "--engine", "vllm", "--context", "32768", "--concurrency", "16"]),
+    # vLLM 0.17 to 0.19: before 0.20, but the Triton filter; and 0.20 and later, whose filter and hybrid KV-cache
+    # manager (Gemma 2's windows) the ranking plans as the single card's plan does.
+    "vllm-triton": ({"preset": "gemma-2-9b", "task": "inference", "engine": "vllm", "context": "8192",
+                     "max_num_seqs": "1024", "sampler_filter": "triton", "rank_concurrency": "16"},
+                    ["gemma-2-9b", "--engine", "vllm", "--context", "8192", "--max-num-seqs", "1024",
+                     "--sampler-filter", "triton", "--concurrency", "16"]),
+    "vllm-0.20": ({"preset": "gemma-2-9b", "task": "inference", "engine": "vllm", "context": "8192",
+                   "vllm_version": "0.20+", "gpu_memory_utilization": "92", "sampler_filter": "triton",
+                   "max_num_seqs": "1024", "rank_concurrency": "16"},
+                  ["gemma-2-9b", "--engine", "vllm", "--context", "8192", "--vllm-version", "0.20+",
+                   "--max-num-seqs", "1024", "--concurrency", "16"]),
     "full-zero3": ({"preset": "llama-2-13b", "task": "full", "zero_stage": "3", "seq_len": "2048"},
                    ["llama-2-13b", "--task", "full", "--zero-stage", "3", "--seq-len", "2048"]),
 }
