@@ -46,9 +46,10 @@ CASES = {
                      "max_num_seqs": "1024", "sampler_filter": "triton", "rank_concurrency": "16"},
                     ["gemma-2-9b", "--engine", "vllm", "--context", "8192", "--max-num-seqs", "1024",
                      "--sampler-filter", "triton", "--concurrency", "16"]),
+    # A link without the filter, as links made before it was a field: the release's, Triton.
     "vllm-0.20": ({"preset": "gemma-2-9b", "task": "inference", "engine": "vllm", "context": "8192",
-                   "vllm_version": "0.20+", "gpu_memory_utilization": "92", "sampler_filter": "triton",
-                   "max_num_seqs": "1024", "rank_concurrency": "16"},
+                   "vllm_version": "0.20+", "gpu_memory_utilization": "92", "max_num_seqs": "1024",
+                   "rank_concurrency": "16"},
                   ["gemma-2-9b", "--engine", "vllm", "--context", "8192", "--vllm-version", "0.20+",
                    "--max-num-seqs", "1024", "--concurrency", "16"]),
     "full-zero3": ({"preset": "llama-2-13b", "task": "full", "zero_stage": "3", "seq_len": "2048"},

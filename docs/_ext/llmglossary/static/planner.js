@@ -1985,7 +1985,10 @@
     function useRelease() {
       var release = form.elements.vllm_version.value;
       form.elements.gpu_memory_utilization.value = String(Math.round(TABLES.engines.versions[release] * 100));
-      form.elements.sampler_filter.value = TABLES.engines.version_sampler_filters[release];
+      useReleaseFilter();
+    }
+    function useReleaseFilter() {
+      form.elements.sampler_filter.value = TABLES.engines.version_sampler_filters[form.elements.vllm_version.value];
     }
     form.elements.vllm_version.addEventListener("input", useRelease);
     form.elements.vllm_version.addEventListener("change", useRelease);
@@ -2049,6 +2052,7 @@
                      plannedForm = null;  // a model the form does not show: the next change plans it
                    },
                    ownConfig: function () { return preset.value === "config" ? ownConfig : null; },
+                   useReleaseFilter: useReleaseFilter,
                    ownQuantization: function () { return storedFormat() ? ownQuantization : null; } };
     var extensions = (window.LLMPlannerExtensions || []).map(function (make) { return make(widget); });
     function planned(result) { extensions.forEach(function (extension) { extension(result); }); }
