@@ -143,7 +143,9 @@ def planner_tables() -> dict[str, Any]:
         "engines": {"block_size": engines.VLLM_BLOCK_SIZE, "non_torch": engines.VLLM_NON_TORCH,
                     "activation_bytes": engines.ACTIVATION_BYTES, "max_num_seqs": engines.VLLM_MAX_NUM_SEQS,
                     "fp32_bytes": engines.FP32_BYTES, "torch_sort_small_row": engines.TORCH_SORT_SMALL_ROW,
-                    "versions": engines.VLLM_VERSIONS, "fused_moe_chunk": engines.VLLM_FUSED_MOE_CHUNK,
+                    "versions": engines.VLLM_VERSIONS,
+                    "version_sampler_filters": engines.VLLM_VERSION_SAMPLER_FILTERS,
+                    "fused_moe_chunk": engines.VLLM_FUSED_MOE_CHUNK,
                     "sampler_filters": list(engines.VLLM_SAMPLER_FILTERS),
                     "triton_filter_min_rows": engines.VLLM_TRITON_FILTER_MIN_ROWS},
     }

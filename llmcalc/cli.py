@@ -31,6 +31,8 @@ from .engines import (
     VLLM_MAX_NUM_BATCHED_TOKENS,
     VLLM_MAX_NUM_SEQS,
     VLLM_NON_TORCH,
+    VLLM_SAMPLER_FILTERS,
+    VLLM_VERSION_SAMPLER_FILTERS,
     VLLM_VERSIONS,
     plan_generate,
     plan_vllm,
@@ -385,6 +387,7 @@ PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
     "attention": (("inference",), "sdpa"),
     "vllm_version": (("inference",), "before-0.20"),
     "gpu_memory_utilization": (("inference",), None),  # the chosen version's default
+    "sampler_filter": (("inference",), None),  # the chosen version's default
     "max_num_batched_tokens": (("inference",), VLLM_MAX_NUM_BATCHED_TOKENS),
     "max_num_seqs": (("inference",), VLLM_MAX_NUM_SEQS),
     "non_torch_gib": (("inference",), VLLM_NON_TORCH / GiB),
@@ -464,6 +467,7 @@ _ENGINE_OPTIONS = {
     "attention": ("generate",),
     "vllm_version": ("vllm",),
     "gpu_memory_utilization": ("vllm",),
+    "sampler_filter": ("vllm",),
     "max_num_batched_tokens": ("vllm",),
     "max_num_seqs": ("vllm",),
     "non_torch_gib": ("vllm",),
@@ -497,6 +501,8 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
                          "graphs after sizing the KV-cache pool, outside it")
     if args.gpu_memory_utilization is None:
         args.gpu_memory_utilization = VLLM_VERSIONS[args.vllm_version]
+    if args.sampler_filter is None:
+        args.sampler_filter = VLLM_VERSION_SAMPLER_FILTERS[args.vllm_version]
     card_gib = args.gpu / GiB
     non_torch = check.number("non_torch_gib", args.non_torch_gib, minimum=0, maximum=card_gib)
     plan = plan_vllm(cfg, args.gpu, max_model_len=args.context, max_num_batched_tokens=args.max_num_batched_tokens,
@@ -505,14 +511,15 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
                      cuda_graph_bytes=check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20,
                      tensor_parallel=args.tensor_parallel, non_torch_bytes=round(non_torch * GiB),
                      max_num_seqs=args.max_num_seqs, hybrid_kv_cache=args.vllm_version == "0.20+",
-                     sampler_filter="triton" if args.vllm_version == "0.20+" else "sort")
+                     sampler_filter=args.sampler_filter)
     parts = {"budget": plan.requested, "weights": plan.weights, "profile_peak": plan.profile_peak,
              "non_torch_and_cuda_graphs": plan.non_torch, "kv_cache": plan.blocks * plan.block_bytes}
     rows = [(name.replace("_", " "), f"{value:,d}", format_bytes(value)) for name, value in parts.items()]
     result: dict[str, Any] = {"task": "inference", "engine": "vllm", "per_gpu_of": args.tensor_parallel,
                               "tensor_parallel": args.tensor_parallel, "parts": parts, "gpu_bytes": args.gpu,
                               "gpu_memory_utilization": args.gpu_memory_utilization,
-                              "vllm_version": args.vllm_version, "max_num_seqs": args.max_num_seqs,
+                              "vllm_version": args.vllm_version, "sampler_filter": args.sampler_filter,
+                              "max_num_seqs": args.max_num_seqs,
                               "max_num_batched_tokens": args.max_num_batched_tokens, "kv_tokens": plan.kv_tokens,
                               "cuda_graph_bytes": args.cuda_graphs_mib * 2**20,
                               "max_concurrency": plan.max_concurrency, "fits": plan.starts,
@@ -522,7 +529,8 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
     release = args.vllm_version.replace("-", " ").replace("+", " and later")
     text = (f"inference with vLLM {release}, {where}: gpu_memory_utilization "
             f"{args.gpu_memory_utilization:g} of {format_bytes(args.gpu)}, max_num_batched_tokens "
-            f"{args.max_num_batched_tokens:,}, max_num_seqs {args.max_num_seqs:,}\n"
+            f"{args.max_num_batched_tokens:,}, max_num_seqs {args.max_num_seqs:,}, sampler filter "
+            f"{args.sampler_filter}\n"
             + _table(("part", "bytes", "size"), rows)
             + f"\n\nGPU KV cache size: {plan.kv_tokens:,} tokens\n"
             f"Maximum concurrency for {args.context:,} tokens per request: {plan.max_concurrency:.2f}x\n"
@@ -826,6 +834,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="inference with --engine vllm: the vLLM release planned, before 0.20 (0.9 of the card, "
                       "CUDA graphs captured outside the pool) or 0.20 and later (0.92, graphs taken from the pool) "
                       "(default: before-0.20)")
+    plan.add_argument("--sampler-filter", choices=VLLM_SAMPLER_FILTERS, default=hidden,
+                      help="inference with --engine vllm: how the sampler's warm-up applies top-k and top-p: sort "
+                      "(PyTorch's sort, vLLM up to 0.16) or triton (in place, no sort: vLLM 0.17 and later, from "
+                      "pull request 33538; 0.17 to 0.19 are --vllm-version before-0.20 with --sampler-filter triton) "
+                      "(default: sort with --vllm-version before-0.20, triton with 0.20+)")
     plan.add_argument("--gpu-memory-utilization", type=real_number, default=hidden, metavar="F",
                       help="inference with --engine vllm: share of the card vLLM plans with (default: 0.9 with "
                       "--vllm-version before-0.20, 0.92 with 0.20+)")

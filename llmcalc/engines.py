@@ -66,6 +66,7 @@ __all__ = [
     "VLLM_SAMPLER_FILTERS",
     "VLLM_TRITON_FILTER_MIN_ROWS",
     "VLLM_VERSIONS",
+    "VLLM_VERSION_SAMPLER_FILTERS",
     "VllmPlan",
     "generate_prefill_bytes",
     "generate_prefill_parts",
@@ -129,14 +130,18 @@ VLLM_FUSED_MOE_CHUNK = 32768
 VLLM_SAMPLER_FILTERS = ("sort", "triton")
 """How vLLM's sampler applies its top-k and top-p filters when it warms up, ``sort`` or ``triton``.
 
-``sort`` sorts the FP32 logits of every sequence with PyTorch (the V0 engine, read in the 0.6.5 wheel, and
-the V1 engine of 0.8.5).  ``triton`` filters them in place with a Triton kernel, no sort, once the batch
-has :data:`VLLM_TRITON_FILTER_MIN_ROWS` rows (``apply_top_k_top_p`` in
-``vllm/v1/sample/ops/topk_topp_sampler.py``, read in the 0.19.0 and 0.20.0 wheels).
+``sort`` sorts the FP32 logits of every sequence with PyTorch (the V0 engine, read in the 0.6.5 wheel,
+and the V1 engine, read in the 0.8.5 and 0.16.0 wheels).  ``triton`` filters them in place with a Triton
+kernel, no sort, once the batch has :data:`VLLM_TRITON_FILTER_MIN_ROWS` rows (``apply_top_k_top_p`` in
+``vllm/v1/sample/ops/topk_topp_sampler.py``, the same in the 0.17.0, 0.18.0, 0.19.0 and 0.20.0 wheels).
+The kernel came with vLLM pull request 33538 ("Triton-based Top-k and Top-p sampler kernels",
+``vllm/v1/sample/ops/topk_topp_triton.py``): the 0.16.0 wheel still sorts, and 0.17.0 is the first
+release that filters with Triton.  0.17 to 0.19 still capture their CUDA graphs outside the pool, so they
+are planned as ``before-0.20`` with ``triton`` (:data:`VLLM_VERSION_SAMPLER_FILTERS`).
 """
 
 VLLM_TRITON_FILTER_MIN_ROWS = 8
-"""The fewest rows vLLM 0.19 and 0.20 filter with Triton; smaller batches are sorted."""
+"""The fewest rows vLLM 0.17 to 0.20 filter with Triton; smaller batches are sorted."""
 
 TORCH_SORT_SMALL_ROW = 4096
 """The longest row PyTorch's CUDA sort sorts in place, with no scratch (``should_use_small_sort``)."""
@@ -183,6 +188,14 @@ VLLM_VERSIONS = {"before-0.20": 0.9, "0.20+": 0.92}
 Before 0.20 vLLM captures its CUDA graphs after sizing the KV-cache pool, in the share of the card
 it leaves; 0.20 and later estimate the graphs first by default (``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1``)
 and take them from the pool (``cuda_graph_bytes`` of :func:`plan_vllm`).
+"""
+
+VLLM_VERSION_SAMPLER_FILTERS = {"before-0.20": "sort", "0.20+": "triton"}
+"""The sampler filter (:data:`VLLM_SAMPLER_FILTERS`) each of :data:`VLLM_VERSIONS` is planned with unless told.
+
+``before-0.20`` sorts, as vLLM up to 0.16 does; vLLM 0.17 to 0.19 filter with Triton while still
+capturing their CUDA graphs outside the pool, so they are planned as ``before-0.20`` with
+``sampler_filter="triton"``.
 """
 
 
@@ -286,7 +299,7 @@ def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM
     PyTorch's sort allocate, checked against the peaks vLLM printed
     (``tests/data/engines/vllm_startup_logs.json``), not measured here.
 
-    With ``sampler_filter="triton"`` (:data:`VLLM_SAMPLER_FILTERS`; vLLM 0.19 and 0.20) the filter
+    With ``sampler_filter="triton"`` (:data:`VLLM_SAMPLER_FILTERS`; vLLM 0.17 to 0.20) the filter
     works in place and nothing is sorted: the peak is the sampling itself, where the 16-bit logits,
     their FP32 copy, the probabilities (``softmax``) and the exponential noise they are divided by
     (``random_sample``) are live together, 2 + 4 + 4 + 4 bytes a logit, beside the forward pass's

@@ -29,7 +29,7 @@ from typing import Any
 
 from . import _validate as check
 from .config import ModelConfig
-from .engines import VLLM_VERSIONS, VllmPlan, plan_generate, plan_vllm
+from .engines import VLLM_VERSION_SAMPLER_FILTERS, VLLM_VERSIONS, VllmPlan, plan_generate, plan_vllm
 from .errors import Refusal, refusal
 from .formats import WEIGHT_FORMATS
 from .gguf import RECIPES, GgufModel, largest_context, model_from_config, most_gpu_layers, plan_gguf
@@ -556,10 +556,10 @@ def _args_settings(args: argparse.Namespace) -> dict[str, Any]:
                 "cuda_graph_bytes": check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20,
                 "non_torch_bytes": round(check.number("non_torch_gib", args.non_torch_gib, minimum=0) * GiB),
                 "max_num_seqs": args.max_num_seqs,
-                # As the single-card plan: 0.20 and later size windowed layers with the hybrid KV-cache manager
-                # and filter the sampler's warm-up with Triton.
+                # As the single-card plan: 0.20 and later size windowed layers with the hybrid KV-cache manager;
+                # the sampler's warm-up filter is the one given, else the release's.
                 "hybrid_kv_cache": args.vllm_version == "0.20+",
-                "sampler_filter": "triton" if args.vllm_version == "0.20+" else "sort"}
+                "sampler_filter": args.sampler_filter or VLLM_VERSION_SAMPLER_FILTERS[args.vllm_version]}
     if args.task == "inference" and args.engine == "generate":
         return {"context": args.context, "batch": args.batch, "weight_format": args.weight_format,
                 "attention": args.attention}

@@ -1046,7 +1046,8 @@ def test_the_engines_in_the_widget_show_what_the_cli_prints(language: str, plann
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_vllm_release_sequences_and_memory_outside_torch_are_the_clis(language: str, planners: Planners) -> None:
-    """vLLM PR 10511's H100 log, as the CLI plans it, on each new input: the release, max_num_seqs, non-torch GiB."""
+    """vLLM PR 10511's H100 log, as the CLI plans it, on each new input: the release, max_num_seqs, non-torch GiB,
+    the sampler filter (the release's default until chosen, as --sampler-filter's)."""
     def cli(*argv: str) -> dict:
         return cli_plan_json("llama-3-8b", "--engine", "vllm", "--context", "8192", "--gpu", "79.22GiB",
                              "--max-num-batched-tokens", "8192", *argv)
@@ -1061,21 +1062,35 @@ def test_the_vllm_release_sequences_and_memory_outside_torch_are_the_clis(langua
     # Before 0.20: 90 % of the card, no graphs field, and the note that names the later release.
     assert page.locator('[name="gpu_memory_utilization"]').input_value() == "90" and graphs.is_hidden()
     assert note.inner_text() == page.locator(ROOT).get_attribute("data-vllm-before-note")
+    sampler = page.locator(f'{ROOT} [name="sampler_filter"]')
+    assert sampler.input_value() == "sort" and sampler.is_visible()
+    # The select's label and choices in the page's language, from its label list.
+    words = page.locator(f'{ROOT} label[for="{sampler.get_attribute("id")}"]').inner_text() + " ".join(
+        sampler.locator("option").all_inner_texts())
+    assert "0.16" in words and "0.17" in words and (HAN.search(words) if language == "zh_TW" else "filter" in words)
     cases = [({}, ()),
              ({"non_torch_gib": "1.79"}, ("--non-torch-gib", "1.79")),
              ({"non_torch_gib": "1.79", "max_num_seqs": "1024"}, ("--non-torch-gib", "1.79", "--max-num-seqs", "1024")),
+             # vLLM 0.17 to 0.19: before 0.20, but the Triton filter.
+             ({"sampler_filter": "triton"}, ("--non-torch-gib", "1.79", "--max-num-seqs", "1024", "--sampler-filter",
+                                             "triton")),
              ({"vllm_version": "0.20+", "non_torch_gib": "0.35", "max_num_seqs": "256"}, ("--vllm-version", "0.20+")),
              ({"cuda_graphs_mib": "700"}, ("--vllm-version", "0.20+", "--cuda-graphs-mib", "700"))]
+    planned = []
     for fields, argv in cases:
         choose(page, task="inference", **fields)
         expected = cli(*argv)
+        planned.append(expected["kv_tokens"])
         verdict = read(page, "verdict")
         assert f"{expected['kv_tokens']:,}" in verdict, (fields, verdict, expected["kv_tokens"])
         shown = shown_parts(page)
         assert shown["activations"] == expected["parts"]["profile_peak"]
         assert shown["reserve"] == expected["parts"]["non_torch_and_cuda_graphs"]
-    # Choosing 0.20 and later set the CLI's default share, 92 %, and showed the graphs' field.
+    # The Triton filter's warm-up, smaller than the sort's, leaves the pool larger.
+    assert planned[3] > planned[2]
+    # Choosing 0.20 and later set the CLI's default share, 92 %, and filter, Triton, and showed the graphs' field.
     assert page.locator('[name="gpu_memory_utilization"]').input_value() == "92" and graphs.is_visible()
+    assert sampler.input_value() == "triton" and cli("--vllm-version", "0.20+")["sampler_filter"] == "triton"
     assert cli("--vllm-version", "0.20+")["gpu_memory_utilization"] == 0.92
     # A memory outside PyTorch larger than the card, or not a number, is refused at its field, naming the value.
     for typed in ("80", "1,5"):
@@ -1084,7 +1099,7 @@ def test_the_vllm_release_sequences_and_memory_outside_torch_are_the_clis(langua
         error = page.locator(f'{ROOT} [data-error="plan"]').inner_text()
         assert typed in error and "79.22" in error, error
     choose(page, task="inference", cuda_graphs_mib="0", vllm_version="before-0.20", non_torch_gib="0.35")
-    assert page.locator('[name="gpu_memory_utilization"]').input_value() == "90"
+    assert page.locator('[name="gpu_memory_utilization"]').input_value() == "90" and sampler.input_value() == "sort"
     assert log.errors == [] and log.requests == []
 
 
@@ -1217,6 +1232,9 @@ SHARED_SETUPS = {
                   "gpu": "", "gpu_gib": "22.49"},
     "full": {"task": "full", "precision": "mixed", "zero_stage": "2", "n_gpus": "8", "seq_len": "512",
              "gpu": "h100-sxm"},
+    # A sampler filter other than its release's default travels as chosen, not reset by the release.
+    "vllm": {"task": "inference", "preset": "llama-3-8b", "engine": "vllm", "vllm_version": "0.20+",
+             "sampler_filter": "sort", "max_num_seqs": "1024", "gpu": "h100-sxm"},
 }
 
 

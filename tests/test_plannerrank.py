@@ -56,8 +56,8 @@ CASES = {
                      "context": "8192", "rank_concurrency": "8"},
                     ["gemma-2-9b", "--engine", "vllm", "--vllm-version", "0.20+", "--context", "8192",
                      "--concurrency", "8"]),
-    # A mixture of experts: the lighter weight format passes over GPTQ (int4), whose size is not modelled for
-    # one, to nf4 (llmcalc.weightformats.modelled_weight_formats); vLLM 0.20+ adds the resident fused-MoE
+    # A mixture of experts: the search for a lighter weight format passes over GPTQ (int4), whose size is not
+    # modelled for one (llmcalc.weightformats.modelled_weight_formats); vLLM 0.20+ adds the resident fused-MoE
     # workspace to the sampler's warm-up.
     "sum-moe": ({"preset": "qwen3-30b-a3b", "task": "inference", "context": "4096", "batch": "1"},
                 ["qwen3-30b-a3b", "--context", "4096", "--batch", "1"]),
@@ -65,6 +65,19 @@ CASES = {
                   "gpu_memory_utilization": "92", "context": "32768", "rank_concurrency": "16"},
                  ["qwen3-30b-a3b", "--engine", "vllm", "--vllm-version", "0.20+", "--context", "32768",
                   "--concurrency", "16"]),
+
+    # vLLM 0.17 to 0.19: before 0.20, but the Triton filter; and 0.20 and later, whose filter and hybrid KV-cache
+    # manager (Gemma 2's windows) the ranking plans as the single card's plan does.
+    "vllm-triton": ({"preset": "gemma-2-9b", "task": "inference", "engine": "vllm", "context": "8192",
+                     "max_num_seqs": "1024", "sampler_filter": "triton", "rank_concurrency": "16"},
+                    ["gemma-2-9b", "--engine", "vllm", "--context", "8192", "--max-num-seqs", "1024",
+                     "--sampler-filter", "triton", "--concurrency", "16"]),
+    # A link without the filter, as links made before it was a field: the release's, Triton.
+    "vllm-0.20": ({"preset": "gemma-2-9b", "task": "inference", "engine": "vllm", "context": "8192",
+                   "vllm_version": "0.20+", "gpu_memory_utilization": "92", "max_num_seqs": "1024",
+                   "rank_concurrency": "16"},
+                  ["gemma-2-9b", "--engine", "vllm", "--context", "8192", "--vllm-version", "0.20+",
+                   "--max-num-seqs", "1024", "--concurrency", "16"]),
     "full-zero3": ({"preset": "llama-2-13b", "task": "full", "zero_stage": "3", "seq_len": "2048"},
                    ["llama-2-13b", "--task", "full", "--zero-stage", "3", "--seq-len", "2048"]),
 }

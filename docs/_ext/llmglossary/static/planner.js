@@ -1659,8 +1659,8 @@
             ? readInteger(root, "cuda_graphs_mib", format) * 1048576 : 0;
           /* As the CLI: 0.20 and later size windowed layers with the hybrid KV-cache manager. */
           options.hybridKvCache = options.vllmVersion === "0.20+";
-          /* As the CLI: 0.20 filters its sampler's warm-up with Triton, no sort. */
-          options.samplerFilter = options.vllmVersion === "0.20+" ? "triton" : "sort";
+          /* As the CLI's --sampler-filter: its own choice, which the release sets when chosen (useRelease). */
+          options.samplerFilter = form.elements.sampler_filter.value;
         }
         return options;
       }
@@ -1986,11 +1986,15 @@
     function useCard() {
       if (gpu.value) { gib.value = TABLES.card_totals[gpu.value].field; }
     }
-    /* Choosing a vLLM release sets its default share of the card before the form's listeners plan, as the CLI
-     * defaults --gpu-memory-utilization to the chosen --vllm-version's. */
+    /* Choosing a vLLM release sets its default share of the card and sampler filter before the form's listeners
+     * plan, as the CLI defaults --gpu-memory-utilization and --sampler-filter to the chosen --vllm-version's. */
     function useRelease() {
-      form.elements.gpu_memory_utilization.value = String(Math.round(TABLES.engines.versions[
-        form.elements.vllm_version.value] * 100));
+      var release = form.elements.vllm_version.value;
+      form.elements.gpu_memory_utilization.value = String(Math.round(TABLES.engines.versions[release] * 100));
+      useReleaseFilter();
+    }
+    function useReleaseFilter() {
+      form.elements.sampler_filter.value = TABLES.engines.version_sampler_filters[form.elements.vllm_version.value];
     }
     form.elements.vllm_version.addEventListener("input", useRelease);
     form.elements.vllm_version.addEventListener("change", useRelease);
@@ -2054,6 +2058,7 @@
                      plannedForm = null;  // a model the form does not show: the next change plans it
                    },
                    ownConfig: function () { return preset.value === "config" ? ownConfig : null; },
+                   useReleaseFilter: useReleaseFilter,
                    ownQuantization: function () { return storedFormat() ? ownQuantization : null; } };
     var extensions = (window.LLMPlannerExtensions || []).map(function (make) { return make(widget); });
     function planned(result) { extensions.forEach(function (extension) { extension(result); }); }

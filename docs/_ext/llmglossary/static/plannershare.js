@@ -165,6 +165,11 @@
         var found = decode(widget, hash);
         defaults.forEach(function (item) { apply(form, item.element, item.text); });
         found.chosen.forEach(function (item) { apply(form, item.element, item.text); });
+        /* A link made before the sampler filter was a field of its own names none: it gets its vLLM release's,
+         * as the planner then derived it. */
+        if (!found.chosen.some(function (item) { return item.element.name === "sampler_filter"; })) {
+          widget.useReleaseFilter();
+        }
         if (found.cfg) { widget.useModelConfig(found.cfg, found.quantization); }
         say(note, "");
         changed = true;
