@@ -51,6 +51,10 @@ def make(*arguments: str, cwd: Path = REPO, path: str | None = None) -> subproce
     env = {**os.environ, "PATH": path or os.environ["PATH"]}
     for variable in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS"):  # when pytest itself runs under make
         env.pop(variable, None)
+    if path is not None:
+        # A machine with only ``path``: make exports a command-line PYTHON=... (``make test PYTHON=python3.13``)
+        # to its recipes, which would choose the Python this simulated machine does not have.
+        env.pop("PYTHON", None)
     return subprocess.run(
         [MAKE, "--no-print-directory", *arguments], cwd=cwd, env=env, capture_output=True, text=True, check=False
     )

@@ -762,7 +762,12 @@ def test_bad_configs_show_the_refusal_in_the_page_s_language_and_the_widget_reco
         # The code's own template, its fixed words in the page's language, its numbers filled in.
         template_words = re.split(r"\{[a-z_]+\}", catalogue["refusal_" + refusal.code])
         assert all(word.strip(" .;:：。；") in shown for word in template_words), (text, shown)
-        for value in refusal_numbers(refusal.params).values():
+        numbers = refusal_numbers(refusal.params)
+        if refusal.code == "invalid_json":
+            # Where a parser reports a syntax error is the parser's: CPython 3.13 puts a trailing comma's at the
+            # comma (column 44), 3.11 and Chromium at the brace after it (45).  The line is the file's.
+            numbers.pop("column")
+        for value in numbers.values():
             assert f"{int(value):,}" in shown or value in shown, (text, shown, value)
         if language == "zh_TW":
             assert not ENGLISH_WORDS.search(shown.replace("config.json", "")), (text, shown)
