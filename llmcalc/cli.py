@@ -832,8 +832,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="inference with --engine generate: attention implementation (default: sdpa)")
     plan.add_argument("--vllm-version", choices=tuple(VLLM_VERSIONS), default=hidden,
                       help="inference with --engine vllm: the vLLM release planned, before 0.20 (0.9 of the card, "
-                      "CUDA graphs captured outside the pool) or 0.20 and later (0.92, graphs taken from the pool) "
-                      "(default: before-0.20)")
+                      "CUDA graphs captured outside the pool) or 0.20 to 0.33 (0.92, graphs taken from the pool; "
+                      "0.34's extensible KV cache, sized after the graphs, is not modelled) (default: before-0.20)")
     plan.add_argument("--sampler-filter", choices=VLLM_SAMPLER_FILTERS, default=hidden,
                       help="inference with --engine vllm: how the sampler's warm-up applies top-k and top-p: sort "
                       "(PyTorch's sort, vLLM up to 0.16) or triton (in place, no sort: vLLM 0.17 and later, from "
