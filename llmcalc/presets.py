@@ -113,6 +113,10 @@ PRESETS: Mapping[str, ModelConfig] = MappingProxyType({
                               trained_context=131072),
     "phi-4": ModelConfig(vocab_size=100352, d_model=5120, n_layers=40, n_heads=40, n_kv_heads=10, head_dim=128,
                          d_ff=17920, layout="phi3", model_type="phi3", trained_context=16384),
+    # Mistral Small 3 (mistral-small-24b-instruct-2501.json; the base model has the same shapes): 32 query heads of
+    # 128 values on a 5,120-wide model (4,096 < 5,120), no sliding window, untied head.
+    "mistral-small-24b": ModelConfig(vocab_size=131072, d_model=5120, n_layers=40, n_heads=32, n_kv_heads=8,
+                                     head_dim=128, d_ff=32768, model_type="mistral", trained_context=32768),
 })
 
 REFERENCE: ModelConfig = PRESETS["reference"]

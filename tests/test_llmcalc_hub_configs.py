@@ -33,7 +33,7 @@ REFUSED = {"deepseek-r1.json": "quantized_checkpoint", "deepseek-v3.json": "quan
 # Checkpoints per model_type (see the README of this folder for the model_types with fewer than two).
 COVERAGE = {
     "deepseek_v2": 2, "deepseek_v3": 2, "falcon": 2, "gemma": 2, "gemma2": 2, "gemma3_text": 2, "gpt2": 2,
-    "gpt_neox": 2, "llama": 3, "mistral": 2, "mixtral": 2, "olmo2": 2, "phi": 2, "phi3": 3, "qwen2": 2,
+    "gpt_neox": 2, "llama": 3, "mistral": 3, "mixtral": 2, "olmo2": 2, "phi": 2, "phi3": 3, "qwen2": 2,
     "qwen2_moe": 2, "qwen3": 4, "qwen3_moe": 2, "starcoder2": 2,
 }
 

@@ -55,6 +55,7 @@ HUB_PRESETS = {
     "qwen3-8b": "qwen3-8b.json", "qwen3-14b": "qwen3-14b.json", "qwen3-32b": "qwen3-32b.json",
     "qwen3-30b-a3b": "qwen3-30b-a3b.json", "gemma-3-1b": "gemma-3-1b-it.json",
     "phi-3.5-mini": "phi-3.5-mini-instruct.json", "phi-4-mini": "phi-4-mini-instruct.json", "phi-4": "phi-4.json",
+    "mistral-small-24b": "mistral-small-24b-instruct-2501.json",
 }
 
 

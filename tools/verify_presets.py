@@ -173,6 +173,7 @@ HUB_PRESETS = {
     "phi-3.5-mini": "phi-3.5-mini-instruct.json",
     "phi-4-mini": "phi-4-mini-instruct.json",
     "phi-4": "phi-4.json",
+    "mistral-small-24b": "mistral-small-24b-instruct-2501.json",
 }
 for _name, _file in HUB_PRESETS.items():
     _data = json.loads((HUB_CONFIGS / _file).read_text(encoding="utf-8"))
