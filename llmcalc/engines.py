@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from . import _validate as check
+from ._search import largest_holding
 from .config import ModelConfig
 from .errors import refusal
 from .memory import kv_cache_bytes_per_token
@@ -430,14 +431,7 @@ class VllmPlan:
     def longest_model_len(self, limit: int) -> int:
         """The longest ``max_model_len`` up to ``limit`` whose request the pool holds (0 if none), as vLLM's
         ``estimate_max_model_len`` searches it."""
-        low, high = 0, check.count("limit", limit)
-        while low < high:
-            middle = (low + high + 1) // 2
-            if self.blocks_per_request(middle) <= self.blocks:
-                low = middle
-            else:
-                high = middle - 1
-        return low
+        return largest_holding(lambda n: self.blocks_per_request(n) <= self.blocks, check.count("limit", limit))
 
 
 def plan_vllm(

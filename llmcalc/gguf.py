@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from . import _validate as check
+from ._search import largest_holding
 from .config import ModelConfig, as_model_config
 from .params import linear_modules, param_count
 from .units import GiB, MiB
@@ -960,14 +961,8 @@ def compute_buffer_bytes(text: str) -> int:
 def largest_context(model: GgufModel, gpu_bytes: int, *, beyond_trained: bool = False, **options: object) -> int:
     """The longest context whose :func:`plan_gguf` fits ``gpu_bytes``; stops at the trained context unless asked."""
     limit = MAX_CONTEXT if beyond_trained or not model.trained_context else min(model.trained_context, MAX_CONTEXT)
-    low, high = 0, limit
-    while low < high:
-        middle = (low + high + 1) // 2
-        if plan_gguf(model, context=middle, **options).total <= gpu_bytes:  # type: ignore[arg-type]
-            low = middle
-        else:
-            high = middle - 1
-    return low
+    return largest_holding(lambda n: plan_gguf(model, context=n, **options).total <= gpu_bytes,  # type: ignore[arg-type]
+                           limit)
 
 
 def model_from_config(cfg: ModelConfig, recipe: str, *, imatrix: bool = False) -> GgufModel:

@@ -24,11 +24,12 @@ from types import MappingProxyType
 from typing import Any
 
 from . import _validate as check
+from ._search import largest_holding, least_card_above
 from .activations import activation_memory, planner_attention
 from .checkpoints import CheckpointFormat, converts, stored_bytes
 from .config import ModelConfig, as_model_config
 from .errors import Refusal, refusal
-from .formats import KV_FORMATS, WEIGHT_FORMATS
+from .formats import KV_FORMATS
 from .lora import lora_model_params, lora_targets
 from .memory import kv_cache_bytes, training_memory, zero_memory_per_gpu
 from .params import Linear, linear_modules, param_breakdown, param_count
@@ -38,7 +39,7 @@ from .weightformats import (
     WeightFormat,
     codes_and_constants,
     is_converted,
-    modelled_weight_formats,
+    lighter_weight_formats,
     weight_format_bytes,
 )
 
@@ -1109,14 +1110,7 @@ def largest_fitting(plan: Callable[[int], MemoryPlan], gpu_bytes: int, *, limit:
     21398
     """
     budget = check.count("gpu_bytes", gpu_bytes)
-    low, high = 0, check.count("limit", limit)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if plan(middle).fits(budget):
-            low = middle
-        else:
-            high = middle - 1
-    return low
+    return largest_holding(lambda n: plan(n).fits(budget), check.count("limit", limit))
 
 
 @dataclass(frozen=True)
@@ -1131,12 +1125,6 @@ class FitChange:
     value: str | int | bool
     plan: MemoryPlan
     gpu_bytes: int
-
-
-def _cheapest_card(plan: MemoryPlan, gpu_bytes: int) -> GpuCard | None:
-    """The listed card with the least memory above ``gpu_bytes`` on which ``plan`` fits."""
-    larger = sorted((card for card in CARDS if card.total_bytes > gpu_bytes), key=lambda card: card.total_bytes)
-    return next((card for card in larger if plan.fits(card.total_bytes)), None)
 
 
 def _smaller_that_fits(
@@ -1212,7 +1200,7 @@ def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any)
         if sharded.fits(budget):
             found.append(FitChange("zero_stage", higher, sharded, budget))
             break
-    card = _cheapest_card(current, budget)
+    card = least_card_above(CARDS, budget, current.fits)
     if card is not None:
         found.append(FitChange("gpu", card.key, current, card.total_bytes))
     return found
@@ -1255,9 +1243,7 @@ def inference_changes_that_fit(
         changed = planned(kv_format="fp8")
         if changed.fits(budget):
             found.append(FitChange("kv_format", "fp8", changed, budget))
-    given = settings.get("weight_format", "bf16")
-    lighter = WEIGHT_FORMATS[WEIGHT_FORMATS.index(str(given)) + 1:] if given in WEIGHT_FORMATS else ()
-    for weight_format in (name for name in lighter if name in modelled_weight_formats(cfg)):
+    for weight_format in lighter_weight_formats(cfg, settings.get("weight_format", "bf16")):
         changed = planned(weight_format=weight_format)
         if changed.fits(budget):
             found.append(FitChange("weight_format", weight_format, changed, budget))
@@ -1272,7 +1258,7 @@ def inference_changes_that_fit(
             if changed.fits(budget):
                 found.append(FitChange("tensor_parallel", size, changed, budget))
                 break
-    card = _cheapest_card(current, budget)
+    card = least_card_above(CARDS, budget, current.fits)
     if card is not None:
         found.append(FitChange("gpu", card.key, current, card.total_bytes))
     return found

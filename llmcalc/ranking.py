@@ -23,16 +23,18 @@ is planned); transformers' ``generate`` runs on one GPU, and so does llama.cpp
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from . import _validate as check
+from ._search import largest_holding, least_card_above
 from .config import ModelConfig
 from .engines import VLLM_VERSION_SAMPLER_FILTERS, VLLM_VERSIONS, VllmPlan, plan_generate, plan_vllm
 from .errors import Refusal, refusal
-from .formats import WEIGHT_FORMATS
-from .gguf import RECIPES, GgufModel, largest_context, model_from_config, most_gpu_layers, plan_gguf
+from .gguf import RECIPES, GgufModel, GgufPlan, largest_context, model_from_config, most_gpu_layers, plan_gguf
 from .planner import (
     CARDS,
     MAX_BATCH,
@@ -52,7 +54,7 @@ from .planner import (
 )
 from .trainers import setup_settings
 from .units import GiB
-from .weightformats import modelled_weight_formats
+from .weightformats import lighter_weight_formats
 
 __all__ = [
     "ENGINES", "GPU_COUNTS", "UTILIZATION_STEP", "EngineChange", "RankedPlan", "gguf_changes_that_fit",
@@ -214,24 +216,11 @@ def _vllm_row(cfg: ModelConfig, card: GpuCard, gpus: int, settings: Mapping[str,
 
 
 def _largest_true(holds: Callable[[int], bool], low: int, high: int) -> int | None:
-    """The largest ``n`` in ``[low, high]`` for which ``holds(n)``, which holds up to some ``n`` and not past it;
-    None when it holds for none.  A binary search."""
+    """The largest ``n`` in ``[low, high]`` for which ``holds(n)`` (:func:`~llmcalc._search.largest_holding`);
+    None when it does not hold at ``low``."""
     if high < low or not holds(low):
         return None
-    while low < high:
-        middle = (low + high + 1) // 2
-        if holds(middle):
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def _card_that_fits(gpu_bytes: int, fits_on: Callable[[int], bool]) -> GpuCard | None:
-    """The listed card with the least memory above ``gpu_bytes`` (the card list's order among equals) on whose
-    total ``fits_on`` says the plan fits."""
-    larger = sorted((card for card in CARDS if card.total_bytes > gpu_bytes), key=lambda card: card.total_bytes)
-    return next((card for card in larger if fits_on(card.total_bytes)), None)
+    return largest_holding(holds, high, low=low)
 
 
 UTILIZATION_STEP = 100
@@ -286,20 +275,26 @@ def vllm_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, *, context: int, con
     def holds(plan: VllmPlan, requests: int = wanted, length: int = context) -> bool:
         return plan.kv_tokens >= requests * length
 
-    if holds(planned()):
+    current = planned()
+    if holds(current):
         return []
     found: list[EngineChange] = []
 
-    def keep(setting: str, value: str | int | float, plan: VllmPlan, total: int = budget) -> None:
-        found.append(EngineChange(setting, value, total, kv_tokens=plan.kv_tokens))
+    def keep(setting: str, value: str | int | float, plan: VllmPlan, total: int = budget) -> bool:
+        """Keep the change if its plan holds the requests asked for; say whether it did."""
+        fits = holds(plan)
+        if fits:
+            found.append(EngineChange(setting, value, total, kv_tokens=plan.kv_tokens))
+        return fits
 
-    fewer = _largest_true(lambda n: holds(planned(), requests=n), 1, wanted - 1)
+    fewer = _largest_true(lambda n: holds(current, requests=n), 1, wanted - 1)
     if fewer is not None:
-        keep("concurrency", fewer, planned())
+        found.append(EngineChange("concurrency", fewer, budget, kv_tokens=current.kv_tokens))
     shorter = _largest_true(lambda n: holds(planned(max_model_len=n), length=n), 1, context - 1)
     if shorter is not None:
-        keep("context", shorter, planned(max_model_len=shorter))
-    if given.get("kv_format", "bf16") != "fp8" and holds(planned(kv_format="fp8")):
+        shorter_plan = planned(max_model_len=shorter)
+        found.append(EngineChange("context", shorter, budget, kv_tokens=shorter_plan.kv_tokens))
+    if given.get("kv_format", "bf16") != "fp8":
         keep("kv_format", "fp8", planned(kv_format="fp8"))
     # The lowest hundredth that fits; every one up to the utilization given does not.
     start = int(float(given.get("gpu_memory_utilization", VLLM_VERSIONS["before-0.20"])) * UTILIZATION_STEP)
@@ -308,21 +303,17 @@ def vllm_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, *, context: int, con
     if missing is not None and missing < UTILIZATION_STEP:
         value = (missing + 1) / UTILIZATION_STEP
         keep("gpu_memory_utilization", value, planned(gpu_memory_utilization=value))
-    weight_format = given.get("weight_format", "bf16")
-    later = WEIGHT_FORMATS[WEIGHT_FORMATS.index(weight_format) + 1:] if weight_format in WEIGHT_FORMATS else ()
-    for lighter in (name for name in later if name in modelled_weight_formats(cfg)):
-        if holds(planned(weight_format=lighter)):
-            keep("weight_format", lighter, planned(weight_format=lighter))
+    for lighter in lighter_weight_formats(cfg, given.get("weight_format", "bf16")):
+        if keep("weight_format", lighter, planned(weight_format=lighter)):
             break
     try:
         sizes = tensor_parallel_sizes(cfg)
     except Refusal:  # a model the planner does not split
         sizes = []
     for size in (size for size in sizes if size > tensor_parallel):
-        if holds(planned(tensor_parallel=size)):
-            keep("tensor_parallel", size, planned(tensor_parallel=size))
+        if keep("tensor_parallel", size, planned(tensor_parallel=size)):
             break
-    card = _card_that_fits(budget, lambda total: holds(planned(total)))
+    card = least_card_above(CARDS, budget, lambda total: holds(planned(total)))
     if card is not None:
         keep("gpu", card.key, planned(card.total_bytes), card.total_bytes)
     return found
@@ -430,9 +421,9 @@ def rank_gguf(model: GgufModel, *, context: int, beyond_trained: bool = False, c
     [('rtx-4070', True, 0.24, 34048), ('rtx-3060', True, 0.86, 37376)]
     """
     rows = []
+    plan = plan_gguf(model, context=context, **options)
     for card in CARDS:
         budget = card.total_bytes
-        plan = plan_gguf(model, context=context, **options)
         fits = plan.total <= budget
         changes = [] if fits else gguf_changes_that_fit(model, budget, context=context, cfg=cfg, recipe=recipe,
                                                         imatrix=imatrix, **options)
@@ -481,36 +472,46 @@ def gguf_changes_that_fit(model: GgufModel, gpu_bytes: int, *, context: int, cfg
     """
     budget = check.count("gpu_bytes", gpu_bytes)
 
-    def fits(plan_model: GgufModel = model, **changed: Any) -> bool:
-        return plan_gguf(plan_model, **{"context": context, **options, **changed}).total <= budget
+    def planned(plan_model: GgufModel = model, **changed: Any) -> GgufPlan:
+        return plan_gguf(plan_model, **{"context": context, **options, **changed})
 
-    if fits():
+    current = planned()
+    if current.total <= budget:
         return []
     found: list[EngineChange] = []
 
-    def keep(setting: str, value: str | int, plan_model: GgufModel = model, total: int = budget,
-             **changed: Any) -> None:
-        plan = plan_gguf(plan_model, **{"context": context, **options, **changed})
-        found.append(EngineChange(setting, value, total, total=plan.total, host_bytes=plan.host_total))
+    def keep(setting: str, value: str | int, plan: GgufPlan, total: int = budget) -> bool:
+        """Keep the change if its plan fits ``total``; say whether it did."""
+        fits = plan.total <= total
+        if fits:
+            found.append(EngineChange(setting, value, total, total=plan.total, host_bytes=plan.host_total))
+        return fits
 
-    shorter = _largest_true(lambda n: fits(context=n), 1, context - 1)
+    shorter = _largest_true(lambda n: planned(context=n).total <= budget, 1, context - 1)
     if shorter is not None:
-        keep("context", shorter, context=shorter)
+        keep("context", shorter, planned(context=shorter))
     if cfg is not None and recipe is not None:
-        made = {kind: model_from_config(cfg, kind, imatrix=imatrix) for kind in RECIPES}
+        made = _recipe_models(cfg, imatrix)
         smaller = sorted((kind for kind in RECIPES if made[kind].weight_bytes < made[recipe].weight_bytes),
                          key=lambda kind: -made[kind].weight_bytes)
-        smallest_change = next((kind for kind in smaller if fits(made[kind])), None)
-        if smallest_change is not None:
-            keep("recipe", smallest_change, made[smallest_change])
+        for kind in smaller:
+            if keep("recipe", kind, planned(made[kind])):
+                break
     if model.layer_bytes:
         layers = most_gpu_layers(model, budget, context=context, **options)
-        if layers and fits(n_gpu_layers=layers):
-            keep("n_gpu_layers", layers, n_gpu_layers=layers)
-    card = _card_that_fits(budget, lambda total: plan_gguf(model, context=context, **options).total <= total)
+        if layers:
+            keep("n_gpu_layers", layers, planned(n_gpu_layers=layers))
+    card = least_card_above(CARDS, budget, lambda total: current.total <= total)
     if card is not None:
-        keep("gpu", card.key, total=card.total_bytes)
+        keep("gpu", card.key, current, card.total_bytes)
     return found
+
+
+@functools.lru_cache(maxsize=8)
+def _recipe_models(cfg: ModelConfig, imatrix: bool) -> Mapping[str, GgufModel]:
+    """``cfg`` made with every recipe (:func:`~llmcalc.gguf.model_from_config`): built once for a ranking, whose
+    every card that misses asks for the same smaller recipes."""
+    return MappingProxyType({kind: model_from_config(cfg, kind, imatrix=imatrix) for kind in RECIPES})
 
 
 def _change_flag(change: FitChange | EngineChange | None) -> str:

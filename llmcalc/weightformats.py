@@ -36,7 +36,7 @@ from .formats import WEIGHT_FORMATS
 from .params import Linear, linear_modules, param_count
 
 __all__ = ["FP32_ROUTERS", "NO_GPTQ_LAYOUTS", "WeightFormat", "codes_and_constants", "is_converted",
-           "kept_linear_modules", "modelled_weight_formats", "weight_format_bytes"]
+           "kept_linear_modules", "lighter_weight_formats", "modelled_weight_formats", "weight_format_bytes"]
 
 WeightFormat = str | CheckpointFormat
 """A weight format: a preset name of :data:`~llmcalc.formats.WEIGHT_FORMATS`, or a quantized checkpoint's layout
@@ -112,6 +112,23 @@ def modelled_weight_formats(cfg: ModelConfig) -> tuple[str, ...]:
     cfg = as_model_config(cfg)
     no_gptq = cfg.is_moe or cfg.layout in NO_GPTQ_LAYOUTS
     return tuple(name for name in WEIGHT_FORMATS if not (no_gptq and name == "int4"))
+
+
+def lighter_weight_formats(cfg: ModelConfig, weight_format: WeightFormat) -> tuple[str, ...]:
+    """The formats of :func:`modelled_weight_formats` after ``weight_format`` in
+    :data:`~llmcalc.formats.WEIGHT_FORMATS` order, least lossy first: what a search for a lighter format tries;
+    none after a quantized checkpoint's own layout.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> lighter_weight_formats(get_preset("mixtral-8x7b"), "int8")
+    ('nf4', 'nf4-dq')
+    """
+    if not isinstance(weight_format, str) or weight_format not in WEIGHT_FORMATS:
+        return ()
+    later = WEIGHT_FORMATS[WEIGHT_FORMATS.index(weight_format) + 1:]
+    return tuple(name for name in modelled_weight_formats(cfg) if name in later)
 
 
 def weight_format_bytes(cfg: ModelConfig, weight_format: WeightFormat) -> dict[str, int]:

@@ -618,6 +618,14 @@
     return TABLES.weight_formats.filter(function (f) { return !(noGptq && f === "int4"); });
   }
 
+  /* llmcalc.weightformats.lighter_weight_formats: the modelled formats after format, least lossy first. */
+  function lighterWeightFormats(cfg, format) {
+    var at = TABLES.weight_formats.indexOf(format);
+    if (at < 0) { return []; }
+    var later = TABLES.weight_formats.slice(at + 1);
+    return modelledWeightFormats(cfg).filter(function (f) { return later.indexOf(f) >= 0; });
+  }
+
   /* llmcalc.weightformats.weight_format_bytes */
   function weightFormatBytes(cfg, format) {
     if (isCheckpoint(format)) { return checkpointWeightBytes(cfg, format); }
@@ -2078,6 +2086,7 @@
     zeroMemoryPerGpu: zeroMemoryPerGpu,
     weightFormatBytes: function (cfg, format) { return weightFormatBytes(cfg, format); },
     modelledWeightFormats: modelledWeightFormats,
+    lighterWeightFormats: lighterWeightFormats,
     keptLinearModules: keptLinearModules,
     parallelInferencePlans: parallelInferencePlans,
     activationPeak: activationPeak,

@@ -182,10 +182,7 @@
       if (missing !== null && missing < UTILIZATION_STEP) {
         return { setting: "gpu_memory_utilization", value: (missing + 1) / UTILIZATION_STEP };
       }
-      var formats = tables.weight_formats;
-      var at = formats.indexOf(options.weightFormat);
-      var modelled = P.modelledWeightFormats(cfg);
-      var later = (at < 0 ? [] : formats.slice(at + 1)).filter(function (f) { return modelled.indexOf(f) >= 0; });
+      var later = P.lighterWeightFormats(cfg, options.weightFormat);
       for (var i = 0; i < later.length; i += 1) {
         if (holds(planned({ weightFormat: later[i] }), wanted, context)) {
           return { setting: "weight_format", value: later[i] };
@@ -216,10 +213,7 @@
       if (options.engine === "sum" && options.kvFormat !== "fp8" && fits(planned({ kvFormat: "fp8" }), budget)) {
         return { setting: "kv_format", value: "fp8" };
       }
-      var formats = tables.weight_formats;
-      var at = formats.indexOf(options.weightFormat);
-      var modelled = P.modelledWeightFormats(cfg);
-      var later = (at < 0 ? [] : formats.slice(at + 1)).filter(function (f) { return modelled.indexOf(f) >= 0; });
+      var later = P.lighterWeightFormats(cfg, options.weightFormat);
       for (var i = 0; i < later.length; i += 1) {
         if (fits(planned({ weightFormat: later[i] }), budget)) { return { setting: "weight_format", value: later[i] }; }
       }
