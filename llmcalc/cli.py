@@ -499,10 +499,6 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
     if graphs_given and args.vllm_version == "before-0.20":
         raise ValueError("--cuda-graphs-mib applies to --vllm-version 0.20+: vLLM before 0.20 captures its CUDA "
                          "graphs after sizing the KV-cache pool, outside it")
-    if args.gpu_memory_utilization is None:
-        args.gpu_memory_utilization = VLLM_VERSIONS[args.vllm_version]
-    if args.sampler_filter is None:
-        args.sampler_filter = VLLM_VERSION_SAMPLER_FILTERS[args.vllm_version]
     card_gib = args.gpu / GiB
     non_torch = check.number("non_torch_gib", args.non_torch_gib, minimum=0, maximum=card_gib)
     plan = plan_vllm(cfg, args.gpu, max_model_len=args.context, max_num_batched_tokens=args.max_num_batched_tokens,
@@ -573,8 +569,18 @@ def _model_defaults(cfg: ModelConfig, args: argparse.Namespace) -> None:
         args.targets, args.targets_shown = _lora_targets(cfg, args.targets)
 
 
+def _vllm_defaults(args: argparse.Namespace) -> None:
+    """Fill in the vLLM options whose default is the chosen release's, for one card's plan and for ``--gpu all``."""
+    if args.gpu_memory_utilization is None:
+        args.gpu_memory_utilization = VLLM_VERSIONS[args.vllm_version]
+    if args.sampler_filter is None:
+        args.sampler_filter = VLLM_VERSION_SAMPLER_FILTERS[args.vllm_version]
+
+
 def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     _model_defaults(cfg, args)
+    if args.task == "inference" and args.engine == "vllm":
+        _vllm_defaults(args)
     if args.gpu == "all":
         return plan_all_cards(cfg, args, _table)
     if "concurrency" in args.given_options:

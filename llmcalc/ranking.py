@@ -32,7 +32,7 @@ from typing import Any
 from . import _validate as check
 from ._search import largest_holding, least_card_above
 from .config import ModelConfig
-from .engines import VLLM_VERSION_SAMPLER_FILTERS, VLLM_VERSIONS, VllmPlan, plan_generate, plan_vllm
+from .engines import VLLM_VERSIONS, VllmPlan, plan_generate, plan_vllm
 from .errors import Refusal, refusal
 from .gguf import RECIPES, GgufModel, GgufPlan, largest_context, model_from_config, most_gpu_layers, plan_gguf
 from .planner import (
@@ -548,19 +548,17 @@ def ranking_table(rows: list[RankedPlan]) -> list[tuple[str, ...]]:
 
 
 def _args_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The plan keywords the CLI's ``plan`` options give, as its single-card plan passes them."""
+    """The plan keywords the CLI's ``plan`` options give (the release's defaults filled in), as its single-card plan
+    passes them."""
     if args.task == "inference" and args.engine == "vllm":
-        utilization = args.gpu_memory_utilization
         return {"context": args.context, "max_num_batched_tokens": args.max_num_batched_tokens,
-                "gpu_memory_utilization": VLLM_VERSIONS[args.vllm_version] if utilization is None else utilization,
+                "gpu_memory_utilization": args.gpu_memory_utilization,
                 "weight_format": args.weight_format, "kv_format": args.kv_format,
                 "cuda_graph_bytes": check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20,
                 "non_torch_bytes": round(check.number("non_torch_gib", args.non_torch_gib, minimum=0) * GiB),
                 "max_num_seqs": args.max_num_seqs,
-                # As the single-card plan: 0.20 and later size windowed layers with the hybrid KV-cache manager;
-                # the sampler's warm-up filter is the one given, else the release's.
-                "hybrid_kv_cache": args.vllm_version == "0.20+",
-                "sampler_filter": args.sampler_filter or VLLM_VERSION_SAMPLER_FILTERS[args.vllm_version]}
+                # As the single-card plan: 0.20 and later size windowed layers with the hybrid KV-cache manager.
+                "hybrid_kv_cache": args.vllm_version == "0.20+", "sampler_filter": args.sampler_filter}
     if args.task == "inference" and args.engine == "generate":
         return {"context": args.context, "batch": args.batch, "weight_format": args.weight_format,
                 "attention": args.attention}
