@@ -313,27 +313,28 @@
     return 0;
   }
 
+  /* llmcalc._search.largest_holding: the largest n in [low, high] for which holds(n), by binary search;
+   * holds(low) is taken as true without being asked. */
+  function largestHolding(holds, high, low = 0) {
+    let lowest = low;
+    let highest = high;
+    while (lowest < highest) {
+      const middle = Math.floor((lowest + highest + 1) / 2);
+      if (holds(middle)) lowest = middle;
+      else highest = middle - 1;
+    }
+    return lowest;
+  }
+
   function largestContext(model, options, types, reserve, gpu, limits) {
     const limit = options.beyond || !model.trained ? limits.context : Math.min(model.trained, limits.context);
-    let low = 0;
-    let high = limit;
-    while (low < high) {
-      const middle = Math.floor((low + high + 1) / 2);
-      if (plan(model, { ...options, context: middle }, types, reserve).total <= gpu) low = middle;
-      else high = middle - 1;
-    }
-    return low;
+    return largestHolding((n) => plan(model, { ...options, context: n }, types, reserve).total <= gpu, limit);
   }
 
   /* llmcalc.ranking._largest_true: the largest n in [low, high] for which holds(n), or null. */
   function largestTrue(holds, low, high) {
     if (high < low || !holds(low)) return null;
-    while (low < high) {
-      const middle = Math.floor((low + high + 1) / 2);
-      if (holds(middle)) low = middle;
-      else high = middle - 1;
-    }
-    return low;
+    return largestHolding(holds, high, low);
   }
 
   /* llmcalc.planner.gpu_memory without the card keys; llmcalc.gguf.compute_buffer_bytes. */

@@ -1194,15 +1194,21 @@
     return [weights, gradients, states];
   }
 
-  /* llmcalc.planner.largest_fitting: binary search for the largest n in [1, limit] whose plan fits. */
-  function largestFitting(plan, gpuBytes, limit) {
-    var low = 0;
-    var high = limit;
-    while (low < high) {
-      var middle = Math.floor((low + high + 1) / 2);
-      if (planTotal(plan(middle)) <= gpuBytes) { low = middle; } else { high = middle - 1; }
+  /* llmcalc._search.largest_holding: the largest n in [low, high] (low 0 unless given) for which holds(n), by
+   * binary search; holds(low) is taken as true without being asked. */
+  function largestHolding(holds, high, low) {
+    var lowest = low === undefined ? 0 : low;
+    var highest = high;
+    while (lowest < highest) {
+      var middle = Math.floor((lowest + highest + 1) / 2);
+      if (holds(middle)) { lowest = middle; } else { highest = middle - 1; }
     }
-    return low;
+    return lowest;
+  }
+
+  /* llmcalc.planner.largest_fitting: the largest n in [1, limit] whose plan fits, 0 if none. */
+  function largestFitting(plan, gpuBytes, limit) {
+    return largestHolding(function (n) { return planTotal(plan(n)) <= gpuBytes; }, limit);
   }
 
   /* ---- Inference engines: llmcalc.engines, named alike ---- */
@@ -1385,13 +1391,7 @@
              starts: grouped ? blocks >= perRequest : tokens >= big(length),
              /* llmcalc.engines.VllmPlan.longest_model_len */
              longestModelLen: function (limit) {
-               var low = 0;
-               var high = limit;
-               while (low < high) {
-                 var middle = Math.floor((low + high + 1) / 2);
-                 if (blocksPerRequest(middle) <= blocks) { low = middle; } else { high = middle - 1; }
-               }
-               return low;
+               return largestHolding(function (n) { return blocksPerRequest(n) <= blocks; }, limit);
              } };
   }
 
@@ -2106,6 +2106,7 @@
     tables: function () { return TABLES; },
     planTotal: planTotal,
     largestFitting: largestFitting,
+    largestHolding: largestHolding,
     generatePrefillParts: generatePrefillParts,
     planGenerate: planGenerate,
     planVllm: planVllm,

@@ -135,8 +135,8 @@
                          value: largest } : null;
     }
 
-    /* llmcalc.ranking._card_that_fits: the listed card with the least memory above the budget on whose total
-     * fitsOn says the plan fits. */
+    /* llmcalc._search.least_card_above over the listed cards: the card with the least memory above the budget on
+     * whose total fitsOn says the plan fits. */
     function cardThatFits(budget, fitsOn) {
       var larger = cardKeys.filter(function (key) { return BigInt(tables.cards[key]) > budget; })
         .sort(function (a, b) { return tables.cards[a] - tables.cards[b]; });
@@ -144,7 +144,7 @@
       return found ? { setting: "gpu", value: found } : null;
     }
 
-    /* llmcalc.planner._cheapest_card: the listed card with the least memory above the budget that holds the plan. */
+    /* The planner's near misses' card (least_card_above with the plan's fits): the next card up that holds it. */
     function cheapestCard(plan, budget) {
       return cardThatFits(budget, function (total) { return fits(plan, total); });
     }
@@ -152,11 +152,7 @@
     /* llmcalc.ranking._largest_true: the largest n in [low, high] for which holds(n), or null. */
     function largestTrue(holds, low, high) {
       if (high < low || !holds(low)) { return null; }
-      while (low < high) {
-        var middle = Math.floor((low + high + 1) / 2);
-        if (holds(middle)) { low = middle; } else { high = middle - 1; }
-      }
-      return low;
+      return P.largestHolding(holds, high, low);
     }
 
     /* The first of llmcalc.ranking.vllm_changes_that_fit's changes, in its order: fewer requests, a shorter
