@@ -20,6 +20,8 @@ from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from .calculators.html import preset_options
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.util.typing import ExtensionMetadata, OptionSpec
@@ -170,8 +172,7 @@ def _widget(labels: dict[str, str], serial: int) -> str:
 
     models = recipe_models()
     sources = f'<option value="">{e(labels["source_file"])}</option>' + "".join(
-        f'<option value="{e(name)}">{e(labels["reference_model"] if name == "reference" else name)}</option>'
-        for name in models["models"])
+        f'<option value="{e(name)}">{e(text)}</option>' for name, text in preset_options(models["models"], labels))
     recipes = "".join(f'<option value="{r}"{" selected" if r == "Q4_K_M" else ""}>{r}</option>'
                       for r in models["recipes"])
     rows = "".join(f'<tr data-part="{part}"><th scope="row">{e(labels[part])}</th><td data-bytes></td>'

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 
+from .calculators.html import preset_options
 from .ggufplanner import LabelListDirective, holds_widget, replace_label_lists
 
 if TYPE_CHECKING:
@@ -112,10 +113,9 @@ def _widget(labels: dict[str, str], serial: int) -> str:
     def field(name: str, control: str) -> str:
         return f'<div class="calc-field"><label for="{p}-{name}">{e(labels[name])}</label>{control}</div>'
 
-    def select(name: str, options: list[str], chosen: str) -> str:
-        # The reference model goes by the name the page's text gives it; every other option by its own.
-        items = "".join(f'<option value="{e(o)}"{" selected" if o == chosen else ""}>'
-                        f'{e(labels["reference_model"] if o == "reference" else o)}</option>' for o in options)
+    def select(name: str, options: list[tuple[str, str]], chosen: str) -> str:
+        items = "".join(f'<option value="{e(value)}"{" selected" if value == chosen else ""}>{e(text)}</option>'
+                        for value, text in options)
         return field(name, f'<select id="{p}-{name}" name="speed_{name}">{items}</select>')
 
     def number(name: str, value: int) -> str:
@@ -125,9 +125,9 @@ def _widget(labels: dict[str, str], serial: int) -> str:
     return (
         f'<div class="speed-widget" data-speed-estimate data-speed="{payload}" data-labels="{messages}">'
         '<form class="calc-form" onsubmit="return false">'
-        + select("model", list(data["models"]), "llama-3-8b")
-        + select("format", data["formats"], "Q4_K_M")
-        + select("hardware", list(data["hardware"]), "rtx-4090")
+        + select("model", preset_options(data["models"], labels), "llama-3-8b")
+        + select("format", [(kind, kind) for kind in data["formats"]], "Q4_K_M")
+        + select("hardware", [(key, key) for key in data["hardware"]], "rtx-4090")
         + number("prompt", 512) + number("generated", 128)
         + field("price", f'<input type="text" id="{p}-price" name="speed_price" value="" inputmode="decimal">')
         + '</form><p class="calc-error" role="alert" data-error hidden></p>'
