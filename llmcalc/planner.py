@@ -245,6 +245,11 @@ CARDS: tuple[GpuCard, ...] = (
             "captures/linux-x86_64__nvidia-geforce-rtx-4080-super__595.71.05.txt", _CHECKED_PROCESS,
             process_gib="15.99", process_source=_ISSUES + "C0untFloyd/roop-unleashed/issues/958",
             process_quote="GPU 0 has a total capacty of 15.99 GiB"),
+    # The nvidia-smi output (driver 550.54.14, two MSI cards) that thamada's nvidia-smi simulator replays.
+    GpuCard("rtx-4060-ti-16gb", "RTX 4060 Ti (16 GB)", 16_380,
+            "https://github.com/thamada/nvidia-smi/blob/03fbe6e68c0bb4c28b72d5da786a9712a33cf408/nvsim/RTX4060Ti_smi.py",
+            _CHECKED_PROCESS, process_gib="15.55", process_source=_ISSUES + "boson-ai/higgs-audio/issues/48",
+            process_quote="GPU 0 has a total capacity of 15.55 GiB"),
 )
 """Cards a buyer rents or owns today, with the total their driver reports and the total a process sees.
 
@@ -354,9 +359,9 @@ def _leave_one_out_errors_mib(cards: list[GpuCard]) -> tuple[int, int]:
 PROCESS_ESTIMATE_ERROR_MIB: tuple[int, int] = _leave_one_out_errors_mib(_PUBLISHED)
 """The estimate's error in MiB (most over, most under) on the cards with a published total, each left out in turn.
 
-Leaving each of the 16 cards out in turn and estimating its process total from
-the other 15, the rule gives 283 to 880 MiB less than the published total for
-15 of them, and 283 MiB more for the A100 (80 GB), the card whose gap sets the
+Leaving each of the 17 cards out in turn and estimating its process total from
+the other 16, the rule gives 283 to 880 MiB less than the published total for
+16 of them, and 283 MiB more for the A100 (80 GB), the card whose gap sets the
 margin: (283, 880) MiB, most over and most under.
 """
 

@@ -45,7 +45,7 @@ def test_the_widgets_list_the_cli_s_cards_at_its_totals(new_page: Any, language:
     gguf = json.loads(page.locator("[data-cards]").get_attribute("data-cards") or "[]")
     assert gguf == [[card.key, card.name, card.total_bytes, card.estimated] for card in CARDS]
     gpu, gib = page.locator(f'{ROOT} select[name="gpu"]'), page.locator(f'{ROOT} [name="gpu_gib"]')
-    for key, field in (("rtx-4060", "7307 MiB"), ("rtx-4080-super", "15.99 GiB")):
+    for key, field in (("rtx-4060", "7307 MiB"), ("rtx-4080-super", "15.99 GiB"), ("rtx-4060-ti-16gb", "15.55 GiB")):
         gpu.select_option(key)
         assert gib.input_value() == field == next(card.field for card in CARDS if card.key == key)
     assert log.errors == [] and log.requests == []
