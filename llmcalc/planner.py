@@ -236,6 +236,20 @@ CARDS: tuple[GpuCard, ...] = (
     GpuCard("v100-32gb", "V100 (32 GB)", 32_768, "https://github.com/Wan-Video/Wan2.1/issues/5", _CHECKED_PROCESS,
             process_gib="31.74", process_source=_ISSUES + "liucongg/ChatGLM-Finetuning/issues/73",
             process_quote="(GPU 0; 31.74 GiB total capacity; ...)"),
+    # Added 2026-12-07.  nvidia-smi on Windows (WDDM), driver 591.86: "660MiB /   8188MiB".
+    GpuCard("rtx-4060", "RTX 4060 (8 GB)", 8_188, "https://github.com/HawaiiBeach/TinyNvidiaUpdateChecker/issues/263",
+            _CHECKED_PROCESS),
+    # nvidia_gpu_exporter's capture of nvidia-smi on Fedora, driver 595.71.05 (pull request 414), at its commit.
+    GpuCard("rtx-4080-super", "RTX 4080 SUPER (16 GB)", 16_376,
+            "https://github.com/utkuozdemir/nvidia_gpu_exporter/blob/0eee0d3187e2f014f1ba6736fd729a195e13a8c8/internal/"
+            "captures/linux-x86_64__nvidia-geforce-rtx-4080-super__595.71.05.txt", _CHECKED_PROCESS,
+            process_gib="15.99", process_source=_ISSUES + "C0untFloyd/roop-unleashed/issues/958",
+            process_quote="GPU 0 has a total capacty of 15.99 GiB"),
+    # The nvidia-smi output (driver 550.54.14, two MSI cards) that thamada's nvidia-smi simulator replays.
+    GpuCard("rtx-4060-ti-16gb", "RTX 4060 Ti (16 GB)", 16_380,
+            "https://github.com/thamada/nvidia-smi/blob/03fbe6e68c0bb4c28b72d5da786a9712a33cf408/nvsim/RTX4060Ti_smi.py",
+            _CHECKED_PROCESS, process_gib="15.55", process_source=_ISSUES + "boson-ai/higgs-audio/issues/48",
+            process_quote="GPU 0 has a total capacity of 15.55 GiB"),
 )
 """Cards a buyer rents or owns today, with the total their driver reports and the total a process sees.
 
@@ -345,9 +359,9 @@ def _leave_one_out_errors_mib(cards: list[GpuCard]) -> tuple[int, int]:
 PROCESS_ESTIMATE_ERROR_MIB: tuple[int, int] = _leave_one_out_errors_mib(_PUBLISHED)
 """The estimate's error in MiB (most over, most under) on the cards with a published total, each left out in turn.
 
-Leaving each of the 15 cards out in turn and estimating its process total from
-the other 14, the rule gives 283 to 880 MiB less than the published total for
-14 of them, and 283 MiB more for the A100 (80 GB), the card whose gap sets the
+Leaving each of the 17 cards out in turn and estimating its process total from
+the other 16, the rule gives 283 to 880 MiB less than the published total for
+16 of them, and 283 MiB more for the A100 (80 GB), the card whose gap sets the
 margin: (283, 880) MiB, most over and most under.
 """
 

@@ -539,7 +539,7 @@ def ranking_table(rows: list[RankedPlan]) -> list[tuple[str, ...]]:
     >>> ranking_table(rows)[0]
     ('A10G (24 GB) *', '1', 'fits', '4.67', '46,451', '5', '')
     >>> ranking_table(rows)[-1]
-    ('V100 (16 GB)', '1', 'does not fit', '-1.18', '0', '0', '--weight-format fp8')
+    ('RTX 4060 (8 GB) *', '2', 'does not fit', '-1.84', '0', '0', '--weight-format fp8')
     """
     return [(row.card.name + (" *" if row.estimated else ""), str(row.gpus), "fits" if row.fits else "does not fit",
              f"{row.headroom / GiB:.2f}", f"{row.largest_context:,d}",

@@ -137,7 +137,8 @@ REPORTED_MIB = {"t4": 15_360, "l4": 23_034, "l40s": 46_068, "a10": 23_028, "a10g
                 "h100-sxm": 81_559, "h100-pcie": 81_559, "h100-nvl": 95_830, "h200": 143_771, "b200": 183_359,
                 "rtx-3060": 12_288, "rtx-3090": 24_576, "rtx-4090": 24_564, "rtx-5090": 32_607,
                 "mi300x": 201_310_208 // 1024, "rtx-a6000": 49_140, "rtx-4070": 12_282, "v100-16gb": 16_160,
-                "v100-32gb": 32_768}
+                "v100-32gb": 32_768, "rtx-4060": 8_188, "rtx-4080-super": 16_376,
+                "rtx-4060-ti-16gb": 16_380}
 
 
 def test_every_card_is_its_driver_reported_total_with_a_dated_source() -> None:
@@ -167,7 +168,9 @@ PROCESS_TOTAL = {"rtx-3060": ("11.75", "smy20011/dreambooth-gui/issues/78"),
                  "h100-sxm": ("79.11", "vllm-project/vllm/issues/27508"),
                  "h100-nvl": ("93.00", "ali-vilab/VACE/issues/56"),
                  "v100-16gb": ("15.78", "kchengiva/Shift-GCN/issues/34"),
-                 "v100-32gb": ("31.74", "liucongg/ChatGLM-Finetuning/issues/73")}
+                 "v100-32gb": ("31.74", "liucongg/ChatGLM-Finetuning/issues/73"),
+                 "rtx-4080-super": ("15.99", "C0untFloyd/roop-unleashed/issues/958"),
+                 "rtx-4060-ti-16gb": ("15.55", "boson-ai/higgs-audio/issues/48")}
 
 
 def test_every_card_is_planned_at_the_total_a_process_sees() -> None:
