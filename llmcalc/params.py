@@ -18,6 +18,7 @@ tables), as in ``model.parameters()``.  Results are exact Python ints.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from . import _validate as check
@@ -145,7 +146,12 @@ def linear_modules(cfg: ModelConfig) -> list[Linear]:
 
     GPT-2's head is tied to the embedding, so it has no ``lm_head`` of its own here.
     """
-    cfg = as_model_config(cfg)
+    return list(_linear_modules(as_model_config(cfg)))
+
+
+@functools.lru_cache(maxsize=64)
+def _linear_modules(cfg: ModelConfig) -> tuple[Linear, ...]:
+    """:func:`linear_modules` of a checked config, built once a config: a plan reads them many times."""
     mlp_prefix = "mlp"
     modules = _attention(cfg)
     dense = cfg.n_layers - cfg.moe_layers
@@ -163,7 +169,7 @@ def linear_modules(cfg: ModelConfig) -> list[Linear]:
             modules.append(gate)
     if not cfg.tie_embeddings:  # ModelConfig refuses a bias on a tied head
         modules.append(Linear("lm_head", "lm_head", "lm_head", cfg.d_model, cfg.vocab_size, cfg.lm_head_bias, 1))
-    return modules
+    return tuple(modules)
 
 
 def _norms(cfg: ModelConfig) -> int:
