@@ -14,9 +14,11 @@ remembers it, so ``dataclasses.replace(cfg, d_model=2048)`` derives it anew.
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Literal, get_args
+from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar, cast, get_args
 
 from . import _validate as check
 from .errors import refusal
@@ -28,10 +30,13 @@ __all__ = [
     "Derived",
     "Ffn",
     "Layout",
+    "ModelBoundary",
     "ModelConfig",
+    "ModelFunction",
     "Norm",
     "QKNorm",
-    "as_model_config"
+    "as_model_config",
+    "checks_model"
 ]
 
 Ffn = Literal["swiglu", "mlp"]
@@ -290,3 +295,43 @@ def as_model_config(cfg: object) -> ModelConfig:
     if not isinstance(cfg, ModelConfig):
         raise refusal("not_a_model_config", type=type(cfg).__name__)
     return cfg
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
+
+
+class ModelFunction(Protocol[P, R_co]):
+    """A public function of a model made by a :class:`ModelBoundary`: called, it checks its ``cfg`` first;
+    its ``unchecked`` body takes a config already checked, for the functions that call it on the way."""
+
+    @property
+    def unchecked(self) -> Callable[Concatenate[ModelConfig, P], R_co]: ...
+
+    def __call__(self, cfg: ModelConfig, *args: P.args, **kwargs: P.kwargs) -> R_co: ...
+
+
+class ModelBoundary:
+    """A decorator: the function checks its model argument with ``accept`` when called, once, at llmcalc's boundary.
+
+    Inside llmcalc a function that already holds a checked config calls another's ``unchecked`` body, so a
+    plan checks its model once however many counts it is made of.
+    """
+
+    def __init__(self, accept: Callable[[object], ModelConfig]) -> None:
+        self.accept = accept
+
+    def __call__(self, unchecked: Callable[Concatenate[ModelConfig, P], R]) -> ModelFunction[P, R]:
+        accept = self.accept
+
+        @functools.wraps(unchecked)
+        def checked(cfg: object, *args: P.args, **kwargs: P.kwargs) -> R:
+            return unchecked(accept(cfg), *args, **kwargs)
+
+        vars(checked)["unchecked"] = unchecked
+        return cast("ModelFunction[P, R]", checked)
+
+
+checks_model = ModelBoundary(as_model_config)
+"""Check that a function's first argument is a :class:`ModelConfig` (:func:`as_model_config`), once."""

@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 
 from . import _validate as check
 from ._search import largest_holding
-from .config import ModelConfig
+from .config import ModelBoundary, ModelConfig, as_model_config, checks_model
 from .errors import refusal
 from .memory import kv_cache_bytes_per_token
 from .planner import (
@@ -200,6 +200,33 @@ capturing their CUDA graphs outside the pool, so they are planned as ``before-0.
 """
 
 
+def _dense(cfg: ModelConfig) -> ModelConfig:
+    if cfg.n_experts > 1 or cfg.kv_lora_rank or cfg.sliding_window:
+        raise refusal("engine_needs_dense", model_type=cfg.model_type or "custom")
+    return cfg
+
+
+def _vllm_model(cfg: ModelConfig) -> ModelConfig:
+    """The models :func:`plan_vllm` plans: dense or routed experts, full attention or the two window patterns checked.
+
+    Refused by name: latent attention, shared experts and leading dense layers (DeepSeek, Qwen-MoE: not checked
+    against vLLM's loading), and windows on some layers other than exactly half of them (Gemma 3's five windowed
+    layers to one, whose groups vLLM pads: not checked).
+    """
+    if cfg.kv_lora_rank or cfg.shared_expert_d_ff or cfg.dense_layers:
+        raise refusal("vllm_engine_unmodelled", model_type=cfg.model_type or "custom")
+    windowed = cfg.sliding_window_layers if cfg.sliding_window else 0
+    if windowed and windowed != cfg.n_layers and 2 * windowed != cfg.n_layers:
+        raise refusal("vllm_window_pattern_unchecked", model_type=cfg.model_type or "custom",
+                      windowed=windowed, full=cfg.n_layers - windowed)
+    return cfg
+
+
+_checks_dense_model = ModelBoundary(lambda cfg: _dense(as_model_config(cfg)))
+_checks_vllm_model = ModelBoundary(lambda cfg: _vllm_model(as_model_config(cfg)))
+
+
+@_checks_vllm_model
 def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1, *,
                       max_num_seqs: int = VLLM_MAX_NUM_SEQS, sampler_filter: str = "sort") -> int:
     """Bytes vLLM's profile run adds to the weights at its peak: the MLP of one layer or the sampler's warm-up.
@@ -220,16 +247,15 @@ def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1, *
     >>> round(vllm_profile_peak(llama3, 20_000) / GiB, 2), round(vllm_profile_peak(llama3, 8192) / GiB, 2)
     (2.06, 1.22)
     """
-    cfg = _vllm_model(cfg)
     n = check.count("max_num_batched_tokens", tokens, maximum=2**24)
     tp = check.count("tensor_parallel", tensor_parallel)
     if cfg.is_moe:
-        mlp = vllm_fused_moe_bytes(cfg, n, tp)
+        mlp = vllm_fused_moe_bytes.unchecked(cfg, n, tp)
     else:
         # With tensor parallelism each GPU computes 1/tp of the MLP's width; the residual stream is whole on each.
         width = cfg.d_ff // tp
         mlp = n * ACTIVATION_BYTES * (3 * width if cfg.ffn == "swiglu" else 2 * width)
-    sampler = vllm_sampler_peak(cfg, n, max_num_seqs=max_num_seqs, sampler_filter=sampler_filter)
+    sampler = vllm_sampler_peak.unchecked(cfg, n, max_num_seqs=max_num_seqs, sampler_filter=sampler_filter)
     if cfg.is_moe and sampler_filter == "triton":
         sampler += _vllm_moe_workspace(cfg, n, tp)
     return max(n * ACTIVATION_BYTES * 3 * cfg.d_model + mlp, sampler)
@@ -248,6 +274,7 @@ def _vllm_moe_workspace(cfg: ModelConfig, tokens: int, tp: int) -> int:
     return rows * ACTIVATION_BYTES * (max(gate_up // 2, cfg.d_model) + max(gate_up, cfg.d_model))
 
 
+@_checks_vllm_model
 def vllm_fused_moe_bytes(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1) -> int:
     """Bytes vLLM's fused mixture-of-experts layer allocates for ``tokens`` tokens, beyond its input and output.
 
@@ -269,7 +296,6 @@ def vllm_fused_moe_bytes(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1
     >>> vllm_fused_moe_bytes(get_preset("mixtral-8x7b"), 8192) // 8192
     172072
     """
-    cfg = _vllm_model(cfg)
     n = check.count("max_num_batched_tokens", tokens, maximum=2**24)
     tp = check.count("tensor_parallel", tensor_parallel)
     routes = cfg.experts_per_token
@@ -280,6 +306,7 @@ def vllm_fused_moe_bytes(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1
     return workspace + routing
 
 
+@_checks_vllm_model
 def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM_MAX_NUM_SEQS,
                       sampler_filter: str = "sort") -> int:
     """Bytes vLLM's warm-up of its sampler holds at its peak, after a profile pass over ``tokens`` tokens.
@@ -327,43 +354,16 @@ def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM
     >>> round(vllm_sampler_peak(get_preset("gemma-2-9b"), 8192, max_num_seqs=1024, sampler_filter="triton") / GiB, 2)
     3.47
     """
-    cfg = _vllm_model(cfg)
     n = check.count("max_num_batched_tokens", tokens, maximum=2**24)
     seqs = min(n, check.count("max_num_seqs", max_num_seqs, maximum=2**24))
     if check.choice("sampler_filter", sampler_filter, VLLM_SAMPLER_FILTERS) == "triton" \
             and seqs >= VLLM_TRITON_FILTER_MIN_ROWS:
         # The 16-bit logits, their FP32 copy, the probabilities and the noise, all live while it samples.
-        sampled = seqs * (ACTIVATION_BYTES * padded_vocab(cfg) + 3 * FP32_BYTES * cfg.vocab_size)
+        sampled = seqs * (ACTIVATION_BYTES * padded_vocab.unchecked(cfg) + 3 * FP32_BYTES * cfg.vocab_size)
         return n * ACTIVATION_BYTES * cfg.d_model + sampled
     # The logits in 16 bits and in FP32, then the sort of the FP32 copy, row by row of the vocabulary.
-    logits = seqs * (ACTIVATION_BYTES * padded_vocab(cfg) + FP32_BYTES * cfg.vocab_size)
+    logits = seqs * (ACTIVATION_BYTES * padded_vocab.unchecked(cfg) + FP32_BYTES * cfg.vocab_size)
     return n * ACTIVATION_BYTES * cfg.d_model + logits + torch_sort_bytes(seqs, cfg.vocab_size, FP32_BYTES)
-
-
-def _dense(cfg: ModelConfig) -> ModelConfig:
-    if not isinstance(cfg, ModelConfig):
-        raise refusal("not_a_model_config", type=type(cfg).__name__)
-    if cfg.n_experts > 1 or cfg.kv_lora_rank or cfg.sliding_window:
-        raise refusal("engine_needs_dense", model_type=cfg.model_type or "custom")
-    return cfg
-
-
-def _vllm_model(cfg: ModelConfig) -> ModelConfig:
-    """The models :func:`plan_vllm` plans: dense or routed experts, full attention or the two window patterns checked.
-
-    Refused by name: latent attention, shared experts and leading dense layers (DeepSeek, Qwen-MoE: not checked
-    against vLLM's loading), and windows on some layers other than exactly half of them (Gemma 3's five windowed
-    layers to one, whose groups vLLM pads: not checked).
-    """
-    if not isinstance(cfg, ModelConfig):
-        raise refusal("not_a_model_config", type=type(cfg).__name__)
-    if cfg.kv_lora_rank or cfg.shared_expert_d_ff or cfg.dense_layers:
-        raise refusal("vllm_engine_unmodelled", model_type=cfg.model_type or "custom")
-    windowed = cfg.sliding_window_layers if cfg.sliding_window else 0
-    if windowed and windowed != cfg.n_layers and 2 * windowed != cfg.n_layers:
-        raise refusal("vllm_window_pattern_unchecked", model_type=cfg.model_type or "custom",
-                      windowed=windowed, full=cfg.n_layers - windowed)
-    return cfg
 
 
 @dataclass(frozen=True)
@@ -434,6 +434,7 @@ class VllmPlan:
         return largest_holding(lambda n: self.blocks_per_request(n) <= self.blocks, check.count("limit", limit))
 
 
+@_checks_vllm_model
 def plan_vllm(
     cfg: ModelConfig,
     gpu_bytes: int,
@@ -495,13 +496,12 @@ def plan_vllm(
     >>> plan.blocks, plan.kv_tokens, round(plan.max_concurrency, 2), plan.starts
     (1973, 31568, 1.58, True)
     """
-    cfg = _vllm_model(cfg)
-    checked_model(cfg)
+    checked_model.unchecked(cfg)
     hybrid = check.flag("hybrid_kv_cache", hybrid_kv_cache)
     total = check.count("gpu_bytes", gpu_bytes)
     utilization = check.number("gpu_memory_utilization", gpu_memory_utilization, minimum=0, maximum=1,
                                min_inclusive=False)
-    length = check.count("max_model_len", max_model_len, maximum=context_limit(cfg))
+    length = check.count("max_model_len", max_model_len, maximum=context_limit.unchecked(cfg))
     batched = VLLM_MAX_NUM_BATCHED_TOKENS if max_num_batched_tokens is None else max_num_batched_tokens
     size = check.count("block_size", block_size, maximum=1024)
     non_torch = check.count("non_torch_bytes", non_torch_bytes, minimum=0, maximum=total)
@@ -510,12 +510,13 @@ def plan_vllm(
     requested = int(total * utilization)
     tp = check.count("tensor_parallel", tensor_parallel, maximum=MAX_GPUS)
     if tp == 1:
-        weights = sum(weight_format_bytes(cfg, weight_format).values())
-        token_bytes = kv_cache_bytes_per_token(cfg, kv_format)
+        weights = sum(weight_format_bytes.unchecked(cfg, weight_format).values())
+        token_bytes = kv_cache_bytes_per_token.unchecked(cfg, kv_format)
     else:
         weights = _weights_per_gpu(cfg, weight_format, kv_format, tp)
-        token_bytes = -(-kv_cache_bytes_per_token(cfg, kv_format) * kv_heads_per_gpu(cfg, tp) // cfg.n_kv_heads)
-    peak = vllm_profile_peak(cfg, batched, tp, max_num_seqs=max_num_seqs, sampler_filter=sampler_filter)
+        heads_here = kv_heads_per_gpu.unchecked(cfg, tp)
+        token_bytes = -(-kv_cache_bytes_per_token.unchecked(cfg, kv_format) * heads_here // cfg.n_kv_heads)
+    peak = vllm_profile_peak.unchecked(cfg, batched, tp, max_num_seqs=max_num_seqs, sampler_filter=sampler_filter)
     groups = _kv_cache_groups(cfg, batched) if hybrid else None
     # Every layer holds the same bytes a token; a group of layers takes one block of each of its layers.
     layers_a_block = groups[0] if groups else cfg.n_layers
@@ -552,12 +553,12 @@ def _weights_per_gpu(cfg: ModelConfig, weight_format: WeightFormat, kv_format: s
     its ``w2`` by rows), the same split as one MLP ``n_experts`` times as wide; the router is replicated whole.
     """
     if not cfg.is_moe:
-        [shard] = parallel_inference_plans(cfg, context=1, weight_format=weight_format, kv_format=kv_format,
+        [shard] = parallel_inference_plans.unchecked(cfg, context=1, weight_format=weight_format, kv_format=kv_format,
                                            tensor_parallel=tp)
         return shard.weights
     wide = replace(cfg, n_experts=1, experts_per_token=1, d_ff=cfg.n_experts * cfg.routed_expert_d_ff,
                    expert_d_ff=0, model_type="")
-    [shard] = parallel_inference_plans(wide, context=1, weight_format=weight_format, kv_format=kv_format,
+    [shard] = parallel_inference_plans.unchecked(wide, context=1, weight_format=weight_format, kv_format=kv_format,
                                        tensor_parallel=tp)
     return shard.weights + cfg.moe_layers * cfg.d_model * cfg.n_experts * ACTIVATION_BYTES
 
@@ -566,6 +567,7 @@ ATTENTIONS = ("sdpa", "eager")
 """The attention implementations of transformers' ``generate`` that :func:`generate_prefill_bytes` models."""
 
 
+@_checks_dense_model
 def generate_prefill_parts(
     cfg: ModelConfig, prompt: int, *, batch: int = 1, attention: str = "sdpa"
 ) -> tuple[int, int]:
@@ -578,12 +580,11 @@ def generate_prefill_parts(
     >>> kv // GiB, round(working / GiB, 2)
     (4, 3.62)
     """
-    cfg = _dense(cfg)
     sequences = check.count("batch", batch, maximum=2**16)
     tokens = check.count("prompt", prompt, maximum=2**24)
     kind = check.choice("attention", attention, ATTENTIONS)
     n = sequences * tokens
-    kv = n * kv_cache_bytes_per_token(cfg, "bf16")
+    kv = n * kv_cache_bytes_per_token.unchecked(cfg, "bf16")
     d, ff = cfg.d_model, cfg.d_ff
     gpt2 = cfg.layout == "gpt2"
     mlp = n * ACTIVATION_BYTES * ((5 * ff + 2 * d) if cfg.ffn == "mlp" else (3 * ff + 4 * d))
@@ -597,6 +598,7 @@ def generate_prefill_parts(
     return kv, max(mlp, eager, logits)
 
 
+@_checks_dense_model
 def generate_prefill_bytes(cfg: ModelConfig, prompt: int, *, batch: int = 1, attention: str = "sdpa") -> int:
     """Peak bytes beyond the weights while transformers' ``generate`` processes a prompt (the prefill), bf16.
 
@@ -625,9 +627,10 @@ def generate_prefill_bytes(cfg: ModelConfig, prompt: int, *, batch: int = 1, att
     >>> round(generate_prefill_bytes(get_preset("llama-3-8b"), 32_768) / GiB, 2)
     7.62
     """
-    return sum(generate_prefill_parts(cfg, prompt, batch=batch, attention=attention))
+    return sum(generate_prefill_parts.unchecked(cfg, prompt, batch=batch, attention=attention))
 
 
+@checks_model
 def plan_generate(
     cfg: ModelConfig, *, context: int, batch: int = 1, weight_format: WeightFormat = "bf16", attention: str = "sdpa"
 ) -> MemoryPlan:
@@ -644,8 +647,8 @@ def plan_generate(
     >>> round(plan.total / GiB, 2), plan.fits(23_034 * 2**20)
     (23.58, False)
     """
-    base = plan_inference(cfg, context=context, batch=batch, weight_format=weight_format)
-    kv, working = generate_prefill_parts(cfg, context, batch=batch, attention=attention)
+    base = plan_inference.unchecked(cfg, context=context, batch=batch, weight_format=weight_format)
+    kv, working = generate_prefill_parts.unchecked(_dense(cfg), context, batch=batch, attention=attention)
     return MemoryPlan(base.weights, kv, 0, 0, working, RESERVE)
 
 
