@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 
 from . import _validate as check
 from ._search import largest_holding
-from .config import ModelBoundary, ModelConfig, as_model_config, checks_model
+from .config import ModelConfig, checks_model
 from .errors import refusal
 from .memory import kv_cache_bytes_per_token
 from .planner import (
@@ -200,33 +200,7 @@ capturing their CUDA graphs outside the pool, so they are planned as ``before-0.
 """
 
 
-def _dense(cfg: ModelConfig) -> ModelConfig:
-    if cfg.n_experts > 1 or cfg.kv_lora_rank or cfg.sliding_window:
-        raise refusal("engine_needs_dense", model_type=cfg.model_type or "custom")
-    return cfg
-
-
-def _vllm_model(cfg: ModelConfig) -> ModelConfig:
-    """The models :func:`plan_vllm` plans: dense or routed experts, full attention or the two window patterns checked.
-
-    Refused by name: latent attention, shared experts and leading dense layers (DeepSeek, Qwen-MoE: not checked
-    against vLLM's loading), and windows on some layers other than exactly half of them (Gemma 3's five windowed
-    layers to one, whose groups vLLM pads: not checked).
-    """
-    if cfg.kv_lora_rank or cfg.shared_expert_d_ff or cfg.dense_layers:
-        raise refusal("vllm_engine_unmodelled", model_type=cfg.model_type or "custom")
-    windowed = cfg.sliding_window_layers if cfg.sliding_window else 0
-    if windowed and windowed != cfg.n_layers and 2 * windowed != cfg.n_layers:
-        raise refusal("vllm_window_pattern_unchecked", model_type=cfg.model_type or "custom",
-                      windowed=windowed, full=cfg.n_layers - windowed)
-    return cfg
-
-
-_checks_dense_model = ModelBoundary(lambda cfg: _dense(as_model_config(cfg)))
-_checks_vllm_model = ModelBoundary(lambda cfg: _vllm_model(as_model_config(cfg)))
-
-
-@_checks_vllm_model
+@checks_model
 def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1, *,
                       max_num_seqs: int = VLLM_MAX_NUM_SEQS, sampler_filter: str = "sort") -> int:
     """Bytes vLLM's profile run adds to the weights at its peak: the MLP of one layer or the sampler's warm-up.
@@ -247,6 +221,7 @@ def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1, *
     >>> round(vllm_profile_peak(llama3, 20_000) / GiB, 2), round(vllm_profile_peak(llama3, 8192) / GiB, 2)
     (2.06, 1.22)
     """
+    cfg = _vllm_model(cfg)
     n = check.count("max_num_batched_tokens", tokens, maximum=2**24)
     tp = check.count("tensor_parallel", tensor_parallel)
     if cfg.is_moe:
@@ -274,7 +249,7 @@ def _vllm_moe_workspace(cfg: ModelConfig, tokens: int, tp: int) -> int:
     return rows * ACTIVATION_BYTES * (max(gate_up // 2, cfg.d_model) + max(gate_up, cfg.d_model))
 
 
-@_checks_vllm_model
+@checks_model
 def vllm_fused_moe_bytes(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1) -> int:
     """Bytes vLLM's fused mixture-of-experts layer allocates for ``tokens`` tokens, beyond its input and output.
 
@@ -296,6 +271,7 @@ def vllm_fused_moe_bytes(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1
     >>> vllm_fused_moe_bytes(get_preset("mixtral-8x7b"), 8192) // 8192
     172072
     """
+    cfg = _vllm_model(cfg)
     n = check.count("max_num_batched_tokens", tokens, maximum=2**24)
     tp = check.count("tensor_parallel", tensor_parallel)
     routes = cfg.experts_per_token
@@ -306,7 +282,7 @@ def vllm_fused_moe_bytes(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1
     return workspace + routing
 
 
-@_checks_vllm_model
+@checks_model
 def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM_MAX_NUM_SEQS,
                       sampler_filter: str = "sort") -> int:
     """Bytes vLLM's warm-up of its sampler holds at its peak, after a profile pass over ``tokens`` tokens.
@@ -354,6 +330,7 @@ def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM
     >>> round(vllm_sampler_peak(get_preset("gemma-2-9b"), 8192, max_num_seqs=1024, sampler_filter="triton") / GiB, 2)
     3.47
     """
+    cfg = _vllm_model(cfg)
     n = check.count("max_num_batched_tokens", tokens, maximum=2**24)
     seqs = min(n, check.count("max_num_seqs", max_num_seqs, maximum=2**24))
     if check.choice("sampler_filter", sampler_filter, VLLM_SAMPLER_FILTERS) == "triton" \
@@ -364,6 +341,28 @@ def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM
     # The logits in 16 bits and in FP32, then the sort of the FP32 copy, row by row of the vocabulary.
     logits = seqs * (ACTIVATION_BYTES * padded_vocab.unchecked(cfg) + FP32_BYTES * cfg.vocab_size)
     return n * ACTIVATION_BYTES * cfg.d_model + logits + torch_sort_bytes(seqs, cfg.vocab_size, FP32_BYTES)
+
+
+def _dense(cfg: ModelConfig) -> ModelConfig:
+    if cfg.n_experts > 1 or cfg.kv_lora_rank or cfg.sliding_window:
+        raise refusal("engine_needs_dense", model_type=cfg.model_type or "custom")
+    return cfg
+
+
+def _vllm_model(cfg: ModelConfig) -> ModelConfig:
+    """The models :func:`plan_vllm` plans: dense or routed experts, full attention or the two window patterns checked.
+
+    Refused by name: latent attention, shared experts and leading dense layers (DeepSeek, Qwen-MoE: not checked
+    against vLLM's loading), and windows on some layers other than exactly half of them (Gemma 3's five windowed
+    layers to one, whose groups vLLM pads: not checked).
+    """
+    if cfg.kv_lora_rank or cfg.shared_expert_d_ff or cfg.dense_layers:
+        raise refusal("vllm_engine_unmodelled", model_type=cfg.model_type or "custom")
+    windowed = cfg.sliding_window_layers if cfg.sliding_window else 0
+    if windowed and windowed != cfg.n_layers and 2 * windowed != cfg.n_layers:
+        raise refusal("vllm_window_pattern_unchecked", model_type=cfg.model_type or "custom",
+                      windowed=windowed, full=cfg.n_layers - windowed)
+    return cfg
 
 
 @dataclass(frozen=True)
@@ -434,7 +433,7 @@ class VllmPlan:
         return largest_holding(lambda n: self.blocks_per_request(n) <= self.blocks, check.count("limit", limit))
 
 
-@_checks_vllm_model
+@checks_model
 def plan_vllm(
     cfg: ModelConfig,
     gpu_bytes: int,
@@ -496,6 +495,7 @@ def plan_vllm(
     >>> plan.blocks, plan.kv_tokens, round(plan.max_concurrency, 2), plan.starts
     (1973, 31568, 1.58, True)
     """
+    cfg = _vllm_model(cfg)
     checked_model.unchecked(cfg)
     hybrid = check.flag("hybrid_kv_cache", hybrid_kv_cache)
     total = check.count("gpu_bytes", gpu_bytes)
@@ -553,13 +553,13 @@ def _weights_per_gpu(cfg: ModelConfig, weight_format: WeightFormat, kv_format: s
     its ``w2`` by rows), the same split as one MLP ``n_experts`` times as wide; the router is replicated whole.
     """
     if not cfg.is_moe:
-        [shard] = parallel_inference_plans.unchecked(cfg, context=1, weight_format=weight_format, kv_format=kv_format,
-                                           tensor_parallel=tp)
+        [shard] = parallel_inference_plans.unchecked(cfg, context=1, weight_format=weight_format,
+                                                     kv_format=kv_format, tensor_parallel=tp)
         return shard.weights
     wide = replace(cfg, n_experts=1, experts_per_token=1, d_ff=cfg.n_experts * cfg.routed_expert_d_ff,
                    expert_d_ff=0, model_type="")
     [shard] = parallel_inference_plans.unchecked(wide, context=1, weight_format=weight_format, kv_format=kv_format,
-                                       tensor_parallel=tp)
+                                                 tensor_parallel=tp)
     return shard.weights + cfg.moe_layers * cfg.d_model * cfg.n_experts * ACTIVATION_BYTES
 
 
@@ -567,7 +567,7 @@ ATTENTIONS = ("sdpa", "eager")
 """The attention implementations of transformers' ``generate`` that :func:`generate_prefill_bytes` models."""
 
 
-@_checks_dense_model
+@checks_model
 def generate_prefill_parts(
     cfg: ModelConfig, prompt: int, *, batch: int = 1, attention: str = "sdpa"
 ) -> tuple[int, int]:
@@ -580,6 +580,7 @@ def generate_prefill_parts(
     >>> kv // GiB, round(working / GiB, 2)
     (4, 3.62)
     """
+    cfg = _dense(cfg)
     sequences = check.count("batch", batch, maximum=2**16)
     tokens = check.count("prompt", prompt, maximum=2**24)
     kind = check.choice("attention", attention, ATTENTIONS)
@@ -598,7 +599,7 @@ def generate_prefill_parts(
     return kv, max(mlp, eager, logits)
 
 
-@_checks_dense_model
+@checks_model
 def generate_prefill_bytes(cfg: ModelConfig, prompt: int, *, batch: int = 1, attention: str = "sdpa") -> int:
     """Peak bytes beyond the weights while transformers' ``generate`` processes a prompt (the prefill), bf16.
 
@@ -648,7 +649,7 @@ def plan_generate(
     (23.58, False)
     """
     base = plan_inference.unchecked(cfg, context=context, batch=batch, weight_format=weight_format)
-    kv, working = generate_prefill_parts.unchecked(_dense(cfg), context, batch=batch, attention=attention)
+    kv, working = generate_prefill_parts.unchecked(cfg, context, batch=batch, attention=attention)
     return MemoryPlan(base.weights, kv, 0, 0, working, RESERVE)
 
 
