@@ -30,7 +30,6 @@ __all__ = [
     "Derived",
     "Ffn",
     "Layout",
-    "ModelBoundary",
     "ModelConfig",
     "ModelFunction",
     "Norm",
@@ -303,8 +302,8 @@ R_co = TypeVar("R_co", covariant=True)
 
 
 class ModelFunction(Protocol[P, R_co]):
-    """A public function of a model made by a :class:`ModelBoundary`: called, it checks its ``cfg`` first;
-    its ``unchecked`` body takes a config already checked, for the functions that call it on the way."""
+    """A function made by :func:`checks_model`: called, it checks its ``cfg``; its ``unchecked`` body takes a
+    config already checked."""
 
     @property
     def unchecked(self) -> Callable[Concatenate[ModelConfig, P], R_co]: ...
@@ -312,26 +311,16 @@ class ModelFunction(Protocol[P, R_co]):
     def __call__(self, cfg: ModelConfig, *args: P.args, **kwargs: P.kwargs) -> R_co: ...
 
 
-class ModelBoundary:
-    """A decorator: the function checks its model argument with ``accept`` when called, once, at llmcalc's boundary.
+def checks_model(unchecked: Callable[Concatenate[ModelConfig, P], R]) -> ModelFunction[P, R]:
+    """A decorator: the function checks that its first argument is a :class:`ModelConfig` (:func:`as_model_config`).
 
-    Inside llmcalc a function that already holds a checked config calls another's ``unchecked`` body, so a
-    plan checks its model once however many counts it is made of.
+    The check is made once, where a call enters llmcalc: inside, a function that holds a checked config calls
+    another's ``unchecked`` body, so a plan checks its model once however many counts it is made of.
     """
 
-    def __init__(self, accept: Callable[[object], ModelConfig]) -> None:
-        self.accept = accept
+    @functools.wraps(unchecked)
+    def checked(cfg: object, *args: P.args, **kwargs: P.kwargs) -> R:
+        return unchecked(as_model_config(cfg), *args, **kwargs)
 
-    def __call__(self, unchecked: Callable[Concatenate[ModelConfig, P], R]) -> ModelFunction[P, R]:
-        accept = self.accept
-
-        @functools.wraps(unchecked)
-        def checked(cfg: object, *args: P.args, **kwargs: P.kwargs) -> R:
-            return unchecked(accept(cfg), *args, **kwargs)
-
-        vars(checked)["unchecked"] = unchecked
-        return cast("ModelFunction[P, R]", checked)
-
-
-checks_model = ModelBoundary(as_model_config)
-"""Check that a function's first argument is a :class:`ModelConfig` (:func:`as_model_config`), once."""
+    vars(checked)["unchecked"] = unchecked  # an attribute of the function, which mypy knows through ModelFunction
+    return cast("ModelFunction[P, R]", checked)

@@ -245,6 +245,7 @@ def param_count(cfg: ModelConfig) -> int:
 
 @functools.lru_cache(maxsize=64)
 def _param_count(cfg: ModelConfig) -> int:
+    """:func:`param_count` of a checked config, counted once a config: every plan starts from it."""
     return sum(param_breakdown.unchecked(cfg).values())
 
 

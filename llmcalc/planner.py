@@ -1153,7 +1153,7 @@ def _smaller_that_fits(
     return FitChange(setting, largest, vary(largest), budget) if largest else None
 
 
-@checks_model  # type: ignore[arg-type]  # mypy: **settings might hold a 'cfg'; the boundary passes it first
+@checks_model  # type: ignore[arg-type]  # mypy fears a 'cfg' among **settings; cfg is always the first argument
 def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any) -> list[FitChange]:
     """Each single change of a training set-up that makes :func:`plan_training` fit ``gpu_bytes``, smallest first.
 
@@ -1219,7 +1219,7 @@ def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any)
     return found
 
 
-@checks_model  # type: ignore[arg-type]  # mypy: **settings might hold a 'cfg'; the boundary passes it first
+@checks_model  # type: ignore[arg-type]  # mypy fears a 'cfg' among **settings; cfg is always the first argument
 def inference_changes_that_fit(
     cfg: ModelConfig, gpu_bytes: int, plan: Callable[..., MemoryPlan] | None = None, **settings: Any
 ) -> list[FitChange]:

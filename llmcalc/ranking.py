@@ -228,7 +228,7 @@ UTILIZATION_STEP = 100
 """A higher ``gpu_memory_utilization`` is searched in hundredths (the widget's field is a percentage)."""
 
 
-@checks_model  # type: ignore[arg-type]  # mypy: **settings might hold a 'cfg'; the boundary passes it first
+@checks_model  # type: ignore[arg-type]  # mypy fears a 'cfg' among **settings; cfg is always the first argument
 def vllm_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, *, context: int, concurrency: int = 1,
                           tensor_parallel: int = 1, **settings: Any) -> list[EngineChange]:
     """Each single change of a vLLM set-up that makes its pool hold ``concurrency`` requests of ``context``
