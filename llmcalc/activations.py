@@ -240,7 +240,7 @@ from typing import Literal
 
 from . import _validate as check
 from . import lora
-from .config import ModelConfig, as_model_config
+from .config import ModelConfig, checks_model
 from .errors import refusal
 from .params import Linear
 
@@ -825,7 +825,7 @@ def _lora_modules(cfg: ModelConfig, targets: str | Iterable[str], dtype: str, at
     if cfg.is_moe:
         modules, _ = _moe_lora_targets(cfg, targets)
     else:
-        modules = lora.lora_targets(cfg, targets)
+        modules = lora.lora_targets.unchecked(cfg, targets)
     if any(module.role == "lm_head" for module in modules):
         raise refusal("lora_on_lm_head", targets=targets)
     attention_roles = _LATENT_ATTENTION_ROLES if cfg.uses_latent_attention else _BLOCK_INPUT_ROLES
@@ -848,16 +848,17 @@ def _moe_lora_targets(cfg: ModelConfig, targets: str | Iterable[str]) -> tuple[l
     conversion = lora.PEFT_MOE_NAMES.get(cfg.model_type, {})
     if isinstance(targets, str) and targets == lora.ALL_LINEAR:
         if not conversion:
-            return lora.lora_targets(cfg, targets), frozenset()
-        names = list(dict.fromkeys(m.path.rsplit(".", 1)[-1] for m in lora.lora_targets(cfg, lora.ALL_LINEAR)))
+            return lora.lora_targets.unchecked(cfg, targets), frozenset()
+        every_linear = lora.lora_targets.unchecked(cfg, lora.ALL_LINEAR)
+        names = list(dict.fromkeys(m.path.rsplit(".", 1)[-1] for m in every_linear))
         names += [name for name in conversion if name not in names]
     else:
         names = check.targets(targets)  # refused as lora_targets refuses them: not a name, or none
     if conversion:
-        lora.lora_model_params(cfg, 1, names)  # refuses what peft refuses (half of the fused gate/up pair)
+        lora.lora_model_params.unchecked(cfg, 1, names)  # refuses what peft refuses (half of the fused gate/up pair)
     stacked = frozenset(conversion[name] for name in names if name in conversion)
     rest = [name for name in names if name not in conversion]
-    return (lora.lora_targets(cfg, rest) if rest else []), stacked
+    return (lora.lora_targets.unchecked(cfg, rest) if rest else []), stacked
 
 
 def _in_layer(module: Linear, moe_layer: bool) -> bool:
@@ -893,6 +894,7 @@ def _stacked_adapter_bytes(cfg: ModelConfig, stacked: frozenset[str], tokens: in
     return kept
 
 
+@checks_model
 def activation_memory(
     cfg: ModelConfig,
     batch: int,
@@ -1029,7 +1031,6 @@ def activation_memory(
     >>> activation_memory(mistral, 1, 8192).windowed_extra // mistral.n_layers // MiB
     224
     """
-    cfg = as_model_config(cfg)
     _check_modelled(cfg)
     n_batch = check.count("batch", batch)
     n_seq = check.count("seq_len", seq_len)

@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .config import ModelConfig
+from .config import ModelConfig, checks_model
 from .errors import refusal
 from .params import Linear, linear_modules, param_count
 
@@ -206,7 +206,7 @@ MAX_NAMED_COPIES = 2**20
 def _converted_copies(cfg: ModelConfig, fmt: CheckpointFormat) -> Iterator[tuple[Linear, int]]:
     """Each linear module with the number of its copies ``fmt`` converts."""
     matches = _matcher(fmt)
-    for module in linear_modules(cfg):
+    for module in linear_modules.unchecked(cfg):
         if not _eligible(cfg, fmt, module):
             yield module, 0
         elif fmt.skip or fmt.targets:
@@ -227,6 +227,7 @@ def converts(cfg: ModelConfig, fmt: CheckpointFormat, module: Linear, layer: int
     return bool(_matcher(fmt)(f"{BLOCK_PREFIX.get(cfg.layout, 'model.layers')}.{layer}.{module.path}"))
 
 
+@checks_model
 def checkpoint_weight_bytes(cfg: ModelConfig, fmt: CheckpointFormat) -> dict[str, int]:
     """Bytes of the model's weights as the checkpoint that ``fmt`` describes stores them, by part; the parts sum to the
     total.
@@ -248,9 +249,10 @@ def checkpoint_weight_bytes(cfg: ModelConfig, fmt: CheckpointFormat) -> dict[str
         converted_weights += copies * module.d_in * module.d_out
     constants += fmt.kv_scale_bytes * cfg.n_layers
     return {"quantized": quantized, "constants": constants,
-            "unquantized": 2 * (param_count(cfg) - converted_weights + fp32)}
+            "unquantized": 2 * (param_count.unchecked(cfg) - converted_weights + fp32)}
 
 
+@checks_model
 def kept_in_16_bits(cfg: ModelConfig, fmt: CheckpointFormat) -> list[tuple[str, int, int]]:
     """The linear modules ``fmt`` leaves in 16 bits, as ``(path, kept copies, all copies)``; embeddings and norms
     always stay.

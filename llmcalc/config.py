@@ -14,9 +14,11 @@ remembers it, so ``dataclasses.replace(cfg, d_model=2048)`` derives it anew.
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Literal, get_args
+from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar, cast, get_args
 
 from . import _validate as check
 from .errors import refusal
@@ -29,9 +31,11 @@ __all__ = [
     "Ffn",
     "Layout",
     "ModelConfig",
+    "ModelFunction",
     "Norm",
     "QKNorm",
-    "as_model_config"
+    "as_model_config",
+    "checks_model"
 ]
 
 Ffn = Literal["swiglu", "mlp"]
@@ -290,3 +294,33 @@ def as_model_config(cfg: object) -> ModelConfig:
     if not isinstance(cfg, ModelConfig):
         raise refusal("not_a_model_config", type=type(cfg).__name__)
     return cfg
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
+
+
+class ModelFunction(Protocol[P, R_co]):
+    """A function made by :func:`checks_model`: called, it checks its ``cfg``; its ``unchecked`` body takes a
+    config already checked."""
+
+    @property
+    def unchecked(self) -> Callable[Concatenate[ModelConfig, P], R_co]: ...
+
+    def __call__(self, cfg: ModelConfig, *args: P.args, **kwargs: P.kwargs) -> R_co: ...
+
+
+def checks_model(unchecked: Callable[Concatenate[ModelConfig, P], R]) -> ModelFunction[P, R]:
+    """A decorator: the function checks that its first argument is a :class:`ModelConfig` (:func:`as_model_config`).
+
+    The check is made once, where a call enters llmcalc: inside, a function that holds a checked config calls
+    another's ``unchecked`` body, so a plan checks its model once however many counts it is made of.
+    """
+
+    @functools.wraps(unchecked)
+    def checked(cfg: object, *args: P.args, **kwargs: P.kwargs) -> R:
+        return unchecked(as_model_config(cfg), *args, **kwargs)
+
+    vars(checked)["unchecked"] = unchecked  # an attribute of the function, which mypy knows through ModelFunction
+    return cast("ModelFunction[P, R]", checked)

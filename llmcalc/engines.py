@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 
 from . import _validate as check
 from ._search import largest_holding
-from .config import ModelConfig
+from .config import ModelConfig, checks_model
 from .errors import refusal
 from .memory import kv_cache_bytes_per_token
 from .planner import (
@@ -200,6 +200,7 @@ capturing their CUDA graphs outside the pool, so they are planned as ``before-0.
 """
 
 
+@checks_model
 def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1, *,
                       max_num_seqs: int = VLLM_MAX_NUM_SEQS, sampler_filter: str = "sort") -> int:
     """Bytes vLLM's profile run adds to the weights at its peak: the MLP of one layer or the sampler's warm-up.
@@ -224,12 +225,12 @@ def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1, *
     n = check.count("max_num_batched_tokens", tokens, maximum=2**24)
     tp = check.count("tensor_parallel", tensor_parallel)
     if cfg.is_moe:
-        mlp = vllm_fused_moe_bytes(cfg, n, tp)
+        mlp = vllm_fused_moe_bytes.unchecked(cfg, n, tp)
     else:
         # With tensor parallelism each GPU computes 1/tp of the MLP's width; the residual stream is whole on each.
         width = cfg.d_ff // tp
         mlp = n * ACTIVATION_BYTES * (3 * width if cfg.ffn == "swiglu" else 2 * width)
-    sampler = vllm_sampler_peak(cfg, n, max_num_seqs=max_num_seqs, sampler_filter=sampler_filter)
+    sampler = vllm_sampler_peak.unchecked(cfg, n, max_num_seqs=max_num_seqs, sampler_filter=sampler_filter)
     if cfg.is_moe and sampler_filter == "triton":
         sampler += _vllm_moe_workspace(cfg, n, tp)
     return max(n * ACTIVATION_BYTES * 3 * cfg.d_model + mlp, sampler)
@@ -248,6 +249,7 @@ def _vllm_moe_workspace(cfg: ModelConfig, tokens: int, tp: int) -> int:
     return rows * ACTIVATION_BYTES * (max(gate_up // 2, cfg.d_model) + max(gate_up, cfg.d_model))
 
 
+@checks_model
 def vllm_fused_moe_bytes(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1) -> int:
     """Bytes vLLM's fused mixture-of-experts layer allocates for ``tokens`` tokens, beyond its input and output.
 
@@ -280,6 +282,7 @@ def vllm_fused_moe_bytes(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1
     return workspace + routing
 
 
+@checks_model
 def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM_MAX_NUM_SEQS,
                       sampler_filter: str = "sort") -> int:
     """Bytes vLLM's warm-up of its sampler holds at its peak, after a profile pass over ``tokens`` tokens.
@@ -333,16 +336,14 @@ def vllm_sampler_peak(cfg: ModelConfig, tokens: int, *, max_num_seqs: int = VLLM
     if check.choice("sampler_filter", sampler_filter, VLLM_SAMPLER_FILTERS) == "triton" \
             and seqs >= VLLM_TRITON_FILTER_MIN_ROWS:
         # The 16-bit logits, their FP32 copy, the probabilities and the noise, all live while it samples.
-        sampled = seqs * (ACTIVATION_BYTES * padded_vocab(cfg) + 3 * FP32_BYTES * cfg.vocab_size)
+        sampled = seqs * (ACTIVATION_BYTES * padded_vocab.unchecked(cfg) + 3 * FP32_BYTES * cfg.vocab_size)
         return n * ACTIVATION_BYTES * cfg.d_model + sampled
     # The logits in 16 bits and in FP32, then the sort of the FP32 copy, row by row of the vocabulary.
-    logits = seqs * (ACTIVATION_BYTES * padded_vocab(cfg) + FP32_BYTES * cfg.vocab_size)
+    logits = seqs * (ACTIVATION_BYTES * padded_vocab.unchecked(cfg) + FP32_BYTES * cfg.vocab_size)
     return n * ACTIVATION_BYTES * cfg.d_model + logits + torch_sort_bytes(seqs, cfg.vocab_size, FP32_BYTES)
 
 
 def _dense(cfg: ModelConfig) -> ModelConfig:
-    if not isinstance(cfg, ModelConfig):
-        raise refusal("not_a_model_config", type=type(cfg).__name__)
     if cfg.n_experts > 1 or cfg.kv_lora_rank or cfg.sliding_window:
         raise refusal("engine_needs_dense", model_type=cfg.model_type or "custom")
     return cfg
@@ -355,8 +356,6 @@ def _vllm_model(cfg: ModelConfig) -> ModelConfig:
     against vLLM's loading), and windows on some layers other than exactly half of them (Gemma 3's five windowed
     layers to one, whose groups vLLM pads: not checked).
     """
-    if not isinstance(cfg, ModelConfig):
-        raise refusal("not_a_model_config", type=type(cfg).__name__)
     if cfg.kv_lora_rank or cfg.shared_expert_d_ff or cfg.dense_layers:
         raise refusal("vllm_engine_unmodelled", model_type=cfg.model_type or "custom")
     windowed = cfg.sliding_window_layers if cfg.sliding_window else 0
@@ -434,6 +433,7 @@ class VllmPlan:
         return largest_holding(lambda n: self.blocks_per_request(n) <= self.blocks, check.count("limit", limit))
 
 
+@checks_model
 def plan_vllm(
     cfg: ModelConfig,
     gpu_bytes: int,
@@ -496,12 +496,12 @@ def plan_vllm(
     (1973, 31568, 1.58, True)
     """
     cfg = _vllm_model(cfg)
-    checked_model(cfg)
+    checked_model.unchecked(cfg)
     hybrid = check.flag("hybrid_kv_cache", hybrid_kv_cache)
     total = check.count("gpu_bytes", gpu_bytes)
     utilization = check.number("gpu_memory_utilization", gpu_memory_utilization, minimum=0, maximum=1,
                                min_inclusive=False)
-    length = check.count("max_model_len", max_model_len, maximum=context_limit(cfg))
+    length = check.count("max_model_len", max_model_len, maximum=context_limit.unchecked(cfg))
     batched = VLLM_MAX_NUM_BATCHED_TOKENS if max_num_batched_tokens is None else max_num_batched_tokens
     size = check.count("block_size", block_size, maximum=1024)
     non_torch = check.count("non_torch_bytes", non_torch_bytes, minimum=0, maximum=total)
@@ -510,12 +510,13 @@ def plan_vllm(
     requested = int(total * utilization)
     tp = check.count("tensor_parallel", tensor_parallel, maximum=MAX_GPUS)
     if tp == 1:
-        weights = sum(weight_format_bytes(cfg, weight_format).values())
-        token_bytes = kv_cache_bytes_per_token(cfg, kv_format)
+        weights = sum(weight_format_bytes.unchecked(cfg, weight_format).values())
+        token_bytes = kv_cache_bytes_per_token.unchecked(cfg, kv_format)
     else:
         weights = _weights_per_gpu(cfg, weight_format, kv_format, tp)
-        token_bytes = -(-kv_cache_bytes_per_token(cfg, kv_format) * kv_heads_per_gpu(cfg, tp) // cfg.n_kv_heads)
-    peak = vllm_profile_peak(cfg, batched, tp, max_num_seqs=max_num_seqs, sampler_filter=sampler_filter)
+        heads_here = kv_heads_per_gpu.unchecked(cfg, tp)
+        token_bytes = -(-kv_cache_bytes_per_token.unchecked(cfg, kv_format) * heads_here // cfg.n_kv_heads)
+    peak = vllm_profile_peak.unchecked(cfg, batched, tp, max_num_seqs=max_num_seqs, sampler_filter=sampler_filter)
     groups = _kv_cache_groups(cfg, batched) if hybrid else None
     # Every layer holds the same bytes a token; a group of layers takes one block of each of its layers.
     layers_a_block = groups[0] if groups else cfg.n_layers
@@ -552,13 +553,13 @@ def _weights_per_gpu(cfg: ModelConfig, weight_format: WeightFormat, kv_format: s
     its ``w2`` by rows), the same split as one MLP ``n_experts`` times as wide; the router is replicated whole.
     """
     if not cfg.is_moe:
-        [shard] = parallel_inference_plans(cfg, context=1, weight_format=weight_format, kv_format=kv_format,
-                                           tensor_parallel=tp)
+        [shard] = parallel_inference_plans.unchecked(cfg, context=1, weight_format=weight_format,
+                                                     kv_format=kv_format, tensor_parallel=tp)
         return shard.weights
     wide = replace(cfg, n_experts=1, experts_per_token=1, d_ff=cfg.n_experts * cfg.routed_expert_d_ff,
                    expert_d_ff=0, model_type="")
-    [shard] = parallel_inference_plans(wide, context=1, weight_format=weight_format, kv_format=kv_format,
-                                       tensor_parallel=tp)
+    [shard] = parallel_inference_plans.unchecked(wide, context=1, weight_format=weight_format, kv_format=kv_format,
+                                                 tensor_parallel=tp)
     return shard.weights + cfg.moe_layers * cfg.d_model * cfg.n_experts * ACTIVATION_BYTES
 
 
@@ -566,6 +567,7 @@ ATTENTIONS = ("sdpa", "eager")
 """The attention implementations of transformers' ``generate`` that :func:`generate_prefill_bytes` models."""
 
 
+@checks_model
 def generate_prefill_parts(
     cfg: ModelConfig, prompt: int, *, batch: int = 1, attention: str = "sdpa"
 ) -> tuple[int, int]:
@@ -583,7 +585,7 @@ def generate_prefill_parts(
     tokens = check.count("prompt", prompt, maximum=2**24)
     kind = check.choice("attention", attention, ATTENTIONS)
     n = sequences * tokens
-    kv = n * kv_cache_bytes_per_token(cfg, "bf16")
+    kv = n * kv_cache_bytes_per_token.unchecked(cfg, "bf16")
     d, ff = cfg.d_model, cfg.d_ff
     gpt2 = cfg.layout == "gpt2"
     mlp = n * ACTIVATION_BYTES * ((5 * ff + 2 * d) if cfg.ffn == "mlp" else (3 * ff + 4 * d))
@@ -597,6 +599,7 @@ def generate_prefill_parts(
     return kv, max(mlp, eager, logits)
 
 
+@checks_model
 def generate_prefill_bytes(cfg: ModelConfig, prompt: int, *, batch: int = 1, attention: str = "sdpa") -> int:
     """Peak bytes beyond the weights while transformers' ``generate`` processes a prompt (the prefill), bf16.
 
@@ -625,9 +628,10 @@ def generate_prefill_bytes(cfg: ModelConfig, prompt: int, *, batch: int = 1, att
     >>> round(generate_prefill_bytes(get_preset("llama-3-8b"), 32_768) / GiB, 2)
     7.62
     """
-    return sum(generate_prefill_parts(cfg, prompt, batch=batch, attention=attention))
+    return sum(generate_prefill_parts.unchecked(cfg, prompt, batch=batch, attention=attention))
 
 
+@checks_model
 def plan_generate(
     cfg: ModelConfig, *, context: int, batch: int = 1, weight_format: WeightFormat = "bf16", attention: str = "sdpa"
 ) -> MemoryPlan:
@@ -644,8 +648,8 @@ def plan_generate(
     >>> round(plan.total / GiB, 2), plan.fits(23_034 * 2**20)
     (23.58, False)
     """
-    base = plan_inference(cfg, context=context, batch=batch, weight_format=weight_format)
-    kv, working = generate_prefill_parts(cfg, context, batch=batch, attention=attention)
+    base = plan_inference.unchecked(cfg, context=context, batch=batch, weight_format=weight_format)
+    kv, working = generate_prefill_parts.unchecked(cfg, context, batch=batch, attention=attention)
     return MemoryPlan(base.weights, kv, 0, 0, working, RESERVE)
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from .config import ModelConfig, as_model_config
+from .config import ModelConfig, checks_model
 from .params import active_param_count
 
 __all__ = ["matmul_params"]
 
 
+@checks_model
 def matmul_params(cfg: ModelConfig) -> int:
     """Parameters that take part in a matrix multiplication for each token: the N of ``2N`` and ``6ND``.
 
@@ -31,8 +32,7 @@ def matmul_params(cfg: ModelConfig) -> int:
     >>> param_count(gpt2) - matmul_params(gpt2) == 1024 * 768
     True
     """
-    cfg = as_model_config(cfg)
     lookups = cfg.learned_positions * cfg.d_model
     if not cfg.tie_embeddings:
         lookups += cfg.vocab_size * cfg.d_model
-    return active_param_count(cfg) - lookups
+    return active_param_count.unchecked(cfg) - lookups

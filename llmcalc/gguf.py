@@ -45,7 +45,7 @@ from typing import BinaryIO
 
 from . import _validate as check
 from ._search import largest_holding
-from .config import ModelConfig, as_model_config
+from .config import ModelConfig, checks_model
 from .params import linear_modules, param_count
 from .units import GiB, MiB
 
@@ -275,12 +275,13 @@ def _refuse_recipe(cfg: ModelConfig) -> str | None:
         return "multi-head latent attention"
     if cfg.layout != "llama":
         return f"the {cfg.layout!r} layout (llama.cpp fuses or names its tensors differently)"
-    roles = {module.role for module in linear_modules(cfg)} - {"lm_head"}
+    roles = {module.role for module in linear_modules.unchecked(cfg)} - {"lm_head"}
     if roles != set(_ROLE_TENSORS):
         return f"blocks with the linear layers {sorted(roles)}"
     return None
 
 
+@checks_model
 def recipe_tensor_types(cfg: ModelConfig, recipe: str, *, imatrix: bool = False) -> list[GgufTensor]:
     """Every tensor llama.cpp's ``llama-quantize`` writes for ``cfg`` with file type ``recipe``, with its type.
 
@@ -305,7 +306,6 @@ def recipe_tensor_types(cfg: ModelConfig, recipe: str, *, imatrix: bool = False)
     >>> sorted(Counter(t.type_name for t in tensors).items())
     [('F32', 65), ('Q4_K', 193), ('Q6_K', 33)]
     """
-    cfg = as_model_config(cfg)
     kind = check.choice("recipe", recipe, RECIPES)
     check.flag("imatrix", imatrix)
     refused = _refuse_recipe(cfg)
@@ -339,7 +339,7 @@ def recipe_tensor_types(cfg: ModelConfig, recipe: str, *, imatrix: bool = False)
     tensors: list[GgufTensor] = []
     embed_type = output_type(d) if cfg.tie_embeddings else _with_fallback(base, d)
     tensors.append(GgufTensor("token_embd.weight", (d, cfg.vocab_size), embed_type))
-    modules = [m for m in linear_modules(cfg) if m.role != "lm_head"]
+    modules = [m for m in linear_modules.unchecked(cfg) if m.role != "lm_head"]
     for i in range(n_layers):
         for module in modules:
             tensor = _ROLE_TENSORS[module.role]
@@ -350,7 +350,7 @@ def recipe_tensor_types(cfg: ModelConfig, recipe: str, *, imatrix: bool = False)
     if not cfg.tie_embeddings:
         tensors.append(GgufTensor("output.weight", (d, cfg.vocab_size), output_type(d)))
     # Norms (and anything else one-dimensional) are not quantized: F32, one row of d_model per norm.
-    rest = param_count(cfg) - sum(m.params for m in linear_modules(cfg)) - d * cfg.vocab_size
+    rest = param_count.unchecked(cfg) - sum(m.params for m in linear_modules.unchecked(cfg)) - d * cfg.vocab_size
     if rest == (cfg.norms_per_layer * n_layers + 1) * d:
         for i in range(n_layers):
             tensors += [GgufTensor(f"blk.{i}.norm_{j}.weight", (d,), "F32") for j in range(cfg.norms_per_layer)]
@@ -360,6 +360,7 @@ def recipe_tensor_types(cfg: ModelConfig, recipe: str, *, imatrix: bool = False)
     return tensors
 
 
+@checks_model
 def recipe_weight_bytes(cfg: ModelConfig, recipe: str, *, imatrix: bool = False) -> int:
     """Bytes of every tensor :func:`recipe_tensor_types` lists: what llama.cpp prints as ``model size``.
 
@@ -385,7 +386,7 @@ def recipe_weight_bytes(cfg: ModelConfig, recipe: str, *, imatrix: bool = False)
     Q3_K_S  3.41 GiB
     Q2_K    2.95 GiB
     """
-    return sum(tensor.n_bytes for tensor in recipe_tensor_types(cfg, recipe, imatrix=imatrix))
+    return sum(tensor.n_bytes for tensor in recipe_tensor_types.unchecked(cfg, recipe, imatrix=imatrix))
 
 
 def kv_cache_type_bytes(n_ctx: int, n_layers: int, k_width: int, v_width: int, cache_type_k: str = "f16",
@@ -965,10 +966,10 @@ def largest_context(model: GgufModel, gpu_bytes: int, *, beyond_trained: bool = 
                            limit)
 
 
+@checks_model
 def model_from_config(cfg: ModelConfig, recipe: str, *, imatrix: bool = False) -> GgufModel:
     """A :class:`GgufModel` for ``cfg`` quantized by ``llama-quantize`` with ``recipe`` (no file needed)."""
-    cfg = as_model_config(cfg)
-    tensors = recipe_tensor_types(cfg, recipe, imatrix=imatrix)
+    tensors = recipe_tensor_types.unchecked(cfg, recipe, imatrix=imatrix)
     embedding = next(tensor for tensor in tensors if tensor.name == "token_embd.weight")
     width = cfg.n_kv_heads * cfg.head_dim
     layers, output = layer_split(tensors, cfg.n_layers, tied=cfg.tie_embeddings)

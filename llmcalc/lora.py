@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from . import _validate as check
-from .config import ModelConfig, as_model_config
+from .config import ModelConfig, checks_model
 from .errors import refusal
 from .params import Linear, linear_modules, param_count
 
@@ -68,6 +68,7 @@ PEFT_DEFAULT_TARGETS: dict[str, tuple[str, ...]] = {
 }
 
 
+@checks_model
 def default_lora_targets(cfg: ModelConfig) -> list[str]:
     """The modules peft adapts when ``LoraConfig`` names none, for ``cfg``'s ``model_type`` (peft 0.21.2).
 
@@ -89,11 +90,10 @@ def default_lora_targets(cfg: ModelConfig) -> list[str]:
     ...
     llmcalc.errors.RefusalValueError: peft 0.21.2 has no default LoRA targets for model_type 'mixtral' ...
     """
-    cfg = as_model_config(cfg)
     model_type = cfg.model_type or cfg.layout
     names = PEFT_DEFAULT_TARGETS.get(model_type)
     if names is None or (cfg.is_moe and model_type in PEFT_MOE_NAMES):
-        modules = list(dict.fromkeys(m.path for m in linear_modules(cfg) if m.adaptable))
+        modules = list(dict.fromkeys(m.path for m in linear_modules.unchecked(cfg) if m.adaptable))
         raise refusal("no_default_targets", peft_version=PEFT_VERSION, model_type=model_type, modules=modules)
     return list(names)
 
@@ -126,6 +126,7 @@ def _matches(module: Linear, target: str) -> bool:
     return target == module.role or module.path == target or module.path.endswith("." + target)
 
 
+@checks_model
 def lora_targets(cfg: ModelConfig, targets: str | Iterable[str] = ("q", "v")) -> list[Linear]:
     """The linear modules that ``targets`` selects, as peft would match them.
 
@@ -142,7 +143,7 @@ def lora_targets(cfg: ModelConfig, targets: str | Iterable[str] = ("q", "v")) ->
     ...
     llmcalc.errors.RefusalValueError: target 'q' matches no module of this model (it fuses 'q' into ...
     """
-    modules = linear_modules(as_model_config(cfg))
+    modules = linear_modules.unchecked(cfg)
     adaptable = [m for m in modules if m.adaptable]
     if isinstance(targets, str) and targets == ALL_LINEAR:
         return [m for m in adaptable if m.role != "lm_head"]
@@ -180,6 +181,7 @@ def _stacked_expert_params(cfg: ModelConfig, rank: int, names: list[str]) -> tup
     return total, [name for name in names if name not in conversion]
 
 
+@checks_model
 def lora_model_params(cfg: ModelConfig, rank: int, targets: str | Iterable[str] = ("q", "v")) -> int:
     """Trainable LoRA parameters when adapting ``targets`` in every layer, as peft counts them.
 
@@ -200,21 +202,21 @@ def lora_model_params(cfg: ModelConfig, rank: int, targets: str | Iterable[str] 
     >>> lora_model_params(get_preset("gpt2"), 8, ["c_attn"])  # the fused q, k, v: 8 * (768 + 2304) per layer
     294912
     """
-    cfg = as_model_config(cfg)
     r = check.count("rank", rank)
     if isinstance(targets, str) and targets == ALL_LINEAR:
         if cfg.is_moe and not cfg.model_type:
             raise refusal("all_linear_needs_model_type", model_types=sorted({"qwen2_moe", *PEFT_MOE_NAMES}))
         # peft resolves "all-linear" to the leaf names of the linear modules, then maps MoE names as for a list.
-        names = list(dict.fromkeys(m.path.rsplit(".", 1)[-1] for m in lora_targets(cfg, ALL_LINEAR)))
+        names = list(dict.fromkeys(m.path.rsplit(".", 1)[-1] for m in lora_targets.unchecked(cfg, ALL_LINEAR)))
         names += [name for name in PEFT_MOE_NAMES.get(cfg.model_type, {}) if cfg.is_moe and name not in names]
     else:
         names = check.targets(targets)
     stacked, module_names = _stacked_expert_params(cfg, r, names)
-    chosen = lora_targets(cfg, module_names) if module_names else []
+    chosen = lora_targets.unchecked(cfg, module_names) if module_names else []
     return stacked + r * sum(m.copies * (m.d_in + m.d_out) for m in chosen)
 
 
+@checks_model
 def largest_low_rank(cfg: ModelConfig, targets: str | Iterable[str]) -> tuple[int, str] | None:
     """The largest rank that stays low-rank on every linear module ``targets`` adapts, and the module that sets it.
 
@@ -232,19 +234,19 @@ def largest_low_rank(cfg: ModelConfig, targets: str | Iterable[str]) -> tuple[in
     >>> largest_low_rank(get_preset("llama-3-8b"), ["q", "v"])  # 8 KV heads of 128: v_proj is 4096 x 1024
     (1024, 'self_attn.v_proj')
     """
-    cfg = as_model_config(cfg)
     if isinstance(targets, str) and targets == ALL_LINEAR:
-        modules = lora_targets(cfg, ALL_LINEAR)
+        modules = lora_targets.unchecked(cfg, ALL_LINEAR)
     else:
         converted = PEFT_MOE_NAMES.get(cfg.model_type, {}) if cfg.is_moe else {}
         names = [name for name in check.targets(targets) if name not in converted]
-        modules = lora_targets(cfg, names) if names else []
+        modules = lora_targets.unchecked(cfg, names) if names else []
     if not modules:
         return None
     narrowest = min(modules, key=lambda m: min(m.d_in, m.d_out))
     return min(narrowest.d_in, narrowest.d_out), narrowest.path
 
 
+@checks_model
 def lora_model_share(cfg: ModelConfig, rank: int, targets: str | Iterable[str] = ("q", "v")) -> float:
     """LoRA trainable parameters as a fraction of the frozen model's total.
 
@@ -254,5 +256,5 @@ def lora_model_share(cfg: ModelConfig, rank: int, targets: str | Iterable[str] =
     >>> round(100 * lora_model_share(get_preset("llama-2-7b"), 8), 3)  # percent
     0.062
     """
-    return lora_model_params(cfg, rank, targets) / param_count(cfg)
+    return lora_model_params.unchecked(cfg, rank, targets) / param_count.unchecked(cfg)
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from . import _validate as check
-from .config import ModelConfig, as_model_config
+from .config import ModelConfig, checks_model
 from .formats import dtype_bits
 
 __all__ = [
@@ -78,6 +78,7 @@ def _kv_values_per_token_per_layer(cfg: ModelConfig) -> int:
     return 2 * cfg.n_kv_heads * cfg.head_dim
 
 
+@checks_model
 def kv_cache_bytes_per_token(cfg: ModelConfig, dtype: str = "bf16") -> int:
     """KV-cache bytes one more token adds while the context is shorter than every sliding window.
 
@@ -95,11 +96,11 @@ def kv_cache_bytes_per_token(cfg: ModelConfig, dtype: str = "bf16") -> int:
     >>> kv_cache_bytes_per_token(get_preset("reference"))
     10240
     """
-    cfg = as_model_config(cfg)
     # 2 * bits is a multiple of 8 for every supported dtype except a 4-bit latent, hence the rounding up.
     return -(-cfg.n_layers * _kv_values_per_token_per_layer(cfg) * dtype_bits(dtype) // 8)
 
 
+@checks_model
 def kv_cache_bytes(cfg: ModelConfig, tokens: int, *, batch: int = 1, dtype: str = "bf16") -> int:
     """KV-cache bytes that ``batch`` sequences of ``tokens`` tokens each leave in memory.
 
@@ -121,7 +122,6 @@ def kv_cache_bytes(cfg: ModelConfig, tokens: int, *, batch: int = 1, dtype: str 
     >>> [kv_cache_bytes(get_preset("mistral-7b"), t, dtype="fp8") // MiB for t in (1024, 4096, 32768)]  # window 4,096
     [64, 255, 255]
     """
-    cfg = as_model_config(cfg)
     n_tokens = check.count("tokens", tokens, minimum=0)
     n_batch = check.count("batch", batch)
     bits = dtype_bits(dtype)

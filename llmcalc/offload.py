@@ -80,16 +80,16 @@ class OffloadPlan:
 
 def _state_parts(cfg: ModelConfig, task: str, settings: dict[str, Any]) -> tuple[int, int, int, int, int]:
     """Trained parameter count, their weight and gradient bytes, the frozen base's bytes and its constants."""
-    _, n_params = checked_model(cfg)
+    _, n_params = checked_model.unchecked(cfg)
     if task == "full":
         full = training_memory(n_params, settings.get("optimizer", "adamw"),
                                PRECISION_RECIPES[settings.get("precision", "bf16")])
         return n_params, full["weights"], full["gradients"], 0, 0
     rank, targets = settings.get("rank", 16), settings.get("targets", ("q", "v"))
-    trained = lora_model_params(cfg, rank, targets)
+    trained = lora_model_params.unchecked(cfg, rank, targets)
     adapters = training_memory(trained, settings.get("optimizer", "adamw"), settings.get("adapter_dtype", "fp32"))
-    state = training_state_bytes(cfg, task=task, **settings)
-    constants = weight_format_bytes(cfg, "nf4-dq")["constants"] if task == "qlora" else 0
+    state = training_state_bytes.unchecked(cfg, task=task, **settings)
+    constants = weight_format_bytes.unchecked(cfg, "nf4-dq")["constants"] if task == "qlora" else 0
     return trained, adapters["weights"], adapters["gradients"], state["weights"] - adapters["weights"], constants
 
 
@@ -129,14 +129,14 @@ def plan_offloaded_training(cfg: ModelConfig, *, offload: str, task: str = "full
     if stage < (3 if kind == "fsdp" else 1):
         raise refusal("offload_needs_stage", offload=kind, zero_stage=stage,
                       stages="3 (FSDP's full shard)" if kind == "fsdp" else "1, 2 or 3")
-    sharded = plan_training(cfg, task=task, zero_stage=stage, n_gpus=n_gpus, **settings)
+    sharded = plan_training.unchecked(cfg, task=task, zero_stage=stage, n_gpus=n_gpus, **settings)
     gpus = n_gpus
     state_settings = {k: v for k, v in settings.items()
                       if k in ("precision", "optimizer", "rank", "targets", "qlora_preparation", "adapter_dtype")}
     trained, trained_weights, trained_grads, base, constants = _state_parts(cfg, task, state_settings)
     gathered = bucket = 0
     if stage == 3:
-        gathered, bucket = zero3_buffer_bytes(cfg, weight_bytes=base or trained_weights, trained=trained,
+        gathered, bucket = zero3_buffer_bytes.unchecked(cfg, weight_bytes=base or trained_weights, trained=trained,
                                               gradient_bytes=trained_grads)
     # The state the plan splits over the GPUs, without stage 3's working buffers: what offload moves out.
     split_weights = sharded.weights - gathered - (constants if stage == 3 else 0)
@@ -156,7 +156,7 @@ def plan_offloaded_training(cfg: ModelConfig, *, offload: str, task: str = "full
 def _fsdp(cfg: ModelConfig, task: str, sharded: MemoryPlan, gpus: int, trained: int, trained_weights: int,
           trained_grads: int, base: int, constants: int, host: int) -> OffloadPlan:
     """FSDP's CPU offload: the root and two decoder layers gathered, each with its shard's copy; their gradients."""
-    parts = param_breakdown(cfg)
+    parts = param_breakdown.unchecked(cfg)
     root_params = parts["embedding"] + parts["positions"] + parts["lm_head"] + cfg.d_model
     layers = cfg.n_layers
     if task == "full":

@@ -18,10 +18,11 @@ tables), as in ``model.parameters()``.  Results are exact Python ints.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from . import _validate as check
-from .config import ModelConfig, as_model_config
+from .config import ModelConfig, checks_model
 
 __all__ = [
     "ATTENTION_MODULES",
@@ -127,6 +128,7 @@ def _ffn(cfg: ModelConfig, prefix: str, width: int, copies: int, *, adaptable: b
     ]
 
 
+@checks_model
 def linear_modules(cfg: ModelConfig) -> list[Linear]:
     """Every linear module of the model with its shape and number of copies.
 
@@ -145,7 +147,12 @@ def linear_modules(cfg: ModelConfig) -> list[Linear]:
 
     GPT-2's head is tied to the embedding, so it has no ``lm_head`` of its own here.
     """
-    cfg = as_model_config(cfg)
+    return list(_linear_modules(cfg))
+
+
+@functools.lru_cache(maxsize=64)
+def _linear_modules(cfg: ModelConfig) -> tuple[Linear, ...]:
+    """:func:`linear_modules` of a checked config, built once a config: a plan reads them many times."""
     mlp_prefix = "mlp"
     modules = _attention(cfg)
     dense = cfg.n_layers - cfg.moe_layers
@@ -163,7 +170,7 @@ def linear_modules(cfg: ModelConfig) -> list[Linear]:
             modules.append(gate)
     if not cfg.tie_embeddings:  # ModelConfig refuses a bias on a tied head
         modules.append(Linear("lm_head", "lm_head", "lm_head", cfg.d_model, cfg.vocab_size, cfg.lm_head_bias, 1))
-    return modules
+    return tuple(modules)
 
 
 def _norms(cfg: ModelConfig) -> int:
@@ -177,6 +184,7 @@ def _norms(cfg: ModelConfig) -> int:
     return cfg.n_layers * per_layer + _norm_size(cfg, cfg.d_model)
 
 
+@checks_model
 def param_breakdown(cfg: ModelConfig, *, active: bool = False) -> dict[str, int]:
     """Parameters per component; the values sum to :func:`param_count`.
 
@@ -206,18 +214,18 @@ def param_breakdown(cfg: ModelConfig, *, active: bool = False) -> dict[str, int]
     >>> sum(parts.values())
     124439808
     """
-    cfg = as_model_config(cfg)
     used_share = (cfg.experts_per_token, cfg.n_experts) if check.flag("active", active) else (1, 1)
     parts = dict.fromkeys(("embedding", "positions", "attention", "ffn", "router", "norms", "lm_head"), 0)
     parts["embedding"] = cfg.vocab_size * cfg.d_model
     parts["positions"] = cfg.learned_positions * cfg.d_model
-    for module in linear_modules(cfg):
+    for module in _linear_modules(cfg):
         routed = module.path.startswith("mlp.experts.")
         parts[module.component] += module.params * used_share[0] // used_share[1] if routed else module.params
     parts["norms"] = _norms(cfg)
     return parts
 
 
+@checks_model
 def param_count(cfg: ModelConfig) -> int:
     """Total number of parameters stored by the model (exact).
 
@@ -232,9 +240,16 @@ def param_count(cfg: ModelConfig) -> int:
     >>> param_count(get_preset("reference"))
     179594880
     """
-    return sum(param_breakdown(cfg).values())
+    return _param_count(cfg)
 
 
+@functools.lru_cache(maxsize=64)
+def _param_count(cfg: ModelConfig) -> int:
+    """:func:`param_count` of a checked config, counted once a config: every plan starts from it."""
+    return sum(param_breakdown.unchecked(cfg).values())
+
+
+@checks_model
 def active_param_count(cfg: ModelConfig) -> int:
     """Parameters used to process one token (exact; equals :func:`param_count` for dense models).
 
@@ -250,4 +265,4 @@ def active_param_count(cfg: ModelConfig) -> int:
     >>> param_count(mixtral), active_param_count(mixtral)
     (46702792704, 12879925248)
     """
-    return sum(param_breakdown(cfg, active=True).values())
+    return sum(param_breakdown.unchecked(cfg, active=True).values())

@@ -27,7 +27,7 @@ from . import _validate as check
 from ._search import largest_holding, least_card_above
 from .activations import activation_memory, planner_attention
 from .checkpoints import CheckpointFormat, converts, stored_bytes
-from .config import ModelConfig, as_model_config
+from .config import ModelConfig, checks_model
 from .errors import Refusal, refusal
 from .formats import KV_FORMATS
 from .lora import lora_model_params, lora_targets
@@ -440,15 +440,16 @@ class MemoryPlan:
         return self.total <= check.count("gpu_bytes", gpu_bytes)
 
 
+@checks_model
 def checked_model(cfg: ModelConfig) -> tuple[ModelConfig, int]:
     """The config and its parameter count, refused beyond :data:`MAX_PARAMS`."""
-    cfg = as_model_config(cfg)
-    n = param_count(cfg)
+    n = param_count.unchecked(cfg)
     if n > MAX_PARAMS:
         raise refusal("model_too_large", params=n, max_params=MAX_PARAMS)
     return cfg, n
 
 
+@checks_model
 def context_limit(cfg: ModelConfig) -> int:
     """The most tokens per sequence a plan takes: ``MAX_TOKENS`` (``2**24``), or a learned position table's length.
 
@@ -458,9 +459,10 @@ def context_limit(cfg: ModelConfig) -> int:
     >>> context_limit(get_preset("llama-2-7b")), context_limit(get_preset("gpt2"))
     (16777216, 1024)
     """
-    return min(as_model_config(cfg).learned_positions or MAX_TOKENS, MAX_TOKENS)
+    return min(cfg.learned_positions or MAX_TOKENS, MAX_TOKENS)
 
 
+@checks_model
 def trained_context(cfg: ModelConfig) -> int | None:
     """The positions ``cfg`` was trained on (:attr:`~llmcalc.ModelConfig.trained_context`), or None when unknown.
 
@@ -470,9 +472,10 @@ def trained_context(cfg: ModelConfig) -> int | None:
     >>> trained_context(get_preset("llama-3-8b")), trained_context(get_preset("reference"))
     (8192, None)
     """
-    return as_model_config(cfg).trained_context or None
+    return cfg.trained_context or None
 
 
+@checks_model
 def context_search_limit(cfg: ModelConfig, *, beyond_trained: bool = False) -> int:
     """Where a search for the longest context that fits stops: the trained context, or, if ``beyond_trained``
     (or the trained context is unknown), :func:`context_limit`.
@@ -487,13 +490,14 @@ def context_search_limit(cfg: ModelConfig, *, beyond_trained: bool = False) -> i
     >>> context_search_limit(cfg), context_search_limit(cfg, beyond_trained=True)
     (8192, 16777216)
     """
-    limit = context_limit(cfg)
-    trained = trained_context(cfg)
+    limit = context_limit.unchecked(cfg)
+    trained = trained_context.unchecked(cfg)
     if check.flag("beyond_trained", beyond_trained) or trained is None:
         return limit
     return min(trained, limit)
 
 
+@checks_model
 def default_tokens(cfg: ModelConfig, preferred: int) -> int:
     """A default sequence length or context for ``cfg``: ``preferred``, but never past the positions it was trained on.
 
@@ -509,15 +513,15 @@ def default_tokens(cfg: ModelConfig, preferred: int) -> int:
     >>> default_tokens(get_preset("llama-2-7b"), 8192)
     4096
     """
-    cfg = as_model_config(cfg)
-    return min(check.count("preferred", preferred, maximum=MAX_TOKENS), trained_context(cfg) or MAX_TOKENS,
-               context_limit(cfg))
+    return min(check.count("preferred", preferred, maximum=MAX_TOKENS), trained_context.unchecked(cfg) or MAX_TOKENS,
+               context_limit.unchecked(cfg))
 
 
 def _tokens(cfg: ModelConfig, name: str, value: int) -> int:
-    return check.count(name, value, maximum=context_limit(cfg))
+    return check.count(name, value, maximum=context_limit.unchecked(cfg))
 
 
+@checks_model
 def plan_inference(
     cfg: ModelConfig,
     *,
@@ -551,17 +555,17 @@ def plan_inference(
     >>> plan.fits(12 * GiB), plan.fits(16 * GiB)
     (False, True)
     """
-    cfg, _ = checked_model(cfg)
+    cfg, _ = checked_model.unchecked(cfg)
     tokens = _tokens(cfg, "context", context)
     sequences = check.count("batch", batch, maximum=MAX_BATCH)
     tp = check.count("tensor_parallel", tensor_parallel, maximum=MAX_GPUS)
     pp = check.count("pipeline_parallel", pipeline_parallel, maximum=MAX_GPUS)
     if tp > 1 or pp > 1:
-        plans = parallel_inference_plans(cfg, context=tokens, batch=sequences, weight_format=weight_format,
-                                         kv_format=kv_format, tensor_parallel=tp, pipeline_parallel=pp)
+        plans = parallel_inference_plans.unchecked(cfg, context=tokens, batch=sequences, weight_format=weight_format,
+                                                   kv_format=kv_format, tensor_parallel=tp, pipeline_parallel=pp)
         return max(plans, key=lambda plan: plan.total)
-    kv = kv_cache_bytes(cfg, tokens, batch=sequences, dtype=check.choice("kv_format", kv_format, KV_FORMATS))
-    weights = sum(weight_format_bytes(cfg, weight_format).values())
+    kv = kv_cache_bytes.unchecked(cfg, tokens, batch=sequences, dtype=check.choice("kv_format", kv_format, KV_FORMATS))
+    weights = sum(weight_format_bytes.unchecked(cfg, weight_format).values())
     return MemoryPlan(weights, kv, 0, 0, 0, RESERVE)
 
 
@@ -577,12 +581,13 @@ ROW_PARALLEL = ("o", "down")
 
 
 def _parallel_model(cfg: ModelConfig) -> ModelConfig:
-    cfg, _ = checked_model(cfg)
+    cfg, _ = checked_model.unchecked(cfg)
     if cfg.is_moe or cfg.uses_latent_attention:
         raise refusal("parallel_needs_dense", model_type=cfg.model_type or "custom")
     return cfg
 
 
+@checks_model
 def padded_vocab(cfg: ModelConfig) -> int:
     """The vocabulary rounded up to a multiple of :data:`VLLM_VOCAB_PADDING`, as vLLM allocates it.
 
@@ -592,10 +597,11 @@ def padded_vocab(cfg: ModelConfig) -> int:
     >>> padded_vocab(get_preset("gpt2")), padded_vocab(get_preset("llama-3.1-70b"))
     (50304, 128256)
     """
-    vocab = as_model_config(cfg).vocab_size
+    vocab = cfg.vocab_size
     return -(-vocab // VLLM_VOCAB_PADDING) * VLLM_VOCAB_PADDING
 
 
+@checks_model
 def tensor_parallel_sizes(cfg: ModelConfig) -> list[int]:
     """Every ``tensor_parallel_size`` vLLM accepts for ``cfg``.
 
@@ -614,12 +620,13 @@ def tensor_parallel_sizes(cfg: ModelConfig) -> list[int]:
     [1, 2, 4, 8]
     """
     cfg = _parallel_model(cfg)
-    kv, vocab = cfg.n_kv_heads, padded_vocab(cfg)
+    kv, vocab = cfg.n_kv_heads, padded_vocab.unchecked(cfg)
     return [size for size in range(1, cfg.n_heads + 1)
             if cfg.n_heads % size == 0 and (kv % size == 0 or size % kv == 0)
             and cfg.d_ff % size == 0 and vocab % size == 0]
 
 
+@checks_model
 def kv_heads_per_gpu(cfg: ModelConfig, tensor_parallel: int) -> int:
     """KV heads each GPU holds: ``n_kv_heads / tp``, or one replicated head when there are fewer heads than GPUs.
 
@@ -629,7 +636,6 @@ def kv_heads_per_gpu(cfg: ModelConfig, tensor_parallel: int) -> int:
     >>> [kv_heads_per_gpu(get_preset("llama-3.1-70b"), tp) for tp in (1, 2, 4, 8, 16)]
     [8, 4, 2, 1, 1]
     """
-    cfg = as_model_config(cfg)
     return max(1, cfg.n_kv_heads // check.count("tensor_parallel", tensor_parallel))
 
 
@@ -663,7 +669,7 @@ def _linear_bytes(module: Linear, weight_format: WeightFormat, cfg: ModelConfig,
     heads than GPUs); a row-parallel layer's bias is whole on every GPU.
     """
     d_in, d_out = module.d_in, module.d_out
-    kv_out = kv_heads_per_gpu(cfg, tp) * cfg.head_dim
+    kv_out = kv_heads_per_gpu.unchecked(cfg, tp) * cfg.head_dim
     if module.role in ("k", "v"):
         d_out = kv_out
     elif module.role == "qkv":
@@ -684,6 +690,7 @@ def _linear_bytes(module: Linear, weight_format: WeightFormat, cfg: ModelConfig,
     return 2 * (d_in * d_out + bias)
 
 
+@checks_model
 def parallel_inference_plans(
     cfg: ModelConfig,
     *,
@@ -722,32 +729,32 @@ def parallel_inference_plans(
     cfg = _parallel_model(cfg)
     tokens = _tokens(cfg, "context", context)
     sequences = check.count("batch", batch, maximum=MAX_BATCH)
-    weight_format_bytes(cfg, weight_format)  # the one-GPU refusals: an unknown format, GPTQ for Falcon or GPT-2
+    weight_format_bytes.unchecked(cfg, weight_format)  # the one-GPU refusals: unknown format, GPTQ for Falcon or GPT-2
     tp = check.count("tensor_parallel", tensor_parallel, maximum=MAX_GPUS)
-    if tp not in tensor_parallel_sizes(cfg):
-        raise refusal("tensor_parallel_does_not_divide", n_heads=cfg.n_heads, n_kv_heads=cfg.n_kv_heads,
-                      d_ff=cfg.d_ff, vocab=padded_vocab(cfg), value=tp, sizes=tensor_parallel_sizes(cfg))
+    if tp not in tensor_parallel_sizes.unchecked(cfg):
+        raise refusal("tensor_parallel_does_not_divide", n_heads=cfg.n_heads, n_kv_heads=cfg.n_kv_heads, d_ff=cfg.d_ff,
+                      vocab=padded_vocab.unchecked(cfg), value=tp, sizes=tensor_parallel_sizes.unchecked(cfg))
     stages = pipeline_stages(cfg.n_layers, check.count("pipeline_parallel", pipeline_parallel, maximum=MAX_GPUS))
     dtype = check.choice("kv_format", kv_format, KV_FORMATS)
     if 0 < cfg.sliding_window_layers < cfg.n_layers and len(stages) > 1:
         # Which stage holds the windowed layers depends on their order, which ModelConfig does not keep.
         raise refusal("parallel_needs_dense", model_type=cfg.model_type or "custom")
-    modules = linear_modules(cfg)
+    modules = linear_modules.unchecked(cfg)
     # A checkpoint's skip list may keep some blocks' layers in 16 bits (Meta's 405B FP8: the first and last MLPs).
     by_name = isinstance(weight_format, CheckpointFormat) and bool(weight_format.skip or weight_format.targets)
     layer_bytes = [sum(_linear_bytes(m, weight_format, cfg, tp, layer) for m in modules if m.role != "lm_head")
                    for layer in range(cfg.n_layers if by_name else 1)]
     final_norm = {"rmsnorm": cfg.d_model, "layernorm": 2 * cfg.d_model, "parameter-free": 0}[cfg.norm]
-    per_layer_norms = 2 * (param_breakdown(cfg)["norms"] - final_norm) // cfg.n_layers
-    vocab_rows = 2 * padded_vocab(cfg) // tp * cfg.d_model
+    per_layer_norms = 2 * (param_breakdown.unchecked(cfg)["norms"] - final_norm) // cfg.n_layers
+    vocab_rows = 2 * padded_vocab.unchecked(cfg) // tp * cfg.d_model
     has_head = any(m.role == "lm_head" for m in modules)
-    head_bytes = vocab_rows + (2 * padded_vocab(cfg) // tp if cfg.lm_head_bias else 0)
+    head_bytes = vocab_rows + (2 * padded_vocab.unchecked(cfg) // tp if cfg.lm_head_bias else 0)
     head = next((m for m in modules if m.role == "lm_head"), None)
     if head and isinstance(weight_format, CheckpointFormat) and converts(cfg, weight_format, head, 0):
-        head_bytes = sum(stored_bytes(weight_format, cfg.d_model, padded_vocab(cfg) // tp)) + (
-            weight_format.bias_bytes * padded_vocab(cfg) // tp if cfg.lm_head_bias else 0)
-    whole_kv = kv_cache_bytes(cfg, tokens, batch=sequences, dtype=dtype)
-    kv_heads = kv_heads_per_gpu(cfg, tp)
+        head_bytes = sum(stored_bytes(weight_format, cfg.d_model, padded_vocab.unchecked(cfg) // tp)) + (
+            weight_format.bias_bytes * padded_vocab.unchecked(cfg) // tp if cfg.lm_head_bias else 0)
+    whole_kv = kv_cache_bytes.unchecked(cfg, tokens, batch=sequences, dtype=dtype)
+    kv_heads = kv_heads_per_gpu.unchecked(cfg, tp)
     plans = []
     first = 0
     for index, layers in enumerate(stages):
@@ -771,11 +778,11 @@ def _trained_tensors(cfg: ModelConfig) -> list[tuple[int, int]]:
     only how 8-bit AdamW's last block of each tensor rounds.
     """
     tensors: list[tuple[int, int]] = []
-    for module in linear_modules(cfg):
+    for module in linear_modules.unchecked(cfg):
         tensors.append((module.d_in * module.d_out, module.copies))
         if module.bias:
             tensors.append((module.d_out, module.copies))
-    parts = param_breakdown(cfg)
+    parts = param_breakdown.unchecked(cfg)
     tensors += [(parts["embedding"], 1), (parts["positions"], 1)]
     norm_tensors = {"rmsnorm": 1, "layernorm": 2, "parameter-free": 0}[cfg.norm]
     widths = [cfg.d_model] * cfg.norms_per_layer
@@ -792,7 +799,7 @@ def _trained_tensors(cfg: ModelConfig) -> list[tuple[int, int]]:
 
 def _adapter_tensors(cfg: ModelConfig, rank: int, targets: str | Iterable[str]) -> list[tuple[int, int]]:
     """peft's LoRA tensors for ``targets``: ``lora_A`` (``rank x d_in``) and ``lora_B`` (``d_out x rank``)."""
-    modules: list[Linear] = lora_targets(cfg, targets)
+    modules: list[Linear] = lora_targets.unchecked(cfg, targets)
     return [t for m in modules for t in ((rank * m.d_in, m.copies), (m.d_out * rank, m.copies))]
 
 
@@ -825,6 +832,7 @@ def adamw_8bit_state_bytes(tensors: Iterable[tuple[int, int]]) -> int:
     return total + (BNB_QUANTIZATION_MAPS if any_8bit else 0)
 
 
+@checks_model
 def training_state_bytes(
     cfg: ModelConfig,
     *,
@@ -864,7 +872,7 @@ def training_state_bytes(
     >>> [round(sum(training_state_bytes(cfg, precision=p).values()) / GiB, 1) for p in PRECISIONS]
     [50.2, 100.4, 100.4]
     """
-    cfg, n_params = checked_model(cfg)
+    cfg, n_params = checked_model.unchecked(cfg)
     kind = check.choice("task", task, TASKS[1:])
     optimizer = check.choice("optimizer", optimizer, OPTIMIZERS)
     adapter_recipe = check.choice("adapter_dtype", adapter_dtype, ADAPTER_DTYPES)
@@ -881,21 +889,22 @@ def training_state_bytes(
     if kind == "lora" and preparation != "kbit":
         raise refusal("qlora_preparation_needs_qlora", qlora_preparation=preparation, task=kind)
     count = check.count("rank", rank)
-    base_parts = weight_format_bytes(cfg, "nf4-dq" if kind == "qlora" else "bf16")
+    base_parts = weight_format_bytes.unchecked(cfg, "nf4-dq" if kind == "qlora" else "bf16")
     base = sum(base_parts.values())
     if kind == "qlora" and preparation == "kbit":
-        quantized_biases = sum(2 * m.d_out * m.copies for m in linear_modules(cfg)
+        quantized_biases = sum(2 * m.d_out * m.copies for m in linear_modules.unchecked(cfg)
                                if m.bias and is_converted(m, "nf4-dq", cfg))
         base += base_parts["unquantized"] - quantized_biases  # 16-bit parameters made fp32: 2 more bytes each
     elif kind == "qlora" and preparation == "norms":
-        base += 2 * param_breakdown(cfg)["norms"]  # the norms stay fp32, the rest is cast back to 16 bits
-    adapters = training_memory(lora_model_params(cfg, count, targets), optimizer, adapter_recipe)
+        base += 2 * param_breakdown.unchecked(cfg)["norms"]  # the norms stay fp32, the rest is cast back to 16 bits
+    adapters = training_memory(lora_model_params.unchecked(cfg, count, targets), optimizer, adapter_recipe)
     states = adapters["optimizer_states"]
     if optimizer == "adamw-8bit":
         states = adamw_8bit_state_bytes(_adapter_tensors(cfg, count, targets))
     return {"weights": base + adapters["weights"], "gradients": adapters["gradients"], "optimizer_states": states}
 
 
+@checks_model
 def plan_training(
     cfg: ModelConfig,
     *,
@@ -985,7 +994,7 @@ def plan_training(
     ...
     llmcalc.errors.RefusalValueError: lora_rank must be an integer >= 1; got 0
     """
-    cfg, n_params = checked_model(cfg)
+    cfg, n_params = checked_model.unchecked(cfg)
     kind = check.choice("task", task, TASKS[1:])
     tokens = _tokens(cfg, "seq_len", seq_len)
     sequences = check.count("micro_batch", micro_batch, maximum=MAX_BATCH)
@@ -998,30 +1007,32 @@ def plan_training(
         check.number("lora_dropout", lora_dropout, minimum=0.0, maximum=1.0, max_inclusive=False)
         check.choice("adapter_dtype", adapter_dtype, ADAPTER_DTYPES)
         recipe = PRECISION_RECIPES[check.choice("precision", precision, PRECISIONS)]
-        activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing,
-                                        attention=planner_attention(cfg)).peak
+        activations = activation_memory.unchecked(cfg, sequences, tokens, checkpointing=checkpointing,
+                                                  attention=planner_attention(cfg)).peak
         parts = zero_memory_per_gpu(n_params, stage, gpus, optimizer, recipe)
         states = parts["optimizer_states"]
         if optimizer == "adamw-8bit":
             # Unsharded, bitsandbytes' per-tensor states; sharded, one flat shard per GPU with its block constants.
-            states = (training_state_bytes(cfg, precision=precision, optimizer=optimizer)["optimizer_states"]
+            states = (training_state_bytes.unchecked(cfg, precision=precision, optimizer=optimizer)["optimizer_states"]
                       - parts["master_weights"] if stage == 0
                       else adamw_8bit_state_bytes([(-(-n_params // gpus), 1)]))
         weights, gradients = parts["weights"], parts["gradients"]
         if stage == 3:
             full = training_memory(n_params, optimizer, recipe)
-            gathered, bucket = zero3_buffer_bytes(cfg, weight_bytes=full["weights"], trained=n_params,
-                                                  gradient_bytes=full["gradients"])
+            gathered, bucket = zero3_buffer_bytes.unchecked(cfg, weight_bytes=full["weights"], trained=n_params,
+                                                            gradient_bytes=full["gradients"])
             weights, gradients = weights + gathered, gradients + bucket
         return MemoryPlan(weights, 0, gradients, states + parts["master_weights"], activations, RESERVE)
     # QLoRA's 4-bit base keeps its weight, not its input, for backward: measured the same bytes as LoRA, unless
     # prepare_model_for_kbit_training made the residual stream fp32 (measured too).
-    activations = activation_memory(cfg, sequences, tokens, checkpointing=checkpointing, lora_targets=targets,
-                                    lora_rank=rank, lora_dropout=lora_dropout, attention=planner_attention(cfg),
-                                    qlora_preparation=qlora_preparation if kind == "qlora" else None,
-                                    adapter_dtype=adapter_dtype).peak
-    state = training_state_bytes(cfg, task=kind, precision=precision, optimizer=optimizer, rank=rank,
-                                 targets=targets, qlora_preparation=qlora_preparation, adapter_dtype=adapter_dtype)
+    activations = activation_memory.unchecked(cfg, sequences, tokens, checkpointing=checkpointing,
+                                              lora_targets=targets, lora_rank=rank, lora_dropout=lora_dropout,
+                                              attention=planner_attention(cfg),
+                                              qlora_preparation=qlora_preparation if kind == "qlora" else None,
+                                              adapter_dtype=adapter_dtype).peak
+    state = training_state_bytes.unchecked(cfg, task=kind, precision=precision, optimizer=optimizer, rank=rank,
+                                           targets=targets, qlora_preparation=qlora_preparation,
+                                           adapter_dtype=adapter_dtype)
     if stage == 0:
         return MemoryPlan(state["weights"], 0, state["gradients"], state["optimizer_states"], activations, RESERVE)
     if kind == "qlora" and stage == 3 and qlora_preparation != "none":
@@ -1038,6 +1049,7 @@ ZERO3_REDUCE_BUCKET_SIZE = 5 * 10**8
 """Gradient values gathered into one bucket before they are reduced (DeepSpeed's default ``reduce_bucket_size``)."""
 
 
+@checks_model
 def zero3_buffer_bytes(cfg: ModelConfig, *, weight_bytes: int, trained: int, gradient_bytes: int) -> tuple[int, int]:
     """ZeRO-3's two working buffers on each GPU, in bytes: the parameters gathered at once, and the reduce bucket.
 
@@ -1063,8 +1075,8 @@ def zero3_buffer_bytes(cfg: ModelConfig, *, weight_bytes: int, trained: int, gra
     >>> [round(b / GiB, 2) for b in zero3_buffer_bytes(cfg, weight_bytes=2 * n, trained=n, gradient_bytes=2 * n)]
     [0.34, 0.93]
     """
-    cfg, n_params = checked_model(cfg)
-    largest = max([cfg.vocab_size * cfg.d_model] + [m.d_in * m.d_out for m in linear_modules(cfg)])
+    cfg, n_params = checked_model.unchecked(cfg)
+    largest = max([cfg.vocab_size * cfg.d_model] + [m.d_in * m.d_out for m in linear_modules.unchecked(cfg)])
     gathered = max(largest, min(ZERO3_MAX_LIVE_PARAMETERS, largest + ZERO3_PREFETCH_BUCKET_SIZE))
     gathered_bytes = -(-min(gathered, n_params) * weight_bytes // n_params)
     bucket = min(ZERO3_REDUCE_BUCKET_SIZE, trained)
@@ -1085,7 +1097,7 @@ def _sharded_adapter_state(
     quantization constants whole on every GPU, where bitsandbytes keeps them
     (``quant_state``, not a parameter); plus ZeRO-3's buffers (:func:`zero3_buffer_bytes`).
     """
-    trained = lora_model_params(cfg, rank, targets)
+    trained = lora_model_params.unchecked(cfg, rank, targets)
     shard = -(-trained // gpus)
     adapters = training_memory(trained, optimizer, adapter_dtype)
     sharded = training_memory(shard, optimizer, adapter_dtype)
@@ -1096,10 +1108,10 @@ def _sharded_adapter_state(
     weights = state["weights"]
     if stage == 3:
         base = state["weights"] - adapters["weights"]
-        constants = weight_format_bytes(cfg, "nf4-dq")["constants"] if kind == "qlora" else 0
+        constants = weight_format_bytes.unchecked(cfg, "nf4-dq")["constants"] if kind == "qlora" else 0
         weights = -(-(base - constants) // gpus) + constants + sharded["weights"]
-        gathered, bucket = zero3_buffer_bytes(cfg, weight_bytes=base, trained=trained,
-                                              gradient_bytes=adapters["gradients"])
+        gathered, bucket = zero3_buffer_bytes.unchecked(cfg, weight_bytes=base, trained=trained,
+                                                        gradient_bytes=adapters["gradients"])
         weights, gradients = weights + gathered, gradients + bucket
     return weights, 0, gradients, states
 
@@ -1155,6 +1167,7 @@ def _smaller_that_fits(
     return FitChange(setting, largest, vary(largest), budget) if largest else None
 
 
+@checks_model  # type: ignore[arg-type]  # mypy fears a 'cfg' among **settings; cfg is always the first argument
 def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any) -> list[FitChange]:
     """Each single change of a training set-up that makes :func:`plan_training` fit ``gpu_bytes``, smallest first.
 
@@ -1181,7 +1194,7 @@ def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any)
     budget = check.count("gpu_bytes", gpu_bytes)
 
     def plan(**changed: Any) -> MemoryPlan:
-        return plan_training(cfg, **{**settings, **changed})
+        return plan_training.unchecked(cfg, **{**settings, **changed})
 
     current = plan()
     if current.fits(budget):
@@ -1220,6 +1233,7 @@ def training_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, **settings: Any)
     return found
 
 
+@checks_model  # type: ignore[arg-type]  # mypy fears a 'cfg' among **settings; cfg is always the first argument
 def inference_changes_that_fit(
     cfg: ModelConfig, gpu_bytes: int, plan: Callable[..., MemoryPlan] | None = None, **settings: Any
 ) -> list[FitChange]:
@@ -1240,7 +1254,7 @@ def inference_changes_that_fit(
     [('weight_format', 'fp8'), ('gpu', 'rtx-5090')]
     """
     budget = check.count("gpu_bytes", gpu_bytes)
-    build = plan or plan_inference
+    build = plan or plan_inference.unchecked
 
     def planned(**changed: Any) -> MemoryPlan:
         return build(cfg, **{**settings, **changed})
@@ -1257,14 +1271,14 @@ def inference_changes_that_fit(
         changed = planned(kv_format="fp8")
         if changed.fits(budget):
             found.append(FitChange("kv_format", "fp8", changed, budget))
-    for weight_format in lighter_weight_formats(cfg, settings.get("weight_format", "bf16")):
+    for weight_format in lighter_weight_formats.unchecked(cfg, settings.get("weight_format", "bf16")):
         changed = planned(weight_format=weight_format)
         if changed.fits(budget):
             found.append(FitChange("weight_format", weight_format, changed, budget))
             break
     if "tensor_parallel" in settings:
         try:
-            sizes = tensor_parallel_sizes(cfg)
+            sizes = tensor_parallel_sizes.unchecked(cfg)
         except Refusal:  # a model the planner does not split
             sizes = []
         for size in (size for size in sizes if size > settings["tensor_parallel"]):

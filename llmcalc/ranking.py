@@ -31,7 +31,7 @@ from typing import Any
 
 from . import _validate as check
 from ._search import largest_holding, least_card_above
-from .config import ModelConfig
+from .config import ModelConfig, as_model_config, checks_model
 from .engines import VLLM_VERSIONS, VllmPlan, plan_generate, plan_vllm
 from .errors import Refusal, refusal
 from .gguf import RECIPES, GgufModel, GgufPlan, largest_context, model_from_config, most_gpu_layers, plan_gguf
@@ -150,6 +150,7 @@ class RankedPlan:
                 "largest_batch": self.largest_batch, "kv_tokens": self.kv_tokens, "change": change}
 
 
+@checks_model
 def gpu_counts(cfg: ModelConfig, task: str = "inference", engine: str = "sum", zero_stage: int = 0) -> list[int]:
     """The GPU counts of :data:`GPU_COUNTS` a ranking plans for ``task`` and ``engine``.
 
@@ -171,7 +172,7 @@ def gpu_counts(cfg: ModelConfig, task: str = "inference", engine: str = "sum", z
     if machine == "generate":
         return [1]
     try:
-        sizes = tensor_parallel_sizes(cfg)
+        sizes = tensor_parallel_sizes.unchecked(cfg)
     except Refusal:  # a mixture of experts or latent attention: the planner does not split it
         return [1]
     return [n for n in GPU_COUNTS if n in sizes]
@@ -182,21 +183,21 @@ def _inference_row(cfg: ModelConfig, card: GpuCard, gpus: int, engine: str, sett
     budget = card.total_bytes
     if engine == "generate":
         given = {"batch": 1, "weight_format": "bf16", "attention": "sdpa", **settings}
-        build: Callable[..., MemoryPlan] = plan_generate
+        build: Callable[..., MemoryPlan] = plan_generate.unchecked
     else:
         given = {"batch": 1, "weight_format": "bf16", "kv_format": "bf16", **settings, "tensor_parallel": gpus,
                  "pipeline_parallel": 1}
-        build = plan_inference
+        build = plan_inference.unchecked
 
     def planned(**changed: Any) -> MemoryPlan:
         return build(cfg, **{**given, **changed})
 
     plan = planned()
     fits = plan.fits(budget)
-    longest = largest_fitting(lambda n: planned(context=n), budget, limit=context_search_limit(
+    longest = largest_fitting(lambda n: planned(context=n), budget, limit=context_search_limit.unchecked(
         cfg, beyond_trained=beyond_trained))
     most = largest_fitting(lambda n: planned(batch=n), budget, limit=MAX_BATCH)
-    changes = [] if fits else inference_changes_that_fit(cfg, budget, build, **given)
+    changes = [] if fits else inference_changes_that_fit.unchecked(cfg, budget, build, **given)
     return RankedPlan(card, gpus, fits, budget - plan.total, longest, most, changes[0] if changes else None)
 
 
@@ -204,13 +205,13 @@ def _vllm_row(cfg: ModelConfig, card: GpuCard, gpus: int, settings: Mapping[str,
               beyond_trained: bool) -> RankedPlan:
     options = dict(settings)
     context = options.pop("context")
-    plan = plan_vllm(cfg, card.total_bytes, max_model_len=context, tensor_parallel=gpus, **options)
+    plan = plan_vllm.unchecked(cfg, card.total_bytes, max_model_len=context, tensor_parallel=gpus, **options)
     token_bytes = plan.block_bytes // plan.block_size
     wanted = concurrency * context
-    longest = min(plan.kv_tokens, context_search_limit(cfg, beyond_trained=beyond_trained))
+    longest = min(plan.kv_tokens, context_search_limit.unchecked(cfg, beyond_trained=beyond_trained))
     fits = plan.kv_tokens >= wanted
-    changes = [] if fits else vllm_changes_that_fit(cfg, card.total_bytes, concurrency=concurrency, context=context,
-                                                    tensor_parallel=gpus, **options)
+    changes = [] if fits else vllm_changes_that_fit.unchecked(cfg, card.total_bytes, concurrency=concurrency,
+                                                              context=context, tensor_parallel=gpus, **options)
     return RankedPlan(card, gpus, fits, (plan.kv_tokens - wanted) * token_bytes, longest,
                       plan.kv_tokens // context, changes[0] if changes else None, plan.kv_tokens)
 
@@ -227,6 +228,7 @@ UTILIZATION_STEP = 100
 """A higher ``gpu_memory_utilization`` is searched in hundredths (the widget's field is a percentage)."""
 
 
+@checks_model  # type: ignore[arg-type]  # mypy fears a 'cfg' among **settings; cfg is always the first argument
 def vllm_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, *, context: int, concurrency: int = 1,
                           tensor_parallel: int = 1, **settings: Any) -> list[EngineChange]:
     """Each single change of a vLLM set-up that makes its pool hold ``concurrency`` requests of ``context``
@@ -270,7 +272,7 @@ def vllm_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, *, context: int, con
     given = {"max_model_len": context, "tensor_parallel": tensor_parallel, **settings}
 
     def planned(total: int = budget, **changed: Any) -> VllmPlan:
-        return plan_vllm(cfg, total, **{**given, **changed})
+        return plan_vllm.unchecked(cfg, total, **{**given, **changed})
 
     def holds(plan: VllmPlan, requests: int = wanted, length: int = context) -> bool:
         return plan.kv_tokens >= requests * length
@@ -303,11 +305,11 @@ def vllm_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, *, context: int, con
     if missing is not None and missing < UTILIZATION_STEP:
         value = (missing + 1) / UTILIZATION_STEP
         keep("gpu_memory_utilization", value, planned(gpu_memory_utilization=value))
-    for lighter in lighter_weight_formats(cfg, given.get("weight_format", "bf16")):
+    for lighter in lighter_weight_formats.unchecked(cfg, given.get("weight_format", "bf16")):
         if keep("weight_format", lighter, planned(weight_format=lighter)):
             break
     try:
-        sizes = tensor_parallel_sizes(cfg)
+        sizes = tensor_parallel_sizes.unchecked(cfg)
     except Refusal:  # a model the planner does not split
         sizes = []
     for size in (size for size in sizes if size > tensor_parallel):
@@ -324,13 +326,13 @@ def _training_row(cfg: ModelConfig, card: GpuCard, gpus: int, settings: Mapping[
     given = {**settings, "n_gpus": gpus}
 
     def planned(**changed: Any) -> MemoryPlan:
-        return plan_training(cfg, **{**given, **changed})
+        return plan_training.unchecked(cfg, **{**given, **changed})
 
     plan = planned()
     fits = plan.fits(budget)
-    longest = largest_fitting(lambda n: planned(seq_len=n), budget, limit=context_search_limit(cfg))
+    longest = largest_fitting(lambda n: planned(seq_len=n), budget, limit=context_search_limit.unchecked(cfg))
     most = largest_fitting(lambda n: planned(micro_batch=n), budget, limit=MAX_BATCH)
-    changes = [] if fits else training_changes_that_fit(cfg, budget, **given)
+    changes = [] if fits else training_changes_that_fit.unchecked(cfg, budget, **given)
     return RankedPlan(card, gpus, fits, budget - plan.total, longest, most, changes[0] if changes else None)
 
 
@@ -385,7 +387,7 @@ def rank_cards(
     if needed not in settings:
         raise refusal("ranking_needs_tokens", name=needed)
     rows: list[RankedPlan] = []
-    for gpus in gpu_counts(cfg, kind, machine, settings.get("zero_stage", 0)):
+    for gpus in gpu_counts.unchecked(cfg, kind, machine, settings.get("zero_stage", 0)):
         for card in CARDS:
             if kind != "inference":
                 rows.append(_training_row(cfg, card, gpus, {**settings, "task": kind}))
@@ -511,7 +513,8 @@ def gguf_changes_that_fit(model: GgufModel, gpu_bytes: int, *, context: int, cfg
 def _recipe_models(cfg: ModelConfig, imatrix: bool) -> Mapping[str, GgufModel]:
     """``cfg`` made with every recipe (:func:`~llmcalc.gguf.model_from_config`): built once for a ranking, whose
     every card that misses asks for the same smaller recipes."""
-    return MappingProxyType({kind: model_from_config(cfg, kind, imatrix=imatrix) for kind in RECIPES})
+    cfg = as_model_config(cfg)
+    return MappingProxyType({kind: model_from_config.unchecked(cfg, kind, imatrix=imatrix) for kind in RECIPES})
 
 
 def _change_flag(change: FitChange | EngineChange | None) -> str:

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _validate as check
-from .config import ModelConfig, as_model_config
+from .config import ModelConfig, checks_model
 from .flops import matmul_params
 from .lora import ALL_LINEAR, lora_model_params
 
@@ -75,6 +75,7 @@ SECONDS_PER_HOUR = 3600
 """Seconds in an hour, what GPU-seconds are divided by to give GPU-hours."""
 
 
+@checks_model
 def attention_training_flops(cfg: ModelConfig, seq_len: int) -> int:
     """FLOPs of the attention scores for one trained token, forward and backward, at sequence length ``seq_len``.
 
@@ -92,7 +93,6 @@ def attention_training_flops(cfg: ModelConfig, seq_len: int) -> int:
     >>> attention_training_flops(get_preset("llama-2-7b"), 4096) == 12 * 32 * 32 * 128 * 4096
     True
     """
-    cfg = as_model_config(cfg)
     seq_len = check.count("seq_len", seq_len)
     per_position = 6 * cfg.n_heads * (cfg.head_dim + (cfg.v_head_dim or cfg.head_dim))
     windowed = int(cfg.sliding_window_layers) if cfg.sliding_window else 0
@@ -100,6 +100,7 @@ def attention_training_flops(cfg: ModelConfig, seq_len: int) -> int:
     return per_position * ((cfg.n_layers - windowed) * seq_len + windowed * window)
 
 
+@checks_model
 def training_flops_per_token(cfg: ModelConfig, *, seq_len: int, task: str = "full", rank: int = 16,
                              targets: Any = ALL_LINEAR) -> int:
     """Model FLOPs to train on one token: the weights' products and the attention scores, forward and backward.
@@ -124,12 +125,11 @@ def training_flops_per_token(cfg: ModelConfig, *, seq_len: int, task: str = "ful
     >>> f"{lora:,} ({lora / full:.0%} of full)"
     '33,111,687,168 (72% of full)'
     """
-    cfg = as_model_config(cfg)
     task = check.choice("task", task, TRAINING_TASKS)
-    attention = attention_training_flops(cfg, seq_len)
+    attention = attention_training_flops.unchecked(cfg, seq_len)
     if task == "full":
-        return 6 * matmul_params(cfg) + attention
-    return 4 * matmul_params(cfg) + 6 * lora_model_params(cfg, rank, targets) + attention
+        return 6 * matmul_params.unchecked(cfg) + attention
+    return 4 * matmul_params.unchecked(cfg) + 6 * lora_model_params.unchecked(cfg, rank, targets) + attention
 
 
 @dataclass(frozen=True)

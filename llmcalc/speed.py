@@ -81,7 +81,7 @@ from importlib import resources
 from types import MappingProxyType
 
 from . import _validate as check
-from .config import ModelConfig, as_model_config
+from .config import ModelConfig, checks_model
 from .datasheets import DATASHEETS, MEASURED_HARDWARE, datasheet, memory_bandwidth
 from .errors import refusal
 from .flops import matmul_params
@@ -286,6 +286,7 @@ def gemm_peak_flops(hardware: str) -> int | None:
     return None if figure is None else figure.value
 
 
+@checks_model
 def decode_weight_bytes(cfg: ModelConfig, weight_format: str) -> int:
     """Bytes of weights a decode step reads: the GGUF tensors llama.cpp puts on the GPU.
 
@@ -303,13 +304,12 @@ def decode_weight_bytes(cfg: ModelConfig, weight_format: str) -> int:
     >>> decode_weight_bytes(get_preset("llama-3-8b"), "F16")
     15010381824
     """
-    cfg = as_model_config(cfg)
     check.choice("weight_format", weight_format, FORMATS)
     if weight_format != "F16":
-        return model_from_config(cfg, weight_format).gpu_weight_bytes
-    parts = param_breakdown(cfg)
+        return model_from_config.unchecked(cfg, weight_format).gpu_weight_bytes
+    parts = param_breakdown.unchecked(cfg)
     lookup = 0 if cfg.tie_embeddings else parts["embedding"]
-    return 2 * (active_param_count(cfg) - lookup) + 2 * parts["norms"]
+    return 2 * (active_param_count.unchecked(cfg) - lookup) + 2 * parts["norms"]
 
 
 @dataclass(frozen=True)
@@ -371,8 +371,8 @@ def _roofline(cfg: ModelConfig, weight_format: str, hardware: str, prompt_tokens
         raise refusal("speed_window_unmeasured", model_type=cfg.model_type or "custom",
                       layers=cfg.sliding_window_layers, window=cfg.sliding_window)
     kind = _kind(weight_format)
-    weights = decode_weight_bytes(cfg, weight_format)
-    kv_per_token = kv_cache_bytes_per_token(cfg, "fp16")
+    weights = decode_weight_bytes.unchecked(cfg, weight_format)
+    kv_per_token = kv_cache_bytes_per_token.unchecked(cfg, "fp16")
     bandwidth = memory_bandwidth(hardware)
     # Generating G tokens after P, step i reads the cache of P + i - 1 tokens: on average P + (G - 1) / 2.
     mean_context = prompt_tokens + (generated_tokens - 1) / 2
@@ -381,10 +381,10 @@ def _roofline(cfg: ModelConfig, weight_format: str, hardware: str, prompt_tokens
     if constants is not None:
         decode_rate = min(decode_rate, constants.decode_ceiling[engine])
     attention_width = cfg.n_heads * cfg.head_dim
-    flops = 2 * matmul_params(cfg) * prompt_tokens \
+    flops = 2 * matmul_params.unchecked(cfg) * prompt_tokens \
         + 2 * cfg.n_layers * prompt_tokens * (prompt_tokens + 1) * attention_width
     passes = -(-prompt_tokens // UBATCH_TOKENS)
-    unpack = 0 if kind == KINDS[0] else passes * (weights + 2 * matmul_params(cfg))
+    unpack = 0 if kind == KINDS[0] else passes * (weights + 2 * matmul_params.unchecked(cfg))
     peak = gemm_peak_flops(hardware) if engine == "llama.cpp-cuda" else None
     prefill_eff: float | None = None
     prefill: float | None = None
@@ -399,6 +399,7 @@ def _roofline(cfg: ModelConfig, weight_format: str, hardware: str, prompt_tokens
                          bandwidth, decode_eff, decode_rate, flops, peak, prefill_eff, prefill, unpack, ())
 
 
+@checks_model
 def estimate_speed(cfg: ModelConfig, weight_format: str, hardware: str, *, prompt_tokens: int,
                    generated_tokens: int = 128, batch: int = 1) -> SpeedEstimate:
     """Estimate llama.cpp's decode rate and time to first token for one sequence (an estimate; see the module).
@@ -432,7 +433,6 @@ def estimate_speed(cfg: ModelConfig, weight_format: str, hardware: str, *, promp
         ...
     llmcalc.errors.RefusalValueError: batch must be 1: llama.cpp's speed was measured one sequence at a time; got 8
     """
-    cfg = as_model_config(cfg)
     prompt = check.count("prompt_tokens", prompt_tokens, maximum=2**24)
     generated = check.count("generated_tokens", generated_tokens, maximum=2**24)
     sequences = check.count("batch", batch, maximum=2**16)

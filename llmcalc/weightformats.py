@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from . import _validate as check
 from .checkpoints import CheckpointFormat, checkpoint_weight_bytes, kept_in_16_bits
-from .config import ModelConfig, as_model_config
+from .config import ModelConfig, checks_model
 from .errors import refusal
 from .formats import WEIGHT_FORMATS
 from .params import Linear, linear_modules, param_count
@@ -93,6 +93,7 @@ def codes_and_constants(weight_format: str, d_in: int, d_out: int, min_block_row
     return _ceil(weights, 2), blocks + 4 * _ceil(blocks, 256) + offset + nf4_table + dynamic_table
 
 
+@checks_model
 def modelled_weight_formats(cfg: ModelConfig) -> tuple[str, ...]:
     """The preset weight formats :func:`weight_format_bytes` sizes for ``cfg``, in
     :data:`~llmcalc.formats.WEIGHT_FORMATS` order: all but GPTQ (``int4``) for a mixture of experts or a layout
@@ -109,11 +110,11 @@ def modelled_weight_formats(cfg: ModelConfig) -> tuple[str, ...]:
     >>> len(modelled_weight_formats(get_preset("llama-3-8b")))
     6
     """
-    cfg = as_model_config(cfg)
     no_gptq = cfg.is_moe or cfg.layout in NO_GPTQ_LAYOUTS
     return tuple(name for name in WEIGHT_FORMATS if not (no_gptq and name == "int4"))
 
 
+@checks_model
 def lighter_weight_formats(cfg: ModelConfig, weight_format: WeightFormat) -> tuple[str, ...]:
     """The formats of :func:`modelled_weight_formats` after ``weight_format`` in
     :data:`~llmcalc.formats.WEIGHT_FORMATS` order, least lossy first: what a search for a lighter format tries;
@@ -128,9 +129,10 @@ def lighter_weight_formats(cfg: ModelConfig, weight_format: WeightFormat) -> tup
     if not isinstance(weight_format, str) or weight_format not in WEIGHT_FORMATS:
         return ()
     later = WEIGHT_FORMATS[WEIGHT_FORMATS.index(weight_format) + 1:]
-    return tuple(name for name in modelled_weight_formats(cfg) if name in later)
+    return tuple(name for name in modelled_weight_formats.unchecked(cfg) if name in later)
 
 
+@checks_model
 def weight_format_bytes(cfg: ModelConfig, weight_format: WeightFormat) -> dict[str, int]:
     """Bytes of the model's weights in ``weight_format``, by part; the parts sum to the total.
 
@@ -159,14 +161,13 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: WeightFormat) -> dict[s
     nf4     3,238,002,688    404,764,672    524,820,480   4,167,587,840
     nf4-dq  3,238,002,688    103,013,248    524,820,480   3,865,836,416
     """
-    cfg = as_model_config(cfg)
     if isinstance(weight_format, CheckpointFormat):
-        return checkpoint_weight_bytes(cfg, weight_format)
+        return checkpoint_weight_bytes.unchecked(cfg, weight_format)
     check.choice("weight_format", weight_format, WEIGHT_FORMATS)
-    if weight_format not in modelled_weight_formats(cfg):
+    if weight_format not in modelled_weight_formats.unchecked(cfg):
         why = "an MoE model" if cfg.is_moe else NO_GPTQ_LAYOUTS[cfg.layout]
         raise refusal("gptq_not_modelled", why=why, formats=[f for f in WEIGHT_FORMATS if f != "int4"])
-    modules = linear_modules(cfg)
+    modules = linear_modules.unchecked(cfg)
     # get_keys_to_not_convert skips the last parameter: the last block's last linear if tied and norms are weightless
     last_kept = weight_format not in ("bf16", "int4") and cfg.tie_embeddings and cfg.norm == "parameter-free"
     quantized = constants = converted_weights = fp32_weights = 0
@@ -183,10 +184,11 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: WeightFormat) -> dict[s
         quantized += copies * codes
         constants += copies * decode
         converted_weights += copies * module.d_in * rows
-    unquantized = 2 * (param_count(cfg) - converted_weights + fp32_weights)  # fp32 routers: 2 more bytes each
+    unquantized = 2 * (param_count.unchecked(cfg) - converted_weights + fp32_weights)  # fp32 routers: 2 more bytes each
     return {"quantized": quantized, "constants": constants, "unquantized": unquantized}
 
 
+@checks_model
 def kept_linear_modules(cfg: ModelConfig, weight_format: WeightFormat) -> list[tuple[str, int, int]]:
     """The linear modules ``weight_format`` leaves in 16 bits (32 for DeepSeek's routers), as
     ``(path, kept copies, all copies)``; embeddings, norms and biases always stay.
@@ -199,11 +201,10 @@ def kept_linear_modules(cfg: ModelConfig, weight_format: WeightFormat) -> list[t
     >>> kept_linear_modules(get_preset("llama-2-7b"), "fp8")
     [('lm_head', 1, 1)]
     """
-    cfg = as_model_config(cfg)
     if isinstance(weight_format, CheckpointFormat):
-        return kept_in_16_bits(cfg, weight_format)
-    weight_format_bytes(cfg, weight_format)  # its refusals
-    modules = linear_modules(cfg)
+        return kept_in_16_bits.unchecked(cfg, weight_format)
+    weight_format_bytes.unchecked(cfg, weight_format)  # its refusals
+    modules = linear_modules.unchecked(cfg)
     last_kept = weight_format not in ("bf16", "int4") and cfg.tie_embeddings and cfg.norm == "parameter-free"
     kept = []
     for module in modules:
