@@ -283,7 +283,9 @@ def test_copy_link_is_keyboard_driven_and_passes_axe(language: str, pages: Langu
     visitor.evaluate(SET, {"gguf_source": "qwen2.5-7b", "gguf_context": "7777", "gguf_rank_all": "true"})
     button = visitor.locator(f"{ROOT} [data-share-copy]")
     assert button.text_content() == labels["share_copy"]
-    button.focus()
+    visitor.locator(f'{ROOT} [name="gguf_rank_all"]').focus()
+    visitor.keyboard.press("Tab")  # the form's last field, then the button
+    assert visitor.evaluate("document.activeElement.hasAttribute('data-share-copy')")
     visitor.keyboard.press("Enter")
     status = visitor.locator(f"{ROOT} [data-share-status]")
     visitor.wait_for_function("(s) => document.querySelector(s).textContent !== ''",
@@ -298,4 +300,26 @@ def test_copy_link_is_keyboard_driven_and_passes_axe(language: str, pages: Langu
         visitor.emulate_media(color_scheme=scheme)
         failures += [f"{scheme} {line}" for line in run_axe(visitor, source, ROOT)]
     assert not failures, "\n".join(failures)
+    assert log2.errors == [] and log2.requests == []
+
+
+PLANNER = '.calculator[data-calculator="planner"]'
+
+
+def test_the_page_s_two_planners_each_keep_to_their_own_link(pages: LanguagePages) -> None:
+    """Page 19 holds the main planner too: its link (#plan=) and the GGUF planner's (#gguf=) each restore their own
+    planner and leave the other as it is, without a note."""
+    _maker, _log, visitor, log2, _opening = pages["en"]
+    load(visitor, page_uri("en") + "#gguf=1&source=qwen2.5-7b&context=5000")
+    gguf = visitor.evaluate(SHOWN)
+    assert gguf["values"]["gguf_context"] == "5000" and gguf["state"] == "plan"
+    main_context = visitor.locator(f'{PLANNER} [name="context"]').input_value()
+    assert not visitor.locator(f'{PLANNER} [data-out="share-note"]').is_visible()
+    open_fragment(visitor, "#plan=1&context=3000")
+    assert visitor.locator(f'{PLANNER} [name="context"]').input_value() == "3000" != main_context
+    assert visitor.evaluate(SHOWN) == gguf
+    assert not visitor.locator(f"{ROOT} [data-share-note]").is_visible()
+    visitor.evaluate(SET, {"gguf_context": "6000"})  # the planner the reader changed last names the link
+    address = visitor.evaluate("location.hash")
+    assert address.startswith("#gguf=1&") and "context=6000" in address
     assert log2.errors == [] and log2.requests == []
