@@ -200,6 +200,8 @@ BAD_LINKS = [
     ("#gguf=1&context=4e3", "context", "16,777,216"),                     # not a whole number
     ("#gguf=1&context=1&context=2", "context", "share_once"),             # a field twice
     ("#gguf=1&nonsense=1", "nonsense", "| sort |"),                        # no such field
+    ("#gguf=1&__proto__=1", "__proto__", "| sort |"),                      # a name every object has
+    ("#gguf=1&toString=1", "toString", "| sort |"),
     ("#gguf=1&source=gpt-5", "source", "share_listed"),                   # no such model
     ("#gguf=1&recipe=Q5_Z", "recipe", "share_listed"),                    # no such recipe
     ("#gguf=1&cache_v=q2_k", "cache_v", "“q4_0”"),                        # no such cache type

@@ -171,7 +171,7 @@
       let modelText = null;
       for (const [name, text] of params) {
         if (name === KEY) continue;
-        const element = byName[name];
+        const element = Object.hasOwn(byName, name) ? byName[name] : undefined; // not "toString" or "__proto__"
         const label = element ? labels[name] : name === "sort" ? labels.share_sort : name;
         if (seen.has(name)) throw new LinkError(label, text, labels.share_once);
         seen.add(name);
