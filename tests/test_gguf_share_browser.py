@@ -325,3 +325,42 @@ def test_the_page_s_two_planners_each_keep_to_their_own_link(pages: LanguagePage
     address = visitor.evaluate("location.hash")
     assert address.startswith("#gguf=1&") and "context=6000" in address
     assert log2.errors == [] and log2.requests == []
+
+
+FIELD_VALUES = {
+    "source": ["llama-3.1-8b", "qwen2.5-7b", "phi-2", "mistral-7b", "", "gpt-5", "<b>"],
+    "recipe": ["Q4_K_M", "Q8_0", "q4_k_m", ""],
+    "imatrix": ["true", "false", "1"], "context": ["1", "4096", "16777216", "16777217", "-5", "1.5", " 7"],
+    "ubatch": ["512", "65536", "0"], "cache_k": ["f16", "q4_0", "bf16"], "cache_v": ["f16", "q8_0", ""],
+    "flash": ["true", "false", "True"], "compute_buffer": ["", "0", "512.5", "1000001", ".5", "1e3"],
+    "ngl": ["", "0", "33", "16777217", "all"], "gpu": ["24", "23034 MiB", "16 GB", "0", "100001", "24 GiB"],
+    "beyond": ["true", "false"], "rank_all": ["true", "false"],
+    "sort": ["rank-ascending", "context-descending", "verdict-ascending"], "gguf": ["1", "2"], "extra": ["1"],
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_any_mix_of_good_and_bad_values_is_restored_whole_or_refused_whole(language: str, pages: LanguagePages) -> None:
+    """Forty seeded fragments mixing valid and invalid values: each either restores every value it names (and no
+    note) or leaves the defaults with a note; never a script error."""
+    _maker, _log, visitor, log2, opening = pages[language]
+    rng = random.Random(7)
+    load(visitor, page_uri(language))
+    note = visitor.locator(f"{ROOT} [data-share-note]")
+    outcomes = set()
+    for index in range(40):
+        names = ["source", *rng.sample(sorted(set(FIELD_VALUES) - {"source"}), rng.randint(0, 3))]
+        given = {name: rng.choice(FIELD_VALUES[name]) for name in names}
+        fragment = "#" + urllib.parse.urlencode({"gguf": given.pop("gguf", "1"), **given})
+        visitor.evaluate(SET, {"gguf_source": "mistral-7b", "gguf_context": str(2000 + index)})
+        open_fragment(visitor, fragment)
+        shown = visitor.evaluate(SHOWN)
+        if note.is_visible():
+            assert shown == opening, fragment
+            outcomes.add("refused")
+        else:
+            named = {f"gguf_{name}": value for name, value in given.items() if name != "sort"}
+            assert {name: shown["values"][name] for name in named} == named, fragment
+            outcomes.add("restored")
+    assert outcomes == {"refused", "restored"}
+    assert log2.errors == [] and log2.requests == []

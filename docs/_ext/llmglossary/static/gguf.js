@@ -503,19 +503,22 @@
       });
     }
 
+    /* Nothing planned, as the page opens. */
+    function clearPlan() {
+      table.hidden = true;
+      verdict.textContent = "";
+      largest.textContent = "";
+      most.textContent = "";
+      rankSection.hidden = true; // the ranking was of the model that went
+      delete root.dataset.plan;
+      root.dataset.state = "ready";
+    }
+
     function render() {
       chooseModel();
       if (!model) {
         // No file yet (or a refused one, whose message stays): nothing to plan.
-        if (root.dataset.state === "plan") {
-          table.hidden = true;
-          verdict.textContent = "";
-          largest.textContent = "";
-          most.textContent = "";
-          rankSection.hidden = true; // the ranking was of the model that went
-          delete root.dataset.plan;
-          root.dataset.state = "ready";
-        }
+        if (root.dataset.state === "plan") clearPlan();
         return;
       }
       error.hidden = true;
@@ -649,6 +652,11 @@
       setSort: (column, direction) => { rankSort = [column, direction]; },
       fileModel: () => (fileModel && !form.gguf_source.value ? { ...fileModel, ...fileFacts } : null),
       useFileModel: (shared) => useFileModel(shared, shared && { version: shared.version, tensors: shared.tensors }),
+      // A link's defaults: no plan and no message left by the inputs before.
+      clear: () => {
+        error.hidden = true;
+        clearPlan();
+      },
     };
     for (const make of window.LLMGgufExtensions || []) make(widget);
   }

@@ -208,6 +208,7 @@
       for (const { element, text } of defaults) apply(element, text);
       widget.setSort(...defaultSort.split("-"));
       widget.useFileModel(null);
+      widget.clear();
     }
 
     /* The plan of `hash`, or the defaults and a note naming what the link got wrong. */
