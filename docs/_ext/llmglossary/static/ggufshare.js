@@ -83,7 +83,8 @@
       if (element.type === "checkbox") return choices(["true", "false"]);
       if (name === "gpu") return labels.share_memory;
       if (name === "compute_buffer") {
-        return fill(labels.share_empty, { accepted: fill(labels.share_decimal, { min: 0, max: grouped(limits.compute_mib) }) });
+        const mib = fill(labels.share_decimal, { min: 0, max: grouped(limits.compute_mib) });
+        return fill(labels.share_empty, { accepted: mib });
       }
       if (name === "ngl") return fill(labels.share_empty, { accepted: whole(0, limits.context) });
       return whole(element.min, element.max);
