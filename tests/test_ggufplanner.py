@@ -31,7 +31,9 @@ KEYS = ["file", "context", "ubatch", "cache_k", "cache_v", "flash", "compute_buf
         "err_input", "err_memory", "source", "source_file", "recipe", "imatrix", "ngl", "weights_partial",
         "most_layers", "summary_recipe", "reference_model", "rank_all", "rank_caption", "rank_col_rank",
         "rank_col_card", "rank_col_verdict", "rank_col_headroom", "rank_col_context", "rank_col_change", "rank_fits",
-        "rank_no_fit", "rank_host"]
+        "rank_no_fit", "rank_host",
+        "share_copy", "share_copied", "share_copy_failed", "share_bad", "share_whole", "share_decimal", "share_empty",
+        "share_choice", "share_listed", "share_memory", "share_once", "share_fields", "share_model", "share_sort"]
 
 
 def page(keys: list[str]) -> str:
@@ -61,7 +63,10 @@ def test_widget_data_and_labels_come_from_llmcalc_and_the_list(tmp_path: Path) -
     assert labels["err_flash"] == "Label <err_flash> & {x}"  # escaped into the attribute, read back intact
     assert soup.find("label", attrs={"for": "gguf-0-context"}).get_text() == "Label <context> & {x}"
     assert not soup.select(".gguf-planner ul")  # the label list became the widget
-    assert any("gguf.js" in (script.get("src") or "") for script in soup.find_all("script"))
+    scripts = [script.get("src") or "" for script in soup.find_all("script")]
+    # The share link registers itself before gguf.js makes the widget (deferred scripts run in document order).
+    assert [src.split("?")[0] for src in scripts if "gguf" in src] == ["_static/ggufshare.js", "_static/gguf.js"]
+    assert soup.select_one("[data-share-copy]").get_text() == "Label <share_copy> & {x}"
 
 
 def test_a_missing_or_unknown_key_is_an_error_naming_it(tmp_path: Path) -> None:

@@ -3,9 +3,9 @@
 The directive ``gguf-planner`` holds MyST content, translated through the page's ``.po`` like
 everything else: explanation paragraphs, then one bullet list of ``key: label`` items (the keys
 are :data:`LABELS`).  In HTML the list becomes the widget (``static/gguf.js`` gives it its
-behaviour); other builders keep the explanation only, and the message catalog builder the list
-too, so it is extracted for translation.  Everything the script knows of ggml's types and the
-plan's constants is read from :mod:`llmcalc.gguf` at build time into ``data-*`` attributes.
+behaviour, ``static/ggufshare.js`` its share link); other builders keep the explanation only, and the
+message catalog builder the list too, so it is extracted for translation.  Everything the script knows of
+ggml's types and the plan's constants is read from :mod:`llmcalc.gguf` at build time into ``data-*`` attributes.
 """
 
 from __future__ import annotations
@@ -28,6 +28,15 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+SHARE_LABELS = (
+    "share_copy", "share_copied", "share_copy_failed", "share_bad", "share_whole", "share_decimal", "share_empty",
+    "share_choice", "share_listed", "share_memory", "share_once", "share_fields", "share_model", "share_sort",
+)
+"""ggufshare.js's: the copy button and what it says, and the note on a link it cannot use.  ``share_bad`` takes
+``{label}`` (the field), ``{value}`` (the link's) and ``{accepted}`` (what the field takes, one of the others filled
+in): ``share_whole`` and ``share_decimal`` take ``{min}`` and ``{max}``, ``share_empty`` ``{accepted}``,
+``share_choice`` ``{choices}``, ``share_listed`` ``{count}``, ``share_fields`` ``{fields}``; ``share_sort`` names the
+every-card table's sort."""
 LABELS = (
     "file", "context", "ubatch", "cache_k", "cache_v", "flash", "compute_buffer", "gpu", "beyond",
     "weights", "kv_cache", "compute_part", "reserve", "total", "host", "estimated", "summary",
@@ -38,6 +47,7 @@ LABELS = (
     "reference_model",
     "rank_all", "rank_caption", "rank_col_rank", "rank_col_card", "rank_col_verdict", "rank_col_headroom",
     "rank_col_context", "rank_col_change", "rank_fits", "rank_no_fit", "rank_host",
+    *SHARE_LABELS,
 )
 """Label keys, each given once.  Templates: ``summary`` takes ``{arch}``, ``{layers}``, ``{tensors}``,
 ``{version}``, ``{trained}``; ``fits``/``no_fit`` ``{bytes}``; ``err_version`` ``{version}``;
@@ -193,7 +203,11 @@ def _widget(labels: dict[str, str], serial: int) -> str:
         + field("ngl", f'<input type="text" id="{p}-ngl" name="gguf_ngl" value="" inputmode="numeric">')
         + field("gpu", f'<input type="text" id="{p}-gpu" name="gguf_gpu" value="24" inputmode="decimal">')
         + check("beyond") + check("rank_all")
-        + '</form><p class="calc-error" role="alert" data-error hidden></p>'
+        + '</form><div class="planner-share">'
+        f'<button type="button" data-share-copy>{e(labels["share_copy"])}</button> '
+        '<span role="status" data-share-status></span></div>'
+        '<p class="planner-note" data-share-note hidden></p>'
+        '<p class="calc-error" role="alert" data-error hidden></p>'
         f'<div role="status" aria-live="polite" data-result><p data-summary>{e(labels["choose"])}</p>'
         f'<table class="calc-table gguf-parts" hidden><tbody>{rows}</tbody></table>'
         '<p data-verdict></p><p data-largest></p><p data-most-layers></p></div>'
@@ -240,6 +254,7 @@ def resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 def add_script(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
                doctree: nodes.document | None) -> None:
     if holds_widget(app, doctree, CLASS):
+        app.add_js_file("ggufshare.js", defer="defer")  # registers itself before gguf.js makes the widget
         app.add_js_file("gguf.js", defer="defer")
         app.add_css_file("calculators.css")  # the calc-* field and table styles
         app.add_css_file("gguf.css")

@@ -383,6 +383,7 @@
     let model = null;
     let fileModel = null;
     let fileSummary = "";
+    let fileFacts = null; // what the summary says of the header beyond the model: its version and tensors
     let serial = 0;
 
     function fail(code, values) {
@@ -502,18 +503,22 @@
       });
     }
 
+    /* Nothing planned, as the page opens. */
+    function clearPlan() {
+      table.hidden = true;
+      verdict.textContent = "";
+      largest.textContent = "";
+      most.textContent = "";
+      rankSection.hidden = true; // the ranking was of the model that went
+      delete root.dataset.plan;
+      root.dataset.state = "ready";
+    }
+
     function render() {
       chooseModel();
       if (!model) {
         // No file yet (or a refused one, whose message stays): nothing to plan.
-        if (root.dataset.state === "plan") {
-          table.hidden = true;
-          verdict.textContent = "";
-          largest.textContent = "";
-          most.textContent = "";
-          delete root.dataset.plan;
-          root.dataset.state = "ready";
-        }
+        if (root.dataset.state === "plan") clearPlan();
         return;
       }
       error.hidden = true;
@@ -579,6 +584,17 @@
       root.dataset.plan = JSON.stringify({ parts, total: parts.total, fits, largest_context: longest,
                                            compute_buffer_estimated: parts.estimated, host_total: parts.host,
                                            n_gpu_layers: gpuLayers, most_gpu_layers: mostFit });
+      root.dispatchEvent(new Event("gguf-plan")); // ggufshare.js writes the link of the plan
+    }
+
+    /* A file's model and what the summary says of its header: read from the file, or given by a link. */
+    function useFileModel(found, facts) {
+      fileModel = found;
+      fileFacts = facts;
+      fileSummary = found ? fill(labels.summary, {
+        arch: found.arch, layers: found.nLayers, tensors: grouped(facts.tensors), version: facts.version,
+        trained: found.trained ? grouped(found.trained) : "?",
+      }) : "";
     }
 
     async function load(file) {
@@ -592,13 +608,9 @@
         const header = await readHeader(file, types, limits);
         const found = ggufModel(header);
         if (mine !== serial) return;
-        fileModel = found;
+        useFileModel(found, { version: header.version, tensors: header.tensors.length });
         form.gguf_source.value = "";
         root.dataset.bytesRead = String(header.bytesRead);
-        fileSummary = fill(labels.summary, {
-          arch: found.arch, layers: found.nLayers, tensors: grouped(header.tensors.length),
-          version: header.version, trained: found.trained ? grouped(found.trained) : "?",
-        });
         render();
       } catch (failure) {
         if (mine !== serial) return;
@@ -629,6 +641,24 @@
       if (event.target !== form.gguf_file) render();
     });
     root.dataset.state = "ready";
+
+    /* ggufshare.js (window.LLMGgufExtensions): the share link reads and restores the form, the table's sort and a
+     * chosen file's model through these. */
+    const widget = {
+      root, form, labels, limits, fill, render,
+      gpuBytes,
+      computeBytes: (text) => computeBytes(text, limits),
+      sort: () => rankSort.slice(),
+      setSort: (column, direction) => { rankSort = [column, direction]; },
+      fileModel: () => (fileModel && !form.gguf_source.value ? { ...fileModel, ...fileFacts } : null),
+      useFileModel: (shared) => useFileModel(shared, shared && { version: shared.version, tensors: shared.tensors }),
+      // A link's defaults: no plan and no message left by the inputs before.
+      clear: () => {
+        error.hidden = true;
+        clearPlan();
+      },
+    };
+    for (const make of window.LLMGgufExtensions || []) make(widget);
   }
 
   for (const root of document.querySelectorAll("[data-gguf-planner]")) setUp(root);
