@@ -227,11 +227,15 @@
   };
 
   function init() {
-    document.querySelectorAll(".calculator[data-dtype-bits]").forEach(function (root) {
+    /** @type {NodeListOf<HTMLElement>} */
+    var withBits = document.querySelectorAll(".calculator[data-dtype-bits]");
+    withBits.forEach(function (root) {
       var table = JSON.parse(root.dataset.dtypeBits);
       Object.keys(table).forEach(function (dtype) { DTYPE_BITS[dtype] = BigInt(table[dtype]); });
     });
-    document.querySelectorAll(".calculator[data-calculator]").forEach(function (root) {
+    /** @type {NodeListOf<HTMLElement>} */
+    var calculators = document.querySelectorAll(".calculator[data-calculator]");
+    calculators.forEach(function (root) {
       SETUP[root.dataset.calculator](root, formatter());
     });
   }

@@ -92,9 +92,12 @@
     return "#" + params.toString();
   }
 
-  function LinkError(label, value) {
-    this.label = label;
-    this.value = value;
+  class LinkError {
+    /** @param {string} label @param {string} value */
+    constructor(label, value) {
+      this.label = label;
+      this.value = value;
+    }
   }
 
   /* The inputs a fragment gives, checked all before any is used: {element, text} pairs and the config, or a
