@@ -179,8 +179,8 @@ interface LLMCalcApi {
   loraParams(dIn: IntLike, dOut: IntLike, rank: IntLike): bigint;
   loraShare(dIn: IntLike, dOut: IntLike, rank: IntLike): number;
   weightBytes(nParams: IntLike, dtype: string): bigint;
-  kvCacheBytes(shape: KvShape, tokens: IntLike, batch: IntLike, dtype: string): bigint;
-  gqaCacheReduction(nHeads: IntLike, nKvHeads: IntLike): number;
+  kvCacheBytes(layers: IntLike, kvHeads: IntLike, headDim: IntLike, dtype: string, tokens: IntLike, batch: IntLike): bigint;
+  gqaCacheReduction(heads: number, kvHeads: number): number;
 }
 
 /** A plan's named byte counts (llmcalc.planner's InferencePlan / TrainingPlan): planTotal sums them. */
