@@ -133,7 +133,9 @@
         throw new LinkError("config", config);
       }
     }
-    if (config !== null && params.get("preset") !== "config") { throw new LinkError("preset", params.get("preset")); }
+    if (config !== null && params.get("preset") !== "config") {
+      throw new LinkError("preset", params.get("preset") || "");  // no preset in the link: an empty value
+    }
     var quantization = null;
     if (quantizationText !== null) {
       try {
