@@ -4,7 +4,7 @@ TypeScript is pinned in ``tests/jscheck/package-lock.json`` and installed by ``m
 (``make jscheck-deps``, ``npm ci``), so nothing is fetched at test time.  These tests check
 that the gate can fail (the pinned checker with the project's options names a file and line
 that mixes BigInt and Number, or calls a shared namespace with the wrong arguments), that its
-configuration takes every script under ``docs/_ext/llmglossary/static/``, and that
+configuration takes every script of the extension (``static/`` and ``templates/``), and that
 ``make lint`` runs it.
 """
 
@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 JSCHECK = REPO / "tests" / "jscheck"
 TSC = JSCHECK / "node_modules" / ".bin" / "tsc"
 TSCONFIG = JSCHECK / "tsconfig.json"
-STATIC = REPO / "docs" / "_ext" / "llmglossary" / "static"
+EXTENSION = REPO / "docs" / "_ext" / "llmglossary"
 
 
 def tsc() -> Path:
@@ -64,13 +64,13 @@ def test_the_check_names_the_file_and_line_of_a_type_error(tmp_path: Path) -> No
     )
 
 
-def test_the_check_covers_every_static_script() -> None:
-    """tsconfig.json takes every docs/_ext/llmglossary/static/*.js: none is left unchecked."""
+def test_the_check_covers_every_script() -> None:
+    """tsconfig.json takes every script of the extension (static/*.js, templates/*.js): none is left unchecked."""
     result = run_tsc("-p", TSCONFIG, "--listFilesOnly")
     assert result.returncode == 0, result.stdout + result.stderr
     listed = {Path(line).resolve() for line in result.stdout.splitlines() if line.strip()}
-    scripts = {path.resolve() for path in STATIC.glob("*.js")}
-    assert scripts, "no scripts under docs/_ext/llmglossary/static"
+    scripts = {path.resolve() for folder in ("static", "templates") for path in (EXTENSION / folder).glob("*.js")}
+    assert len(scripts) > 10, scripts
     assert scripts - listed == set()
 
 
