@@ -2,10 +2,10 @@
 
 TypeScript is pinned in ``tests/jscheck/package-lock.json`` and installed by ``make lint``
 (``make jscheck-deps``, ``npm ci``), so nothing is fetched at test time.  These tests check
-that the gate can fail (the pinned checker with the project's options names a file and line
-that mixes BigInt and Number, or calls a shared namespace with the wrong arguments), that its
-configuration takes every script of the extension (``static/`` and ``templates/``), and that
-``make lint`` runs it.
+that the gate can fail (the pinned checker with the project's options and shared types names
+the file and line that mixes BigInt and Number, calls a shared namespace with the wrong
+arguments, or misspells a planner option), that its configuration takes every script of the
+extension (``static/`` and ``templates/``), and that ``make lint`` runs it.
 """
 
 from __future__ import annotations
@@ -48,6 +48,9 @@ def test_the_check_names_the_file_and_line_of_a_type_error(tmp_path: Path) -> No
         "  const bytes = window.LLMModelCounts.weightBytes(7n, 16n);\n"
         "  const total = bytes + 1;  // BigInt + Number: a TypeError in the browser\n"
         "  window.LLMModelCounts.kvCacheBytes({ n_layers: 2 }, 8, 1, 16);  // a shape without its heads\n"
+        "  const extension = (/** @type {PlannerWidget} */ widget) => (/** @type {PlannedResult} */ result) =>\n"
+        "    widget.fill(String(result.options.beyond_trained), 'x', '');  // an option misspelt\n"
+        "  window.LLMPlannerExtensions = [extension];\n"
         "  return total;\n"
         "})();\n",
         encoding="utf-8",
@@ -58,8 +61,8 @@ def test_the_check_names_the_file_and_line_of_a_type_error(tmp_path: Path) -> No
     )
     result = run_tsc("-p", tmp_path / "tsconfig.json", "--pretty", "false")
     assert result.returncode != 0, result.stdout
-    errors = re.findall(r"^(\S+)\((\d+),\d+\): error (TS\d+)", result.stdout, flags=re.MULTILINE)
-    assert {(Path(name).name, int(line)) for name, line, _ in errors} == {("widget.js", 4), ("widget.js", 5)}, (
+    errors = re.findall(r"^(\S+)\((\d+),\d+\): error TS\d+", result.stdout, flags=re.MULTILINE)
+    assert {(Path(name).name, int(line)) for name, line in errors} == {("widget.js", line) for line in (4, 5, 7)}, (
         result.stdout
     )
 

@@ -186,8 +186,46 @@ interface LLMCalcApi {
 /** A plan's named byte counts (llmcalc.planner's InferencePlan / TrainingPlan): planTotal sums them. */
 type Plan = Record<string, bigint>;
 
-/** The options the planner widget reads from its form (planner.js readOptions); each extension reads some. */
-type PlannerOptions = Record<string, any>;
+/** The options the planner widget reads from its form (planner.js readOptions), named as llmcalc's arguments in
+ * camelCase; which are set depends on the task and engine.  Each extension reads some: a misspelt name fails. */
+interface PlannerOptions {
+  task: "inference" | "full" | "lora" | "qlora";
+  // inference
+  weightFormat?: string | CheckpointFormat;
+  kvFormat?: string;
+  context?: number;
+  batch?: number;
+  beyondTrained?: boolean;
+  engine?: "sum" | "generate" | "vllm";
+  attention?: string;
+  tensorParallel?: number;
+  pipelineParallel?: number;
+  vllmVersion?: string;
+  utilization?: number;
+  maxNumBatchedTokens?: number;
+  maxNumSeqs?: number;
+  cudaGraphBytes?: number;
+  nonTorchBytes?: IntLike;
+  hybridKvCache?: boolean;
+  samplerFilter?: string;
+  // training
+  optimizer?: string;
+  microBatch?: number;
+  seqLen?: number;
+  checkpointing?: boolean;
+  zeroStage?: number;
+  nGpus?: number;
+  precision?: string;
+  rank?: number;
+  targets?: LoraTargets;
+  loraDropout?: number;
+  adapterDtype?: string;
+  setup?: string;
+  qloraPreparation?: string;
+}
+
+/** What llmcalc's formulas in planner.js read: any of the widget's options (parallelInferencePlans needs no task). */
+type FormulaOptions = Partial<PlannerOptions>;
 
 /** llmcalc.planner.plan_vllm's result, as planner.js builds it (the fields the other scripts read). */
 interface VllmPlan {
@@ -243,11 +281,11 @@ type PlannerExtension = (widget: PlannerWidget) => (result: PlannedResult | null
 interface LLMPlannerApi {
   planTotal(plan: Plan): bigint;
   gpuMemory(text: string): bigint | null;
-  planInference(cfg: ModelConfig, options: PlannerOptions): Plan;
-  planTraining(cfg: ModelConfig, options: PlannerOptions): Plan;
-  planVllm(cfg: ModelConfig, gpuBytes: bigint, options: PlannerOptions): VllmPlan;
-  planGenerate(cfg: ModelConfig, options: PlannerOptions): Plan;
-  parallelInferencePlans(cfg: ModelConfig, options: PlannerOptions, tp: number, pp: number): Plan[];
+  planInference(cfg: ModelConfig, options: FormulaOptions): Plan;
+  planTraining(cfg: ModelConfig, options: FormulaOptions): Plan;
+  planVllm(cfg: ModelConfig, gpuBytes: bigint, options: FormulaOptions): VllmPlan;
+  planGenerate(cfg: ModelConfig, options: FormulaOptions): Plan;
+  parallelInferencePlans(cfg: ModelConfig, options: FormulaOptions, tp: number, pp: number): Plan[];
   trainingMemory(n: bigint, optimizer: string, precision: string | object): TrainingMemory;
   weightFormatBytes(cfg: ModelConfig, format: string): WeightFormatBytes;
   modelledWeightFormats(cfg: ModelConfig): string[];
