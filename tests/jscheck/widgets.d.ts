@@ -317,6 +317,12 @@ interface LLMGlossaryCopyCodeApi {
   codeOf(pre: HTMLElement): string;
 }
 
+/* Every element the scripts look up by a selector (querySelector returns an Element) is an HTML or SVG element,
+ * and both have dataset (lib.dom's HTMLOrSVGElement): said once here rather than with a cast at each lookup. */
+interface Element {
+  readonly dataset: DOMStringMap;
+}
+
 interface Window {
   LLMModelConfig: LLMModelConfigApi;
   /** The tables modelconfig.js reads when a page sets them here rather than in #modelconfig-tables. */

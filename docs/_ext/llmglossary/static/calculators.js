@@ -227,15 +227,11 @@
   };
 
   function init() {
-    /** @type {NodeListOf<HTMLElement>} */
-    var withBits = document.querySelectorAll(".calculator[data-dtype-bits]");
-    withBits.forEach(function (root) {
+    document.querySelectorAll(".calculator[data-dtype-bits]").forEach(function (root) {
       var table = JSON.parse(root.dataset.dtypeBits);
       Object.keys(table).forEach(function (dtype) { DTYPE_BITS[dtype] = BigInt(table[dtype]); });
     });
-    /** @type {NodeListOf<HTMLElement>} */
-    var calculators = document.querySelectorAll(".calculator[data-calculator]");
-    calculators.forEach(function (root) {
+    document.querySelectorAll(".calculator[data-calculator]").forEach(function (root) {
       SETUP[root.dataset.calculator](root, formatter());
     });
   }

@@ -808,11 +808,10 @@
     }
     return bound[name](...args);
   };
-  const api = /** @type {LLMModelConfigApi} the bound functions are added below */ (
-    { parseConfigText, withTables, fromJson, LLMCalcError });
+  const api = { parseConfigText, withTables, fromJson, LLMCalcError };
   for (const name of ["fromHfConfig", "checkpointFromHf", "quantizationFromHf", "modelConfig", "moeLayers",
     "linearModules", "paramBreakdown", "paramCount", "activeParamCount", "loraTargets", "loraModelParams"]) {
     api[name] = onPageTables(name);
   }
-  window.LLMModelConfig = Object.freeze(api);
+  window.LLMModelConfig = /** @type {LLMModelConfigApi} with the bound functions added above */ (Object.freeze(api));
 })();

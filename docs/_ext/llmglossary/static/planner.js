@@ -2089,9 +2089,7 @@
   }
 
   function init() {
-    /** @type {NodeListOf<HTMLElement>} */
-    var roots = document.querySelectorAll('.calculator[data-calculator="planner"]');
-    roots.forEach(function (root) {
+    document.querySelectorAll('.calculator[data-calculator="planner"]').forEach(function (root) {
       useTables(JSON.parse(root.dataset.tables));
       setup(root);
     });
