@@ -59,17 +59,13 @@ class PageLog:
 MISSING = "Debian's chromium is not installed (.ci/run installs it: apt-get install chromium)"
 
 
-def missing(message: str, checks: str) -> NoReturn:
-    """Skip the calling test for want of a tool a contributor may lack; fail it in CI, which installs the tool."""
-    if os.environ.get("CI"):
-        pytest.fail(f"{message}; CI is set, so {checks} may not skip", pytrace=False)
-    pytest.skip(message)
-
-
 def require_chromium() -> None:
     """Skip the calling test without Chromium; fail it instead when running in CI."""
-    if shutil.which("chromium") is None:
-        missing(MISSING, "the browser tests")
+    if shutil.which("chromium") is not None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{MISSING}; CI is set, so the browser tests may not skip", pytrace=False)
+    pytest.skip(MISSING)
 
 
 _SHARED: dict[str, Any] = {}
@@ -219,3 +215,10 @@ def page_per_key(
             return pages[key]
 
         yield for_key
+
+
+def missing(message: str, checks: str) -> NoReturn:
+    """Skip the calling test for want of a tool a contributor may lack; fail it in CI, which installs the tool."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{message}; CI is set, so {checks} may not skip", pytrace=False)
+    pytest.skip(message)
