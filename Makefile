@@ -36,7 +36,7 @@ SPHINXBUILD = $(BIN)/sphinx-build -c . $(STRICT) $(SPHINXOPTS)
 
 .DEFAULT_GOAL := help
 .PHONY: help install html doctest print pytest site-check a11y-deps lint test check clean gettext intl-update intl-stats \
-	expected-terms freshness newest dist livehtml constraints venv-stale
+	expected-terms freshness newest dist livehtml constraints venv-stale jscheck-deps jscheck
 
 help: ## List the targets (a % is a language: en or zh_TW)
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_%-]+:.*## / {printf "  make %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -134,9 +134,10 @@ freshness: $(INSTALLED) ## Which versioned references and recordings are behind 
 intl-stats: $(INSTALLED) ## Translated / fuzzy / untranslated messages per zh_TW catalog
 	$(BIN)/python tools/intl_stats.py locales/zh_TW/LC_MESSAGES
 
-lint: $(INSTALLED) ## ruff over the repository, mypy --strict over llmcalc and docs/_ext
+lint: $(INSTALLED) ## ruff over the repository, mypy --strict over llmcalc and docs/_ext, tsc over the widgets' JavaScript
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	@$(MAKE) --no-print-directory jscheck
 
 # The site checks read _build/html and _build/doctest: they depend on building them.
 site-check: html doctest print
@@ -180,6 +181,23 @@ a11y-deps: ## Install axe-core (npm ci in tests/a11y) for the accessibility test
 	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(A11Y)/node_modules/.installed; \
 	else echo "npm not found: tests/test_accessibility.py will skip (apt-get install npm)"; fi
 
+# TypeScript's checker for the widgets' scripts, pinned the same way (tests/jscheck/package-lock.json).
+# tests/jscheck/tsconfig.json takes every docs/_ext/llmglossary/static/*.js (a glob: a new script
+# is checked as it lands) and the search scorer template, with the types they share (tests/jscheck/*.d.ts).
+JSCHECK := tests/jscheck
+TSC := $(JSCHECK)/node_modules/.bin/tsc
+$(JSCHECK)/node_modules/.installed: $(JSCHECK)/package.json $(JSCHECK)/package-lock.json
+	npm ci --prefix $(JSCHECK) --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+
+# Without npm a contributor's `make lint` says the check is skipped; in CI (.ci/run installs npm) it fails.
+jscheck-deps: ## Install TypeScript (npm ci in tests/jscheck) for the JavaScript type check
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(JSCHECK)/node_modules/.installed; \
+	elif [ -n "$$CI" ]; then echo "npm not found: CI is set, so the JavaScript type check may not skip"; exit 1; \
+	else echo "npm not found: the JavaScript type check (tsc, tests/jscheck) is skipped (apt-get install npm)"; fi
+
+jscheck: jscheck-deps ## tsc --noEmit over docs/_ext/llmglossary/static/*.js (part of make lint)
+	@if [ -x $(TSC) ]; then echo "$(TSC) -p $(JSCHECK)/tsconfig.json"; $(TSC) -p $(JSCHECK)/tsconfig.json; fi
 
 dist: html ## Offline bundles per language: dist/llm-glossary-<lang>-html.zip and .epub, checked
 	$(BIN)/python tools/make_dist.py --languages $(LANGUAGES) --html-dir $(BUILDDIR)/html \

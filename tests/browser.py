@@ -29,7 +29,7 @@ import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
@@ -215,3 +215,10 @@ def page_per_key(
             return pages[key]
 
         yield for_key
+
+
+def missing(message: str, checks: str) -> NoReturn:
+    """Skip the calling test for want of a tool a contributor may lack; fail it in CI, which installs the tool."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{message}; CI is set, so {checks} may not skip", pytrace=False)
+    pytest.skip(message)

@@ -1327,6 +1327,8 @@ BAD_FRAGMENTS = [
     "#plan=1&preset=config&config=%7Bbad",          # a config that is not JSON
     "#plan=1&preset=config&config=%7B%22d_model%22%3A0%7D",  # one llmcalc refuses
     "#plan=1&preset=gpt2&config=%7B%7D",            # a config for a listed model
+    # a good config without preset=config (found by tsc --strictNullChecks: the note read the missing value)
+    "#plan=1&config=%7B%22vocab_size%22%3A8%2C%22d_model%22%3A8%2C%22n_layers%22%3A1%2C%22n_heads%22%3A1%2C%22d_ff%22%3A8%7D",
     "#plan=%E0%A4%A",                  # not even percent-encoding
     "#plan=1&context=" + "9" * 500,    # absurdly long
 ]

@@ -32,7 +32,9 @@
     var data = document.getElementById("copy-labels");
     if (!data) { return; }
     var labels = JSON.parse(data.textContent);
-    document.querySelectorAll("div.highlight pre").forEach(function (pre) {
+    /** @type {NodeListOf<HTMLPreElement>} */
+    var blocks = document.querySelectorAll("div.highlight pre");
+    blocks.forEach(function (pre) {
       var button = document.createElement("button");
       button.type = "button";
       button.className = "copy-code";
@@ -54,7 +56,9 @@
   // A code block wider than the page scrolls sideways: it takes focus so the keyboard can
   // scroll it too (WCAG 2.1.1; axe-core's scrollable-region-focusable).
   function markScrollable() {
-    document.querySelectorAll("div.highlight pre").forEach(function (pre) {
+    /** @type {NodeListOf<HTMLPreElement>} */
+    var blocks = document.querySelectorAll("div.highlight pre");
+    blocks.forEach(function (pre) {
       if (pre.scrollWidth > pre.clientWidth) {
         pre.tabIndex = 0;
       } else {

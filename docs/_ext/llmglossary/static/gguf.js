@@ -144,6 +144,7 @@
     if (nTensors > limits.tensors || nKeys > limits.keys) {
       throw new GgufFail("err_huge", { count: grouped(Math.max(nTensors, nKeys)), limit: grouped(limits.tensors) });
     }
+    /** @type {Record<string, any>} a value of any GGUF type: each reader below checks the one it needs */
     const metadata = {};
     for (let i = 0; i < nKeys; i += 1) {
       const key = await reader.string();

@@ -53,7 +53,7 @@
   /** Python's ==, on the value model: numbers by value (True == 1), everything else by kind and content. */
   function same(a, b) {
     const numeric = (v) => ["bigint", "number", "boolean"].includes(typeof v);
-    if (numeric(a) && numeric(b)) return a == b; // eslint-disable-line eqeqeq -- exact across BigInt and Number
+    if (numeric(a) && numeric(b)) return a == b; // loose ==, as Python's: exact across BigInt and Number (1n == 1.0)
     if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => same(v, b[i]));
     if (a instanceof Map && b instanceof Map) {
       return a.size === b.size && [...a].every(([k, v]) => b.has(k) && same(v, b.get(k)));
@@ -123,7 +123,7 @@
       if (error instanceof LLMCalcError) throw error;
       if (error instanceof RangeError) throw refusal("too_deeply_nested", { path: name });
       // V8 names the position in some of its messages; its line and column count characters as Python's do.
-      const found = /position (\d+)/.exec(error.message);
+      const found = /position (\d+)/.exec(/** @type {SyntaxError} JSON.parse's, the one error left */ (error).message);
       const position = found ? original(Number(found[1])) : null;
       const before = position === null ? null : lines.slice(0, position);
       throw refusal("invalid_json", {
@@ -139,6 +139,7 @@
 
   function withTables(rawTables) {
     const toMap = (object) => new Map(Object.entries(object));
+    /** @type {(object: object, inner?: (value: any) => any) => Map<string, any>} */
     const nestedMap = (object, inner = toMap) => new Map(Object.entries(object).map(([k, v]) => [k, inner(v)]));
     const tables = {
       supported: rawTables.supportedModelTypes,
@@ -186,14 +187,15 @@
 
     // -------------------------------------------------------------- config.py
 
-    const isMoe = (cfg) => cfg.n_experts > 1n;
-    const usesLatentAttention = (cfg) => cfg.kv_lora_rank > 0n;
-    const qDim = (cfg) => cfg.n_heads * cfg.head_dim;
-    const kvDim = (cfg) => cfg.n_kv_heads * cfg.head_dim;
-    const moeLayers = (cfg) => (isMoe(cfg) ? cfg.n_layers - cfg.dense_layers : 0n);
-    const routedExpertDff = (cfg) => cfg.expert_d_ff || cfg.d_ff;
+    const isMoe = (/** @type {ModelConfig} */ cfg) => cfg.n_experts > 1n;
+    const usesLatentAttention = (/** @type {ModelConfig} */ cfg) => cfg.kv_lora_rank > 0n;
+    const qDim = (/** @type {ModelConfig} */ cfg) => cfg.n_heads * cfg.head_dim;
+    const kvDim = (/** @type {ModelConfig} */ cfg) => cfg.n_kv_heads * cfg.head_dim;
+    const moeLayers = (/** @type {ModelConfig} */ cfg) => (isMoe(cfg) ? cfg.n_layers - cfg.dense_layers : 0n);
+    const routedExpertDff = (/** @type {ModelConfig} */ cfg) => cfg.expert_d_ff || cfg.d_ff;
 
     // ModelConfig.__init__ and __post_init__, on values already in the model (ints as BigInt)
+    /** @param {Record<string, ConfigValue>} given @returns {ModelConfig} */
     function construct(given) {
       const names = tables.fields.map((field) => field.name);
       const unexpected = Object.keys(given).find((key) => !names.includes(key));
@@ -201,6 +203,7 @@
       if (unexpected !== undefined) throw new TypeError(`ModelConfig has no field ${unexpected}`);
       const missing = tables.fields.filter((f) => f.default === null && !Object.hasOwn(given, f.name));
       if (missing.length) throw new TypeError(`ModelConfig needs ${missing.map((f) => f.name).join(", ")}`);
+      /** @type {any} filled from tables.fields one by one: a ModelConfig only once the loop and checks are done */
       const cfg = {};
       for (const field of tables.fields) {
         let value = Object.hasOwn(given, field.name) ? given[field.name] : field.default;
@@ -258,11 +261,12 @@
     }
 
     // as_model_config
+    /** @param {object} cfg @returns {ModelConfig} */
     function asModelConfig(cfg) {
       if (!made.has(cfg)) {
         throw refusal("not_a_model_config", { type: cfg === null ? "null" : typeof cfg });
       }
-      return cfg;
+      return /** @type {ModelConfig} made only by construct */ (cfg);
     }
 
     // -------------------------------------------------------------- hf.py
@@ -432,6 +436,7 @@
     }
 
     // _build
+    /** @returns {Record<string, ConfigValue>} construct's fields, read from the config */
     function build(read) {
       const mt = read.modelType;
       if (mt === "gpt2") {
@@ -463,6 +468,7 @@
         };
       }
       if (mt === "gpt_neox" || mt === "phi" || mt === "starcoder2") { // classic two-matrix MLP with LayerNorm
+        /** @type {Record<string, ConfigValue>} construct's fields, some set below */
         const cfg = { ...common(read), d_ff: positive(read, "intermediate_size"), ffn: "mlp", norm: "layernorm",
           layout: mt, mlp_bias: true };
         const biasKey = { gpt_neox: "attention_bias", starcoder2: "use_bias" }[mt];
@@ -807,5 +813,5 @@
     "linearModules", "paramBreakdown", "paramCount", "activeParamCount", "loraTargets", "loraModelParams"]) {
     api[name] = onPageTables(name);
   }
-  window.LLMModelConfig = Object.freeze(api);
+  window.LLMModelConfig = /** @type {LLMModelConfigApi} with the bound functions added above */ (Object.freeze(api));
 })();

@@ -40,6 +40,7 @@
   }
 
   // The counts on modelconfig.js's tables and validated configs (its withTables passes them).
+  /** @param {ModelLayer} model */
   function withModel(model) {
     const { tables, asModelConfig, checkCount, checkFlag, refusal, fromJson, jsonType } = model;
     const { isMoe, usesLatentAttention, qDim, kvDim, moeLayers, routedExpertDff } = model;
@@ -47,17 +48,24 @@
     // -------------------------------------------------------------- params.py
 
     // Linear, with its params property
+    /**
+     * @param {string} path @param {string} role @param {string} component
+     * @param {bigint} dIn @param {bigint} dOut @param {boolean} bias @param {bigint} copies
+     * @returns {LinearModule}
+     */
     function linear(path, role, component, dIn, dOut, bias, copies, adaptable = true) {
       const params = copies * (dIn * dOut + (bias ? dOut : 0n));
       return Object.freeze({ path, role, component, d_in: dIn, d_out: dOut, bias, copies, adaptable, params });
     }
 
     // _norm_size
+    /** @param {ModelConfig} cfg @param {bigint} width @returns {bigint} */
     function normSize(cfg, width) {
       return { rmsnorm: width, layernorm: 2n * width, "parameter-free": 0n }[cfg.norm];
     }
 
     // _attention
+    /** @param {ModelConfig} cfg @returns {LinearModule[]} */
     function attention(cfg) {
       const layers = cfg.n_layers;
       const d = cfg.d_model;
@@ -85,6 +93,7 @@
     }
 
     // _ffn
+    /** @param {ModelConfig} cfg @param {string} prefix @param {bigint} width @param {bigint} copies */
     function ffn(cfg, prefix, width, copies, adaptable = true) {
       const names = tables.mlp.get(cfg.layout);
       const d = cfg.d_model;
@@ -101,6 +110,7 @@
     }
 
     // linear_modules
+    /** @param {ModelConfig} cfg @returns {LinearModule[]} */
     function linearModules(cfg) {
       asModelConfig(cfg);
       const mlpPrefix = "mlp";
@@ -126,6 +136,7 @@
     }
 
     // _norms
+    /** @param {ModelConfig} cfg @returns {bigint} */
     function norms(cfg) {
       let perLayer = cfg.norms_per_layer * normSize(cfg, cfg.d_model);
       if (cfg.qk_norm === "per-head") perLayer += 2n * normSize(cfg, cfg.head_dim);
@@ -137,6 +148,7 @@
     }
 
     // param_breakdown
+    /** @param {ModelConfig} cfg @returns {ParamBreakdown} */
     function paramBreakdown(cfg, { active = false } = {}) {
       asModelConfig(cfg);
       const [used, of] = checkFlag("active", active) ? [cfg.experts_per_token, cfg.n_experts] : [1n, 1n];
@@ -185,6 +197,7 @@
     }
 
     // lora_targets
+    /** @param {ModelConfig} cfg @param {LoraTargets} [targets] */
     function loraTargets(cfg, targets = ["q", "v"]) {
       const adaptable = linearModules(asModelConfig(cfg)).filter((m) => m.adaptable);
       if (targets === tables.allLinear) return adaptable.filter((m) => m.role !== "lm_head");
@@ -228,6 +241,7 @@
     }
 
     // lora_model_params
+    /** @param {ModelConfig} cfg @param {IntLike} rank @param {LoraTargets} [targets] */
     function loraModelParams(cfg, rank, targets = ["q", "v"]) {
       asModelConfig(cfg);
       const r = checkCount("rank", fromJson(rank));

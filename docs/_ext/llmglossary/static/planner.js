@@ -60,6 +60,7 @@
   }
 
   /* llmcalc.memory.training_memory */
+  /** @param {bigint} n @returns {TrainingMemory & {master_weights: bigint}} */
   function trainingMemory(n, optimizer, precision) {
     var states = TABLES.optimizers[optimizer];
     var recipe = TABLES.precisions[precision].map(big);
@@ -140,6 +141,7 @@
   }
 
   /* llmcalc.activations._norm_bytes: what one norm keeps; a frozen scale keeps no normalized values. */
+  /** @param {ModelConfig} cfg @param {bigint} tokens @param {bigint} width @param {bigint} groups @param {bigint} element */
   function normBytes(cfg, tokens, width, groups, element, frozen) {
     var style = normStyle(cfg);
     var statistics = 2n * FP32 * tokens * groups;
@@ -156,6 +158,7 @@
   function routedWidth(cfg) { return cfg.expert_d_ff > 0n ? big(cfg.expert_d_ff) : big(cfg.d_ff); }
 
   /* llmcalc.activations._router_bytes */
+  /** @param {ModelConfig} cfg @param {bigint} tokens @param {bigint} element */
   function routerBytes(cfg, tokens, element, frozen) {
     var moe = TABLES.activations_moe;
     var experts = big(cfg.n_experts);
@@ -171,6 +174,7 @@
   }
 
   /* llmcalc.activations._moe_ffn_bytes */
+  /** @param {ModelConfig} cfg @param {bigint} tokens @param {bigint} element */
   function moeFfnBytes(cfg, tokens, element, frozen) {
     var pairs = tokens * big(cfg.experts_per_token);
     var width = routedWidth(cfg);
@@ -186,6 +190,7 @@
 
   /* llmcalc.activations._qk_norm_bytes: per head (Qwen3, Gemma 3, Qwen3-MoE) or over the whole projection
    * (OLMo 2, OLMoE). */
+  /** @param {ModelConfig} cfg @param {bigint} tokens @param {bigint} element */
   function qkNormBytes(cfg, tokens, element, frozen) {
     if (cfg.qk_norm === "none") { return 0n; }
     var perHead = cfg.qk_norm === "per-head";
@@ -194,6 +199,7 @@
   }
 
   /* llmcalc.activations._unrepeated_kv: one KV head is repeated as a view, not a copy. */
+  /** @param {ModelConfig} cfg @param {bigint} batch @param {bigint} seqLen @param {bigint} element */
   function unrepeatedKv(cfg, batch, seqLen, element, attention) {
     if (String(cfg.n_kv_heads) !== "1" || (attention === "eager" && batch !== 1n)) { return 0n; }
     return 2n * element * batch * seqLen * (qDim(cfg) - kvDim(cfg));
@@ -240,6 +246,7 @@
   }
 
   /* llmcalc.activations._latent_attention_bytes, SDPA branch (torch's math kernel: fp32 q, k, v and scores). */
+  /** @param {ModelConfig} cfg @param {bigint} batch @param {bigint} seqLen @param {bigint} element */
   function latentAttentionBytes(cfg, batch, seqLen, element, frozen) {
     var tokens = batch * seqLen;
     var heads = big(cfg.n_heads);
@@ -260,6 +267,7 @@
   }
 
   /* llmcalc.activations._rotary_table_bytes */
+  /** @param {ModelConfig} cfg @param {bigint} seqLen @param {bigint} element */
   function rotaryTableBytes(cfg, seqLen, element) {
     if (cfg.model_type === "deepseek_v2") { return FP32 * seqLen * big(cfg.rope_head_dim); }
     var width = big(cfg.kv_lora_rank > 0n ? cfg.rope_head_dim : cfg.head_dim);
@@ -269,6 +277,7 @@
 
   /* llmcalc.activations._block_bytes: a frozen base keeps no linear-module inputs; moeLayer picks the routed FFN
    * or, for DeepSeek's dense leading layers, the dense one. */
+  /** @param {ModelConfig} cfg @param {bigint} batch @param {bigint} seqLen @param {bigint} element @returns {bigint} */
   function blockBytes(cfg, batch, seqLen, element, attention, frozen, moeLayer) {
     var tokens = batch * seqLen;
     var dModel = big(cfg.d_model);
@@ -315,6 +324,7 @@
 
   /* llmcalc.activations._first_block_untrained_paths: the first LoRA block keeps nothing on a Q, K or V path
    * without an adapter (its QK-norm, and eager attention's operands only that path's gradient needs). */
+  /** @param {ModelConfig} cfg @param {bigint} batch @param {bigint} seqLen @param {bigint} element */
   function firstBlockUntrainedPaths(cfg, modules, batch, seqLen, element, attention) {
     var roles = modules.map(function (module) { return module.role; });
     var trained = {};
@@ -458,6 +468,7 @@
   var INPUT_GROUPS = { q: "attention", k: "attention", v: "attention", qkv: "attention", q_a: "attention",
                        kv_a: "attention", gate: "ffn", up: "ffn", gate_up: "ffn" };
 
+  /** @param {LinearModule[]} modules @param {bigint} tokens @param {bigint} inputElement @param {bigint} adapterElement */
   function adapterBytes(modules, tokens, rank, dropout, inputElement, adapterElement, oneNorm, outputKept) {
     if (inputElement !== adapterElement || dropout) {
       var perInputValue = dropout ? 2n * adapterElement : adapterElement;
@@ -594,6 +605,7 @@
   }
 
   /* llmcalc.weightformats.codes_and_constants: bytes of one quantized d_in -> d_out matrix. */
+  /** @param {bigint} dIn @param {bigint} dOut @param {bigint} minBlockRows @returns {[bigint, bigint]} */
   function codesAndConstants(format, dIn, dOut, minBlockRows) {
     var weights = dIn * dOut;
     if (format === "int8") { return [weights, 4n * dOut]; }
@@ -667,6 +679,7 @@
   var isCheckpoint = function (format) { return typeof format === "object" && format !== null; };
 
   /* llmcalc.checkpoints.stored_bytes */
+  /** @param {bigint} dIn @param {bigint} dOut @returns {[bigint, bigint]} */
   function storedBytes(fmt, dIn, dOut) {
     if (fmt.codes.indexOf("bnb-") === 0) { return codesAndConstants(fmt.codes.slice(4), dIn, dOut, 1n); }
     var groups = fmt.group_size ? ceilDiv(dIn, fmt.group_size) : 1n;
@@ -744,6 +757,7 @@
   }
 
   /* llmcalc.checkpoints._converted_copies: [module, copies converted] for every linear module. */
+  /** @param {ModelConfig} cfg @returns {Array<[LinearModule, bigint]>} */
   function convertedCopies(cfg, fmt) {
     var matches = checkpointMatcher(fmt);
     var limit = big(TABLES.checkpoints.max_named_copies);
@@ -1318,6 +1332,7 @@
   }
 
   /* llmcalc.engines.torch_sort_bytes: the outputs and the scratch of the path SortStable.cu takes. */
+  /** @param {bigint} rows @param {bigint} length @param {bigint} value */
   function torchSortBytes(rows, length, value) {
     var outputs = rows * length * (value + 8n);
     if (length <= big(TABLES.engines.torch_sort_small_row)) { return outputs; }
@@ -1387,7 +1402,7 @@
              block_bytes: blockBytes, blocks: blocks, block_size: blockSize, max_model_len: big(length),
              available_kv: available, kv_tokens: tokens, kv_groups: groups, window_groups: windowGroups,
              window_span: span, blocks_per_request: perRequest,
-             max_concurrency: grouped ? Number(blocks) / Number(perRequest) : Number(tokens) / length,
+             max_concurrency: grouped ? Number(blocks) / Number(perRequest) : Number(tokens) / Number(length),
              starts: grouped ? blocks >= perRequest : tokens >= big(length),
              /* llmcalc.engines.VllmPlan.longest_model_len */
              longestModelLen: function (limit) {
@@ -1472,7 +1487,7 @@
     return Math.round(Number(text) * 1073741824);
   }
 
-  function PlannerInputError(message) { this.message = message; }
+  class PlannerInputError { constructor(/** @type {string} */ message) { this.message = message; } }
 
   /* A value named in a refusal: a value from the file as JSON wrote it, a limit grouped in the page's language. */
   function shown(value, format, asWritten) {
@@ -1927,7 +1942,7 @@
       clearFieldErrors();
       try {
         var options = readOptions(kind, cfg);
-        var budget = readMemory(root, format);
+        var budget = readMemory(root);
         if (options.task === "inference" && options.engine === "vllm") {
           renderVllm(cfg, options, budget);
         } else {
@@ -1936,7 +1951,7 @@
         say(planError, "");
         announced(out.verdict.textContent, announce);
         planned({ cfg: cfg, options: options, budget: budget });
-      } catch (error) {
+      } catch (/** @type {any} a PlannerInputError or an LLMCalcError: describe rethrows anything else */ error) {
         var own = error instanceof PlannerInputError;
         var message = own ? error.message : fill(root.dataset.planError, "detail", describe(error, catalogue, format));
         /* A count out of its range that is a field of the form: said at that field, in the field's own words. */

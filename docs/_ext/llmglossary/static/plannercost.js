@@ -27,11 +27,13 @@
     return BigInt(match[1] + fraction) * 10n ** BigInt(power - fraction.length);
   }
 
+  /** @param {ModelConfig} cfg */
   function matmulParams(cfg) {
     var lookups = cfg.learned_positions * cfg.d_model + (cfg.tie_embeddings ? 0n : cfg.vocab_size * cfg.d_model);
     return window.LLMModelConfig.activeParamCount(cfg) - lookups;
   }
 
+  /** @param {ModelConfig} cfg @param {bigint} seqLen */
   function attentionTrainingFlops(cfg, seqLen) {
     var perPosition = 6n * cfg.n_heads * (cfg.head_dim + (cfg.v_head_dim || cfg.head_dim));
     var windowed = cfg.sliding_window ? cfg.sliding_window_layers : 0n;

@@ -12,6 +12,7 @@
 
   /* llmcalc.offload._state_parts: [trained parameters, their weight and gradient bytes, the frozen base, its
    * quantization constants]. */
+  /** @param {LLMPlannerApi} P @param {ModelConfig} cfg @returns {bigint[]} */
   function stateParts(P, cfg, options) {
     var MC = window.LLMModelConfig;
     var T = P.tables();
@@ -30,6 +31,7 @@
 
   /* llmcalc.offload.plan_offloaded_training: {gpu: the plan's parts, host: bytes per GPU}, or null for a stage the
    * offload does not run with. */
+  /** @param {ModelConfig} cfg */
   function planOffloaded(cfg, options, offload) {
     var P = window.LLMPlanner;
     var stage = options.zeroStage;

@@ -92,9 +92,12 @@
     return "#" + params.toString();
   }
 
-  function LinkError(label, value) {
-    this.label = label;
-    this.value = value;
+  class LinkError {
+    /** @param {string} label @param {string} value */
+    constructor(label, value) {
+      this.label = label;
+      this.value = value;
+    }
   }
 
   /* The inputs a fragment gives, checked all before any is used: {element, text} pairs and the config, or a
@@ -130,7 +133,9 @@
         throw new LinkError("config", config);
       }
     }
-    if (config !== null && params.get("preset") !== "config") { throw new LinkError("preset", params.get("preset")); }
+    if (config !== null && params.get("preset") !== "config") {
+      throw new LinkError("preset", params.get("preset") || "");  // no preset in the link: an empty value
+    }
     var quantization = null;
     if (quantizationText !== null) {
       try {

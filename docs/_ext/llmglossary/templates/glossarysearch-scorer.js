@@ -180,6 +180,7 @@ const GlossarySearch =
     if (!wanted.key) return [];
     const index = Search._index;
     const entries = data().entries;
+    /** @type {Map<string, SearchResult>} entry -> its best hit */
     const best = new Map();
     for (const object of glossaryObjects()) {
       // The query as typed first; another spelling of it scores a point less.
@@ -239,6 +240,7 @@ const GlossarySearch =
   };
 
   // Pages whose title holds a Chinese query that the index split otherwise (裝得下 in 裝得下嗎？).
+  /** @type {(query: string, results: SearchResult[]) => SearchResult[]} */
   const titleHits = (query, results) => {
     const key = matchKey(query);
     if (!HAN.test(key) || [...key].length < 2) return [];
@@ -430,7 +432,7 @@ const GlossarySearch =
   new MutationObserver((records) => {
     for (const record of records)
       for (const node of record.addedNodes)
-        if (node.nodeType === Node.ELEMENT_NODE && node.matches("ul.search > li")) addSnippet(node);
+        if (node instanceof Element && node.matches("ul.search > li")) addSnippet(node);
   }).observe(document.documentElement, { childList: true, subtree: true });
 
   // Sphinx's search, extended: its own results, less its copies of the glossary's
