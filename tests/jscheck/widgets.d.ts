@@ -332,5 +332,7 @@ interface Window {
   LLMPlanner: LLMPlannerApi;
   /** Registered by the planner's extension scripts, which load before planner.js. */
   LLMPlannerExtensions?: PlannerExtension[];
+  /** Registered by the GGUF planner's extension scripts (ggufshare.js), which load before gguf.js. */
+  LLMGgufExtensions?: ((widget: Record<string, unknown>) => void)[];
   LLMGlossaryCopyCode: LLMGlossaryCopyCodeApi;
 }
