@@ -219,7 +219,10 @@ MESSAGES: dict[str, str] = {
     # speed: where llama.cpp's speed was not measured
     "speed_hardware_unmeasured": "no llama.cpp speed was measured on {hardware!r} ({vendor}); measured: NVIDIA cards "
                                  "(CUDA) and Apple silicon (Metal)",
-    "speed_batch_unmeasured": "batch must be 1: llama.cpp's speed was measured one sequence at a time; got {batch}",
+    "speed_batch_unmeasured": "batch must be 1 to {maximum}: llama.cpp's measured runs put at most {maximum} tokens "
+                              "a step through the weights; got {batch}",
+    "speed_batch_no_tensor_rate": "batch must be 1 on {hardware}: a batch's step is bound by the FP16 tensor rate, "
+                                  "which is not published for {hardware}; got {batch}",
     "speed_window_unmeasured": "no llama.cpp speed was measured for sliding-window attention ({model_type}: "
                                "{layers} layers with a {window}-token window), whose KV-cache reads stop at the window",
     "setup_leaves_fp32": "the {setup} set-up is modelled for dense models whose norms are named '*norm*' only: for "
