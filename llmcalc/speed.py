@@ -746,10 +746,10 @@ NOTES: Mapping[str, str] = MappingProxyType({
     "prefill_ceiling": "prefill is at the fitted ceiling of {prefill_ceiling:,.0f} TFLOPS llama.cpp reached: the "
                        "tensor peak of the card is not what limits it",
     "batch": "the runs measured at a batch put up to {batch:,} tokens a step through the weights but read one KV "
-             "cache a step: the other sequences' caches are read as the roofline has it, not as measured",
+             "cache a step: the caches of the other sequences are read as the roofline has it, not as measured",
     "experts": "no measured run had a mixture of experts: a step is taken to read the experts one token uses",
     "unpack": "quantized weights are unpacked to FP16 for the prompt, as the measured builds (2023-2024) did; "
-              "llama.cpp since June 2024 multiplies them with its own int8 kernels, which no measured run used",
+              "llama.cpp since June 2024 multiplies them with its own int8 kernels, which no measured prompt run used",
 })
 """The English sentence of each note of :attr:`SpeedEstimate.notes` (the widget has its own, translated)."""
 
@@ -837,7 +837,7 @@ weights to FP16
     note: prefill is at the fitted ceiling of 139 TFLOPS llama.cpp reached: the tensor peak of the card is not what \
 limits it
     note: quantized weights are unpacked to FP16 for the prompt, as the measured builds (2023-2024) did; llama.cpp \
-since June 2024 multiplies them with its own int8 kernels, which no measured run used
+since June 2024 multiplies them with its own int8 kernels, which no measured prompt run used
     """
     engine = estimate.engine
     lines = [
