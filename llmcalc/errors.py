@@ -219,10 +219,9 @@ MESSAGES: dict[str, str] = {
     # speed: where llama.cpp's speed was not measured
     "speed_hardware_unmeasured": "no llama.cpp speed was measured on {hardware!r} ({vendor}); measured: NVIDIA cards "
                                  "(CUDA) and Apple silicon (Metal)",
-    "speed_batch_unmeasured": "batch must be 1 to {maximum}: llama.cpp's measured runs put at most {maximum} tokens "
-                              "a step through the weights; got {batch}",
-    "speed_batch_no_tensor_rate": "batch must be 1 on {hardware}: a batch's step is bound by the FP16 tensor rate, "
-                                  "which is not published for {hardware}; got {batch}",
+    "speed_batch_unmeasured": "batch must be 1: no published llama.cpp run decoded several sequences together on a "
+                              "listed card, and on runs that put several tokens a step through the weights the "
+                              "held-out median error of the roofline was {low} to {high} by source; got {batch}",
     "speed_window_unmeasured": "no llama.cpp speed was measured for sliding-window attention ({model_type}: "
                                "{layers} layers with a {window}-token window), whose KV-cache reads stop at the window",
     "setup_leaves_fp32": "the {setup} set-up is modelled for dense models whose norms are named '*norm*' only: for "

@@ -49,27 +49,14 @@ serves only to compare with the rows measured that way.  Newer llama.cpp builds
 (June 2024 on) multiply quantized weights with their own int8 kernels (MMQ)
 instead of unpacking them; no measured run used them.
 
-**A batch** of ``B`` sequences decodes one token of each per step: the step
-reads the weights once for all of them and each sequence's own KV cache, and
-does ``B`` tokens' FLOPs, so its time is the longer of those bytes over the
-bandwidth share and those FLOPs over the prefill's share of the tensor peak
-(at most its ceiling), and never less than the per-token floor.  No constant is
-fitted for it: the decode and prefill constants apply.  It is checked on
-published llama.cpp runs that put ``B`` tokens a step through the weights
-(``llmcalc/data/batch_measurements.tsv``, :func:`batch_measurements`, split by
-the same rule, :func:`held_out_batch_comparison`): runs of one prompt in steps
-of ``B`` tokens, which read one KV cache a step, so the reads of ``B`` caches
-are the roofline's alone.
-
 Where the measurements end, the estimate refuses or says so rather than
-extend them: a batch above the largest measured, or above 1 where no FP16
-tensor rate is published, is refused, as are sliding-window models; Apple
-prints no GPU tensor rate, so a prefill on Apple silicon is not estimated;
-AMD cards (llama.cpp's ROCm back end) were not measured; prompts, contexts
-and models outside the measured range, an estimate a ceiling sets, and a
-batch, whose other caches no run read, are named in
-:attr:`SpeedEstimate.notes`.  No vLLM or SGLang measurement is in the data,
-so their speed is not estimated.
+extend them: every run decoded one sequence at a time, so a batch above 1 is
+refused (:func:`held_out_ubatch_comparison` shows why the roofline is not
+trusted for one), as are sliding-window models; Apple prints no GPU tensor rate, so a prefill on Apple silicon is not
+estimated; AMD cards (llama.cpp's ROCm back end) were not measured; prompts,
+contexts and models outside the measured range, and an estimate a ceiling
+sets, are named in :attr:`SpeedEstimate.notes`.  No vLLM or SGLang
+measurement is in the data, so their speed is not estimated.
 
 Examples
 --------
@@ -124,12 +111,12 @@ __all__ = [
     "estimate_speed",
     "fit_constants",
     "gemm_peak_flops",
-    "held_out_batch_comparison",
     "held_out_comparison",
+    "held_out_ubatch_comparison",
     "is_fitted",
     "measurements",
-    "median_batch_error",
     "median_error",
+    "median_ubatch_error_by_source",
     "run_cli",
     "speed_text",
 ]
@@ -263,7 +250,7 @@ class BatchMeasurement:
 
 
 def batch_measurements() -> list[BatchMeasurement]:
-    """The published runs at a batch, in the file's order.
+    """The published runs of ``batch`` tokens a step through the weights, in the file's order.
 
     Examples
     --------
@@ -301,14 +288,14 @@ def is_fitted(rows: Sequence[Measurement | BatchMeasurement]) -> list[bool]:
 
 
 MEASURED_RANGE: Mapping[str, int] = MappingProxyType({
-    "batch": 512,
+    "batch": 1,
     "prompt_tokens": 512,
     "context_tokens": 494 + 1023,
     "min_weight_bytes": 3_751_337_984,
 })
-"""The edges of the measured runs: up to 512 tokens a step (:func:`batch_measurements`); prompts up to 512
-tokens; a context of up to 1,517 tokens (494 + 1,023); models whose decode reads at least 3,751,337,984 bytes
-of weights (Llama 2 7B in Q4_0).  Past them the estimate refuses (batch) or says so (:attr:`SpeedEstimate.notes`)."""
+"""The edges of the measured runs: one sequence at a time; prompts up to 512 tokens; a context of up to
+1,517 tokens (494 + 1,023); models whose decode reads at least 3,751,337,984 bytes of weights (Llama 2 7B in
+Q4_0).  Past them the estimate refuses (batch) or says so (:attr:`SpeedEstimate.notes`)."""
 
 
 def engine_for(hardware: str) -> str:
@@ -377,18 +364,16 @@ def decode_weight_bytes(cfg: ModelConfig, weight_format: str) -> int:
 
 @dataclass(frozen=True)
 class SpeedEstimate:
-    """An estimate of the speed of one sequence among ``batch`` decoded together, with what it stands on.
+    """An estimate of one sequence's speed, with what it stands on.
 
     ``decode_tokens_per_second`` is one sequence's rate over the generated
-    tokens (:attr:`aggregate_tokens_per_second` all of them together); ``prefill_seconds``
-    the time to first token for the prompt (``None`` where no FP16 tensor rate is published: Apple silicon,
-    the RTX 6000 Ada).
+    tokens; ``prefill_seconds`` the time to first token for the prompt
+    (``None`` where no FP16 tensor rate is published: Apple silicon, the RTX 6000 Ada).
     ``unpack_bytes`` is what unpacking quantized weights to FP16 reads and
     writes over the prompt (0 for F16): the quantized matrices and 2 bytes a
     weight, once for each pass of :data:`UBATCH_TOKENS` tokens.
     ``notes`` names each edge of the measured range the estimate passes
-    (keys of :data:`MEASURED_RANGE`; ``batch`` for more than one sequence, whose caches no run read),
-    ``decode_ceiling`` or ``prefill_ceiling``
+    (keys of :data:`MEASURED_RANGE`), ``decode_ceiling`` or ``prefill_ceiling``
     where a ceiling of :data:`CONSTANTS`, not the roofline, sets the estimate,
     ``experts`` for a mixture of experts, which no measured run had, and ``unpack``
     where a prefill of quantized weights is estimated as the measured builds ran it
@@ -411,12 +396,6 @@ class SpeedEstimate:
     prefill_seconds: float | None
     unpack_bytes: int
     notes: tuple[str, ...]
-    batch: int = 1
-
-    @property
-    def aggregate_tokens_per_second(self) -> float:
-        """Tokens a second of all ``batch`` sequences together: each one's rate times ``batch``."""
-        return self.decode_tokens_per_second * self.batch
 
     @property
     def prefill_tokens_per_second(self) -> float | None:
@@ -431,35 +410,11 @@ def _kind(weight_format: str) -> str:
     return sixteen_bit if weight_format == "F16" else quantized
 
 
-def _compute_rate(engine: str, peak: int | None, constants: Constants | None) -> float | None:
-    """FLOPs a second a step of matrix products reaches: the prefill's share of the peak, at most its ceiling."""
-    if peak is None or constants is None:
-        return None if peak is None else float(peak)
-    return min(constants.prefill_efficiency[engine] * peak, constants.prefill_ceiling[engine])
-
-
-def _step_rate(cfg: ModelConfig, weights: int, kv_per_token: int, context: float, batch: int, caches: int,
-               bandwidth: int, efficiency: float, compute: float | None, ceiling: float) -> float:
-    """Steps a second: one token of each of ``batch`` sequences a step, each attending ``context`` tokens.
-
-    A step reads the weights once and ``caches`` KV caches of ``context`` tokens, at ``efficiency`` of
-    the bandwidth, and does ``batch`` tokens' FLOPs (2 a multiplying parameter, 4 per attention width,
-    layer and token attended) at ``compute`` FLOPs a second (``None``: not bound); at most ``ceiling``.
-    """
-    memory = (weights + caches * kv_per_token * context) / (efficiency * bandwidth)
-    seconds = memory
-    if compute is not None:
-        flops = batch * (2 * matmul_params(cfg) + 4 * cfg.n_layers * context * cfg.n_heads * cfg.head_dim)
-        seconds = max(memory, flops / compute)
-    return min(1 / seconds, ceiling)
-
-
 def _roofline(cfg: ModelConfig, weight_format: str, hardware: str, prompt_tokens: int, generated_tokens: int,
-              constants: Constants | None, first_prompt: bool = False, batch: int = 1) -> SpeedEstimate:
+              constants: Constants | None, first_prompt: bool = False) -> SpeedEstimate:
     """The estimate with ``constants``; ``None`` gives the bare roofline (every efficiency 1, no ceiling).
 
-    ``first_prompt`` takes the prefill share of a fresh process's first prompt (to compare with such rows);
-    ``batch`` sequences decode together, each reading its own cache.
+    ``first_prompt`` takes the prefill share of a fresh process's first prompt (to compare with such rows).
     """
     engine = engine_for(hardware)
     if cfg.sliding_window_layers:
@@ -472,15 +427,15 @@ def _roofline(cfg: ModelConfig, weight_format: str, hardware: str, prompt_tokens
     # Generating G tokens after P, step i reads the cache of P + i - 1 tokens: on average P + (G - 1) / 2.
     mean_context = prompt_tokens + (generated_tokens - 1) / 2
     decode_eff = 1.0 if constants is None else constants.decode_efficiency[(engine, kind)]
-    peak = gemm_peak_flops(hardware) if engine == "llama.cpp-cuda" else None
-    decode_rate = _step_rate(cfg, weights, kv_per_token, mean_context, batch, batch, bandwidth, decode_eff,
-                             _compute_rate(engine, peak, constants),
-                             math.inf if constants is None else constants.decode_ceiling[engine])
+    decode_rate = decode_eff * bandwidth / (weights + kv_per_token * mean_context)
+    if constants is not None:
+        decode_rate = min(decode_rate, constants.decode_ceiling[engine])
     attention_width = cfg.n_heads * cfg.head_dim
     flops = 2 * matmul_params(cfg) * prompt_tokens \
         + 2 * cfg.n_layers * prompt_tokens * (prompt_tokens + 1) * attention_width
     passes = -(-prompt_tokens // UBATCH_TOKENS)
     unpack = 0 if kind == KINDS[0] else passes * (weights + 2 * matmul_params(cfg))
+    peak = gemm_peak_flops(hardware) if engine == "llama.cpp-cuda" else None
     prefill_eff: float | None = None
     prefill: float | None = None
     if peak is not None:
@@ -491,12 +446,12 @@ def _roofline(cfg: ModelConfig, weight_format: str, hardware: str, prompt_tokens
             rate = min(prefill_eff * peak, constants.prefill_ceiling[engine])
         prefill = max(flops / rate, weights / bandwidth) + unpack / bandwidth
     return SpeedEstimate(engine, hardware, weight_format, prompt_tokens, generated_tokens, weights, kv_per_token,
-                         bandwidth, decode_eff, decode_rate, flops, peak, prefill_eff, prefill, unpack, (), batch)
+                         bandwidth, decode_eff, decode_rate, flops, peak, prefill_eff, prefill, unpack, ())
 
 
 def estimate_speed(cfg: ModelConfig, weight_format: str, hardware: str, *, prompt_tokens: int,
                    generated_tokens: int = 128, batch: int = 1) -> SpeedEstimate:
-    """Estimate llama.cpp's decode rate, alone or in a batch, and time to first token (an estimate; see the module).
+    """Estimate llama.cpp's decode rate and time to first token for one sequence (an estimate; see the module).
 
     Parameters
     ----------
@@ -512,8 +467,7 @@ def estimate_speed(cfg: ModelConfig, weight_format: str, hardware: str, *, promp
     generated_tokens : int
         Tokens generated after it, at least 1; the decode rate is their mean.
     batch : int
-        Sequences decoded together, 1 to :data:`MEASURED_RANGE` ``["batch"]``; above 1 only where an
-        FP16 tensor rate is published (it bounds the step).
+        Sequences decoded together; only 1 was measured, so more is refused.
 
     Examples
     --------
@@ -523,25 +477,23 @@ def estimate_speed(cfg: ModelConfig, weight_format: str, hardware: str, *, promp
     (13.9, None)
     >>> estimate_speed(get_preset("llama-2-7b"), "Q4_0", "h100-sxm", prompt_tokens=8192).notes
     ('prompt_tokens', 'context_tokens', 'decode_ceiling', 'prefill_ceiling', 'unpack')
-    >>> eight = estimate_speed(get_preset("llama-3-8b"), "Q4_0", "rtx-3090", prompt_tokens=512, batch=8)
-    >>> round(eight.decode_tokens_per_second, 1), round(eight.aggregate_tokens_per_second, 1), eight.notes
-    (97.7, 781.8, ('batch', 'unpack'))
-    >>> estimate_speed(get_preset("llama-2-7b"), "Q4_0", "h100-sxm", prompt_tokens=512, batch=1024)
+    >>> estimate_speed(get_preset("llama-2-7b"), "Q4_0", "h100-sxm", prompt_tokens=512, batch=8)
     Traceback (most recent call last):
         ...
-    llmcalc.errors.RefusalValueError: batch must be 1 to 512: llama.cpp's measured runs put at most 512 tokens a \
-step through the weights; got 1024
+    llmcalc.errors.RefusalValueError: batch must be 1: no published llama.cpp run decoded several sequences \
+together on a listed card, and on runs that put several tokens a step through the weights the held-out \
+median error of the roofline was 2 % to 192 % by source; got 8
     """
     cfg = as_model_config(cfg)
     prompt = check.count("prompt_tokens", prompt_tokens, maximum=2**24)
     generated = check.count("generated_tokens", generated_tokens, maximum=2**24)
     sequences = check.count("batch", batch, maximum=2**16)
     if sequences > MEASURED_RANGE["batch"]:
-        raise refusal("speed_batch_unmeasured", batch=sequences, maximum=MEASURED_RANGE["batch"])
-    estimate = _roofline(cfg, weight_format, hardware, prompt, generated, CONSTANTS, batch=sequences)
-    if sequences > 1 and (estimate.engine != "llama.cpp-cuda" or estimate.peak_flops is None):
-        raise refusal("speed_batch_no_tensor_rate", hardware=hardware, batch=sequences)
-    notes = ["batch"] if sequences > 1 else []
+        by_source = median_ubatch_error_by_source().values()
+        raise refusal("speed_batch_unmeasured", batch=sequences, low=f"{min(by_source):.0%}".replace("%", " %"),
+                      high=f"{max(by_source):.0%}".replace("%", " %"))
+    estimate = _roofline(cfg, weight_format, hardware, prompt, generated, CONSTANTS)
+    notes = []
     if prompt > MEASURED_RANGE["prompt_tokens"] and estimate.prefill_seconds is not None:
         notes.append("prompt_tokens")
     if prompt + generated > MEASURED_RANGE["context_tokens"]:
@@ -693,45 +645,64 @@ def median_error(quantity: str, rows: list[Measurement] | None = None) -> float:
                              if row.quantity == quantity)
 
 
-def _batch_rate(row: BatchMeasurement) -> float:
-    """The row's aggregate tokens a second with :data:`CONSTANTS`: ``batch`` prompt tokens a step, each
-    attending on average half the prompt ((P + 1) / 2 tokens), ``caches`` caches of that length read."""
+def _ubatch_rate(row: BatchMeasurement) -> float:
+    """The row's tokens a second by the roofline with :data:`CONSTANTS`, no constant fitted on such rows.
+
+    A step of ``batch`` tokens reads the weights once and ``caches`` KV caches of, on average,
+    (P + 1) / 2 tokens at the decode's share of the bandwidth, and does ``batch`` tokens' FLOPs
+    (2 a multiplying parameter, 4 per attention width, layer and token attended) at the prefill's
+    share of the FP16 tensor peak, at most its ceiling; at most the decode ceiling steps a second.
+    """
     cfg = get_preset(row.model)
     engine = engine_for(row.hardware)
-    steps = _step_rate(cfg, decode_weight_bytes(cfg, row.format), kv_cache_bytes_per_token(cfg, "fp16"),
-                       (row.prompt_tokens + 1) / 2, row.batch, row.caches, memory_bandwidth(row.hardware),
-                       CONSTANTS.decode_efficiency[(engine, _kind(row.format))],
-                       _compute_rate(engine, gemm_peak_flops(row.hardware), CONSTANTS),
-                       CONSTANTS.decode_ceiling[engine])
-    return row.batch * steps
+    peak = gemm_peak_flops(row.hardware)
+    if peak is None:
+        raise ValueError(f"{row.hardware} publishes no FP16 tensor rate to bound a step of {row.batch} tokens")
+    context = (row.prompt_tokens + 1) / 2
+    memory = (decode_weight_bytes(cfg, row.format) + row.caches * kv_cache_bytes_per_token(cfg, "fp16") * context) \
+        / (CONSTANTS.decode_efficiency[(engine, _kind(row.format))] * memory_bandwidth(row.hardware))
+    flops = row.batch * (2 * matmul_params(cfg) + 4 * cfg.n_layers * context * cfg.n_heads * cfg.head_dim)
+    compute = flops / min(CONSTANTS.prefill_efficiency[engine] * peak, CONSTANTS.prefill_ceiling[engine])
+    return row.batch * min(1 / max(memory, compute), CONSTANTS.decode_ceiling[engine])
 
 
-def held_out_batch_comparison(rows: list[BatchMeasurement] | None = None) -> list[tuple[BatchMeasurement, float,
-                                                                                             float]]:
-    """Each held-out run at a batch (:func:`is_fitted`) with the estimate of its aggregate tokens a second and
-    the estimate's error, estimate over measured minus 1.  No constant is fitted on these rows.
+def held_out_ubatch_comparison(rows: list[BatchMeasurement] | None = None) -> list[tuple[BatchMeasurement, float,
+                                                                                          float]]:
+    """The weights-side check of a batch: each held-out run (:func:`is_fitted`) of ``batch`` tokens a step
+    with the roofline's tokens a second for it and the error, estimate over measured minus 1.
+
+    Decoding ``B`` sequences together puts ``B`` tokens a step through the weights, as these runs
+    (``llama-bench`` prompts with ``n_ubatch`` = ``B``) do, but reads ``B`` KV caches where they read
+    one: the check covers the weights' side of a batch and not the caches'.  Its errors, far apart by
+    source (:func:`median_ubatch_error_by_source`), are why :func:`estimate_speed` refuses a batch above 1.
 
     Examples
     --------
-    >>> table = held_out_batch_comparison()
+    >>> table = held_out_ubatch_comparison()
     >>> len(table), sum(row.batch > 1 for row, _rate, _error in table)
     (22, 20)
     """
     rows = batch_measurements() if rows is None else rows
     return [(row, rate, rate / row.measured - 1)
             for row, fitted in zip(rows, is_fitted(rows), strict=True) if not fitted
-            for rate in (_batch_rate(row),)]
+            for rate in (_ubatch_rate(row),)]
 
 
-def median_batch_error(rows: list[BatchMeasurement] | None = None) -> float:
-    """The median |error| of the held-out runs at a batch above 1, as a fraction.
+def median_ubatch_error_by_source(rows: list[BatchMeasurement] | None = None) -> dict[str, float]:
+    """The median |error| of :func:`held_out_ubatch_comparison` above 1 token a step, by source, as fractions.
 
     Examples
     --------
-    >>> round(median_batch_error(), 3)
-    0.112
+    >>> {source: round(error, 3) for source, error in median_ubatch_error_by_source().items()}
+    {'D': 0.151, 'E': 0.022, 'F': 0.574, 'G': 0.253, 'H': 1.922}
     """
-    return statistics.median(abs(error) for row, _rate, error in held_out_batch_comparison(rows) if row.batch > 1)
+    errors: dict[str, list[float]] = {}
+    for row, _rate, error in held_out_ubatch_comparison(rows):
+        if row.batch > 1:
+            errors.setdefault(row.source, []).append(abs(error))
+    return {source: statistics.median(values) for source, values in errors.items()}
+
+
 
 
 NOTES: Mapping[str, str] = MappingProxyType({
@@ -745,8 +716,6 @@ NOTES: Mapping[str, str] = MappingProxyType({
                       "launches and CPU work, not the bandwidth, set it",
     "prefill_ceiling": "prefill is at the fitted ceiling of {prefill_ceiling:,.0f} TFLOPS llama.cpp reached: the "
                        "tensor peak of the card is not what limits it",
-    "batch": "the runs measured at a batch put up to {batch:,} tokens a step through the weights but read one KV "
-             "cache a step: the caches of the other sequences are read as the roofline has it, not as measured",
     "experts": "no measured run had a mixture of experts: a step is taken to read the experts one token uses",
     "unpack": "quantized weights are unpacked to FP16 for the prompt, as the measured builds (2023-2024) did; "
               "llama.cpp since June 2024 multiplies them with its own int8 kernels, which no measured prompt run used",
@@ -774,8 +743,7 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--generated-tokens", type=int, default=128, metavar="N",
                         help="tokens generated after it; the decode rate is their mean")
     parser.add_argument("--batch", type=int, default=1, metavar="N",
-                        help=f"sequences decoded together, 1 to {MEASURED_RANGE['batch']} (the most tokens a step "
-                        "the measured runs had)")
+                        help="sequences decoded together (only 1 was measured: more is refused)")
     parser.add_argument("--price-per-gpu-hour", type=float, default=None, metavar="P",
                         help="what one GPU costs an hour, in any currency (none is shipped: prices date); gives the "
                         "cost per million output tokens")
@@ -797,21 +765,20 @@ def run_cli(args: argparse.Namespace) -> tuple[dict[str, object], str]:
                               generated_tokens=args.generated_tokens, batch=args.batch)
     cost = None
     if args.price_per_gpu_hour is not None:
-        cost = cost_per_million_tokens(args.price_per_gpu_hour, estimate.aggregate_tokens_per_second)
+        cost = cost_per_million_tokens(args.price_per_gpu_hour, estimate.decode_tokens_per_second)
     result: dict[str, object] = {
         "model": args.model, "format": estimate.weight_format, "hardware": estimate.hardware,
         "engine": estimate.engine, "estimate": True, "prompt_tokens": estimate.prompt_tokens,
         "generated_tokens": estimate.generated_tokens, "batch": args.batch,
         "decode_tokens_per_second": estimate.decode_tokens_per_second,
-        "aggregate_tokens_per_second": estimate.aggregate_tokens_per_second,
+        "aggregate_tokens_per_second": estimate.decode_tokens_per_second * args.batch,
         "time_to_first_token_seconds": estimate.prefill_seconds,
         "cost_per_million_output_tokens": cost, "price_per_gpu_hour": args.price_per_gpu_hour,
         "weight_bytes": estimate.weight_bytes, "kv_bytes_per_token": estimate.kv_bytes_per_token,
         "bandwidth": estimate.bandwidth, "decode_efficiency": estimate.decode_efficiency,
         "prefill_flops": estimate.prefill_flops, "peak_flops": estimate.peak_flops,
         "prefill_efficiency": estimate.prefill_efficiency,
-        "held_out_median_error": {"decode": median_error("decode"), "prefill": median_error("prefill"),
-                                  "batch": median_batch_error()},
+        "held_out_median_error": {"decode": median_error("decode"), "prefill": median_error("prefill")},
         "notes": list(estimate.notes),
     }
     return result, speed_text(args.model, estimate, cost, args.price_per_gpu_hour)
@@ -843,10 +810,8 @@ since June 2024 multiplies them with its own int8 kernels, which no measured pro
     lines = [
         f"{label} as {estimate.weight_format} on {estimate.hardware} ({_ENGINE_NAMES[engine]}): an estimate, "
         "not a measurement",
-        f"prompt {estimate.prompt_tokens:,} tokens, {estimate.generated_tokens:,} generated, "
-        + ("one sequence" if estimate.batch == 1 else f"{estimate.batch:,} sequences"),
-        f"decode: {estimate.decode_tokens_per_second:,.1f} tokens/s"
-        + ("" if estimate.batch == 1 else f" a sequence, {estimate.aggregate_tokens_per_second:,.1f} tokens/s in all"),
+        f"prompt {estimate.prompt_tokens:,} tokens, {estimate.generated_tokens:,} generated, one sequence",
+        f"decode: {estimate.decode_tokens_per_second:,.1f} tokens/s",
     ]
     if estimate.prefill_seconds is None or estimate.prefill_tokens_per_second is None:
         lines.append(f"time to first token: not estimated ({estimate.hardware} has no published FP16 tensor rate)")
@@ -866,7 +831,5 @@ since June 2024 multiplies them with its own int8 kernels, which no measured pro
     lines.append(basis)
     lines.append(f"held-out median error: decode {median_error('decode'):.1%}, prefill "
                  f"{median_error('prefill'):.1%}".replace("%", " %"))
-    if estimate.batch > 1:
-        lines.append(f"held-out median error at a batch above 1: {median_batch_error():.1%}".replace("%", " %"))
     lines.extend(f"note: {_note_text(note, engine)}" for note in estimate.notes)
     return "\n".join(lines)

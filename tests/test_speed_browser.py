@@ -28,35 +28,27 @@ LANGUAGES = ("en", "zh_TW")
 ROOT = "[data-speed-estimate]"
 CHOICES = [
     {"model": "llama-3-8b", "format": "Q4_K_M", "hardware": "rtx-4090", "prompt": "512", "generated": "128",
-     "price": "1", "batch": "1"},
+     "price": "1"},
     {"model": "llama-2-70b", "format": "Q4_0", "hardware": "apple-m2-ultra", "prompt": "2048", "generated": "512",
-     "price": "", "batch": "1"},
+     "price": ""},
     {"model": "llama-2-7b", "format": "Q4_0", "hardware": "h100-sxm", "prompt": "100", "generated": "20",
-     "price": "2.49", "batch": "1"},
+     "price": "2.49"},
     {"model": "qwen2.5-0.5b", "format": "F16", "hardware": "l4", "prompt": "4000", "generated": "3000",
-     "price": "0.8", "batch": "1"},
+     "price": "0.8"},
     {"model": "llama-3.1-70b", "format": "F16", "hardware": "b200", "prompt": "494", "generated": "1023",
-     "price": "12.5", "batch": "1"},
+     "price": "12.5"},
     {"model": "qwen2.5-14b", "format": "IQ4_XS", "hardware": "rtx-6000-ada", "prompt": "1", "generated": "1",
-     "price": "0", "batch": "1"},
+     "price": "0"},
     {"model": "llama-2-7b", "format": "Q4_0", "hardware": "rtx-3090", "prompt": "1500", "generated": "64",
-     "price": "", "batch": "1"},
-    # A batch: each sequence's rate, all of them, the cost at all of them, its own error and note.
-    {"model": "llama-3-8b", "format": "Q4_0", "hardware": "rtx-3090", "prompt": "512", "generated": "128",
-     "price": "1", "batch": "8"},
-    {"model": "qwen2.5-7b", "format": "F16", "hardware": "h100-sxm", "prompt": "1000", "generated": "200",
-     "price": "", "batch": "64"},
-    {"model": "llama-3.1-70b", "format": "Q4_K_M", "hardware": "rtx-5090", "prompt": "300", "generated": "3000",
-     "price": "0.9", "batch": "512"},
+     "price": ""},
 ]
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
 @functools.cache
-def cli_lines(model: str, weight_format: str, hardware: str, prompt: str, generated: str, price: str,
-              batch: str) -> list[str]:
+def cli_lines(model: str, weight_format: str, hardware: str, prompt: str, generated: str, price: str) -> list[str]:
     argv = [sys.executable, "-m", "llmcalc", "speed", model, "--format", weight_format, "--hardware", hardware,
-            "--prompt-tokens", prompt, "--generated-tokens", generated, "--batch", batch]
+            "--prompt-tokens", prompt, "--generated-tokens", generated]
     argv += ["--price-per-gpu-hour", price] if price else []
     done = subprocess.run(argv, capture_output=True, text=True, check=True)
     return done.stdout.rstrip("\n").split("\n")
@@ -117,13 +109,28 @@ def test_bad_input_gets_the_page_s_message_and_no_estimate(tab: Tab, language: s
     page, _log = tab(language)
     base = CHOICES[0]
     for change in ({"prompt": "0"}, {"generated": "1.5"}, {"prompt": str(2**24 + 1)}, {"price": "-1"},
-                   {"price": "two"}, {"price": "2000000"}, {"batch": "0"}, {"batch": "513"},
-                   {"batch": "2", "hardware": "apple-m2-ultra"}, {"batch": "2", "hardware": "rtx-6000-ada"}):
+                   {"price": "two"}, {"price": "2000000"}):
         got = page.evaluate(SET, [{**base, **change}])
         assert got["error"] and "{" not in got["error"] and got["lines"] == [], change
-        if "batch" in change:  # the page names the accepted range or the card, as the CLI's refusal does
-            assert ("512" in got["error"]) != ("hardware" in change and change["hardware"] in got["error"]), change
     assert page.evaluate(SET, [base])["error"] is None
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_widget_estimates_one_sequence_and_says_why_as_the_cli_refuses_a_batch(tab: Tab, language: str) -> None:
+    page, _log = tab(language)
+    refused = subprocess.run([sys.executable, "-m", "llmcalc", "speed", "llama-3-8b", "--hardware", "rtx-4090",
+                              "--batch", "2"], capture_output=True, text=True)
+    assert refused.returncode == 2 and refused.stdout == ""
+    reason = refused.stderr.strip().split("batch must be 1: ", 1)[1].removesuffix("; got 2")
+    shown = page.evaluate(f"document.querySelector('{ROOT} [data-one-sequence]').textContent")
+    # The same numbers, by source, as the CLI's refusal: the weights-side check's 2 % and 192 %.
+    assert NUMBER.findall(shown) == NUMBER.findall(reason) == ["2", "192"], (shown, reason)
+    if language == "en":
+        assert reason in shown
+    else:
+        assert "{" not in shown and "sequences" not in shown
+    # No field takes a batch: there is nothing but one sequence to choose.
+    assert page.evaluate(f"document.querySelector('{ROOT} form').elements.speed_batch === undefined")
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

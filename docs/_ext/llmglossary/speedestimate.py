@@ -26,20 +26,19 @@ if TYPE_CHECKING:
     from sphinx.util.typing import ExtensionMetadata
 
 LABELS = (
-    "model", "reference_model", "format", "hardware", "prompt", "generated", "batch", "price", "engine_cuda",
-    "engine_metal", "summary", "setting", "setting_batch", "decode", "decode_batch", "ttft", "ttft_none", "cost",
-    "basis", "basis_prefill", "basis_unpack", "error", "error_batch", "percent", "note_batch", "note_prompt_tokens",
-    "note_context_tokens", "note_min_weight_bytes", "note_decode_ceiling", "note_prefill_ceiling", "note_unpack",
-    "err_input", "err_batch", "err_price",
+    "model", "reference_model", "format", "hardware", "prompt", "generated", "price", "engine_cuda", "engine_metal",
+    "summary", "setting", "decode", "ttft", "ttft_none", "cost", "basis", "basis_prefill", "basis_unpack", "error",
+    "percent", "note_prompt_tokens", "note_context_tokens", "note_min_weight_bytes", "note_decode_ceiling",
+    "note_prefill_ceiling", "note_unpack", "err_input", "err_price", "one_sequence",
 )
-"""Label keys, each given once. Templates: ``summary`` takes ``{model}``, ``{format}``, ``{hardware}``, ``{engine}``;
-``setting`` ``{prompt}`` and ``{generated}``, ``setting_batch`` those and ``{batch}``; ``decode`` ``{rate}``,
-``decode_batch`` ``{rate}`` and ``{aggregate}``; ``ttft`` ``{ms}`` and ``{rate}``; ``ttft_none`` ``{hardware}``;
-``cost`` ``{cost}`` and ``{price}``; ``basis`` ``{weights}``, ``{kv}``, ``{efficiency}``, ``{bandwidth}``;
-``basis_prefill`` ``{tflops}``, ``{efficiency}``, ``{peak}``, ``{ceiling}``; ``basis_unpack`` ``{gigabytes}``;
-``error`` ``{decode}`` and ``{prefill}``, ``error_batch`` ``{batch}``, each written by ``percent`` ``{value}``; each
-``note_*`` but ``note_unpack`` ``{value}``; ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_batch``
-``{hardware}``; ``err_price`` ``{label}``."""
+"""Label keys, each given once.  Templates: ``summary`` takes ``{model}``, ``{format}``, ``{hardware}``,
+``{engine}``; ``setting`` ``{prompt}`` and ``{generated}``; ``decode`` ``{rate}``; ``ttft`` ``{ms}`` and
+``{rate}``; ``ttft_none`` ``{hardware}``; ``cost`` ``{cost}`` and ``{price}``; ``basis`` ``{weights}``,
+``{kv}``, ``{efficiency}``, ``{bandwidth}``; ``basis_prefill`` ``{tflops}``, ``{efficiency}``, ``{peak}``,
+``{ceiling}``; ``basis_unpack`` ``{gigabytes}``; ``error`` ``{decode}`` and ``{prefill}``, each written by
+``percent`` ``{value}``; each ``note_*`` but ``note_unpack`` ``{value}``; ``err_input`` ``{label}``, ``{min}``,
+``{max}``; ``err_price`` ``{label}``; ``one_sequence`` (why a batch is refused) ``{low}`` and ``{high}``, each
+written by ``percent``."""
 CLASS = "speed-estimate"
 MAX_TOKENS = 2**24
 """The largest prompt or generation the widget takes, as :func:`llmcalc.speed.estimate_speed` does."""
@@ -72,8 +71,8 @@ def widget_data() -> dict[str, Any]:
         engine_for,
         estimate_speed,
         gemm_peak_flops,
-        median_batch_error,
         median_error,
+        median_ubatch_error_by_source,
     )
 
     models = {}
@@ -102,7 +101,7 @@ def widget_data() -> dict[str, Any]:
         "decode_ceiling": dict(CONSTANTS.decode_ceiling), "prefill_efficiency": dict(CONSTANTS.prefill_efficiency),
         "prefill_ceiling": dict(CONSTANTS.prefill_ceiling), "ubatch": UBATCH_TOKENS, "range": dict(MEASURED_RANGE),
         "errors": {"decode": median_error("decode"), "prefill": median_error("prefill"),
-                   "batch": median_batch_error()},
+                   "ubatch_by_source": median_ubatch_error_by_source()},
         "limits": {"tokens": MAX_TOKENS, "price": MAX_PRICE},
     }
 
@@ -122,19 +121,24 @@ def _widget(labels: dict[str, str], serial: int) -> str:
                         for value, text in options)
         return field(name, f'<select id="{p}-{name}" name="speed_{name}">{items}</select>')
 
-    def number(name: str, value: int, maximum: int = MAX_TOKENS) -> str:
+    def number(name: str, value: int) -> str:
         return field(name, f'<input type="number" id="{p}-{name}" name="speed_{name}" value="{value}" min="1" '
-                           f'max="{maximum}" step="1" inputmode="numeric">')
+                           f'max="{MAX_TOKENS}" step="1" inputmode="numeric">')
 
+    def percent(fraction: float) -> str:
+        return labels["percent"].format(value=f"{fraction:.0%}".removesuffix("%"))
+
+    by_source = data["errors"]["ubatch_by_source"].values()
+    one_sequence = labels["one_sequence"].format(low=percent(min(by_source)), high=percent(max(by_source)))
     return (
         f'<div class="speed-widget" data-speed-estimate data-speed="{payload}" data-labels="{messages}">'
         '<form class="calc-form" onsubmit="return false">'
         + select("model", preset_options(data["models"], labels), "llama-3-8b")
         + select("format", [(kind, kind) for kind in data["formats"]], "Q4_K_M")
         + select("hardware", [(key, key) for key in data["hardware"]], "rtx-4090")
-        + number("prompt", 512) + number("generated", 128) + number("batch", 1, data["range"]["batch"])
+        + number("prompt", 512) + number("generated", 128)
         + field("price", f'<input type="text" id="{p}-price" name="speed_price" value="" inputmode="decimal">')
-        + '</form><p class="calc-error" role="alert" data-error hidden></p>'
+        + f'</form><p data-one-sequence>{e(one_sequence)}</p><p class="calc-error" role="alert" data-error hidden></p>'
         '<div role="status" aria-live="polite" data-result></div></div>'
     )
 

@@ -1,8 +1,8 @@
 /* The speed estimate: llama.cpp's decode rate, time to first token and cost, as `llmcalc speed` gives them.
  *
- * It repeats the arithmetic of llmcalc.speed.estimate_speed and speed_text, for one sequence or a batch, on
- * numbers llmcalc computed at build time (data-speed: each preset's bytes and FLOPs, each card's datasheet
- * figures, the fitted constants, the held-out errors); the browser tests compare its lines with the CLI's.  What the reader types is read
+ * It repeats the arithmetic of llmcalc.speed.estimate_speed and speed_text on numbers llmcalc computed at
+ * build time (data-speed: each preset's bytes and FLOPs, each card's datasheet figures, the fitted constants,
+ * the held-out errors); the browser tests compare its lines with the CLI's.  What the reader types is read
  * as numbers and written back with textContent only.
  */
 (function () {
@@ -45,7 +45,7 @@
   }
 
   // llmcalc.speed._roofline with the shipped constants, and estimate_speed's notes.
-  function estimate(data, modelName, format, hardwareKey, prompt, generated, batch) {
+  function estimate(data, modelName, format, hardwareKey, prompt, generated) {
     const model = data.models[modelName];
     const hardware = data.hardware[hardwareKey];
     const engine = hardware.engine;
@@ -53,16 +53,8 @@
     const weights = model.weights[format];
     const meanContext = prompt + (generated - 1) / 2;
     const decodeEfficiency = data.decode_efficiency[engine + "|" + kind];
-    // llmcalc.speed._step_rate: a step reads the weights once and each sequence's cache, at the bandwidth share,
-    // and does batch tokens' FLOPs at the prefill's share of the peak, at most its ceiling.
-    const hasPeak = engine === "llama.cpp-cuda" && hardware.peak !== null;
-    let step = (weights + batch * model.kv * meanContext) / (decodeEfficiency * hardware.bandwidth);
-    if (hasPeak) {
-      const compute = Math.min(data.prefill_efficiency[engine] * hardware.peak, data.prefill_ceiling[engine]);
-      const stepFlops = batch * (2 * model.matmul + 4 * model.layers * meanContext * model.width);
-      step = Math.max(step, stepFlops / compute);
-    }
-    const decodeRate = Math.min(1 / step, data.decode_ceiling[engine]);
+    const decodeRate = Math.min(decodeEfficiency * hardware.bandwidth / (weights + model.kv * meanContext),
+                                data.decode_ceiling[engine]);
     const big = BigInt;
     const flops = big(2) * big(model.matmul) * big(prompt)
       + big(2) * big(model.layers) * big(prompt) * big(prompt + 1) * big(model.width);
@@ -71,15 +63,12 @@
     const unpack = format === "F16" ? 0 : passes * (weights + 2 * model.matmul);
     let prefill = null;
     let prefillEfficiency = null;
-    if (hasPeak) {
+    if (engine === "llama.cpp-cuda" && hardware.peak !== null) {
       prefillEfficiency = data.prefill_efficiency[engine];
       const rate = Math.min(prefillEfficiency * hardware.peak, data.prefill_ceiling[engine]);
       prefill = Math.max(Number(flops) / rate, weights / hardware.bandwidth) + unpack / hardware.bandwidth;
     }
     const notes = [];
-    if (batch > 1) {
-      notes.push(["batch", fixed(data.range.batch, 0)]);
-    }
     if (prompt > data.range.prompt_tokens && prefill !== null) {
       notes.push(["prompt_tokens", fixed(data.range.prompt_tokens, 0)]);
     }
@@ -100,8 +89,7 @@
       notes.push(["unpack", ""]);
     }
     return { engine, weights, kv: model.kv, bandwidth: hardware.bandwidth, peak: hardware.peak, decodeEfficiency,
-             decodeRate, aggregate: decodeRate * batch, flops: Number(flops), prefillEfficiency, prefill, unpack,
-             notes };
+             decodeRate, flops: Number(flops), prefillEfficiency, prefill, unpack, notes };
   }
 
   // llmcalc.speed.speed_text, line by line, in the page's words.
@@ -110,13 +98,8 @@
     const out = [
       fill(labels.summary, { model: choice.model, format: choice.format, hardware: choice.hardware,
                              engine: engineName }),
-      choice.batch === 1
-        ? fill(labels.setting, { prompt: fixed(choice.prompt, 0), generated: fixed(choice.generated, 0) })
-        : fill(labels.setting_batch, { prompt: fixed(choice.prompt, 0), generated: fixed(choice.generated, 0),
-                                       batch: fixed(choice.batch, 0) }),
-      choice.batch === 1
-        ? fill(labels.decode, { rate: fixed(result.decodeRate, 1) })
-        : fill(labels.decode_batch, { rate: fixed(result.decodeRate, 1), aggregate: fixed(result.aggregate, 1) }),
+      fill(labels.setting, { prompt: fixed(choice.prompt, 0), generated: fixed(choice.generated, 0) }),
+      fill(labels.decode, { rate: fixed(result.decodeRate, 1) }),
     ];
     if (result.prefill === null) {
       out.push(fill(labels.ttft_none, { hardware: choice.hardware }));
@@ -141,9 +124,6 @@
     out.push(basis);
     out.push(fill(labels.error, { decode: percent(labels, data.errors.decode),
                                   prefill: percent(labels, data.errors.prefill) }));
-    if (choice.batch > 1) {
-      out.push(fill(labels.error_batch, { batch: percent(labels, data.errors.batch) }));
-    }
     for (const [note, value] of result.notes) {
       out.push(fill(labels["note_" + note], { value }));
     }
@@ -170,22 +150,14 @@
         hardware: control("hardware").value,
         prompt: wholeNumber(control("prompt").value, 1, data.limits.tokens),
         generated: wholeNumber(control("generated").value, 1, data.limits.tokens),
-        batch: wholeNumber(control("batch").value, 1, data.range.batch),
         price: price(control("price").value, data.limits.price),
       };
-      for (const name of ["prompt", "generated", "batch"]) {
+      for (const name of ["prompt", "generated"]) {
         if (choice[name] === null) {
-          const max = name === "batch" ? data.range.batch : data.limits.tokens;
-          show(fill(labels.err_input, { label: labels[name], min: 1, max: fixed(max, 0) }));
+          show(fill(labels.err_input, { label: labels[name], min: 1, max: fixed(data.limits.tokens, 0) }));
           result.replaceChildren();
           return;
         }
-      }
-      const hardware = data.hardware[choice.hardware];
-      if (choice.batch > 1 && (hardware.engine !== "llama.cpp-cuda" || hardware.peak === null)) {
-        show(fill(labels.err_batch, { hardware: choice.hardware }));
-        result.replaceChildren();
-        return;
       }
       if (choice.price === null) {
         show(fill(labels.err_price, { label: labels.price }));
@@ -193,9 +165,8 @@
         return;
       }
       show("");
-      const estimated = estimate(data, choice.model, choice.format, choice.hardware, choice.prompt, choice.generated,
-                                 choice.batch);
-      const cost = choice.price === undefined ? null : choice.price / 3600 / estimated.aggregate * 1000000;
+      const estimated = estimate(data, choice.model, choice.format, choice.hardware, choice.prompt, choice.generated);
+      const cost = choice.price === undefined ? null : choice.price / 3600 / estimated.decodeRate * 1000000;
       result.replaceChildren(...lines(data, labels, choice, estimated, cost).map((text) => {
         const paragraph = document.createElement("p");
         paragraph.textContent = text;
