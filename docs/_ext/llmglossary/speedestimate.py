@@ -72,7 +72,6 @@ def widget_data() -> dict[str, Any]:
         estimate_speed,
         gemm_peak_flops,
         median_error,
-        median_ubatch_error_by_source,
     )
 
     models = {}
@@ -100,8 +99,7 @@ def widget_data() -> dict[str, Any]:
                               CONSTANTS.decode_efficiency.items()},
         "decode_ceiling": dict(CONSTANTS.decode_ceiling), "prefill_efficiency": dict(CONSTANTS.prefill_efficiency),
         "prefill_ceiling": dict(CONSTANTS.prefill_ceiling), "ubatch": UBATCH_TOKENS, "range": dict(MEASURED_RANGE),
-        "errors": {"decode": median_error("decode"), "prefill": median_error("prefill"),
-                   "ubatch_by_source": median_ubatch_error_by_source()},
+        "errors": {"decode": median_error("decode"), "prefill": median_error("prefill")},
         "limits": {"tokens": MAX_TOKENS, "price": MAX_PRICE},
     }
 
@@ -125,10 +123,13 @@ def _widget(labels: dict[str, str], serial: int) -> str:
         return field(name, f'<input type="number" id="{p}-{name}" name="speed_{name}" value="{value}" min="1" '
                            f'max="{MAX_TOKENS}" step="1" inputmode="numeric">')
 
+    from llmcalc.speed import median_ubatch_error_by_source
+
     def percent(fraction: float) -> str:
         return labels["percent"].format(value=f"{fraction:.0%}".removesuffix("%"))
 
-    by_source = data["errors"]["ubatch_by_source"].values()
+    # Why a batch is refused, with the numbers of the CLI's refusal; written here, as the script never changes it.
+    by_source = median_ubatch_error_by_source().values()
     one_sequence = labels["one_sequence"].format(low=percent(min(by_source)), high=percent(max(by_source)))
     return (
         f'<div class="speed-widget" data-speed-estimate data-speed="{payload}" data-labels="{messages}">'
