@@ -219,7 +219,9 @@ MESSAGES: dict[str, str] = {
     # speed: where llama.cpp's speed was not measured
     "speed_hardware_unmeasured": "no llama.cpp speed was measured on {hardware!r} ({vendor}); measured: NVIDIA cards "
                                  "(CUDA) and Apple silicon (Metal)",
-    "speed_batch_unmeasured": "batch must be 1: llama.cpp's speed was measured one sequence at a time; got {batch}",
+    "speed_batch_unmeasured": "batch must be 1: no published llama.cpp run decoded several sequences together on a "
+                              "listed card, and on runs that put several tokens a step through the weights the "
+                              "held-out median error of the roofline was {low} to {high} by source; got {batch}",
     "speed_window_unmeasured": "no llama.cpp speed was measured for sliding-window attention ({model_type}: "
                                "{layers} layers with a {window}-token window), whose KV-cache reads stop at the window",
     "setup_leaves_fp32": "the {setup} set-up is modelled for dense models whose norms are named '*norm*' only: for "

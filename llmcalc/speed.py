@@ -51,7 +51,8 @@ instead of unpacking them; no measured run used them.
 
 Where the measurements end, the estimate refuses or says so rather than
 extend them: every run decoded one sequence at a time, so a batch above 1 is
-refused, as are sliding-window models; Apple prints no GPU tensor rate, so a prefill on Apple silicon is not
+refused (:func:`held_out_ubatch_comparison` shows why the roofline is not
+trusted for one), as are sliding-window models; Apple prints no GPU tensor rate, so a prefill on Apple silicon is not
 estimated; AMD cards (llama.cpp's ROCm back end) were not measured; prompts,
 contexts and models outside the measured range, and an estimate a ceiling
 sets, are named in :attr:`SpeedEstimate.notes`.  No vLLM or SGLang
@@ -75,7 +76,7 @@ import argparse
 import csv
 import math
 import statistics
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from types import MappingProxyType
@@ -98,10 +99,12 @@ __all__ = [
     "MEASURED_RANGE",
     "NOTES",
     "UBATCH_TOKENS",
+    "BatchMeasurement",
     "Constants",
     "Measurement",
     "SpeedEstimate",
     "add_cli_arguments",
+    "batch_measurements",
     "cost_per_million_tokens",
     "decode_weight_bytes",
     "engine_for",
@@ -109,9 +112,11 @@ __all__ = [
     "fit_constants",
     "gemm_peak_flops",
     "held_out_comparison",
+    "held_out_ubatch_comparison",
     "is_fitted",
     "measurements",
     "median_error",
+    "median_ubatch_error_by_source",
     "run_cli",
     "speed_text",
 ]
@@ -216,7 +221,52 @@ def measurements() -> list[Measurement]:
     return rows
 
 
-def is_fitted(rows: list[Measurement]) -> list[bool]:
+@dataclass(frozen=True)
+class BatchMeasurement:
+    """One published run that put ``batch`` tokens a step through the weights, and how fast in all.
+
+    ``measured`` is the aggregate tokens a second.  ``caches`` is how many KV caches a step read:
+    every row is one prompt of ``prompt_tokens`` evaluated in steps of ``batch`` tokens (llama-bench
+    with ``n_ubatch`` = ``batch``), so 1, where decoding ``batch`` sequences reads ``batch`` caches.
+    """
+
+    source: str
+    engine: str
+    model: str
+    format: str
+    hardware: str
+    batch: int
+    prompt_tokens: int
+    caches: int
+    measured: float
+    unit: str
+    url: str
+    setting: str
+
+    @property
+    def quantity(self) -> str:
+        """``decode``: every row is a rate of tokens through the weights, split as the decode rows are."""
+        return "decode"
+
+
+def batch_measurements() -> list[BatchMeasurement]:
+    """The published runs of ``batch`` tokens a step through the weights, in the file's order.
+
+    Examples
+    --------
+    >>> rows = batch_measurements()
+    >>> len(rows), sorted({row.hardware for row in rows}), max(row.batch for row in rows)
+    (43, ['rtx-3090', 'rtx-4090', 'rtx-5090'], 512)
+    """
+    text = resources.files("llmcalc").joinpath("data/batch_measurements.tsv").read_text("utf-8")
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    return [BatchMeasurement(
+        record["source"], record["engine"], record["model"], record["format"], record["hardware"],
+        int(record["batch"]), int(record["prompt_tokens"]), int(record["caches"]), float(record["measured"]),
+        record["unit"], record["url"], record["setting"]) for record in csv.DictReader(lines, delimiter="\t")]
+
+
+def is_fitted(rows: Sequence[Measurement | BatchMeasurement]) -> list[bool]:
     """For each row, whether it is fitted (the rule fixed before fitting; the others are held out).
 
     Within each source and quantity, in the order given, the 2nd, 4th ... rows
@@ -431,13 +481,17 @@ def estimate_speed(cfg: ModelConfig, weight_format: str, hardware: str, *, promp
     >>> estimate_speed(get_preset("llama-2-7b"), "Q4_0", "h100-sxm", prompt_tokens=512, batch=8)
     Traceback (most recent call last):
         ...
-    llmcalc.errors.RefusalValueError: batch must be 1: llama.cpp's speed was measured one sequence at a time; got 8
+    llmcalc.errors.RefusalValueError: batch must be 1: no published llama.cpp run decoded several sequences \
+together on a listed card, and on runs that put several tokens a step through the weights the held-out \
+median error of the roofline was 2 % to 192 % by source; got 8
     """
     prompt = check.count("prompt_tokens", prompt_tokens, maximum=2**24)
     generated = check.count("generated_tokens", generated_tokens, maximum=2**24)
     sequences = check.count("batch", batch, maximum=2**16)
     if sequences > MEASURED_RANGE["batch"]:
-        raise refusal("speed_batch_unmeasured", batch=sequences)
+        by_source = median_ubatch_error_by_source().values()
+        raise refusal("speed_batch_unmeasured", batch=sequences, low=f"{min(by_source):.0%}".replace("%", " %"),
+                      high=f"{max(by_source):.0%}".replace("%", " %"))
     estimate = _roofline(cfg, weight_format, hardware, prompt, generated, CONSTANTS)
     notes = []
     if prompt > MEASURED_RANGE["prompt_tokens"] and estimate.prefill_seconds is not None:
@@ -591,6 +645,64 @@ def median_error(quantity: str, rows: list[Measurement] | None = None) -> float:
                              if row.quantity == quantity)
 
 
+def _ubatch_rate(row: BatchMeasurement) -> float:
+    """The row's tokens a second by the roofline with :data:`CONSTANTS`, no constant fitted on such rows.
+
+    A step of ``batch`` tokens reads the weights once and ``caches`` KV caches of, on average,
+    (P + 1) / 2 tokens at the decode's share of the bandwidth, and does ``batch`` tokens' FLOPs
+    (2 a multiplying parameter, 4 per attention width, layer and token attended) at the prefill's
+    share of the FP16 tensor peak, at most its ceiling; at most the decode ceiling steps a second.
+    """
+    cfg = get_preset(row.model)
+    engine = engine_for(row.hardware)
+    peak = gemm_peak_flops(row.hardware)
+    if peak is None:
+        raise ValueError(f"{row.hardware} publishes no FP16 tensor rate to bound a step of {row.batch} tokens")
+    context = (row.prompt_tokens + 1) / 2
+    memory = (decode_weight_bytes(cfg, row.format) + row.caches * kv_cache_bytes_per_token(cfg, "fp16") * context) \
+        / (CONSTANTS.decode_efficiency[(engine, _kind(row.format))] * memory_bandwidth(row.hardware))
+    flops = row.batch * (2 * matmul_params(cfg) + 4 * cfg.n_layers * context * cfg.n_heads * cfg.head_dim)
+    compute = flops / min(CONSTANTS.prefill_efficiency[engine] * peak, CONSTANTS.prefill_ceiling[engine])
+    return row.batch * min(1 / max(memory, compute), CONSTANTS.decode_ceiling[engine])
+
+
+def held_out_ubatch_comparison(rows: list[BatchMeasurement] | None = None) -> list[tuple[BatchMeasurement, float,
+                                                                                          float]]:
+    """The weights-side check of a batch: each held-out run (:func:`is_fitted`) of ``batch`` tokens a step
+    with the roofline's tokens a second for it and the error, estimate over measured minus 1.
+
+    Decoding ``B`` sequences together puts ``B`` tokens a step through the weights, as these runs
+    (``llama-bench`` prompts with ``n_ubatch`` = ``B``) do, but reads ``B`` KV caches where they read
+    one: the check covers the weights' side of a batch and not the caches'.  Its errors, far apart by
+    source (:func:`median_ubatch_error_by_source`), are why :func:`estimate_speed` refuses a batch above 1.
+
+    Examples
+    --------
+    >>> table = held_out_ubatch_comparison()
+    >>> len(table), sum(row.batch > 1 for row, _rate, _error in table)
+    (22, 20)
+    """
+    rows = batch_measurements() if rows is None else rows
+    return [(row, rate, rate / row.measured - 1)
+            for row, fitted in zip(rows, is_fitted(rows), strict=True) if not fitted
+            for rate in (_ubatch_rate(row),)]
+
+
+def median_ubatch_error_by_source(rows: list[BatchMeasurement] | None = None) -> dict[str, float]:
+    """The median |error| of :func:`held_out_ubatch_comparison` above 1 token a step, by source, as fractions.
+
+    Examples
+    --------
+    >>> {source: round(error, 3) for source, error in median_ubatch_error_by_source().items()}
+    {'D': 0.151, 'E': 0.022, 'F': 0.574, 'G': 0.253, 'H': 1.922}
+    """
+    errors: dict[str, list[float]] = {}
+    for row, _rate, error in held_out_ubatch_comparison(rows):
+        if row.batch > 1:
+            errors.setdefault(row.source, []).append(abs(error))
+    return {source: statistics.median(values) for source, values in errors.items()}
+
+
 
 
 NOTES: Mapping[str, str] = MappingProxyType({
@@ -606,7 +718,7 @@ NOTES: Mapping[str, str] = MappingProxyType({
                        "tensor peak of the card is not what limits it",
     "experts": "no measured run had a mixture of experts: a step is taken to read the experts one token uses",
     "unpack": "quantized weights are unpacked to FP16 for the prompt, as the measured builds (2023-2024) did; "
-              "llama.cpp since June 2024 multiplies them with its own int8 kernels, which no measured run used",
+              "llama.cpp since June 2024 multiplies them with its own int8 kernels, which no measured prompt run used",
 })
 """The English sentence of each note of :attr:`SpeedEstimate.notes` (the widget has its own, translated)."""
 
@@ -692,7 +804,7 @@ weights to FP16
     note: prefill is at the fitted ceiling of 139 TFLOPS llama.cpp reached: the tensor peak of the card is not what \
 limits it
     note: quantized weights are unpacked to FP16 for the prompt, as the measured builds (2023-2024) did; llama.cpp \
-since June 2024 multiplies them with its own int8 kernels, which no measured run used
+since June 2024 multiplies them with its own int8 kernels, which no measured prompt run used
     """
     engine = estimate.engine
     lines = [

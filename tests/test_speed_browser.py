@@ -116,6 +116,24 @@ def test_bad_input_gets_the_page_s_message_and_no_estimate(tab: Tab, language: s
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
+def test_the_widget_estimates_one_sequence_and_says_why_as_the_cli_refuses_a_batch(tab: Tab, language: str) -> None:
+    page, _log = tab(language)
+    refused = subprocess.run([sys.executable, "-m", "llmcalc", "speed", "llama-3-8b", "--hardware", "rtx-4090",
+                              "--batch", "2"], capture_output=True, text=True)
+    assert refused.returncode == 2 and refused.stdout == ""
+    reason = refused.stderr.strip().split("batch must be 1: ", 1)[1].removesuffix("; got 2")
+    shown = page.evaluate(f"document.querySelector('{ROOT} [data-one-sequence]').textContent")
+    # The same numbers, by source, as the CLI's refusal: the weights-side check's 2 % and 192 %.
+    assert NUMBER.findall(shown) == NUMBER.findall(reason) == ["2", "192"], (shown, reason)
+    if language == "en":
+        assert reason in shown
+    else:
+        assert "{" not in shown and "sequences" not in shown
+    # No field takes a batch: there is nothing but one sequence to choose.
+    assert page.evaluate(f"document.querySelector('{ROOT} form').elements.speed_batch === undefined")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_the_widget_passes_axe(tab: Tab, language: str) -> None:
     source = axe_source()
     page, _log = tab(language)

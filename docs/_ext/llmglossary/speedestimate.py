@@ -29,7 +29,7 @@ LABELS = (
     "model", "reference_model", "format", "hardware", "prompt", "generated", "price", "engine_cuda", "engine_metal",
     "summary", "setting", "decode", "ttft", "ttft_none", "cost", "basis", "basis_prefill", "basis_unpack", "error",
     "percent", "note_prompt_tokens", "note_context_tokens", "note_min_weight_bytes", "note_decode_ceiling",
-    "note_prefill_ceiling", "note_unpack", "err_input", "err_price",
+    "note_prefill_ceiling", "note_unpack", "err_input", "err_price", "one_sequence",
 )
 """Label keys, each given once.  Templates: ``summary`` takes ``{model}``, ``{format}``, ``{hardware}``,
 ``{engine}``; ``setting`` ``{prompt}`` and ``{generated}``; ``decode`` ``{rate}``; ``ttft`` ``{ms}`` and
@@ -37,7 +37,8 @@ LABELS = (
 ``{kv}``, ``{efficiency}``, ``{bandwidth}``; ``basis_prefill`` ``{tflops}``, ``{efficiency}``, ``{peak}``,
 ``{ceiling}``; ``basis_unpack`` ``{gigabytes}``; ``error`` ``{decode}`` and ``{prefill}``, each written by
 ``percent`` ``{value}``; each ``note_*`` but ``note_unpack`` ``{value}``; ``err_input`` ``{label}``, ``{min}``,
-``{max}``; ``err_price`` ``{label}``."""
+``{max}``; ``err_price`` ``{label}``; ``one_sequence`` (why a batch is refused) ``{low}`` and ``{high}``, each
+written by ``percent``."""
 CLASS = "speed-estimate"
 MAX_TOKENS = 2**24
 """The largest prompt or generation the widget takes, as :func:`llmcalc.speed.estimate_speed` does."""
@@ -122,6 +123,14 @@ def _widget(labels: dict[str, str], serial: int) -> str:
         return field(name, f'<input type="number" id="{p}-{name}" name="speed_{name}" value="{value}" min="1" '
                            f'max="{MAX_TOKENS}" step="1" inputmode="numeric">')
 
+    from llmcalc.speed import median_ubatch_error_by_source
+
+    def percent(fraction: float) -> str:
+        return labels["percent"].format(value=f"{fraction:.0%}".removesuffix("%"))
+
+    # Why a batch is refused, with the numbers of the CLI's refusal; written here, as the script never changes it.
+    by_source = median_ubatch_error_by_source().values()
+    one_sequence = labels["one_sequence"].format(low=percent(min(by_source)), high=percent(max(by_source)))
     return (
         f'<div class="speed-widget" data-speed-estimate data-speed="{payload}" data-labels="{messages}">'
         '<form class="calc-form" onsubmit="return false">'
@@ -130,7 +139,7 @@ def _widget(labels: dict[str, str], serial: int) -> str:
         + select("hardware", [(key, key) for key in data["hardware"]], "rtx-4090")
         + number("prompt", 512) + number("generated", 128)
         + field("price", f'<input type="text" id="{p}-price" name="speed_price" value="" inputmode="decimal">')
-        + '</form><p class="calc-error" role="alert" data-error hidden></p>'
+        + f'</form><p data-one-sequence>{e(one_sequence)}</p><p class="calc-error" role="alert" data-error hidden></p>'
         '<div role="status" aria-live="polite" data-result></div></div>'
     )
 
