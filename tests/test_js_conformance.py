@@ -13,6 +13,7 @@ it stays in Chromium (``test_planner.py``, ``test_js_spec_browser.py``).
 from __future__ import annotations
 
 import copy
+import shutil
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,7 +31,7 @@ from test_planner import (
 )
 
 import llmcalc as lc
-from jsnode import NodeError, NodePage, planner_page, script_texts
+from jsnode import NodeError, NodePage, planner_page, require_node, script_texts
 from llmcalc.browser import SPEC_VERSION, browser_data, planner_tables
 from llmcalc.errors import Refusal
 from llmcalc.planner import gpu_memory
@@ -195,3 +196,14 @@ def test_tables_of_another_spec_version_are_refused_before_any_number() -> None:
         node.close()
     assert error == f"the page's tables are llmcalc.browser.SPEC_VERSION {SPEC_VERSION - 1}, " \
                     f"modelconfig.js reads version {SPEC_VERSION}"
+
+
+def test_without_node_a_contributor_s_run_skips_and_ci_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As the browser tests without Chromium: a skip that names the reason, never a pass; a failure in CI."""
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"Node\.js is not installed"):
+        require_node()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI is set, so the Node tests may not skip"):
+        require_node()
