@@ -15,14 +15,13 @@ browser tests do (``conftest.py`` decides before a test's fixtures are built).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import pytest
+from browser import require_program
 
 HOST = Path(__file__).resolve().parent / "js" / "vmhost.cjs"
 MISSING = "Node.js is not installed (.ci/run installs it: apt-get install nodejs)"
@@ -34,11 +33,7 @@ USE_PAGE_TABLES = f"window.LLMPlanner.useTables(JSON.parse(document.querySelecto
 
 def require_node() -> None:
     """Skip the calling test without Node; fail it instead when running in CI."""
-    if shutil.which("node") is not None:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"{MISSING}; CI is set, so the Node tests may not skip", pytrace=False)
-    pytest.skip(MISSING)
+    require_program("node", MISSING, "Node")
 
 
 class NodeError(Exception):
