@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from test_accessibility import axe_source, run_axe
 from test_planner import ROOT, page_path
 
 from browser import browser_page
@@ -50,7 +51,8 @@ def test_the_built_page_reads_the_spec_and_plans_as_node_does() -> None:
 @pytest.mark.parametrize("language", ["en", "zh_TW"])
 def test_tables_of_another_version_show_the_page_s_message_and_no_numbers(language: str, tmp_path: Path) -> None:
     """The built page with its data-tables one version ahead (as a copy whose scripts are older than its pages):
-    the message, in the page's language, names both versions; the form is not offered and no plan is shown."""
+    the message, in the page's language, names both versions; the form is not offered, no plan is shown, and the
+    widget in that state passes axe."""
     built = page_path(language)
     html = built.read_text(encoding="utf-8")
     ahead = html.replace(f"&quot;spec_version&quot;:{SPEC_VERSION},", f"&quot;spec_version&quot;:{SPEC_VERSION + 1},")
@@ -70,4 +72,5 @@ def test_tables_of_another_version_show_the_page_s_message_and_no_numbers(langua
         assert not page.locator(f"{ROOT} form").is_visible()
         shown = page.locator(f"{ROOT} .planner-results").inner_text()
         assert not re.search(r"\d", shown), shown  # the template's placeholders, no number
+        assert run_axe(page, axe_source(), ROOT) == []
     assert log.errors == [] and log.requests == []
