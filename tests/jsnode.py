@@ -44,14 +44,17 @@ class NodePage:
     """Scripts loaded into one Node ``vm`` context; ``evaluate`` as Playwright's ``page.evaluate``."""
 
     def __init__(self, scripts: list[tuple[str, str]], elements: Mapping[str, str] | None = None,
-                 roots: Mapping[str, Mapping[str, str]] | None = None, prelude: str = "") -> None:
+                 roots: Mapping[str, Mapping[str, str]] | None = None,
+                 lists: Mapping[str, list[Mapping[str, str]]] | None = None, prelude: str = "") -> None:
         node = shutil.which("node")
         if node is None:
             raise NodeError(MISSING)
         self.process = subprocess.Popen([node, str(HOST)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         text=True, encoding="utf-8")
         self._ask({"scripts": scripts, "elements": dict(elements or {}),
-                   "roots": {key: dict(value) for key, value in (roots or {}).items()}, "prelude": prelude})
+                   "roots": {key: dict(value) for key, value in (roots or {}).items()},
+                   "lists": {key: [dict(item) for item in value] for key, value in (lists or {}).items()},
+                   "prelude": prelude})
 
     def _ask(self, request: object) -> Any:
         assert self.process.stdin is not None and self.process.stdout is not None
@@ -117,3 +120,12 @@ def planner_page(sources: Mapping[str, str] | None = None, tables: Mapping[str, 
     return NodePage(script_texts(planner_page_scripts(), sources),
                     elements={"modelconfig-tables": modelconfig_tables()},
                     roots={PLANNER_ROOT: dataset}, prelude=USE_PAGE_TABLES + prelude)
+
+
+def calculators_page() -> NodePage:
+    """A glossary page's small calculators: their scripts, and each widget's ``data-dtype-bits`` (llmcalc's)."""
+    from llmglossary.calculators.browserdata import compact_json, dtype_bits
+    from llmglossary.calculators.scripts import CALCULATORS_SCRIPT, SHARED_SCRIPT
+
+    return NodePage(script_texts((SHARED_SCRIPT, CALCULATORS_SCRIPT)),
+                    lists={".calculator[data-dtype-bits]": [{"dtypeBits": compact_json(dtype_bits())}]})

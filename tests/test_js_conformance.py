@@ -4,7 +4,8 @@ The oracle is ``llmcalc.planner`` and ``llmcalc.engines``: the vectors ``tests/t
 from Python (every preset and committed ``config.json``, each task and option at random sizes, with their
 largest fits) go through the planner page's scripts, loaded as the page loads them on the spec llmcalc writes
 into it (``tests/jsnode.py``), by the same comparison scripts, and must give the same bytes, or the same refusal
-(its code and the numbers among its parameters).  Then the contract itself: a script with one mirrored constant
+(its code and the numbers among its parameters); the small calculators' script, likewise, on the vectors
+``tests/test_calculators.py`` generates.  Then the contract itself: a script with one mirrored constant
 changed, or tables with one entry changed, must fail these comparisons, and tables of another
 ``llmcalc.browser.SPEC_VERSION`` must be refused before any number is computed.  The widget as a reader uses
 it stays in Chromium (``test_planner.py``, ``test_js_spec_browser.py``).
@@ -18,6 +19,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from test_calculators import COMPARE_SCRIPT as CALCULATORS_COMPARE
+from test_calculators import kvcache_vectors, lora_vectors, memory_vectors
 from test_planner import (
     BAD_API_INPUT,
     CALL_BAD,
@@ -31,7 +34,7 @@ from test_planner import (
 )
 
 import llmcalc as lc
-from jsnode import NodeError, NodePage, planner_page, require_node, script_texts
+from jsnode import NodeError, NodePage, calculators_page, planner_page, require_node, script_texts
 from llmcalc.browser import SPEC_VERSION, browser_data, planner_tables
 from llmcalc.errors import Refusal
 from llmcalc.planner import gpu_memory
@@ -115,6 +118,18 @@ def test_bad_input_to_the_planner_s_functions_is_refused_as_llmcalc_refuses_it(p
     got = page.evaluate(CALL_BAD, [calls, TRAINING_DEFAULTS])
     cases = [case[0] for case in BAD_API_INPUT]
     assert dict(zip(cases, got, strict=True)) == dict(zip(cases, expected, strict=True))
+
+
+def test_the_small_calculators_agree_with_llmcalc_on_every_vector() -> None:
+    """calculators.js (LoRA, memory and KV-cache widgets) on llmcalc's DTYPE_BITS, as a glossary page gives them."""
+    vectors = [lora_vectors(), memory_vectors(), kvcache_vectors()]
+    node = calculators_page()
+    try:
+        outcome = node.evaluate(CALCULATORS_COMPARE, vectors)
+    finally:
+        node.close()
+    assert outcome == {"checked": sum(map(len, vectors)), "bad": []}
+    assert outcome["checked"] > 2000
 
 
 # ---- The contract can fail: a drift on either side is caught in seconds ----

@@ -1,10 +1,10 @@
 /* The page's scripts in a Node vm context, for tests/jsnode.py.
  *
  * The first line on stdin is the page: {scripts: [[name, text], ...], elements: {id: text}, roots: {selector:
- * dataset}, prelude: text}.  The scripts run in that order in one context whose global is `window`, with a document
- * that is complete (no DOMContentLoaded to wait for), finds the page's inline JSON by id (getElementById) and a
- * widget's data-* attributes by its selector (querySelector), and lists no widget to set up (querySelectorAll): the
- * arithmetic runs, the UI does not.  Every further line is {source, arg}, answered by one line, as Playwright's
+ * dataset}, lists: {selector: [dataset, ...]}, prelude: text}.  The scripts run in that order in one context whose
+ * global is `window`, with a document that is complete (no DOMContentLoaded to wait for), finds the page's inline
+ * JSON by id (getElementById), a widget's data-* attributes by its selector (querySelector), and lists only the
+ * elements `lists` names (querySelectorAll), so no widget is set up: the arithmetic runs, the UI does not.  Every further line is {source, arg}, answered by one line, as Playwright's
  * page.evaluate(source, arg) answers it: a function's source is called with the argument (awaited if it returns a
  * promise), any other source is evaluated; the result comes back as JSON ({result}), a throw as {error}.
  */
@@ -20,7 +20,7 @@ function openPage(page) {
     addEventListener() {},
     getElementById: (id) => (id in page.elements ? { textContent: page.elements[id] } : null),
     querySelector: (selector) => (selector in page.roots ? { dataset: page.roots[selector] } : null),
-    querySelectorAll: () => [],
+    querySelectorAll: (selector) => (page.lists[selector] || []).map((dataset) => ({ dataset })),
   };
   for (const [name, text] of page.scripts) vm.runInContext(text, context, { filename: name });
   if (page.prelude) vm.runInContext(page.prelude, context, { filename: "prelude" });

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 SHARED_SCRIPT = "modelcounts.js"
 """The memory formulas every kind of widget calls, loaded first wherever a widget is."""
+CALCULATORS_SCRIPT = "calculators.js"
+"""The three small calculators (LoRA, memory, KV cache), loaded where one of them is."""
 # The planner's scripts after SHARED_SCRIPT, in the order the page runs them (deferred scripts run in document
 # order): the config reader before the planner that uses it; the ranking before plannershare.js, which restores its
 # fields; the share link, the chart, the cost and the offload register themselves (window.LLMPlannerExtensions)
@@ -36,7 +38,7 @@ def add_script(
         # The memory formulas both kinds of widget call; deferred scripts run in document order.
         app.add_js_file(SHARED_SCRIPT, defer="defer")
     if kinds - {"planner"}:
-        app.add_js_file("calculators.js", defer="defer")
+        app.add_js_file(CALCULATORS_SCRIPT, defer="defer")
     if "planner" in kinds:
         for script in PLANNER_SCRIPTS:
             app.add_js_file(script, defer="defer")
