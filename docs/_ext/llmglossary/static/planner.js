@@ -2111,7 +2111,7 @@
       var mismatch = specMismatch(tables);
       if (mismatch) {
         /* Scripts and tables of different builds (a cached script, a half-copied folder): said, and no numbers. */
-        var message = root.querySelector('[data-error="plan"]');
+        var message = /** @type {HTMLElement} */ (root.querySelector('[data-error="plan"]'));
         message.textContent = fill(fill(root.dataset.specMismatch, "page", mismatch.page), "script", mismatch.script);
         message.hidden = false;
         root.querySelector("form").style.display = "none";  // the stylesheet gives the form a display of its own
