@@ -837,6 +837,16 @@ def _lora_modules(cfg: ModelConfig, targets: str | Iterable[str], dtype: str, at
 # Multi-head latent attention: the projections whose adapter makes every block's attention need a gradient.
 _LATENT_ATTENTION_ROLES = ("q", "q_a", "kv_a", "kv_b")
 
+# The family traits and roles above by name, for llmcalc.browser: the browser's copy (planner.js) reads these very
+# tables from the page, so none is retyped there.
+FAMILY_TRAITS = {
+    "mlp_wide_tensors": _MLP_WIDE_TENSORS, "fp32_scale_norms": _FP32_SCALE_NORMS, "eager_only": EAGER_ONLY,
+    "four_norms": _FOUR_NORMS, "soft_capped": _SOFT_CAPPED, "post_norms": _POST_NORMS,
+    "rotary_tables": _ROTARY_TABLES, "fp32_rotary": _FP32_ROTARY, "cat_rotary": _CAT_ROTARY, "fused_qkv": _FUSED_QKV,
+    "block_input_roles": _BLOCK_INPUT_ROLES, "ffn_input_roles": _FFN_INPUT_ROLES,
+    "latent_attention_roles": _LATENT_ATTENTION_ROLES,
+}
+
 
 def _moe_lora_targets(cfg: ModelConfig, targets: str | Iterable[str]) -> tuple[list[Linear], frozenset[str]]:
     """The linear modules ``targets`` adapts in an MoE model, and the stacked expert weights peft adapts instead.

@@ -9,6 +9,10 @@ nothing in it depends on the order of an object's keys, so sorted keys are fine.
 :func:`planner_tables` is the same for the planner's own rules (limits, cards,
 optimizer and precision tables, weight formats, parallelism, the MoE routing
 settings, vLLM's constants), written into the widget's ``data-tables``.
+
+Both carry :data:`SPEC_VERSION`, which the scripts compare with the version they were
+written for before they read anything else: a page whose tables and scripts disagree
+says so instead of computing numbers.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from . import (
     activations,
     checkpoints,
     config,
+    costcli,
     engines,
     errors,
     formats,
@@ -28,12 +33,19 @@ from . import (
     memory,
     params,
     planner,
+    ranking,
     trainers,
     weightformats,
 )
 from .cli import DEFAULT_CONTEXT, DEFAULT_SEQ_LEN
 
-__all__ = ["browser_data", "planner_tables"]
+__all__ = ["SPEC_VERSION", "browser_data", "planner_tables"]
+
+SPEC_VERSION = 2
+"""The version of the tables' layout, raised with every change a script must follow (a table added, renamed or
+reshaped); ``modelconfig.js`` and ``planner.js`` each name the version they read, and refuse any other.
+Version 1 was the unversioned layout; 2 added llmcalc.activations' family traits, the ranking's GPU counts and the
+cost field's largest power of ten."""
 
 
 def browser_data() -> dict[str, Any]:
@@ -49,6 +61,7 @@ def browser_data() -> dict[str, Any]:
     True
     """
     return {
+        "spec_version": SPEC_VERSION,
         # The codes a refusal may carry (llmcalc.errors): the page's message catalogue covers each (tested).
         "refusalCodes": sorted(errors.MESSAGES),
         "supportedModelTypes": list(hf.SUPPORTED_MODEL_TYPES),
@@ -94,6 +107,7 @@ def planner_tables() -> dict[str, Any]:
     True
     """
     return {
+        "spec_version": SPEC_VERSION,
         "limits": {"max_params": planner.MAX_PARAMS, "max_tokens": planner.MAX_TOKENS,
                    "max_batch": planner.MAX_BATCH, "max_gpus": planner.MAX_GPUS, "reserve": planner.RESERVE,
                    "min_gpu_bytes": planner.MIN_GPU_BYTES, "max_gpu_bytes": planner.MAX_GPU_BYTES},
@@ -108,6 +122,8 @@ def planner_tables() -> dict[str, Any]:
         "optimizers": {name: memory.OPTIMIZER_STATES[name] for name in planner.OPTIMIZERS},
         "precisions": {name: memory.PRECISION_BYTES[name] for name in ("mixed", "fp32", "bf16")},
         "full_precisions": planner.PRECISIONS,
+        "tasks": list(planner.TASKS),
+        "plan_parts": [item.name for item in fields(planner.MemoryPlan)],
         "precision_recipes": dict(planner.PRECISION_RECIPES),
         "qlora_preparations": planner.QLORA_PREPARATIONS,
         "adapter_dtypes": planner.ADAPTER_DTYPES,
@@ -138,6 +154,10 @@ def planner_tables() -> dict[str, Any]:
             "v3_groups": activations.V3_GROUPS, "v3_kept_groups": activations.V3_KEPT_GROUPS,
             "peft_moe_names": lora.PEFT_MOE_NAMES,
         },
+        # The family traits llmcalc.activations' rules read (its own tables, by their names there).
+        "activations_traits": activations.FAMILY_TRAITS,
+        "ranking": {"gpu_counts": list(ranking.GPU_COUNTS), "utilization_step": ranking.UTILIZATION_STEP},
+        "run_cost": {"max_power": costcli.MAX_POWER},
         "checkpoints": {"block_prefix": checkpoints.BLOCK_PREFIX, "head_name": checkpoints.HEAD_NAME,
                         "max_named_copies": checkpoints.MAX_NAMED_COPIES},
         "engines": {"block_size": engines.VLLM_BLOCK_SIZE, "non_torch": engines.VLLM_NON_TORCH,

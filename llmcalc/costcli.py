@@ -25,7 +25,7 @@ __all__ = ["OPTIONS", "add_arguments", "report", "share", "train_tokens"]
 OPTIONS = ("train_tokens", "mfu", "price_per_gpu_hour", "peak_tflops")
 """The plan options of a training run, each a training option (``llmcalc.cli.PLAN_OPTIONS``)."""
 
-_MAX_POWER = 30  # 10**30 tokens is far past any run; a larger power would only make a huge integer
+MAX_POWER = 30  # 10**30 tokens is far past any run; a larger power would only make a huge integer
 _COUNT = re.compile(r"\s*([0-9]+)(?:\.([0-9]+))?(?:[eE]([0-9]+))?\s*")
 
 
@@ -42,7 +42,7 @@ def train_tokens(text: str) -> int:
     match = _COUNT.fullmatch(text)
     if match:
         whole, fraction, power = match.group(1), match.group(2) or "", int(match.group(3) or 0)
-        if len(fraction) <= power <= _MAX_POWER:
+        if len(fraction) <= power <= MAX_POWER:
             scale: int = 10 ** (power - len(fraction))
             return int(whole + fraction) * scale
     raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of tokens (digits, or such as 2e12 or 1.5e9)")

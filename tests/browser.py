@@ -59,13 +59,18 @@ class PageLog:
 MISSING = "Debian's chromium is not installed (.ci/run installs it: apt-get install chromium)"
 
 
-def require_chromium() -> None:
-    """Skip the calling test without Chromium; fail it instead when running in CI."""
-    if shutil.which("chromium") is not None:
+def require_program(program: str, missing: str, tests: str) -> None:
+    """Skip the calling test without ``program`` on the path (``missing`` says why); fail it instead in CI."""
+    if shutil.which(program) is not None:
         return
     if os.environ.get("CI"):
-        pytest.fail(f"{MISSING}; CI is set, so the browser tests may not skip", pytrace=False)
-    pytest.skip(MISSING)
+        pytest.fail(f"{missing}; CI is set, so the {tests} tests may not skip", pytrace=False)
+    pytest.skip(missing)
+
+
+def require_chromium() -> None:
+    """Skip the calling test without Chromium; fail it instead when running in CI."""
+    require_program("chromium", MISSING, "browser")
 
 
 _SHARED: dict[str, Any] = {}

@@ -1,4 +1,4 @@
-"""Shared test set-up: our script folders importable, browser tests decided before their fixtures run."""
+"""Shared test set-up: our script folders importable, browser and Node tests decided before their fixtures run."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ for directory in (REPO / "tests", REPO / "tools", REPO / "benchmarks"):
     sys.path.insert(0, str(directory))
 
 from browser import close_shared_chromium, require_chromium  # noqa: E402  (needs tests/ on sys.path, set just above)
+from jsnode import require_node  # noqa: E402  (the same)
 
 # Hypothesis's too_slow health check fails a test whose examples take long to generate by the
 # wall clock: a timed test, which fails on a loaded machine (a fuzz test did once on 2026-12-02,
@@ -29,6 +30,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     # Before any fixture: a browser test that cannot run must not first build its site.
     if item.get_closest_marker("browser") is not None:
         require_chromium()
+    if item.get_closest_marker("node") is not None:
+        require_node()
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -1,10 +1,10 @@
 """The interactive calculators: directive markup, and the widgets in headless Chromium.
 
 The browser tests build a small site holding all three calculators (English and
-Traditional Chinese labels), open it from file://, and check three things: every
-llmcalc-generated vector gives exactly llmcalc's answer through the page's JavaScript,
-typed values produce the documented results, and bad input shows a message instead of
-NaN, Infinity or undefined.
+Traditional Chinese labels), open it from file://, and check that typed values produce the
+documented results and that bad input shows a message instead of NaN, Infinity or undefined.
+The llmcalc-generated vectors made here go through the calculators' script under Node, in
+test_js_conformance.py, and must give exactly llmcalc's answer.
 """
 
 from __future__ import annotations
@@ -306,16 +306,6 @@ def as_loaded(opened) -> Any:
     page, _log, loaded = opened
     assert snapshot(page) == loaded, "a previous test left the calculators changed"
     return page
-
-
-@pytest.mark.browser
-def test_javascript_agrees_with_llmcalc_on_every_vector(opened) -> None:
-    page, log = as_loaded(opened), opened[1]
-    vectors = [lora_vectors(), memory_vectors(), kvcache_vectors()]
-    outcome = page.evaluate(COMPARE_SCRIPT, vectors)
-    assert outcome == {"checked": sum(map(len, vectors)), "bad": []}
-    assert outcome["checked"] > 2000
-    assert log.errors == [] and log.requests == []
 
 
 @pytest.mark.browser

@@ -1,8 +1,8 @@
-"""The browser's copy of llmcalc.checkpoints (modelconfig.js reads a quantization_config, planner.js sizes it), in
-headless Chromium, against Python: the same format or the same refusal, and the same bytes, on every published
+"""The browser's copy of llmcalc.checkpoints (modelconfig.js reads a quantization_config, planner.js sizes it), under
+Node.js, against Python: the same format or the same refusal, and the same bytes, on every published
 checkpoint, every committed Hub config and every refusal of tests/test_llmcalc_checkpoints.py.
 
-The page is a tiny local file holding the scripts and their tables; no Sphinx build.
+The page is the scripts and their tables (tests/jsnode.py); no Sphinx build, no browser.
 """
 
 from __future__ import annotations
@@ -15,16 +15,14 @@ from typing import Any
 import pytest
 from test_llmcalc_checkpoints import DATA, PUBLISHED, REFUSED, config_of
 
-from browser import browser_page
-from llmcalc.browser import browser_data, planner_tables
+from jsnode import NodePage, modelconfig_tables, script_texts
+from llmcalc.browser import planner_tables
 from llmcalc.checkpoints import checkpoint_from_hf
 from llmcalc.errors import Refusal
 from llmcalc.planner import parallel_inference_plans
 from llmcalc.weightformats import kept_linear_modules, weight_format_bytes
-from llmglossary.assets import STATIC
-from llmglossary.glossary_html import inline_json
 
-pytestmark = pytest.mark.browser
+pytestmark = pytest.mark.node
 
 
 HELPERS = """
@@ -49,17 +47,12 @@ window.run = ([text, tp]) => {
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    tables = inline_json("modelconfig-tables", browser_data())
-    scripts = "".join(f'<script src="{(STATIC / name).as_uri()}"></script>'
-                      for name in ("modelconfig.js", "modelcounts.js", "planner.js"))
-    setup = f"<script>window.LLMPlanner.useTables({json.dumps(planner_tables())});{HELPERS}</script>"
-    html = tmp_path_factory.mktemp("checkpoints") / "checkpoints.html"
-    html.write_text(f'<!doctype html><meta charset="utf-8">{tables}{scripts}{setup}', encoding="utf-8")
-    with browser_page() as (browser, log):
-        browser.goto(html.as_uri())
-        yield browser
-    assert log.errors == [] and log.requests == []
+def page() -> Iterator[NodePage]:
+    node = NodePage(script_texts(("modelconfig.js", "modelcounts.js", "planner.js")),
+                    elements={"modelconfig-tables": modelconfig_tables()},
+                    prelude=f"window.LLMPlanner.useTables({json.dumps(planner_tables())});{HELPERS}")
+    yield node
+    node.close()
 
 
 def python(data: dict[str, Any], tp: int = 1) -> dict[str, Any]:

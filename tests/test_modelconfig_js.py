@@ -1,6 +1,7 @@
-"""llmglossary's static/modelconfig.js against llmcalc, in headless Chromium: the same configs, counts and refusals.
+"""llmglossary's static/modelconfig.js against llmcalc, under Node.js: the same configs, counts and refusals.
 
-The page is a tiny local file holding the script and ``llmcalc.browser.browser_data()``; no Sphinx build.
+The page is the two scripts and ``llmcalc.browser.browser_data()`` as a page carries it (``tests/jsnode.py``); no
+Sphinx build, no browser.
 Python is the oracle: for every committed ``config.json``, every preset, every refusal path and a few thousand
 generated mutations of the committed files, the JavaScript must give the same ``ModelConfig`` fields (or the
 same refusal: its code and every number among its parameters), the same parameter counts and the same LoRA
@@ -19,16 +20,13 @@ from typing import Any
 import pytest
 
 import llmcalc as lc
-from browser import browser_page
+from jsnode import NodePage, modelconfig_tables, script_texts
 from llmcalc import hf
-from llmcalc.browser import browser_data
 from llmcalc.config import Derived
 from llmcalc.errors import Refusal
 from llmcalc.params import linear_modules
-from llmglossary.assets import STATIC
-from llmglossary.glossary_html import inline_json
 
-pytestmark = pytest.mark.browser
+pytestmark = pytest.mark.node
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data" / "hf_models"
@@ -72,26 +70,16 @@ def js_lora(lora: list[tuple[int, Any]]) -> list[tuple[str, Any]]:
 FROM_TEXTS = "([texts, lora]) => encode(texts.map((t) => fromText(t, lora)))"
 
 
-def page_html(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def page() -> Iterator[NodePage]:
     """The tables as a Sphinx page carries them: inline_json, which sorts keys (the scripts must not mind).
 
     The counts are modelcounts.js's, bound to modelconfig.js's tables: loaded after it, as a page may.
     """
-    tables = inline_json("modelconfig-tables", browser_data())
-    scripts = "".join(f'<script src="{(STATIC / name).as_uri()}"></script>'
-                      for name in ("modelconfig.js", "modelcounts.js"))
-    html = tmp_path / "modelconfig.html"
-    html.write_text(f'<!doctype html><meta charset="utf-8">{scripts}{tables}'
-                    f"<script>{HELPERS}</script>", encoding="utf-8")
-    return html
-
-
-@pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    with browser_page() as (browser, log):
-        browser.goto(page_html(tmp_path_factory.mktemp("modelconfig")).as_uri())
-        yield browser
-    assert log.errors == [] and log.requests == []
+    node = NodePage(script_texts(("modelconfig.js", "modelcounts.js")),
+                    elements={"modelconfig-tables": modelconfig_tables()}, prelude=HELPERS)
+    yield node
+    node.close()
 
 
 def decode(encoded: str) -> Any:

@@ -16,7 +16,7 @@ from test_planner import LANGUAGES, REPO, ROOT, Planners, choose, cli_plan_json,
 
 __all__ = ["planners"]  # the fixture, imported to be used here
 
-pytestmark = [pytest.mark.site, pytest.mark.browser]
+pytestmark = [pytest.mark.site, pytest.mark.browser]  # the built page 19, as test_planner's
 
 QLORA_70B = {"task": "qlora", "rank": "16", "targets": "q,v", "seq_len": "2048", "micro_batch": "1",
              "zero_stage": "3", "n_gpus": "2", "gpu": "rtx-4090"}

@@ -144,7 +144,7 @@ class GgufPlannerDirective(LabelListDirective):
 def widget_data() -> dict[str, str]:
     """The ``data-*`` attributes: ggml's types, cache types and limits, and the recipes' models, from llmcalc.gguf."""
     from llmcalc import gguf
-    from llmcalc.planner import CARDS
+    from llmcalc.planner import CARDS, MAX_GPU_BYTES, MEMORY_UNITS, MIN_GPU_BYTES
 
     data: dict[str, Any] = {
         "types": {str(t.type_id): [t.name, t.block_weights, t.block_bytes] for t in gguf.GGML_TYPES.values()},
@@ -153,7 +153,9 @@ def widget_data() -> dict[str, str]:
         "padding": gguf.CONTEXT_PADDING,
         "limits": {"header": gguf.MAX_HEADER_BYTES, "tensors": gguf.MAX_TENSORS, "keys": gguf.MAX_KEYS,
                    "chunk": gguf.READ_CHUNK, "context": gguf.MAX_CONTEXT,
-                   "compute_mib": gguf.MAX_COMPUTE_BUFFER_MIB, "ubatch": gguf.MAX_UBATCH},
+                   "compute_mib": gguf.MAX_COMPUTE_BUFFER_MIB, "ubatch": gguf.MAX_UBATCH,
+                   # llmcalc.planner.gpu_memory's units and range, which the GPU field reads alike
+                   "memory_units": dict(MEMORY_UNITS), "min_gpu_bytes": MIN_GPU_BYTES, "max_gpu_bytes": MAX_GPU_BYTES},
         "recipe-models": recipe_models(),
         # The listed cards, ranked as llmcalc gguf MODEL --gpu all ranks them: key, name, total, estimated.
         "cards": [[card.key, card.name, card.total_bytes, card.estimated] for card in CARDS],

@@ -16,6 +16,17 @@ if TYPE_CHECKING:
     from docutils import nodes
     from sphinx.application import Sphinx
 
+SHARED_SCRIPT = "modelcounts.js"
+"""The memory formulas every kind of widget calls, loaded first wherever a widget is."""
+CALCULATORS_SCRIPT = "calculators.js"
+"""The three small calculators (LoRA, memory, KV cache), loaded where one of them is."""
+# The planner's scripts after SHARED_SCRIPT, in the order the page runs them (deferred scripts run in document
+# order): the config reader before the planner that uses it; the ranking before plannershare.js, which restores its
+# fields; the share link, the chart, the cost and the offload register themselves (window.LLMPlannerExtensions)
+# before the planner makes them.  tests/jsnode.py loads the same list.
+PLANNER_SCRIPTS = ("modelconfig.js", "plannerrank.js", "plannershare.js", "plannerchart.js", "plannercost.js",
+                   "planneroffload.js", "planner.js")
+
 
 def add_script(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
@@ -25,18 +36,11 @@ def add_script(
     kinds = {node["kind"] for node in doctree.findall(calculator)}
     if kinds:
         # The memory formulas both kinds of widget call; deferred scripts run in document order.
-        app.add_js_file("modelcounts.js", defer="defer")
+        app.add_js_file(SHARED_SCRIPT, defer="defer")
     if kinds - {"planner"}:
-        app.add_js_file("calculators.js", defer="defer")
+        app.add_js_file(CALCULATORS_SCRIPT, defer="defer")
     if "planner" in kinds:
-        # The config reader before the planner that uses it; the share link and the chart register themselves
-        # (window.LLMPlannerExtensions) before the planner makes them.
-        app.add_js_file("modelconfig.js", defer="defer")
-        app.add_js_file("plannerrank.js", defer="defer")  # before plannershare.js, which restores its fields
-        app.add_js_file("plannershare.js", defer="defer")
-        app.add_js_file("plannerchart.js", defer="defer")
-        app.add_js_file("plannercost.js", defer="defer")
-        app.add_js_file("planneroffload.js", defer="defer")
-        app.add_js_file("planner.js", defer="defer")
+        for script in PLANNER_SCRIPTS:
+            app.add_js_file(script, defer="defer")
     if kinds:
         app.add_css_file("calculators.css")

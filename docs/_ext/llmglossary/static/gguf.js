@@ -338,8 +338,8 @@
     return largestHolding(holds, high, low);
   }
 
-  /* llmcalc.planner.gpu_memory without the card keys; llmcalc.gguf.compute_buffer_bytes. */
-  const UNITS = { "": GiB, gib: GiB, gb: 1000000000, mib: MiB };
+  /* llmcalc.planner.gpu_memory without the card keys, in its units and range (data-limits); and
+   * llmcalc.gguf.compute_buffer_bytes. */
 
   function decimalBytes(number, unit) {
     const [whole, fraction = ""] = number.split(".");
@@ -347,11 +347,12 @@
     return Number((BigInt((whole + fraction) || "0") * BigInt(unit)) / 10n ** BigInt(fraction.length));
   }
 
-  function gpuBytes(text) {
+  function gpuBytes(text, limits) {
+    const units = limits.memory_units;
     const match = /^[ \t\n\r\f\v]*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[ \t\n\r\f\v]*([A-Za-z]*)[ \t\n\r\f\v]*$/.exec(text);
-    if (!match || !(match[2].toLowerCase() in UNITS)) return null;
-    const size = decimalBytes(match[1], UNITS[match[2].toLowerCase()]);
-    return size >= MiB && size <= 100000 * GiB ? size : null;
+    if (!match || !(match[2].toLowerCase() in units)) return null;
+    const size = decimalBytes(match[1], units[match[2].toLowerCase()]);
+    return size >= limits.min_gpu_bytes && size <= limits.max_gpu_bytes ? size : null;
   }
 
   function computeBytes(text, limits) {
@@ -538,7 +539,7 @@
         fail("err_input", { label: labels.compute_buffer, min: 0, max: grouped(limits.compute_mib) });
         return;
       }
-      const gpu = gpuBytes(form.gguf_gpu.value);
+      const gpu = gpuBytes(form.gguf_gpu.value, limits);
       if (gpu === null) {
         fail("err_memory", { value: form.gguf_gpu.value });
         return;

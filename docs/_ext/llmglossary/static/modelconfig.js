@@ -29,6 +29,8 @@
     }
   }
   const refusal = (code, params) => new LLMCalcError(code, params);
+  /** The layout of browser_data() this file reads: llmcalc.browser.SPEC_VERSION when it was written. */
+  const SPEC_VERSION = 2;
 
   /** The JSON kind of a value, for a refusal's `type` parameter. */
   function jsonType(value) {
@@ -138,6 +140,10 @@
   // ---------------------------------------------------------------- the model layer, bound to its tables
 
   function withTables(rawTables) {
+    if (rawTables.spec_version !== SPEC_VERSION) {
+      throw new Error(`the page's tables are llmcalc.browser.SPEC_VERSION ${rawTables.spec_version}, `
+        + `modelconfig.js reads version ${SPEC_VERSION}`);
+    }
     const toMap = (object) => new Map(Object.entries(object));
     /** @type {(object: object, inner?: (value: any) => any) => Map<string, any>} */
     const nestedMap = (object, inner = toMap) => new Map(Object.entries(object).map(([k, v]) => [k, inner(v)]));
@@ -808,7 +814,7 @@
     }
     return bound[name](...args);
   };
-  const api = { parseConfigText, withTables, fromJson, LLMCalcError };
+  const api = { parseConfigText, withTables, fromJson, LLMCalcError, SPEC_VERSION };
   for (const name of ["fromHfConfig", "checkpointFromHf", "quantizationFromHf", "modelConfig", "moeLayers",
     "linearModules", "paramBreakdown", "paramCount", "activeParamCount", "loraTargets", "loraModelParams"]) {
     api[name] = onPageTables(name);

@@ -21,10 +21,47 @@
   var TABLES = null;
   var LIMITS = {};
   var GIB = 1073741824n;
+  /* The layout of data-tables this file reads: llmcalc.browser.SPEC_VERSION when it was written. */
+  var SPEC_VERSION = 2;
+
+  /* Why tables of another layout cannot be read, or null: the tables' version and the one each script reads. */
+  function specMismatch(tables) {
+    var script = [SPEC_VERSION, MC.SPEC_VERSION].filter(function (version) {
+      return version !== tables.spec_version;
+    })[0];
+    return script === undefined ? null : { page: String(tables.spec_version), script: String(script) };
+  }
 
   function useTables(tables) {
+    var mismatch = specMismatch(tables);
+    if (mismatch) {
+      throw new Error("the page's tables are llmcalc.browser.SPEC_VERSION " + mismatch.page
+        + ", the scripts read version " + mismatch.script);
+    }
     TABLES = tables;
     LIMITS = tables.limits;
+    var traits = tables.activations_traits;
+    MLP_WIDE_TENSORS = bigValues(traits.mlp_wide_tensors);
+    FP32_SCALE_NORMS = traits.fp32_scale_norms;
+    EAGER_ONLY = traits.eager_only;
+    FOUR_NORMS = traits.four_norms;
+    SOFT_CAPPED = traits.soft_capped;
+    POST_NORMS = traits.post_norms;
+    ROTARY_TABLES = bigValues(traits.rotary_tables);
+    FP32_ROTARY = traits.fp32_rotary;
+    CAT_ROTARY = traits.cat_rotary;
+    FUSED_QKV = traits.fused_qkv;
+    FFN_INPUT_ROLES = traits.ffn_input_roles;
+    BLOCK_INPUT_ROLES = traits.block_input_roles;
+    LATENT_ATTENTION_ROLES = traits.latent_attention_roles;
+    PARTS = tables.plan_parts;
+    TRAINING_TASKS = tables.tasks.filter(function (task) { return task !== "inference"; });
+  }
+
+  function bigValues(table) {
+    var values = {};
+    Object.keys(table).forEach(function (key) { values[key] = BigInt(table[key]); });
+    return values;
   }
 
   function big(value) { return BigInt(value); }
@@ -85,16 +122,11 @@
 
   var FP32 = 4n;
   var INT64 = 8n;
-  /* llmcalc.activations' tables of family traits, by layout or model_type. */
-  var MLP_WIDE_TENSORS = { gpt2: 5n, phi: 5n, gpt_neox: 2n, falcon: 2n, starcoder2: 2n };
-  var FP32_SCALE_NORMS = { gemma: "gemma", gemma2: "gemma", gemma3_text: "gemma", olmo2: "fp32-scale" };
-  var EAGER_ONLY = ["gemma2"];
-  var FOUR_NORMS = ["gemma2", "gemma3_text"];
-  var SOFT_CAPPED = ["gemma2"];
-  var ROTARY_TABLES = { gemma3_text: 2n };
-  var FP32_ROTARY = ["olmo", "olmo2"];
-  var CAT_ROTARY = ["phi", "gpt_neox", "phi3"];
-  var FUSED_QKV = ["gpt_neox", "falcon", "phi3"];
+  /* llmcalc.activations' tables of family traits, by layout or model_type (_MLP_WIDE_TENSORS, _FP32_SCALE_NORMS,
+   * EAGER_ONLY, _FOUR_NORMS, _SOFT_CAPPED, _POST_NORMS, _ROTARY_TABLES, _FP32_ROTARY, _CAT_ROTARY, _FUSED_QKV and the
+   * roles below), from data-tables' activations_traits (set by useTables). */
+  var MLP_WIDE_TENSORS, FP32_SCALE_NORMS, EAGER_ONLY, FOUR_NORMS, SOFT_CAPPED, POST_NORMS, ROTARY_TABLES, FP32_ROTARY,
+    CAT_ROTARY, FUSED_QKV;
 
   function has(list, value) { return list.indexOf(value) >= 0; }
 
@@ -315,8 +347,8 @@
     return norms + linearInputs + attentionBytes + ffn - (frozen ? ffnWide : 0n);
   }
 
-  /* llmcalc.activations._parallel and _FFN_INPUT_ROLES */
-  var FFN_INPUT_ROLES = ["up", "gate", "gate_up"];
+  /* llmcalc.activations._parallel and _FFN_INPUT_ROLES (from data-tables) */
+  var FFN_INPUT_ROLES;
   function parallelBlock(cfg) {
     return cfg.layout === "phi" || cfg.layout === "gpt_neox" ||
       (cfg.layout === "falcon" && String(cfg.norms_per_layer) === "1");
@@ -352,9 +384,9 @@
   }
 
   /* llmcalc.activations._BLOCK_INPUT_ROLES and _lora_modules (bf16, as the planner computes). */
-  var BLOCK_INPUT_ROLES = ["q", "k", "v", "qkv"];
+  var BLOCK_INPUT_ROLES;
 
-  var LATENT_ATTENTION_ROLES = ["q", "q_a", "kv_a", "kv_b"];
+  var LATENT_ATTENTION_ROLES;
 
   /* llmcalc.lora.default_lora_targets: what peft adapts when LoraConfig names no targets, by model type (or layout);
    * refused, with the adaptable modules, where peft raises (no entry, or a mixture of experts peft converts). */
@@ -557,7 +589,7 @@
         var noGradientWidth = firstBlockInputsWithoutGradient(cfg, modules).reduce(function (sum, module) {
           return sum + big(module.d_in);
         }, 0n);
-        discount = (cfg.model_type === "olmo2" ? 0n : normBytes(cfg, tokens, dModel, 1n, element, true)) +
+        discount = (has(POST_NORMS, cfg.model_type) ? 0n : normBytes(cfg, tokens, dModel, 1n, element, true)) +
           (dropout ? adapterElement * tokens * noGradientWidth : 0n) +
           firstBlockUntrainedPaths(cfg, modules, batch, seq, element, attention);
         if (cfg.kv_lora_rank > 0n) { discount += unadaptedLatentNormBytes(cfg, modules, tokens, element); }
@@ -822,8 +854,8 @@
     return kept;
   }
 
-  /* llmcalc.planner.MemoryPlan: parts in display order, and their sum. */
-  var PARTS = ["weights", "kv_cache", "gradients", "optimizer_states", "activations", "reserve"];
+  /* llmcalc.planner.MemoryPlan's fields (data-tables' plan_parts): parts in display order, and their sum. */
+  var PARTS;
 
   function memoryPlan(weights, kv, gradients, optimizerStates, activations) {
     return { weights: weights, kv_cache: kv, gradients: gradients, optimizer_states: optimizerStates,
@@ -1109,8 +1141,8 @@
     return { weights: base + adapters.weights, gradients: adapters.gradients, optimizer_states: states };
   }
 
-  /* llmcalc.planner.TASKS but inference: what plan_training plans. */
-  var TRAINING_TASKS = ["full", "lora", "qlora"];
+  /* llmcalc.planner.TASKS but inference (from data-tables): what plan_training plans. */
+  var TRAINING_TASKS;
 
   /* llmcalc.planner.plan_training */
   function planTraining(cfg, options) {
@@ -2090,7 +2122,17 @@
 
   function init() {
     document.querySelectorAll('.calculator[data-calculator="planner"]').forEach(function (root) {
-      useTables(JSON.parse(root.dataset.tables));
+      var tables = JSON.parse(root.dataset.tables);
+      var mismatch = specMismatch(tables);
+      if (mismatch) {
+        /* Scripts and tables of different builds (a cached script, a half-copied folder): said, and no numbers. */
+        var message = /** @type {HTMLElement} */ (root.querySelector('[data-error="plan"]'));
+        message.textContent = fill(fill(root.dataset.specMismatch, "page", mismatch.page), "script", mismatch.script);
+        message.hidden = false;
+        root.querySelector("form").style.display = "none";  // the stylesheet gives the form a display of its own
+        return;
+      }
+      useTables(tables);
       setup(root);
     });
   }

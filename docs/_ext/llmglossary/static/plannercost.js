@@ -13,17 +13,17 @@
   "use strict";
 
   var COUNT = /^\s*([0-9]+)(?:\.([0-9]+))?(?:[eE]([0-9]+))?\s*$/;
-  var MAX_POWER = 30;  // as llmcalc.costcli: 10**30 tokens is far past any run
   var DECIMAL = /^\s*(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\s*$/;
   var SECONDS_PER_HOUR = 3600;
 
-  /* A whole number of tokens, digits or a decimal with a power of ten (2e12, 1.5e9), as BigInt; null if not. */
-  function trainTokens(text) {
+  /* A whole number of tokens, digits or a decimal with a power of ten (2e12, 1.5e9), as BigInt; null if not, or if
+   * the power is above maxPower (llmcalc.costcli's, from data-tables' run_cost). */
+  function trainTokens(text, maxPower) {
     var match = COUNT.exec(text);
     if (!match) { return null; }
     var fraction = match[2] || "";
     var power = Number(match[3] || 0);
-    if (fraction.length > power || power > MAX_POWER) { return null; }
+    if (fraction.length > power || power > maxPower) { return null; }
     return BigInt(match[1] + fraction) * 10n ** BigInt(power - fraction.length);
   }
 
@@ -98,7 +98,7 @@
         return element;
       });
       if (!result || result.options.task === "inference" || !fields[0].value.trim()) { return [[], ""]; }
-      var tokens = trainTokens(fields[0].value);
+      var tokens = trainTokens(fields[0].value, window.LLMPlanner.tables().run_cost.max_power);
       if (tokens === null || tokens < 1n) { return [[], refuse(fields[0], data.runTokensError)]; }
       var mfu = positive(fields[1], data.runMfuError, true);
       if (mfu[1]) { return [[], mfu[1]]; }

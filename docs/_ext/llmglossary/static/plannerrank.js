@@ -15,7 +15,6 @@
 (function () {
   "use strict";
 
-  var GPU_COUNTS = [1, 2, 4, 8];
   var COLUMNS = ["rank", "card", "gpus", "verdict", "headroom", "context", "batch", "change"];
   var SORTABLE = ["rank", "card", "gpus", "headroom", "context", "batch"];
   /* Each change's setting, the form field that shows it (a reader reads the change in the form's own words). */
@@ -23,8 +22,6 @@
                  tensor_parallel: "tensor_parallel", micro_batch: "micro_batch", seq_len: "seq_len",
                  checkpointing: "checkpointing", optimizer: "optimizer", task: "task", zero_stage: "zero_stage",
                  gpu: "gpu", concurrency: "rank_concurrency", gpu_memory_utilization: "gpu_memory_utilization" };
-  /* llmcalc.ranking.UTILIZATION_STEP: a higher gpu_memory_utilization is searched in hundredths (the field's %). */
-  var UTILIZATION_STEP = 100;
 
   function html(name, text, className) {
     var node = document.createElement(name);
@@ -51,6 +48,9 @@
     var format = widget.format;
     var P = window.LLMPlanner;
     var tables = JSON.parse(root.dataset.tables);
+    var GPU_COUNTS = tables.ranking.gpu_counts;  // llmcalc.ranking.GPU_COUNTS
+    /* llmcalc.ranking.UTILIZATION_STEP: a higher gpu_memory_utilization is searched in hundredths (the field's %). */
+    var UTILIZATION_STEP = tables.ranking.utilization_step;
     var labels = JSON.parse(root.dataset.rankLabels);
     var cardKeys = Object.keys(tables.card_totals);
     var prefix = form.querySelector("select[name=gpu]").id;
