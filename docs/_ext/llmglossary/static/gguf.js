@@ -648,7 +648,7 @@
      * chosen file's model through these. */
     const widget = {
       root, form, labels, limits, fill, render,
-      gpuBytes,
+      gpuBytes: (text) => gpuBytes(text, limits),
       computeBytes: (text) => computeBytes(text, limits),
       sort: () => rankSort.slice(),
       setSort: (column, direction) => { rankSort = [column, direction]; },
