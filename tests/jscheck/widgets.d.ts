@@ -323,6 +323,24 @@ interface Element {
   readonly dataset: DOMStringMap;
 }
 
+/** What gguf.js hands its extensions (ggufshare.js): the form, its limits, and the readers and setters a share
+ * link needs, each with the arguments the extension passes (the widget binds the rest, such as the limits). */
+interface GgufWidget {
+  root: Element;
+  form: HTMLFormElement;
+  labels: Record<string, string>;
+  limits: Record<string, any>;
+  fill(template: string, values: Record<string, unknown>): string;
+  render(): void;
+  gpuBytes(text: string): number | null;
+  computeBytes(text: string): number | null | undefined;
+  sort(): string[];
+  setSort(column: string, direction: string): void;
+  fileModel(): object | null;
+  useFileModel(shared: object | null): void;
+  clear(): void;
+}
+
 interface Window {
   LLMModelConfig: LLMModelConfigApi;
   /** The tables modelconfig.js reads when a page sets them here rather than in #modelconfig-tables. */
@@ -333,6 +351,6 @@ interface Window {
   /** Registered by the planner's extension scripts, which load before planner.js. */
   LLMPlannerExtensions?: PlannerExtension[];
   /** Registered by the GGUF planner's extension scripts (ggufshare.js), which load before gguf.js. */
-  LLMGgufExtensions?: ((widget: Record<string, unknown>) => void)[];
+  LLMGgufExtensions?: ((widget: GgufWidget) => void)[];
   LLMGlossaryCopyCode: LLMGlossaryCopyCodeApi;
 }

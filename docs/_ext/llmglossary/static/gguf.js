@@ -347,6 +347,7 @@
     return Number((BigInt((whole + fraction) || "0") * BigInt(unit)) / 10n ** BigInt(fraction.length));
   }
 
+  /** @param {string} text @param {Record<string, any>} limits @returns {number | null} */
   function gpuBytes(text, limits) {
     const units = limits.memory_units;
     const match = /^[ \t\n\r\f\v]*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[ \t\n\r\f\v]*([A-Za-z]*)[ \t\n\r\f\v]*$/.exec(text);
@@ -355,6 +356,7 @@
     return size >= limits.min_gpu_bytes && size <= limits.max_gpu_bytes ? size : null;
   }
 
+  /** @param {string} text @param {Record<string, any>} limits */
   function computeBytes(text, limits) {
     const trimmed = text.trim();
     if (trimmed === "") return null;
