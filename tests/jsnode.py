@@ -26,7 +26,7 @@ from browser import require_program
 HOST = Path(__file__).resolve().parent / "js" / "vmhost.cjs"
 MISSING = "Node.js is not installed (.ci/run installs it: apt-get install nodejs)"
 PLANNER_ROOT = '.calculator[data-calculator="planner"]'
-# The planner page's init gives the widget its tables (planner.js's useTables); with no widget to set up, the
+# The planner page's init (plannerwidget.js) gives planner.js its tables (useTables); with no widget to set up, the
 # prelude does the same from the same data-tables.
 USE_PAGE_TABLES = f"window.LLMPlanner.useTables(JSON.parse(document.querySelector({PLANNER_ROOT!r}).dataset.tables));"
 

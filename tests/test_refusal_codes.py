@@ -14,8 +14,9 @@ from llmcalc import errors
 from llmcalc.browser import browser_data
 from llmglossary.assets import STATIC
 from llmglossary.calculators.labels import LABELS, REFUSAL_LABELS
+from llmglossary.calculators.scripts import PLANNER_SCRIPTS, SHARED_SCRIPT
 
-SCRIPTS = [STATIC / name for name in ("modelconfig.js", "modelcounts.js", "planner.js")]
+SCRIPTS = [STATIC / name for name in (SHARED_SCRIPT, *PLANNER_SCRIPTS)]  # every script of the planner's page
 CODE = re.compile(r'"([a-z][a-z0-9_]+)"')
 
 

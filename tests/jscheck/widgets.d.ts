@@ -186,7 +186,7 @@ interface LLMCalcApi {
 /** A plan's named byte counts (llmcalc.planner's InferencePlan / TrainingPlan): planTotal sums them. */
 type Plan = Record<string, bigint>;
 
-/** The options the planner widget reads from its form (planner.js readOptions), named as llmcalc's arguments in
+/** The options the planner widget reads from its form (plannerwidget.js readOptions), named as llmcalc's arguments in
  * camelCase; which are set depends on the task and engine.  Each extension reads some: a misspelt name fails. */
 interface PlannerOptions {
   task: "inference" | "full" | "lora" | "qlora";
@@ -229,11 +229,22 @@ type FormulaOptions = Partial<PlannerOptions>;
 
 /** llmcalc.planner.plan_vllm's result, as planner.js builds it (the fields the other scripts read). */
 interface VllmPlan {
+  requested: bigint;
+  weights: bigint;
+  profile_peak: bigint;
+  non_torch: bigint;
   block_bytes: bigint;
+  blocks: bigint;
   block_size: bigint;
+  max_model_len: bigint;
   kv_tokens: bigint;
+  kv_groups: bigint;
+  window_groups: bigint;
+  window_span: bigint;
+  blocks_per_request: bigint;
   max_concurrency: number;
   starts: boolean;
+  longestModelLen(limit: number): number | null;
 }
 
 /** llmcalc.memory.training_memory's parts. */
@@ -250,14 +261,14 @@ interface WeightFormatBytes {
   unquantized: bigint;
 }
 
-/** What planner.js tells each extension after an update: what was planned, or null when nothing could be. */
+/** What plannerwidget.js tells each extension after an update: what was planned, or null when nothing could be. */
 interface PlannedResult {
   cfg: ModelConfig;
   options: PlannerOptions;
   budget: bigint;
 }
 
-/** The planner widget as planner.js hands it to each extension (`widget` in its setup). */
+/** The planner widget as plannerwidget.js hands it to each extension (`widget` in its setup). */
 interface PlannerWidget {
   root: HTMLElement;
   form: HTMLFormElement;
@@ -302,7 +313,8 @@ interface LLMPlannerApi {
   useTables(tables: object): void;
   kvCacheBytes(cfg: ModelConfig, tokens: IntLike, batch: IntLike, dtype: string): bigint;
   zeroMemoryPerGpu(n: bigint, stage: number, nGpus: number, optimizer: string, precision: string): unknown;
-  keptLinearModules(cfg: ModelConfig, format: unknown): unknown;
+  /** [path, copies kept in 16 bits, all copies] of each linear module a format leaves unquantized. */
+  keptLinearModules(cfg: ModelConfig, format: string | CheckpointFormat): [string, bigint, bigint][];
   activationPeak(cfg: ModelConfig, microBatch: number, seqLen: number, checkpointing: unknown, options?: unknown): unknown;
   adamw8bitStateBytes(tensors: unknown): unknown;
   trainedContext(cfg: ModelConfig): number | null;
@@ -310,6 +322,14 @@ interface LLMPlannerApi {
   defaultLoraTargets(cfg: ModelConfig): string[];
   largestLowRank(cfg: ModelConfig, targets: unknown): unknown;
   generatePrefillParts(cfg: ModelConfig, prompt: number, batch: number, attention: string): unknown;
+  /** What plannerwidget.js also calls: why the page's tables cannot be read (null when they can), a plan of
+   * given parts, the trainer set-up's refusal, whether a weight format is a checkpoint's, and a rounded-up
+   * quotient. */
+  specMismatch(tables: { spec_version: number }): { page: string; script: string } | null;
+  memoryPlan(weights: bigint, kv: bigint, gradients: bigint, optimizerStates: bigint, activations: bigint): Plan;
+  checkSetupCovers(cfg: ModelConfig, options: FormulaOptions): void;
+  isCheckpoint(format: string | CheckpointFormat): boolean;
+  ceilDiv(a: bigint, b: bigint): bigint;
 }
 
 /** window.LLMGlossaryCopyCode (copycode.js) */
@@ -348,7 +368,7 @@ interface Window {
   LLMModelCounts: LLMModelCountsApi;
   LLMCalc: LLMCalcApi;
   LLMPlanner: LLMPlannerApi;
-  /** Registered by the planner's extension scripts, which load before planner.js. */
+  /** Registered by the planner's extension scripts, which load before plannerwidget.js. */
   LLMPlannerExtensions?: PlannerExtension[];
   /** Registered by the GGUF planner's extension scripts (ggufshare.js), which load before gguf.js. */
   LLMGgufExtensions?: ((widget: GgufWidget) => void)[];

@@ -83,7 +83,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         "fits", "no_fit", "largest_context", "largest_micro_batch", "none_fits",
         "at_trained", "beyond_trained_note", "context_note",
         "error", "memory_error", "config_error", "plan_error",
-        "spec_mismatch",  # planner.js: the page's tables and its scripts are of different llmcalc.browser.SPEC_VERSION
+        "spec_mismatch",  # plannerwidget.js: tables and scripts of different llmcalc.browser.SPEC_VERSION
         "engine", "engine_sum", "engine_generate", "engine_vllm", "attention", "gpu_memory_utilization",
         "max_num_batched_tokens", "cuda_graphs_mib", "vllm_starts", "vllm_no_start", "vllm_graphs_note",
         "vllm_version", "vllm_before_020", "vllm_020_later", "sampler_filter", "sampler_sort", "sampler_triton",

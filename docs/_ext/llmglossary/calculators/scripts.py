@@ -2,8 +2,9 @@
 
 Exists because most pages have no calculator: ``modelcounts.js`` (the formulas both kinds of
 widget call), ``calculators.js`` (the three small calculators), ``modelconfig.js``,
-``plannerrank.js``, ``plannershare.js``, ``plannerchart.js``, ``plannercost.js``, ``planneroffload.js`` and
-``planner.js`` (the planner) and ``calculators.css`` are loaded where a widget is, and nowhere else.
+``plannerrank.js``, ``plannershare.js``, ``plannerchart.js``, ``plannercost.js``, ``planneroffload.js``,
+``planner.js`` and ``plannerwidget.js`` (the planner) and ``calculators.css`` are loaded where a widget is, and nowhere
+else.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ CALCULATORS_SCRIPT = "calculators.js"
 # The planner's scripts after SHARED_SCRIPT, in the order the page runs them (deferred scripts run in document
 # order): the config reader before the planner that uses it; the ranking before plannershare.js, which restores its
 # fields; the share link, the chart, the cost and the offload register themselves (window.LLMPlannerExtensions)
-# before the planner makes them.  tests/jsnode.py loads the same list.
+# before the widget makes them; the widget after planner.js, whose formulas (window.LLMPlanner) it calls.
+# tests/jsnode.py loads the same list.
 PLANNER_SCRIPTS = ("modelconfig.js", "plannerrank.js", "plannershare.js", "plannerchart.js", "plannercost.js",
-                   "planneroffload.js", "planner.js")
+                   "planneroffload.js", "planner.js", "plannerwidget.js")
 
 
 def add_script(

@@ -8,7 +8,7 @@
  * window.LLMModelConfigTables, or through LLMModelConfig.withTables(tables).
  *
  * A refusal is an LLMCalcError with llmcalc's stable `code` and its `params` (llmcalc.errors): the page
- * formats its own, translated message from them (planner.js), so nothing here writes English for a reader.
+ * formats its own, translated message from them (plannerwidget.js), so nothing here writes English for a reader.
  *
  * Values keep JSON's distinction between integers and other numbers, as Python's json module does:
  *   object -> Map, array -> Array, string -> string, integer literal -> BigInt (exact at any size),

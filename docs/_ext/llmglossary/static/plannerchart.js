@@ -1,10 +1,10 @@
 /* "Will it fit?": the plan against a second card, and a chart of memory against context length or micro-batch.
  *
- * Both read the plan planner.js computed (its widget's plan function, so every total is llmcalc's as the
+ * Both read the plan planner.js computed (plannerwidget.js's plan function, so every total is llmcalc's as the
  * browser tests check) and write with DOM calls and textContent only.  The chart is inline SVG built with
  * createElementNS: no library, nothing fetched.  It names itself (<title>, <desc> with its range) and its points
  * are also a table, so a screen reader and a reader of numbers get the same figures as the picture.
- * Registered in window.LLMPlannerExtensions: planner.js makes it with its widget and calls it after each update.
+ * Registered in window.LLMPlannerExtensions: plannerwidget.js makes it with its widget and calls it after each update.
  */
 (function () {
   "use strict";

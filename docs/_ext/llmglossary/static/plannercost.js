@@ -7,7 +7,7 @@
  * on a windowed layer).  Counted exactly, as BigInt; the times are that over one GPU's peak (the listed card's
  * datasheet, llmcalc.datasheets, or the reader's) times the MFU, in the same order of float operations as
  * Python, so the printed figures agree.  Written with textContent only.
- * Registered in window.LLMPlannerExtensions: planner.js makes it with its widget and calls it after each update.
+ * Registered in window.LLMPlannerExtensions: plannerwidget.js makes it with its widget and calls it after each update.
  */
 (function () {
   "use strict";

@@ -3,7 +3,7 @@
  * It repeats llmcalc.offload.plan_offloaded_training with planner.js's own planTraining, so each total is the
  * CLI's (tests/test_planner_offload.py compares them in both languages), and writes with textContent only.
  * With no offload chosen it names FSDP's offload when that makes a ZeRO-3 plan fit, as the CLI does.
- * Registered in window.LLMPlannerExtensions: planner.js makes it with its widget and calls it after each update.
+ * Registered in window.LLMPlannerExtensions: plannerwidget.js makes it with its widget and calls it after each update.
  */
 (function () {
   "use strict";

@@ -9,7 +9,7 @@
  *
  * Opening a link restores every input, or none: a fragment that is malformed, of another version, names an
  * unknown field, or holds a value the field would refuse leaves the defaults and says so in the page's language.
- * Registered in window.LLMPlannerExtensions: planner.js makes it with its widget and calls it after each update.
+ * Registered in window.LLMPlannerExtensions: plannerwidget.js makes it with its widget and calls it after each update.
  */
 (function () {
   "use strict";
