@@ -21,6 +21,7 @@ from llmcalc.checkpoints import checkpoint_from_hf
 from llmcalc.errors import Refusal
 from llmcalc.planner import parallel_inference_plans
 from llmcalc.weightformats import kept_linear_modules, weight_format_bytes
+from llmglossary.calculators.scripts import PLANNER_ARITHMETIC
 
 pytestmark = pytest.mark.node
 
@@ -48,7 +49,7 @@ window.run = ([text, tp]) => {
 
 @pytest.fixture(scope="module")
 def page() -> Iterator[NodePage]:
-    node = NodePage(script_texts(("modelconfig.js", "modelcounts.js", "planner.js")),
+    node = NodePage(script_texts(("modelconfig.js", "modelcounts.js", *PLANNER_ARITHMETIC)),
                     elements={"modelconfig-tables": modelconfig_tables()},
                     prelude=f"window.LLMPlanner.useTables({json.dumps(planner_tables())});{HELPERS}")
     yield node

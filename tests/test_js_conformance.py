@@ -146,8 +146,10 @@ def bad_plans(node: NodePage) -> dict[str, Any]:
 # A constant the JavaScript still writes as a rule's literal, changed as a careless edit would change it: the
 # comparisons must then report plans that differ from llmcalc's.
 SCRIPT_DRIFTS = [
-    ("planner.js", "var INT64 = 8n;", "var INT64 = 4n;"),  # llmcalc.activations._INT64: a routing index's bytes
-    ("planner.js", "var nf4Table = 16n * 4n;", "var nf4Table = 16n * 2n;"),  # bitsandbytes' NF4 code book, in fp32
+    # llmcalc.activations._INT64: a routing index's bytes
+    ("planneractivations.js", "var INT64 = 8n;", "var INT64 = 4n;"),
+    # bitsandbytes' NF4 code book, in fp32
+    ("plannerweights.js", "var nf4Table = 16n * 4n;", "var nf4Table = 16n * 2n;"),
     ("modelcounts.js", "qkv: qDim(cfg) + 2n * kvDim(cfg)", "qkv: qDim(cfg) + 1n * kvDim(cfg)"),  # K and V: two
 ]
 

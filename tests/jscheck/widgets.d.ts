@@ -362,6 +362,9 @@ interface GgufWidget {
 }
 
 interface Window {
+  /** The planner's arithmetic scripts (plannermemory.js ... plannerengines.js) share their functions and the
+   * tables here, each read when a function runs; planner.js exports the typed API below from it. */
+  LLMPlannerParts: Record<string, any>;
   LLMModelConfig: LLMModelConfigApi;
   /** The tables modelconfig.js reads when a page sets them here rather than in #modelconfig-tables. */
   LLMModelConfigTables?: object;

@@ -3,8 +3,8 @@
 Exists because most pages have no calculator: ``modelcounts.js`` (the formulas both kinds of
 widget call), ``calculators.js`` (the three small calculators), ``modelconfig.js``,
 ``plannerrank.js``, ``plannershare.js``, ``plannerchart.js``, ``plannercost.js``, ``planneroffload.js``,
-``planner.js`` and ``plannerwidget.js`` (the planner) and ``calculators.css`` are loaded where a widget is, and nowhere
-else.
+the planner's arithmetic (``PLANNER_ARITHMETIC``, a script per llmcalc module), ``plannerwidget.js`` and
+``calculators.css`` are loaded where a widget is, and nowhere else.
 """
 
 from __future__ import annotations
@@ -26,8 +26,12 @@ CALCULATORS_SCRIPT = "calculators.js"
 # fields; the share link, the chart, the cost and the offload register themselves (window.LLMPlannerExtensions)
 # before the widget makes them; the widget after planner.js, whose formulas (window.LLMPlanner) it calls.
 # tests/jsnode.py loads the same list.
+PLANNER_ARITHMETIC = ("plannermemory.js", "planneractivations.js", "plannerweights.js", "plannercore.js",
+                      "plannerengines.js", "planner.js")
+"""The planner's copy of llmcalc, a script per module (memory and _validate, activations, weightformats and
+checkpoints, planner, engines) sharing window.LLMPlannerParts; planner.js, last, exports window.LLMPlanner."""
 PLANNER_SCRIPTS = ("modelconfig.js", "plannerrank.js", "plannershare.js", "plannerchart.js", "plannercost.js",
-                   "planneroffload.js", "planner.js", "plannerwidget.js")
+                   "planneroffload.js", *PLANNER_ARITHMETIC, "plannerwidget.js")
 
 
 def add_script(
