@@ -80,6 +80,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from types import MappingProxyType
+from typing import TypeVar
 
 from . import _validate as check
 from .config import ModelConfig, checks_model
@@ -617,6 +618,17 @@ def fit_constants(rows: list[Measurement] | None = None) -> Constants:
                      MappingProxyType(first_prompt_efficiency))
 
 
+_Row = TypeVar("_Row", "Measurement", "BatchMeasurement")
+
+
+def _held_out(rows: list[_Row], rate: Callable[[_Row], float]) -> list[tuple[_Row, float, float]]:
+    """Each row :func:`is_fitted` leaves out, with its estimate (tokens a second) and its error, estimate over
+    measured minus 1: the one definition of a held-out error both comparisons report."""
+    return [(row, estimate, estimate / row.measured - 1)
+            for row, fitted in zip(rows, is_fitted(rows), strict=True) if not fitted
+            for estimate in (rate(row),)]
+
+
 def held_out_comparison(rows: list[Measurement] | None = None) -> list[tuple[Measurement, float, float]]:
     """Each held-out row with the estimate (tokens a second) and its error, estimate over measured minus 1.
 
@@ -626,10 +638,7 @@ def held_out_comparison(rows: list[Measurement] | None = None) -> list[tuple[Mea
     >>> len(table)
     26
     """
-    rows = measurements() if rows is None else rows
-    return [(row, rate, rate / row.measured - 1)
-            for row, fitted in zip(rows, is_fitted(rows), strict=True) if not fitted
-            for rate in (_roofline_rate(row, CONSTANTS),)]
+    return _held_out(measurements() if rows is None else rows, lambda row: _roofline_rate(row, CONSTANTS))
 
 
 def median_error(quantity: str, rows: list[Measurement] | None = None) -> float:
@@ -682,10 +691,7 @@ def held_out_ubatch_comparison(rows: list[BatchMeasurement] | None = None) -> li
     >>> len(table), sum(row.batch > 1 for row, _rate, _error in table)
     (22, 20)
     """
-    rows = batch_measurements() if rows is None else rows
-    return [(row, rate, rate / row.measured - 1)
-            for row, fitted in zip(rows, is_fitted(rows), strict=True) if not fitted
-            for rate in (_ubatch_rate(row),)]
+    return _held_out(batch_measurements() if rows is None else rows, _ubatch_rate)
 
 
 def median_ubatch_error_by_source(rows: list[BatchMeasurement] | None = None) -> dict[str, float]:
@@ -701,8 +707,6 @@ def median_ubatch_error_by_source(rows: list[BatchMeasurement] | None = None) ->
         if row.batch > 1:
             errors.setdefault(row.source, []).append(abs(error))
     return {source: statistics.median(values) for source, values in errors.items()}
-
-
 
 
 NOTES: Mapping[str, str] = MappingProxyType({
