@@ -250,6 +250,39 @@ CARDS: tuple[GpuCard, ...] = (
             "https://github.com/thamada/nvidia-smi/blob/03fbe6e68c0bb4c28b72d5da786a9712a33cf408/nvsim/RTX4060Ti_smi.py",
             _CHECKED_PROCESS, process_gib="15.55", process_source=_ISSUES + "boson-ai/higgs-audio/issues/48",
             process_quote="GPU 0 has a total capacity of 15.55 GiB"),
+    # Added 2026-12-07.  Ada cards, each nvidia-smi output at the commit that holds it.
+    # The full table on Fedora, driver 590.48.01 ("11133MiB /  12282MiB"), the repository's Secure Boot notes.
+    GpuCard("rtx-4070-ti", "RTX 4070 Ti (12 GB)", 12_282,
+            "https://github.com/jgmatu/vLLM-DUNE/blob/a3fd0578615b3bc5170bf99d681457e30cc94f55/docker-images/"
+            "SECURE_BOOT.txt", _CHECKED_PROCESS,
+            process_gib="11.73", process_source=_ISSUES + "OpenLMLab/LOMO/issues/17",
+            process_quote="(GPU 0; 11.73 GiB total capacity; ...)"),
+    # --query-gpu=name,memory.total,... on Windows 11, driver 595.79: "NVIDIA GeForce RTX 4070 SUPER, 12282 MiB".
+    GpuCard("rtx-4070-super", "RTX 4070 SUPER (12 GB)", 12_282,
+            "https://github.com/roroblack/gPUteer/blob/4478fd7840fda877a60a0a83d0d4ff426a79dee8/docs/evidence/_raw/"
+            "ENV-02_probe.txt", _CHECKED_PROCESS,
+            process_gib="11.99", process_source=_ISSUES + "erew123/alltalk_tts/issues/195",
+            process_quote="GPU 0 has a total capacity of 11.99 GiB"),
+    # --query-gpu=name,memory.total on Linux, driver 560.35.03: "NVIDIA GeForce RTX 4070 Ti SUPER, 16376".
+    GpuCard("rtx-4070-ti-super", "RTX 4070 Ti SUPER (16 GB)", 16_376,
+            "https://github.com/mathisweil/craftax-ReMDM-planner/blob/85e23045ae90f86efde90b70c25355d515fb222a/"
+            "ABLATION_SMOKE_REPORT.md", _CHECKED_PROCESS),
+    # The full table on Windows (WDDM), driver 535.98: "14463MiB / 16376MiB".
+    GpuCard("rtx-4080", "RTX 4080 (16 GB)", 16_376,
+            "https://github.com/Chugarah/Oracle/blob/698926f160d1890c5af98bd172e30c0707e37c1c/transcribe/whisper/"
+            "README.md", _CHECKED_PROCESS,
+            process_gib="15.99", process_source=_ISSUES + "aigc-apps/sd-webui-EasyPhoto/issues/281",
+            process_quote="(GPU 0; 15.99 GiB total capacity; ...)"),
+    # The table the runbook records for its passed-through card (AD106, 10de:2803, 160 W cap), driver 580.95.05.
+    GpuCard("rtx-4060-ti-8gb", "RTX 4060 Ti (8 GB)", 8_188,
+            "https://github.com/evanstern/infinity-node/blob/0dc04dcf6157299cef2e6343744e0cf8c3e7dbd1/docs/runbooks/"
+            "nvidia-gpu-passthrough-setup.md", _CHECKED_PROCESS),
+    # ECC on.  A RunPod pod's nvidia-smi query as the guide quotes it: "NVIDIA L40, 46068 MiB".
+    GpuCard("l40", "L40 (48 GB)", 46_068,
+            "https://github.com/BurkimbIA/docs/blob/554afb92fa54d23751603d672fa50635dfdf00be/docs/tutorials/"
+            "runpod_mcp_launcher.md", _CHECKED_PROCESS,
+            process_gib="44.40", process_source=_ISSUES + "NVlabs/Eagle/issues/68",
+            process_quote="GPU 0 has a total capacity of 44.40 GiB"),
 )
 """Cards a buyer rents or owns today, with the total their driver reports and the total a process sees.
 
@@ -343,7 +376,7 @@ PROCESS_ESTIMATE_MIB: int = _estimate_margin_mib(_PUBLISHED)
 
 It is the largest gap between the two totals among the listed cards that have
 both, rounded up to whole MiB: 881 MiB, the A100 (80 GB)'s 81,920 MiB against
-79.14 GiB.  The gaps published for the other cards are 1 to 598 MiB (1 MiB for the
+79.14 GiB.  The gaps published for the other cards are 1 to 602 MiB (1 MiB for the
 V100 (16 GB), whose driver keeps next to nothing back), so the estimate errs on the
 side of "does not fit" (:data:`PROCESS_ESTIMATE_ERROR_MIB`).
 """
@@ -359,10 +392,10 @@ def _leave_one_out_errors_mib(cards: list[GpuCard]) -> tuple[int, int]:
 PROCESS_ESTIMATE_ERROR_MIB: tuple[int, int] = _leave_one_out_errors_mib(_PUBLISHED)
 """The estimate's error in MiB (most over, most under) on the cards with a published total, each left out in turn.
 
-Leaving each of the 17 cards out in turn and estimating its process total from
-the other 16, the rule gives 283 to 880 MiB less than the published total for
-16 of them, and 283 MiB more for the A100 (80 GB), the card whose gap sets the
-margin: (283, 880) MiB, most over and most under.
+Leaving each of the 21 cards out in turn and estimating its process total from
+the other 20, the rule gives 279 to 880 MiB less than the published total for
+20 of them, and 278 MiB more for the A100 (80 GB), the card whose gap sets the
+margin: (278, 880) MiB, most over and most under.
 """
 
 GPUS: Mapping[str, int] = MappingProxyType({card.label: card.total_bytes for card in CARDS})

@@ -420,7 +420,7 @@ def rank_gguf(model: GgufModel, *, context: int, beyond_trained: bool = False, c
     >>> from llmcalc.gguf import model_from_config
     >>> rows = rank_gguf(model_from_config(get_preset("llama-3.1-8b"), "Q4_K_M"), context=32768)
     >>> [(r.card.key, r.fits, round(r.headroom / GiB, 2), r.largest_context) for r in rows[:2]]
-    [('rtx-4070', True, 0.24, 34048), ('rtx-3060', True, 0.86, 37376)]
+    [('rtx-4070', True, 0.24, 34048), ('rtx-4070-ti', True, 0.84, 37120)]
     """
     rows = []
     plan = plan_gguf(model, context=context, **options)
@@ -542,7 +542,7 @@ def ranking_table(rows: list[RankedPlan]) -> list[tuple[str, ...]]:
     >>> ranking_table(rows)[0]
     ('A10G (24 GB) *', '1', 'fits', '4.67', '46,451', '5', '')
     >>> ranking_table(rows)[-1]
-    ('RTX 4060 (8 GB) *', '2', 'does not fit', '-1.84', '0', '0', '--weight-format fp8')
+    ('RTX 4060 Ti (8 GB) *', '2', 'does not fit', '-1.84', '0', '0', '--weight-format fp8')
     """
     return [(row.card.name + (" *" if row.estimated else ""), str(row.gpus), "fits" if row.fits else "does not fit",
              f"{row.headroom / GiB:.2f}", f"{row.largest_context:,d}",

@@ -377,7 +377,7 @@ def test_the_listed_rtx_3090_plans_vllm_at_the_total_vllm_printed(capsys):
 
 @pytest.mark.parametrize("gpu, source, words", [
     ("a10g", "estimate", "22,147 MiB, an estimate of the total a process sees: nvidia-smi's 23,028 MiB less 881 MiB"),
-    ("a10g", "estimate", "each left out in turn, the rule is 283 MiB over to 880 MiB under"),
+    ("a10g", "estimate", "each left out in turn, the rule is 278 MiB over to 880 MiB under"),
     ("24GB", "typed", "24.00 GB (22.35 GiB) as given; plans need the total a process sees"),
 ])
 def test_the_cli_says_which_total_it_planned_with(capsys, gpu, source, words):

@@ -138,7 +138,8 @@ REPORTED_MIB = {"t4": 15_360, "l4": 23_034, "l40s": 46_068, "a10": 23_028, "a10g
                 "rtx-3060": 12_288, "rtx-3090": 24_576, "rtx-4090": 24_564, "rtx-5090": 32_607,
                 "mi300x": 201_310_208 // 1024, "rtx-a6000": 49_140, "rtx-4070": 12_282, "v100-16gb": 16_160,
                 "v100-32gb": 32_768, "rtx-4060": 8_188, "rtx-4080-super": 16_376,
-                "rtx-4060-ti-16gb": 16_380}
+                "rtx-4060-ti-16gb": 16_380, "rtx-4070-ti": 12_282, "rtx-4070-super": 12_282,
+                "rtx-4070-ti-super": 16_376, "rtx-4080": 16_376, "rtx-4060-ti-8gb": 8_188, "l40": 46_068}
 
 
 def test_every_card_is_its_driver_reported_total_with_a_dated_source() -> None:
@@ -170,7 +171,11 @@ PROCESS_TOTAL = {"rtx-3060": ("11.75", "smy20011/dreambooth-gui/issues/78"),
                  "v100-16gb": ("15.78", "kchengiva/Shift-GCN/issues/34"),
                  "v100-32gb": ("31.74", "liucongg/ChatGLM-Finetuning/issues/73"),
                  "rtx-4080-super": ("15.99", "C0untFloyd/roop-unleashed/issues/958"),
-                 "rtx-4060-ti-16gb": ("15.55", "boson-ai/higgs-audio/issues/48")}
+                 "rtx-4060-ti-16gb": ("15.55", "boson-ai/higgs-audio/issues/48"),
+                 "rtx-4070-ti": ("11.73", "OpenLMLab/LOMO/issues/17"),
+                 "rtx-4070-super": ("11.99", "erew123/alltalk_tts/issues/195"),
+                 "rtx-4080": ("15.99", "aigc-apps/sd-webui-EasyPhoto/issues/281"),
+                 "l40": ("44.40", "NVlabs/Eagle/issues/68")}
 
 
 def test_every_card_is_planned_at_the_total_a_process_sees() -> None:
@@ -188,16 +193,18 @@ def test_every_card_is_planned_at_the_total_a_process_sees() -> None:
 
 
 def test_the_estimate_s_error_is_measured_on_cards_it_was_not_taken_from() -> None:
-    """Each published card estimated from the others' largest gap: 283 MiB over (the A100 80 GB) to 880 under."""
+    """Each published card estimated from the others' largest gap: 278 MiB over (the A100 80 GB) to 880 under."""
     published = {card.key: card for card in CARDS if not card.estimated}
     gaps = {key: card.reported_mib * 2**20 - gpu_memory(card.process_gib or "") for key, card in published.items()}
     errors = {}
     for key, card in published.items():
         margin_mib = -(-max(gap for other, gap in gaps.items() if other != key) // 2**20)
         errors[key] = round(((card.reported_mib - margin_mib) * 2**20 - card.total_bytes) / 2**20)
-    assert [key for key, error in errors.items() if error > 0] == ["a100-80gb"] and errors["a100-80gb"] == 283
+    assert [key for key, error in errors.items() if error > 0] == ["a100-80gb"] and errors["a100-80gb"] == 278
+    # The L40's 602 MiB, the largest gap after the A100's, is the least the rule undershoots by.
     assert min(errors.values()) == errors["v100-16gb"] == -880
-    assert PROCESS_ESTIMATE_ERROR_MIB == (283, 880)
+    assert sorted(error for error in errors.values() if error < 0)[-1] == errors["l40"] == -279
+    assert PROCESS_ESTIMATE_ERROR_MIB == (278, 880)
 
 
 def test_an_l40s_as_a_process_sees_it_flips_the_70b_qlora_verdict() -> None:

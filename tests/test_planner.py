@@ -1111,7 +1111,7 @@ def test_the_widget_says_which_total_it_planned_with_as_the_cli_does(language: s
             words = root.get_attribute("data-gpu-estimate" if card.estimated else "data-gpu-process")
             words = (words.replace("{total}", total).replace("{source}", card.process_source)
                      .replace("{tool}", card.tool).replace("{reported}", f"{card.reported_mib:,}")
-                     .replace("{margin}", "881").replace("{over}", "283").replace("{under}", "880"))
+                     .replace("{margin}", "881").replace("{over}", "278").replace("{under}", "880"))
         assert cli["gpu_total"]["source"] == ("typed" if card is None else "estimate" if card.estimated else "process")
         assert note.is_visible() and note.inner_text() == words, (gpu, note.inner_text())
         assert "{" not in words and (HAN.search(words) if language == "zh_TW" else "process sees" in words)

@@ -40,12 +40,14 @@ def test_the_widgets_list_the_cli_s_cards_at_its_totals(new_page: Any, language:
     cli = [[card.key, card.label] for card in CARDS]
     assert ["rtx-4060", "RTX 4060 (8 GB): 8,188 MiB"] in cli
     assert ["rtx-4080-super", "RTX 4080 SUPER (16 GB): 16,376 MiB"] in cli
+    assert ["l40", "L40 (48 GB): 46,068 MiB"] in cli and ["rtx-4080", "RTX 4080 (16 GB): 16,376 MiB"] in cli
     for name in ("gpu", "gpu_compare"):
         assert page.locator(f'{ROOT} select[name="{name}"]').evaluate(LISTED) == cli
     gguf = json.loads(page.locator("[data-cards]").get_attribute("data-cards") or "[]")
     assert gguf == [[card.key, card.name, card.total_bytes, card.estimated] for card in CARDS]
     gpu, gib = page.locator(f'{ROOT} select[name="gpu"]'), page.locator(f'{ROOT} [name="gpu_gib"]')
-    for key, field in (("rtx-4060", "7307 MiB"), ("rtx-4080-super", "15.99 GiB"), ("rtx-4060-ti-16gb", "15.55 GiB")):
+    for key, field in (("rtx-4060", "7307 MiB"), ("rtx-4080-super", "15.99 GiB"), ("rtx-4060-ti-16gb", "15.55 GiB"),
+                       ("l40", "44.40 GiB"), ("rtx-4070-ti-super", "15495 MiB")):
         gpu.select_option(key)
         assert gib.input_value() == field == next(card.field for card in CARDS if card.key == key)
     assert log.errors == [] and log.requests == []
