@@ -32,7 +32,7 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "accepted_targets", "accepted_block", "accepted_block_structure", "accepted_object", "accepted_one_group",
     "accepted_dense_weights", "accepted_no_fp8_embeddings", "accepted_every_block_layer", "accepted_float_format",
     "accepted_eight_bits", "accepted_static_tensor", "accepted_dense_model", "accepted_linear_blocks",
-    "accepted_load_in", "accepted_named_copies",
+    "accepted_load_in", "accepted_named_copies", "accepted_gpt_oss_only",
     "refusal_key_not_a_count", "refusal_key_not_a_flag", "refusal_contradicting_keys",
     "refusal_layer_types_length", "refusal_layer_types_unknown", "refusal_sliding_window_invalid",
     "refusal_sparse_step_unmodelled", "refusal_dense_layers_unmodelled", "refusal_new_decoder_unmodelled",
