@@ -39,13 +39,14 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_bidirectional_unmodelled", "refusal_cross_attention_unmodelled", "refusal_unknown_size_key",
     "refusal_targets_not_a_sequence", "refusal_targets_empty", "refusal_target_not_a_str",
     "refusal_target_matches_nothing", "refusal_experts_need_fused_pair", "refusal_all_linear_needs_model_type",
-    "refusal_gptq_not_modelled", "refusal_activations_unmeasured_feature", "refusal_activations_llama_blocks",
+    "refusal_gptq_not_modelled", "refusal_weight_format_unmeasured", "refusal_activations_unmeasured_feature",
+    "refusal_activations_llama_blocks",
     "refusal_activations_gpt2_blocks", "refusal_activations_layout", "refusal_seq_len_beyond_positions",
     "refusal_lora_on_lm_head", "refusal_lora_without_qkv", "refusal_lora_dropout_on_stacked_experts",
     "refusal_model_too_large", "refusal_no_default_targets",
     "refusal_engine_needs_dense", "refusal_tensor_parallel_does_not_divide", "refusal_pipeline_parallel_out_of_range",
     "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype", "refusal_setup_leaves_fp32",
-    "refusal_vllm_engine_unmodelled", "refusal_vllm_window_pattern_unchecked",
+    "refusal_vllm_engine_unmodelled", "refusal_vllm_window_pattern_unchecked", "refusal_vllm_sinks_unchecked",
 )
 # plannercost.js's messages: the run's FLOPs (full or LoRA), time and price, its basis, where the peak came from,
 # and its refusals.
