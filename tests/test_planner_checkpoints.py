@@ -35,6 +35,7 @@ from zhlint import HAN
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
 __all__ = ["planners"]  # the shared pages' fixture, used by name
+ROOT_DIR = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +80,31 @@ def test_a_quantized_config_is_planned_as_the_cli_plans_it(language: str, planne
     error = page.locator(f'{ROOT} [data-error="plan"]')
     assert error.is_visible() and "fbgemm_fp8" in error.inner_text()
     assert HAN.search(error.inner_text()) if language == "zh_TW" else "training plans start" in error.inner_text()
+    assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_gpt_oss_s_mxfp4_file_is_planned_as_the_cli_plans_it_and_vllm_refused(language: str,
+                                                                             planners: Planners) -> None:
+    """The published gpt-oss-20b config.json: its MXFP4 experts sized as llmcalc.checkpoints sizes them (12.82 GiB,
+    the model card's 12.8), and the vLLM engine refused by name in the page's words, as the CLI refuses it."""
+    path = ROOT_DIR / "tests" / "data" / "hub_configs" / "gpt-oss-20b.json"
+    summed = cli_plan_json(str(path), "--context", "8192", "--gpu", "rtx-4090")
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    page.locator('input[name="config_file"]').set_input_files(str(path))
+    expect_text(page, "params", f"{lc.param_count(checkpoint_from_hf(path).config):,}")
+    page.locator('select[name="gpu"]').select_option("rtx-4090")
+    choose(page, task="inference", engine="sum", tensor_parallel="1", context="8192")
+    shown = shown_parts(page)
+    assert {k: v for k, v in shown.items() if v} == {**{k: v for k, v in summed["parts"].items() if v},
+                                                     "total": summed["total"]}
+    assert round(shown["weights"] / lc.GiB, 1) == 12.8
+    assert "mxfp4" in read(page, "note") and "mlp.router" in read(page, "note")
+    choose(page, task="inference", engine="vllm")
+    error = page.locator(f'{ROOT} [data-error="plan"]')
+    assert error.is_visible() and "gpt_oss" in error.inner_text()
+    assert HAN.search(error.inner_text()) if language == "zh_TW" else "attention sinks" in error.inner_text()
     assert log.errors == [] and log.requests == []
 
 
