@@ -204,9 +204,9 @@ MESSAGES: dict[str, str] = {
     "vllm_engine_unmodelled": "the vLLM engine plans dense models and mixtures of routed experts only (no latent "
                               "attention, shared experts or leading dense layers, which it has not been checked "
                               "on); got model_type {model_type!r}",
-    "vllm_sinks_unchecked": "the vLLM engine is not checked on a model with attention sinks (gpt-oss: its MXFP4 "
-                            "experts, sinks and biases load through kernels of their own, and no published start-up "
-                            "log was checked); got model_type {model_type!r}",
+    "vllm_sinks_unchecked": "the vLLM engine does not model a model with attention sinks (gpt-oss): vLLM's MXFP4 "
+                            "kernels hold more bytes than the checkpoint stores (published start-up logs), a layout "
+                            "the planner does not model; got model_type {model_type!r}",
     "vllm_window_pattern_unchecked": "the vLLM engine plans a sliding window on every layer or on every other layer "
                                      "(Mistral, Gemma 2), the patterns checked against vLLM's code; got {windowed} "
                                      "windowed and {full} full-attention layers (model_type {model_type!r})",

@@ -378,8 +378,9 @@ def test_what_the_engine_has_not_checked_is_refused_by_name(change: dict[str, in
 
 @pytest.mark.parametrize("name", ["gpt-oss-20b", "gpt-oss-120b"])
 def test_gpt_oss_is_refused_by_the_vllm_engine_and_by_gguf_recipes(name: str) -> None:
-    """Its routed experts and half-windowed layers are patterns the engine plans, but no published vLLM start-up
-    log of gpt-oss was checked (its MXFP4 experts and sinks load through kernels of their own): refused by name.
+    """Its routed experts and half-windowed layers are patterns the engine plans, but vLLM's MXFP4 kernels hold more
+    than the checkpoint stores (gpt-oss-120b on one H100: 64.38 GiB with Triton, vllm#33155, and 65.97 GiB with
+    Marlin, vllm#23278, where the file holds 60.77 GiB), a layout not modelled: refused by name.
     A GGUF recipe from the preset is refused as for every mixture of experts: read the .gguf file instead."""
     from llmcalc.errors import Refusal
     from llmcalc.gguf import model_from_config
