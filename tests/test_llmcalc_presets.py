@@ -91,6 +91,9 @@ def test_gpt_oss_is_its_published_config_as_transformers_builds_it(name, total):
     assert lc.param_count(preset) == counted == PRESETS[name]["param_count"] == total
     without_sinks = dataclasses.replace(preset, attention_sinks=False, router_bias=False)
     assert total - lc.param_count(without_sinks) == preset.n_layers * (64 + preset.n_experts)
+    # The card's active parameters (3.6B and 5.1B) are the active count without the input embedding, a lookup.
+    active = lc.active_param_count(preset) - lc.param_breakdown(preset)["embedding"]
+    assert round(active / 1e9, 1) == {"gpt-oss-20b": 3.6, "gpt-oss-120b": 5.1}[name]
 def test_llama_3_1_8b_is_its_committed_config():
     """The preset is what llmcalc reads from Meta's published config.json, trained context from its RoPE scaling
     included; its count is the one transformers built from that file (tests/data/hub_configs)."""
