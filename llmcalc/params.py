@@ -4,7 +4,8 @@ The count is the number of stored values, component by component:
 
 * embedding ``vocab_size * d_model``; positions ``learned_positions * d_model``
 * attention: Q, K, V and output projections (fused or not, the same count), or
-  latent attention's down- and up-projections, plus biases, plus ``n_heads`` attention sinks a layer
+  latent attention's down- and up-projections, plus biases and, where the model has them, ``n_heads`` attention
+  sinks a layer
 * ffn: a dense FFN (SwiGLU ``3 * d_model * d_ff``, classic MLP ``2 * d_model * d_ff``),
   or every routed expert plus the shared expert, plus biases
 * router: ``d_model * n_experts`` per MoE layer (+ bias), plus the shared expert's gate
