@@ -80,6 +80,7 @@ def browser_data() -> dict[str, Any]:
             layout: {"prefix": prefix, "names": names} for layout, (prefix, names) in params.ATTENTION_MODULES.items()
         },
         "mlp": params.MLP_MODULES,
+        "routerNames": params.ROUTER_NAMES,
         "allLinear": lora.ALL_LINEAR,
         "fusedInto": lora.FUSED_INTO,
         # llmcalc.checkpoints: the quantization methods it sizes.

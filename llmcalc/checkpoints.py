@@ -25,6 +25,11 @@ Each layout is read from the code that writes or loads it, at the release named:
   and 8 bits; ``group_size: -1`` is one group.
 * bitsandbytes: the ``int8``, ``nf4`` and ``nf4-dq`` formats of :mod:`llmcalc.weightformats` (FP4 stores the same
   bytes as NF4: a 16-entry table).
+* ``mxfp4`` (transformers 5.24 ``integrations/mxfp4.py``, ``Mxfp4GptOssExperts``; gpt-oss only): the routed experts'
+  gate/up and down weights as ``*_blocks``, two 4-bit (E2M1) codes a byte, and ``*_scales``, one E8M0 byte per 32
+  inputs: 17 bytes per 32 weights; their biases and every other tensor stay BF16.  This is the checkpoint as stored;
+  transformers keeps it so only where its MXFP4 kernels load (``quantizers/quantizer_mxfp4.py``), and otherwise
+  dequantizes the experts to BF16.
 
 Which modules a method converts follows the loader: transformers 5.24's ``should_convert_module`` for
 ``modules_to_not_convert`` and ``llm_int8_skip_modules`` (a pattern matches from the start of a module's name up to
@@ -52,7 +57,7 @@ __all__ = ["BLOCK_PREFIX", "HEAD_NAME", "MAX_NAMED_COPIES", "QUANT_METHODS", "Ch
            "checkpoint_from_hf", "checkpoint_weight_bytes", "converts", "describe", "is_qlora_base", "kept_in_16_bits",
            "quantization_from_hf", "stored_bytes"]
 
-QUANT_METHODS = ("fbgemm_fp8", "fp8", "compressed-tensors", "awq", "gptq", "bitsandbytes")
+QUANT_METHODS = ("fbgemm_fp8", "fp8", "compressed-tensors", "awq", "gptq", "bitsandbytes", "mxfp4")
 """The ``quant_method`` values llmcalc sizes, in the order its messages list them."""
 
 BLOCK_PREFIX = {"gpt2": "transformer.h", "falcon": "transformer.h", "gpt_neox": "gpt_neox.layers"}
@@ -124,6 +129,9 @@ def stored_bytes(fmt: CheckpointFormat, d_in: int, d_out: int) -> tuple[int, int
         from .weightformats import codes_and_constants
 
         return codes_and_constants(fmt.codes.removeprefix("bnb-"), d_in, d_out)
+    if fmt.codes == "mxfp4":  # per row, ceil(d_in / 32) blocks of 16 code bytes and one scale byte
+        blocks = d_out * _ceil(d_in, fmt.group_size)
+        return blocks * fmt.group_size * fmt.bits // 8, blocks * fmt.scale_bytes
     groups = _ceil(d_in, fmt.group_size) if fmt.group_size else 1
     if fmt.codes == "gptq":
         return 4 * _ceil(d_in * fmt.bits, 32) * d_out, (4 * groups * _ceil(d_out * fmt.bits, 32) + 2 * groups * d_out
@@ -193,6 +201,8 @@ def _eligible(cfg: ModelConfig, fmt: CheckpointFormat, module: Linear) -> bool:
     """Whether ``fmt``'s loader converts a module of this kind at all (before its skip list)."""
     if module.component == "router" or (module.role == "lm_head" and fmt.blocks_only):
         return False
+    if fmt.codes == "mxfp4":  # replace_with_mxfp4_linear swaps only the experts of each GptOssMLP
+        return module.path.startswith("mlp.experts.")
     if fmt.codes.startswith("bnb-") and not module.adaptable:
         return False  # bitsandbytes converts nn.Linear; transformers 5 stacks routed experts as 3-D tensors
     # FalconLinear and GPT-2's Conv1D are not nn.Linear: only GPTQ and AWQ (refused for them) would convert them
@@ -289,6 +299,7 @@ ACCEPTED = {
     "linear_blocks": "a model whose blocks are nn.Linear",
     "load_in": "true, or load_in_8bit true",
     "named_copies": f"at most {MAX_NAMED_COPIES:,}",
+    "gpt_oss_only": "gpt_oss (transformers 5.24 stores only gpt-oss's experts in MXFP4)",
 }
 """What a quantization_config refusal accepts, where that is a description rather than a list of values: the
 refusal carries its key as ``accepted_id`` (the planner words it in the page's language) and its English as
@@ -317,7 +328,8 @@ def describe(fmt: CheckpointFormat) -> str:
     """
     if fmt.codes.startswith("bnb-"):
         return f"{fmt.method}: {fmt.codes.removeprefix('bnb-')}"
-    codes = {"fp8": "FP8 (e4m3) codes", "int8": "int8 codes"}.get(fmt.codes, f"{fmt.bits}-bit codes")
+    codes = {"fp8": "FP8 (e4m3) codes", "int8": "int8 codes", "mxfp4": "FP4 (e2m1) codes"}.get(
+        fmt.codes, f"{fmt.bits}-bit codes")
     per = {"tensor": "per tensor", "channel": "per output channel", "group": f"per {fmt.group_size} inputs",
            "block": f"per {fmt.block[0]}x{fmt.block[1]} block"}[fmt.scales]
     if fmt.scales == "group" and not fmt.group_size:
@@ -476,6 +488,14 @@ def _bitsandbytes(data: Mapping[str, Any]) -> CheckpointFormat:
     return CheckpointFormat(method, "bnb-nf4-dq" if double else "bnb-nf4", bits=4, skip=skip)
 
 
+def _mxfp4(data: Mapping[str, Any], cfg: ModelConfig) -> CheckpointFormat:
+    method = "mxfp4"
+    _check(method, cfg.model_type == "gpt_oss", "model_type", cfg.model_type, "gpt_oss_only")
+    _check(method, data.get("dequantize", False) is False, "dequantize", data.get("dequantize"), "false")
+    return CheckpointFormat(method, "mxfp4", bits=4, scales="group", group_size=32, scale_bytes=1,
+                            skip=_names(method, data, "modules_to_not_convert"))
+
+
 def quantization_from_hf(quantization: Any, cfg: ModelConfig) -> CheckpointFormat:
     """The :class:`CheckpointFormat` a ``quantization_config`` describes for the model ``cfg``, or a refusal."""
     if not isinstance(quantization, Mapping):
@@ -490,6 +510,8 @@ def quantization_from_hf(quantization: Any, cfg: ModelConfig) -> CheckpointForma
         fmt = _compressed(quantization, cfg)
     elif method in ("awq", "gptq"):
         fmt = _gptq_awq(quantization, cfg, str(method))
+    elif method == "mxfp4":
+        fmt = _mxfp4(quantization, cfg)
     else:
         fmt = _bitsandbytes(quantization)
     # GPT-2's Conv1D and FalconLinear are not the nn.Linear these quantizers replace: a checkpoint's tensors would

@@ -69,7 +69,7 @@ from .planner import (
     trained_context,
     training_changes_that_fit,
 )
-from .presets import PRESETS, UNMODELLED_PRESETS, get_preset
+from .presets import PRESETS, get_preset
 from .ranking import plan_all_cards
 from .runcost import DEFAULT_MFU
 from .trainers import DEFAULT_SETUP, SETUPS, UNMODELLED_SETUPS, get_setup, setup_settings
@@ -233,8 +233,7 @@ def _resolve_model(args: argparse.Namespace) -> tuple[str, ModelConfig, ModelCon
         base, label = _read_config(args, args.model), args.model
     else:
         try:
-            known = args.model if args.model in UNMODELLED_PRESETS else check.choice("MODEL", args.model, PRESETS)
-            base, label = get_preset(known), args.model
+            base, label = get_preset(check.choice("MODEL", args.model, PRESETS)), args.model
         except ValueError as error:
             raise ValueError(f"{error}; for another model give its config.json, a folder holding one, or the model "
                              "fields (--vocab-size, --d-model, --n-layers, --n-heads, --d-ff ...)") from None

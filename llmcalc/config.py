@@ -137,6 +137,11 @@ class ModelConfig:
         Positions the model was trained on (``max_position_embeddings``, extended by a RoPE scaling that
         declares its original length; see :mod:`llmcalc.hf`); 0: unknown.  It stores nothing: the planner
         stops its search for the longest context there unless asked to go beyond.
+    attention_sinks : bool
+        Each query head of each layer has a learned sink logit, a column the softmax adds and drops (gpt-oss's
+        ``self_attn.sinks``): ``n_heads`` values a layer, nothing in the KV cache.
+    router_bias : bool
+        The MoE router carries a bias, ``n_experts`` values per MoE layer (gpt-oss's ``mlp.router.bias``).
 
     Examples
     --------
@@ -184,6 +189,8 @@ class ModelConfig:
     layout: Layout = "llama"
     model_type: str = ""
     trained_context: int = 0
+    attention_sinks: bool = False
+    router_bias: bool = False
 
     def __post_init__(self) -> None:
         for item in fields(self):
@@ -221,7 +228,8 @@ class ModelConfig:
             (self.dense_layers >= self.n_layers or (self.dense_layers and not self.is_moe), "dense_layers_out_of_range",
              {"max_dense_layers": self.n_layers - 1, "dense_layers": self.dense_layers, "n_experts": self.n_experts}),
             *((value and not self.is_moe, "moe_only_field", {"name": name, "value": value})
-              for name, value in (("expert_d_ff", self.expert_d_ff), ("shared_expert_d_ff", self.shared_expert_d_ff))),
+              for name, value in (("expert_d_ff", self.expert_d_ff), ("shared_expert_d_ff", self.shared_expert_d_ff),
+                                  ("router_bias", self.router_bias))),
             (self.shared_expert_gate and not self.shared_expert_d_ff, "shared_gate_without_expert", {}),
             ((not self.sliding_window and self.sliding_window_layers) or self.sliding_window_layers > self.n_layers,
              "window_layers_out_of_range", {"n_layers": self.n_layers, "sliding_window_layers":

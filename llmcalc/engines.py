@@ -353,11 +353,13 @@ def _vllm_model(cfg: ModelConfig) -> ModelConfig:
     """The models :func:`plan_vllm` plans: dense or routed experts, full attention or the two window patterns checked.
 
     Refused by name: latent attention, shared experts and leading dense layers (DeepSeek, Qwen-MoE: not checked
-    against vLLM's loading), and windows on some layers other than exactly half of them (Gemma 3's five windowed
-    layers to one, whose groups vLLM pads: not checked).
+    against vLLM's loading), windows on some layers other than exactly half of them (Gemma 3's five windowed
+    layers to one, whose groups vLLM pads: not checked), and attention sinks (gpt-oss: not checked).
     """
     if cfg.kv_lora_rank or cfg.shared_expert_d_ff or cfg.dense_layers:
         raise refusal("vllm_engine_unmodelled", model_type=cfg.model_type or "custom")
+    if cfg.attention_sinks:
+        raise refusal("vllm_sinks_unchecked", model_type=cfg.model_type or "custom")
     windowed = cfg.sliding_window_layers if cfg.sliding_window else 0
     if windowed and windowed != cfg.n_layers and 2 * windowed != cfg.n_layers:
         raise refusal("vllm_window_pattern_unchecked", model_type=cfg.model_type or "custom",

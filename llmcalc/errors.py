@@ -152,6 +152,9 @@ MESSAGES: dict[str, str] = {
     "tokens_empty": "{name} must be a non-empty list of string tokens; got an empty sequence",
     "token_not_a_str": "{name} must be a non-empty list of string tokens; got the token {value!r} ({type})",
     # weight formats, activations and the planner
+    "weight_format_unmeasured": "weight_format {weight_format!r} is not modelled for a model with attention sinks and "
+                                "expert biases (model_type {model_type!r}): no format recipe was measured on one; use "
+                                "one of {formats:repr_list}, or plan the published checkpoint from its config.json",
     "gptq_not_modelled": "weight_format 'int4' (GPTQ) is not modelled for {why}; use one of {formats:repr_list}",
     "activations_unmeasured_feature": "activation memory is not modelled for {feature}: {name} must be "
                                       "{measured!r}; got {value!r} (what was measured is listed in "
@@ -178,9 +181,6 @@ MESSAGES: dict[str, str] = {
                                     "lora_rank={lora_rank!r}, lora_dropout={lora_dropout!r} and lora_targets=None "
                                     "(full fine-tuning)",
     "gpu_memory_type": "GPU memory must be a str such as '22.49' or '23034 MiB'; got {value!r} ({type})",
-    "preset_unmodelled": "{name} ({hub}) is not modelled: every layer has a learned attention sink per query head, a "
-                         "bias on the router and on each expert's projections, and the checkpoint stores its experts "
-                         "in MXFP4, none of which a ModelConfig can express",
     "unified_memory_plan": "{card} is Apple silicon's unified memory, planned for llama.cpp only (llmcalc gguf --gpu "
                            "{card}): vLLM has no Metal backend, and training or running a model with PyTorch on "
                            "Apple's GPU (MPS) is not modelled",
@@ -204,6 +204,9 @@ MESSAGES: dict[str, str] = {
     "vllm_engine_unmodelled": "the vLLM engine plans dense models and mixtures of routed experts only (no latent "
                               "attention, shared experts or leading dense layers, which it has not been checked "
                               "on); got model_type {model_type!r}",
+    "vllm_sinks_unchecked": "the vLLM engine does not model a model with attention sinks (gpt-oss): vLLM's MXFP4 "
+                            "kernels hold more bytes than the checkpoint stores (published start-up logs), a layout "
+                            "the planner does not model; got model_type {model_type!r}",
     "vllm_window_pattern_unchecked": "the vLLM engine plans a sliding window on every layer or on every other layer "
                                      "(Mistral, Gemma 2), the patterns checked against vLLM's code; got {windowed} "
                                      "windowed and {full} full-attention layers (model_type {model_type!r})",

@@ -37,7 +37,7 @@ __all__ = [
 
 SUPPORTED_MODEL_TYPES = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
                          "gemma3_text", "phi", "phi3", "falcon", "gpt2", "gpt_neox", "starcoder2", "olmo", "olmo2",
-                         "olmoe", "deepseek_v2", "deepseek_v3")
+                         "olmoe", "deepseek_v2", "deepseek_v3", "gpt_oss")
 """The model types (``model_type``) llmcalc reads, in the order its messages list them."""
 
 
@@ -205,7 +205,7 @@ def _common(read: _Reader) -> dict[str, Any]:
 
 # model_types whose attention_bias puts a bias on q, k, v and the output projection (or on MLA's down-projections).
 ATTENTION_BIAS = ("llama", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text", "olmo", "olmo2", "olmoe",
-                   "deepseek_v2", "deepseek_v3")
+                   "deepseek_v2", "deepseek_v3", "gpt_oss")
 
 
 def _llama_like(read: _Reader) -> dict[str, Any]:
@@ -298,6 +298,11 @@ def _build(read: _Reader) -> dict[str, Any]:
         pattern = _positive(read, pattern_key) if pattern_key else 6
         _layer_types(read, n_layers, lambda i: bool((i + 1) % pattern))
         cfg.update(_sliding(read, n_layers, every_layer_when_no_types=False), norms_per_layer=4, qk_norm="per-head")
+    if mt == "gpt_oss":  # a 128-token window on every other layer, from layer 0
+        _layer_types(read, n_layers, lambda i: bool((i + 1) % 2))
+        cfg.update(_sliding(read, n_layers, every_layer_when_no_types=False))
+        _moe(read, cfg, "num_local_experts", None)
+        cfg.update(mlp_bias=True, router_bias=True, attention_sinks=True)
     if mt in ("qwen3", "qwen3_moe"):
         cfg["qk_norm"] = "per-head"
     if mt == "olmo":

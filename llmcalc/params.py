@@ -4,10 +4,11 @@ The count is the number of stored values, component by component:
 
 * embedding ``vocab_size * d_model``; positions ``learned_positions * d_model``
 * attention: Q, K, V and output projections (fused or not, the same count), or
-  latent attention's down- and up-projections, plus biases
+  latent attention's down- and up-projections, plus biases and, where the model has them, ``n_heads`` attention
+  sinks a layer
 * ffn: a dense FFN (SwiGLU ``3 * d_model * d_ff``, classic MLP ``2 * d_model * d_ff``),
   or every routed expert plus the shared expert, plus biases
-* router: ``d_model * n_experts`` per MoE layer, plus the shared expert's gate
+* router: ``d_model * n_experts`` per MoE layer (+ bias), plus the shared expert's gate
 * norms: ``n_layers * norms_per_layer + 1`` norms of ``d_model`` (RMSNorm),
   ``2 * d_model`` (LayerNorm) or none, plus QK-norm and latent-attention norms
 * lm_head: ``vocab_size * d_model`` (+ bias), or 0 when tied
@@ -27,6 +28,7 @@ from .config import ModelConfig, checks_model
 __all__ = [
     "ATTENTION_MODULES",
     "MLP_MODULES",
+    "ROUTER_NAMES",
     "Linear",
     "active_param_count",
     "linear_modules",
@@ -53,6 +55,9 @@ MLP_MODULES = {
     "gpt_neox": {"up": "dense_h_to_4h", "down": "dense_4h_to_h"},
     "falcon": {"up": "dense_h_to_4h", "down": "dense_4h_to_h"},
 }
+
+ROUTER_NAMES = {"gpt_oss": "router"}
+"""The router's module name in an MoE block, by ``model_type``, where it is not ``gate``."""
 
 
 @dataclass(frozen=True)
@@ -160,7 +165,8 @@ def _linear_modules(cfg: ModelConfig) -> tuple[Linear, ...]:
         modules += _ffn(cfg, mlp_prefix, cfg.d_ff, dense)
     if cfg.is_moe:
         moe = cfg.moe_layers
-        modules.append(Linear(f"{mlp_prefix}.gate", "router", "router", cfg.d_model, cfg.n_experts, False, moe, False))
+        router = f"{mlp_prefix}.{ROUTER_NAMES.get(cfg.model_type, 'gate')}"
+        modules.append(Linear(router, "router", "router", cfg.d_model, cfg.n_experts, cfg.router_bias, moe, False))
         modules += _ffn(cfg, f"{mlp_prefix}.experts", cfg.routed_expert_d_ff, moe * cfg.n_experts, adaptable=False)
         if cfg.shared_expert_d_ff:
             shared = f"{mlp_prefix}.shared_experts" if cfg.uses_latent_attention else f"{mlp_prefix}.shared_expert"
@@ -221,6 +227,7 @@ def param_breakdown(cfg: ModelConfig, *, active: bool = False) -> dict[str, int]
     for module in _linear_modules(cfg):
         routed = module.path.startswith("mlp.experts.")
         parts[module.component] += module.params * used_share[0] // used_share[1] if routed else module.params
+    parts["attention"] += cfg.n_layers * cfg.n_heads if cfg.attention_sinks else 0
     parts["norms"] = _norms(cfg)
     return parts
 

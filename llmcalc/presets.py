@@ -15,9 +15,8 @@ from types import MappingProxyType
 
 from . import _validate as check
 from .config import ModelConfig
-from .errors import refusal
 
-__all__ = ["PRESETS", "REFERENCE", "UNMODELLED_PRESETS", "get_preset"]
+__all__ = ["PRESETS", "REFERENCE", "get_preset"]
 
 PRESETS: Mapping[str, ModelConfig] = MappingProxyType({
     # The glossary's throughline model: small, but with every modern ingredient
@@ -117,20 +116,21 @@ PRESETS: Mapping[str, ModelConfig] = MappingProxyType({
     # 128 values on a 5,120-wide model (4,096 < 5,120), no sliding window, untied head.
     "mistral-small-24b": ModelConfig(vocab_size=131072, d_model=5120, n_layers=40, n_heads=32, n_kv_heads=8,
                                      head_dim=128, d_ff=32768, model_type="mistral", trained_context=32768),
+    # gpt-oss (gpt-oss-20b.json, gpt-oss-120b.json, without their MXFP4 quantization_config: the BF16 model the
+    # checkpoint stores; llmcalc.checkpoints sizes the file itself): biases on q, k, v and o, on the router and on
+    # each expert's projections, a learned attention sink per query head, a 128-token window on every other layer,
+    # and 131,072 positions (YaRN: 4,096 x 32).
+    "gpt-oss-20b": ModelConfig(vocab_size=201088, d_model=2880, n_layers=24, n_heads=64, n_kv_heads=8, head_dim=64,
+                               d_ff=2880, n_experts=32, experts_per_token=4, qkv_bias=True, out_bias=True,
+                               mlp_bias=True, router_bias=True, attention_sinks=True, sliding_window=128,
+                               sliding_window_layers=12, model_type="gpt_oss", trained_context=131072),
+    "gpt-oss-120b": ModelConfig(vocab_size=201088, d_model=2880, n_layers=36, n_heads=64, n_kv_heads=8, head_dim=64,
+                                d_ff=2880, n_experts=128, experts_per_token=4, qkv_bias=True, out_bias=True,
+                                mlp_bias=True, router_bias=True, attention_sinks=True, sliding_window=128,
+                                sliding_window_layers=18, model_type="gpt_oss", trained_context=131072),
 })
 
 REFERENCE: ModelConfig = PRESETS["reference"]
-
-UNMODELLED_PRESETS: Mapping[str, str] = MappingProxyType({
-    "gpt-oss-20b": "openai/gpt-oss-20b", "gpt-oss-120b": "openai/gpt-oss-120b",
-})
-"""Models asked for by name that are refused by name, each with its Hub repository.
-
-gpt-oss (``model_type`` ``gpt_oss``): transformers 5.24 builds, in every layer, a learned
-attention sink per query head (``self_attn.sinks``), a bias on the router and on each expert's
-fused gate/up and down projections, and the published checkpoints store the experts in MXFP4;
-:class:`~llmcalc.config.ModelConfig` has none of these, so no preset would count it right.
-"""
 
 
 def get_preset(name: str) -> ModelConfig:
@@ -148,11 +148,5 @@ def get_preset(name: str) -> ModelConfig:
     Traceback (most recent call last):
     ...
     llmcalc.errors.RefusalValueError: name must be one of ... got 'Llama-2-7B' (did you mean 'llama-2-7b'?)
-    >>> get_preset("gpt-oss-20b")
-    Traceback (most recent call last):
-    ...
-    llmcalc.errors.RefusalValueError: gpt-oss-20b (openai/gpt-oss-20b) is not modelled: ...
     """
-    if isinstance(name, str) and name in UNMODELLED_PRESETS:
-        raise refusal("preset_unmodelled", name=name, hub=UNMODELLED_PRESETS[name])
     return PRESETS[check.choice("name", name, PRESETS)]

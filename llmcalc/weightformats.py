@@ -97,7 +97,9 @@ def codes_and_constants(weight_format: str, d_in: int, d_out: int, min_block_row
 def modelled_weight_formats(cfg: ModelConfig) -> tuple[str, ...]:
     """The preset weight formats :func:`weight_format_bytes` sizes for ``cfg``, in
     :data:`~llmcalc.formats.WEIGHT_FORMATS` order: all but GPTQ (``int4``) for a mixture of experts or a layout
-    of :data:`NO_GPTQ_LAYOUTS`, whose GPTQ sizes are not modelled.
+    of :data:`NO_GPTQ_LAYOUTS`, whose GPTQ sizes are not modelled; ``bf16`` alone for a model with attention sinks
+    or a router bias (gpt-oss), on which no recipe was measured (its published MXFP4 checkpoint is read from its
+    ``config.json``: :mod:`llmcalc.checkpoints`).
 
     A search for a lighter format (the planner's "smallest change") passes over the formats left out here rather
     than stopping at their refusal.
@@ -110,6 +112,8 @@ def modelled_weight_formats(cfg: ModelConfig) -> tuple[str, ...]:
     >>> len(modelled_weight_formats(get_preset("llama-3-8b")))
     6
     """
+    if cfg.attention_sinks or cfg.router_bias:  # gpt-oss: no recipe was measured on sinks and expert biases
+        return ("bf16",)
     no_gptq = cfg.is_moe or cfg.layout in NO_GPTQ_LAYOUTS
     return tuple(name for name in WEIGHT_FORMATS if not (no_gptq and name == "int4"))
 
@@ -165,6 +169,9 @@ def weight_format_bytes(cfg: ModelConfig, weight_format: WeightFormat) -> dict[s
         return checkpoint_weight_bytes.unchecked(cfg, weight_format)
     check.choice("weight_format", weight_format, WEIGHT_FORMATS)
     if weight_format not in modelled_weight_formats.unchecked(cfg):
+        if cfg.attention_sinks or cfg.router_bias:
+            raise refusal("weight_format_unmeasured", weight_format=weight_format,
+                          model_type=cfg.model_type or "custom", formats=list(modelled_weight_formats.unchecked(cfg)))
         why = "an MoE model" if cfg.is_moe else NO_GPTQ_LAYOUTS[cfg.layout]
         raise refusal("gptq_not_modelled", why=why, formats=[f for f in WEIGHT_FORMATS if f != "int4"])
     modules = linear_modules.unchecked(cfg)

@@ -376,6 +376,22 @@ def test_what_the_engine_has_not_checked_is_refused_by_name(change: dict[str, in
     assert caught.value.code == code
 
 
+@pytest.mark.parametrize("name", ["gpt-oss-20b", "gpt-oss-120b"])
+def test_gpt_oss_is_refused_by_the_vllm_engine_and_by_gguf_recipes(name: str) -> None:
+    """Its routed experts and half-windowed layers are patterns the engine plans, but vLLM's MXFP4 kernels hold more
+    than the checkpoint stores (gpt-oss-120b on one H100: 64.38 GiB with Triton, vllm#33155, and 65.97 GiB with
+    Marlin, vllm#23278, where the file holds 60.77 GiB), a layout not modelled: refused by name.
+    A GGUF recipe from the preset is refused as for every mixture of experts: read the .gguf file instead."""
+    from llmcalc.errors import Refusal
+    from llmcalc.gguf import model_from_config
+
+    with pytest.raises(Refusal) as caught:
+        plan_vllm(get_preset(name), 80 * GiB, max_model_len=8192)
+    assert caught.value.code == "vllm_sinks_unchecked" and caught.value.params == {"model_type": "gpt_oss"}
+    with pytest.raises(ValueError, match=r"read the model's \.gguf file instead"):
+        model_from_config(get_preset(name), "Q4_K_M")
+
+
 def test_the_bonito_log_of_mistral_7b_s_shapes_is_refused_as_planned_and_its_gap_stated() -> None:
     # Bonito issue 7: a Mistral-7B-v0.1 fine-tune on an A10G, max seq len 32,768, vLLM's KV cache 16,816 tokens
     # (version and card total not given, so out of the 5 % check). The window does not shrink the pool before

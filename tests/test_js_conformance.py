@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -40,6 +41,7 @@ from llmcalc.errors import Refusal
 from llmcalc.planner import gpu_memory
 
 pytestmark = pytest.mark.node
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +120,35 @@ def test_bad_input_to_the_planner_s_functions_is_refused_as_llmcalc_refuses_it(p
     got = page.evaluate(CALL_BAD, [calls, TRAINING_DEFAULTS])
     cases = [case[0] for case in BAD_API_INPUT]
     assert dict(zip(cases, got, strict=True)) == dict(zip(cases, expected, strict=True))
+
+
+MXFP4_BYTES = """([texts, badFormat]) => texts.map((text) => {
+  const read = window.LLMModelConfig.checkpointFromHf(window.LLMModelConfig.parseConfigText(text));
+  const parts = window.LLMPlanner.weightFormatBytes(read.config, read.weightFormat);
+  const kept = window.LLMPlanner.keptLinearModules(read.config, read.weightFormat).map((k) => k.map(String));
+  let refused = null;
+  try { window.LLMPlanner.weightFormatBytes(read.config, badFormat); } catch (error) { refused = error.code; }
+  return { parts: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, String(v)])), kept, refused };
+})"""
+
+
+def test_gpt_oss_mxfp4_checkpoints_are_sized_as_llmcalc_sizes_them(page: NodePage) -> None:
+    """The published gpt-oss config.json files: the widget reads their MXFP4 quantization_config, sizes the experts'
+    codes and scales and keeps the rest in 16 bits as llmcalc.checkpoints does, and refuses a preset recipe by name."""
+    from llmcalc.checkpoints import checkpoint_from_hf, checkpoint_weight_bytes, kept_in_16_bits
+
+    paths = [ROOT / "tests" / "data" / "hub_configs" / f"gpt-oss-{size}.json" for size in ("20b", "120b")]
+    expected = []
+    for path in paths:
+        checkpoint = checkpoint_from_hf(path)
+        assert checkpoint.weight_format is not None
+        parts = checkpoint_weight_bytes(checkpoint.config, checkpoint.weight_format)
+        kept = kept_in_16_bits(checkpoint.config, checkpoint.weight_format)
+        expected.append({"parts": {key: str(value) for key, value in parts.items()},
+                         "kept": [[str(item) for item in entry] for entry in kept],
+                         "refused": "weight_format_unmeasured"})
+    texts = [path.read_text(encoding="utf-8") for path in paths]
+    assert page.evaluate(MXFP4_BYTES, [texts, "nf4"]) == expected
 
 
 def test_the_small_calculators_agree_with_llmcalc_on_every_vector() -> None:

@@ -164,9 +164,10 @@ def test_breakdown_adds_up():
     assert memory.saved == 24 * memory.per_layer + memory.shared + memory.head + memory.loss
 
 
-@pytest.mark.parametrize("name", sorted(lc.PRESETS))
+@pytest.mark.parametrize("name", sorted(name for name, cfg in lc.PRESETS.items() if cfg.model_type != "gpt_oss"))
 def test_every_preset_is_modelled(name):
-    """Dense families (act-dense) and MoE/MLA families (act-moe) together: no preset is refused any more."""
+    """Dense families (act-dense) and MoE/MLA families (act-moe) together: no preset is refused but gpt-oss's, whose
+    activations were never measured (test_llmcalc_planner.test_gpt_oss_training_is_refused_by_name)."""
     cfg = lc.get_preset(name)
     assert activation_memory(cfg, 1, 128, attention=planner_attention(cfg)).saved > 0
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from llmcalc import GiB, get_preset
+from llmcalc import GiB, get_preset, param_count
 from llmcalc.checkpoints import (
     ACCEPTED,
     CheckpointFormat,
@@ -110,7 +110,24 @@ def test_every_quantized_hub_config_is_planned() -> None:
         if checkpoint.weight_format is not None:
             planned[path.name] = plan_inference(checkpoint.config, context=4096,
                                                 weight_format=checkpoint.weight_format).weights
-    assert set(planned) == {"deepseek-r1.json", "deepseek-v3.json"}
+    assert set(planned) == {"deepseek-r1.json", "deepseek-v3.json", "gpt-oss-120b.json", "gpt-oss-20b.json"}
+
+
+@pytest.mark.parametrize("name, card_gib", [("gpt-oss-20b", 12.8), ("gpt-oss-120b", 60.8)])
+def test_gpt_oss_mxfp4_experts_take_17_bytes_per_32_weights(name: str, card_gib: float) -> None:
+    """Each expert weight matrix is stored as *_blocks (16 bytes of 4-bit codes per 32 weights) and *_scales (one
+    E8M0 byte per 32); everything else, the experts' biases included, is BF16.  The model card gives the checkpoint
+    size to 0.1 GiB."""
+    checkpoint = checkpoint_from_hf(DATA / "hub_configs" / f"{name}.json")
+    assert checkpoint.weight_format is not None and checkpoint.weight_format.method == "mxfp4"
+    cfg = checkpoint.config
+    expert_weights = cfg.n_layers * cfg.n_experts * 3 * cfg.d_model * cfg.d_ff
+    parts = checkpoint_weight_bytes(cfg, checkpoint.weight_format)
+    assert parts == {"quantized": expert_weights // 2, "constants": expert_weights // 32,
+                     "unquantized": 2 * (param_count(cfg) - expert_weights)}
+    assert round(sum(parts.values()) / GiB, 1) == card_gib
+    assert [path for path, _, _ in kept_in_16_bits(cfg, checkpoint.weight_format)] == [
+        "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", "mlp.router", "lm_head"]
 
 
 def test_bitsandbytes_configs_size_as_the_measured_formats() -> None:

@@ -28,12 +28,14 @@ COUNTS = json.loads((DATA / "_transformers_counts.json").read_text(encoding="utf
 # quantized Linear as float8 weights plus a float32 weight_scale_inv of ceil(out/128) x ceil(in/128)
 # (integrations/finegrained_fp8.py, FP8Linear), a layout only llmcalc.checkpoints sizes.  transformers' own count
 # (from_config, which builds the unquantized model) is what llmcalc gives once quantization_config is removed.
-REFUSED = {"deepseek-r1.json": "quantized_checkpoint", "deepseek-v3.json": "quantized_checkpoint"}
+# gpt-oss's files declare MXFP4 experts (quant_method mxfp4), sized by llmcalc.checkpoints in the same way.
+REFUSED = {"deepseek-r1.json": "quantized_checkpoint", "deepseek-v3.json": "quantized_checkpoint",
+           "gpt-oss-120b.json": "quantized_checkpoint", "gpt-oss-20b.json": "quantized_checkpoint"}
 
 # Checkpoints per model_type (see the README of this folder for the model_types with fewer than two).
 COVERAGE = {
     "deepseek_v2": 2, "deepseek_v3": 2, "falcon": 2, "gemma": 2, "gemma2": 2, "gemma3_text": 2, "gpt2": 2,
-    "gpt_neox": 2, "llama": 3, "mistral": 3, "mixtral": 2, "olmo2": 2, "phi": 2, "phi3": 3, "qwen2": 2,
+    "gpt_neox": 2, "gpt_oss": 2, "llama": 3, "mistral": 3, "mixtral": 2, "olmo2": 2, "phi": 2, "phi3": 3, "qwen2": 2,
     "qwen2_moe": 2, "qwen3": 4, "qwen3_moe": 2, "starcoder2": 2,
 }
 

@@ -16,6 +16,7 @@ import pytest
 
 import llmcalc as lc
 from llmcalc.activations import activation_memory
+from llmcalc.errors import Refusal
 from llmcalc.planner import (
     CARDS,
     GPUS,
@@ -325,8 +326,19 @@ def test_latent_attention_has_no_v_projection_to_adapt() -> None:
         plan_training(_moe_config("deepseek-v2-lite"), task="lora", seq_len=512)
 
 
+# gpt-oss's activations were never measured: its training plans are refused (test below), not planned.
 _HF_MODELS = sorted(path for path in (pathlib.Path(__file__).parent / "data" / "hf_models").glob("*.json")
-                    if not path.name.startswith("_") and not path.name.endswith(".full.json"))
+                    if not path.name.startswith(("_", "gpt-oss")) and not path.name.endswith(".full.json"))
+
+
+@pytest.mark.parametrize("task", ["full", "lora", "qlora"])
+def test_gpt_oss_training_is_refused_by_name(task: str) -> None:
+    """No activation measurement covers gpt-oss's routing, sinks and clamped SwiGLU: every training plan is refused,
+    naming the model type and the families that were measured."""
+    cfg = lc.get_preset("gpt-oss-20b")
+    with pytest.raises(Refusal) as refused:
+        plan_training(cfg, task=task, seq_len=1024, **({} if task == "full" else {"targets": ("q", "v")}))
+    assert refused.value.code == "activations_unmeasured_feature" and refused.value.params["value"] == "gpt_oss"
 
 
 @pytest.mark.parametrize("path", _HF_MODELS, ids=lambda path: path.stem)

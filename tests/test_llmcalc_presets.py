@@ -74,15 +74,26 @@ def test_a_hub_preset_is_its_published_config(name):
     assert lc.param_count(lc.get_preset(name)) == counted == PRESETS[name]["param_count"]
 
 
-@pytest.mark.parametrize("name", ["gpt-oss-20b", "gpt-oss-120b"])
-def test_gpt_oss_is_refused_by_name_with_what_a_model_config_cannot_hold(name):
-    """transformers 5.24 builds gpt-oss-20b with self_attn.sinks (64 per layer), mlp.router.bias and
-    experts.gate_up_proj_bias / down_proj_bias in every layer (20,914,757,184 parameters on the meta device)."""
+@pytest.mark.parametrize("name, total", [("gpt-oss-20b", 20_914_757_184), ("gpt-oss-120b", 116_829_156_672)])
+def test_gpt_oss_is_its_published_config_as_transformers_builds_it(name, total):
+    """transformers 5.24 builds gpt-oss with self_attn.sinks (64 per layer), biases on q, k, v and o, mlp.router.bias
+    and experts.gate_up_proj_bias / down_proj_bias; the model card gives 20.9B and 116.8B parameters.  The published
+    file declares MXFP4 experts, so it is refused as a ModelConfig and read whole by llmcalc.checkpoints; without
+    that key it is the preset."""
+    data = json.loads((HUB / f"{name}.json").read_text("utf-8"))
     with pytest.raises(Refusal) as refused:
-        lc.get_preset(name)
-    assert refused.value.code == "preset_unmodelled" and refused.value.params == {"name": name, "hub": f"openai/{name}"}
-    assert "attention sink" in str(refused.value) and "MXFP4" in str(refused.value)
-    assert name not in lc.PRESETS
+        lc.ModelConfig.from_hf_config(data)
+    assert refused.value.code == "quantized_checkpoint"
+    read = lc.ModelConfig.from_hf_config({key: value for key, value in data.items() if key != "quantization_config"})
+    preset = lc.get_preset(name)
+    assert preset == read and (preset.sliding_window, preset.sliding_window_layers) == (128, preset.n_layers // 2)
+    counted = json.loads((HUB / "_transformers_counts.json").read_text("utf-8"))["models"][f"{name}.json"]
+    assert lc.param_count(preset) == counted == PRESETS[name]["param_count"] == total
+    without_sinks = dataclasses.replace(preset, attention_sinks=False, router_bias=False)
+    assert total - lc.param_count(without_sinks) == preset.n_layers * (64 + preset.n_experts)
+    # The card's active parameters (3.6B and 5.1B) are the active count without the input embedding, a lookup.
+    active = lc.active_param_count(preset) - lc.param_breakdown(preset)["embedding"]
+    assert round(active / 1e9, 1) == {"gpt-oss-20b": 3.6, "gpt-oss-120b": 5.1}[name]
 def test_llama_3_1_8b_is_its_committed_config():
     """The preset is what llmcalc reads from Meta's published config.json, trained context from its RoPE scaling
     included; its count is the one transformers built from that file (tests/data/hub_configs)."""

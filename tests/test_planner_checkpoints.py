@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_llmcalc_checkpoints import PUBLISHED, config_of
@@ -35,6 +36,7 @@ from zhlint import HAN
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
 __all__ = ["planners"]  # the shared pages' fixture, used by name
+ROOT_DIR = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -45,22 +47,28 @@ def fp8_405b(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def planned_as_the_cli_plans_it(page: Any, path: Path, gpu: str, *, tensor_parallel: str) -> dict[str, int]:
+    """Load ``path`` in the widget and plan it at 8,192 tokens, summed on ``gpu``: the parts shown, checked to be
+    ``llmcalc plan``'s for the same file and settings."""
+    summed = cli_plan_json(str(path), "--tensor-parallel", tensor_parallel, "--context", "8192", "--gpu", gpu)
+    page.locator('input[name="config_file"]').set_input_files(str(path))
+    expect_text(page, "params", f"{lc.param_count(checkpoint_from_hf(path).config):,}")
+    page.locator('select[name="gpu"]').select_option(gpu)
+    choose(page, task="inference", engine="sum", tensor_parallel=tensor_parallel, context="8192")
+    shown: dict[str, int] = shown_parts(page)
+    assert {k: v for k, v in shown.items() if v} == {**{k: v for k, v in summed["parts"].items() if v},
+                                                     "total": summed["total"]}
+    return shown
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_quantized_config_is_planned_as_the_cli_plans_it(language: str, planners: Planners,
                                                            fp8_405b: Path) -> None:
-    checkpoint = checkpoint_from_hf(fp8_405b)
-    summed = cli_plan_json(str(fp8_405b), "--tensor-parallel", "8", "--context", "8192", "--gpu", "h100-sxm")
     vllm = cli_plan_json(str(fp8_405b), "--engine", "vllm", "--tensor-parallel", "8", "--context", "8192",
                          "--gpu", "h100-sxm")
     planner = planners.main(language)
     page, log = planner.page, planner.log
-    page.locator('input[name="config_file"]').set_input_files(str(fp8_405b))
-    expect_text(page, "params", f"{lc.param_count(checkpoint.config):,}")
-    page.locator('select[name="gpu"]').select_option("h100-sxm")
-    choose(page, task="inference", engine="sum", tensor_parallel="8", context="8192")
-    shown = shown_parts(page)
-    assert {k: v for k, v in shown.items() if v} == {**{k: v for k, v in summed["parts"].items() if v},
-                                                     "total": summed["total"]}
+    shown = planned_as_the_cli_plans_it(page, fp8_405b, "h100-sxm", tensor_parallel="8")
     assert abs(shown["weights"] / lc.GiB / 57.752 - 1) < 0.03  # vLLM's log of this layout (vllm-issue-6746)
     assert page.locator(f'{ROOT} select[name="weight_format"]').is_disabled()
     # The note: the checkpoint's method and the layers it keeps in 16 bits, in the page's words.
@@ -79,6 +87,24 @@ def test_a_quantized_config_is_planned_as_the_cli_plans_it(language: str, planne
     error = page.locator(f'{ROOT} [data-error="plan"]')
     assert error.is_visible() and "fbgemm_fp8" in error.inner_text()
     assert HAN.search(error.inner_text()) if language == "zh_TW" else "training plans start" in error.inner_text()
+    assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_gpt_oss_s_mxfp4_file_is_planned_as_the_cli_plans_it_and_vllm_refused(language: str,
+                                                                             planners: Planners) -> None:
+    """The published gpt-oss-20b config.json: its MXFP4 experts sized as llmcalc.checkpoints sizes them (12.82 GiB,
+    the model card's 12.8), and the vLLM engine refused by name in the page's words, as the CLI refuses it."""
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    shown = planned_as_the_cli_plans_it(page, ROOT_DIR / "tests" / "data" / "hub_configs" / "gpt-oss-20b.json",
+                                        "rtx-4090", tensor_parallel="1")
+    assert round(shown["weights"] / lc.GiB, 1) == 12.8
+    assert "mxfp4" in read(page, "note") and "mlp.router" in read(page, "note")
+    choose(page, task="inference", engine="vllm")
+    error = page.locator(f'{ROOT} [data-error="plan"]')
+    assert error.is_visible() and "gpt_oss" in error.inner_text()
+    assert HAN.search(error.inner_text()) if language == "zh_TW" else "attention sinks" in error.inner_text()
     assert log.errors == [] and log.requests == []
 
 

@@ -14,15 +14,17 @@ import pathlib
 import pytest
 
 import llmcalc as lc
+from llmcalc.errors import Refusal
 from llmcalc.formats import WEIGHT_FORMATS
-from llmcalc.weightformats import weight_format_bytes
+from llmcalc.weightformats import modelled_weight_formats, weight_format_bytes
 
 DATA = pathlib.Path(__file__).parent / "data" / "quantized"
 RECORDINGS = json.loads((DATA / "recordings.json").read_text("utf-8"))
 STRUCTURE = json.loads((DATA / "structure.json").read_text("utf-8"))
 PARTS = ("quantized", "constants", "unquantized")
+# gpt-oss is sized in bf16 and as its published MXFP4 checkpoint only (no recipe was measured on it): not structured.
 HF_CONFIGS = sorted(path for path in (pathlib.Path(__file__).parent / "data" / "hf_models").glob("*.json")
-                    if not path.name.startswith("_") and not path.name.endswith(".full.json"))
+                    if not path.name.startswith(("_", "gpt-oss")) and not path.name.endswith(".full.json"))
 
 
 def _config(arch: str) -> lc.ModelConfig:
@@ -164,3 +166,15 @@ def test_bad_input():
         weight_format_bytes({"d_model": 4096}, "int8")
     with pytest.raises(ValueError, match=r"'int4' \(GPTQ\) is not modelled for an MoE model; use one of 'bf16'"):
         weight_format_bytes(lc.get_preset("mixtral-8x7b"), "int4")
+
+
+@pytest.mark.parametrize("weight_format", [f for f in WEIGHT_FORMATS if f != "bf16"])
+def test_gpt_oss_recipes_are_refused_naming_what_is_modelled(weight_format):
+    """No recipe was measured on attention sinks and expert biases: bf16 (what transformers 5.24 dequantizes the
+    MXFP4 experts to without its kernels) and the published checkpoint are what a plan of gpt-oss may use."""
+    cfg = lc.get_preset("gpt-oss-20b")
+    assert modelled_weight_formats(cfg) == ("bf16",)
+    with pytest.raises(Refusal) as refused:
+        weight_format_bytes(cfg, weight_format)
+    assert refused.value.code == "weight_format_unmeasured" and refused.value.params["formats"] == ["bf16"]
+    assert weight_format_bytes(cfg, "bf16")["unquantized"] == 2 * lc.param_count(cfg)

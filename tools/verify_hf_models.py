@@ -467,6 +467,31 @@ MODELS: tuple[ModelSpec, ...] = (
              "(num_nextn_predict_layers=1), so the published 685B checkpoint has more tensors than the model",
         dropped_keys=("quantization_config",),
     ),
+    ModelSpec(
+        name="gpt-oss-20b",
+        source=hub("openai/gpt-oss-20b"),
+        published={
+            "architectures": ["GptOssForCausalLM"], "attention_bias": True, "attention_dropout": 0.0,
+            "eos_token_id": 200002, "experts_per_token": 4, "head_dim": 64, "hidden_act": "silu",
+            "hidden_size": 2880, "initial_context_length": 4096, "initializer_range": 0.02,
+            "intermediate_size": 2880, "layer_types": ["sliding_attention", "full_attention"] * 12,
+            "max_position_embeddings": 131072, "model_type": "gpt_oss", "num_attention_heads": 64,
+            "num_experts_per_tok": 4, "num_hidden_layers": 24, "num_key_value_heads": 8, "num_local_experts": 32,
+            "output_router_logits": False, "pad_token_id": 199999, "rms_norm_eps": 1e-05,
+            "rope_scaling": {"beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0,
+                             "original_max_position_embeddings": 4096, "rope_type": "yarn", "truncate": False},
+            "rope_theta": 150000, "router_aux_loss_coef": 0.9, "sliding_window": 128, "swiglu_limit": 7.0,
+            "tie_word_embeddings": False, "use_cache": True, "vocab_size": 201088,
+        },
+        reduced={"num_hidden_layers": 2, "layer_types": ["sliding_attention", "full_attention"],
+                 "intermediate_size": REDUCED_FFN, "num_local_experts": 4, "num_experts_per_tok": 2,
+                 "sliding_window": REDUCED_SLIDING_WINDOW},
+        lora_qv=("q_proj", "v_proj"),
+        note="a learned attention sink per query head (self_attn.sinks), biases on every attention projection, "
+             "on the router and on each expert's fused gate/up and down projections; the published checkpoint "
+             "stores the experts in MXFP4 (quantization_config, not passed: from_config builds BF16)",
+        dropped_keys=("quantization_config",),
+    ),
 )
 
 # Keys of ConfigClass().to_dict() that bear on parameter counts, LoRA or the KV cache.
@@ -591,8 +616,10 @@ def active_parameters(model: torch.nn.Module, breakdown: dict[str, Any]) -> dict
     per_kind = {}
     for kind, info in moe_kinds.items():
         expert_params = {n: s for n, s in info["shapes_by_name"].items() if is_routed_expert(n)}
-        leading = {shape[0] for shape in expert_params.values() if len(shape) == 3}
-        if len(leading) != 1 or any(len(shape) != 3 for shape in expert_params.values()):
+        # Weights are 3-D (experts, in, out); gpt-oss's per-expert biases 2-D (experts, out): one leading size.
+        leading = {shape[0] for shape in expert_params.values()}
+        if len(leading) != 1 or not any(len(shape) == 3 for shape in expert_params.values()) or any(
+                len(shape) not in (2, 3) for shape in expert_params.values()):
             raise RuntimeError(f"{kind}: expected routed experts stacked as 3-D tensors, got {expert_params}")
         n_routed = leading.pop()
         expert_numel = sum(info["params_by_name"][n] for n in expert_params)

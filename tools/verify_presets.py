@@ -174,9 +174,13 @@ HUB_PRESETS = {
     "phi-4-mini": "phi-4-mini-instruct.json",
     "phi-4": "phi-4.json",
     "mistral-small-24b": "mistral-small-24b-instruct-2501.json",
+    "gpt-oss-20b": "gpt-oss-20b.json",
+    "gpt-oss-120b": "gpt-oss-120b.json",
 }
 for _name, _file in HUB_PRESETS.items():
     _data = json.loads((HUB_CONFIGS / _file).read_text(encoding="utf-8"))
+    # gpt-oss's MXFP4 quantization_config: from_config never applies it; the preset is the BF16 model it stores.
+    _data.pop("quantization_config", None)
     HF_CONFIGS[_name] = (_data.pop("model_type"), _data, f"tests/data/hub_configs/{_file}")
 
 # llmcalc target name -> module names used by each architecture.
@@ -211,7 +215,7 @@ COMPONENT_PATTERNS = [
     ("positions", r"(^|\.)wpe\."),
     ("embedding", r"(^|\.)(wte|embed_tokens)\."),
     ("lm_head", r"^lm_head\."),
-    ("router", r"\.mlp\.gate\.weight$|block_sparse_moe\.gate\."),
+    ("router", r"\.mlp\.gate\.weight$|block_sparse_moe\.gate\.|\.mlp\.router\."),
     ("norms", r"(ln_\d|ln_f|layernorm|layer_norm|norm)\.(weight|bias)$"),
     ("attention", r"\.(attn|self_attn)\."),
     ("ffn", r"\.mlp\."),

@@ -47,6 +47,8 @@ interface ModelConfig {
   readonly layout: string;
   readonly model_type: string;
   readonly trained_context: bigint;
+  readonly attention_sinks: boolean;
+  readonly router_bias: boolean;
 }
 
 /** What llmcalc.memory.kv_cache_bytes reads: a ModelConfig, or the KV-cache widget's bare shape. */
@@ -127,6 +129,7 @@ interface ModelTables {
   allLinear: string;
   fusedInto: Map<string, string>;
   peftMoeNames: Map<string, Map<string, string>>;
+  routerNames: Map<string, string>;
 }
 
 /** The model layer modelconfig.js hands to modelcounts.js's withModel: its tables and the helpers both share. */

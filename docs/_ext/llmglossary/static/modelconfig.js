@@ -162,6 +162,7 @@
       allLinear: rawTables.allLinear,
       fusedInto: toMap(rawTables.fusedInto),
       peftMoeNames: nestedMap(rawTables.peftMoeNames, (pairs) => new Map(pairs)),
+      routerNames: toMap(rawTables.routerNames),
     };
     const made = new WeakSet(); // configs this module validated: the counts accept nothing else
 
@@ -241,7 +242,7 @@
         [cfg.d_ff === 0n && (!moe || !cfg.expert_d_ff || cfg.dense_layers), "missing_d_ff", {}],
         [cfg.dense_layers >= cfg.n_layers || (cfg.dense_layers && !moe), "dense_layers_out_of_range",
           { max_dense_layers: cfg.n_layers - 1n, dense_layers: cfg.dense_layers, n_experts: cfg.n_experts }],
-        ...["expert_d_ff", "shared_expert_d_ff"].map((name) => [cfg[name] && !moe, "moe_only_field",
+        ...["expert_d_ff", "shared_expert_d_ff", "router_bias"].map((name) => [cfg[name] && !moe, "moe_only_field",
           { name, value: cfg[name] }]),
         [cfg.shared_expert_gate && !cfg.shared_expert_d_ff, "shared_gate_without_expert", {}],
         [(!cfg.sliding_window && cfg.sliding_window_layers) || cfg.sliding_window_layers > cfg.n_layers,
@@ -502,6 +503,12 @@
         layerTypes(read, nLayers, () => countNotMultiples(nLayers, pattern));
         Object.assign(cfg, sliding(read, nLayers, false), { norms_per_layer: 4n, qk_norm: "per-head" });
       }
+      if (mt === "gpt_oss") { // a 128-token window on every other layer, from layer 0
+        layerTypes(read, nLayers, () => (nLayers + 1n) / 2n);
+        Object.assign(cfg, sliding(read, nLayers, false));
+        moeFields(read, cfg, "num_local_experts", null);
+        Object.assign(cfg, { mlp_bias: true, router_bias: true, attention_sinks: true });
+      }
       if (mt === "qwen3" || mt === "qwen3_moe") cfg.qk_norm = "per-head";
       if (mt === "olmo") cfg.norm = "parameter-free";
       if (mt === "olmo2" || mt === "olmoe") cfg.qk_norm = "per-projection";
@@ -758,6 +765,16 @@
       return checkpointFormat({ method, codes: double ? "bnb-nf4-dq" : "bnb-nf4", bits: 4n, skip });
     }
 
+    // _mxfp4
+    function mxfp4Format(data, cfg) {
+      const method = "mxfp4";
+      checkQuant(method, cfg.model_type === "gpt_oss", "model_type", cfg.model_type, "gpt_oss_only");
+      checkQuant(method, getOr(data, "dequantize", false) === false, "dequantize", getOr(data, "dequantize", null),
+        "false");
+      return checkpointFormat({ method, codes: "mxfp4", bits: 4n, scales: "group", group_size: 32n, scale_bytes: 1n,
+        skip: quantNames(method, data, "modules_to_not_convert") });
+    }
+
     // Python's str() of a JSON value, for AWQ's version (only its lower-case spelling is compared)
     const pyStr = (value) => (typeof value === "string" ? value : String(value));
 
@@ -775,6 +792,7 @@
       if (method === "fbgemm_fp8" || method === "fp8") format = fp8Format(quantization, method);
       else if (method === "compressed-tensors") format = compressedFormat(quantization, cfg);
       else if (method === "awq" || method === "gptq") format = gptqAwqFormat(quantization, cfg, method);
+      else if (method === "mxfp4") format = mxfp4Format(quantization, cfg);
       else format = bitsandbytesFormat(quantization);
       if ((format.blocks_only || format.matcher === "compressed-tensors") && ["gpt2", "falcon"].includes(cfg.layout)) {
         checkQuant(method, false, "model_type", cfg.model_type, "linear_blocks");

@@ -119,7 +119,8 @@
       if (dense) modules.push(...ffn(cfg, mlpPrefix, cfg.d_ff, dense));
       if (isMoe(cfg)) {
         const moe = moeLayers(cfg);
-        modules.push(linear(`${mlpPrefix}.gate`, "router", "router", cfg.d_model, cfg.n_experts, false, moe, false));
+        const router = `${mlpPrefix}.${tables.routerNames.get(cfg.model_type) ?? "gate"}`;
+        modules.push(linear(router, "router", "router", cfg.d_model, cfg.n_experts, cfg.router_bias, moe, false));
         modules.push(...ffn(cfg, `${mlpPrefix}.experts`, routedExpertDff(cfg), moe * cfg.n_experts, false));
         if (cfg.shared_expert_d_ff) {
           const shared = usesLatentAttention(cfg) ? `${mlpPrefix}.shared_experts` : `${mlpPrefix}.shared_expert`;
@@ -159,6 +160,7 @@
         const routed = module.path.startsWith("mlp.experts.");
         parts[module.component] += routed ? (module.params * used) / of : module.params;
       }
+      parts.attention += cfg.attention_sinks ? cfg.n_layers * cfg.n_heads : 0n;
       parts.norms = norms(cfg);
       return parts;
     }

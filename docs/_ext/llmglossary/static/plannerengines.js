@@ -23,11 +23,13 @@
     }
   }
 
-  /* llmcalc.engines._vllm_model: dense or routed experts, full attention or a window on every or every other layer. */
+  /* llmcalc.engines._vllm_model: dense or routed experts, full attention or a window on every or every other layer,
+   * no attention sinks. */
   function vllmModel(cfg) {
     if (cfg.kv_lora_rank > 0 || cfg.shared_expert_d_ff > 0 || cfg.dense_layers > 0) {
       throw P.refusal("vllm_engine_unmodelled", { model_type: cfg.model_type || "custom" });
     }
+    if (cfg.attention_sinks) { throw P.refusal("vllm_sinks_unchecked", { model_type: cfg.model_type || "custom" }); }
     var windowed = cfg.sliding_window > 0 ? big(cfg.sliding_window_layers) : 0n;
     var layers = big(cfg.n_layers);
     if (windowed > 0n && windowed !== layers && 2n * windowed !== layers) {

@@ -46,6 +46,7 @@
   /* llmcalc.weightformats.modelled_weight_formats: all but GPTQ (int4) for an MoE or a layout whose GPTQ size
    * is not modelled. */
   function modelledWeightFormats(cfg) {
+    if (cfg.attention_sinks || cfg.router_bias) { return ["bf16"]; }  // gpt-oss: no recipe measured on it
     var noGptq = cfg.n_experts > 1 || Object.prototype.hasOwnProperty.call(P.TABLES.no_gptq_layouts, cfg.layout);
     return P.TABLES.weight_formats.filter(function (f) { return !(noGptq && f === "int4"); });
   }
@@ -66,6 +67,10 @@
       throw P.refusal("not_one_of", { name: "weight_format", options: formats, value: format, suggestion: null });
     }
     if (modelledWeightFormats(cfg).indexOf(format) < 0) {
+      if (cfg.attention_sinks || cfg.router_bias) {
+        throw P.refusal("weight_format_unmeasured", { weight_format: format, model_type: cfg.model_type || "custom",
+          formats: modelledWeightFormats(cfg) });
+      }
       throw P.refusal("gptq_not_modelled", { formats: formats.filter(function (f) { return f !== "int4"; }) });
     }
     var quantized = 0n;
@@ -102,6 +107,10 @@
   /** @param {bigint} dIn @param {bigint} dOut @returns {[bigint, bigint]} */
   function storedBytes(fmt, dIn, dOut) {
     if (fmt.codes.indexOf("bnb-") === 0) { return codesAndConstants(fmt.codes.slice(4), dIn, dOut, 1n); }
+    if (fmt.codes === "mxfp4") {  // per row, ceil(d_in / 32) blocks of 16 code bytes and one scale byte
+      var mxBlocks = dOut * ceilDiv(dIn, fmt.group_size);
+      return [mxBlocks * fmt.group_size * fmt.bits / 8n, mxBlocks * fmt.scale_bytes];
+    }
     var groups = fmt.group_size ? ceilDiv(dIn, fmt.group_size) : 1n;
     if (fmt.codes === "gptq") {
       return [4n * ceilDiv(dIn * fmt.bits, 32n) * dOut,
@@ -172,6 +181,7 @@
   /* llmcalc.checkpoints._eligible: whether the format's loader converts a module of this kind at all. */
   function eligible(cfg, fmt, module) {
     if (module.component === "router" || (module.role === "lm_head" && fmt.blocks_only)) { return false; }
+    if (fmt.codes === "mxfp4") { return module.path.indexOf("mlp.experts.") === 0; }
     if (fmt.codes.indexOf("bnb-") === 0 && !module.adaptable) { return false; }
     return cfg.layout !== "falcon" && cfg.layout !== "gpt2";
   }
