@@ -768,15 +768,13 @@ def _header_window(meta: Mapping[str, object], arch: str, n_layers: int) -> tupl
     """llama.cpp's ``n_swa`` and SWA layers for a header (``load_arch_hparams``): (0, ()) without SWA."""
     if arch not in SWA_ARCHITECTURES:
         return 0, ()
-    period, default_window = SWA_ARCHITECTURES[arch]
+    period, default_window, required = SWA_ARCHITECTURES[arch]
     key = f"{arch}.attention.sliding_window"
-    if key not in meta and not default_window:
-        if arch == "gemma3":
-            return 0, ()
+    if key not in meta and required:
         raise GgufError(f"the header has no {key}, which llama.cpp requires for {arch}")
     window = _int_value(meta.get(key, default_window), key)
     if not window:
-        if arch == "gemma3":
+        if not required:
             return 0, ()
         raise GgufError(f"{key} is 0; llama.cpp's {arch} keeps a sliding-window cache, whose window must be 1 or more")
     # get_key_or_arr into a number: an array pattern is passed over and the default period stays
@@ -829,17 +827,20 @@ MAX_UBATCH = 1 << 16
 _F32 = 4
 
 
-SWA_ARCHITECTURES: Mapping[str, tuple[int, int]] = {"gemma2": (2, 4096), "gemma3": (6, 0), "cohere2": (4, 0),
-                                                     "gpt-oss": (2, 0)}
-"""The llama.cpp architectures whose sliding-window (SWA) cache a plan models: each one's default SWA period
-(``set_swa_pattern``'s ``n_pattern``, which ``{arch}.attention.sliding_window_pattern`` overrides when it is a
-number) and its default window (0: ``{arch}.attention.sliding_window`` gives it; Gemma 2 falls back to 4,096).
-A Gemma 3 file without a window, or with 0, has none (``load_arch_hparams`` in ``src/models/*.cpp`` at
-:data:`LLAMA_CPP_SWA_SOURCE`)."""
+SWA_ARCHITECTURES: Mapping[str, tuple[int, int, bool]] = {
+    "gemma2": (2, 4096, False), "gemma3": (6, 0, False), "cohere2": (4, 0, True), "gpt-oss": (2, 0, True)}
+"""The llama.cpp architectures whose sliding-window (SWA) cache a plan models, with three rules each.
+
+The SWA period (``set_swa_pattern``'s ``n_pattern``, which ``{arch}.attention.sliding_window_pattern``
+replaces when it is a number), the window when ``{arch}.attention.sliding_window`` is absent (Gemma 2:
+4,096), and whether llama.cpp requires that key (a file without it, or with 0, is refused; where it is
+optional, no window means no SWA cache, as for a Gemma 3 file without one), as ``load_arch_hparams`` in
+``src/models/*.cpp`` at :data:`LLAMA_CPP_SWA_SOURCE` sets them."""
 WINDOW_NOT_APPLIED = ("llama", "phi3")
-"""llama.cpp architectures that keep every layer's full cache although the model has a window: ``llama``
-(Mistral 7B's ``MistralForCausalLM`` converts to it) never reads ``sliding_window``; ``phi3`` reads it and
-switches it off ("Phi SWA is currently disabled")."""
+"""The llama.cpp architectures that keep every layer's full cache although the model has a window.
+
+``llama`` (Mistral 7B's ``MistralForCausalLM`` converts to it) never reads ``sliding_window``; ``phi3``
+reads it and switches it off ("Phi SWA is currently disabled")."""
 # transformers' model_type -> the llama.cpp architecture convert_hf_to_gguf.py writes, for presets with a window
 _LLAMA_CPP_ARCH = {"gemma2": "gemma2", "gemma3": "gemma3", "gemma3_text": "gemma3", "cohere2": "cohere2",
                    "gpt_oss": "gpt-oss", "mistral": "llama", "llama": "llama", "": "llama", "phi3": "phi3"}
@@ -1248,9 +1249,8 @@ def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type
                      + "; the two lines count every layer's cache")
     if model.window_not_applied:
         result.update(window_not_applied=model.window_not_applied)
-        lines.append(f"llama.cpp's {_LLAMA_CPP_ARCH.get(model.architecture, model.architecture)} architecture does "
-                     f"not apply the model's {model.window_not_applied:,}-token sliding window: every layer keeps "
-                     "the full cache")
+        lines.append(f"llama.cpp does not apply the model's {model.window_not_applied:,}-token sliding window (its "
+                     "architecture for the model ignores it): every layer keeps the full cache")
     if plan.compute_estimated:
         lines.append("the compute buffer is an estimate from the graph's largest tensors (page 19 compares it with "
                      "published load logs); --compute-buffer takes the figure llama.cpp printed")

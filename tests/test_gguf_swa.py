@@ -23,30 +23,10 @@ DATA = Path(__file__).parent / "data"
 SWA_LOGS = json.loads((DATA / "llamacpp_runs.json").read_text())["swa_logs"]
 
 
-def _write_header(path: Path, keys: dict[str, Any], n_vocab: int = 8) -> Path:
-    """A .gguf file with ``keys`` and a small token embedding (the KV cache reads only the keys)."""
-    import numpy as np
-
-    arch = str(keys["general.architecture"])
-    writer = gguf.GGUFWriter(str(path), arch)
-    for key, value in keys.items():
-        if key == "general.architecture":
-            continue
-        if isinstance(value, list):
-            writer.add_array(key, value)
-        else:
-            writer.add_uint32(key, value)
-    n_embd = int(keys[f"{arch}.embedding_length"])
-    writer.add_tensor("token_embd.weight", np.zeros((n_vocab, n_embd), dtype=np.float32))
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return path
-
-
 def _model(tmp_path: Path, keys: dict[str, Any]) -> lg.GgufModel:
-    return lg.gguf_model(lg.read_gguf_header(_write_header(tmp_path / "model.gguf", keys)))
+    from make_gguf_fixtures import write_header_keys  # tools/, on the path in conftest
+
+    return lg.gguf_model(lg.read_gguf_header(write_header_keys(tmp_path / "model.gguf", keys)))
 
 
 @pytest.mark.parametrize("run", SWA_LOGS, ids=lambda r: r["url"])
@@ -105,7 +85,7 @@ def test_mistral_window_is_not_applied() -> None:
     result, text = lg.plan_report(model, context=8192, cache_type_k="f16", cache_type_v="f16", flash_attention=False,
                                   compute_buffer=None, gpu_bytes=None)
     assert result["window_not_applied"] == 4096 and "kv_caches" not in result
-    assert "does not apply the model's 4,096-token sliding window" in text
+    assert "llama.cpp does not apply the model's 4,096-token sliding window" in text
 
 
 def test_headers_follow_llama_cpp_per_architecture(tmp_path: Path) -> None:
