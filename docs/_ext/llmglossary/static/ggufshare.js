@@ -30,7 +30,7 @@
                           "embeddingBytes", "outputBytes"];
   const MODEL_FIELDS = ["arch", "version", "tied", "layers", ...MODEL_INTEGERS];
   // A sliding-window model's window, its SWA layers ("1" each, one character a layer) and a window its architecture
-  // ignores; a link without them (written before they were) is a model without a window.
+  // ignores; a link without them (a model without a window, or one written before they were) has no window.
   const SWA_FIELDS = ["slidingWindow", "swa", "windowNotApplied"];
 
   class LinkError {
@@ -112,9 +112,11 @@
         if (runs.length && runs[runs.length - 1][0] === bytes) runs[runs.length - 1][1] += 1;
         else runs.push([bytes, 1]);
       }
-      const shared = { arch: found.arch, version: found.version, tied: found.tied, layers: runs,
-                       slidingWindow: found.slidingWindow, swa: found.swaLayers.map((swa) => (swa ? "1" : "0")).join(""),
-                       windowNotApplied: found.windowNotApplied };
+      const shared = { arch: found.arch, version: found.version, tied: found.tied, layers: runs };
+      if (found.slidingWindow || found.windowNotApplied) { // a model without a window keeps the shorter link
+        Object.assign(shared, { slidingWindow: found.slidingWindow, windowNotApplied: found.windowNotApplied,
+                                swa: found.swaLayers.map((swa) => (swa ? "1" : "0")).join("") });
+      }
       for (const name of MODEL_INTEGERS) shared[name] = found[name];
       return JSON.stringify(shared);
     }
