@@ -71,6 +71,7 @@ __all__ = [
     "RECIPES",
     "RESERVE",
     "SWA_ARCHITECTURES",
+    "SWA_NOT_MODELLED",
     "UBATCH",
     "WINDOW_NOT_APPLIED",
     "GgmlType",
@@ -709,6 +710,9 @@ def gguf_model(header: GgufHeader) -> GgufModel:
 
     unsupported_caches = (("attention.kv_lora_rank", "latent attention (MLA)"), ("ssm.state_size", "a recurrent state"))
     window_key = f"{arch}.attention.sliding_window"
+    if arch in SWA_NOT_MODELLED:
+        raise GgufError(f"{arch} may use sliding-window attention with or without {window_key}; llmcalc does not "
+                        "model llama.cpp's cache for it")
     if window_key in meta and arch not in SWA_ARCHITECTURES and arch not in WINDOW_NOT_APPLIED:
         raise GgufError(f"{arch} uses sliding-window attention ({window_key}); llmcalc models llama.cpp's cache for "
                         f"it in {', '.join(SWA_ARCHITECTURES)} (and {', '.join(WINDOW_NOT_APPLIED)}, which ignore it), "
@@ -841,6 +845,11 @@ WINDOW_NOT_APPLIED = ("llama", "phi3")
 
 ``llama`` (Mistral 7B's ``MistralForCausalLM`` converts to it) never reads ``sliding_window``; ``phi3``
 reads it and switches it off ("Phi SWA is currently disabled")."""
+SWA_NOT_MODELLED = ("exaone4", "llama4")
+"""The llama.cpp architectures that may keep a sliding-window cache without ``{arch}.attention.sliding_window``.
+
+Llama 4's chunked attention (a window of 8,192 unless the key says 0) and EXAONE 4's 32B (a window of 4,096
+by its layer count) are not modelled: their files are refused by name, window key or not."""
 # transformers' model_type -> the llama.cpp architecture convert_hf_to_gguf.py writes, for presets with a window
 _LLAMA_CPP_ARCH = {"gemma2": "gemma2", "gemma3": "gemma3", "gemma3_text": "gemma3", "cohere2": "cohere2",
                    "gpt_oss": "gpt-oss", "mistral": "llama", "llama": "llama", "": "llama", "phi3": "phi3"}

@@ -110,6 +110,9 @@ def test_headers_follow_llama_cpp_per_architecture(tmp_path: Path) -> None:
         _model(tmp_path, keys("olmo2", **{"attention.sliding_window": 4096}))
     with pytest.raises(lg.GgufError, match=r"the header has no cohere2\.attention\.sliding_window"):
         _model(tmp_path, keys("cohere2"))
+    # Llama 4's chunked window needs no key in llama.cpp: refused without one too
+    with pytest.raises(lg.GgufError, match="llama4 may use sliding-window attention with or without"):
+        _model(tmp_path, keys("llama4"))
 
 
 def test_cli_shows_both_caches_and_swa_full() -> None:

@@ -122,3 +122,30 @@ def test_presets_equal_the_cli(tab: Any, language: str) -> None:
         same_plan(got, cli(source, options))
     assert got["note"] is not None and "4,096" in got["note"] and got["swa"] is None  # Mistral 7B's window
     assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_windows_it_does_not_model_are_refused_by_name(tab: Any, language: str, tmp_path: Path) -> None:
+    """As llmcalc.gguf.gguf_model refuses them: OLMo 2 with a window, Llama 4 with or without one, a gpt-oss file
+    without its (required) window."""
+    pytest.importorskip("gguf")
+    from make_gguf_fixtures import write_header_keys  # tools/, on the path in conftest
+
+    from llmcalc import gguf as lg
+
+    page, log = tab(language)
+    base = {"block_count": 4, "context_length": 4096, "embedding_length": 64, "feed_forward_length": 128,
+            "attention.head_count": 4, "attention.head_count_kv": 2}
+    for arch, window in (("olmo2", 4096), ("llama4", None), ("gpt-oss", None)):
+        keys = {"general.architecture": arch, **{f"{arch}.{k}": v for k, v in base.items()}}
+        if window:
+            keys[f"{arch}.attention.sliding_window"] = window
+        path = write_header_keys(tmp_path / f"{arch}.gguf", keys)
+        with pytest.raises(lg.GgufError):
+            lg.gguf_model(lg.read_gguf_header(path))
+        page.set_input_files("[data-gguf-planner] input[type=file]", str(path))
+        page.wait_for_function("() => document.querySelector('[data-gguf-planner]').dataset.state === "
+                               "'err_unsupported'")
+        message = page.evaluate("() => document.querySelector('[data-gguf-planner] [data-error]').textContent")
+        assert f"{arch}.attention.sliding_window" in message, message
+    assert log.errors == [] and log.requests == []

@@ -63,7 +63,8 @@ def test_widget_data_and_labels_come_from_llmcalc_and_the_list(tmp_path: Path) -
     assert recipes["models"]["gemma-3-1b"][10:] == [512, "11111011111011111011111011", 0]
     assert recipes["models"]["mistral-7b"][10:] == [0, "", 4096]
     assert json.loads(root["data-swa"]) == {"architectures": {k: list(v) for k, v in gguf.SWA_ARCHITECTURES.items()},
-                                            "not_applied": list(gguf.WINDOW_NOT_APPLIED)}
+                                            "not_applied": list(gguf.WINDOW_NOT_APPLIED),
+                                            "not_modelled": list(gguf.SWA_NOT_MODELLED)}
     labels = json.loads(root["data-labels"])
     assert labels["err_flash"] == "Label <err_flash> & {x}"  # escaped into the attribute, read back intact
     assert soup.find("label", attrs={"for": "gguf-0-context"}).get_text() == "Label <context> & {x}"

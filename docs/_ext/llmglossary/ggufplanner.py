@@ -162,8 +162,10 @@ def widget_data() -> dict[str, str]:
                    # llmcalc.planner.gpu_memory's units and range, which the GPU field reads alike
                    "memory_units": dict(MEMORY_UNITS), "min_gpu_bytes": MIN_GPU_BYTES, "max_gpu_bytes": MAX_GPU_BYTES},
         "recipe-models": recipe_models(),
-        # llmcalc.gguf's sliding-window rules: period, window without the key, key required; architectures ignoring it
-        "swa": {"architectures": gguf.SWA_ARCHITECTURES, "not_applied": gguf.WINDOW_NOT_APPLIED},
+        # llmcalc.gguf's sliding-window rules: period, window without the key, key required; architectures ignoring
+        # a window, and those whose window is not modelled
+        "swa": {"architectures": gguf.SWA_ARCHITECTURES, "not_applied": gguf.WINDOW_NOT_APPLIED,
+                "not_modelled": gguf.SWA_NOT_MODELLED},
         # The listed cards, ranked as llmcalc gguf MODEL --gpu all ranks them: key, name, total, estimated.
         "cards": [[card.key, card.name, card.total_bytes, card.estimated] for card in CARDS],
     }

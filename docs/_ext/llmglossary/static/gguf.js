@@ -15,8 +15,8 @@
   const MiB = 1048576;
   const GiB = 1073741824;
   let padding = 256; // llmcalc.gguf.CONTEXT_PADDING, read from the widget's data-padding
-  // llmcalc.gguf.SWA_ARCHITECTURES and WINDOW_NOT_APPLIED, read from the widget's data-swa
-  let swaRules = { architectures: {}, not_applied: [] };
+  // llmcalc.gguf.SWA_ARCHITECTURES, WINDOW_NOT_APPLIED and SWA_NOT_MODELLED, read from the widget's data-swa
+  let swaRules = { architectures: {}, not_applied: [], not_modelled: [] };
 
   class GgufFail extends Error {
     constructor(code, values) {
@@ -219,6 +219,7 @@
     if (typeof arch !== "string" || !arch) throw new GgufFail("err_unsupported", { key: "general.architecture" });
     const windowKey = `${arch}.attention.sliding_window`;
     const ignoresWindow = swaRules.not_applied.includes(arch);
+    if (swaRules.not_modelled.includes(arch)) throw new GgufFail("err_unsupported", { key: windowKey });
     if (windowKey in meta && !Object.hasOwn(swaRules.architectures, arch) && !ignoresWindow) {
       throw new GgufFail("err_unsupported", { key: windowKey });
     }
