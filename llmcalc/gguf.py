@@ -1255,7 +1255,8 @@ def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type
                      f"for the sliding-window (SWA) layers, whose {model.sliding_window:,}-token window needs "
                      + ("the whole context with --swa-full" if swa_full else
                         "the window and a micro-batch, padded to 256 cells (--swa-full: the whole context)")
-                     + "; the two lines count every layer's cache")
+                     + "; the two lines count every layer's cache, for one sequence (-np 1: llama-server's parallel "
+                     "slots keep a window each)")
     if model.window_not_applied:
         result.update(window_not_applied=model.window_not_applied)
         lines.append(f"llama.cpp does not apply the model's {model.window_not_applied:,}-token sliding window (its "
