@@ -25,6 +25,10 @@ Three parts, each from a stated source (llama.cpp at commit ``007dbbf3fd17``, in
   row of ``n_head_kv * head_dim`` elements in the cache type (``--cache-type-k/-v``: f16, q8_0,
   q4_0, :data:`KV_CACHE_TYPES`), so ``n_ctx * n_layer * 2 * ggml_row_size(type, n_head_kv * head_dim)``
   when K and V have the same width.  A quantized V cache needs flash attention (``-fa``).
+  Models with sliding-window (SWA) layers keep two caches (:func:`kv_caches`): ``n_ctx`` cells
+  for the full-attention layers and about ``n_swa + n_ubatch`` cells for the SWA layers
+  (:func:`swa_cache_cells`), as llama.cpp's ``llama_kv_cache_iswa`` makes them for the
+  architectures of :data:`SWA_ARCHITECTURES`; ``--swa-full`` gives the SWA layers ``n_ctx`` too.
 * **Where it lives.** ``token_embd`` stays in host memory and every other tensor goes to the GPU
   with every layer offloaded (:func:`host_buffers`).  The **compute buffer** (the graph's working
   memory, sized by ``ggml_gallocr`` when the context is made and printed as ``compute buffer
@@ -56,6 +60,7 @@ __all__ = [
     "GGUF_VERSIONS",
     "KV_CACHE_TYPES",
     "LLAMA_CPP_COMMIT",
+    "LLAMA_CPP_SWA_SOURCE",
     "MAX_COMPUTE_BUFFER_MIB",
     "MAX_CONTEXT",
     "MAX_HEADER_BYTES",
@@ -65,13 +70,17 @@ __all__ = [
     "READ_CHUNK",
     "RECIPES",
     "RESERVE",
+    "SWA_ARCHITECTURES",
+    "SWA_NOT_MODELLED",
     "UBATCH",
+    "WINDOW_NOT_APPLIED",
     "GgmlType",
     "GgufError",
     "GgufHeader",
     "GgufModel",
     "GgufPlan",
     "GgufTensor",
+    "KvCache",
     "add_cli_arguments",
     "compute_buffer_bytes",
     "compute_buffer_estimate",
@@ -80,6 +89,7 @@ __all__ = [
     "gguf_weight_bytes",
     "host_buffers",
     "kv_cache_type_bytes",
+    "kv_caches",
     "largest_context",
     "layer_split",
     "model_from_config",
@@ -89,11 +99,22 @@ __all__ = [
     "read_gguf_header",
     "recipe_tensor_types",
     "recipe_weight_bytes",
-    "run_cli"
+    "run_cli",
+    "swa_cache_cells",
+    "swa_layer_flags",
 ]
 
 LLAMA_CPP_COMMIT = "007dbbf3fd17eefe9b47fee45f48f7ba5e62b714"
 """The llama.cpp commit whose sources the rules here repeat."""
+LLAMA_CPP_SWA_SOURCE = "6c8dcaa7ae41fa9f4aa2b3b68ee82cb8b2a03632"
+"""The llama.cpp commit (build b10256) whose sliding-window cache the SWA rules repeat.
+
+Its ``src/llama-kv-cache-iswa.cpp``, ``src/llama-hparams.cpp``, ``src/llama-model.cpp``
+(``create_memory``), ``src/llama-context.cpp`` and ``src/models/*.cpp`` (``load_arch_hparams``)
+were read as mybigday/llama.rn vendors them (its ``cpp/`` at commit 638383c, submodule
+``third_party/llama.cpp`` at this commit); the same files at :data:`LLAMA_CPP_COMMIT` are not
+in the source index this was checked with.
+"""
 
 
 @dataclass(frozen=True)
@@ -631,7 +652,10 @@ class GgufModel:
     model without them is planned with every layer on the GPU only.  ``tied_embeddings``: the model has no
     ``output.weight`` and llama.cpp loads ``token_embd`` a second time as the output matrix, on
     the GPU.  ``n_embd``, ``n_head``, ``n_ff`` and ``n_vocab`` size the compute buffer
-    (:func:`compute_buffer_estimate`).
+    (:func:`compute_buffer_estimate`).  ``sliding_window`` is llama.cpp's ``n_swa`` where its
+    architecture keeps a separate cache for the sliding-window layers, which ``swa_layers`` marks
+    (one flag per layer with a cache, :func:`swa_layer_flags`); ``window_not_applied`` is a window the
+    model has but llama.cpp's architecture ignores (:data:`WINDOW_NOT_APPLIED`).
     """
 
     architecture: str
@@ -648,6 +672,9 @@ class GgufModel:
     tied_embeddings: bool = False
     layer_bytes: tuple[int, ...] = ()
     output_bytes: int = 0
+    sliding_window: int = 0
+    swa_layers: tuple[bool, ...] = ()
+    window_not_applied: int = 0
 
     @property
     def gpu_weight_bytes(self) -> int:
@@ -665,8 +692,10 @@ def gguf_model(header: GgufHeader) -> GgufModel:
 
     The KV width is ``head_count_kv * key_length`` (``key_length`` defaults to
     ``embedding_length / head_count``, as llama.cpp's ``llama_hparams`` does); per-layer head counts
-    (arrays) are summed layer by layer.  Sliding-window, latent-attention (``kv_lora_rank``) and
-    recurrent (``ssm``) caches are refused: llama.cpp sizes them differently.
+    (arrays) are summed layer by layer.  A sliding window (``attention.sliding_window``) is planned
+    for the architectures of :data:`SWA_ARCHITECTURES` (two caches) and :data:`WINDOW_NOT_APPLIED`
+    (one, as llama.cpp ignores the window) and refused for the others; latent-attention
+    (``kv_lora_rank``) and recurrent (``ssm``) caches are refused: llama.cpp sizes them differently.
     """
     meta = header.metadata
     arch = header.architecture
@@ -679,8 +708,15 @@ def gguf_model(header: GgufHeader) -> GgufModel:
             raise GgufError(f"the header has no {arch}.{name}")
         return value
 
-    unsupported_caches = (("attention.sliding_window", "sliding-window attention"),
-                          ("attention.kv_lora_rank", "latent attention (MLA)"), ("ssm.state_size", "a recurrent state"))
+    unsupported_caches = (("attention.kv_lora_rank", "latent attention (MLA)"), ("ssm.state_size", "a recurrent state"))
+    window_key = f"{arch}.attention.sliding_window"
+    if arch in SWA_NOT_MODELLED:
+        raise GgufError(f"{arch} may use sliding-window attention with or without {window_key}; llmcalc does not "
+                        "model llama.cpp's cache for it")
+    if window_key in meta and arch not in SWA_ARCHITECTURES and arch not in WINDOW_NOT_APPLIED:
+        raise GgufError(f"{arch} uses sliding-window attention ({window_key}); llmcalc models llama.cpp's cache for "
+                        f"it in {', '.join(SWA_ARCHITECTURES)} (and {', '.join(WINDOW_NOT_APPLIED)}, which ignore it), "
+                        f"not in {arch}")
     for unsupported, why in unsupported_caches:
         if f"{arch}.{unsupported}" in meta:
             raise GgufError(f"{arch} uses {why} ({arch}.{unsupported}); llmcalc does not model llama.cpp's cache "
@@ -714,10 +750,45 @@ def gguf_model(header: GgufHeader) -> GgufModel:
     n_ff = max(per_layer(key("feed_forward_length")))
     tied = "output.weight" not in by_name
     layers, output = layer_split(header.tensors, n_layers, tied=tied)
+    window, swa_layers = _header_window(meta, arch, n_layers)
+    if swa_layers and len(kv_layers) != n_layers:
+        raise GgufError(f"{arch} has layers without a KV cache and sliding-window layers; llmcalc plans one or the "
+                        "other")
     return GgufModel(arch, len(kv_layers), width * head_k, width * head_v, context, header.weight_bytes,
                      n_embd=n_embd, n_head=max(head_counts), n_ff=n_ff, n_vocab=embedding.shape[1],
                      embedding_bytes=embedding.n_bytes, tied_embeddings=tied, layer_bytes=layers,
-                     output_bytes=output)
+                     output_bytes=output, sliding_window=window, swa_layers=swa_layers,
+                     window_not_applied=_int_value(meta.get(f"{arch}.attention.sliding_window", 0), arch)
+                     if arch in WINDOW_NOT_APPLIED else 0)
+
+
+def _int_value(value: object, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise GgufError(f"{key} is {value!r}; it must be a whole number of 0 or more")
+    return value
+
+
+def _header_window(meta: Mapping[str, object], arch: str, n_layers: int) -> tuple[int, tuple[bool, ...]]:
+    """llama.cpp's ``n_swa`` and SWA layers for a header (``load_arch_hparams``): (0, ()) without SWA."""
+    if arch not in SWA_ARCHITECTURES:
+        return 0, ()
+    period, default_window, required = SWA_ARCHITECTURES[arch]
+    key = f"{arch}.attention.sliding_window"
+    if key not in meta and required:
+        raise GgufError(f"the header has no {key}, which llama.cpp requires for {arch}")
+    window = _int_value(meta.get(key, default_window), key)
+    if not window:
+        if not required:
+            return 0, ()
+        raise GgufError(f"{key} is 0; llama.cpp's {arch} keeps a sliding-window cache, whose window must be 1 or more")
+    # get_key_or_arr into a number: an array pattern is passed over and the default period stays
+    pattern = meta.get(f"{arch}.attention.sliding_window_pattern", period)
+    flags = swa_layer_flags(n_layers, _int_value(pattern, f"{arch}.attention.sliding_window_pattern")
+                            if not isinstance(pattern, list) else period)
+    if not any(flags):
+        raise GgufError(f"{arch}.attention.sliding_window_pattern {pattern!r} leaves no sliding-window layer; "
+                        "llama.cpp stops on such a file")
+    return window, flags
 
 
 def layer_split(tensors: Iterable[GgufTensor], n_blocks: int, *, tied: bool) -> tuple[tuple[int, ...], int]:
@@ -758,6 +829,117 @@ UBATCH = 512
 MAX_UBATCH = 1 << 16
 """The largest micro-batch a plan takes."""
 _F32 = 4
+
+
+SWA_ARCHITECTURES: Mapping[str, tuple[int, int, bool]] = {
+    "gemma2": (2, 4096, False), "gemma3": (6, 0, False), "cohere2": (4, 0, True), "gpt-oss": (2, 0, True)}
+"""The llama.cpp architectures whose sliding-window (SWA) cache a plan models, with three rules each.
+
+The SWA period (``set_swa_pattern``'s ``n_pattern``, which ``{arch}.attention.sliding_window_pattern``
+replaces when it is a number), the window when ``{arch}.attention.sliding_window`` is absent (Gemma 2:
+4,096), and whether llama.cpp requires that key (a file without it, or with 0, is refused; where it is
+optional, no window means no SWA cache, as for a Gemma 3 file without one), as ``load_arch_hparams`` in
+``src/models/*.cpp`` at :data:`LLAMA_CPP_SWA_SOURCE` sets them."""
+WINDOW_NOT_APPLIED = ("llama", "phi3")
+"""The llama.cpp architectures that keep every layer's full cache although the model has a window.
+
+``llama`` (Mistral 7B's ``MistralForCausalLM`` converts to it) never reads ``sliding_window``; ``phi3``
+reads it and switches it off ("Phi SWA is currently disabled")."""
+SWA_NOT_MODELLED = ("exaone4", "llama4")
+"""The llama.cpp architectures that may keep a sliding-window cache without ``{arch}.attention.sliding_window``.
+
+Llama 4's chunked attention (a window of 8,192 unless the key says 0) and EXAONE 4's 32B (a window of 4,096
+by its layer count) are not modelled: their files are refused by name, window key or not."""
+# transformers' model_type -> the llama.cpp architecture convert_hf_to_gguf.py writes, for presets with a window
+_LLAMA_CPP_ARCH = {"gemma2": "gemma2", "gemma3": "gemma3", "gemma3_text": "gemma3", "cohere2": "cohere2",
+                   "gpt_oss": "gpt-oss", "mistral": "llama", "llama": "llama", "": "llama", "phi3": "phi3"}
+
+
+def swa_layer_flags(n_layers: int, period: int) -> tuple[bool, ...]:
+    """Which layers llama.cpp treats as sliding-window layers (``llama_hparams::set_swa_pattern``).
+
+    Layer ``il`` is an SWA layer when ``il % period < period - 1``: the last layer of each
+    ``period`` attends to the whole context; a period of 0 makes every layer an SWA layer.
+
+    Examples
+    --------
+    Gemma 3 (period 6) with 26 layers: full attention in layers 5, 11, 17 and 23.
+
+    >>> flags = swa_layer_flags(26, 6)
+    >>> sum(flags), [il for il, swa in enumerate(flags) if not swa]
+    (22, [5, 11, 17, 23])
+    """
+    layers = check.count("n_layers", n_layers)
+    pattern = check.count("period", period, minimum=0)
+    return tuple(pattern == 0 or il % pattern < pattern - 1 for il in range(layers))
+
+
+def swa_cache_cells(cells: int, window: int, *, ubatch: int = UBATCH, swa_full: bool = False) -> int:
+    """Cells of llama.cpp's SWA cache: ``GGML_PAD(min(n_ctx, n_swa + n_ubatch), 256)``; ``n_ctx`` with ``--swa-full``.
+
+    ``cells`` is the full cache's size (the context padded to 256), ``ubatch`` the micro-batch
+    llama.cpp uses, at most the context (``llama_kv_cache_iswa``'s constructor, one sequence,
+    src/llama-kv-cache-iswa.cpp at :data:`LLAMA_CPP_SWA_SOURCE`).
+
+    Examples
+    --------
+    Gemma 3 1B's 512-token window at a 32,768-token context, and Gemma 2's 4,096 at 8,192:
+
+    >>> swa_cache_cells(32768, 512), swa_cache_cells(8192, 4096), swa_cache_cells(32768, 512, swa_full=True)
+    (1024, 4608, 32768)
+    """
+    size = check.count("cells", cells)
+    check.flag("swa_full", swa_full)
+    if swa_full:
+        return size
+    wanted = check.count("window", window) + check.count("ubatch", ubatch, maximum=MAX_UBATCH)
+    return -(-min(size, wanted) // CONTEXT_PADDING) * CONTEXT_PADDING
+
+
+@dataclass(frozen=True)
+class KvCache:
+    """One of llama.cpp's KV caches: its cells, the layers that keep it and its bytes (``window`` 0: full attention)."""
+
+    window: int
+    cells: int
+    layers: int
+    bytes: int
+
+    def as_dict(self) -> dict[str, int]:
+        """The cache as the CLI's ``--json`` gives it."""
+        return {"window": self.window, "cells": self.cells, "layers": self.layers, "bytes": self.bytes}
+
+
+def kv_caches(model: GgufModel, context: int, *, cache_type_k: str = "f16", cache_type_v: str = "f16",
+              ubatch: int = UBATCH, swa_full: bool = False) -> tuple[KvCache, ...]:
+    """llama.cpp's KV caches for ``model`` at ``context`` tokens: one, or the full and the SWA cache.
+
+    Every cache holds ``cells * layers * (K row + V row)`` bytes (:func:`kv_cache_type_bytes`).
+    The full cache has the context padded to 256 cells; a model with sliding-window layers keeps
+    theirs in a second cache of :func:`swa_cache_cells` (``llama_kv_cache_iswa``), whose
+    micro-batch is ``min(context, ubatch)`` (llama.cpp caps ``n_batch``, and so ``n_ubatch``, at
+    the context asked for).
+
+    Examples
+    --------
+    Gemma 3 1B as Q4_K_M at 32,768 tokens: 4 full-attention layers keep 32,768 cells, the 22
+    sliding-window layers 1,024 (a 512-token window and a 512-token micro-batch):
+
+    >>> from llmcalc import get_preset
+    >>> gemma = model_from_config(get_preset("gemma-3-1b"), "Q4_K_M")
+    >>> [(c.window, c.cells, c.layers, c.bytes // MiB) for c in kv_caches(gemma, 32768)]
+    [(0, 32768, 4, 128), (512, 1024, 22, 22)]
+    """
+    tokens = check.count("context", context, maximum=MAX_CONTEXT)
+    cells = -(-tokens // CONTEXT_PADDING) * CONTEXT_PADDING  # llama-context.cpp: GGML_PAD(cparams.n_ctx, 256)
+    row = sum(kv_cache_type_bytes(1, 1, model.k_width, model.v_width, cache_type_k, cache_type_v).values())
+    n_swa = sum(model.swa_layers)
+    full = KvCache(0, cells, model.n_layers - n_swa, cells * (model.n_layers - n_swa) * row)
+    if not n_swa:
+        return (full,)
+    swa_cells = swa_cache_cells(cells, model.sliding_window, ubatch=min(tokens, ubatch), swa_full=swa_full)
+    return full, KvCache(model.sliding_window, swa_cells, n_swa, swa_cells * n_swa * row)
+
 
 
 def compute_buffer_estimate(model: GgufModel, cells: int, *, ubatch: int = UBATCH,
@@ -830,7 +1012,8 @@ class GgufPlan:
 
     ``compute_estimated`` says whether ``compute_buffer`` is :func:`compute_buffer_estimate`'s
     figure (True) or one the reader gave (False).  ``gpu_layers`` is what llama.cpp prints as
-    "offloaded N/M layers" (``None``: every layer, the output layer included).
+    "offloaded N/M layers" (``None``: every layer, the output layer included).  ``kv_caches`` are
+    the caches of every layer (:func:`kv_caches`), ``kv_cache`` the part of them on the GPU.
     """
 
     weights: int
@@ -840,6 +1023,7 @@ class GgufPlan:
     compute_estimated: bool
     host: Mapping[str, int]
     gpu_layers: int | None = None
+    kv_caches: tuple[KvCache, ...] = ()
 
     @property
     def total(self) -> int:
@@ -854,7 +1038,7 @@ class GgufPlan:
 
 def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cache_type_v: str = "f16",
               flash_attention: bool = False, compute_buffer: int | None = None, ubatch: int = UBATCH,
-              n_gpu_layers: int | None = None) -> GgufPlan:
+              n_gpu_layers: int | None = None, swa_full: bool = False) -> GgufPlan:
     """Memory of a llama.cpp run: the model's tensors but its input embedding, the KV cache, a compute buffer, reserve.
 
     llama.cpp rounds the context up to a multiple of :data:`CONTEXT_PADDING` (256) before it makes
@@ -903,14 +1087,15 @@ def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cach
         raise ValueError(f"cache_type_v {cache_type_v!r} needs flash attention "
                          "(llama.cpp refuses a quantized V cache without -fa)")
     cells = -(-tokens // CONTEXT_PADDING) * CONTEXT_PADDING  # llama-context.cpp: GGML_PAD(cparams.n_ctx, 256)
-    kv = sum(kv_cache_type_bytes(cells, model.n_layers, model.k_width, model.v_width, cache_type_k,
-                                 cache_type_v).values())
+    caches = kv_caches(model, tokens, cache_type_k=cache_type_k, cache_type_v=cache_type_v, ubatch=ubatch,
+                       swa_full=swa_full)
+    kv = sum(cache.bytes for cache in caches)
     estimated = compute_buffer is None
     buffer = compute_buffer_estimate(model, cells, ubatch=ubatch, flash_attention=flash_attention) \
         if compute_buffer is None else check.count("compute_buffer", compute_buffer, minimum=0)
     host = {**host_buffers(model, cells, ubatch=ubatch), "layers": 0, "kv_cache": 0}
     if n_gpu_layers is None:
-        return GgufPlan(model.gpu_weight_bytes, kv, buffer, RESERVE, estimated, host)
+        return GgufPlan(model.gpu_weight_bytes, kv, buffer, RESERVE, estimated, host, kv_caches=caches)
     if not model.layer_bytes:
         raise ValueError("partial offload needs each layer's bytes, which this model does not give; "
                          "read its .gguf file or plan it from a preset and a recipe")
@@ -919,10 +1104,13 @@ def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cach
     first_on_gpu = n_blocks - min(gpu_layers, n_blocks)
     on_gpu = sum(model.layer_bytes[first_on_gpu:]) + (model.output_bytes if gpu_layers > n_blocks else 0)
     on_host = sum(model.layer_bytes[:first_on_gpu]) + (0 if gpu_layers > n_blocks else model.output_bytes)
-    # The cache is the same for every layer that has one; the layers on the host keep theirs.
-    kv_on_gpu = kv * min(gpu_layers, model.n_layers) // model.n_layers if model.n_layers else 0
+    # Each layer's cache stays with the layer; an SWA layer's is the SWA cache's share.
+    full, *swa = caches
+    layer_cache = {False: full.bytes // max(1, full.layers), True: swa[0].bytes // swa[0].layers if swa else 0}
+    flags = model.swa_layers or (False,) * model.n_layers
+    kv_on_gpu = sum(layer_cache[flag] for flag in flags[model.n_layers - min(gpu_layers, model.n_layers):])
     host.update(layers=on_host, kv_cache=kv - kv_on_gpu)
-    return GgufPlan(on_gpu, kv_on_gpu, buffer, RESERVE, estimated, host, gpu_layers)
+    return GgufPlan(on_gpu, kv_on_gpu, buffer, RESERVE, estimated, host, gpu_layers, caches)
 
 
 def most_gpu_layers(model: GgufModel, gpu_bytes: int, **options: object) -> int:
@@ -968,23 +1156,56 @@ def largest_context(model: GgufModel, gpu_bytes: int, *, beyond_trained: bool = 
 
 @checks_model
 def model_from_config(cfg: ModelConfig, recipe: str, *, imatrix: bool = False) -> GgufModel:
-    """A :class:`GgufModel` for ``cfg`` quantized by ``llama-quantize`` with ``recipe`` (no file needed)."""
+    """A :class:`GgufModel` for ``cfg`` quantized by ``llama-quantize`` with ``recipe`` (no file needed).
+
+    A sliding window is kept as llama.cpp's architecture for ``cfg.model_type`` keeps it: Gemma 2
+    and 3 with the SWA layers of their period (:data:`SWA_ARCHITECTURES`), which must be the
+    config's ``sliding_window_layers``; Mistral's window is not applied (:data:`WINDOW_NOT_APPLIED`).
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> gemma, mistral = (model_from_config(get_preset(name), "Q4_K_M") for name in ("gemma-2-9b", "mistral-7b"))
+    >>> gemma.sliding_window, sum(gemma.swa_layers), mistral.sliding_window, mistral.window_not_applied
+    (4096, 21, 0, 4096)
+    """
     tensors = recipe_tensor_types.unchecked(cfg, recipe, imatrix=imatrix)
     embedding = next(tensor for tensor in tensors if tensor.name == "token_embd.weight")
     width = cfg.n_kv_heads * cfg.head_dim
     layers, output = layer_split(tensors, cfg.n_layers, tied=cfg.tie_embeddings)
+    window, swa_layers, ignored = _config_window(cfg)
     return GgufModel(cfg.model_type or "llama", cfg.n_layers, width, width, cfg.trained_context,
                      sum(tensor.n_bytes for tensor in tensors), n_embd=cfg.d_model, n_head=cfg.n_heads, n_ff=cfg.d_ff,
                      n_vocab=cfg.vocab_size, embedding_bytes=embedding.n_bytes, tied_embeddings=cfg.tie_embeddings,
-                     layer_bytes=layers, output_bytes=output)
+                     layer_bytes=layers, output_bytes=output, sliding_window=window, swa_layers=swa_layers,
+                     window_not_applied=ignored)
+
+
+def _config_window(cfg: ModelConfig) -> tuple[int, tuple[bool, ...], int]:
+    """(n_swa, SWA layers, ignored window) of ``cfg`` as llama.cpp's architecture for its model_type keeps them."""
+    if not cfg.sliding_window:
+        return 0, (), 0
+    arch = _LLAMA_CPP_ARCH.get(cfg.model_type, "")
+    if arch in WINDOW_NOT_APPLIED:
+        return 0, (), cfg.sliding_window
+    if arch not in SWA_ARCHITECTURES:
+        raise ValueError(f"a sliding window in model_type {cfg.model_type!r}: llmcalc models llama.cpp's cache for "
+                         f"windows in {', '.join(sorted(t for t in _LLAMA_CPP_ARCH if t))}")
+    flags = swa_layer_flags(cfg.n_layers, SWA_ARCHITECTURES[arch][0])
+    if sum(flags) != cfg.sliding_window_layers:
+        raise ValueError(f"llama.cpp's {arch} makes {sum(flags)} of {cfg.n_layers} layers sliding-window layers; the "
+                         f"config says {cfg.sliding_window_layers}")
+    return cfg.sliding_window, flags, 0
 
 
 def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type_v: str, flash_attention: bool,
                 compute_buffer: int | None, gpu_bytes: int | None, beyond_trained: bool = False,
-                ubatch: int = UBATCH, n_gpu_layers: int | None = None) -> tuple[dict[str, object], str]:
+                ubatch: int = UBATCH, n_gpu_layers: int | None = None,
+                swa_full: bool = False) -> tuple[dict[str, object], str]:
     """The plan as the CLI prints it (and as the widget shows it): a JSON-able result and its text."""
     options = {"cache_type_k": cache_type_k, "cache_type_v": cache_type_v, "flash_attention": flash_attention,
-               "compute_buffer": compute_buffer, "ubatch": ubatch, "n_gpu_layers": n_gpu_layers}
+               "compute_buffer": compute_buffer, "ubatch": ubatch, "n_gpu_layers": n_gpu_layers,
+               "swa_full": swa_full}
     plan = plan_gguf(model, context=context, **options)  # type: ignore[arg-type]
     parts = {"weights": plan.weights, "kv_cache": plan.kv_cache, "compute_buffer": plan.compute_buffer,
              "reserve": plan.reserve}
@@ -997,6 +1218,10 @@ def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type
              "compute_buffer": "compute buffer (estimate)" if plan.compute_estimated else "compute buffer (given)"}
     for name, value in parts.items():
         lines.append(f"{names.get(name, name.replace('_', ' ')):29s} {value:>16,d}  {value / GiB:8.2f} GiB")
+        if name == "kv_cache" and len(plan.kv_caches) > 1:
+            for cache in plan.kv_caches:
+                label = f"  {'SWA' if cache.window else 'full'} {cache.layers} x {cache.cells:,} cells"
+                lines.append(f"{label:29s} {cache.bytes:>16,d}  {cache.bytes / GiB:8.2f} GiB")
     lines.append(f"{'GPU total':29s} {plan.total:>16,d}  {plan.total / GiB:8.2f} GiB")
     host_rows = [("host: token_embd", plan.host["token_embd"]), ("host: layers on the CPU", plan.host["layers"]),
                  ("host: their KV cache", plan.host["kv_cache"]),
@@ -1010,6 +1235,8 @@ def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type
                                  "host": {**plan.host, "total": plan.host_total}}
     if plan.gpu_layers is not None:
         result.update(n_gpu_layers=plan.gpu_layers, offloadable_layers=model.offloadable_layers)
+    if len(plan.kv_caches) > 1:
+        result.update(kv_caches=[cache.as_dict() for cache in plan.kv_caches], swa_full=swa_full)
     if gpu_bytes is not None:
         fits = plan.total <= gpu_bytes
         longest = largest_context(model, gpu_bytes, beyond_trained=beyond_trained, **options)
@@ -1023,6 +1250,17 @@ def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type
                                    **{k: v for k, v in options.items() if k != "n_gpu_layers"})
             result.update(most_gpu_layers=most)
             lines.append(f"most layers that fit at this context: -ngl {most} of {model.offloadable_layers}")
+    if len(plan.kv_caches) > 1:
+        lines.append(f"KV cache: llama.cpp keeps one cache for the full-attention layers (layers x cells) and one "
+                     f"for the sliding-window (SWA) layers, whose {model.sliding_window:,}-token window needs "
+                     + ("the whole context with --swa-full" if swa_full else
+                        "the window and a micro-batch, padded to 256 cells (--swa-full: the whole context)")
+                     + "; the two lines count every layer's cache, for one sequence (-np 1: llama-server's parallel "
+                     "slots keep a window each)")
+    if model.window_not_applied:
+        result.update(window_not_applied=model.window_not_applied)
+        lines.append(f"llama.cpp does not apply the model's {model.window_not_applied:,}-token sliding window (its "
+                     "architecture for the model ignores it): every layer keeps the full cache")
     if plan.compute_estimated:
         lines.append("the compute buffer is an estimate from the graph's largest tensors (page 19 compares it with "
                      "published load logs); --compute-buffer takes the figure llama.cpp printed")
@@ -1048,6 +1286,9 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
                         "without it the plan estimates it")
     parser.add_argument("--beyond-trained-context", action="store_true",
                         help="search for the longest context past the model's trained context")
+    parser.add_argument("--swa-full", action="store_true",
+                        help="llama.cpp's --swa-full: sliding-window layers keep the whole context's cache, not only "
+                        "their window's")
     parser.add_argument("-ngl", "--n-gpu-layers", type=int, metavar="N",
                         help="llama.cpp's -ngl: the last N repeating layers on the GPU, the output layer too when N "
                         "exceeds them; the rest and their KV cache in host memory (default: every layer)")
@@ -1082,5 +1323,6 @@ def run_cli(args: argparse.Namespace, gpu_bytes: int | None) -> tuple[dict[str, 
                                beyond_trained=args.beyond_trained_context,
                                ubatch=check.count("ubatch", args.ubatch, maximum=MAX_UBATCH),
                                n_gpu_layers=None if args.n_gpu_layers is None
-                               else check.count("n_gpu_layers", args.n_gpu_layers, minimum=0))
+                               else check.count("n_gpu_layers", args.n_gpu_layers, minimum=0),
+                               swa_full=args.swa_full)
     return {"model": label, **result}, f"{label}\n\n{text}"

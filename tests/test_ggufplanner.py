@@ -31,7 +31,7 @@ KEYS = ["file", "context", "ubatch", "cache_k", "cache_v", "flash", "compute_buf
         "err_input", "err_memory", "source", "source_file", "recipe", "imatrix", "ngl", "weights_partial",
         "most_layers", "summary_recipe", "reference_model", "rank_all", "rank_caption", "rank_col_rank",
         "rank_col_card", "rank_col_verdict", "rank_col_headroom", "rank_col_context", "rank_col_change", "rank_fits",
-        "rank_no_fit", "rank_host",
+        "rank_no_fit", "rank_host", "swa_full", "kv_cache_full", "kv_cache_swa", "window_not_applied",
         "share_copy", "share_copied", "share_copy_failed", "share_bad", "share_whole", "share_decimal", "share_empty",
         "share_choice", "share_listed", "share_memory", "share_once", "share_fields", "share_model", "share_sort"]
 
@@ -59,6 +59,12 @@ def test_widget_data_and_labels_come_from_llmcalc_and_the_list(tmp_path: Path) -
     runs = recipes["plans"]["llama-3-8b|Q4_K_M"][3]  # the layers' bytes, runs of equal ones stored once
     model = gguf.model_from_config(lc.get_preset("llama-3-8b"), "Q4_K_M")
     assert [size for size, count in runs for _ in range(count)] == list(model.layer_bytes)
+    # a preset's window and sliding-window layers as llama.cpp keeps them, and llmcalc's rules for a file's header
+    assert recipes["models"]["gemma-3-1b"][10:] == [512, "11111011111011111011111011", 0]
+    assert recipes["models"]["mistral-7b"][10:] == [0, "", 4096]
+    assert json.loads(root["data-swa"]) == {"architectures": {k: list(v) for k, v in gguf.SWA_ARCHITECTURES.items()},
+                                            "not_applied": list(gguf.WINDOW_NOT_APPLIED),
+                                            "not_modelled": list(gguf.SWA_NOT_MODELLED)}
     labels = json.loads(root["data-labels"])
     assert labels["err_flash"] == "Label <err_flash> & {x}"  # escaped into the attribute, read back intact
     assert soup.find("label", attrs={"for": "gguf-0-context"}).get_text() == "Label <context> & {x}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import gguf
 import numpy as np
@@ -61,6 +62,26 @@ def write_gguf(path: Path, cfg: ModelConfig, recipe: str, seed: int = 0) -> None
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
     writer.close()
+
+
+def write_header_keys(path: Path, keys: dict[str, Any], n_vocab: int = 8) -> Path:
+    """Write a .gguf file with the metadata ``keys`` (numbers as u32, lists as arrays) and a small F32 token
+    embedding of ``{arch}.embedding_length``: what llmcalc.gguf needs to plan a KV cache, as a load log lists it."""
+    arch = str(keys["general.architecture"])
+    writer = gguf.GGUFWriter(str(path), arch)
+    for key, value in keys.items():
+        if key == "general.architecture":
+            continue
+        if isinstance(value, list):
+            writer.add_array(key, value)
+        else:
+            writer.add_uint32(key, value)
+    writer.add_tensor("token_embd.weight", np.zeros((n_vocab, int(keys[f"{arch}.embedding_length"])), np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path
 
 
 def main(argv: list[str]) -> None:

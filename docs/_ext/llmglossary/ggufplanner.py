@@ -47,6 +47,7 @@ LABELS = (
     "reference_model",
     "rank_all", "rank_caption", "rank_col_rank", "rank_col_card", "rank_col_verdict", "rank_col_headroom",
     "rank_col_context", "rank_col_change", "rank_fits", "rank_no_fit", "rank_host",
+    "swa_full", "kv_cache_full", "kv_cache_swa", "window_not_applied",
     *SHARE_LABELS,
 )
 """Label keys, each given once.  Templates: ``summary`` takes ``{arch}``, ``{layers}``, ``{tensors}``,
@@ -55,7 +56,8 @@ LABELS = (
 ``err_unsupported`` ``{key}``; ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_memory`` ``{value}``;
 ``most_layers`` ``{layers}`` and ``{total}``; ``summary_recipe`` ``{model}``, ``{recipe}``, ``{layers}`` and
 ``{trained}``; ``rank_host`` (the ``-ngl`` change of the every-card table, :mod:`llmcalc.ranking`) ``{change}`` and
-``{gib}``."""
+``{gib}``; ``kv_cache_full`` and ``kv_cache_swa`` (llama.cpp's two caches of a model with sliding-window layers)
+``{layers}``, ``{cells}`` and ``{mib}``, ``kv_cache_swa`` also ``{window}``; ``window_not_applied`` ``{window}``."""
 CLASS = "gguf-planner"
 PARTS = ("weights", "kv_cache", "compute_part", "reserve", "total", "host")
 """The rows of the plan's table, each a label key."""
@@ -120,7 +122,10 @@ def recipe_models() -> dict[str, Any]:
         except ValueError:
             continue  # a model the recipes do not cover (llmcalc gguf refuses it the same way)
         models[name] = [first.architecture, first.n_layers, first.k_width, first.v_width, first.trained_context,
-                        first.n_embd, first.n_head, first.n_ff, first.n_vocab, first.tied_embeddings]
+                        first.n_embd, first.n_head, first.n_ff, first.n_vocab, first.tied_embeddings,
+                        # llama.cpp's window and SWA layers ("1" each), or the window its architecture ignores
+                        first.sliding_window, "".join("1" if swa else "0" for swa in first.swa_layers),
+                        first.window_not_applied]
         for recipe in gguf.RECIPES:
             for imatrix in (False, True):
                 model = gguf.model_from_config(cfg, recipe, imatrix=imatrix)
@@ -157,6 +162,10 @@ def widget_data() -> dict[str, str]:
                    # llmcalc.planner.gpu_memory's units and range, which the GPU field reads alike
                    "memory_units": dict(MEMORY_UNITS), "min_gpu_bytes": MIN_GPU_BYTES, "max_gpu_bytes": MAX_GPU_BYTES},
         "recipe-models": recipe_models(),
+        # llmcalc.gguf's sliding-window rules: period, window without the key, key required; architectures ignoring
+        # a window, and those whose window is not modelled
+        "swa": {"architectures": gguf.SWA_ARCHITECTURES, "not_applied": gguf.WINDOW_NOT_APPLIED,
+                "not_modelled": gguf.SWA_NOT_MODELLED},
         # The listed cards, ranked as llmcalc gguf MODEL --gpu all ranks them: key, name, total, estimated.
         "cards": [[card.key, card.name, card.total_bytes, card.estimated] for card in CARDS],
     }
@@ -199,7 +208,7 @@ def _widget(labels: dict[str, str], serial: int) -> str:
                            'max="16777216" step="1" inputmode="numeric">')
         + field("ubatch", f'<input type="number" id="{p}-ubatch" name="gguf_ubatch" value="{gguf.UBATCH}" min="1" '
                           f'max="{gguf.MAX_UBATCH}" step="1" inputmode="numeric">')
-        + select("cache_k") + select("cache_v") + check("flash")
+        + select("cache_k") + select("cache_v") + check("flash") + check("swa_full")
         + field("compute_buffer", f'<input type="text" id="{p}-compute_buffer" name="gguf_compute_buffer" value="" '
                                   'inputmode="decimal">')
         + field("ngl", f'<input type="text" id="{p}-ngl" name="gguf_ngl" value="" inputmode="numeric">')
@@ -212,6 +221,7 @@ def _widget(labels: dict[str, str], serial: int) -> str:
         '<p class="calc-error" role="alert" data-error hidden></p>'
         f'<div role="status" aria-live="polite" data-result><p data-summary>{e(labels["choose"])}</p>'
         f'<table class="calc-table gguf-parts" hidden><tbody>{rows}</tbody></table>'
+        '<p data-kv-full hidden></p><p data-kv-swa hidden></p><p data-window-note hidden></p>'
         '<p data-verdict></p><p data-largest></p><p data-most-layers></p></div>'
         f'<section class="gguf-rank" aria-labelledby="{p}-rank-caption" hidden>'
         f'<p class="gguf-rank-caption" id="{p}-rank-caption">{e(labels["rank_caption"])}</p>'

@@ -15,6 +15,8 @@
   const MiB = 1048576;
   const GiB = 1073741824;
   let padding = 256; // llmcalc.gguf.CONTEXT_PADDING, read from the widget's data-padding
+  // llmcalc.gguf.SWA_ARCHITECTURES, WINDOW_NOT_APPLIED and SWA_NOT_MODELLED, read from the widget's data-swa
+  let swaRules = { architectures: {}, not_applied: [], not_modelled: [] };
 
   class GgufFail extends Error {
     constructor(code, values) {
@@ -183,12 +185,45 @@
              weightBytes: tensors.reduce((sum, t) => sum + t.bytes, 0) };
   }
 
+  /* llmcalc.gguf.swa_layer_flags: layer il is an SWA layer when il % period < period - 1 (period 0: every one). */
+  function swaLayerFlags(nLayers, period) {
+    return Array.from({ length: nLayers }, (_, il) => period === 0 || il % period < period - 1);
+  }
+
+  /* llmcalc.gguf._header_window: llama.cpp's window and SWA layers for a header, none where it keeps no SWA cache. */
+  function headerWindow(meta, arch, nLayers) {
+    const none = { window: 0, layers: [] };
+    if (!Object.hasOwn(swaRules.architectures, arch)) return none;
+    const [period, fallback, required] = swaRules.architectures[arch];
+    const key = `${arch}.attention.sliding_window`;
+    if (!(key in meta) && required) throw new GgufFail("err_unsupported", { key });
+    const window = key in meta ? meta[key] : fallback;
+    if (!Number.isInteger(window) || window < 0) throw new GgufFail("err_unsupported", { key });
+    if (!window) {
+      if (!required) return none;
+      throw new GgufFail("err_unsupported", { key });
+    }
+    // llama.cpp reads a number into the period and passes an array over
+    const patternKey = `${arch}.attention.sliding_window_pattern`;
+    const pattern = patternKey in meta && !Array.isArray(meta[patternKey]) ? meta[patternKey] : period;
+    if (!Number.isInteger(pattern) || pattern < 0) throw new GgufFail("err_unsupported", { key: patternKey });
+    const layers = swaLayerFlags(nLayers, pattern);
+    if (!layers.some(Boolean)) throw new GgufFail("err_unsupported", { key: patternKey });
+    return { window, layers };
+  }
+
   /* llmcalc.gguf.gguf_model */
   function ggufModel(header) {
     const meta = header.metadata;
     const arch = meta["general.architecture"];
     if (typeof arch !== "string" || !arch) throw new GgufFail("err_unsupported", { key: "general.architecture" });
-    for (const key of ["attention.sliding_window", "attention.kv_lora_rank", "ssm.state_size"]) {
+    const windowKey = `${arch}.attention.sliding_window`;
+    const ignoresWindow = swaRules.not_applied.includes(arch);
+    if (swaRules.not_modelled.includes(arch)) throw new GgufFail("err_unsupported", { key: windowKey });
+    if (windowKey in meta && !Object.hasOwn(swaRules.architectures, arch) && !ignoresWindow) {
+      throw new GgufFail("err_unsupported", { key: windowKey });
+    }
+    for (const key of ["attention.kv_lora_rank", "ssm.state_size"]) {
       if (`${arch}.${key}` in meta) throw new GgufFail("err_unsupported", { key: `${arch}.${key}` });
     }
     const need = (key) => {
@@ -217,10 +252,15 @@
     if (ffnCounts.length !== nLayers) throw new GgufFail("err_unsupported", { key: `${arch}.feed_forward_length` });
     const tied = !header.tensors.some((t) => t.name === "output.weight");
     const split = layerSplit(header.tensors, nLayers, tied);
+    const swa = headerWindow(meta, arch, nLayers);
+    if (swa.layers.length && kvLayers.length !== nLayers) throw new GgufFail("err_unsupported", { key: windowKey });
+    const ignored = ignoresWindow && windowKey in meta ? meta[windowKey] : 0;
+    if (!Number.isInteger(ignored) || ignored < 0) throw new GgufFail("err_unsupported", { key: windowKey });
     return { arch, nLayers: kvLayers.length, kWidth: width * headK, vWidth: width * headV,
              trained: Number(meta[`${arch}.context_length`] || 0), weightBytes: header.weightBytes,
              nEmbd, nHead: Math.max(...headCounts), nFf: Math.max(...ffnCounts), nVocab: embedding.shape[1],
-             embeddingBytes: embedding.bytes, tied, layerBytes: split.layers, outputBytes: split.output };
+             embeddingBytes: embedding.bytes, tied, layerBytes: split.layers, outputBytes: split.output,
+             slidingWindow: swa.window, swaLayers: swa.layers, windowNotApplied: ignored };
   }
 
   /* llmcalc.gguf.layer_split: each repeating layer's bytes (blk.N.*) and the output layer's (the rest but
@@ -248,7 +288,9 @@
     for (const [bytes, count] of entry[3]) for (let i = 0; i < count; i += 1) layers.push(bytes);
     return { arch: shape[0], nLayers: shape[1], kWidth: shape[2], vWidth: shape[3], trained: shape[4],
              weightBytes: entry[0], nEmbd: shape[5], nHead: shape[6], nFf: shape[7], nVocab: shape[8],
-             embeddingBytes: entry[1], tied: shape[9], layerBytes: layers, outputBytes: entry[2] };
+             embeddingBytes: entry[1], tied: shape[9], layerBytes: layers, outputBytes: entry[2],
+             slidingWindow: shape[10], swaLayers: Array.from(shape[11], (flag) => flag === "1"),
+             windowNotApplied: shape[12] };
   }
 
   function rowBytes(types, cacheType, width) {
@@ -276,14 +318,29 @@
       model.nVocab * F32;
   }
 
+  /* llmcalc.gguf.kv_caches: the full cache, and the SWA layers' own (llama_kv_cache_iswa) when there are some. */
+  function kvCaches(model, options, types) {
+    // llama-context.cpp: cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256)
+    const cells = Math.ceil(options.context / padding) * padding;
+    const row = rowBytes(types, options.cacheK, model.kWidth) + rowBytes(types, options.cacheV, model.vWidth);
+    const nSwa = (model.swaLayers || []).filter(Boolean).length;
+    const caches = [{ window: 0, cells, layers: model.nLayers - nSwa, bytes: cells * (model.nLayers - nSwa) * row }];
+    if (nSwa) {
+      // GGML_PAD(min(n_ctx, n_swa + n_ubatch), 256), the micro-batch at most the context; n_ctx with --swa-full
+      const wanted = model.slidingWindow + Math.min(options.context, options.ubatch);
+      const swaCells = options.swaFull ? cells : Math.ceil(Math.min(cells, wanted) / padding) * padding;
+      caches.push({ window: model.slidingWindow, cells: swaCells, layers: nSwa, bytes: swaCells * nSwa * row });
+    }
+    return caches;
+  }
+
   /* llmcalc.gguf.plan_gguf; options.ngl null is every layer (-ngl all). */
   function plan(model, options, types, reserve) {
     if (options.cacheV !== "f16" && !options.flash) throw new GgufFail("err_flash");
     // llama-context.cpp: cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256)
     const cells = Math.ceil(options.context / padding) * padding;
-    const kvPerLayer = cells *
-      (rowBytes(types, options.cacheK, model.kWidth) + rowBytes(types, options.cacheV, model.vWidth));
-    const kv = kvPerLayer * model.nLayers;
+    const caches = kvCaches(model, options, types);
+    const kv = caches.reduce((sum, cache) => sum + cache.bytes, 0);
     const estimated = options.compute === null;
     const compute = estimated ? computeEstimate(model, cells, options.ubatch, options.flash) : options.compute;
     // llama.cpp keeps token_embd on the host; a tied model loads it again on the GPU as its output matrix.
@@ -299,11 +356,16 @@
       const sum = (list) => list.reduce((a, b) => a + b, 0);
       weights = sum(model.layerBytes.slice(first)) + (gpuLayers > blocks ? model.outputBytes : 0);
       const onHost = sum(model.layerBytes.slice(0, first)) + (gpuLayers > blocks ? 0 : model.outputBytes);
-      kvOnGpu = kvPerLayer * Math.min(gpuLayers, model.nLayers);
+      // each layer's cache stays with the layer; an SWA layer's is the SWA cache's share
+      const layerCache = (swa) => (swa ? caches[1].bytes / caches[1].layers : caches[0].bytes / caches[0].layers);
+      const flags = model.swaLayers && model.swaLayers.length ? model.swaLayers : Array(model.nLayers).fill(false);
+      kvOnGpu = flags.slice(model.nLayers - Math.min(gpuLayers, model.nLayers))
+        .reduce((bytes, swa) => bytes + layerCache(swa), 0);
       host += onHost + kv - kvOnGpu;
     }
     const total = weights + kvOnGpu + compute + reserve;
-    return { weights, kv_cache: kvOnGpu, compute_part: compute, reserve, total, estimated, host, gpuLayers };
+    return { weights, kv_cache: kvOnGpu, compute_part: compute, reserve, total, estimated, host, gpuLayers,
+             caches };
   }
 
   /* llmcalc.gguf.most_gpu_layers */
@@ -370,6 +432,7 @@
     const limits = JSON.parse(root.dataset.limits);
     const reserve = JSON.parse(root.dataset.reserve);
     padding = JSON.parse(root.dataset.padding);
+    swaRules = JSON.parse(root.dataset.swa);
     const recipes = JSON.parse(root.dataset.recipeModels);
     const labels = JSON.parse(root.dataset.labels);
     const form = root.querySelector("form");
@@ -379,6 +442,9 @@
     const verdict = root.querySelector("[data-verdict]");
     const largest = root.querySelector("[data-largest]");
     const most = root.querySelector("[data-most-layers]");
+    const kvFull = root.querySelector("[data-kv-full]");
+    const kvSwa = root.querySelector("[data-kv-swa]");
+    const windowNote = root.querySelector("[data-window-note]");
     const cards = JSON.parse(root.dataset.cards);
     const rankSection = root.querySelector(".gguf-rank");
     const rankBody = rankSection.querySelector("tbody");
@@ -390,10 +456,27 @@
     let fileFacts = null; // what the summary says of the header beyond the model: its version and tensors
     let serial = 0;
 
+    /* The two caches of a model with sliding-window layers, and the window llama.cpp does not apply; none when
+     * `caches` is null (no plan). */
+    function showCaches(caches, ignored) {
+      const line = (box, label, cache) => {
+        box.hidden = !cache;
+        box.textContent = cache ? fill(labels[label], { layers: cache.layers, cells: grouped(cache.cells),
+                                                        mib: (cache.bytes / MiB).toFixed(2),
+                                                        window: grouped(cache.window) }) : "";
+      };
+      const two = caches && caches.length > 1;
+      line(kvFull, "kv_cache_full", two ? caches[0] : null);
+      line(kvSwa, "kv_cache_swa", two ? caches[1] : null);
+      windowNote.hidden = !(caches && ignored);
+      windowNote.textContent = caches && ignored ? fill(labels.window_not_applied, { window: grouped(ignored) }) : "";
+    }
+
     function fail(code, values) {
       error.textContent = fill(labels[code], values || {});
       error.hidden = false;
       table.hidden = true;
+      showCaches(null, 0);
       verdict.textContent = "";
       largest.textContent = "";
       most.textContent = "";
@@ -510,6 +593,7 @@
     /* Nothing planned, as the page opens. */
     function clearPlan() {
       table.hidden = true;
+      showCaches(null, 0);
       verdict.textContent = "";
       largest.textContent = "";
       most.textContent = "";
@@ -553,11 +637,13 @@
         return;
       }
       const options = { context, ubatch, cacheK: form.gguf_cache_k.value, cacheV: form.gguf_cache_v.value,
-                        flash: form.gguf_flash.checked, compute, beyond: form.gguf_beyond.checked, ngl };
+                        flash: form.gguf_flash.checked, compute, beyond: form.gguf_beyond.checked, ngl,
+                        swaFull: form.gguf_swa_full.checked };
       let parts;
       let gpuLayers;
+      let caches;
       try {
-        ({ gpuLayers, ...parts } = plan(model, options, types, reserve));
+        ({ gpuLayers, caches, ...parts } = plan(model, options, types, reserve));
       } catch (failure) {
         if (!(failure instanceof GgufFail)) throw failure;
         fail(failure.code, failure.values);
@@ -573,6 +659,7 @@
         row.querySelector("[data-gib]").textContent = `${(value / GiB).toFixed(2)} GiB${note}`;
       }
       table.hidden = false;
+      showCaches(caches, model.windowNotApplied);
       const spare = Math.abs(gpu - parts.total);
       const fits = parts.total <= gpu;
       verdict.textContent = fill(labels[fits ? "fits" : "no_fit"], { bytes: `${(spare / GiB).toFixed(2)} GiB` });
@@ -587,7 +674,10 @@
       root.dataset.state = "plan";
       root.dataset.plan = JSON.stringify({ parts, total: parts.total, fits, largest_context: longest,
                                            compute_buffer_estimated: parts.estimated, host_total: parts.host,
-                                           n_gpu_layers: gpuLayers, most_gpu_layers: mostFit });
+                                           n_gpu_layers: gpuLayers, most_gpu_layers: mostFit,
+                                           ...(caches.length > 1 ? { kv_caches: caches } : {}),
+                                           ...(model.windowNotApplied ? { window_not_applied: model.windowNotApplied }
+                                             : {}) });
       root.dispatchEvent(new Event("gguf-plan")); // ggufshare.js writes the link of the plan
     }
 

@@ -29,6 +29,9 @@
   const MODEL_INTEGERS = ["tensors", "nLayers", "kWidth", "vWidth", "trained", "nEmbd", "nHead", "nFf", "nVocab",
                           "embeddingBytes", "outputBytes"];
   const MODEL_FIELDS = ["arch", "version", "tied", "layers", ...MODEL_INTEGERS];
+  // A sliding-window model's window, its SWA layers ("1" each, one character a layer) and a window its architecture
+  // ignores; a link without them (a model without a window, or one written before they were) has no window.
+  const SWA_FIELDS = ["slidingWindow", "swa", "windowNotApplied"];
 
   class LinkError {
     /* The link's bad part: the field's label, the value as the link gave it, and what the field takes. */
@@ -110,6 +113,10 @@
         else runs.push([bytes, 1]);
       }
       const shared = { arch: found.arch, version: found.version, tied: found.tied, layers: runs };
+      if (found.slidingWindow || found.windowNotApplied) { // a model without a window keeps the shorter link
+        Object.assign(shared, { slidingWindow: found.slidingWindow, windowNotApplied: found.windowNotApplied,
+                                swa: found.swaLayers.map((swa) => (swa ? "1" : "0")).join("") });
+      }
       for (const name of MODEL_INTEGERS) shared[name] = found[name];
       return JSON.stringify(shared);
     }
@@ -127,7 +134,15 @@
       }
       if (!shared || typeof shared !== "object" || Array.isArray(shared)) return null;
       const keys = Object.keys(shared);
-      if (keys.length !== MODEL_FIELDS.length || !MODEL_FIELDS.every((name) => keys.includes(name))) return null;
+      const withWindow = keys.length === MODEL_FIELDS.length + SWA_FIELDS.length;
+      const expected = withWindow ? [...MODEL_FIELDS, ...SWA_FIELDS] : MODEL_FIELDS;
+      if (keys.length !== expected.length || !expected.every((name) => keys.includes(name))) return null;
+      const window = withWindow ? shared.slidingWindow : 0;
+      const swa = withWindow ? shared.swa : "";
+      const ignored = withWindow ? shared.windowNotApplied : 0;
+      if (!count(window, 0, MAX_BYTES) || !count(ignored, 0, MAX_BYTES) || typeof swa !== "string") return null;
+      // SWA layers go with a window, one flag a layer, at least one of them an SWA layer
+      if (window ? !/^[01]+$/.test(swa) || !swa.includes("1") : swa !== "") return null;
       if (typeof shared.arch !== "string" || !/^[A-Za-z0-9_.-]{1,64}$/.test(shared.arch)) return null;
       if ((shared.version !== 2 && shared.version !== 3) || typeof shared.tied !== "boolean") return null;
       if (!Array.isArray(shared.layers)) return null;
@@ -142,11 +157,14 @@
                        nHead: [1, MAX_BYTES], nFf: [1, MAX_BYTES], nVocab: [1, MAX_BYTES],
                        embeddingBytes: [1, MAX_BYTES], outputBytes: [0, MAX_BYTES] };
       if (!MODEL_INTEGERS.every((name) => count(shared[name], ...ranges[name]))) return null;
+      if (window && (swa.length !== layerBytes.length || shared.nLayers !== layerBytes.length)) return null;
       const weightBytes = layerBytes.reduce((a, b) => a + b, 0) + shared.outputBytes +
         (shared.tied ? 0 : shared.embeddingBytes);
       if (weightBytes > MAX_BYTES) return null;
-      const model = { ...shared, layerBytes, weightBytes };
+      const model = { ...shared, layerBytes, weightBytes, slidingWindow: window,
+                      swaLayers: Array.from(swa, (flag) => flag === "1"), windowNotApplied: ignored };
       delete model.layers; // as runs; the plan reads layerBytes
+      delete model.swa; // as flags; the plan reads swaLayers
       return model;
     }
 
