@@ -762,4 +762,11 @@ def vllm_layers_note(cfg: ModelConfig, plan: VllmPlan) -> str:
         notes.append(f"note: all {cfg.n_experts:,} experts of each layer are in the weights (vLLM keeps every expert "
                      "on every GPU, a 1/tensor_parallel slice of each), and the profile peak counts the fused "
                      f"experts' buffers for {cfg.experts_per_token:,} experts a token")
+    if cfg.attention_sinks:
+        notes.append("note: gpt-oss's MXFP4 experts are counted as vLLM 0.19.0's Triton MXFP4 backend holds them on "
+                     "Hopper (H100, H200): each GPU's expert width rounded up to 64, the 4-bit values and scales "
+                     "padded into Hopper's layouts, the loaded scales kept beside them and the experts' biases in "
+                     "FP32, checked against two vLLM 0.19.0 start-up logs within 1 %; on other cards vLLM picks "
+                     "other backends (Marlin on Ampere and Ada, FlashInfer on Blackwell), which pad otherwise and "
+                     "are not modelled")
     return "".join("\n\n" + note for note in notes)

@@ -90,7 +90,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         "vllm_version", "vllm_before_020", "vllm_020_later", "sampler_filter", "sampler_sort", "sampler_triton",
         "max_num_seqs", "non_torch_gib", "non_torch_error",
         "vllm_before_note", "vllm_window_hybrid_note", "vllm_window_full_note", "vllm_experts_note",
-        "largest_max_model_len", "per_gpu_busiest", "per_gpu_each",
+        "vllm_mxfp4_note", "largest_max_model_len", "per_gpu_busiest", "per_gpu_each",
         "vllm_profile_peak", "vllm_non_torch", "vllm_budget", "sum_note", "gpu_process", "gpu_estimate", "gpu_typed",
         # A quantized format's note: how it stores the weights, and the linear layers it keeps in 16 bits.
         "weights_note", "weights_checkpoint", "weights_format", "kept_some",
@@ -146,7 +146,7 @@ nothing.
 PLANNER_MESSAGES = ("config_error", "plan_error", "spec_mismatch", "fits", "no_fit", "none_fits",
                     "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
                     "dropout_error", "vllm_starts", "vllm_no_start", "vllm_graphs_note", "vllm_before_note",
-                    "vllm_window_hybrid_note", "vllm_window_full_note", "vllm_experts_note",
+                    "vllm_window_hybrid_note", "vllm_window_full_note", "vllm_experts_note", "vllm_mxfp4_note",
                     "non_torch_error", "largest_max_model_len",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
                     "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each", "sum_note", "gpu_process",

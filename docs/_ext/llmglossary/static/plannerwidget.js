@@ -364,6 +364,7 @@
         notes.push(fill(fill(root.dataset.vllmExpertsNote, "experts", format.count(cfg.n_experts)), "active",
                         format.count(cfg.experts_per_token)));
       }
+      if (cfg.attention_sinks) { notes.push(root.dataset.vllmMxfp4Note); }
       return notes.join(" ");
     }
 
