@@ -46,10 +46,10 @@ from .planner import (
     MAX_GPUS,
     RESERVE,
     MemoryPlan,
-    _linear_bytes,
     checked_model,
     context_limit,
     kv_heads_per_gpu,
+    linear_bytes,
     padded_vocab,
     parallel_inference_plans,
     plan_inference,
@@ -415,7 +415,7 @@ def _mxfp4_weights_per_gpu(cfg: ModelConfig, tensor_parallel: int) -> int:
     parts = param_breakdown.unchecked(cfg)
     d, experts = cfg.d_model, cfg.n_experts
     # BF16, this GPU's share: attention (sinks included: a head's sink goes with its head) and the whole router.
-    dense = sum(module.copies * _linear_bytes(module, "bf16", cfg, tp) for module in linear_modules.unchecked(cfg)
+    dense = sum(module.copies * linear_bytes(module, "bf16", cfg, tp) for module in linear_modules.unchecked(cfg)
                 if module.component in ("attention", "router"))
     dense += 2 * cfg.n_layers * (cfg.n_heads // tp) + 2 * parts["norms"]
     dense += 2 * (padded_vocab.unchecked(cfg) // tp) * d * (1 if cfg.tie_embeddings else 2)
