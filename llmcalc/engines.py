@@ -66,12 +66,14 @@ __all__ = [
     "VLLM_GPU_MEMORY_UTILIZATION",
     "VLLM_MAX_NUM_BATCHED_TOKENS",
     "VLLM_MAX_NUM_SEQS",
+    "VLLM_MXFP4_CARDS",
     "VLLM_NON_TORCH",
     "VLLM_SAMPLER_FILTERS",
     "VLLM_TRITON_FILTER_MIN_ROWS",
     "VLLM_VERSIONS",
     "VLLM_VERSION_SAMPLER_FILTERS",
     "VllmPlan",
+    "check_vllm_card",
     "generate_prefill_bytes",
     "generate_prefill_parts",
     "plan_generate",
@@ -377,6 +379,35 @@ sides to (``mxfp4_round_up_hidden_size_and_intermediate_size``; ``HopperMXValueL
 
 VLLM_MXFP4_SCALE_ROWS = 256
 """The rows a scale matrix's Hopper layout pads to (``HopperMXScaleLayout``: ``2 * num_warps * 2 * 8``, 8 warps)."""
+
+
+VLLM_MXFP4_CARDS = ("h100-sxm", "h100-pcie", "h100-nvl", "h200")
+"""The listed cards on which vLLM 0.19.0 runs gpt-oss's MXFP4 experts with the Triton backend the planner models.
+
+``select_mxfp4_moe_backend`` (``fused_moe/oracle/mxfp4.py`` in the 0.19.0 wheel) takes Triton on compute capability
+9.0 to 10.x, after FlashInfer's TensorRT-LLM kernels, which take Blackwell (B200) first; Ampere and Ada cards get
+Marlin, AMD's get AITER, and below 8.0 (V100, T4) vLLM refuses MXFP4.  Those layouts are not modelled.
+"""
+
+
+def check_vllm_card(cfg: ModelConfig, card: str) -> None:
+    """Refuse to plan ``cfg`` with vLLM on the listed ``card`` where its weights would not be those modelled.
+
+    Only a model with attention sinks (gpt-oss) is concerned: its MXFP4 experts are planned as the Triton backend
+    lays them out on the cards of :data:`VLLM_MXFP4_CARDS`; on another listed card (or ``"all"``, a ranking of
+    every card) the plan is refused, naming the cards it holds for.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> check_vllm_card(get_preset("gpt-oss-20b"), "h100-sxm")
+    >>> check_vllm_card(get_preset("gpt-oss-20b"), "a100-80gb")
+    Traceback (most recent call last):
+    ...
+    llmcalc.errors.RefusalValueError: vLLM's gpt-oss plan holds on Hopper cards only ...
+    """
+    if cfg.attention_sinks and card not in VLLM_MXFP4_CARDS:
+        raise refusal("vllm_mxfp4_card_unchecked", card=card, cards=list(VLLM_MXFP4_CARDS))
 
 
 def _round_up(value: int, multiple: int) -> int:

@@ -210,6 +210,10 @@ MESSAGES: dict[str, str] = {
                             "0.20+), its experts as the Triton MXFP4 backend lays them out on Hopper; got weights "
                             "{weight_format}, hybrid KV cache {hybrid_kv_cache}, sampler filter {sampler_filter} "
                             "(model_type {model_type!r})",
+    "vllm_mxfp4_card_unchecked": "vLLM's gpt-oss plan holds on Hopper cards only ({cards}), where vLLM 0.19 runs "
+                                 "its MXFP4 experts with the Triton backend modelled; elsewhere it picks another "
+                                 "backend (Marlin on Ampere and Ada, FlashInfer on Blackwell, AITER on AMD; none "
+                                 "below compute capability 8.0), whose layout is not modelled; got card {card}",
     "vllm_window_pattern_unchecked": "the vLLM engine plans a sliding window on every layer or on every other layer "
                                      "(Mistral, Gemma 2), the patterns checked against vLLM's code; got {windowed} "
                                      "windowed and {full} full-attention layers (model_type {model_type!r})",

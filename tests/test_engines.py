@@ -533,3 +533,33 @@ def test_the_triton_warm_up_by_hand() -> None:
     assert vllm_sampler_peak(mixtral, 4, sampler_filter="triton") == vllm_sampler_peak(mixtral, 4)
     with pytest.raises(ValueError, match="sampler_filter"):
         vllm_sampler_peak(mixtral, 8192, sampler_filter="flashinfer")
+
+
+def test_gpt_oss_with_vllm_is_planned_on_the_hopper_cards_only() -> None:
+    """vLLM 0.19.0 picks the Triton MXFP4 backend (the layout planned) on Hopper; on the other listed cards it picks
+    Marlin, FlashInfer or AITER, or refuses MXFP4 below compute capability 8.0: the CLI refuses those cards and the
+    ranking of every card, naming the cards that hold; a model without sinks is not concerned."""
+    from llmcalc.cli import main
+    from llmcalc.engines import VLLM_MXFP4_CARDS, check_vllm_card
+    from llmcalc.errors import Refusal
+    from llmcalc.ranking import rank_cards
+
+    oss = get_preset("gpt-oss-20b")
+    refused = []
+    for card in CARDS:
+        check_vllm_card(get_preset("mixtral-8x7b"), card.key)
+        try:
+            check_vllm_card(oss, card.key)
+        except Refusal as error:
+            assert error.code == "vllm_mxfp4_card_unchecked" and error.params["card"] == card.key
+            refused.append(card.key)
+    assert set(VLLM_MXFP4_CARDS) == {card.key for card in CARDS} - set(refused)
+    assert {"a100-80gb", "l40s", "rtx-4090", "b200", "mi300x", "v100-32gb", "t4"} <= set(refused)
+    with pytest.raises(Refusal, match="Hopper cards only") as caught:
+        rank_cards(oss, engine="vllm", context=8192)
+    assert caught.value.params["card"] == "all"
+    command = ["plan", str(HUB_CONFIGS / "gpt-oss-20b.json"), "--engine", "vllm", "--vllm-version", "0.20+", "--json"]
+    main([*command, "--gpu", "h100-nvl"])
+    with pytest.raises(SystemExit) as ended:
+        main([*command, "--gpu", "a100-80gb"])
+    assert ended.value.code == 2

@@ -205,6 +205,34 @@ def test_gpt_oss_vllm_plans_are_llmcalc_s(page: NodePage) -> None:
     assert page.evaluate(MXFP4_VLLM, [[path.read_text(encoding="utf-8") for path in paths], cases]) == expected
 
 
+CARD_CHECK = """([texts, cards]) => texts.flatMap((text) => cards.map((card) => {
+  const read = window.LLMModelConfig.checkpointFromHf(window.LLMModelConfig.parseConfigText(text));
+  try { window.LLMPlanner.checkVllmCard(read.config, card); return "planned"; } catch (error) { return error.code; }
+}))"""
+
+
+def test_the_cards_gpt_oss_is_planned_on_with_vllm_are_llmcalc_s(page: NodePage) -> None:
+    """Every listed card and the ranking ("all"), for gpt-oss (Hopper cards only) and for a Llama config file."""
+    from llmcalc.checkpoints import checkpoint_from_hf
+    from llmcalc.engines import check_vllm_card
+    from llmcalc.errors import Refusal
+    from llmcalc.planner import CARDS
+
+    cards = [card.key for card in CARDS] + ["all"]
+    paths = [ROOT / "tests" / "data" / "hub_configs" / name for name in ("gpt-oss-20b.json", "llama-3.1-8b.json")]
+    expected = []
+    for path in paths:
+        cfg = checkpoint_from_hf(path).config
+        for card in cards:
+            try:
+                check_vllm_card(cfg, card)
+                expected.append("planned")
+            except Refusal as error:
+                expected.append(error.code)
+    assert expected.count("planned") == 4 + len(cards)
+    assert page.evaluate(CARD_CHECK, [[path.read_text(encoding="utf-8") for path in paths], cards]) == expected
+
+
 def test_the_small_calculators_agree_with_llmcalc_on_every_vector() -> None:
     """calculators.js (LoRA, memory and KV-cache widgets) on llmcalc's DTYPE_BITS, as a glossary page gives them."""
     vectors = [lora_vectors(), memory_vectors(), kvcache_vectors()]

@@ -188,6 +188,14 @@
     return mxfp4WeightsPerGpu(cfg, tp);
   }
 
+  /* llmcalc.engines.check_vllm_card: gpt-oss is planned on the Hopper cards only ("all": a ranking of every card). */
+  function checkVllmCard(cfg, card) {
+    var cards = P.TABLES.engines.mxfp4_cards;
+    if (cfg.attention_sinks && cards.indexOf(card) < 0) {
+      throw P.refusal("vllm_mxfp4_card_unchecked", { card: card, cards: cards.join(", ") });
+    }
+  }
+
   /* llmcalc.engines.plan_vllm: the start-up budget and the KV-cache pool, as vLLM prints them. */
   function planVllm(cfg, gpuBytes, options) {
     vllmModel(cfg);
@@ -255,5 +263,5 @@
   Object.assign(P, { denseOnly: denseOnly, vllmModel: vllmModel, vllmFusedMoeBytes: vllmFusedMoeBytes,
     generatePrefillParts: generatePrefillParts, planGenerate: planGenerate, vllmProfilePeak: vllmProfilePeak,
     vllmMoeWorkspace: vllmMoeWorkspace, vllmSamplerPeak: vllmSamplerPeak, torchSortBytes: torchSortBytes,
-    planVllm: planVllm });
+    checkVllmCard: checkVllmCard, planVllm: planVllm });
 })();
