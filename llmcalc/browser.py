@@ -168,5 +168,6 @@ def planner_tables() -> dict[str, Any]:
                     "version_sampler_filters": engines.VLLM_VERSION_SAMPLER_FILTERS,
                     "fused_moe_chunk": engines.VLLM_FUSED_MOE_CHUNK,
                     "sampler_filters": list(engines.VLLM_SAMPLER_FILTERS),
-                    "triton_filter_min_rows": engines.VLLM_TRITON_FILTER_MIN_ROWS},
+                    "triton_filter_min_rows": engines.VLLM_TRITON_FILTER_MIN_ROWS,
+                    "mxfp4_cards": list(engines.VLLM_MXFP4_CARDS)},
     }

@@ -34,6 +34,7 @@ from .engines import (
     VLLM_SAMPLER_FILTERS,
     VLLM_VERSION_SAMPLER_FILTERS,
     VLLM_VERSIONS,
+    check_vllm_card,
     plan_generate,
     plan_vllm,
     vllm_layers_note,
@@ -494,6 +495,9 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
     """vLLM's start-up budget and KV-cache pool, as it prints them."""
     if args.gpu is None:
         raise ValueError("--engine vllm needs --gpu: vLLM sizes its KV-cache pool from the card's memory")
+    card = listed_card(args.gpu_key)
+    if card is not None:
+        check_vllm_card(cfg, card.key)
     graphs_given = args.cuda_graphs_mib != 0
     if graphs_given and args.vllm_version == "before-0.20":
         raise ValueError("--cuda-graphs-mib applies to --vllm-version 0.20+: vLLM before 0.20 captures its CUDA "

@@ -37,9 +37,11 @@ from dataclasses import dataclass, replace
 
 from . import _validate as check
 from ._search import largest_holding
+from .checkpoints import CheckpointFormat
 from .config import ModelConfig, checks_model
 from .errors import refusal
 from .memory import kv_cache_bytes_per_token
+from .params import linear_modules, param_breakdown
 from .planner import (
     MAX_GPUS,
     RESERVE,
@@ -47,6 +49,7 @@ from .planner import (
     checked_model,
     context_limit,
     kv_heads_per_gpu,
+    linear_bytes,
     padded_vocab,
     parallel_inference_plans,
     plan_inference,
@@ -63,12 +66,14 @@ __all__ = [
     "VLLM_GPU_MEMORY_UTILIZATION",
     "VLLM_MAX_NUM_BATCHED_TOKENS",
     "VLLM_MAX_NUM_SEQS",
+    "VLLM_MXFP4_CARDS",
     "VLLM_NON_TORCH",
     "VLLM_SAMPLER_FILTERS",
     "VLLM_TRITON_FILTER_MIN_ROWS",
     "VLLM_VERSIONS",
     "VLLM_VERSION_SAMPLER_FILTERS",
     "VllmPlan",
+    "check_vllm_card",
     "generate_prefill_bytes",
     "generate_prefill_parts",
     "plan_generate",
@@ -212,7 +217,8 @@ def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1, *
     The sampler's warm-up follows the forward pass (:func:`vllm_sampler_peak`);
     the peak is the larger of the two.  With ``sampler_filter="triton"`` (vLLM 0.19
     and 0.20) a mixture of experts keeps its fused-MoE workspace through the warm-up:
-    those releases hold it between calls.
+    those releases hold it between calls; gpt-oss's MXFP4 experts do not (their Triton backend's monolithic
+    kernel, ``OAITritonMxfp4ExpertsMonolithic`` in the 0.19.0 wheel, takes none from the workspace manager).
 
     Examples
     --------
@@ -231,7 +237,8 @@ def vllm_profile_peak(cfg: ModelConfig, tokens: int, tensor_parallel: int = 1, *
         width = cfg.d_ff // tp
         mlp = n * ACTIVATION_BYTES * (3 * width if cfg.ffn == "swiglu" else 2 * width)
     sampler = vllm_sampler_peak.unchecked(cfg, n, max_num_seqs=max_num_seqs, sampler_filter=sampler_filter)
-    if cfg.is_moe and sampler_filter == "triton":
+    if cfg.is_moe and sampler_filter == "triton" and not cfg.attention_sinks:
+        # gpt-oss (planned from its MXFP4 checkpoint only) runs a monolithic Triton kernel that holds no workspace.
         sampler += _vllm_moe_workspace(cfg, n, tp)
     return max(n * ACTIVATION_BYTES * 3 * cfg.d_model + mlp, sampler)
 
@@ -354,17 +361,103 @@ def _vllm_model(cfg: ModelConfig) -> ModelConfig:
 
     Refused by name: latent attention, shared experts and leading dense layers (DeepSeek, Qwen-MoE: not checked
     against vLLM's loading), windows on some layers other than exactly half of them (Gemma 3's five windowed
-    layers to one, whose groups vLLM pads: not checked), and attention sinks (gpt-oss: not checked).
+    layers to one, whose groups vLLM pads: not checked).  A model with attention sinks (gpt-oss) is planned only as
+    checked (:func:`plan_vllm`).
     """
     if cfg.kv_lora_rank or cfg.shared_expert_d_ff or cfg.dense_layers:
         raise refusal("vllm_engine_unmodelled", model_type=cfg.model_type or "custom")
-    if cfg.attention_sinks:
-        raise refusal("vllm_sinks_unchecked", model_type=cfg.model_type or "custom")
     windowed = cfg.sliding_window_layers if cfg.sliding_window else 0
     if windowed and windowed != cfg.n_layers and 2 * windowed != cfg.n_layers:
         raise refusal("vllm_window_pattern_unchecked", model_type=cfg.model_type or "custom",
                       windowed=windowed, full=cfg.n_layers - windowed)
     return cfg
+
+
+VLLM_MXFP4_ALIGN = 64
+"""What vLLM's Triton MXFP4 backend rounds each GPU's expert width up to, and its Hopper layout pads a weight's two
+sides to (``mxfp4_round_up_hidden_size_and_intermediate_size``; ``HopperMXValueLayout.swizzle_data``)."""
+
+VLLM_MXFP4_SCALE_ROWS = 256
+"""The rows a scale matrix's Hopper layout pads to (``HopperMXScaleLayout``: ``2 * num_warps * 2 * 8``, 8 warps)."""
+
+
+VLLM_MXFP4_CARDS = ("h100-sxm", "h100-pcie", "h100-nvl", "h200")
+"""The listed cards on which vLLM 0.19.0 runs gpt-oss's MXFP4 experts with the Triton backend the planner models.
+
+``select_mxfp4_moe_backend`` (``fused_moe/oracle/mxfp4.py`` in the 0.19.0 wheel) takes Triton on compute capability
+9.0 to 10.x, after FlashInfer's TensorRT-LLM kernels, which take Blackwell (B200) first; Ampere and Ada cards get
+Marlin, AMD's get AITER, and below 8.0 (V100, T4) vLLM refuses MXFP4.  Those layouts are not modelled.
+"""
+
+
+def check_vllm_card(cfg: ModelConfig, card: str) -> None:
+    """Refuse to plan ``cfg`` with vLLM on the listed ``card`` where its weights would not be those modelled.
+
+    Only a model with attention sinks (gpt-oss) is concerned: its MXFP4 experts are planned as the Triton backend
+    lays them out on the cards of :data:`VLLM_MXFP4_CARDS`; on another listed card (or ``"all"``, a ranking of
+    every card) the plan is refused, naming the cards it holds for.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> check_vllm_card(get_preset("gpt-oss-20b"), "h100-sxm")
+    >>> check_vllm_card(get_preset("gpt-oss-20b"), "a100-80gb")
+    Traceback (most recent call last):
+    ...
+    llmcalc.errors.RefusalValueError: vLLM's gpt-oss plan holds on Hopper cards only ...
+    """
+    if cfg.attention_sinks and card not in VLLM_MXFP4_CARDS:
+        raise refusal("vllm_mxfp4_card_unchecked", card=card, cards=list(VLLM_MXFP4_CARDS))
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def _mxfp4_weights_per_gpu(cfg: ModelConfig, tensor_parallel: int) -> int:
+    """Bytes of one GPU's weights as vLLM holds gpt-oss's MXFP4 checkpoint with its Triton MXFP4 backend on Hopper.
+
+    Everything but the routed experts is BF16 (vLLM has no MXFP4 linear layer), each GPU its share as
+    :func:`~llmcalc.planner.parallel_inference_plans` splits it, the router whole.  Each MoE layer's experts, read
+    in ``vllm/model_executor/layers/quantization/mxfp4.py`` and ``fused_moe/oracle/mxfp4.py`` of the 0.19.0 wheel
+    (the same steps in 0.20.0), with ``I`` the expert width a GPU rounded up to 64 and ``H = d_model``:
+
+    * the FP4 codes of ``w13`` (``2I x H/2`` bytes an expert) and ``w2`` (``H x I/2``), relaid by
+      ``_swizzle_mxfp4`` into triton_kernels' Hopper layout, which pads both sides of each to a multiple of 64;
+    * their E8M0 scales (a byte per 32 weights) in the Hopper scale layout, rows padded to 256, columns to 2;
+    * the scales as loaded, which stay registered on the layer beside the relaid copy;
+    * the biases, converted to FP32.
+
+    On gpt-oss-20b that is 13.60 GiB on one H100 and 6.96 GiB on each of two, where vLLM 0.19.0 printed 13.64 and
+    7.01 ("Model loading took"; ``tests/data/engines/vllm_startup_logs.json``); the rest is likely the rotary
+    embedding's FP32 cache (0.03 GiB), which the planner does not count for any model.  The checkpoint itself is
+    12.82 GiB.  Other backends (Marlin on Ampere and Ada, FlashInfer on Blackwell) pad otherwise: not modelled.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset, GiB
+    >>> cfg = get_preset("gpt-oss-20b")
+    >>> round(_mxfp4_weights_per_gpu(cfg, 1) / GiB, 2), round(_mxfp4_weights_per_gpu(cfg, 2) / GiB, 2)
+    (13.6, 6.96)
+    """
+    tp = check.count("tensor_parallel", tensor_parallel, maximum=MAX_GPUS)
+    if tp > 1:  # refuses a size vLLM does not accept (the experts split like one wide MLP), naming those it does
+        _weights_per_gpu(cfg, "bf16", "bf16", tp)
+    parts = param_breakdown.unchecked(cfg)
+    d, experts = cfg.d_model, cfg.n_experts
+    # BF16, this GPU's share: attention (sinks included: a head's sink goes with its head) and the whole router.
+    dense = sum(module.copies * linear_bytes(module, "bf16", cfg, tp) for module in linear_modules.unchecked(cfg)
+                if module.component in ("attention", "router"))
+    dense += 2 * cfg.n_layers * (cfg.n_heads // tp) + 2 * parts["norms"]
+    dense += 2 * (padded_vocab.unchecked(cfg) // tp) * d * (1 if cfg.tie_embeddings else 2)
+    width = _round_up(cfg.routed_expert_d_ff // tp, VLLM_MXFP4_ALIGN)
+    codes = (_round_up(d // 2, VLLM_MXFP4_ALIGN) * _round_up(2 * width, VLLM_MXFP4_ALIGN)
+             + _round_up(width // 2, VLLM_MXFP4_ALIGN) * _round_up(d, VLLM_MXFP4_ALIGN))
+    relaid_scales = (_round_up(2 * width, VLLM_MXFP4_SCALE_ROWS) * _round_up(d // 32, 2)
+                     + _round_up(d, VLLM_MXFP4_SCALE_ROWS) * _round_up(width // 32, 2))
+    loaded_scales = 2 * width * (d // 32) + d * (width // 32)
+    biases = FP32_BYTES * (2 * width + d)
+    return dense + cfg.moe_layers * experts * (codes + relaid_scales + loaded_scales + biases)
 
 
 @dataclass(frozen=True)
@@ -511,13 +604,14 @@ def plan_vllm(
     # vLLM multiplies the float total by the utilization; truncate to whole bytes as its int() does.
     requested = int(total * utilization)
     tp = check.count("tensor_parallel", tensor_parallel, maximum=MAX_GPUS)
-    if tp == 1:
+    if cfg.attention_sinks:
+        weights = _checked_mxfp4_weights(cfg, weight_format, hybrid, sampler_filter, tp)
+    elif tp == 1:
         weights = sum(weight_format_bytes.unchecked(cfg, weight_format).values())
-        token_bytes = kv_cache_bytes_per_token.unchecked(cfg, kv_format)
     else:
         weights = _weights_per_gpu(cfg, weight_format, kv_format, tp)
-        heads_here = kv_heads_per_gpu.unchecked(cfg, tp)
-        token_bytes = -(-kv_cache_bytes_per_token.unchecked(cfg, kv_format) * heads_here // cfg.n_kv_heads)
+    heads_here = kv_heads_per_gpu.unchecked(cfg, tp)
+    token_bytes = -(-kv_cache_bytes_per_token.unchecked(cfg, kv_format) * heads_here // cfg.n_kv_heads)
     peak = vllm_profile_peak.unchecked(cfg, batched, tp, max_num_seqs=max_num_seqs, sampler_filter=sampler_filter)
     groups = _kv_cache_groups(cfg, batched) if hybrid else None
     # Every layer holds the same bytes a token; a group of layers takes one block of each of its layers.
@@ -530,6 +624,17 @@ def plan_vllm(
     _, full, windowed, span = groups
     return replace(plan, blocks=blocks, kv_groups=full + windowed, full_groups=full, window_groups=windowed,
                    window_span=span)
+
+
+def _checked_mxfp4_weights(cfg: ModelConfig, weight_format: WeightFormat, hybrid: bool, sampler_filter: str,
+                           tp: int) -> int:
+    """One GPU's weights of gpt-oss as checked against vLLM 0.19.0's logs; any other set-up refused, naming it."""
+    mxfp4 = isinstance(weight_format, CheckpointFormat) and weight_format.codes == "mxfp4"
+    if not (mxfp4 and hybrid and sampler_filter == "triton"):
+        name = weight_format.method if isinstance(weight_format, CheckpointFormat) else weight_format
+        raise refusal("vllm_sinks_unchecked", model_type=cfg.model_type or "custom", weight_format=name,
+                      hybrid_kv_cache=hybrid, sampler_filter=sampler_filter)
+    return _mxfp4_weights_per_gpu(cfg, tp)
 
 
 def _kv_cache_groups(cfg: ModelConfig, max_num_batched_tokens: int) -> tuple[int, int, int, int] | None:
@@ -558,11 +663,16 @@ def _weights_per_gpu(cfg: ModelConfig, weight_format: WeightFormat, kv_format: s
         [shard] = parallel_inference_plans.unchecked(cfg, context=1, weight_format=weight_format,
                                                      kv_format=kv_format, tensor_parallel=tp)
         return shard.weights
-    wide = replace(cfg, n_experts=1, experts_per_token=1, d_ff=cfg.n_experts * cfg.routed_expert_d_ff,
-                   expert_d_ff=0, model_type="")
-    [shard] = parallel_inference_plans.unchecked(wide, context=1, weight_format=weight_format, kv_format=kv_format,
-                                                 tensor_parallel=tp)
-    return shard.weights + cfg.moe_layers * cfg.d_model * cfg.n_experts * ACTIVATION_BYTES
+    [shard] = parallel_inference_plans.unchecked(_wide_mlp(cfg), context=1, weight_format=weight_format,
+                                                 kv_format=kv_format, tensor_parallel=tp)
+    router = cfg.d_model * cfg.n_experts + (cfg.n_experts if cfg.router_bias else 0)
+    return shard.weights + cfg.moe_layers * router * ACTIVATION_BYTES
+
+
+def _wide_mlp(cfg: ModelConfig) -> ModelConfig:
+    """``cfg`` with its routed experts as one MLP ``n_experts`` times as wide, and no router."""
+    return replace(cfg, n_experts=1, experts_per_token=1, d_ff=cfg.n_experts * cfg.routed_expert_d_ff,
+                   expert_d_ff=0, model_type="", router_bias=False)
 
 
 ATTENTIONS = ("sdpa", "eager")
@@ -683,4 +793,11 @@ def vllm_layers_note(cfg: ModelConfig, plan: VllmPlan) -> str:
         notes.append(f"note: all {cfg.n_experts:,} experts of each layer are in the weights (vLLM keeps every expert "
                      "on every GPU, a 1/tensor_parallel slice of each), and the profile peak counts the fused "
                      f"experts' buffers for {cfg.experts_per_token:,} experts a token")
+    if cfg.attention_sinks:
+        notes.append("note: gpt-oss's MXFP4 experts are counted as vLLM 0.19.0's Triton MXFP4 backend holds them on "
+                     "Hopper (H100, H200): each GPU's expert width rounded up to 64, the 4-bit values and scales "
+                     "padded into Hopper's layouts, the loaded scales kept beside them and the experts' biases in "
+                     "FP32, checked against two vLLM 0.19.0 start-up logs within 1 %; on other cards vLLM picks "
+                     "other backends (Marlin on Ampere and Ada, FlashInfer on Blackwell), which pad otherwise and "
+                     "are not modelled")
     return "".join("\n\n" + note for note in notes)

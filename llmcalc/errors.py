@@ -204,9 +204,16 @@ MESSAGES: dict[str, str] = {
     "vllm_engine_unmodelled": "the vLLM engine plans dense models and mixtures of routed experts only (no latent "
                               "attention, shared experts or leading dense layers, which it has not been checked "
                               "on); got model_type {model_type!r}",
-    "vllm_sinks_unchecked": "the vLLM engine does not model a model with attention sinks (gpt-oss): vLLM's MXFP4 "
-                            "kernels hold more bytes than the checkpoint stores (published start-up logs), a layout "
-                            "the planner does not model; got model_type {model_type!r}",
+    "vllm_sinks_unchecked": "the vLLM engine plans a model with attention sinks (gpt-oss) only as checked against "
+                            "vLLM 0.19.0's start-up logs: from its MXFP4 checkpoint (read its config.json), with the "
+                            "hybrid KV-cache manager and the Triton sampler filter (vLLM 0.19, or --vllm-version "
+                            "0.20+), its experts as the Triton MXFP4 backend lays them out on Hopper; got weights "
+                            "{weight_format}, hybrid KV cache {hybrid_kv_cache}, sampler filter {sampler_filter} "
+                            "(model_type {model_type!r})",
+    "vllm_mxfp4_card_unchecked": "vLLM's gpt-oss plan holds on Hopper cards only ({cards}), where vLLM 0.19 runs "
+                                 "its MXFP4 experts with the Triton backend modelled; elsewhere it picks another "
+                                 "backend (Marlin on Ampere and Ada, FlashInfer on Blackwell, AITER on AMD; none "
+                                 "below compute capability 8.0), whose layout is not modelled; got card {card}",
     "vllm_window_pattern_unchecked": "the vLLM engine plans a sliding window on every layer or on every other layer "
                                      "(Mistral, Gemma 2), the patterns checked against vLLM's code; got {windowed} "
                                      "windowed and {full} full-attention layers (model_type {model_type!r})",

@@ -83,6 +83,7 @@ __all__ = [
     "inference_changes_that_fit",
     "kv_heads_per_gpu",
     "largest_fitting",
+    "linear_bytes",
     "listed_card",
     "padded_vocab",
     "parallel_inference_plans",
@@ -721,6 +722,12 @@ def _linear_bytes(module: Linear, weight_format: WeightFormat, cfg: ModelConfig,
         codes, decode = codes_and_constants(weight_format, d_in, d_out)
         return codes + decode + 2 * bias
     return 2 * (d_in * d_out + bias)
+
+
+def linear_bytes(module: Linear, weight_format: WeightFormat, cfg: ModelConfig, tensor_parallel: int = 1) -> int:
+    """Bytes of one copy of ``module`` on one GPU of ``tensor_parallel``, as :func:`parallel_inference_plans` splits
+    it (the first layer's, for a checkpoint that keeps some layers in 16 bits by name)."""
+    return _linear_bytes(module, weight_format, cfg, tensor_parallel)
 
 
 @checks_model

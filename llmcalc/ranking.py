@@ -32,7 +32,7 @@ from typing import Any
 from . import _validate as check
 from ._search import largest_holding, least_card_above
 from .config import ModelConfig, as_model_config, checks_model
-from .engines import VLLM_VERSIONS, VllmPlan, plan_generate, plan_vllm
+from .engines import VLLM_VERSIONS, VllmPlan, check_vllm_card, plan_generate, plan_vllm
 from .errors import Refusal, refusal
 from .gguf import RECIPES, GgufModel, GgufPlan, largest_context, model_from_config, most_gpu_layers, plan_gguf
 from .planner import (
@@ -386,6 +386,8 @@ def rank_cards(
     needed = "seq_len" if kind != "inference" else "context"
     if needed not in settings:
         raise refusal("ranking_needs_tokens", name=needed)
+    if kind == "inference" and machine == "vllm":
+        check_vllm_card(cfg, "all")  # gpt-oss: planned on the Hopper cards only, one at a time
     rows: list[RankedPlan] = []
     for gpus in gpu_counts.unchecked(cfg, kind, machine, settings.get("zero_stage", 0)):
         for card in CARDS:

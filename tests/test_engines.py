@@ -29,13 +29,26 @@ HUB_CONFIGS = pathlib.Path(__file__).parent / "data" / "hub_configs"
 
 def _config(log: dict[str, Any]) -> Any:
     """The preset the log names, or the committed Hub config, with the fields where the checkpoint differs."""
-    if "hub_config" in log:
+    if log.get("checkpoint"):
+        from llmcalc.checkpoints import checkpoint_from_hf
+
+        cfg = checkpoint_from_hf(HUB_CONFIGS / f"{log['hub_config']}.json").config
+    elif "hub_config" in log:
         from llmcalc.hf import config_from_hf
 
         cfg = config_from_hf(json.loads((HUB_CONFIGS / f"{log['hub_config']}.json").read_text()))
     else:
         cfg = get_preset(log["preset"])
     return replace(cfg, **log.get("config", {}))
+
+
+def _weight_format(log: dict[str, Any]) -> Any:
+    """bf16, or for a log marked "checkpoint" the format its Hub config's quantization_config gives."""
+    if not log.get("checkpoint"):
+        return "bf16"
+    from llmcalc.checkpoints import checkpoint_from_hf
+
+    return checkpoint_from_hf(HUB_CONFIGS / f"{log['hub_config']}.json").weight_format
 
 
 def _plan(log: dict[str, Any]) -> Any:
@@ -49,7 +62,7 @@ def _plan(log: dict[str, Any]) -> Any:
                      tensor_parallel=log.get("tensor_parallel", 1),
                      max_num_seqs=log.get("max_num_seqs", VLLM_MAX_NUM_SEQS),
                      hybrid_kv_cache=log.get("hybrid_kv_cache", False),
-                     sampler_filter=log.get("sampler_filter", "sort"))
+                     sampler_filter=log.get("sampler_filter", "sort"), weight_format=_weight_format(log))
 
 
 def test_at_least_five_logs_each_with_its_source() -> None:
@@ -376,18 +389,51 @@ def test_what_the_engine_has_not_checked_is_refused_by_name(change: dict[str, in
     assert caught.value.code == code
 
 
+GPT_OSS_LOGS = [log for log in LOGS if log.get("hub_config") == "gpt-oss-20b"]
+
+
+def test_gpt_oss_is_checked_on_two_logs_one_tensor_parallel() -> None:
+    """vLLM 0.19.0 planned gpt-oss-20b's MXFP4 checkpoint on one H100 and on two; both logs are among those the
+    5 % and weights tests above compare, the weights within 1 % here."""
+    assert {log.get("tensor_parallel", 1) for log in GPT_OSS_LOGS} == {1, 2}
+    for log in GPT_OSS_LOGS:
+        plan = _plan(log)
+        assert abs(plan.weights / GiB / log["printed_weights_gib"] - 1) <= 0.01
+        assert abs(plan.kv_tokens / log["printed_tokens"] - 1) <= 0.05
+
+
+def test_gpt_oss_weights_are_the_triton_layout_not_the_checkpoint() -> None:
+    """The checkpoint's 12.82 GiB would miss vLLM's printed 13.64 by 6 %: the Triton backend pads the codes and
+    scales, keeps the loaded scales and widens the biases to FP32; with two GPUs each expert's 1,440 columns
+    round up to 1,472."""
+    from llmcalc.weightformats import weight_format_bytes
+
+    log = next(log for log in GPT_OSS_LOGS if log.get("tensor_parallel", 1) == 1)
+    stored = sum(weight_format_bytes(_config(log), _weight_format(log)).values()) / GiB
+    assert round(stored, 2) == 12.82 and stored / log["printed_weights_gib"] - 1 < -0.05
+    assert round(_plan(log).weights / GiB, 2) == 13.6
+
+
 @pytest.mark.parametrize("name", ["gpt-oss-20b", "gpt-oss-120b"])
-def test_gpt_oss_is_refused_by_the_vllm_engine_and_by_gguf_recipes(name: str) -> None:
-    """Its routed experts and half-windowed layers are patterns the engine plans, but vLLM's MXFP4 kernels hold more
-    than the checkpoint stores (gpt-oss-120b on one H100: 64.38 GiB with Triton, vllm#33155, and 65.97 GiB with
-    Marlin, vllm#23278, where the file holds 60.77 GiB), a layout not modelled: refused by name.
-    A GGUF recipe from the preset is refused as for every mixture of experts: read the .gguf file instead."""
+def test_gpt_oss_set_ups_not_checked_are_refused_by_the_vllm_engine(name: str) -> None:
+    """Checked: the MXFP4 checkpoint with the hybrid KV-cache manager and the Triton sampler filter (vLLM 0.19.0).
+    The BF16 preset, the engine without the hybrid manager and the sorting sampler (vLLM up to 0.16) are refused,
+    naming what was given.  A GGUF recipe from the preset is refused as for every mixture of experts: read the
+    .gguf file instead."""
     from llmcalc.errors import Refusal
     from llmcalc.gguf import model_from_config
 
-    with pytest.raises(Refusal) as caught:
-        plan_vllm(get_preset(name), 80 * GiB, max_model_len=8192)
-    assert caught.value.code == "vllm_sinks_unchecked" and caught.value.params == {"model_type": "gpt_oss"}
+    log = GPT_OSS_LOGS[0]
+    mxfp4 = _weight_format(log)
+    for weight_format, hybrid, sampler in (("bf16", True, "triton"), (mxfp4, False, "triton"),
+                                           (mxfp4, True, "sort")):
+        with pytest.raises(Refusal) as caught:
+            plan_vllm(replace(get_preset(name)), 80 * GiB, max_model_len=8192, weight_format=weight_format,
+                      hybrid_kv_cache=hybrid, sampler_filter=sampler)
+        assert caught.value.code == "vllm_sinks_unchecked"
+        assert caught.value.params == {"model_type": "gpt_oss", "weight_format": getattr(weight_format, "method",
+                                                                                         weight_format),
+                                       "hybrid_kv_cache": hybrid, "sampler_filter": sampler}
     with pytest.raises(ValueError, match=r"read the model's \.gguf file instead"):
         model_from_config(get_preset(name), "Q4_K_M")
 
@@ -462,7 +508,7 @@ def test_gemma_2_s_printed_pool_is_the_hybrid_manager_s(log: dict[str, Any]) -> 
     tokens and concurrency: half the layers windowed, two groups, 1,025 blocks a request at 8,192 tokens."""
     cfg = _config(log)
     windows = [cfg.sliding_window if i % 2 == 0 else None for i in range(cfg.n_layers)]
-    per_layer = 2 * cfg.n_kv_heads * cfg.head_dim * 2
+    per_layer = 2 * cfg.n_kv_heads // log.get("tensor_parallel", 1) * cfg.head_dim * 2  # one GPU's KV heads
     _, tokens, concurrency = _vllm_hybrid_oracle(windows, per_layer, round(log["printed_kv_gib"] * GiB),
                                                   log["max_model_len"], log["max_num_batched_tokens"])
     assert abs(tokens / log["printed_tokens"] - 1) <= 0.001
@@ -487,3 +533,33 @@ def test_the_triton_warm_up_by_hand() -> None:
     assert vllm_sampler_peak(mixtral, 4, sampler_filter="triton") == vllm_sampler_peak(mixtral, 4)
     with pytest.raises(ValueError, match="sampler_filter"):
         vllm_sampler_peak(mixtral, 8192, sampler_filter="flashinfer")
+
+
+def test_gpt_oss_with_vllm_is_planned_on_the_hopper_cards_only() -> None:
+    """vLLM 0.19.0 picks the Triton MXFP4 backend (the layout planned) on Hopper; on the other listed cards it picks
+    Marlin, FlashInfer or AITER, or refuses MXFP4 below compute capability 8.0: the CLI refuses those cards and the
+    ranking of every card, naming the cards that hold; a model without sinks is not concerned."""
+    from llmcalc.cli import main
+    from llmcalc.engines import VLLM_MXFP4_CARDS, check_vllm_card
+    from llmcalc.errors import Refusal
+    from llmcalc.ranking import rank_cards
+
+    oss = get_preset("gpt-oss-20b")
+    refused = []
+    for card in CARDS:
+        check_vllm_card(get_preset("mixtral-8x7b"), card.key)
+        try:
+            check_vllm_card(oss, card.key)
+        except Refusal as error:
+            assert error.code == "vllm_mxfp4_card_unchecked" and error.params["card"] == card.key
+            refused.append(card.key)
+    assert set(VLLM_MXFP4_CARDS) == {card.key for card in CARDS} - set(refused)
+    assert {"a100-80gb", "l40s", "rtx-4090", "b200", "mi300x", "v100-32gb", "t4"} <= set(refused)
+    with pytest.raises(Refusal, match="Hopper cards only") as caught:
+        rank_cards(oss, engine="vllm", context=8192)
+    assert caught.value.params["card"] == "all"
+    command = ["plan", str(HUB_CONFIGS / "gpt-oss-20b.json"), "--engine", "vllm", "--vllm-version", "0.20+", "--json"]
+    main([*command, "--gpu", "h100-nvl"])
+    with pytest.raises(SystemExit) as ended:
+        main([*command, "--gpu", "a100-80gb"])
+    assert ended.value.code == 2

@@ -151,6 +151,88 @@ def test_gpt_oss_mxfp4_checkpoints_are_sized_as_llmcalc_sizes_them(page: NodePag
     assert page.evaluate(MXFP4_BYTES, [texts, "nf4"]) == expected
 
 
+MXFP4_VLLM = """([texts, cases]) => texts.flatMap((text) => cases.map((options) => {
+  const read = window.LLMModelConfig.checkpointFromHf(window.LLMModelConfig.parseConfigText(text));
+  const format = options.preset ? options.preset : read.weightFormat;
+  try {
+    const plan = window.LLMPlanner.planVllm(read.config, BigInt(options.gpu), {...options, weightFormat: format});
+    return ["requested", "weights", "profile_peak", "non_torch", "blocks", "kv_tokens", "blocks_per_request", "starts"]
+      .map((key) => String(plan[key]));
+  } catch (error) {
+    return [error.code, Object.keys(error.params).sort().map((key) => `${key}=${error.params[key]}`).join(" ")];
+  }
+}))"""
+
+
+def test_gpt_oss_vllm_plans_are_llmcalc_s(page: NodePage) -> None:
+    """The published gpt-oss config.json files planned by the widget's vLLM engine as llmcalc plans them: the two
+    vLLM 0.19.0 logs' settings (one H100 and two), four GPUs, and the set-ups refused by name (the BF16 recipe, no
+    hybrid manager, the sorting sampler, a tensor-parallel size vLLM does not accept)."""
+    from llmcalc.checkpoints import checkpoint_from_hf
+    from llmcalc.engines import plan_vllm
+    from llmcalc.errors import Refusal
+
+    log = {"gpu": str(round(79.19 * 2**30)), "context": 8192, "maxNumBatchedTokens": 8192, "kvFormat": "bf16",
+           "cudaGraphBytes": 0, "maxNumSeqs": 1024, "hybridKvCache": True, "samplerFilter": "triton"}
+    cases = [{**log, "utilization": 0.95, "tensorParallel": 1, "nonTorchBytes": round(0.25 * 2**30)},
+             {**log, "utilization": 0.9, "tensorParallel": 2, "nonTorchBytes": round(2.07 * 2**30)},
+             {**log, "utilization": 0.92, "tensorParallel": 4, "nonTorchBytes": 2**30, "context": 131072},
+             {**log, "utilization": 0.9, "tensorParallel": 1, "nonTorchBytes": 0, "preset": "bf16"},
+             {**log, "utilization": 0.9, "tensorParallel": 1, "nonTorchBytes": 0, "hybridKvCache": False},
+             {**log, "utilization": 0.9, "tensorParallel": 1, "nonTorchBytes": 0, "samplerFilter": "sort"},
+             {**log, "utilization": 0.9, "tensorParallel": 3, "nonTorchBytes": 0}]
+    paths = [ROOT / "tests" / "data" / "hub_configs" / f"gpt-oss-{size}.json" for size in ("20b", "120b")]
+    expected = []
+    for path in paths:
+        checkpoint = checkpoint_from_hf(path)
+        for options in cases:
+            try:
+                plan = plan_vllm(checkpoint.config, int(str(options["gpu"])), max_model_len=options["context"],
+                                 max_num_batched_tokens=options["maxNumBatchedTokens"],
+                                 gpu_memory_utilization=options["utilization"],
+                                 weight_format=options.get("preset") or checkpoint.weight_format,
+                                 tensor_parallel=options["tensorParallel"], non_torch_bytes=options["nonTorchBytes"],
+                                 max_num_seqs=options["maxNumSeqs"], hybrid_kv_cache=options["hybridKvCache"],
+                                 sampler_filter=options["samplerFilter"])
+                expected.append([str(value) for value in (plan.requested, plan.weights, plan.profile_peak,
+                                                          plan.non_torch, plan.blocks, plan.kv_tokens,
+                                                          plan.blocks_per_request())] + [str(plan.starts).lower()])
+            except Refusal as error:
+                named = {key: ",".join(map(str, value)) if isinstance(value, list) else value
+                         for key, value in error.params.items()}  # a list as JavaScript's String() joins it
+                expected.append([error.code, " ".join(f"{key}={value}" for key, value in sorted(named.items()))])
+    assert sum(len(row) == 2 for row in expected) == 8
+    assert page.evaluate(MXFP4_VLLM, [[path.read_text(encoding="utf-8") for path in paths], cases]) == expected
+
+
+CARD_CHECK = """([texts, cards]) => texts.flatMap((text) => cards.map((card) => {
+  const read = window.LLMModelConfig.checkpointFromHf(window.LLMModelConfig.parseConfigText(text));
+  try { window.LLMPlanner.checkVllmCard(read.config, card); return "planned"; } catch (error) { return error.code; }
+}))"""
+
+
+def test_the_cards_gpt_oss_is_planned_on_with_vllm_are_llmcalc_s(page: NodePage) -> None:
+    """Every listed card and the ranking ("all"), for gpt-oss (Hopper cards only) and for a Llama config file."""
+    from llmcalc.checkpoints import checkpoint_from_hf
+    from llmcalc.engines import check_vllm_card
+    from llmcalc.errors import Refusal
+    from llmcalc.planner import CARDS
+
+    cards = [card.key for card in CARDS] + ["all"]
+    paths = [ROOT / "tests" / "data" / "hub_configs" / name for name in ("gpt-oss-20b.json", "llama-3.1-8b.json")]
+    expected = []
+    for path in paths:
+        cfg = checkpoint_from_hf(path).config
+        for card in cards:
+            try:
+                check_vllm_card(cfg, card)
+                expected.append("planned")
+            except Refusal as error:
+                expected.append(error.code)
+    assert expected.count("planned") == 4 + len(cards)
+    assert page.evaluate(CARD_CHECK, [[path.read_text(encoding="utf-8") for path in paths], cards]) == expected
+
+
 def test_the_small_calculators_agree_with_llmcalc_on_every_vector() -> None:
     """calculators.js (LoRA, memory and KV-cache widgets) on llmcalc's DTYPE_BITS, as a glossary page gives them."""
     vectors = [lora_vectors(), memory_vectors(), kvcache_vectors()]

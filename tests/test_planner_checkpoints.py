@@ -94,7 +94,14 @@ def test_a_quantized_config_is_planned_as_the_cli_plans_it(language: str, planne
 def test_gpt_oss_s_mxfp4_file_is_planned_as_the_cli_plans_it_and_vllm_refused(language: str,
                                                                              planners: Planners) -> None:
     """The published gpt-oss-20b config.json: its MXFP4 experts sized as llmcalc.checkpoints sizes them (12.82 GiB,
-    the model card's 12.8), and the vLLM engine refused by name in the page's words, as the CLI refuses it."""
+    the model card's 12.8); the vLLM engine refused by name in the page's words, as the CLI refuses it, on an RTX 4090
+    (another MXFP4 backend) and before 0.20 (no hybrid manager, a sorting sampler); vLLM 0.20 and later planned as the
+    CLI plans it on an H100: the Triton backend's 13.60 GiB of weights, the pool, and the note on that backend; the
+    ranking of every card refused in its section."""
+    path = ROOT_DIR / "tests" / "data" / "hub_configs" / "gpt-oss-20b.json"
+    summed = cli_plan_json(str(path), "--context", "8192", "--gpu", "rtx-4090")
+    vllm = cli_plan_json(str(path), "--engine", "vllm", "--vllm-version", "0.20+", "--context", "8192",
+                         "--gpu", "h100-sxm")
     planner = planners.main(language)
     page, log = planner.page, planner.log
     shown = planned_as_the_cli_plans_it(page, ROOT_DIR / "tests" / "data" / "hub_configs" / "gpt-oss-20b.json",
@@ -102,9 +109,25 @@ def test_gpt_oss_s_mxfp4_file_is_planned_as_the_cli_plans_it_and_vllm_refused(la
     assert round(shown["weights"] / lc.GiB, 1) == 12.8
     assert "mxfp4" in read(page, "note") and "mlp.router" in read(page, "note")
     choose(page, task="inference", engine="vllm")
+    # On an RTX 4090 vLLM runs Marlin, not the Triton layout planned: refused, naming the card, as the CLI refuses it.
     error = page.locator(f'{ROOT} [data-error="plan"]')
+    assert error.is_visible() and "rtx-4090" in error.inner_text() and "h100-nvl" in error.inner_text()
+    assert HAN.search(error.inner_text()) if language == "zh_TW" else "Hopper" in error.inner_text()
+    page.locator('select[name="gpu"]').select_option("h100-sxm")
     assert error.is_visible() and "gpt_oss" in error.inner_text()
     assert HAN.search(error.inner_text()) if language == "zh_TW" else "attention sinks" in error.inner_text()
+    choose(page, task="inference", engine="vllm", vllm_version="0.20+", context="8192")
+    assert not error.is_visible()
+    assert f"{vllm['kv_tokens']:,}" in read(page, "verdict")
+    assert shown_parts(page)["weights"] == vllm["parts"]["weights"]
+    assert round(vllm["parts"]["weights"] / lc.GiB, 2) == 13.6
+    assert page.locator(ROOT).get_attribute("data-vllm-mxfp4-note") in read(page, "note")
+    # Every card at once: refused in the rank section, the H100's plan kept, as `--gpu all` refuses the ranking.
+    page.locator(f'{ROOT} input[name="all_cards"]').check()
+    refused = page.locator(f"{ROOT} .planner-rank .planner-note")
+    assert refused.is_visible() and "H100 NVL" in refused.inner_text()
+    assert HAN.search(refused.inner_text()) if language == "zh_TW" else "Hopper" in refused.inner_text()
+    assert f"{vllm['kv_tokens']:,}" in read(page, "verdict")
     assert log.errors == [] and log.requests == []
 
 

@@ -298,6 +298,7 @@ interface LLMPlannerApi {
   planInference(cfg: ModelConfig, options: FormulaOptions): Plan;
   planTraining(cfg: ModelConfig, options: FormulaOptions): Plan;
   planVllm(cfg: ModelConfig, gpuBytes: bigint, options: FormulaOptions): VllmPlan;
+  checkVllmCard(cfg: ModelConfig, card: string): void;
   planGenerate(cfg: ModelConfig, options: FormulaOptions): Plan;
   parallelInferencePlans(cfg: ModelConfig, options: FormulaOptions, tp: number, pp: number): Plan[];
   trainingMemory(n: bigint, optimizer: string, precision: string | object): TrainingMemory;

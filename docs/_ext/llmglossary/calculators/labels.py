@@ -26,7 +26,7 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_rope_head_dim_out_of_range", "refusal_latent_attention_layout", "refusal_lm_head_bias_tied",
     "refusal_config_source_type", "refusal_invalid_json", "refusal_too_deeply_nested", "refusal_number_too_long",
     "refusal_not_a_json_object", "refusal_unsupported_model_type", "refusal_quantized_checkpoint",
-    "refusal_quantization_unmodelled", "refusal_quantized_training",
+    "refusal_quantization_unmodelled", "refusal_quantized_training", "refusal_vllm_mxfp4_card_unchecked",
     # What a quantization_config refusal accepts, where llmcalc describes it (llmcalc.checkpoints.ACCEPTED).
     "accepted_integer", "accepted_group", "accepted_gemv_group", "accepted_names", "accepted_patterns",
     "accepted_targets", "accepted_block", "accepted_block_structure", "accepted_object", "accepted_one_group",
@@ -58,7 +58,7 @@ RUN_MESSAGES: tuple[str, ...] = (
 RANK_LABELS: tuple[str, ...] = (
     "rank_all", "rank_concurrency", "rank_caption", "rank_col_rank", "rank_col_card", "rank_col_gpus",
     "rank_col_verdict", "rank_col_headroom", "rank_col_context", "rank_col_batch", "rank_col_requests",
-    "rank_col_micro_batch", "rank_col_change", "rank_fits", "rank_no_fit", "rank_totals_note",
+    "rank_col_micro_batch", "rank_col_change", "rank_fits", "rank_no_fit", "rank_totals_note", "rank_mxfp4_refused",
 )
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),
@@ -90,7 +90,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         "vllm_version", "vllm_before_020", "vllm_020_later", "sampler_filter", "sampler_sort", "sampler_triton",
         "max_num_seqs", "non_torch_gib", "non_torch_error",
         "vllm_before_note", "vllm_window_hybrid_note", "vllm_window_full_note", "vllm_experts_note",
-        "largest_max_model_len", "per_gpu_busiest", "per_gpu_each",
+        "vllm_mxfp4_note", "largest_max_model_len", "per_gpu_busiest", "per_gpu_each",
         "vllm_profile_peak", "vllm_non_torch", "vllm_budget", "sum_note", "gpu_process", "gpu_estimate", "gpu_typed",
         # A quantized format's note: how it stores the weights, and the linear layers it keeps in 16 bits.
         "weights_note", "weights_checkpoint", "weights_format", "kept_some",
@@ -146,7 +146,7 @@ nothing.
 PLANNER_MESSAGES = ("config_error", "plan_error", "spec_mismatch", "fits", "no_fit", "none_fits",
                     "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
                     "dropout_error", "vllm_starts", "vllm_no_start", "vllm_graphs_note", "vllm_before_note",
-                    "vllm_window_hybrid_note", "vllm_window_full_note", "vllm_experts_note",
+                    "vllm_window_hybrid_note", "vllm_window_full_note", "vllm_experts_note", "vllm_mxfp4_note",
                     "non_torch_error", "largest_max_model_len",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
                     "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each", "sum_note", "gpu_process",

@@ -46,6 +46,7 @@
     generatePrefillParts: P.generatePrefillParts,
     planGenerate: P.planGenerate,
     planVllm: P.planVllm,
+    checkVllmCard: P.checkVllmCard,
     tensorParallelSizes: P.tensorParallelSizes,
     specMismatch: P.specMismatch,
     memoryPlan: P.memoryPlan,

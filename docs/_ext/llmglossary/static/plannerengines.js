@@ -23,13 +23,12 @@
     }
   }
 
-  /* llmcalc.engines._vllm_model: dense or routed experts, full attention or a window on every or every other layer,
-   * no attention sinks. */
+  /* llmcalc.engines._vllm_model: dense or routed experts, full attention or a window on every or every other layer;
+   * attention sinks (gpt-oss) only as checked (checkedMxfp4Weights). */
   function vllmModel(cfg) {
     if (cfg.kv_lora_rank > 0 || cfg.shared_expert_d_ff > 0 || cfg.dense_layers > 0) {
       throw P.refusal("vllm_engine_unmodelled", { model_type: cfg.model_type || "custom" });
     }
-    if (cfg.attention_sinks) { throw P.refusal("vllm_sinks_unchecked", { model_type: cfg.model_type || "custom" }); }
     var windowed = cfg.sliding_window > 0 ? big(cfg.sliding_window_layers) : 0n;
     var layers = big(cfg.n_layers);
     if (windowed > 0n && windowed !== layers && 2n * windowed !== layers) {
@@ -90,7 +89,10 @@
     var mlp = big(tokens) * two * 3n * big(cfg.d_model) + (cfg.n_experts > 1 ? vllmFusedMoeBytes(cfg, tokens, tp)
       : big(tokens) * two * (cfg.ffn === "swiglu" ? 3n * width : 2n * width));
     var sampler = vllmSamplerPeak(cfg, tokens, maxNumSeqs, samplerFilter);
-    if (cfg.n_experts > 1 && P.given(samplerFilter, "sort") === "triton") { sampler += vllmMoeWorkspace(cfg, tokens, tp); }
+    // gpt-oss's MXFP4 experts run a monolithic Triton kernel that holds no workspace.
+    if (cfg.n_experts > 1 && P.given(samplerFilter, "sort") === "triton" && !cfg.attention_sinks) {
+      sampler += vllmMoeWorkspace(cfg, tokens, tp);
+    }
     return mlp > sampler ? mlp : sampler;
   }
 
@@ -132,6 +134,68 @@
     return outputs + rows * length * (8n + value + 8n);
   }
 
+  /* llmcalc.engines._wide_mlp: the routed experts as one MLP n_experts times as wide, and no router. */
+  function wideMlp(cfg) {
+    return P.MC.modelConfig(Object.assign({}, cfg, { n_experts: 1n, experts_per_token: 1n, model_type: "",
+      d_ff: big(cfg.n_experts) * big(cfg.expert_d_ff || cfg.d_ff), expert_d_ff: 0n, router_bias: false }));
+  }
+
+  /* llmcalc.engines._weights_per_gpu: every expert split like one MLP n_experts times as wide, the router whole. */
+  function weightsPerGpu(cfg, weightFormat, kvFormat, tp) {
+    var moe = cfg.n_experts > 1;
+    var weights = P.parallelInferencePlans(moe ? wideMlp(cfg) : cfg, { context: 1, batch: 1, weightFormat: weightFormat,
+                                                                     kvFormat: kvFormat }, tp, 1)[0].weights;
+    if (moe) {
+      var router = big(cfg.d_model) * big(cfg.n_experts) + (cfg.router_bias ? big(cfg.n_experts) : 0n);
+      weights += (big(cfg.n_layers) - big(cfg.dense_layers)) * router * big(P.TABLES.engines.activation_bytes);
+    }
+    return weights;
+  }
+
+  function roundUp(value, multiple) { return ceilDiv(value, multiple) * multiple; }
+
+  /* llmcalc.engines._mxfp4_weights_per_gpu: gpt-oss's MXFP4 checkpoint as vLLM's Triton backend holds it on Hopper. */
+  function mxfp4WeightsPerGpu(cfg, tp) {
+    if (tp > 1) { weightsPerGpu(cfg, "bf16", "bf16", tp); }  // refuses a size vLLM does not accept
+    var t = big(tp);
+    var d = big(cfg.d_model);
+    var align = 64n;
+    var dense = 0n;
+    P.MC.linearModules(cfg).forEach(function (module) {
+      if (module.component === "attention" || module.component === "router") {
+        dense += big(module.copies) * P.linearBytes(module, "bf16", cfg, tp, 0);
+      }
+    });
+    dense += 2n * big(cfg.n_layers) * (big(cfg.n_heads) / t) + 2n * big(P.MC.paramBreakdown(cfg).norms);
+    dense += 2n * (P.paddedVocab(cfg) / t) * d * (cfg.tie_embeddings ? 1n : 2n);
+    var width = roundUp(big(cfg.expert_d_ff || cfg.d_ff) / t, align);
+    var codes = roundUp(d / 2n, align) * roundUp(2n * width, align) + roundUp(width / 2n, align) * roundUp(d, align);
+    var relaid = roundUp(2n * width, 256n) * roundUp(d / 32n, 2n) + roundUp(d, 256n) * roundUp(width / 32n, 2n);
+    var loaded = 2n * width * (d / 32n) + d * (width / 32n);
+    var biases = big(P.TABLES.engines.fp32_bytes) * (2n * width + d);
+    return dense + (big(cfg.n_layers) - big(cfg.dense_layers)) * big(cfg.n_experts) * (codes + relaid + loaded + biases);
+  }
+
+  /* llmcalc.engines._checked_mxfp4_weights: gpt-oss as checked against vLLM 0.19.0's logs, or refused by name. */
+  function checkedMxfp4Weights(cfg, weightFormat, hybrid, samplerFilter, tp) {
+    var mxfp4 = P.isCheckpoint(weightFormat) && weightFormat.codes === "mxfp4";
+    var sampler = P.given(samplerFilter, "sort");
+    if (!(mxfp4 && hybrid && sampler === "triton")) {
+      throw P.refusal("vllm_sinks_unchecked", { model_type: cfg.model_type || "custom",
+        weight_format: P.isCheckpoint(weightFormat) ? weightFormat.method : weightFormat,
+        hybrid_kv_cache: hybrid ? "True" : "False", sampler_filter: sampler });
+    }
+    return mxfp4WeightsPerGpu(cfg, tp);
+  }
+
+  /* llmcalc.engines.check_vllm_card: gpt-oss is planned on the Hopper cards only ("all": a ranking of every card). */
+  function checkVllmCard(cfg, card) {
+    var cards = P.TABLES.engines.mxfp4_cards;
+    if (cfg.attention_sinks && cards.indexOf(card) < 0) {
+      throw P.refusal("vllm_mxfp4_card_unchecked", { card: card, cards: cards.join(", ") });
+    }
+  }
+
   /* llmcalc.engines.plan_vllm: the start-up budget and the KV-cache pool, as vLLM prints them. */
   function planVllm(cfg, gpuBytes, options) {
     vllmModel(cfg);
@@ -151,22 +215,16 @@
     var graphs = big(P.checkCount("cuda_graph_bytes", big(options.cudaGraphBytes), 0n, big(gpuBytes)));
     var tp = P.checkCount("tensor_parallel", P.given(options.tensorParallel, 1), 1, P.LIMITS.max_gpus);
     var weights;
-    var tokenBytes = P.kvCacheBytes(cfg, 1, 1, options.kvFormat);
-    if (tp === 1) {
+    if (cfg.attention_sinks) {
+      weights = checkedMxfp4Weights(cfg, options.weightFormat, hybrid, options.samplerFilter, tp);
+    } else if (tp === 1) {
       var parts = P.weightFormatBytes(cfg, options.weightFormat);
       weights = Object.keys(parts).reduce(function (sum, key) { return sum + parts[key]; }, 0n);
     } else {
-      // llmcalc.engines._weights_per_gpu: every expert split like one MLP n_experts times as wide, the router whole.
-      var wide = cfg.n_experts > 1 ? P.MC.modelConfig(Object.assign({}, cfg, { n_experts: 1n, experts_per_token: 1n,
-        model_type: "", d_ff: big(cfg.n_experts) * big(cfg.expert_d_ff || cfg.d_ff), expert_d_ff: 0n })) : cfg;
-      weights = P.parallelInferencePlans(wide, { context: 1, batch: 1, weightFormat: options.weightFormat,
-                                                kvFormat: options.kvFormat }, tp, 1)[0].weights;
-      if (cfg.n_experts > 1) {
-        weights += (big(cfg.n_layers) - big(cfg.dense_layers)) * big(cfg.d_model) * big(cfg.n_experts) *
-          big(E.activation_bytes);
-      }
-      tokenBytes = ceilDiv(tokenBytes * P.kvHeadsPerGpu(cfg, tp), big(cfg.n_kv_heads));
+      weights = weightsPerGpu(cfg, options.weightFormat, options.kvFormat, tp);
     }
+    var tokenBytes = ceilDiv(P.kvCacheBytes(cfg, 1, 1, options.kvFormat) * P.kvHeadsPerGpu(cfg, tp),
+                             big(cfg.n_kv_heads));
     var blockSize = big(E.block_size);
     var layers = big(cfg.n_layers);
     var windowed = cfg.sliding_window > 0 ? big(cfg.sliding_window_layers) : 0n;
@@ -205,5 +263,5 @@
   Object.assign(P, { denseOnly: denseOnly, vllmModel: vllmModel, vllmFusedMoeBytes: vllmFusedMoeBytes,
     generatePrefillParts: generatePrefillParts, planGenerate: planGenerate, vllmProfilePeak: vllmProfilePeak,
     vllmMoeWorkspace: vllmMoeWorkspace, vllmSamplerPeak: vllmSamplerPeak, torchSortBytes: torchSortBytes,
-    planVllm: planVllm });
+    checkVllmCard: checkVllmCard, planVllm: planVllm });
 })();

@@ -297,6 +297,7 @@
 
     /* llmcalc.ranking.rank_cards: fits first, then the fewest GPUs, then the least memory, then the list's order. */
     function rank(cfg, options, wanted) {
+      if (options.task === "inference" && options.engine === "vllm") { P.checkVllmCard(cfg, "all"); }
       var rows = [];
       gpuCounts(cfg, options).forEach(function (gpus) {
         cardKeys.forEach(function (key) { rows.push(row(cfg, options, key, gpus, wanted)); });
@@ -423,7 +424,17 @@
       if (section.hidden) { section.textContent = ""; return; }
       var wanted = Number(requests.value);
       if (!(Number.isInteger(wanted) && wanted >= 1 && wanted <= tables.limits.max_batch)) { wanted = 1; }
-      draw(rank(result.cfg, result.options, vllm ? wanted : 1), result.options);
+      var rows;
+      try {
+        rows = rank(result.cfg, result.options, vllm ? wanted : 1);
+      } catch (/** @type {any} */ error) {
+        if (error.code !== "vllm_mxfp4_card_unchecked") { throw error; }
+        /* As llmcalc.ranking.rank_cards: gpt-oss with vLLM is planned on one Hopper card at a time. */
+        section.textContent = "";
+        section.appendChild(html("p", labels.rank_mxfp4_refused, "planner-note"));
+        return;
+      }
+      draw(rows, result.options);
     };
   }
 

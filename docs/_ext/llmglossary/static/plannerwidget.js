@@ -327,6 +327,10 @@
     function renderVllm(cfg, options, budget) {
       /* As the CLI's --non-torch-gib: a number of GiB from 0 to the card's total. */
       options.nonTorchBytes = readNonTorch(root, budget);
+      /* As the CLI: gpt-oss on a listed card whose MXFP4 backend is not the one modelled is refused. */
+      if (Object.prototype.hasOwnProperty.call(TABLES.cards, form.elements.gpu.value)) {
+        calc.checkVllmCard(cfg, form.elements.gpu.value);
+      }
       var result = calc.planVllm(cfg, budget, options);
       var shown = calc.memoryPlan(result.weights, result.blocks * result.block_bytes, 0n, 0n, result.profile_peak);
       shown.reserve = result.non_torch;
@@ -364,6 +368,7 @@
         notes.push(fill(fill(root.dataset.vllmExpertsNote, "experts", format.count(cfg.n_experts)), "active",
                         format.count(cfg.experts_per_token)));
       }
+      if (cfg.attention_sinks) { notes.push(root.dataset.vllmMxfp4Note); }
       return notes.join(" ");
     }
 
