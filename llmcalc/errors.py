@@ -207,6 +207,11 @@ MESSAGES: dict[str, str] = {
     "vllm_sinks_unchecked": "the vLLM engine does not model a model with attention sinks (gpt-oss): vLLM's MXFP4 "
                             "kernels hold more bytes than the checkpoint stores (published start-up logs), a layout "
                             "the planner does not model; got model_type {model_type!r}",
+    "mxfp4_layout_unmodelled": "transformers 5.24 keeps gpt-oss's MXFP4 experts only where its kernels load (compute "
+                               "capability 7.5 or more, Triton 3.4, the kernels package), in a layout its kernels "
+                               "choose for the GPU's generation, which the planner does not model; elsewhere it "
+                               "dequantizes them to BF16, which the presets gpt-oss-20b and gpt-oss-120b plan; got "
+                               "quant_method {method!r}",
     "vllm_window_pattern_unchecked": "the vLLM engine plans a sliding window on every layer or on every other layer "
                                      "(Mistral, Gemma 2), the patterns checked against vLLM's code; got {windowed} "
                                      "windowed and {full} full-attention layers (model_type {model_type!r})",
