@@ -214,6 +214,11 @@ MESSAGES: dict[str, str] = {
                                  "its MXFP4 experts with the Triton backend modelled; elsewhere it picks another "
                                  "backend (Marlin on Ampere and Ada, FlashInfer on Blackwell, AITER on AMD; none "
                                  "below compute capability 8.0), whose layout is not modelled; got card {card}",
+    "mxfp4_layout_unmodelled": "transformers 5.24 keeps gpt-oss's MXFP4 experts only where its kernels load (compute "
+                               "capability 7.5 or more, Triton 3.4, the kernels package), in a layout its kernels "
+                               "choose for the GPU's generation, which the planner does not model; elsewhere it "
+                               "dequantizes them to BF16, which the presets gpt-oss-20b and gpt-oss-120b plan (the vLLM "
+                               "engine plans the file on a Hopper card); got quant_method {method!r}",
     "vllm_window_pattern_unchecked": "the vLLM engine plans a sliding window on every layer or on every other layer "
                                      "(Mistral, Gemma 2), the patterns checked against vLLM's code; got {windowed} "
                                      "windowed and {full} full-attention layers (model_type {model_type!r})",

@@ -599,6 +599,10 @@ def plan_inference(
                                                    kv_format=kv_format, tensor_parallel=tp, pipeline_parallel=pp)
         return max(plans, key=lambda plan: plan.total)
     kv = kv_cache_bytes.unchecked(cfg, tokens, batch=sequences, dtype=check.choice("kv_format", kv_format, KV_FORMATS))
+    if isinstance(weight_format, CheckpointFormat) and weight_format.codes == "mxfp4":
+        # Whether transformers keeps the file's bytes depends on the GPU (its kernels pad them on Hopper, and below
+        # compute capability 7.5 it dequantizes): nothing here knows the card, so nothing is sized.
+        raise refusal("mxfp4_layout_unmodelled", method=weight_format.method)
     weights = sum(weight_format_bytes.unchecked(cfg, weight_format).values())
     return MemoryPlan(weights, kv, 0, 0, 0, RESERVE)
 

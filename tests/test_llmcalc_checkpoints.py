@@ -99,18 +99,25 @@ def test_405b_fp8_keeps_attention_and_the_first_and_last_mlps_in_16_bits() -> No
     assert preset.weights / GiB < 0.85 * entry["published"]
 
 
-def test_every_quantized_hub_config_is_planned() -> None:
-    planned = {}
+def test_every_quantized_hub_config_is_planned_or_refused_by_name() -> None:
+    planned, refused = {}, set()
     for path in sorted((DATA / "hub_configs").glob("*.json")):
         if path.name.startswith("_"):
             continue
         data = json.loads(path.read_text("utf-8"))
         checkpoint = checkpoint_from_hf(path)
         assert (checkpoint.weight_format is None) == ("quantization_config" not in data)
-        if checkpoint.weight_format is not None:
+        if checkpoint.weight_format is not None and checkpoint.weight_format.codes == "mxfp4":
+            # transformers lays MXFP4 experts out per GPU generation (padded on Hopper) or dequantizes them: refused.
+            with pytest.raises(ValueError) as caught:
+                plan_inference(checkpoint.config, context=4096, weight_format=checkpoint.weight_format)
+            assert getattr(caught.value, "code", None) == "mxfp4_layout_unmodelled"
+            refused.add(path.name)
+        elif checkpoint.weight_format is not None:
             planned[path.name] = plan_inference(checkpoint.config, context=4096,
                                                 weight_format=checkpoint.weight_format).weights
-    assert set(planned) == {"deepseek-r1.json", "deepseek-v3.json", "gpt-oss-120b.json", "gpt-oss-20b.json"}
+    assert set(planned) == {"deepseek-r1.json", "deepseek-v3.json"}
+    assert refused == {"gpt-oss-120b.json", "gpt-oss-20b.json"}
 
 
 @pytest.mark.parametrize("name, card_gib", [("gpt-oss-20b", 12.8), ("gpt-oss-120b", 60.8)])

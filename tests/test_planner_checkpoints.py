@@ -9,6 +9,8 @@ as the CLI refuses it; the share link carries the quantization_config.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -91,23 +93,28 @@ def test_a_quantized_config_is_planned_as_the_cli_plans_it(language: str, planne
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_gpt_oss_s_mxfp4_file_is_planned_as_the_cli_plans_it_and_vllm_refused(language: str,
-                                                                             planners: Planners) -> None:
-    """The published gpt-oss-20b config.json: its MXFP4 experts sized as llmcalc.checkpoints sizes them (12.82 GiB,
-    the model card's 12.8); the vLLM engine refused by name in the page's words, as the CLI refuses it, on an RTX 4090
-    (another MXFP4 backend) and before 0.20 (no hybrid manager, a sorting sampler); vLLM 0.20 and later planned as the
-    CLI plans it on an H100: the Triton backend's 13.60 GiB of weights, the pool, and the note on that backend; the
-    ranking of every card refused in its section."""
+def test_gpt_oss_s_mxfp4_file_is_refused_for_transformers_and_planned_by_vllm_on_hopper(language: str,
+                                                                                       planners: Planners) -> None:
+    """The published gpt-oss-20b config.json: a transformers plan refused by name (its MXFP4 layout depends on the
+    GPU), in the page's words, as the CLI refuses it; the vLLM engine refused on an RTX 4090 (another MXFP4 backend)
+    and before 0.20 (no hybrid manager, a sorting sampler); vLLM 0.20 and later planned as the CLI plans it on an
+    H100: the Triton backend's 13.60 GiB of weights, the pool, and the note on that backend; the ranking of every card
+    refused in its section."""
     path = ROOT_DIR / "tests" / "data" / "hub_configs" / "gpt-oss-20b.json"
-    summed = cli_plan_json(str(path), "--context", "8192", "--gpu", "rtx-4090")
+    summed = subprocess.run([sys.executable, "-m", "llmcalc", "plan", str(path), "--context", "8192", "--gpu",
+                             "rtx-4090"], capture_output=True, text=True, check=False)
+    assert summed.returncode != 0 and "layout its kernels choose" in summed.stderr
     vllm = cli_plan_json(str(path), "--engine", "vllm", "--vllm-version", "0.20+", "--context", "8192",
                          "--gpu", "h100-sxm")
     planner = planners.main(language)
     page, log = planner.page, planner.log
-    shown = planned_as_the_cli_plans_it(page, ROOT_DIR / "tests" / "data" / "hub_configs" / "gpt-oss-20b.json",
-                                        "rtx-4090", tensor_parallel="1")
-    assert round(shown["weights"] / lc.GiB, 1) == 12.8
-    assert "mxfp4" in read(page, "note") and "mlp.router" in read(page, "note")
+    page.locator('input[name="config_file"]').set_input_files(str(path))
+    expect_text(page, "params", f"{lc.param_count(checkpoint_from_hf(path).config):,}")
+    page.locator('select[name="gpu"]').select_option("rtx-4090")
+    choose(page, task="inference", engine="sum", tensor_parallel="1", context="8192")
+    error = page.locator(f'{ROOT} [data-error="plan"]')
+    assert error.is_visible() and "mxfp4" in error.inner_text() and "gpt-oss-20b" in error.inner_text()
+    assert HAN.search(error.inner_text()) if language == "zh_TW" else "layout its kernels choose" in error.inner_text()
     choose(page, task="inference", engine="vllm")
     # On an RTX 4090 vLLM runs Marlin, not the Triton layout planned: refused, naming the card, as the CLI refuses it.
     error = page.locator(f'{ROOT} [data-error="plan"]')

@@ -47,6 +47,7 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_engine_needs_dense", "refusal_tensor_parallel_does_not_divide", "refusal_pipeline_parallel_out_of_range",
     "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype", "refusal_setup_leaves_fp32",
     "refusal_vllm_engine_unmodelled", "refusal_vllm_window_pattern_unchecked", "refusal_vllm_sinks_unchecked",
+    "refusal_mxfp4_layout_unmodelled",
 )
 # plannercost.js's messages: the run's FLOPs (full or LoRA), time and price, its basis, where the peak came from,
 # and its refusals.

@@ -81,6 +81,11 @@
       });
     }
     var kv = P.kvCacheBytes(cfg, options.context, options.batch, options.kvFormat);
+    var format = options.weightFormat;
+    if (P.isCheckpoint(format) && format.codes === "mxfp4") {
+      // As llmcalc.planner.plan_inference: the layout transformers' kernels give the experts depends on the GPU.
+      throw P.refusal("mxfp4_layout_unmodelled", { method: format.method });
+    }
     var parts = P.weightFormatBytes(cfg, options.weightFormat);
     var weights = Object.keys(parts).reduce(function (sum, key) { return sum + parts[key]; }, 0n);
     return memoryPlan(weights, kv, 0n, 0n, 0n);
