@@ -217,8 +217,8 @@ MESSAGES: dict[str, str] = {
     "mxfp4_layout_unmodelled": "transformers 5.24 keeps gpt-oss's MXFP4 experts only where its kernels load (compute "
                                "capability 7.5 or more, Triton 3.4, the kernels package), in a layout its kernels "
                                "choose for the GPU's generation, which the planner does not model; elsewhere it "
-                               "dequantizes them to BF16, which the presets gpt-oss-20b and gpt-oss-120b plan (the vLLM "
-                               "engine plans the file on a Hopper card); got quant_method {method!r}",
+                               "dequantizes them to BF16, which the presets gpt-oss-20b and gpt-oss-120b plan (the "
+                               "vLLM engine plans the file on a Hopper card); got quant_method {method!r}",
     "vllm_window_pattern_unchecked": "the vLLM engine plans a sliding window on every layer or on every other layer "
                                      "(Mistral, Gemma 2), the patterns checked against vLLM's code; got {windowed} "
                                      "windowed and {full} full-attention layers (model_type {model_type!r})",
