@@ -65,6 +65,7 @@ __all__ = [
     "MAX_CONTEXT",
     "MAX_HEADER_BYTES",
     "MAX_KEYS",
+    "MAX_PARALLEL",
     "MAX_TENSORS",
     "MAX_UBATCH",
     "READ_CHUNK",
@@ -82,6 +83,7 @@ __all__ = [
     "GgufTensor",
     "KvCache",
     "add_cli_arguments",
+    "cache_streams",
     "compute_buffer_bytes",
     "compute_buffer_estimate",
     "gguf_bits_per_weight",
@@ -828,6 +830,8 @@ UBATCH = 512
 """llama.cpp's default micro-batch (``-ub``, ``n_ubatch``), the tokens of the graph it reserves memory for."""
 MAX_UBATCH = 1 << 16
 """The largest micro-batch a plan takes."""
+MAX_PARALLEL = 256
+"""The most sequences (``-np``) a plan takes: llama.cpp's ``LLAMA_MAX_SEQ`` (src/llama-cparams.h at 6c8dcaa)."""
 _F32 = 4
 
 
@@ -874,12 +878,15 @@ def swa_layer_flags(n_layers: int, period: int) -> tuple[bool, ...]:
     return tuple(pattern == 0 or il % pattern < pattern - 1 for il in range(layers))
 
 
-def swa_cache_cells(cells: int, window: int, *, ubatch: int = UBATCH, swa_full: bool = False) -> int:
-    """Cells of llama.cpp's SWA cache: ``GGML_PAD(min(n_ctx, n_swa + n_ubatch), 256)``; ``n_ctx`` with ``--swa-full``.
+def swa_cache_cells(cells: int, window: int, *, ubatch: int = UBATCH, swa_full: bool = False,
+                    parallel: int = 1, kv_unified: bool = False) -> int:
+    """Cells of llama.cpp's SWA cache (per stream): ``GGML_PAD(min(n_ctx_seq, n_swa + n_ubatch), 256)``.
 
-    ``cells`` is the full cache's size (the context padded to 256), ``ubatch`` the micro-batch
-    llama.cpp uses, at most the context (``llama_kv_cache_iswa``'s constructor, one sequence,
-    src/llama-kv-cache-iswa.cpp at :data:`LLAMA_CPP_SWA_SOURCE`).
+    ``cells`` is the full cache's size per stream (:func:`cache_streams`), ``ubatch`` the
+    micro-batch llama.cpp uses, at most the context.  A unified cache (``--kv-unified``) shared by
+    ``parallel`` sequences keeps a window for each: ``n_swa * n_seq_max + n_ubatch``; without it
+    each sequence has its own stream and window.  ``--swa-full`` gives the SWA layers ``cells``
+    (``llama_kv_cache_iswa``'s constructor, src/llama-kv-cache-iswa.cpp at :data:`LLAMA_CPP_SWA_SOURCE`).
 
     Examples
     --------
@@ -887,35 +894,74 @@ def swa_cache_cells(cells: int, window: int, *, ubatch: int = UBATCH, swa_full: 
 
     >>> swa_cache_cells(32768, 512), swa_cache_cells(8192, 4096), swa_cache_cells(32768, 512, swa_full=True)
     (1024, 4608, 32768)
+
+    gpt-oss's 128-token window, micro-batch 1,024, for 2 sequences with separate streams and for
+    4 sharing a unified cache:
+
+    >>> swa_cache_cells(131072, 128, ubatch=1024, parallel=2), swa_cache_cells(131072, 128, parallel=4, kv_unified=True)
+    (1280, 1024)
     """
     size = check.count("cells", cells)
     check.flag("swa_full", swa_full)
+    sequences = check.count("parallel", parallel, maximum=MAX_PARALLEL)
     if swa_full:
         return size
-    wanted = check.count("window", window) + check.count("ubatch", ubatch, maximum=MAX_UBATCH)
+    windows = check.count("window", window) * (sequences if check.flag("kv_unified", kv_unified) else 1)
+    wanted = windows + check.count("ubatch", ubatch, maximum=MAX_UBATCH)
     return -(-min(size, wanted) // CONTEXT_PADDING) * CONTEXT_PADDING
+
+
+def cache_streams(context: int, *, parallel: int = 1, kv_unified: bool = False) -> tuple[int, int]:
+    """llama.cpp's cells per stream (``n_ctx_seq``) and streams for ``context`` tokens and ``parallel`` sequences.
+
+    llama.cpp pads the context to 256 cells; a unified cache is one stream of them, otherwise each
+    of the ``n_seq_max`` sequences gets its own stream of ``GGML_PAD(n_ctx / n_seq_max, 256)``
+    cells (``llama_context``'s constructor, src/llama-context.cpp at :data:`LLAMA_CPP_SWA_SOURCE`).
+    ``parallel`` is llama-server's ``-np`` (``n_seq_max``), 1 to :data:`MAX_PARALLEL`.
+
+    Examples
+    --------
+    >>> cache_streams(262144, parallel=2), cache_streams(262144, parallel=2, kv_unified=True)
+    ((131072, 2), (262144, 1))
+    >>> cache_streams(4096, parallel=3)
+    (1536, 3)
+    """
+    tokens = check.count("context", context, maximum=MAX_CONTEXT)
+    sequences = check.count("parallel", parallel, maximum=MAX_PARALLEL)
+    cells = -(-tokens // CONTEXT_PADDING) * CONTEXT_PADDING  # llama-context.cpp: GGML_PAD(cparams.n_ctx, 256)
+    if check.flag("kv_unified", kv_unified) or sequences == 1:
+        return cells, 1
+    return -(-(cells // sequences) // CONTEXT_PADDING) * CONTEXT_PADDING, sequences
 
 
 @dataclass(frozen=True)
 class KvCache:
-    """One of llama.cpp's KV caches: its cells, the layers that keep it and its bytes (``window`` 0: full attention)."""
+    """One of llama.cpp's KV caches: cells per stream, the layers that keep it, its bytes (of every stream) and streams.
+
+    ``window`` 0 is the full-attention cache; ``streams`` is 1 but for ``-np`` sequences without a
+    unified cache (:func:`cache_streams`).
+    """
 
     window: int
     cells: int
     layers: int
     bytes: int
+    streams: int = 1
 
     def as_dict(self) -> dict[str, int]:
         """The cache as the CLI's ``--json`` gives it."""
-        return {"window": self.window, "cells": self.cells, "layers": self.layers, "bytes": self.bytes}
+        return {"window": self.window, "cells": self.cells, "layers": self.layers, "bytes": self.bytes,
+                "streams": self.streams}
 
 
 def kv_caches(model: GgufModel, context: int, *, cache_type_k: str = "f16", cache_type_v: str = "f16",
-              ubatch: int = UBATCH, swa_full: bool = False) -> tuple[KvCache, ...]:
+              ubatch: int = UBATCH, swa_full: bool = False, parallel: int = 1,
+              kv_unified: bool = False) -> tuple[KvCache, ...]:
     """llama.cpp's KV caches for ``model`` at ``context`` tokens: one, or the full and the SWA cache.
 
-    Every cache holds ``cells * layers * (K row + V row)`` bytes (:func:`kv_cache_type_bytes`).
-    The full cache has the context padded to 256 cells; a model with sliding-window layers keeps
+    Every cache holds ``streams * cells * layers * (K row + V row)`` bytes (:func:`kv_cache_type_bytes`).
+    The full cache has the context padded to 256 cells, split into ``parallel`` streams unless
+    ``kv_unified`` (:func:`cache_streams`); a model with sliding-window layers keeps
     theirs in a second cache of :func:`swa_cache_cells` (``llama_kv_cache_iswa``), whose
     micro-batch is ``min(context, ubatch)`` (llama.cpp caps ``n_batch``, and so ``n_ubatch``, at
     the context asked for).
@@ -929,16 +975,25 @@ def kv_caches(model: GgufModel, context: int, *, cache_type_k: str = "f16", cach
     >>> gemma = model_from_config(get_preset("gemma-3-1b"), "Q4_K_M")
     >>> [(c.window, c.cells, c.layers, c.bytes // MiB) for c in kv_caches(gemma, 32768)]
     [(0, 32768, 4, 128), (512, 1024, 22, 22)]
+
+    Four slots sharing a unified cache: the SWA layers keep 4 windows (4 x 512 + 512 cells);
+    four slots with a stream each keep 4 x 8,192 cells and 4 x 1,024:
+
+    >>> [(c.cells, c.streams) for c in kv_caches(gemma, 32768, parallel=4, kv_unified=True)]
+    [(32768, 1), (2560, 1)]
+    >>> [(c.cells, c.streams) for c in kv_caches(gemma, 32768, parallel=4)]
+    [(8192, 4), (1024, 4)]
     """
     tokens = check.count("context", context, maximum=MAX_CONTEXT)
-    cells = -(-tokens // CONTEXT_PADDING) * CONTEXT_PADDING  # llama-context.cpp: GGML_PAD(cparams.n_ctx, 256)
+    cells, streams = cache_streams(tokens, parallel=parallel, kv_unified=kv_unified)
     row = sum(kv_cache_type_bytes(1, 1, model.k_width, model.v_width, cache_type_k, cache_type_v).values())
     n_swa = sum(model.swa_layers)
-    full = KvCache(0, cells, model.n_layers - n_swa, cells * (model.n_layers - n_swa) * row)
+    full = KvCache(0, cells, model.n_layers - n_swa, streams * cells * (model.n_layers - n_swa) * row, streams)
     if not n_swa:
         return (full,)
-    swa_cells = swa_cache_cells(cells, model.sliding_window, ubatch=min(tokens, ubatch), swa_full=swa_full)
-    return full, KvCache(model.sliding_window, swa_cells, n_swa, swa_cells * n_swa * row)
+    swa_cells = swa_cache_cells(cells, model.sliding_window, ubatch=min(tokens, ubatch), swa_full=swa_full,
+                                parallel=parallel, kv_unified=kv_unified)
+    return full, KvCache(model.sliding_window, swa_cells, n_swa, streams * swa_cells * n_swa * row, streams)
 
 
 
@@ -984,7 +1039,7 @@ def compute_buffer_estimate(model: GgufModel, cells: int, *, ubatch: int = UBATC
     return max(attention, output, feed_forward)
 
 
-def host_buffers(model: GgufModel, cells: int, *, ubatch: int = UBATCH) -> dict[str, int]:
+def host_buffers(model: GgufModel, cells: int, *, ubatch: int = UBATCH, parallel: int = 1) -> dict[str, int]:
     """Host memory llama.cpp takes besides the mapped file: the input embedding, its compute buffer, the outputs.
 
     ``token_embd`` stays in host memory (src/llama-model.cpp at 0034230, ``load_tensors``: "there is
@@ -992,7 +1047,8 @@ def host_buffers(model: GgufModel, cells: int, *, ubatch: int = UBATCH) -> dict[
     as ``CPU buffer size`` (or ``CPU_Mapped model buffer size``).  The host compute buffer holds
     the graph's inputs, which llama.cpp's scheduler keeps on the CPU: the KQ mask (F32), the
     embedding rows ``get_rows`` reads there, and the token, position and output ids (an estimate,
-    as :func:`compute_buffer_estimate`).  The output buffer holds one sequence's logits at start.
+    as :func:`compute_buffer_estimate`).  The output buffer holds a row of logits for each of the
+    ``parallel`` sequences at start (``n_outputs_max = n_seq_max``).
 
     Examples
     --------
@@ -1003,7 +1059,9 @@ def host_buffers(model: GgufModel, cells: int, *, ubatch: int = UBATCH) -> dict[
     """
     tokens = min(cells, check.count("ubatch", ubatch, maximum=MAX_UBATCH))
     inputs = cells * tokens * _F32 + tokens * model.n_embd * _F32 + 3 * tokens * 4  # mask, rows, i32 ids
-    return {"token_embd": model.embedding_bytes, "compute_buffer": inputs, "output_buffer": model.n_vocab * _F32}
+    outputs = check.count("parallel", parallel, maximum=MAX_PARALLEL)
+    return {"token_embd": model.embedding_bytes, "compute_buffer": inputs,
+            "output_buffer": outputs * model.n_vocab * _F32}
 
 
 @dataclass(frozen=True)
@@ -1038,7 +1096,8 @@ class GgufPlan:
 
 def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cache_type_v: str = "f16",
               flash_attention: bool = False, compute_buffer: int | None = None, ubatch: int = UBATCH,
-              n_gpu_layers: int | None = None, swa_full: bool = False) -> GgufPlan:
+              n_gpu_layers: int | None = None, swa_full: bool = False, parallel: int = 1,
+              kv_unified: bool = False) -> GgufPlan:
     """Memory of a llama.cpp run: the model's tensors but its input embedding, the KV cache, a compute buffer, reserve.
 
     llama.cpp rounds the context up to a multiple of :data:`CONTEXT_PADDING` (256) before it makes
@@ -1056,6 +1115,10 @@ def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cach
     keeps each layer's cache with the layer).  The compute buffer is estimated as for a full
     offload (checked on full offloads only); with partial offload llama.cpp adds a host compute
     buffer that the plan does not count.
+
+    ``parallel`` is llama-server's ``-np`` (its sequences, ``n_seq_max``) and ``kv_unified`` its
+    ``--kv-unified``; they size the caches (:func:`kv_caches`) and the outputs; the compute buffer
+    is estimated for one stream's cells (checked with one sequence only).
 
     Mixtral 8x7B in Q8_0 with 10 of 33 layers on the GPU: llama.cpp printed ``CUDA0 buffer size =
     14705.94 MiB`` (llama.cpp pull request 4957; tests/test_gguf_offload.py counts its tensors).
@@ -1086,14 +1149,14 @@ def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cach
     if cache_type_v != "f16" and not flash_attention:
         raise ValueError(f"cache_type_v {cache_type_v!r} needs flash attention "
                          "(llama.cpp refuses a quantized V cache without -fa)")
-    cells = -(-tokens // CONTEXT_PADDING) * CONTEXT_PADDING  # llama-context.cpp: GGML_PAD(cparams.n_ctx, 256)
+    cells, _ = cache_streams(tokens, parallel=parallel, kv_unified=kv_unified)
     caches = kv_caches(model, tokens, cache_type_k=cache_type_k, cache_type_v=cache_type_v, ubatch=ubatch,
-                       swa_full=swa_full)
+                       swa_full=swa_full, parallel=parallel, kv_unified=kv_unified)
     kv = sum(cache.bytes for cache in caches)
     estimated = compute_buffer is None
     buffer = compute_buffer_estimate(model, cells, ubatch=ubatch, flash_attention=flash_attention) \
         if compute_buffer is None else check.count("compute_buffer", compute_buffer, minimum=0)
-    host = {**host_buffers(model, cells, ubatch=ubatch), "layers": 0, "kv_cache": 0}
+    host = {**host_buffers(model, cells, ubatch=ubatch, parallel=parallel), "layers": 0, "kv_cache": 0}
     if n_gpu_layers is None:
         return GgufPlan(model.gpu_weight_bytes, kv, buffer, RESERVE, estimated, host, kv_caches=caches)
     if not model.layer_bytes:
@@ -1201,11 +1264,12 @@ def _config_window(cfg: ModelConfig) -> tuple[int, tuple[bool, ...], int]:
 def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type_v: str, flash_attention: bool,
                 compute_buffer: int | None, gpu_bytes: int | None, beyond_trained: bool = False,
                 ubatch: int = UBATCH, n_gpu_layers: int | None = None,
-                swa_full: bool = False) -> tuple[dict[str, object], str]:
+                swa_full: bool = False, parallel: int = 1,
+                kv_unified: bool = False) -> tuple[dict[str, object], str]:
     """The plan as the CLI prints it (and as the widget shows it): a JSON-able result and its text."""
     options = {"cache_type_k": cache_type_k, "cache_type_v": cache_type_v, "flash_attention": flash_attention,
                "compute_buffer": compute_buffer, "ubatch": ubatch, "n_gpu_layers": n_gpu_layers,
-               "swa_full": swa_full}
+               "swa_full": swa_full, "parallel": parallel, "kv_unified": kv_unified}
     plan = plan_gguf(model, context=context, **options)  # type: ignore[arg-type]
     parts = {"weights": plan.weights, "kv_cache": plan.kv_cache, "compute_buffer": plan.compute_buffer,
              "reserve": plan.reserve}
@@ -1220,7 +1284,8 @@ def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type
         lines.append(f"{names.get(name, name.replace('_', ' ')):29s} {value:>16,d}  {value / GiB:8.2f} GiB")
         if name == "kv_cache" and len(plan.kv_caches) > 1:
             for cache in plan.kv_caches:
-                label = f"  {'SWA' if cache.window else 'full'} {cache.layers} x {cache.cells:,} cells"
+                cells = f"{cache.cells:,} x {cache.streams} seqs" if cache.streams > 1 else f"{cache.cells:,} cells"
+                label = f"  {'SWA' if cache.window else 'full'} {cache.layers} x {cells}"
                 lines.append(f"{label:29s} {cache.bytes:>16,d}  {cache.bytes / GiB:8.2f} GiB")
     lines.append(f"{'GPU total':29s} {plan.total:>16,d}  {plan.total / GiB:8.2f} GiB")
     host_rows = [("host: token_embd", plan.host["token_embd"]), ("host: layers on the CPU", plan.host["layers"]),
@@ -1230,7 +1295,8 @@ def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type
     for name, value in host_rows:
         if value or name in ("host: token_embd", "host total"):
             lines.append(f"{name:29s} {value:>16,d}  {value / GiB:8.2f} GiB")
-    result: dict[str, object] = {"architecture": model.architecture, "context": context, "parts": parts,
+    result: dict[str, object] = {"architecture": model.architecture, "context": context, "parallel": parallel,
+                                 "kv_unified": kv_unified, "parts": parts,
                                  "total": plan.total, "compute_buffer_estimated": plan.compute_estimated,
                                  "host": {**plan.host, "total": plan.host_total}}
     if plan.gpu_layers is not None:
@@ -1255,8 +1321,9 @@ def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type
                      f"for the sliding-window (SWA) layers, whose {model.sliding_window:,}-token window needs "
                      + ("the whole context with --swa-full" if swa_full else
                         "the window and a micro-batch, padded to 256 cells (--swa-full: the whole context)")
-                     + "; the two lines count every layer's cache, for one sequence (-np 1: llama-server's parallel "
-                     "slots keep a window each)")
+                     + f"; the two lines count every layer's cache, for {parallel} sequence"
+                     + ("s in one unified cache (a window each)" if kv_unified and parallel > 1 else
+                        "s, a stream each" if parallel > 1 else " (-np 1)"))
     if model.window_not_applied:
         result.update(window_not_applied=model.window_not_applied)
         lines.append(f"llama.cpp does not apply the model's {model.window_not_applied:,}-token sliding window (its "
@@ -1289,6 +1356,11 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--swa-full", action="store_true",
                         help="llama.cpp's --swa-full: sliding-window layers keep the whole context's cache, not only "
                         "their window's")
+    parser.add_argument("-np", "--parallel", type=int, default=1, metavar="N",
+                        help=f"llama-server's -np: sequences (slots) served at once, 1 to {MAX_PARALLEL} (default 1)")
+    parser.add_argument("--kv-unified", action=argparse.BooleanOptionalAction, default=False,
+                        help="llama.cpp's --kv-unified: the sequences share one cache (a window each in the "
+                        "sliding-window layers) instead of a stream each of context / N cells (default: off)")
     parser.add_argument("-ngl", "--n-gpu-layers", type=int, metavar="N",
                         help="llama.cpp's -ngl: the last N repeating layers on the GPU, the output layer too when N "
                         "exceeds them; the rest and their KV cache in host memory (default: every layer)")
@@ -1324,5 +1396,7 @@ def run_cli(args: argparse.Namespace, gpu_bytes: int | None) -> tuple[dict[str, 
                                ubatch=check.count("ubatch", args.ubatch, maximum=MAX_UBATCH),
                                n_gpu_layers=None if args.n_gpu_layers is None
                                else check.count("n_gpu_layers", args.n_gpu_layers, minimum=0),
-                               swa_full=args.swa_full)
+                               swa_full=args.swa_full,
+                               parallel=check.count("parallel", args.parallel, maximum=MAX_PARALLEL),
+                               kv_unified=args.kv_unified)
     return {"model": label, **result}, f"{label}\n\n{text}"

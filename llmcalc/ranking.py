@@ -623,7 +623,8 @@ def gguf_ranking(model: GgufModel, label: str, args: argparse.Namespace, compute
     preset = get_preset(args.model) if args.model in PRESETS else None
     rows = rank_gguf(model, context=args.context, beyond_trained=args.beyond_trained_context,
                      cache_type_k=args.cache_type_k, cache_type_v=args.cache_type_v, flash_attention=args.flash_attn,
-                     compute_buffer=compute_buffer, ubatch=args.ubatch, swa_full=args.swa_full, cfg=preset,
+                     compute_buffer=compute_buffer, ubatch=args.ubatch, swa_full=args.swa_full,
+                     parallel=args.parallel, kv_unified=args.kv_unified, cfg=preset,
                      recipe=args.recipe if preset is not None else None, imatrix=args.imatrix)
     result = {"model": label, "engine": "llama.cpp", "gpu": "all", "context": args.context,
               "ranking": "fits first, fewest GPUs, least memory", "rows": [row.as_dict() for row in rows]}

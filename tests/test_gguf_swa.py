@@ -6,6 +6,7 @@ The logs (tests/data/llamacpp_runs.json, "swa_logs") print each cache's cells, l
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -36,13 +37,18 @@ def test_swa_caches_equal_published_logs(run: dict[str, Any], tmp_path: Path) ->
     contexts = run["n_ctx"] if isinstance(run["n_ctx"], list) else [run["n_ctx"]]
     for index, context in enumerate(contexts):
         plan = lg.plan_gguf(model, context=context, flash_attention=run["flash_attn"], ubatch=run["n_ubatch"],
-                            swa_full=run["swa_full"])
+                            swa_full=run["swa_full"], parallel=run.get("n_seq_max", 1),
+                            kv_unified=run.get("kv_unified", False))
         caches = {cache.window: cache for cache in plan.kv_caches}
         assert len(caches) == 2
         for printed in run.get("caches", []):
             cache = caches[printed["window"]]
-            assert (cache.cells, cache.layers, round(cache.bytes / MiB, 2)) == \
-                (printed["cells"], printed["layers"], printed["mib"])
+            assert (cache.cells, cache.layers, cache.streams, round(cache.bytes / MiB, 2)) == \
+                (printed["cells"], printed["layers"], printed.get("streams", 1), printed["mib"])
+        if "output_buffer_mib" in run:  # a row of logits per sequence, for the vocabulary the run names
+            wide = dataclasses.replace(model, n_vocab=run["n_vocab"])
+            host = lg.plan_gguf(wide, context=context, parallel=run["n_seq_max"], kv_unified=run["kv_unified"]).host
+            assert round(host["output_buffer"] / MiB, 2) == run["output_buffer_mib"]
         if "total_mib" in run:
             assert round(plan.kv_cache / MiB, 2) == run["total_mib"][index]
 
@@ -123,8 +129,8 @@ def test_cli_shows_both_caches_and_swa_full() -> None:
         return result
 
     small, full = run(), run("--swa-full")
-    assert small["kv_caches"] == [{"window": 0, "cells": 32768, "layers": 4, "bytes": 128 * MiB},
-                                  {"window": 512, "cells": 1024, "layers": 22, "bytes": 22 * MiB}]
+    assert small["kv_caches"] == [{"window": 0, "cells": 32768, "layers": 4, "bytes": 128 * MiB, "streams": 1},
+                                  {"window": 512, "cells": 1024, "layers": 22, "bytes": 22 * MiB, "streams": 1}]
     assert (small["swa_full"], full["swa_full"]) == (False, True)
     assert full["kv_caches"][1]["cells"] == 32768 and full["parts"]["kv_cache"] == 832 * MiB
     text = subprocess.run([sys.executable, "-m", "llmcalc", "gguf", "gemma-3-1b", "--recipe", "Q4_K_M", "--context",
@@ -137,3 +143,60 @@ def test_the_smaller_cache_lengthens_the_context_that_fits() -> None:
     budget = 3 * 1024 * MiB
     assert lg.largest_context(model, budget, beyond_trained=True) > \
         lg.largest_context(model, budget, beyond_trained=True, swa_full=True)
+
+
+GPT_OSS_120B = next(run["header"] for run in SWA_LOGS if run.get("n_seq_max", 1) > 1)
+
+
+def test_parallel_sequences_size_the_caches_as_llama_cpp(tmp_path: Path) -> None:
+    """gpt-oss-120b's caches for several sequences, derived by hand from llama.cpp 6c8dcaa (llama_context's
+    constructor and llama_kv_cache_iswa's): 18 full and 18 SWA layers, K+V 2 x 8 x 64 x 2 = 2,048 bytes a cell."""
+    model = _model(tmp_path, GPT_OSS_120B)
+    row = 2 * 8 * 64 * 2
+
+    def caches(context: int, **options: Any) -> list[tuple[int, int, int]]:
+        found = lg.kv_caches(model, context, **options)
+        assert all(cache.bytes == cache.streams * cache.cells * 18 * row for cache in found)
+        return [(cache.cells, cache.streams, cache.bytes // MiB) for cache in found]
+
+    # llama-server's automatic 4 slots, unified: one stream of the whole context; the SWA layers hold a window for
+    # each sequence and a micro-batch, GGML_PAD(min(131072, 128 x 4 + 512), 256) = 1,024 cells
+    assert caches(131072, parallel=4, kv_unified=True) == [(131072, 1, 4608), (1024, 1, 36)]
+    # the same slots with a stream each: 32,768 cells each, and GGML_PAD(128 + 512, 256) = 768 in the SWA layers
+    assert caches(131072, parallel=4) == [(32768, 4, 4608), (768, 4, 108)]
+    # 3 streams of a 4,096-token context: GGML_PAD(4096 / 3, 256) = 1,536 each, 4,608 in all (llama.cpp warns)
+    assert caches(4096, parallel=3) == [(1536, 3, 162), (768, 3, 81)]
+    # one sequence is the same plan unified or not
+    assert caches(8192, parallel=1, kv_unified=True) == caches(8192) == [(8192, 1, 288), (768, 1, 27)]
+
+
+def test_parallel_is_refused_outside_llama_cpps_range(tmp_path: Path) -> None:
+    model = _model(tmp_path, GPT_OSS_120B)
+    for bad in (0, 257, True, 2.0):
+        with pytest.raises((ValueError, TypeError), match="parallel"):
+            lg.plan_gguf(model, context=4096, parallel=bad)  # type: ignore[arg-type]
+    with pytest.raises((ValueError, TypeError), match="kv_unified"):
+        lg.kv_caches(model, 4096, parallel=2, kv_unified=1)  # type: ignore[arg-type]
+    out = subprocess.run([sys.executable, "-m", "llmcalc", "gguf", "gemma-3-1b", "--recipe", "Q4_K_M", "-np", "0"],
+                         capture_output=True, text=True)
+    assert out.returncode != 0 and "parallel must be an integer in [1, 256]; got 0" in out.stderr
+
+
+def test_cli_plans_slots() -> None:
+    def run(*extra: str) -> dict[str, Any]:
+        out = subprocess.run([sys.executable, "-m", "llmcalc", "gguf", "gemma-3-1b", "--recipe", "Q4_K_M",
+                              "--context", "32768", "--json", "--gpu", "24GiB", *extra],
+                             capture_output=True, text=True, check=True)
+        result: dict[str, Any] = json.loads(out.stdout)
+        return result
+
+    one, unified, streams = run(), run("-np", "4", "--kv-unified"), run("--parallel", "4", "--no-kv-unified")
+    assert [(c["cells"], c["streams"]) for c in unified["kv_caches"]] == [(32768, 1), (2560, 1)]
+    assert [(c["cells"], c["streams"]) for c in streams["kv_caches"]] == [(8192, 4), (1024, 4)]
+    assert (unified["parallel"], unified["kv_unified"], streams["kv_unified"]) == (4, True, False)
+    # the unified cache's SWA layers keep four windows: more memory, a shorter longest context
+    assert unified["parts"]["kv_cache"] - one["parts"]["kv_cache"] == 22 * (2560 - 1024) * 2 * 256 * 2
+    assert unified["largest_context"] <= one["largest_context"]
+    text = subprocess.run([sys.executable, "-m", "llmcalc", "gguf", "gemma-3-1b", "--recipe", "Q4_K_M", "--context",
+                           "32768", "-np", "4"], capture_output=True, text=True, check=True).stdout
+    assert "  SWA 22 x 1,024 x 4 seqs" in text and "for 4 sequences, a stream each" in text

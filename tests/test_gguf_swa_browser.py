@@ -32,6 +32,8 @@ SET = """async ([options]) => {
   form.gguf_context.value = options.context;
   form.gguf_flash.checked = options.flash;
   form.gguf_swa_full.checked = options.swa_full;
+  form.gguf_parallel.value = options.parallel || 1;
+  form.gguf_kv_unified.checked = options.kv_unified || false;
   form.gguf_ngl.value = options.ngl || '';
   form.gguf_gpu.value = '24';
   form.gguf_gpu.dispatchEvent(new Event('input', {bubbles: true}));
@@ -39,8 +41,11 @@ SET = """async ([options]) => {
     const box = root.querySelector(`[data-${name}]`);
     return box.hidden ? null : box.textContent;
   };
+  if (root.dataset.state !== 'plan') {
+    return {state: root.dataset.state, error: root.querySelector('[data-error]').textContent};
+  }
   return {plan: JSON.parse(root.dataset.plan), full: text('kv-full'), swa: text('kv-swa'), note: text('window-note'),
-          hash: location.hash};
+          streams: text('kv-streams'), hash: location.hash};
 }"""
 
 
@@ -55,6 +60,7 @@ def cli(model: str, options: dict[str, Any]) -> dict[str, Any]:
             "--gpu", "24"]
     argv += ["--recipe", "Q4_K_M"] * (not model.endswith(".gguf")) + ["--flash-attn"] * options["flash"]
     argv += ["--swa-full"] * options["swa_full"] + (["-ngl", str(options["ngl"])] if options.get("ngl") else [])
+    argv += ["-np", str(options.get("parallel", 1))] + ["--kv-unified"] * options.get("kv_unified", False)
     result: dict[str, Any] = json.loads(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)
     return result
 
@@ -148,4 +154,33 @@ def test_windows_it_does_not_model_are_refused_by_name(tab: Any, language: str, 
                                "'err_unsupported'")
         message = page.evaluate("() => document.querySelector('[data-gguf-planner] [data-error]').textContent")
         assert f"{arch}.attention.sliding_window" in message, message
+    assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_parallel_sequences_equal_the_cli(tab: Any, language: str, header_file: Path) -> None:
+    """-np with and without --kv-unified: the caches (cells per stream, streams), the totals, the longest context and
+    the share link equal llmcalc gguf's; a number of sequences outside 1-256 is refused by name."""
+    page, log = tab(language)
+    page.set_input_files("[data-gguf-planner] input[type=file]", str(header_file))
+    page.wait_for_function("() => !['ready', 'reading'].includes("
+                           "document.querySelector('[data-gguf-planner]').dataset.state)")
+    for options in ({"context": 131072, "flash": True, "swa_full": False, "parallel": 4, "kv_unified": True},
+                    {"context": 131072, "flash": True, "swa_full": False, "parallel": 4},
+                    {"context": 4096, "flash": False, "swa_full": False, "parallel": 3, "ngl": 7}):
+        got = page.evaluate(SET, [options])
+        expected = cli(str(header_file), options)
+        same_plan(got, expected)
+        assert got["plan"]["host_total"] == expected["host"]["total"]  # a row of logits for each sequence
+        streams = expected["kv_caches"][0]["streams"]
+        assert (got["streams"] is None) == (streams == 1)
+        if streams > 1:
+            assert str(streams) in got["streams"] and "{" not in got["streams"]
+    page.goto(page_uri(language) + got["hash"])
+    page.wait_for_function("() => document.querySelector('[data-gguf-planner]').dataset.state === 'plan'")
+    again = json.loads(page.evaluate("() => document.querySelector('[data-gguf-planner]').dataset.plan"))
+    assert again["kv_caches"] == got["plan"]["kv_caches"] and again["total"] == got["plan"]["total"]
+    refused = page.evaluate(SET, [{"source": "gemma-3-1b", "context": 4096, "flash": False, "swa_full": False,
+                                   "parallel": 257}])
+    assert refused["state"] == "err_input" and "256" in refused["error"], refused
     assert log.errors == [] and log.requests == []

@@ -31,7 +31,8 @@ KEYS = ["file", "context", "ubatch", "cache_k", "cache_v", "flash", "compute_buf
         "err_input", "err_memory", "source", "source_file", "recipe", "imatrix", "ngl", "weights_partial",
         "most_layers", "summary_recipe", "reference_model", "rank_all", "rank_caption", "rank_col_rank",
         "rank_col_card", "rank_col_verdict", "rank_col_headroom", "rank_col_context", "rank_col_change", "rank_fits",
-        "rank_no_fit", "rank_host", "swa_full", "kv_cache_full", "kv_cache_swa", "window_not_applied",
+        "rank_no_fit", "rank_host", "swa_full", "kv_cache_full", "kv_cache_swa", "window_not_applied", "parallel",
+        "kv_unified", "kv_streams",
         "share_copy", "share_copied", "share_copy_failed", "share_bad", "share_whole", "share_decimal", "share_empty",
         "share_choice", "share_listed", "share_memory", "share_once", "share_fields", "share_model", "share_sort"]
 

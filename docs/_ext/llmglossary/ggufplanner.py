@@ -47,7 +47,7 @@ LABELS = (
     "reference_model",
     "rank_all", "rank_caption", "rank_col_rank", "rank_col_card", "rank_col_verdict", "rank_col_headroom",
     "rank_col_context", "rank_col_change", "rank_fits", "rank_no_fit", "rank_host",
-    "swa_full", "kv_cache_full", "kv_cache_swa", "window_not_applied",
+    "swa_full", "kv_cache_full", "kv_cache_swa", "window_not_applied", "parallel", "kv_unified", "kv_streams",
     *SHARE_LABELS,
 )
 """Label keys, each given once.  Templates: ``summary`` takes ``{arch}``, ``{layers}``, ``{tensors}``,
@@ -57,7 +57,8 @@ LABELS = (
 ``most_layers`` ``{layers}`` and ``{total}``; ``summary_recipe`` ``{model}``, ``{recipe}``, ``{layers}`` and
 ``{trained}``; ``rank_host`` (the ``-ngl`` change of the every-card table, :mod:`llmcalc.ranking`) ``{change}`` and
 ``{gib}``; ``kv_cache_full`` and ``kv_cache_swa`` (llama.cpp's two caches of a model with sliding-window layers)
-``{layers}``, ``{cells}`` and ``{mib}``, ``kv_cache_swa`` also ``{window}``; ``window_not_applied`` ``{window}``."""
+``{layers}``, ``{cells}`` and ``{mib}``, ``kv_cache_swa`` also ``{window}``; ``window_not_applied`` ``{window}``;
+``kv_streams`` (the caches of ``-np`` sequences without ``--kv-unified``) ``{streams}``."""
 CLASS = "gguf-planner"
 PARTS = ("weights", "kv_cache", "compute_part", "reserve", "total", "host")
 """The rows of the plan's table, each a label key."""
@@ -159,6 +160,7 @@ def widget_data() -> dict[str, str]:
         "limits": {"header": gguf.MAX_HEADER_BYTES, "tensors": gguf.MAX_TENSORS, "keys": gguf.MAX_KEYS,
                    "chunk": gguf.READ_CHUNK, "context": gguf.MAX_CONTEXT,
                    "compute_mib": gguf.MAX_COMPUTE_BUFFER_MIB, "ubatch": gguf.MAX_UBATCH,
+                   "parallel": gguf.MAX_PARALLEL,
                    # llmcalc.planner.gpu_memory's units and range, which the GPU field reads alike
                    "memory_units": dict(MEMORY_UNITS), "min_gpu_bytes": MIN_GPU_BYTES, "max_gpu_bytes": MAX_GPU_BYTES},
         "recipe-models": recipe_models(),
@@ -209,6 +211,8 @@ def _widget(labels: dict[str, str], serial: int) -> str:
         + field("ubatch", f'<input type="number" id="{p}-ubatch" name="gguf_ubatch" value="{gguf.UBATCH}" min="1" '
                           f'max="{gguf.MAX_UBATCH}" step="1" inputmode="numeric">')
         + select("cache_k") + select("cache_v") + check("flash") + check("swa_full")
+        + field("parallel", f'<input type="number" id="{p}-parallel" name="gguf_parallel" value="1" min="1" '
+                            f'max="{gguf.MAX_PARALLEL}" step="1" inputmode="numeric">') + check("kv_unified")
         + field("compute_buffer", f'<input type="text" id="{p}-compute_buffer" name="gguf_compute_buffer" value="" '
                                   'inputmode="decimal">')
         + field("ngl", f'<input type="text" id="{p}-ngl" name="gguf_ngl" value="" inputmode="numeric">')
@@ -221,7 +225,8 @@ def _widget(labels: dict[str, str], serial: int) -> str:
         '<p class="calc-error" role="alert" data-error hidden></p>'
         f'<div role="status" aria-live="polite" data-result><p data-summary>{e(labels["choose"])}</p>'
         f'<table class="calc-table gguf-parts" hidden><tbody>{rows}</tbody></table>'
-        '<p data-kv-full hidden></p><p data-kv-swa hidden></p><p data-window-note hidden></p>'
+        '<p data-kv-full hidden></p><p data-kv-swa hidden></p><p data-kv-streams hidden></p>'
+        '<p data-window-note hidden></p>'
         '<p data-verdict></p><p data-largest></p><p data-most-layers></p></div>'
         f'<section class="gguf-rank" aria-labelledby="{p}-rank-caption" hidden>'
         f'<p class="gguf-rank-caption" id="{p}-rank-caption">{e(labels["rank_caption"])}</p>'

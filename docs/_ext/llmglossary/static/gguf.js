@@ -311,25 +311,36 @@
                     2 * tokens * model.nFf * F32 + 2 * activation);
   }
 
-  /* llmcalc.gguf.host_buffers: token_embd, the inputs (mask, embedding rows, ids), one row of logits. */
-  function hostBytes(model, cells, ubatch) {
+  /* llmcalc.gguf.host_buffers: token_embd, the inputs (mask, embedding rows, ids), a row of logits a sequence. */
+  function hostBytes(model, cells, ubatch, parallel) {
     const tokens = Math.min(cells, ubatch);
     return model.embeddingBytes + cells * tokens * F32 + tokens * model.nEmbd * F32 + 3 * tokens * 4 +
-      model.nVocab * F32;
+      parallel * model.nVocab * F32;
+  }
+
+  /* llmcalc.gguf.cache_streams: cells per stream and streams; a stream per sequence unless the cache is unified. */
+  function cacheStreams(options) {
+    // llama-context.cpp: cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256); n_ctx_seq = GGML_PAD(n_ctx / n_seq_max, 256)
+    const cells = Math.ceil(options.context / padding) * padding;
+    if (options.kvUnified || options.parallel === 1) return [cells, 1];
+    return [Math.ceil(Math.floor(cells / options.parallel) / padding) * padding, options.parallel];
   }
 
   /* llmcalc.gguf.kv_caches: the full cache, and the SWA layers' own (llama_kv_cache_iswa) when there are some. */
   function kvCaches(model, options, types) {
-    // llama-context.cpp: cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256)
-    const cells = Math.ceil(options.context / padding) * padding;
+    const [cells, streams] = cacheStreams(options);
     const row = rowBytes(types, options.cacheK, model.kWidth) + rowBytes(types, options.cacheV, model.vWidth);
     const nSwa = (model.swaLayers || []).filter(Boolean).length;
-    const caches = [{ window: 0, cells, layers: model.nLayers - nSwa, bytes: cells * (model.nLayers - nSwa) * row }];
+    const full = model.nLayers - nSwa;
+    const caches = [{ window: 0, cells, layers: full, bytes: streams * cells * full * row, streams }];
     if (nSwa) {
-      // GGML_PAD(min(n_ctx, n_swa + n_ubatch), 256), the micro-batch at most the context; n_ctx with --swa-full
-      const wanted = model.slidingWindow + Math.min(options.context, options.ubatch);
+      // GGML_PAD(min(n_ctx_seq, n_swa * (unified ? n_seq_max : 1) + n_ubatch), 256), the micro-batch at most the
+      // context; n_ctx_seq with --swa-full
+      const windows = model.slidingWindow * (options.kvUnified ? options.parallel : 1);
+      const wanted = windows + Math.min(options.context, options.ubatch);
       const swaCells = options.swaFull ? cells : Math.ceil(Math.min(cells, wanted) / padding) * padding;
-      caches.push({ window: model.slidingWindow, cells: swaCells, layers: nSwa, bytes: swaCells * nSwa * row });
+      caches.push({ window: model.slidingWindow, cells: swaCells, layers: nSwa,
+                    bytes: streams * swaCells * nSwa * row, streams });
     }
     return caches;
   }
@@ -337,8 +348,7 @@
   /* llmcalc.gguf.plan_gguf; options.ngl null is every layer (-ngl all). */
   function plan(model, options, types, reserve) {
     if (options.cacheV !== "f16" && !options.flash) throw new GgufFail("err_flash");
-    // llama-context.cpp: cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256)
-    const cells = Math.ceil(options.context / padding) * padding;
+    const [cells] = cacheStreams(options);
     const caches = kvCaches(model, options, types);
     const kv = caches.reduce((sum, cache) => sum + cache.bytes, 0);
     const estimated = options.compute === null;
@@ -346,7 +356,7 @@
     // llama.cpp keeps token_embd on the host; a tied model loads it again on the GPU as its output matrix.
     let weights = model.weightBytes - (model.tied ? 0 : model.embeddingBytes);
     let kvOnGpu = kv;
-    let host = hostBytes(model, cells, options.ubatch);
+    let host = hostBytes(model, cells, options.ubatch, options.parallel);
     let gpuLayers = null;
     if (options.ngl !== null) {
       // llama-model.cpp load_tensors: the last ngl repeating layers, and the output layer once ngl exceeds them.
@@ -444,6 +454,7 @@
     const most = root.querySelector("[data-most-layers]");
     const kvFull = root.querySelector("[data-kv-full]");
     const kvSwa = root.querySelector("[data-kv-swa]");
+    const kvStreams = root.querySelector("[data-kv-streams]");
     const windowNote = root.querySelector("[data-window-note]");
     const cards = JSON.parse(root.dataset.cards);
     const rankSection = root.querySelector(".gguf-rank");
@@ -468,6 +479,9 @@
       const two = caches && caches.length > 1;
       line(kvFull, "kv_cache_full", two ? caches[0] : null);
       line(kvSwa, "kv_cache_swa", two ? caches[1] : null);
+      const streams = caches ? caches[0].streams : 1;
+      kvStreams.hidden = streams === 1;
+      kvStreams.textContent = streams === 1 ? "" : fill(labels.kv_streams, { streams });
       windowNote.hidden = !(caches && ignored);
       windowNote.textContent = caches && ignored ? fill(labels.window_not_applied, { window: grouped(ignored) }) : "";
     }
@@ -620,6 +634,11 @@
         fail("err_input", { label: labels.ubatch, min: 1, max: grouped(limits.ubatch) });
         return;
       }
+      const parallel = Number(form.gguf_parallel.value);
+      if (!Number.isInteger(parallel) || parallel < 1 || parallel > limits.parallel) {
+        fail("err_input", { label: labels.parallel, min: 1, max: grouped(limits.parallel) });
+        return;
+      }
       const compute = computeBytes(form.gguf_compute_buffer.value, limits);
       if (compute === undefined) {
         fail("err_input", { label: labels.compute_buffer, min: 0, max: grouped(limits.compute_mib) });
@@ -638,7 +657,7 @@
       }
       const options = { context, ubatch, cacheK: form.gguf_cache_k.value, cacheV: form.gguf_cache_v.value,
                         flash: form.gguf_flash.checked, compute, beyond: form.gguf_beyond.checked, ngl,
-                        swaFull: form.gguf_swa_full.checked };
+                        swaFull: form.gguf_swa_full.checked, parallel, kvUnified: form.gguf_kv_unified.checked };
       let parts;
       let gpuLayers;
       let caches;
