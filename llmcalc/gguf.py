@@ -835,6 +835,11 @@ MAX_PARALLEL = 256
 _F32 = 4
 
 
+def _ggml_pad(value: int) -> int:
+    """``GGML_PAD(value, 256)``: ``value`` rounded up to a multiple of :data:`CONTEXT_PADDING`."""
+    return -(-value // CONTEXT_PADDING) * CONTEXT_PADDING
+
+
 SWA_ARCHITECTURES: Mapping[str, tuple[int, int, bool]] = {
     "gemma2": (2, 4096, False), "gemma3": (6, 0, False), "cohere2": (4, 0, True), "gpt-oss": (2, 0, True)}
 """The llama.cpp architectures whose sliding-window (SWA) cache a plan models, with three rules each.
@@ -908,7 +913,7 @@ def swa_cache_cells(cells: int, window: int, *, ubatch: int = UBATCH, swa_full: 
         return size
     windows = check.count("window", window) * (sequences if check.flag("kv_unified", kv_unified) else 1)
     wanted = windows + check.count("ubatch", ubatch, maximum=MAX_UBATCH)
-    return -(-min(size, wanted) // CONTEXT_PADDING) * CONTEXT_PADDING
+    return _ggml_pad(min(size, wanted))
 
 
 def cache_streams(context: int, *, parallel: int = 1, kv_unified: bool = False) -> tuple[int, int]:
@@ -928,10 +933,10 @@ def cache_streams(context: int, *, parallel: int = 1, kv_unified: bool = False) 
     """
     tokens = check.count("context", context, maximum=MAX_CONTEXT)
     sequences = check.count("parallel", parallel, maximum=MAX_PARALLEL)
-    cells = -(-tokens // CONTEXT_PADDING) * CONTEXT_PADDING  # llama-context.cpp: GGML_PAD(cparams.n_ctx, 256)
+    cells = _ggml_pad(tokens)  # llama-context.cpp: GGML_PAD(cparams.n_ctx, 256)
     if check.flag("kv_unified", kv_unified) or sequences == 1:
         return cells, 1
-    return -(-(cells // sequences) // CONTEXT_PADDING) * CONTEXT_PADDING, sequences
+    return _ggml_pad(cells // sequences), sequences
 
 
 @dataclass(frozen=True)
@@ -1149,9 +1154,9 @@ def plan_gguf(model: GgufModel, *, context: int, cache_type_k: str = "f16", cach
     if cache_type_v != "f16" and not flash_attention:
         raise ValueError(f"cache_type_v {cache_type_v!r} needs flash attention "
                          "(llama.cpp refuses a quantized V cache without -fa)")
-    cells, _ = cache_streams(tokens, parallel=parallel, kv_unified=kv_unified)
     caches = kv_caches(model, tokens, cache_type_k=cache_type_k, cache_type_v=cache_type_v, ubatch=ubatch,
                        swa_full=swa_full, parallel=parallel, kv_unified=kv_unified)
+    cells = caches[0].cells  # one stream of the full cache: what the compute buffer and the outputs are sized for
     kv = sum(cache.bytes for cache in caches)
     estimated = compute_buffer is None
     buffer = compute_buffer_estimate(model, cells, ubatch=ubatch, flash_attention=flash_attention) \

@@ -318,12 +318,15 @@
       parallel * model.nVocab * F32;
   }
 
+  /* llmcalc.gguf._ggml_pad: GGML_PAD(value, 256). */
+  function ggmlPad(value) { return Math.ceil(value / padding) * padding; }
+
   /* llmcalc.gguf.cache_streams: cells per stream and streams; a stream per sequence unless the cache is unified. */
   function cacheStreams(options) {
     // llama-context.cpp: cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256); n_ctx_seq = GGML_PAD(n_ctx / n_seq_max, 256)
-    const cells = Math.ceil(options.context / padding) * padding;
+    const cells = ggmlPad(options.context);
     if (options.kvUnified || options.parallel === 1) return [cells, 1];
-    return [Math.ceil(Math.floor(cells / options.parallel) / padding) * padding, options.parallel];
+    return [ggmlPad(Math.floor(cells / options.parallel)), options.parallel];
   }
 
   /* llmcalc.gguf.kv_caches: the full cache, and the SWA layers' own (llama_kv_cache_iswa) when there are some. */
@@ -338,7 +341,7 @@
       // context; n_ctx_seq with --swa-full
       const windows = model.slidingWindow * (options.kvUnified ? options.parallel : 1);
       const wanted = windows + Math.min(options.context, options.ubatch);
-      const swaCells = options.swaFull ? cells : Math.ceil(Math.min(cells, wanted) / padding) * padding;
+      const swaCells = options.swaFull ? cells : ggmlPad(Math.min(cells, wanted));
       caches.push({ window: model.slidingWindow, cells: swaCells, layers: nSwa,
                     bytes: streams * swaCells * nSwa * row, streams });
     }
@@ -348,8 +351,8 @@
   /* llmcalc.gguf.plan_gguf; options.ngl null is every layer (-ngl all). */
   function plan(model, options, types, reserve) {
     if (options.cacheV !== "f16" && !options.flash) throw new GgufFail("err_flash");
-    const [cells] = cacheStreams(options);
     const caches = kvCaches(model, options, types);
+    const cells = caches[0].cells;  // one stream of the full cache: what the compute buffer and outputs are sized for
     const kv = caches.reduce((sum, cache) => sum + cache.bytes, 0);
     const estimated = options.compute === null;
     const compute = estimated ? computeEstimate(model, cells, options.ubatch, options.flash) : options.compute;
