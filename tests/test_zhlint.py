@@ -490,3 +490,28 @@ def test_docstring_examples_run() -> None:
 )
 def test_review_zhr3_renderings_that_depend_on_the_english(source: str, message: str, expected: list[str]) -> None:
     assert context_problems(source, message) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "message", "expected"),
+    [
+        # Seeded from the zh_TW review of the messages added after c4c5e2c (gpt-oss, vLLM MXFP4), quoted from
+        # reference-planner.po and 19-will-it-fit.po as they stood.
+        (
+            "The preset weight formats :func:`weight_format_bytes` sizes for ``cfg``",
+            "{func}`weight_format_bytes` 能為 ``cfg`` 計算大小的預設權重格式",
+            ["'預設權重格式' for 'preset': a preset is not a default: write 內建組態（preset） or 參考組態"],
+        ),
+        ("The preset weight formats :func:`weight_format_bytes` sizes", "能計算大小的內建權重格式", []),
+        ("the default weight format", "預設權重格式", []),
+        (
+            "Ampere and Ada cards get Marlin, AMD's get AITER, and below 8.0 (V100, T4) vLLM refuses MXFP4.",
+            "Ampere 與 Ada 的卡用 Marlin，AMD 的卡用 AITER，8.0 以下（V100、T4）vLLM 則拒絕 MXFP4。",
+            ["'8.0 以下' for 'below 8.0': 以下 includes its number: below N is 低於 N (or 未滿 N)"],
+        ),
+        ("and below 8.0 (V100, T4) vLLM refuses MXFP4.", "運算能力低於 8.0 時（V100、T4）vLLM 則拒絕 MXFP4。", []),
+        ("compute capability 7.5 or more", "運算能力 7.5 以上", []),
+    ],
+)
+def test_review_zhrev_renderings_that_depend_on_the_english(source: str, message: str, expected: list[str]) -> None:
+    assert context_problems(source, message) == expected

@@ -152,7 +152,7 @@ COLUMN_AS_HANG = re.compile(r"[列與每某一幾個兩]行|\d+ 行|行向量")
 """行 for a matrix column: correct in Taiwan, but 行 is also what mainland texts call a row."""
 
 CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
-    (re.compile(r"\bpresets?\b"), re.compile("預設(?:設定|組態|值|模型)"),
+    (re.compile(r"\bpresets?\b"), re.compile("預設(?:設定|組態|值|模型|(?:權重)?格式)"),
      "a preset is not a default: write 內建組態（preset） or 參考組態"),
     (re.compile(r"\bcolumns?\b"), COLUMN_AS_HANG, "a matrix column is 欄 throughout, never 行"),
     (re.compile(r"(?s)^(?!.*[Ff]oundation).*?(?P<said>\b[Bb]ase (?:model|weights?|version)\b)"),
@@ -161,6 +161,9 @@ CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     # In Taiwan 配置 is memory allocation (記憶體配置器); a software set-up is a 設定.
     (re.compile(r"(?is)^(?!.*\ballocat).*?(?P<said>\bset-?ups?\b)"), re.compile("配置"),
      "a set-up is a 設定; 配置 is kept for allocation (配置記憶體)"),
+    # 以下 counts its own number in (as 以上 and 以內 do), so "below 8.0" is 低於 8.0, not 8.0 以下.
+    (re.compile(r"\bbelow\b[^.;]*?\d+(?:\.\d+)?"), re.compile(r"\d(?:\.\d+)? ?以下"),
+     "以下 includes its number: below N is 低於 N (or 未滿 N)"),
     (re.compile(r"\bSFT\b|[Ss]upervised fine-tuning"), re.compile("指令微調"),
      "SFT is 監督式微調; 指令微調 is instruction tuning"),
     (re.compile(r"(?s)^(?!.*(?:LoRA|lora_alpha|alpha|\u03b1)).*?(?P<said>\bscal(?:e|es|ed|ing)\b)"),
