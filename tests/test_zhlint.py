@@ -511,6 +511,29 @@ def test_review_zhr3_renderings_that_depend_on_the_english(source: str, message:
         ),
         ("and below 8.0 (V100, T4) vLLM refuses MXFP4.", "運算能力低於 8.0 時（V100、T4）vLLM 則拒絕 MXFP4。", []),
         ("compute capability 7.5 or more", "運算能力 7.5 以上", []),
+        (
+            "vLLM picks another backend, whose layout is not modelled",
+            "它會選別的後端，那些版面沒有建模",
+            ["'版面' for 'layout': a tensor's layout in memory is its 排列方式 (版面 is a page layout; a model's layout is 版型)"],
+        ),
+        (
+            "its experts as the Triton MXFP4 backend lays them out on Hopper",
+            "專家依 Triton MXFP4 後端在 Hopper 上的版面計算",
+            ["'版面' for 'lays them out': a tensor's layout in memory is its 排列方式 (版面 is a page layout; a model's layout is 版型)"],
+        ),
+        ("whose layout is not modelled", "那些排列方式沒有建模", []),
+        (
+            "The presets `gpt-oss-20b` and `gpt-oss-120b` count them",
+            "內建模型 `gpt-oss-20b` 與 `gpt-oss-120b` 依 transformers 5.24 建出的模型來計算",
+            ["'內建模型' for 'presets': a preset is a 內建組態（preset）, as POLICY.md writes it"],
+        ),
+        ("The built-in models by name; gpt-oss's presets are the BF16 models", "以名稱對應的內建模型", []),
+        (
+            "a graph removes most of that overhead",
+            "執行圖消除了大部分這項負擔",
+            ["'執行圖' for 'graph': CUDA graph stays in English in running text (header gloss CUDA 執行圖)"],
+        ),
+        ("CUDA graphs", "CUDA graph（CUDA 執行圖）", []),
     ],
 )
 def test_review_zhrev_renderings_that_depend_on_the_english(source: str, message: str, expected: list[str]) -> None:

@@ -180,6 +180,15 @@ CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     (re.compile(r"(?s)^(?!.*(?<![-_])\bmomentum\b).*?(?P<said>\bmoments?\b)"), re.compile("動量"),
      "Adam's moments are 動差 (一階動差 is the momentum, 二階動差 is not)"),
     (re.compile(r"\blayouts?\b"), re.compile("布局"), "a model's layout is 版型, as page 19 writes it"),
+    # 版面 is a page's layout; how a kernel lays a tensor out in memory is its 排列方式.
+    (re.compile(r"\blayouts?\b|\blays?\b[^.;]*?\bout\b"), re.compile("版面"),
+     "a tensor's layout in memory is its 排列方式 (版面 is a page layout; a model's layout is 版型)"),
+    # The planner's presets are configurations (內建組態), not models; a docstring about the built-in models may say 內建模型.
+    (re.compile(r"(?is)^(?!.*\bbuilt-in models?\b).*?(?P<said>\bpresets?\b)"), re.compile("內建模型"),
+     "a preset is a 內建組態（preset）, as POLICY.md writes it"),
+    # terminology.tsv keeps CUDA graph in English in running text; 執行圖 is only its header gloss.
+    (re.compile(r"\bgraphs?\b"), re.compile("(?<!CUDA )執行圖"),
+     "CUDA graph stays in English in running text (header gloss CUDA 執行圖)"),
     (re.compile(r"(?is)^(?!.*\bvocabular).*?(?P<said>\bglossary\b)"), re.compile("詞彙表"),
      "the site is a 術語表; 詞彙表 is a model's vocabulary"),
     # RoPE's base b (rope_theta) is 底數, as in 對數的底數; 基數 is a radix (基數樹, a radix tree).
