@@ -31,7 +31,7 @@ from zhlint import (
         "{term}`詞元 <Token>` 是模型讀寫的單位。",
         "在台灣，工程師用「記憶體」與「演算法」這兩個詞。",
         "Token（詞元）",
-        "**為什麼重要：** 它決定了 `kv_cache_bytes` 的大小。",
+        "**為什麼重要**：它決定了 `kv_cache_bytes` 的大小。",
         "這一步叫做*訓練*，之後是。*推論*的階段。",
         "**為什麼重要**：它決定了記憶體用量。",
         "縮放因子是 $1/\\sqrt{d}$，也就是 8 的倒數。",
@@ -538,3 +538,35 @@ def test_review_zhr3_renderings_that_depend_on_the_english(source: str, message:
 )
 def test_review_zhrev_renderings_that_depend_on_the_english(source: str, message: str, expected: list[str]) -> None:
     assert context_problems(source, message) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Seeded from the review of the messages added after c4c5e2c, quoted from the catalogs as they stood.
+        ("每層 n_heads 個值，不佔 KV 快取", ["second rendering '佔': the glossary writes '占 (占用, 不占 KV 快取)'"]),
+        (
+            "每張 GPU 的專家寬度向上取整到 64",
+            ["mainland term '向上取整': Taiwan writes '無條件進位／無條件捨去 (round up／down), as reference-memory writes it'"],
+        ),
+        ("同時服務的序列（槽位）數", ["mainland term '槽位': Taiwan writes \"slot (llama-server's slots, as its -np help says)\""]),
+        (
+            "llama.cpp 自 2024 年六月起",
+            ["second rendering '年六月': the glossary writes '2024 年 6 月 (months in Arabic numerals, as the years are)'"],
+        ),
+        (
+            "**gpt-oss。** OpenAI 的 gpt-oss 模型",
+            ["space after full-width punctuation: '。 ': write 「**gpt-oss**：OpenAI」"],
+        ),
+        # CommonMark closes ``**`` after punctuation only before a space, so the colon goes outside the bold.
+        (
+            "**為什麼重要：** 它決定了 `kv_cache_bytes` 的大小。",
+            ["space after full-width punctuation: '： ': write 「**gpt-oss**：OpenAI」"],
+        ),
+        ("**gpt-oss**：OpenAI 的 gpt-oss 模型不占 KV 快取", []),
+        ("專家寬度無條件進位到 64；llama.cpp 自 2024 年 6 月起，四個 slot 共用", []),
+        ("第 1 段。第 2 段：見上", []),
+    ],
+)
+def test_review_zhrev_house_style(text: str, expected: list[str]) -> None:
+    assert lint_text(text) == expected
