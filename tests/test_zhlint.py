@@ -31,7 +31,7 @@ from zhlint import (
         "{term}`詞元 <Token>` 是模型讀寫的單位。",
         "在台灣，工程師用「記憶體」與「演算法」這兩個詞。",
         "Token（詞元）",
-        "**為什麼重要：** 它決定了 `kv_cache_bytes` 的大小。",
+        "**為什麼重要**：它決定了 `kv_cache_bytes` 的大小。",
         "這一步叫做*訓練*，之後是。*推論*的階段。",
         "**為什麼重要**：它決定了記憶體用量。",
         "縮放因子是 $1/\\sqrt{d}$，也就是 8 的倒數。",
@@ -82,6 +82,29 @@ def test_taiwan_style_text_passes(text: str) -> None:
             "no space between Chinese and Latin text: '叫x'",
             "no space between Chinese and Latin text: 'x函'",
         ]),
+        # Seeded from the review of the messages added after c4c5e2c, quoted from the catalogs as they stood.
+        ("每層 n_heads 個值，不佔 KV 快取", ["second rendering '佔': the glossary writes '占 (占用, 不占 KV 快取)'"]),
+        (
+            "每張 GPU 的專家寬度向上取整到 64",
+            ["mainland term '向上取整': Taiwan writes '無條件進位／無條件捨去 (round up／down), as reference-memory writes it'"],
+        ),
+        ("同時服務的序列（槽位）數", ["mainland term '槽位': Taiwan writes \"slot (llama-server's slots, as its -np help says)\""]),
+        (
+            "llama.cpp 自 2024 年六月起",
+            ["second rendering '年六月': the glossary writes '2024 年 6 月 (months in Arabic numerals, as the years are)'"],
+        ),
+        (
+            "**gpt-oss。** OpenAI 的 gpt-oss 模型",
+            ["space after full-width punctuation: '。 ': write 「**gpt-oss**：OpenAI」"],
+        ),
+        # CommonMark closes ``**`` after punctuation only before a space, so the colon goes outside the bold.
+        (
+            "**為什麼重要：** 它決定了 `kv_cache_bytes` 的大小。",
+            ["space after full-width punctuation: '： ': write 「**gpt-oss**：OpenAI」"],
+        ),
+        ("**gpt-oss**：OpenAI 的 gpt-oss 模型不占 KV 快取", []),
+        ("專家寬度無條件進位到 64；llama.cpp 自 2024 年 6 月起，四個 slot 共用", []),
+        ("第 1 段。第 2 段：見上", []),
     ],
 )
 def test_each_problem_is_named(text: str, expected: list[str]) -> None:
@@ -329,6 +352,45 @@ def test_running_text_keeps_english_policy_terms_in_english(message: str, expect
         ),
         ("with the common base 10,000", "使用常見的底數 10,000", []),
         ("a radix tree keyed by token sequences, whose base", "一棵以詞元序列為鍵的基數樹", []),
+        # Seeded from the zh_TW review of the messages added after c4c5e2c (gpt-oss, vLLM MXFP4), quoted from
+        # reference-planner.po and 19-will-it-fit.po as they stood.
+        (
+            "The preset weight formats :func:`weight_format_bytes` sizes for ``cfg``",
+            "{func}`weight_format_bytes` 能為 ``cfg`` 計算大小的預設權重格式",
+            ["'預設權重格式' for 'preset': a preset is not a default: write 內建組態（preset） or 參考組態"],
+        ),
+        ("The preset weight formats :func:`weight_format_bytes` sizes", "能計算大小的內建權重格式", []),
+        ("the default weight format", "預設權重格式", []),
+        (
+            "Ampere and Ada cards get Marlin, AMD's get AITER, and below 8.0 (V100, T4) vLLM refuses MXFP4.",
+            "Ampere 與 Ada 的卡用 Marlin，AMD 的卡用 AITER，8.0 以下（V100、T4）vLLM 則拒絕 MXFP4。",
+            ["'8.0 以下' for 'below 8.0': 以下 includes its number: below N is 低於 N (or 未滿 N)"],
+        ),
+        ("and below 8.0 (V100, T4) vLLM refuses MXFP4.", "運算能力低於 8.0 時（V100、T4）vLLM 則拒絕 MXFP4。", []),
+        ("compute capability 7.5 or more", "運算能力 7.5 以上", []),
+        (
+            "vLLM picks another backend, whose layout is not modelled",
+            "它會選別的後端，那些版面沒有建模",
+            ["'版面' for 'layout': a tensor's layout in memory is its 排列方式 (版面 is a page layout; a model's layout is 版型)"],
+        ),
+        (
+            "its experts as the Triton MXFP4 backend lays them out on Hopper",
+            "專家依 Triton MXFP4 後端在 Hopper 上的版面計算",
+            ["'版面' for 'lays them out': a tensor's layout in memory is its 排列方式 (版面 is a page layout; a model's layout is 版型)"],
+        ),
+        ("whose layout is not modelled", "那些排列方式沒有建模", []),
+        (
+            "The presets `gpt-oss-20b` and `gpt-oss-120b` count them",
+            "內建模型 `gpt-oss-20b` 與 `gpt-oss-120b` 依 transformers 5.24 建出的模型來計算",
+            ["'內建模型' for 'presets': a preset is a 內建組態（preset）, as POLICY.md writes it"],
+        ),
+        ("The built-in models by name; gpt-oss's presets are the BF16 models", "以名稱對應的內建模型", []),
+        (
+            "a graph removes most of that overhead",
+            "執行圖消除了大部分這項負擔",
+            ["'執行圖' for 'graph': CUDA graph stays in English in running text (header gloss CUDA 執行圖)"],
+        ),
+        ("CUDA graphs", "CUDA graph（CUDA 執行圖）", []),
     ],
 )
 def test_renderings_that_depend_on_the_english(source: str, message: str, expected: list[str]) -> None:
@@ -490,3 +552,4 @@ def test_docstring_examples_run() -> None:
 )
 def test_review_zhr3_renderings_that_depend_on_the_english(source: str, message: str, expected: list[str]) -> None:
     assert context_problems(source, message) == expected
+

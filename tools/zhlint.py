@@ -91,6 +91,8 @@ MAINLAND_TERMS: dict[str, str] = {
     # 增加載入 and 附加載荷 only look like 加載.
     "(?<![增附追])加載": "載入 (software) or 增加負載 (electrical load)",
     "查找": "查詢, 查表 or 尋找",
+    "向[上下]取整": "無條件進位／無條件捨去 (round up／down), as reference-memory writes it",
+    "槽位": "slot (llama-server's slots, as its -np help says)",
     "客戶端": "用戶端",
     "條帶化?": "等量 (striping, as in RAID 0)",
     "[占佔]位符": "預留位置",
@@ -136,6 +138,9 @@ HOUSE_TERMS: dict[str, str] = {
     r"\d %": "50% (no space before the percent sign)",
     # A bare gate stays only in the FFN's code-like triple 「gate、up、down」.
     "gate ?投影|gate ?[與及/] ?(?:up|升維)": "閘控投影與升維投影 (the FFN gate and up projections)",
+    # Both are standard characters; the site writes 占 (占用, 占了) throughout.
+    "佔": "占 (占用, 不占 KV 快取)",
+    "(?<=\\d )年[一二三四五六七八九十]+月": "2024 年 6 月 (months in Arabic numerals, as the years are)",
     "上限壓縮": "軟上限（soft-capping）",
     "偏離懲罰": "偏移懲罰 (drift penalty)",
     # 回歸 is a return (回歸本業); statistics and testing write 迴歸.
@@ -152,7 +157,7 @@ COLUMN_AS_HANG = re.compile(r"[列與每某一幾個兩]行|\d+ 行|行向量")
 """行 for a matrix column: correct in Taiwan, but 行 is also what mainland texts call a row."""
 
 CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
-    (re.compile(r"\bpresets?\b"), re.compile("預設(?:設定|組態|值|模型)"),
+    (re.compile(r"\bpresets?\b"), re.compile("預設(?:設定|組態|值|模型|(?:權重)?格式)"),
      "a preset is not a default: write 內建組態（preset） or 參考組態"),
     (re.compile(r"\bcolumns?\b"), COLUMN_AS_HANG, "a matrix column is 欄 throughout, never 行"),
     (re.compile(r"(?s)^(?!.*[Ff]oundation).*?(?P<said>\b[Bb]ase (?:model|weights?|version)\b)"),
@@ -161,6 +166,9 @@ CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     # In Taiwan 配置 is memory allocation (記憶體配置器); a software set-up is a 設定.
     (re.compile(r"(?is)^(?!.*\ballocat).*?(?P<said>\bset-?ups?\b)"), re.compile("配置"),
      "a set-up is a 設定; 配置 is kept for allocation (配置記憶體)"),
+    # 以下 counts its own number in (as 以上 and 以內 do), so "below 8.0" is 低於 8.0, not 8.0 以下.
+    (re.compile(r"\bbelow\b[^.;]*?\d+(?:\.\d+)?"), re.compile(r"\d(?:\.\d+)? ?以下"),
+     "以下 includes its number: below N is 低於 N (or 未滿 N)"),
     (re.compile(r"\bSFT\b|[Ss]upervised fine-tuning"), re.compile("指令微調"),
      "SFT is 監督式微調; 指令微調 is instruction tuning"),
     (re.compile(r"(?s)^(?!.*(?:LoRA|lora_alpha|alpha|\u03b1)).*?(?P<said>\bscal(?:e|es|ed|ing)\b)"),
@@ -177,6 +185,15 @@ CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     (re.compile(r"(?s)^(?!.*(?<![-_])\bmomentum\b).*?(?P<said>\bmoments?\b)"), re.compile("動量"),
      "Adam's moments are 動差 (一階動差 is the momentum, 二階動差 is not)"),
     (re.compile(r"\blayouts?\b"), re.compile("布局"), "a model's layout is 版型, as page 19 writes it"),
+    # 版面 is a page's layout; how a kernel lays a tensor out in memory is its 排列方式.
+    (re.compile(r"\blayouts?\b|\blays?\b[^.;]*?\bout\b"), re.compile("版面"),
+     "a tensor's layout in memory is its 排列方式 (版面 is a page layout; a model's layout is 版型)"),
+    # The planner's presets are configurations (內建組態); a docstring on "the built-in models" may say 內建模型.
+    (re.compile(r"(?is)^(?!.*\bbuilt-in models?\b).*?(?P<said>\bpresets?\b)"), re.compile("內建模型"),
+     "a preset is a 內建組態（preset）, as POLICY.md writes it"),
+    # terminology.tsv keeps CUDA graph in English in running text; 執行圖 is only its header gloss.
+    (re.compile(r"\bgraphs?\b"), re.compile("(?<!CUDA )執行圖"),
+     "CUDA graph stays in English in running text (header gloss CUDA 執行圖)"),
     (re.compile(r"(?is)^(?!.*\bvocabular).*?(?P<said>\bglossary\b)"), re.compile("詞彙表"),
      "the site is a 術語表; 詞彙表 is a model's vocabulary"),
     # RoPE's base b (rope_theta) is 底數, as in 對數的底數; 基數 is a radix (基數樹, a radix tree).
@@ -209,6 +226,8 @@ EMPHASIS = re.compile(r"\*{1,2}")
 # Lookaheads, so that overlapping pairs ("叫x函") are each reported.
 HALF_WIDTH_PUNCTUATION = re.compile(rf"(?=([{CJK}][,.;:!?()]|[,;:!?()][{CJK}]))")
 MISSING_SPACE = re.compile(rf"(?=([{CJK}][A-Za-z0-9]|[A-Za-z0-9][{CJK}]))")
+SPACE_AFTER_FULL_WIDTH = re.compile(r"[。，；：！？、）」] +(?=\S)")
+"""A space after full-width punctuation, which already carries its own: 「**gpt-oss。** OpenAI」."""
 PLACEHOLDER_BEFORE_HAN = re.compile(rf"\{{[a-z_][a-z0-9_]*\}}[{CJK}]")
 """A widget's ``{label}`` glued to the Chinese after it: the label may end in Latin (秩 r), and then the
 reader sees 「秩 r必須是」; a full-width colon or 「」 after the placeholder reads right either way.  Only
@@ -503,6 +522,8 @@ def lint_text(message: str) -> list[str]:
     text = visible_text(message)
     for match in HALF_WIDTH_PUNCTUATION.finditer(text):
         problems.append(f"half-width punctuation next to Chinese text: {match.group(1)!r}")
+    for match in SPACE_AFTER_FULL_WIDTH.finditer(text):
+        problems.append(f"space after full-width punctuation: {match.group()!r}: write 「**gpt-oss**：OpenAI」")
     for match in MISSING_SPACE.finditer(text):
         problems.append(f"no space between Chinese and Latin text: {match.group(1)!r}")
     for match in PLACEHOLDER_BEFORE_HAN.finditer(text):
