@@ -25,8 +25,8 @@ RTX 4070, RTX 4070 SUPER, RTX 4070 Ti, RTX 4070 Ti SUPER and RTX 4080 SUPER,
 whose FP16 tensor rate with FP32 accumulation no NVIDIA document prints (their
 product pages give "AI TOPS" alone, and the Ada whitepaper's "RTX 4080 12GB"
 column is of a card that was never sold under that name, not of the RTX 4070
-Ti); and the RTX A6000 and RTX 4080, whose columns in the GA102 and Ada
-whitepapers have not been checked against a readable copy of those documents.
+Ti); and the RTX 4080, whose column in the Ada whitepaper has not been checked
+against a readable copy of it.
 
 Examples
 --------
@@ -185,6 +185,8 @@ DATASHEETS: Mapping[str, Datasheet] = MappingProxyType({sheet.key: sheet for she
     # datasheet's PCIe column prints 112 TFLOPS and the same 900 GB/sec.
     Datasheet("v100-16gb", Figure("900 GB/sec", _V100), Figure("125 TFLOPS", _V100)),
     Datasheet("v100-32gb", Figure("900 GB/sec", _V100), Figure("125 TFLOPS", _V100)),
+    Datasheet("rtx-a6000", Figure("768 GB/sec", _AMPERE), Figure("154.8 TFLOPS", _AMPERE),
+              int8=Figure("309.7 TOPS", _AMPERE)),
     Datasheet("l40", Figure("864GB/s", _L40), Figure("181.05 TFLOPS", _L40), Figure("362 TFLOPS", _L40),
               Figure("362 TOPS", _L40), fp16_accumulate_unpublished=True),
 )})
@@ -197,7 +199,11 @@ tensor figure, FP8 with sparsity, so its FP16 rate is left out.  The L40's
 datasheet prints the same 181.05 TFLOPS for FP16 and for BF16, which always
 accumulates in FP32, half the L40S's 362.05 on the same 142-SM AD102: it is the
 FP32-accumulate rate, and the FP16-accumulate one is printed nowhere.  The V100
-is the SXM2 form, whose column prints 125 TFLOPS (the PCIe card's, 112).
+is the SXM2 form, whose column prints 125 TFLOPS (the PCIe card's, 112).  The
+GA102 whitepaper's RTX A6000 column prints FP16 with FP32 accumulation at
+154.8 TFLOPS dense: 336 Tensor Cores at 1,800 MHz doing 256 FLOPs a clock, the
+full rate a GeForce GA102 card reaches only with FP16 accumulation (the RTX
+3090's 142 TFLOPS: 328 at 1,695 MHz), so it serves both accumulations.
 """
 
 _APPLE_M1_MAX = "https://www.apple.com/newsroom/2021/10/introducing-m1-pro-and-m1-max-the-most-powerful-chips-apple-has-ever-built/"

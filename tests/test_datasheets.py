@@ -52,6 +52,7 @@ HAND_COPIED = {
     "v100-16gb": (900, 125, None, None),
     "v100-32gb": (900, 125, None, None),
     "l40": (864, 181.05, 362, 362),
+    "rtx-a6000": (768, 154.8, None, 309.7),
     # Hardware of published measurements that the planner does not list.
     "a100-80gb-pcie": (1935, 312, None, 624),
     "apple-m1-max": (400, None, None, None),
@@ -156,3 +157,12 @@ def test_the_l40_s_fp16_figure_is_its_bf16_one_so_no_fp16_accumulate_rate_is_tak
     assert sheet.fp16 is not None and sheet.fp16.value * 2 == round(362.1 * TERA)
     assert sheet.fp16_accumulate is None and sheet.fp16_accumulate_unpublished
     assert not any(other.fp16_accumulate_unpublished for key, other in DATASHEETS.items() if key != "l40")
+
+
+def test_the_rtx_a6000_s_fp32_accumulate_rate_is_the_full_rate_so_it_serves_both_accumulations() -> None:
+    # 336 Tensor Cores x 1,800 MHz x 256 FLOPs a clock (dense FP16), the rate at which the RTX 3090's 328 at
+    # 1,695 MHz give its FP16-accumulate 142 TFLOPS (GA102 whitepaper; NVIDIA's boost clocks).
+    per_core_clock = 256
+    assert round(336 * 1_800e6 * per_core_clock / TERA, 1) == 154.8 == tensor_flops("rtx-a6000", "fp16") / TERA
+    assert round(328 * 1_695e6 * per_core_clock / TERA) == 142 == datasheet("rtx-3090").fp16_accumulate.value // TERA
+    assert datasheet("rtx-a6000").fp16_accumulate is None
