@@ -326,7 +326,7 @@ def gemm_peak_flops(hardware: str) -> int | None:
     The measured builds multiplied with cuBLAS in FP16 and ``CUBLAS_COMPUTE_16F``; a datasheet that prints
     that rate apart (:attr:`llmcalc.datasheets.Datasheet.fp16_accumulate`, GeForce cards) gives it, any other
     its one FP16 figure.  ``None`` where no FP16 tensor rate is published, or only the FP32-accumulate one
-    of a card whose FP16-accumulate rate is twice it and printed nowhere (the L40).
+    of a card whose FP16-accumulate rate is printed nowhere (the L40).
 
     Examples
     --------
