@@ -18,9 +18,15 @@ FP16-accumulate rate the same table also prints, which is given apart
 (:attr:`Datasheet.fp16_accumulate`) because llama.cpp's CUDA back end multiplies
 with FP16 accumulation.  FP8 and INT8 are given where the card has them.
 
-A card with no vendor datasheet figure (the A10G, which NVIDIA sells only to
-AWS and documents nowhere; the RTX 3060, whose tensor rate no NVIDIA document
-prints) is not guessed: :func:`datasheet` refuses it by name.
+A card with no vendor datasheet figure is not guessed: :func:`datasheet`
+refuses it by name.  These are the A10G, which NVIDIA sells only to AWS and
+documents nowhere; the RTX 3060, RTX 4060, RTX 4060 Ti (8 GB and 16 GB),
+RTX 4070, RTX 4070 SUPER, RTX 4070 Ti, RTX 4070 Ti SUPER and RTX 4080 SUPER,
+whose FP16 tensor rate with FP32 accumulation no NVIDIA document prints (their
+product pages give "AI TOPS" alone, and the Ada whitepaper's "RTX 4080 12GB"
+column is of a card that was never sold under that name, not of the RTX 4070
+Ti); and the RTX 4080, whose column in the Ada whitepaper has not been checked
+against a readable copy of it.
 
 Examples
 --------
@@ -55,10 +61,10 @@ PRECISIONS = ("fp16", "fp8", "int8")
 """The tensor precisions a datasheet entry may give: FP16/BF16, FP8 and INT8."""
 
 _UNITS: Mapping[str, int] = MappingProxyType({
-    "GB/s": 10**9, "TB/s": 10**12, "teraFLOPS": 10**12, "TFLOPS": 10**12, "TOPS": 10**12,
+    "GB/sec": 10**9, "GB/s": 10**9, "TB/s": 10**12, "teraFLOPS": 10**12, "TFLOPS": 10**12, "TOPS": 10**12,
     "PFLOPS": 10**15, "POPS": 10**15,
 })
-_PRINTED = re.compile(r"([0-9][0-9,]*(?:\.[0-9]+)?)\+? ?(GB/s|TB/s|teraFLOPS|TFLOPS|TOPS|PFLOPS|POPS)\*?")
+_PRINTED = re.compile(r"([0-9][0-9,]*(?:\.[0-9]+)?)\+? ?(GB/sec|GB/s|TB/s|teraFLOPS|TFLOPS|TOPS|PFLOPS|POPS)\*?")
 
 
 @dataclass(frozen=True)
@@ -102,7 +108,9 @@ class Datasheet:
 
     ``fp16_accumulate`` is the FP16 tensor rate with FP16 accumulation where the
     whitepaper prints it apart from ``fp16`` (GeForce cards, where it is twice
-    as fast); elsewhere the one FP16 figure holds for both accumulations.
+    as fast); elsewhere the one FP16 figure holds for both accumulations, unless
+    ``fp16_accumulate_unpublished`` says the figure is the FP32-accumulate rate
+    of a card whose FP16-accumulate rate is printed nowhere (the L40).
     """
 
     key: str
@@ -111,6 +119,7 @@ class Datasheet:
     fp8: Figure | None = None
     int8: Figure | None = None
     fp16_accumulate: Figure | None = None
+    fp16_accumulate_unpublished: bool = False
 
     def figures(self) -> dict[str, Figure]:
         """The figures given, by name: ``bandwidth`` and each precision of :data:`PRECISIONS` printed."""
@@ -124,6 +133,8 @@ _A40 = "https://images.nvidia.com/content/Solutions/data-center/a40/nvidia-a40-d
 _T4 = "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/t4-tensor-core-datasheet-951643.pdf"
 _L4 = "https://resources.nvidia.com/en-us-data-center-overview/l4-gpu-datasheet"
 _L40S = "https://resources.nvidia.com/en-us-l40s/l40s-datasheet-28413"
+_L40 = "https://images.nvidia.com/content/Solutions/data-center/vgpu-L40-datasheet.pdf"
+_V100 = "https://images.nvidia.com/content/technologies/volta/pdf/volta-v100-datasheet-update-us-1165301-r5.pdf"
 _AMPERE = "https://www.nvidia.com/content/PDF/nvidia-ampere-ga-102-gpu-architecture-whitepaper-v2.pdf"
 _ADA = "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf"
 _BLACKWELL_RTX = "https://images.nvidia.com/aem-dam/Solutions/geforce/blackwell/nvidia-rtx-blackwell-gpu-architecture.pdf"
@@ -170,13 +181,29 @@ DATASHEETS: Mapping[str, Datasheet] = MappingProxyType({sheet.key: sheet for she
               _sparse("9 POPS", _HGX)),
     Datasheet("mi300x", Figure("5.3 TB/s", _MI300X), Figure("1307.4 TFLOPS", _MI300X),
               Figure("2614.9 TFLOPS", _MI300X), Figure("2614.9 TOPS", _MI300X)),
+    # The V100 in its SXM2 form (the planner's totals are nvidia-smi's "Tesla V100-SXM2..." at 300 W); the
+    # datasheet's PCIe column prints 112 TFLOPS and the same 900 GB/sec.
+    Datasheet("v100-16gb", Figure("900 GB/sec", _V100), Figure("125 TFLOPS", _V100)),
+    Datasheet("v100-32gb", Figure("900 GB/sec", _V100), Figure("125 TFLOPS", _V100)),
+    Datasheet("rtx-a6000", Figure("768 GB/sec", _AMPERE), Figure("154.8 TFLOPS", _AMPERE),
+              int8=Figure("309.7 TOPS", _AMPERE)),
+    Datasheet("l40", Figure("864GB/s", _L40), Figure("181.05 TFLOPS", _L40), Figure("362 TFLOPS", _L40),
+              Figure("362 TOPS", _L40), fp16_accumulate_unpublished=True),
 )})
 """Each card key of :data:`llmcalc.planner.CARDS` that a datasheet covers, and its figures.
 
 The H100 datasheet's PCIe column (1,513 and 3,026 teraFLOPS with sparsity,
 2TB/s) is the one its 2022-2023 editions print beside SXM; later editions
 replace it with the H100 NVL's.  The RTX 6000 Ada's datasheet prints one
-tensor figure, FP8 with sparsity, so its FP16 rate is left out.
+tensor figure, FP8 with sparsity, so its FP16 rate is left out.  The L40's
+datasheet prints the same 181.05 TFLOPS for FP16 and for BF16, which always
+accumulates in FP32, half the L40S's 362.05 on the same 142-SM AD102: it is the
+FP32-accumulate rate, and the FP16-accumulate one is printed nowhere.  The V100
+is the SXM2 form, whose column prints 125 TFLOPS (the PCIe card's, 112).  The
+GA102 whitepaper's RTX A6000 column prints FP16 with FP32 accumulation at
+154.8 TFLOPS dense: 336 Tensor Cores at 1,800 MHz doing 256 FLOPs a clock, the
+full rate a GeForce GA102 card reaches only with FP16 accumulation (the RTX
+3090's 142 TFLOPS: 328 at 1,695 MHz), so it serves both accumulations.
 """
 
 _APPLE_M1_MAX = "https://www.apple.com/newsroom/2021/10/introducing-m1-pro-and-m1-max-the-most-powerful-chips-apple-has-ever-built/"

@@ -325,15 +325,18 @@ def gemm_peak_flops(hardware: str) -> int | None:
 
     The measured builds multiplied with cuBLAS in FP16 and ``CUBLAS_COMPUTE_16F``; a datasheet that prints
     that rate apart (:attr:`llmcalc.datasheets.Datasheet.fp16_accumulate`, GeForce cards) gives it, any other
-    its one FP16 figure.  ``None`` where no FP16 tensor rate is published.
+    its one FP16 figure.  ``None`` where no FP16 tensor rate is published, or only the FP32-accumulate one
+    of a card whose FP16-accumulate rate is printed nowhere (the L40).
 
     Examples
     --------
     >>> gemm_peak_flops("rtx-4090") / 1e12, gemm_peak_flops("a100-80gb") / 1e12, gemm_peak_flops("apple-m3")
     (330.3, 312.0, None)
+    >>> gemm_peak_flops("v100-32gb") / 1e12, gemm_peak_flops("l40")
+    (125.0, None)
     """
     sheet = datasheet(hardware)
-    figure = sheet.fp16_accumulate or sheet.fp16
+    figure = sheet.fp16_accumulate or (None if sheet.fp16_accumulate_unpublished else sheet.fp16)
     return None if figure is None else figure.value
 
 
@@ -818,7 +821,8 @@ since June 2024 multiplies them with its own int8 kernels, which no measured pro
         f"decode: {estimate.decode_tokens_per_second:,.1f} tokens/s",
     ]
     if estimate.prefill_seconds is None or estimate.prefill_tokens_per_second is None:
-        lines.append(f"time to first token: not estimated ({estimate.hardware} has no published FP16 tensor rate)")
+        lines.append(f"time to first token: not estimated ({estimate.hardware} has no published FP16 tensor rate "
+                     "with FP16 accumulation)")
     else:
         lines.append(f"time to first token: {estimate.prefill_seconds * 1000:,.0f} ms "
                      f"({estimate.prefill_tokens_per_second:,.1f} prompt tokens/s)")

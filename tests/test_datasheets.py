@@ -7,8 +7,13 @@ printed text.
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
 
+import llmcalc.datasheets
 from llmcalc import planner
 from llmcalc.datasheets import (
     DATASHEETS,
@@ -23,6 +28,7 @@ from llmcalc.errors import Refusal
 
 GB_S = 10**9
 TERA = 10**12
+COPIES = json.loads((Path(__file__).parent / "data" / "datasheet_copies.json").read_text(encoding="utf-8"))
 
 # card key: (bandwidth GB/s, dense FP16/BF16 TFLOPS, dense FP8 TFLOPS, dense INT8 TOPS), None where not printed.
 HAND_COPIED = {
@@ -43,6 +49,10 @@ HAND_COPIED = {
     "h200": (4800, 989.5, 1979, 1979),
     "b200": (7700, 2250, 4500, 4500),
     "mi300x": (5300, 1307.4, 2614.9, 2614.9),
+    "v100-16gb": (900, 125, None, None),
+    "v100-32gb": (900, 125, None, None),
+    "l40": (864, 181.05, 362, 362),
+    "rtx-a6000": (768, 154.8, None, 309.7),
     # Hardware of published measurements that the planner does not list.
     "a100-80gb-pcie": (1935, 312, None, 624),
     "apple-m1-max": (400, None, None, None),
@@ -116,3 +126,43 @@ def test_geforce_fp16_accumulate_rates_are_the_whitepapers_and_twice_the_fp32_ac
             assert figure.value == pytest.approx(2 * tensor_flops(key, "fp16"), rel=1e-3)  # 330.3 against 165.2
         else:
             assert figure is None, key
+
+
+@pytest.mark.parametrize("row", COPIES["figures"], ids=lambda row: f"{row['card']}-{row['figure']}")
+def test_each_added_figure_prints_the_words_of_the_copy_it_was_read_in(row: dict[str, object]) -> None:
+    figure = datasheet(str(row["card"])).figures()[str(row["figure"])]
+    assert (figure.printed, figure.source, figure.value) == (row["printed"], row["source"], row["value"])
+    # The number (and, for bandwidth, its unit as printed) stands in the copy's line as a whole word.
+    words = figure.printed.removesuffix("*") if row["figure"] == "bandwidth" else figure.printed.split(" ")[0]
+    assert re.search(rf"(?<![\d.,]){re.escape(words)}(?![\d.,])", str(row["text"])), (words, row["text"])
+    assert str(COPIES["copies"][row["copy"]]["url"]).startswith("https://")
+
+
+def test_every_listed_card_has_figures_or_is_refused_by_name_and_the_module_says_why() -> None:
+    refused = COPIES["refused"]
+    assert set(DATASHEETS) | set(refused) == {card.key for card in planner.CARDS}
+    assert not set(DATASHEETS) & set(refused)
+    doc = " ".join((llmcalc.datasheets.__doc__ or "").split())
+    names = {card.key: card.name.rsplit(" (", 1)[0] for card in planner.CARDS}
+    for key in refused:
+        with pytest.raises(Refusal, match=f"no datasheet figures for card '{key}'"):
+            datasheet(key)
+        assert names[key] in doc, names[key]
+
+
+def test_the_l40_s_fp16_figure_is_its_bf16_one_so_no_fp16_accumulate_rate_is_taken_from_it() -> None:
+    # The datasheet: "BFLOAT16 Tensor Core TFLOPS | 181.05 | 362.1*" and "FP16 Tensor Core | 181.05 | 362.1*",
+    # half the L40S's 362.05 on the same chip; BF16 accumulates in FP32.
+    sheet = datasheet("l40")
+    assert sheet.fp16 is not None and sheet.fp16.value * 2 == round(362.1 * TERA)
+    assert sheet.fp16_accumulate is None and sheet.fp16_accumulate_unpublished
+    assert not any(other.fp16_accumulate_unpublished for key, other in DATASHEETS.items() if key != "l40")
+
+
+def test_the_rtx_a6000_s_fp32_accumulate_rate_is_the_full_rate_so_it_serves_both_accumulations() -> None:
+    # 336 Tensor Cores x 1,800 MHz x 256 FLOPs a clock (dense FP16), the rate at which the RTX 3090's 328 at
+    # 1,695 MHz give its FP16-accumulate 142 TFLOPS (GA102 whitepaper; NVIDIA's boost clocks).
+    per_core_clock = 256
+    assert round(336 * 1_800e6 * per_core_clock / TERA, 1) == 154.8 == tensor_flops("rtx-a6000", "fp16") / TERA
+    assert round(328 * 1_695e6 * per_core_clock / TERA) == 142 == datasheet("rtx-3090").fp16_accumulate.value // TERA
+    assert datasheet("rtx-a6000").fp16_accumulate is None

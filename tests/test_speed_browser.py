@@ -41,6 +41,14 @@ CHOICES = [
      "price": "0"},
     {"model": "llama-2-7b", "format": "Q4_0", "hardware": "rtx-3090", "prompt": "1500", "generated": "64",
      "price": ""},
+    # Cards whose figures were added later: the V100's datasheet, the GA102 whitepaper's RTX A6000, and the L40's
+    # datasheet, whose FP16 rate is its BF16 one (no time to first token).
+    {"model": "qwen2.5-14b", "format": "Q4_K_M", "hardware": "rtx-a6000", "prompt": "1000", "generated": "300",
+     "price": ""},
+    {"model": "llama-3-8b", "format": "Q8_0", "hardware": "v100-32gb", "prompt": "512", "generated": "128",
+     "price": "0.5"},
+    {"model": "llama-3-8b", "format": "Q4_K_M", "hardware": "l40", "prompt": "256", "generated": "256",
+     "price": "1"},
 ]
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
