@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -65,3 +67,35 @@ def test_the_published_rows_tell_the_layouts_apart(tmp_path: Path) -> None:
     assert round(_plan(qwen, automatic, parallel=1, kv_unified=False).host["output_buffer"] / MiB, 2) == 0.58
     # a full-attention model's cache is the same 2,048 cells unified or in 4 streams of 512
     assert _plan(qwen, automatic, kv_unified=False).kv_cache == _plan(qwen, automatic).kv_cache == 320 * MiB
+
+
+def _cli(*extra: str) -> dict[str, Any]:
+    out = subprocess.run([sys.executable, "-m", "llmcalc", "gguf", "gemma-3-1b", "--recipe", "Q4_K_M", "--context",
+                          "32768", "--json", *extra], capture_output=True, text=True, check=True)
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+def test_llama_server_without_np_runs_four_unified_slots() -> None:
+    """--llama-server without -np: llama-server's automatic 4 slots in one unified cache, as ROCm issue 5901's server
+    ran them (its row above: 4 sequences, '4/1 seqs'), whatever --kv-unified says; -np N keeps N, separate."""
+    automatic = next(run for run in RUNS if run.get("automatic"))
+    assert lg.llama_server_slots(None) == (automatic["n_seq_max"], automatic["kv_unified"])
+    server, told_separate = _cli("--llama-server", "--gpu", "24GiB"), _cli("--llama-server", "--no-kv-unified")
+    assert (server["parallel"], server["kv_unified"], server["llama_server_slots"]) == (4, True, True)
+    assert [(c["cells"], c["streams"]) for c in server["kv_caches"]] == [(32768, 1), (2560, 1)]
+    assert server["parts"] == _cli("-np", "4", "--kv-unified", "--gpu", "24GiB")["parts"]
+    assert server["largest_context"] == _cli("-np", "4", "--kv-unified", "--gpu", "24GiB")["largest_context"]
+    assert told_separate["kv_unified"] is True
+    given = _cli("--llama-server", "-np", "2")
+    assert (given["parallel"], given["kv_unified"], "llama_server_slots" in given) == (2, False, False)
+    assert _cli()["parallel"] == 1  # llama.cpp's own default, without the server's rule
+    text = subprocess.run([sys.executable, "-m", "llmcalc", "gguf", "gemma-3-1b", "--recipe", "Q4_K_M",
+                           "--llama-server"], capture_output=True, text=True, check=True).stdout
+    assert "llama-server started without -np runs 4 slots sharing one unified cache (llama.cpp PR 17997" in text
+
+
+def test_every_card_ranking_plans_the_server_slots() -> None:
+    ranked, given = _cli("--llama-server", "--gpu", "all"), _cli("-np", "4", "--kv-unified", "--gpu", "all")
+    assert (ranked["parallel"], ranked["kv_unified"]) == (4, True)
+    assert ranked["rows"] == given["rows"] != _cli("--gpu", "all")["rows"]
