@@ -61,6 +61,7 @@ __all__ = [
     "KV_CACHE_TYPES",
     "LLAMA_CPP_COMMIT",
     "LLAMA_CPP_SWA_SOURCE",
+    "LLAMA_SERVER_SLOTS",
     "MAX_COMPUTE_BUFFER_MIB",
     "MAX_CONTEXT",
     "MAX_HEADER_BYTES",
@@ -94,6 +95,7 @@ __all__ = [
     "kv_caches",
     "largest_context",
     "layer_split",
+    "llama_server_slots",
     "model_from_config",
     "most_gpu_layers",
     "plan_gguf",
@@ -832,7 +834,32 @@ MAX_UBATCH = 1 << 16
 """The largest micro-batch a plan takes."""
 MAX_PARALLEL = 256
 """The most sequences (``-np``) a plan takes: llama.cpp's ``LLAMA_MAX_SEQ`` (src/llama-cparams.h at 6c8dcaa)."""
+LLAMA_SERVER_SLOTS = 4
+"""The slots llama-server starts without ``-np``, sharing one unified cache (:func:`llama_server_slots`)."""
 _F32 = 4
+
+
+def llama_server_slots(parallel: int | None, *, kv_unified: bool = False) -> tuple[int, bool]:
+    """The sequences and the cache layout llama-server runs for the ``-np`` and ``--kv-unified`` it is started with.
+
+    Without ``-np`` (``None``: llama-server's default ``-1``, "auto") it runs :data:`LLAMA_SERVER_SLOTS` slots in
+    one unified cache, whatever ``--kv-unified`` says; with ``-np N`` it runs ``N`` slots, each with a stream of
+    its own unless ``--kv-unified`` (tools/server/server.cpp since llama.cpp PR 17997, merged December 2025: "if
+    (params.n_parallel < 0)"; the same in builds b9265 and b10621, on either side of :data:`LLAMA_CPP_SWA_SOURCE`'s
+    b10256).  The builds from PR 16736 to PR 17997 (b7079 to b7342 among them) did it to an ``-np`` of 1 instead,
+    given or not, unless ``--kv-unified`` or a draft model for speculative decoding, which no plan holds.
+
+    Examples
+    --------
+    >>> llama_server_slots(None), llama_server_slots(None, kv_unified=False), llama_server_slots(1)
+    ((4, True), (4, True), (1, False))
+    >>> llama_server_slots(4), llama_server_slots(4, kv_unified=True)
+    ((4, False), (4, True))
+    """
+    unified = check.flag("kv_unified", kv_unified)
+    if parallel is None:
+        return LLAMA_SERVER_SLOTS, True
+    return check.count("parallel", parallel, maximum=MAX_PARALLEL), unified
 
 
 def _ggml_pad(value: int) -> int:
@@ -1270,8 +1297,11 @@ def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type
                 compute_buffer: int | None, gpu_bytes: int | None, beyond_trained: bool = False,
                 ubatch: int = UBATCH, n_gpu_layers: int | None = None,
                 swa_full: bool = False, parallel: int = 1,
-                kv_unified: bool = False) -> tuple[dict[str, object], str]:
-    """The plan as the CLI prints it (and as the widget shows it): a JSON-able result and its text."""
+                kv_unified: bool = False, server_slots: bool = False) -> tuple[dict[str, object], str]:
+    """The plan as the CLI prints it (and as the widget shows it): a JSON-able result and its text.
+
+    ``server_slots`` says that ``parallel`` and ``kv_unified`` are llama-server's automatic slots
+    (:func:`llama_server_slots` without ``-np``), which the text then says."""
     options = {"cache_type_k": cache_type_k, "cache_type_v": cache_type_v, "flash_attention": flash_attention,
                "compute_buffer": compute_buffer, "ubatch": ubatch, "n_gpu_layers": n_gpu_layers,
                "swa_full": swa_full, "parallel": parallel, "kv_unified": kv_unified}
@@ -1329,6 +1359,11 @@ def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type
                      + f"; the two lines count every layer's cache, for {parallel} sequence"
                      + ("s in one unified cache (a window each)" if kv_unified and parallel > 1 else
                         "s, a stream each" if parallel > 1 else " (-np 1)"))
+    if server_slots:
+        result.update(llama_server_slots=True)
+        lines.append(f"llama-server started without -np runs {parallel} slots sharing one unified cache (llama.cpp PR "
+                     "17997 and later; -np N runs N, a stream each unless --kv-unified); speculative decoding's draft "
+                     "model is not planned")
     if model.window_not_applied:
         result.update(window_not_applied=model.window_not_applied)
         lines.append(f"llama.cpp does not apply the model's {model.window_not_applied:,}-token sliding window (its "
@@ -1361,8 +1396,12 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--swa-full", action="store_true",
                         help="llama.cpp's --swa-full: sliding-window layers keep the whole context's cache, not only "
                         "their window's")
-    parser.add_argument("-np", "--parallel", type=int, default=1, metavar="N",
-                        help=f"llama-server's -np: sequences (slots) served at once, 1 to {MAX_PARALLEL} (default 1)")
+    parser.add_argument("-np", "--parallel", type=int, metavar="N",
+                        help=f"llama-server's -np: sequences (slots) served at once, 1 to {MAX_PARALLEL} (default 1; "
+                        f"with --llama-server, its automatic {LLAMA_SERVER_SLOTS} in one unified cache)")
+    parser.add_argument("--llama-server", action="store_true",
+                        help=f"plan as llama-server starts: without -np, {LLAMA_SERVER_SLOTS} slots sharing one "
+                        "unified cache whatever --kv-unified says; -np N keeps N (llama.cpp PR 17997 and later)")
     parser.add_argument("--kv-unified", action=argparse.BooleanOptionalAction, default=False,
                         help="llama.cpp's --kv-unified: the sequences share one cache (a window each in the "
                         "sliding-window layers) instead of a stream each of context / N cells (default: off)")
@@ -1389,6 +1428,11 @@ def run_cli(args: argparse.Namespace, gpu_bytes: int | None) -> tuple[dict[str, 
     else:
         raise ValueError(f"MODEL must be a .gguf file or a preset ({', '.join(PRESETS)}); got {args.model!r}")
     buffer = None if args.compute_buffer is None else compute_buffer_bytes(args.compute_buffer)
+    server_slots = args.llama_server and args.parallel is None
+    if args.llama_server:
+        args.parallel, args.kv_unified = llama_server_slots(args.parallel, kv_unified=args.kv_unified)
+    elif args.parallel is None:
+        args.parallel = 1
     if getattr(args, "gpu", None) == "all":  # every listed card ranked (llmcalc.ranking)
         from .cli import text_table
         from .ranking import gguf_ranking
@@ -1403,5 +1447,5 @@ def run_cli(args: argparse.Namespace, gpu_bytes: int | None) -> tuple[dict[str, 
                                else check.count("n_gpu_layers", args.n_gpu_layers, minimum=0),
                                swa_full=args.swa_full,
                                parallel=check.count("parallel", args.parallel, maximum=MAX_PARALLEL),
-                               kv_unified=args.kv_unified)
+                               kv_unified=args.kv_unified, server_slots=server_slots)
     return {"model": label, **result}, f"{label}\n\n{text}"

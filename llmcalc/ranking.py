@@ -627,6 +627,9 @@ def gguf_ranking(model: GgufModel, label: str, args: argparse.Namespace, compute
                      parallel=args.parallel, kv_unified=args.kv_unified, cfg=preset,
                      recipe=args.recipe if preset is not None else None, imatrix=args.imatrix)
     result = {"model": label, "engine": "llama.cpp", "gpu": "all", "context": args.context,
+              "parallel": args.parallel, "kv_unified": args.kv_unified,
               "ranking": "fits first, fewest GPUs, least memory", "rows": [row.as_dict() for row in rows]}
     return result, f"{label}: llama.cpp, every layer on one GPU\n\n" + _ranking_text(
-        rows, table, "most sequences", "; llama.cpp: one sequence, its parallel slots are not modelled")
+        rows, table, "most sequences", f"; llama.cpp: the {args.parallel} sequence{'s' * (args.parallel > 1)} planned "
+        f"({'one unified cache' if args.kv_unified or args.parallel == 1 else 'a stream each'}), the most that fit not "
+        "searched")

@@ -106,6 +106,9 @@ def planner_states(page: Page) -> Iterator[tuple[str, str | None]]:
     page.locator('[name="gguf_swa_full"]').check()
     page.locator("[data-kv-swa]").wait_for(state="visible")
     yield "GGUF sliding-window caches, --swa-full", ".gguf-widget"
+    page.locator('[name="gguf_llama_server"]').check()
+    page.locator("[data-server-slots]").wait_for(state="visible")
+    yield "GGUF with llama-server's automatic slots", ".gguf-widget"
     page.locator('select[name="gpu_compare"]').select_option("a100-80gb")
     page.locator(".planner-chart summary").click()
     yield "two cards and the chart, its table open", WIDGET
@@ -183,7 +186,7 @@ def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, axe_tab: AxeTab)
                 checked += 1
             assert log.errors == [], (scheme, name, log.errors)
             assert log.requests == [], (scheme, name, log.requests)
-    assert checked == len(SCHEMES) * (12 + 2 * len(CALCULATOR_PAGES))
+    assert checked == len(SCHEMES) * (13 + 2 * len(CALCULATOR_PAGES))
     assert not failures, "axe-core WCAG 2.1 AA violations (rule | node | message):\n" + "\n".join(failures)
 
 

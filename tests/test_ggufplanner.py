@@ -32,7 +32,7 @@ KEYS = ["file", "context", "ubatch", "cache_k", "cache_v", "flash", "compute_buf
         "most_layers", "summary_recipe", "reference_model", "rank_all", "rank_caption", "rank_col_rank",
         "rank_col_card", "rank_col_verdict", "rank_col_headroom", "rank_col_context", "rank_col_change", "rank_fits",
         "rank_no_fit", "rank_host", "swa_full", "kv_cache_full", "kv_cache_swa", "window_not_applied", "parallel",
-        "kv_unified", "kv_streams",
+        "kv_unified", "kv_streams", "llama_server", "server_slots",
         "share_copy", "share_copied", "share_copy_failed", "share_bad", "share_whole", "share_decimal", "share_empty",
         "share_choice", "share_listed", "share_memory", "share_once", "share_fields", "share_model", "share_sort"]
 

@@ -48,6 +48,7 @@ LABELS = (
     "rank_all", "rank_caption", "rank_col_rank", "rank_col_card", "rank_col_verdict", "rank_col_headroom",
     "rank_col_context", "rank_col_change", "rank_fits", "rank_no_fit", "rank_host",
     "swa_full", "kv_cache_full", "kv_cache_swa", "window_not_applied", "parallel", "kv_unified", "kv_streams",
+    "llama_server", "server_slots",
     *SHARE_LABELS,
 )
 """Label keys, each given once.  Templates: ``summary`` takes ``{arch}``, ``{layers}``, ``{tensors}``,
@@ -58,7 +59,8 @@ LABELS = (
 ``{trained}``; ``rank_host`` (the ``-ngl`` change of the every-card table, :mod:`llmcalc.ranking`) ``{change}`` and
 ``{gib}``; ``kv_cache_full`` and ``kv_cache_swa`` (llama.cpp's two caches of a model with sliding-window layers)
 ``{layers}``, ``{cells}`` and ``{mib}``, ``kv_cache_swa`` also ``{window}``; ``window_not_applied`` ``{window}``;
-``kv_streams`` (the caches of ``-np`` sequences without ``--kv-unified``) ``{streams}``."""
+``kv_streams`` (the caches of ``-np`` sequences without ``--kv-unified``) ``{streams}``; ``server_slots``
+(llama-server's automatic slots, :func:`llmcalc.gguf.llama_server_slots`) ``{slots}``."""
 CLASS = "gguf-planner"
 PARTS = ("weights", "kv_cache", "compute_part", "reserve", "total", "host")
 """The rows of the plan's table, each a label key."""
@@ -160,7 +162,7 @@ def widget_data() -> dict[str, str]:
         "limits": {"header": gguf.MAX_HEADER_BYTES, "tensors": gguf.MAX_TENSORS, "keys": gguf.MAX_KEYS,
                    "chunk": gguf.READ_CHUNK, "context": gguf.MAX_CONTEXT,
                    "compute_mib": gguf.MAX_COMPUTE_BUFFER_MIB, "ubatch": gguf.MAX_UBATCH,
-                   "parallel": gguf.MAX_PARALLEL,
+                   "parallel": gguf.MAX_PARALLEL, "server_slots": gguf.LLAMA_SERVER_SLOTS,
                    # llmcalc.planner.gpu_memory's units and range, which the GPU field reads alike
                    "memory_units": dict(MEMORY_UNITS), "min_gpu_bytes": MIN_GPU_BYTES, "max_gpu_bytes": MAX_GPU_BYTES},
         "recipe-models": recipe_models(),
@@ -213,6 +215,7 @@ def _widget(labels: dict[str, str], serial: int) -> str:
         + select("cache_k") + select("cache_v") + check("flash") + check("swa_full")
         + field("parallel", f'<input type="number" id="{p}-parallel" name="gguf_parallel" value="1" min="1" '
                             f'max="{gguf.MAX_PARALLEL}" step="1" inputmode="numeric">') + check("kv_unified")
+        + check("llama_server")
         + field("compute_buffer", f'<input type="text" id="{p}-compute_buffer" name="gguf_compute_buffer" value="" '
                                   'inputmode="decimal">')
         + field("ngl", f'<input type="text" id="{p}-ngl" name="gguf_ngl" value="" inputmode="numeric">')
@@ -226,6 +229,7 @@ def _widget(labels: dict[str, str], serial: int) -> str:
         f'<div role="status" aria-live="polite" data-result><p data-summary>{e(labels["choose"])}</p>'
         f'<table class="calc-table gguf-parts" hidden><tbody>{rows}</tbody></table>'
         '<p data-kv-full hidden></p><p data-kv-swa hidden></p><p data-kv-streams hidden></p>'
+        '<p data-server-slots hidden></p>'
         '<p data-window-note hidden></p>'
         '<p data-verdict></p><p data-largest></p><p data-most-layers></p></div>'
         f'<section class="gguf-rank" aria-labelledby="{p}-rank-caption" hidden>'

@@ -458,6 +458,7 @@
     const kvFull = root.querySelector("[data-kv-full]");
     const kvSwa = root.querySelector("[data-kv-swa]");
     const kvStreams = root.querySelector("[data-kv-streams]");
+    const serverNote = root.querySelector("[data-server-slots]");
     const windowNote = root.querySelector("[data-window-note]");
     const cards = JSON.parse(root.dataset.cards);
     const rankSection = root.querySelector(".gguf-rank");
@@ -472,7 +473,7 @@
 
     /* The two caches of a model with sliding-window layers, and the window llama.cpp does not apply; none when
      * `caches` is null (no plan). */
-    function showCaches(caches, ignored) {
+    function showCaches(caches, ignored, serverSlots) {
       const line = (box, label, cache) => {
         box.hidden = !cache;
         box.textContent = cache ? fill(labels[label], { layers: cache.layers, cells: grouped(cache.cells),
@@ -485,6 +486,8 @@
       const streams = caches ? caches[0].streams : 1;
       kvStreams.hidden = streams === 1;
       kvStreams.textContent = streams === 1 ? "" : fill(labels.kv_streams, { streams });
+      serverNote.hidden = !(caches && serverSlots);
+      serverNote.textContent = caches && serverSlots ? fill(labels.server_slots, { slots: serverSlots }) : "";
       windowNote.hidden = !(caches && ignored);
       windowNote.textContent = caches && ignored ? fill(labels.window_not_applied, { window: grouped(ignored) }) : "";
     }
@@ -658,9 +661,13 @@
         fail("err_input", { label: labels.ngl, min: 0, max: grouped(limits.context) });
         return;
       }
+      // llama-server started without -np runs its automatic slots in one unified cache, whatever the two fields
+      // say (llmcalc.gguf.llama_server_slots)
+      const server = form.gguf_llama_server.checked;
       const options = { context, ubatch, cacheK: form.gguf_cache_k.value, cacheV: form.gguf_cache_v.value,
                         flash: form.gguf_flash.checked, compute, beyond: form.gguf_beyond.checked, ngl,
-                        swaFull: form.gguf_swa_full.checked, parallel, kvUnified: form.gguf_kv_unified.checked };
+                        swaFull: form.gguf_swa_full.checked, parallel: server ? limits.server_slots : parallel,
+                        kvUnified: server || form.gguf_kv_unified.checked };
       let parts;
       let gpuLayers;
       let caches;
@@ -681,7 +688,7 @@
         row.querySelector("[data-gib]").textContent = `${(value / GiB).toFixed(2)} GiB${note}`;
       }
       table.hidden = false;
-      showCaches(caches, model.windowNotApplied);
+      showCaches(caches, model.windowNotApplied, server ? options.parallel : 0);
       const spare = Math.abs(gpu - parts.total);
       const fits = parts.total <= gpu;
       verdict.textContent = fill(labels[fits ? "fits" : "no_fit"], { bytes: `${(spare / GiB).toFixed(2)} GiB` });
@@ -697,6 +704,8 @@
       root.dataset.plan = JSON.stringify({ parts, total: parts.total, fits, largest_context: longest,
                                            compute_buffer_estimated: parts.estimated, host_total: parts.host,
                                            n_gpu_layers: gpuLayers, most_gpu_layers: mostFit,
+                                           parallel: options.parallel, kv_unified: options.kvUnified,
+                                           ...(server ? { llama_server_slots: true } : {}),
                                            ...(caches.length > 1 ? { kv_caches: caches } : {}),
                                            ...(model.windowNotApplied ? { window_not_applied: model.windowNotApplied }
                                              : {}) });
