@@ -80,7 +80,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from types import MappingProxyType
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from . import _validate as check
 from .config import ModelConfig, checks_model
@@ -102,6 +102,7 @@ __all__ = [
     "UBATCH_TOKENS",
     "BatchMeasurement",
     "Constants",
+    "Grouped",
     "Measurement",
     "SpeedEstimate",
     "add_cli_arguments",
@@ -118,6 +119,7 @@ __all__ = [
     "measurements",
     "median_error",
     "median_ubatch_error_by_source",
+    "prompt_flops",
     "run_cli",
     "speed_text",
 ]
@@ -267,7 +269,17 @@ def batch_measurements() -> list[BatchMeasurement]:
         record["unit"], record["url"], record["setting"]) for record in csv.DictReader(lines, delimiter="\t")]
 
 
-def is_fitted(rows: Sequence[Measurement | BatchMeasurement]) -> list[bool]:
+class Grouped(Protocol):
+    """A published run as :func:`is_fitted` sees it: the publication it comes from and what it measures."""
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def quantity(self) -> str: ...
+
+
+def is_fitted(rows: Sequence[Grouped]) -> list[bool]:
     """For each row, whether it is fitted (the rule fixed before fitting; the others are held out).
 
     Within each source and quantity, in the order given, the 2nd, 4th ... rows
@@ -363,6 +375,23 @@ def decode_weight_bytes(cfg: ModelConfig, weight_format: str) -> int:
     return 2 * (active_param_count.unchecked(cfg) - lookup) + 2 * parts["norms"]
 
 
+@checks_model
+def prompt_flops(cfg: ModelConfig, prompt_tokens: int) -> int:
+    """FLOPs of one prompt's prefill: ``2 N`` a token for the ``N`` parameters that multiply
+    (:func:`llmcalc.flops.matmul_params`) plus the causal attention scores and their weighted sum,
+    ``2 P (P + 1)`` times the attention width in each layer for a prompt of ``P`` tokens.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> round(prompt_flops(get_preset("llama-3-8b"), 512) / 1e12, 2)
+    7.75
+    """
+    prompt = check.count("prompt_tokens", prompt_tokens, minimum=0)
+    attention_width = cfg.n_heads * cfg.head_dim
+    return 2 * matmul_params.unchecked(cfg) * prompt + 2 * cfg.n_layers * prompt * (prompt + 1) * attention_width
+
+
 @dataclass(frozen=True)
 class SpeedEstimate:
     """An estimate of one sequence's speed, with what it stands on.
@@ -431,9 +460,7 @@ def _roofline(cfg: ModelConfig, weight_format: str, hardware: str, prompt_tokens
     decode_rate = decode_eff * bandwidth / (weights + kv_per_token * mean_context)
     if constants is not None:
         decode_rate = min(decode_rate, constants.decode_ceiling[engine])
-    attention_width = cfg.n_heads * cfg.head_dim
-    flops = 2 * matmul_params.unchecked(cfg) * prompt_tokens \
-        + 2 * cfg.n_layers * prompt_tokens * (prompt_tokens + 1) * attention_width
+    flops = prompt_flops.unchecked(cfg, prompt_tokens)
     passes = -(-prompt_tokens // UBATCH_TOKENS)
     unpack = 0 if kind == KINDS[0] else passes * (weights + 2 * matmul_params.unchecked(cfg))
     peak = gemm_peak_flops(hardware) if engine == "llama.cpp-cuda" else None
