@@ -242,6 +242,8 @@ MESSAGES: dict[str, str] = {
                                    "Llama 3 8B)",
     "vllm_speed_hardware_unmeasured": "no vLLM speed was measured on {hardware!r} ({vendor}); measured: NVIDIA "
                                       "cards (CUDA)",
+    "vllm_speed_format_unmeasured": "no vLLM speed was measured with {weight_format} weights; measured: 16-bit "
+                                    "(BF16/FP16) weights, --format F16",
     "vllm_speed_no_tensor_rate": "{hardware!r} publishes no dense FP16 tensor rate for the roofline of a vLLM step",
     "vllm_speed_preempted": "vLLM's KV pool on {hardware!r} holds {pool:,} tokens, {fits:,} sequence(s) of "
                             "{context:,} tokens: a batch of {batch:,} would be preempted and recomputed, which is not "

@@ -107,6 +107,7 @@ __all__ = [
     "SpeedEstimate",
     "add_cli_arguments",
     "batch_measurements",
+    "cli_model",
     "cost_per_million_tokens",
     "decode_weight_bytes",
     "engine_for",
@@ -766,32 +767,44 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``llmcalc speed`` command's arguments."""
     hardware = ", ".join(sorted(DATASHEETS) + sorted(MEASURED_HARDWARE))
     parser.add_argument("model", metavar="MODEL", help="a preset name or the path of a config.json")
-    parser.add_argument("--format", dest="weight_format", choices=FORMATS, default="Q4_K_M",
-                        help="weights: F16 or a llama-quantize recipe")
+    parser.add_argument("--engine", choices=("llama.cpp", "vllm"), default="llama.cpp",
+                        help="llama.cpp (one sequence, GGUF weights) or vllm (a batch on one GPU, 16-bit weights)")
+    parser.add_argument("--format", dest="weight_format", choices=FORMATS, default=None,
+                        help="weights: F16 or a llama-quantize recipe (llama.cpp; default Q4_K_M); vllm takes F16 "
+                        "only, its BF16/FP16 weights")
     parser.add_argument("--hardware", required=True, metavar="KEY",
                         help=f"the card or chip, with its datasheet's bandwidth and FP16 tensor rate ({hardware})")
     parser.add_argument("--prompt-tokens", type=int, default=512, metavar="N", help="tokens of the prompt")
     parser.add_argument("--generated-tokens", type=int, default=128, metavar="N",
                         help="tokens generated after it; the decode rate is their mean")
     parser.add_argument("--batch", type=int, default=1, metavar="N",
-                        help="sequences decoded together (only 1 was measured: more is refused)")
+                        help="sequences decoded together (llama.cpp: only 1 was measured, more is refused; vllm: "
+                        "1 to 64 were measured)")
     parser.add_argument("--price-per-gpu-hour", type=float, default=None, metavar="P",
                         help="what one GPU costs an hour, in any currency (none is shipped: prices date); gives the "
                         "cost per million output tokens")
 
 
-def run_cli(args: argparse.Namespace) -> tuple[dict[str, object], str]:
-    """``llmcalc speed``: the estimate, its basis and held-out error, and the cost at the reader's price."""
+def cli_model(model: str) -> ModelConfig:
+    """The model ``llmcalc speed`` names: a preset or the path of a config.json."""
     from pathlib import Path
 
     from .presets import PRESETS
 
-    if args.model in PRESETS:
-        cfg = get_preset(args.model)
-    elif Path(args.model).is_file():
-        cfg = ModelConfig.from_hf_config(args.model)
-    else:
-        raise ValueError(f"MODEL must be a preset ({', '.join(PRESETS)}) or a config.json; got {args.model!r}")
+    if model in PRESETS:
+        return get_preset(model)
+    if Path(model).is_file():
+        return ModelConfig.from_hf_config(model)
+    raise ValueError(f"MODEL must be a preset ({', '.join(PRESETS)}) or a config.json; got {model!r}")
+
+
+def run_cli(args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    """``llmcalc speed``: the estimate, its basis and held-out error, and the cost at the reader's price."""
+    cfg = cli_model(args.model)
+    if args.engine == "vllm":
+        from .vllmspeed import run_vllm_cli
+        return run_vllm_cli(cfg, args)
+    args.weight_format = args.weight_format or "Q4_K_M"
     estimate = estimate_speed(cfg, args.weight_format, args.hardware, prompt_tokens=args.prompt_tokens,
                               generated_tokens=args.generated_tokens, batch=args.batch)
     cost = None

@@ -52,6 +52,7 @@ Llama 3 8B on an H100 SXM, 16 sequences of a 1,024-token prompt and 256 tokens o
 
 from __future__ import annotations
 
+import argparse
 import csv
 import math
 import statistics
@@ -69,7 +70,7 @@ from .flops import matmul_params
 from .memory import kv_cache_bytes_per_token
 from .planner import gpu_memory
 from .presets import get_preset
-from .speed import is_fitted, prompt_flops
+from .speed import cost_per_million_tokens, is_fitted, prompt_flops
 
 __all__ = [
     "VLLM_CONSTANTS",
@@ -84,9 +85,11 @@ __all__ = [
     "fit_vllm_constants",
     "held_out_vllm_comparison",
     "in_scope",
+    "run_vllm_cli",
     "unchunked_batched_tokens",
     "vllm_measurements",
     "vllm_median_error",
+    "vllm_speed_text",
 ]
 
 DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048
@@ -458,3 +461,74 @@ def _nvidia_card(hardware: str) -> str:
     if sheet.fp16 is None:
         raise refusal("vllm_speed_no_tensor_rate", hardware=hardware)
     return hardware
+
+
+def vllm_speed_text(label: str, estimate: VllmSpeedEstimate, cost: float | None, price: float | None) -> str:
+    """The lines ``llmcalc speed --engine vllm`` prints (the widget prints the same, in the page's language).
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> estimate = estimate_vllm_speed(get_preset("llama-3-8b"), "h100-sxm", batch=16, prompt_tokens=1024,
+    ...                                generated_tokens=256)
+    >>> cost = cost_per_million_tokens(2.0, estimate.aggregate_tokens_per_second)
+    >>> print(vllm_speed_text("llama-3-8b", estimate, cost, 2.0))
+    llama-3-8b on h100-sxm (vLLM, 16-bit weights, one GPU): an estimate, not a measurement
+    16 sequences together, prompt 1,024 tokens, 256 generated each
+    decode: 110.5 tokens/s a sequence, 1,768.2 tokens/s in all
+    time to first token: 943 ms for the batch's 16 prompts (no run timed the prefill apart: not checked)
+    cost per million output tokens: 0.31 at 2.00 per GPU-hour
+    basis: 15,009,849,344 bytes of weights and 131,072 bytes of KV cache a token at 0.86 of 3,350 GB/s; FLOPs at \
+0.27 of 989.5 TFLOPS; 3.0 ms a step; KV pool of 447,824 tokens
+    held-out median error: 2.8 % of a batch's latency, 36 runs (vLLM 0.6 on an A100 40 GB and an H100 SXM, \
+batches of 1 to 64)
+    """
+    constants = VLLM_CONSTANTS
+    held = held_out_vllm_comparison()
+    lines = [
+        f"{label} on {estimate.hardware} (vLLM, 16-bit weights, one GPU): an estimate, not a measurement",
+        f"{estimate.batch:,} sequence{'s' if estimate.batch > 1 else ''} together, prompt "
+        f"{estimate.prompt_tokens:,} tokens, {estimate.generated_tokens:,} generated each",
+        f"decode: {estimate.sequence_tokens_per_second:,.1f} tokens/s a sequence, "
+        f"{estimate.aggregate_tokens_per_second:,.1f} tokens/s in all",
+        f"time to first token: {estimate.prefill_seconds * 1000:,.0f} ms for the batch's {estimate.batch:,} "
+        f"prompt{'s' if estimate.batch > 1 else ''} (no run timed the prefill apart: not checked)",
+    ]
+    if cost is not None and price is not None:
+        lines.append(f"cost per million output tokens: {cost:,.2f} at {price:,.2f} per GPU-hour")
+    lines.append(f"basis: {estimate.weight_bytes:,} bytes of weights and {estimate.kv_bytes_per_token:,} bytes of KV "
+                 f"cache a token at {constants.bandwidth_share:.2f} of {estimate.bandwidth / 1e9:,.0f} GB/s; FLOPs at "
+                 f"{constants.compute_share:.2f} of {estimate.peak_flops / 1e12:,.1f} TFLOPS; "
+                 f"{constants.step_seconds * 1000:.1f} ms a step; KV pool of {estimate.kv_pool_tokens:,} tokens")
+    lines.append(f"held-out median error: {vllm_median_error():.1%} of a batch's latency, {len(held)} runs (vLLM 0.6 "
+                 "on an A100 40 GB and an H100 SXM, batches of 1 to 64)".replace("%", " %"))
+    lines.extend(f"note: {VLLM_NOTES[note]}" for note in estimate.notes)
+    return "\n".join(lines)
+
+
+def run_vllm_cli(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    """``llmcalc speed --engine vllm``: the batch's estimate, its basis and held-out error, and the cost."""
+    if args.weight_format not in (None, "F16"):
+        raise refusal("vllm_speed_format_unmeasured", weight_format=args.weight_format)
+    estimate = estimate_vllm_speed(cfg, args.hardware, batch=args.batch, prompt_tokens=args.prompt_tokens,
+                                   generated_tokens=args.generated_tokens)
+    cost = None
+    if args.price_per_gpu_hour is not None:
+        cost = cost_per_million_tokens(args.price_per_gpu_hour, estimate.aggregate_tokens_per_second)
+    result: dict[str, object] = {
+        "model": args.model, "hardware": estimate.hardware, "engine": "vllm", "estimate": True,
+        "batch": estimate.batch, "prompt_tokens": estimate.prompt_tokens,
+        "generated_tokens": estimate.generated_tokens, "max_model_len": estimate.max_model_len,
+        "sequence_tokens_per_second": estimate.sequence_tokens_per_second,
+        "aggregate_tokens_per_second": estimate.aggregate_tokens_per_second,
+        "time_to_first_token_seconds": estimate.prefill_seconds, "latency_seconds": estimate.latency_seconds,
+        "cost_per_million_output_tokens": cost, "price_per_gpu_hour": args.price_per_gpu_hour,
+        "weight_bytes": estimate.weight_bytes, "kv_bytes_per_token": estimate.kv_bytes_per_token,
+        "bandwidth": estimate.bandwidth, "peak_flops": estimate.peak_flops,
+        "kv_pool_tokens": estimate.kv_pool_tokens,
+        "constants": {"bandwidth_share": VLLM_CONSTANTS.bandwidth_share,
+                      "compute_share": VLLM_CONSTANTS.compute_share, "step_seconds": VLLM_CONSTANTS.step_seconds},
+        "held_out_median_error": vllm_median_error(), "held_out_runs": len(held_out_vllm_comparison()),
+        "notes": list(estimate.notes),
+    }
+    return result, vllm_speed_text(args.model, estimate, cost, args.price_per_gpu_hour)

@@ -8,13 +8,17 @@ config.json and the H100 datasheet, and the split rule restated from its declara
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
+import json
 import math
 from importlib import resources
 
 import pytest
 
 from llmcalc import get_preset
+from llmcalc.cli import main
 from llmcalc.errors import Refusal
 from llmcalc.vllmspeed import (
     VLLM_CONSTANTS,
@@ -135,3 +139,37 @@ def test_what_was_not_measured_is_refused_by_name(model: str, hardware: str, bat
         estimate_vllm_speed(get_preset(model), hardware, batch=batch, prompt_tokens=2048, generated_tokens=512)
     assert refused.value.code == code
     assert hardware in str(refused.value) or model.split("-")[0] in str(refused.value)
+
+
+def _cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(["speed", *args])
+        except SystemExit as exit_:
+            status = int(exit_.code or 0)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_the_cli_prints_the_estimate_and_its_json_agrees() -> None:
+    args = ("llama-3-8b", "--engine", "vllm", "--hardware", "a100-40gb", "--batch", "32", "--prompt-tokens", "512",
+            "--generated-tokens", "512", "--price-per-gpu-hour", "1.5")
+    status, text, _ = _cli(*args)
+    assert status == 0
+    estimate = estimate_vllm_speed(get_preset("llama-3-8b"), "a100-40gb", batch=32, prompt_tokens=512,
+                                   generated_tokens=512)
+    assert f"{estimate.aggregate_tokens_per_second:,.1f} tokens/s in all" in text
+    assert "held-out median error: 2.8 %" in text
+    status, payload, _ = _cli(*args, "--json")
+    result = json.loads(payload)
+    assert result["aggregate_tokens_per_second"] == estimate.aggregate_tokens_per_second
+    assert math.isclose(result["cost_per_million_output_tokens"],
+                        1.5 / 3600 / estimate.aggregate_tokens_per_second * 1e6, rel_tol=1e-12)
+    # The published run of this shape (source A, A100, Llama 3 8B, batch 32, 512 in and out) took 11.60 s.
+    assert abs(estimate.latency_seconds / 11.598165279254317 - 1) < 0.15
+
+
+def test_the_cli_refuses_a_quantized_format_for_vllm() -> None:
+    status, _, err = _cli("llama-3-8b", "--engine", "vllm", "--hardware", "h100-sxm", "--format", "Q4_K_M")
+    assert status == 2
+    assert "no vLLM speed was measured with Q4_K_M weights" in err
