@@ -244,8 +244,10 @@ MESSAGES: dict[str, str] = {
                                       "cards (CUDA)",
     "vllm_speed_format_unmeasured": "no vLLM speed was measured with {weight_format} weights; measured: 16-bit "
                                     "(BF16/FP16) weights, --format F16",
+    "vllm_speed_context_too_long": "the prompt and the tokens generated ({context:,}) are past the {limit:,} "
+                                   "positions of the model",
     "vllm_speed_no_tensor_rate": "{hardware!r} publishes no dense FP16 tensor rate for the roofline of a vLLM step",
-    "vllm_speed_preempted": "vLLM's KV pool on {hardware!r} holds {pool:,} tokens, {fits:,} sequence(s) of "
+    "vllm_speed_preempted": "the KV pool of vLLM on {hardware} holds {pool:,} tokens, {fits:,} sequence(s) of "
                             "{context:,} tokens: a batch of {batch:,} would be preempted and recomputed, which is not "
                             "modelled",
     "speed_window_unmeasured": "no llama.cpp speed was measured for sliding-window attention ({model_type}: "

@@ -68,7 +68,7 @@ from .engines import VLLM_MAX_NUM_BATCHED_TOKENS, plan_vllm
 from .errors import refusal
 from .flops import matmul_params
 from .memory import kv_cache_bytes_per_token
-from .planner import gpu_memory
+from .planner import context_limit, gpu_memory
 from .presets import get_preset
 from .speed import cost_per_million_tokens, is_fitted, prompt_flops
 
@@ -85,6 +85,8 @@ __all__ = [
     "fit_vllm_constants",
     "held_out_vllm_comparison",
     "in_scope",
+    "nvidia_card",
+    "pool_tokens",
     "run_vllm_cli",
     "unchunked_batched_tokens",
     "vllm_measurements",
@@ -162,8 +164,19 @@ def unchunked_batched_tokens(max_model_len: int) -> int:
     return max(max_model_len, DEFAULT_MAX_NUM_BATCHED_TOKENS)
 
 
-def _pool_tokens(cfg: ModelConfig, hardware: str, max_model_len: int, max_num_batched_tokens: int) -> int:
-    """The tokens of the KV pool the planner's vLLM plan gives on ``hardware``."""
+def pool_tokens(cfg: ModelConfig, hardware: str, max_model_len: int, max_num_batched_tokens: int) -> int:
+    """The tokens of the KV pool the planner's vLLM plan gives on ``hardware`` (vLLM's defaults otherwise).
+
+    ``max_model_len`` does not change it: the pool is what the profiled peak leaves, and that peak is of
+    ``max_num_batched_tokens``.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> llama = get_preset("llama-3-8b")
+    >>> pool_tokens(llama, "h100-sxm", 8192, 8192), pool_tokens(llama, "h100-sxm", 1, 8192)
+    (447824, 447824)
+    """
     plan = plan_vllm(cfg, gpu_memory(hardware), max_model_len=max_model_len,
                      max_num_batched_tokens=max_num_batched_tokens)
     return plan.kv_tokens
@@ -182,7 +195,7 @@ def batch_fits(cfg: ModelConfig, hardware: str, batch: int, context_tokens: int,
     >>> batch_fits(get_preset("llama-2-7b"), "a100-40gb", 16, 4096, 4096, 4096)
     False
     """
-    return batch * context_tokens <= _pool_tokens(cfg, hardware, max_model_len, max_num_batched_tokens)
+    return batch * context_tokens <= pool_tokens(cfg, hardware, max_model_len, max_num_batched_tokens)
 
 
 def in_scope(rows: list[VllmMeasurement] | None = None) -> list[VllmMeasurement]:
@@ -232,7 +245,8 @@ def _steps(cfg: ModelConfig, hardware: str, batch: int, prompt: int, generated: 
         prefill.append((1, weights / bandwidth, rest * prompt_flops.unchecked(cfg, prompt) / peak))
     context = prompt + generated / 2
     decode_bytes = weights + batch * kv_cache_bytes_per_token.unchecked(cfg, "fp16") * context
-    decode_flops = batch * (2 * matmul_params.unchecked(cfg) + 4 * cfg.n_layers * context * cfg.n_heads * cfg.head_dim)
+    attention_width = cfg.n_heads * cfg.head_dim
+    decode_flops = batch * (2 * matmul_params.unchecked(cfg) + 4 * cfg.n_layers * context * attention_width)
     return _Steps(tuple(prefill), (generated - 1, decode_bytes / bandwidth, decode_flops / peak))
 
 
@@ -335,7 +349,7 @@ MeasuredRange(batch=64, context_tokens=4096, weight_bytes=(13214687232, 15009849
 VLLM_NOTES: Mapping[str, str] = MappingProxyType({
     "batch": "the batch is larger than any measured (64 sequences): the roofline extends the fit",
     "context_tokens": "the context is longer than any measured (4,096 tokens): the KV-cache reads extend the fit",
-    "weight_bytes": "the model's size is outside the measured ones (Llama 2 7B and Llama 3 8B): per-step work "
+    "weight_bytes": "the size of the model is outside the measured ones (Llama 2 7B and Llama 3 8B): per-step work "
                     "the roofline does not see may weigh differently",
     "hardware": "no run was measured on this card: its datasheet figures with the shares fitted on an A100 and "
                 "an H100",
@@ -413,10 +427,10 @@ def estimate_vllm_speed(cfg: ModelConfig, hardware: str, *, batch: int, prompt_t
     ...                     generated_tokens=2768)
     Traceback (most recent call last):
         ...
-    llmcalc.errors.RefusalValueError: vLLM's KV pool on 'h100-sxm' holds 447,824 tokens, 13 sequence(s) of 32,768 \
+    llmcalc.errors.RefusalValueError: the KV pool of vLLM on h100-sxm holds 447,824 tokens, 13 sequence(s) of 32,768 \
 tokens: a batch of 16 would be preempted and recomputed, which is not modelled
     """
-    card = _nvidia_card(hardware)
+    card = nvidia_card(hardware)
     sequences = check.count("batch", batch, maximum=1024)
     prompt = check.count("prompt_tokens", prompt_tokens, maximum=2**20)
     generated = check.count("generated_tokens", generated_tokens, minimum=2, maximum=2**20)
@@ -425,7 +439,9 @@ tokens: a batch of 16 would be preempted and recomputed, which is not modelled
     batched = check.count("max_num_batched_tokens", max_num_batched_tokens, maximum=2**24)
     if cfg.is_moe or cfg.sliding_window_layers:
         raise refusal("vllm_speed_model_unmeasured", model_type=cfg.model_type or "custom")
-    pool = _pool_tokens(cfg, card, length, batched)
+    if length > context_limit.unchecked(cfg):
+        raise refusal("vllm_speed_context_too_long", context=length, limit=context_limit.unchecked(cfg))
+    pool = pool_tokens(cfg, card, length, batched)
     if sequences * (prompt + generated) > pool:
         raise refusal("vllm_speed_preempted", hardware=card, pool=pool, context=prompt + generated,
                       fits=pool // (prompt + generated), batch=sequences)
@@ -451,7 +467,7 @@ tokens: a batch of 16 would be preempted and recomputed, which is not modelled
                              tuple(notes))
 
 
-def _nvidia_card(hardware: str) -> str:
+def nvidia_card(hardware: str) -> str:
     """``hardware`` if vLLM's CUDA build was measured on its kind and its datasheet prints an FP16 tensor rate,
     else a refusal naming it."""
     sheet = datasheet(hardware)
@@ -474,25 +490,25 @@ def vllm_speed_text(label: str, estimate: VllmSpeedEstimate, cost: float | None,
     >>> cost = cost_per_million_tokens(2.0, estimate.aggregate_tokens_per_second)
     >>> print(vllm_speed_text("llama-3-8b", estimate, cost, 2.0))
     llama-3-8b on h100-sxm (vLLM, 16-bit weights, one GPU): an estimate, not a measurement
-    16 sequences together, prompt 1,024 tokens, 256 generated each
+    sequences decoded together: 16; prompt 1,024 tokens, 256 generated each
     decode: 110.5 tokens/s a sequence, 1,768.2 tokens/s in all
-    time to first token: 943 ms for the batch's 16 prompts (no run timed the prefill apart: not checked)
+    time to first token: 943 ms, the prefill of the whole batch (no run timed the prefill apart: not checked)
     cost per million output tokens: 0.31 at 2.00 per GPU-hour
     basis: 15,009,849,344 bytes of weights and 131,072 bytes of KV cache a token at 0.86 of 3,350 GB/s; FLOPs at \
 0.27 of 989.5 TFLOPS; 3.0 ms a step; KV pool of 447,824 tokens
-    held-out median error: 2.8 % of a batch's latency, 36 runs (vLLM 0.6 on an A100 40 GB and an H100 SXM, \
+    held-out median error: 2.8 % of the latency of a batch, 36 runs (vLLM 0.6 on an A100 40 GB and an H100 SXM, \
 batches of 1 to 64)
     """
     constants = VLLM_CONSTANTS
     held = held_out_vllm_comparison()
     lines = [
         f"{label} on {estimate.hardware} (vLLM, 16-bit weights, one GPU): an estimate, not a measurement",
-        f"{estimate.batch:,} sequence{'s' if estimate.batch > 1 else ''} together, prompt "
-        f"{estimate.prompt_tokens:,} tokens, {estimate.generated_tokens:,} generated each",
+        f"sequences decoded together: {estimate.batch:,}; prompt {estimate.prompt_tokens:,} tokens, "
+        f"{estimate.generated_tokens:,} generated each",
         f"decode: {estimate.sequence_tokens_per_second:,.1f} tokens/s a sequence, "
         f"{estimate.aggregate_tokens_per_second:,.1f} tokens/s in all",
-        f"time to first token: {estimate.prefill_seconds * 1000:,.0f} ms for the batch's {estimate.batch:,} "
-        f"prompt{'s' if estimate.batch > 1 else ''} (no run timed the prefill apart: not checked)",
+        f"time to first token: {estimate.prefill_seconds * 1000:,.0f} ms, the prefill of the whole batch (no run "
+        "timed the prefill apart: not checked)",
     ]
     if cost is not None and price is not None:
         lines.append(f"cost per million output tokens: {cost:,.2f} at {price:,.2f} per GPU-hour")
@@ -500,8 +516,8 @@ batches of 1 to 64)
                  f"cache a token at {constants.bandwidth_share:.2f} of {estimate.bandwidth / 1e9:,.0f} GB/s; FLOPs at "
                  f"{constants.compute_share:.2f} of {estimate.peak_flops / 1e12:,.1f} TFLOPS; "
                  f"{constants.step_seconds * 1000:.1f} ms a step; KV pool of {estimate.kv_pool_tokens:,} tokens")
-    lines.append(f"held-out median error: {vllm_median_error():.1%} of a batch's latency, {len(held)} runs (vLLM 0.6 "
-                 "on an A100 40 GB and an H100 SXM, batches of 1 to 64)".replace("%", " %"))
+    lines.append(f"held-out median error: {vllm_median_error():.1%} of the latency of a batch, {len(held)} runs "
+                 "(vLLM 0.6 on an A100 40 GB and an H100 SXM, batches of 1 to 64)".replace("%", " %"))
     lines.extend(f"note: {VLLM_NOTES[note]}" for note in estimate.notes)
     return "\n".join(lines)
 
