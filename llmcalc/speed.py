@@ -55,8 +55,8 @@ refused (:func:`held_out_ubatch_comparison` shows why the roofline is not
 trusted for one), as are sliding-window models; Apple prints no GPU tensor rate, so a prefill on Apple silicon is not
 estimated; AMD cards (llama.cpp's ROCm back end) were not measured; prompts,
 contexts and models outside the measured range, and an estimate a ceiling
-sets, are named in :attr:`SpeedEstimate.notes`.  No vLLM or SGLang
-measurement is in the data, so their speed is not estimated.
+sets, are named in :attr:`SpeedEstimate.notes`.  No SGLang measurement
+is in the data, so its speed is not estimated; vLLM's, for a batch, is :mod:`llmcalc.vllmspeed`'s.
 
 Examples
 --------

@@ -8,17 +8,15 @@ config.json and the H100 datasheet, and the split rule restated from its declara
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import io
 import json
 import math
 from importlib import resources
 
 import pytest
+from test_speed import run_cli
 
 from llmcalc import get_preset
-from llmcalc.cli import main
 from llmcalc.errors import Refusal
 from llmcalc.vllmspeed import (
     VLLM_CONSTANTS,
@@ -141,26 +139,16 @@ def test_what_was_not_measured_is_refused_by_name(model: str, hardware: str, bat
     assert hardware in str(refused.value) or model.split("-")[0] in str(refused.value)
 
 
-def _cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main(["speed", *args])
-        except SystemExit as exit_:
-            status = int(exit_.code or 0)
-    return status, out.getvalue(), err.getvalue()
-
-
 def test_the_cli_prints_the_estimate_and_its_json_agrees() -> None:
     args = ("llama-3-8b", "--engine", "vllm", "--hardware", "a100-40gb", "--batch", "32", "--prompt-tokens", "512",
             "--generated-tokens", "512", "--price-per-gpu-hour", "1.5")
-    status, text, _ = _cli(*args)
+    status, text, _ = run_cli(*args)
     assert status == 0
     estimate = estimate_vllm_speed(get_preset("llama-3-8b"), "a100-40gb", batch=32, prompt_tokens=512,
                                    generated_tokens=512)
     assert f"{estimate.aggregate_tokens_per_second:,.1f} tokens/s in all" in text
     assert "held-out median error: 2.8 %" in text
-    status, payload, _ = _cli(*args, "--json")
+    status, payload, _ = run_cli(*args, "--json")
     result = json.loads(payload)
     assert result["aggregate_tokens_per_second"] == estimate.aggregate_tokens_per_second
     assert math.isclose(result["cost_per_million_output_tokens"],
@@ -170,6 +158,6 @@ def test_the_cli_prints_the_estimate_and_its_json_agrees() -> None:
 
 
 def test_the_cli_refuses_a_quantized_format_for_vllm() -> None:
-    status, _, err = _cli("llama-3-8b", "--engine", "vllm", "--hardware", "h100-sxm", "--format", "Q4_K_M")
+    status, _, err = run_cli("llama-3-8b", "--engine", "vllm", "--hardware", "h100-sxm", "--format", "Q4_K_M")
     assert status == 2
     assert "no vLLM speed was measured with Q4_K_M weights" in err

@@ -21,6 +21,7 @@ from docutils import nodes
 
 from .calculators.html import preset_options
 from .ggufplanner import LabelListDirective, holds_widget, replace_label_lists
+from .speedestimate import FormControls
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -109,30 +110,17 @@ def widget_data() -> dict[str, Any]:
 
 def _widget(labels: dict[str, str], serial: int) -> str:
     e = html.escape
-    p = f"vllm-speed-{serial}"
     data = widget_data()
     payload = e(json.dumps(data, separators=(",", ":")))
     messages = e(json.dumps(labels, ensure_ascii=False, separators=(",", ":")))
-
-    def field(name: str, control: str) -> str:
-        return f'<div class="calc-field"><label for="{p}-{name}">{e(labels[name])}</label>{control}</div>'
-
-    def select(name: str, options: list[tuple[str, str]], chosen: str) -> str:
-        items = "".join(f'<option value="{e(value)}"{" selected" if value == chosen else ""}>{e(text)}</option>'
-                        for value, text in options)
-        return field(name, f'<select id="{p}-{name}" name="vllm_{name}">{items}</select>')
-
-    def number(name: str, value: int, maximum: int) -> str:
-        return field(name, f'<input type="number" id="{p}-{name}" name="vllm_{name}" value="{value}" min="1" '
-                           f'max="{maximum}" step="1" inputmode="numeric">')
-
+    controls = FormControls(labels, f"vllm-speed-{serial}", "vllm")
     return (
         f'<div class="speed-widget" data-vllm-speed-estimate data-speed="{payload}" data-labels="{messages}">'
         '<form class="calc-form" onsubmit="return false">'
-        + select("model", preset_options(data["models"], labels), "llama-3-8b")
-        + select("hardware", [(key, key) for key in data["hardware"]], "h100-sxm")
-        + number("batch", 16, MAX_BATCH) + number("prompt", 1024, MAX_TOKENS) + number("generated", 256, MAX_TOKENS)
-        + field("price", f'<input type="text" id="{p}-price" name="vllm_price" value="" inputmode="decimal">')
+        + controls.select("model", preset_options(data["models"], labels), "llama-3-8b")
+        + controls.select("hardware", [(key, key) for key in data["hardware"]], "h100-sxm")
+        + controls.number("batch", 16, MAX_BATCH) + controls.number("prompt", 1024, MAX_TOKENS)
+        + controls.number("generated", 256, MAX_TOKENS) + controls.text("price")
         + '</form><p class="calc-error" role="alert" data-error hidden></p>'
         '<div role="status" aria-live="polite" data-result></div></div>'
     )
