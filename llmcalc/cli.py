@@ -923,7 +923,8 @@ def build_parser() -> argparse.ArgumentParser:
     gguf_plan.add_argument("--gpu", type=_gpu_argument, metavar="SIZE",
                            help="GPU memory, as for plan --gpu, or a Mac's unified memory at the share Metal gives one "
                            f"process ({', '.join(mac.key for mac in UNIFIED_MEMORY)})")
-    speed.add_cli_arguments(command("speed", "how fast llama.cpp decodes and reaches the first token on a card: an "
+    speed.add_cli_arguments(command("speed", "how fast llama.cpp (one sequence) or vLLM (a batch) decodes and reaches "
+                                    "the first token on a card: an "
                                     "estimate from the roofline and published runs, and the cost per million output "
                                     "tokens at your price"))
     return parser

@@ -237,6 +237,19 @@ MESSAGES: dict[str, str] = {
     "speed_batch_unmeasured": "batch must be 1: no published llama.cpp run decoded several sequences together on a "
                               "listed card, and on runs that put several tokens a step through the weights the "
                               "held-out median error of the roofline was {low} to {high} by source; got {batch}",
+    "vllm_speed_model_unmeasured": "no vLLM speed was measured for a mixture of experts or a sliding window "
+                                   "({model_type}); measured: dense models with full attention (Llama 2 7B, "
+                                   "Llama 3 8B)",
+    "vllm_speed_hardware_unmeasured": "no vLLM speed was measured on {hardware!r} ({vendor}); measured: NVIDIA "
+                                      "cards (CUDA)",
+    "vllm_speed_format_unmeasured": "no vLLM speed was measured with {weight_format} weights; measured: 16-bit "
+                                    "(BF16/FP16) weights, --format F16",
+    "vllm_speed_context_too_long": "the prompt and the tokens generated ({context:,}) are past the {limit:,} "
+                                   "positions of the model",
+    "vllm_speed_no_tensor_rate": "{hardware!r} publishes no dense FP16 tensor rate for the roofline of a vLLM step",
+    "vllm_speed_preempted": "the KV pool of vLLM on {hardware} holds {pool:,} tokens, {fits:,} sequence(s) of "
+                            "{context:,} tokens: a batch of {batch:,} would be preempted and recomputed, which is not "
+                            "modelled",
     "speed_window_unmeasured": "no llama.cpp speed was measured for sliding-window attention ({model_type}: "
                                "{layers} layers with a {window}-token window), whose KV-cache reads stop at the window",
     "setup_leaves_fp32": "the {setup} set-up is modelled for dense models whose norms are named '*norm*' only: for "

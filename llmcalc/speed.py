@@ -55,8 +55,8 @@ refused (:func:`held_out_ubatch_comparison` shows why the roofline is not
 trusted for one), as are sliding-window models; Apple prints no GPU tensor rate, so a prefill on Apple silicon is not
 estimated; AMD cards (llama.cpp's ROCm back end) were not measured; prompts,
 contexts and models outside the measured range, and an estimate a ceiling
-sets, are named in :attr:`SpeedEstimate.notes`.  No vLLM or SGLang
-measurement is in the data, so their speed is not estimated.
+sets, are named in :attr:`SpeedEstimate.notes`.  No SGLang measurement
+is in the data, so its speed is not estimated; vLLM's, for a batch, is :mod:`llmcalc.vllmspeed`'s.
 
 Examples
 --------
@@ -80,7 +80,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from types import MappingProxyType
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from . import _validate as check
 from .config import ModelConfig, checks_model
@@ -102,10 +102,12 @@ __all__ = [
     "UBATCH_TOKENS",
     "BatchMeasurement",
     "Constants",
+    "Grouped",
     "Measurement",
     "SpeedEstimate",
     "add_cli_arguments",
     "batch_measurements",
+    "cli_model",
     "cost_per_million_tokens",
     "decode_weight_bytes",
     "engine_for",
@@ -118,6 +120,7 @@ __all__ = [
     "measurements",
     "median_error",
     "median_ubatch_error_by_source",
+    "prompt_flops",
     "run_cli",
     "speed_text",
 ]
@@ -267,7 +270,17 @@ def batch_measurements() -> list[BatchMeasurement]:
         record["unit"], record["url"], record["setting"]) for record in csv.DictReader(lines, delimiter="\t")]
 
 
-def is_fitted(rows: Sequence[Measurement | BatchMeasurement]) -> list[bool]:
+class Grouped(Protocol):
+    """A published run as :func:`is_fitted` sees it: the publication it comes from and what it measures."""
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def quantity(self) -> str: ...
+
+
+def is_fitted(rows: Sequence[Grouped]) -> list[bool]:
     """For each row, whether it is fitted (the rule fixed before fitting; the others are held out).
 
     Within each source and quantity, in the order given, the 2nd, 4th ... rows
@@ -366,6 +379,23 @@ def decode_weight_bytes(cfg: ModelConfig, weight_format: str) -> int:
     return 2 * (active_param_count.unchecked(cfg) - lookup) + 2 * parts["norms"]
 
 
+@checks_model
+def prompt_flops(cfg: ModelConfig, prompt_tokens: int) -> int:
+    """FLOPs of one prompt's prefill: ``2 N`` a token for the ``N`` parameters that multiply
+    (:func:`llmcalc.flops.matmul_params`) plus the causal attention scores and their weighted sum,
+    ``2 P (P + 1)`` times the attention width in each layer for a prompt of ``P`` tokens.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> round(prompt_flops(get_preset("llama-3-8b"), 512) / 1e12, 2)
+    7.75
+    """
+    prompt = check.count("prompt_tokens", prompt_tokens, minimum=0)
+    attention_width = cfg.n_heads * cfg.head_dim
+    return 2 * matmul_params.unchecked(cfg) * prompt + 2 * cfg.n_layers * prompt * (prompt + 1) * attention_width
+
+
 @dataclass(frozen=True)
 class SpeedEstimate:
     """An estimate of one sequence's speed, with what it stands on.
@@ -434,9 +464,7 @@ def _roofline(cfg: ModelConfig, weight_format: str, hardware: str, prompt_tokens
     decode_rate = decode_eff * bandwidth / (weights + kv_per_token * mean_context)
     if constants is not None:
         decode_rate = min(decode_rate, constants.decode_ceiling[engine])
-    attention_width = cfg.n_heads * cfg.head_dim
-    flops = 2 * matmul_params.unchecked(cfg) * prompt_tokens \
-        + 2 * cfg.n_layers * prompt_tokens * (prompt_tokens + 1) * attention_width
+    flops = prompt_flops.unchecked(cfg, prompt_tokens)
     passes = -(-prompt_tokens // UBATCH_TOKENS)
     unpack = 0 if kind == KINDS[0] else passes * (weights + 2 * matmul_params.unchecked(cfg))
     peak = gemm_peak_flops(hardware) if engine == "llama.cpp-cuda" else None
@@ -742,32 +770,44 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``llmcalc speed`` command's arguments."""
     hardware = ", ".join(sorted(DATASHEETS) + sorted(MEASURED_HARDWARE))
     parser.add_argument("model", metavar="MODEL", help="a preset name or the path of a config.json")
-    parser.add_argument("--format", dest="weight_format", choices=FORMATS, default="Q4_K_M",
-                        help="weights: F16 or a llama-quantize recipe")
+    parser.add_argument("--engine", choices=("llama.cpp", "vllm"), default="llama.cpp",
+                        help="llama.cpp (one sequence, GGUF weights) or vllm (a batch on one GPU, 16-bit weights)")
+    parser.add_argument("--format", dest="weight_format", choices=FORMATS, default=None,
+                        help="weights: F16 or a llama-quantize recipe (llama.cpp; default Q4_K_M); vllm takes F16 "
+                        "only, its BF16/FP16 weights")
     parser.add_argument("--hardware", required=True, metavar="KEY",
                         help=f"the card or chip, with its datasheet's bandwidth and FP16 tensor rate ({hardware})")
     parser.add_argument("--prompt-tokens", type=int, default=512, metavar="N", help="tokens of the prompt")
     parser.add_argument("--generated-tokens", type=int, default=128, metavar="N",
                         help="tokens generated after it; the decode rate is their mean")
     parser.add_argument("--batch", type=int, default=1, metavar="N",
-                        help="sequences decoded together (only 1 was measured: more is refused)")
+                        help="sequences decoded together (llama.cpp: only 1 was measured, more is refused; vllm: "
+                        "1 to 64 were measured)")
     parser.add_argument("--price-per-gpu-hour", type=float, default=None, metavar="P",
                         help="what one GPU costs an hour, in any currency (none is shipped: prices date); gives the "
                         "cost per million output tokens")
 
 
-def run_cli(args: argparse.Namespace) -> tuple[dict[str, object], str]:
-    """``llmcalc speed``: the estimate, its basis and held-out error, and the cost at the reader's price."""
+def cli_model(model: str) -> ModelConfig:
+    """The model ``llmcalc speed`` names: a preset or the path of a config.json."""
     from pathlib import Path
 
     from .presets import PRESETS
 
-    if args.model in PRESETS:
-        cfg = get_preset(args.model)
-    elif Path(args.model).is_file():
-        cfg = ModelConfig.from_hf_config(args.model)
-    else:
-        raise ValueError(f"MODEL must be a preset ({', '.join(PRESETS)}) or a config.json; got {args.model!r}")
+    if model in PRESETS:
+        return get_preset(model)
+    if Path(model).is_file():
+        return ModelConfig.from_hf_config(model)
+    raise ValueError(f"MODEL must be a preset ({', '.join(PRESETS)}) or a config.json; got {model!r}")
+
+
+def run_cli(args: argparse.Namespace) -> tuple[dict[str, object], str]:
+    """``llmcalc speed``: the estimate, its basis and held-out error, and the cost at the reader's price."""
+    cfg = cli_model(args.model)
+    if args.engine == "vllm":
+        from .vllmspeed import run_vllm_cli
+        return run_vllm_cli(cfg, args)
+    args.weight_format = args.weight_format or "Q4_K_M"
     estimate = estimate_speed(cfg, args.weight_format, args.hardware, prompt_tokens=args.prompt_tokens,
                               generated_tokens=args.generated_tokens, batch=args.batch)
     cost = None

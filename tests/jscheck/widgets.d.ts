@@ -365,6 +365,15 @@ interface GgufWidget {
   clear(): void;
 }
 
+/** window.LLMSpeedFormat (plannerspeed.js): the number formatting and input reading vllmspeed.js shares. */
+interface LLMSpeedFormatApi {
+  fill(template: string, values: Record<string, string | number>): string;
+  fixed(x: number, digits: number): string;
+  percent(labels: Record<string, string>, x: number): string;
+  wholeNumber(text: string, min: number, max: number): number | null;
+  price(text: string, max: number): number | null | undefined;
+}
+
 interface Window {
   /** The planner's arithmetic scripts (plannermemory.js ... plannerengines.js) share their functions and the
    * tables here, each read when a function runs; planner.js exports the typed API below from it. */
@@ -380,4 +389,5 @@ interface Window {
   /** Registered by the GGUF planner's extension scripts (ggufshare.js), which load before gguf.js. */
   LLMGgufExtensions?: ((widget: GgufWidget) => void)[];
   LLMGlossaryCopyCode: LLMGlossaryCopyCodeApi;
+  LLMSpeedFormat: LLMSpeedFormatApi;
 }

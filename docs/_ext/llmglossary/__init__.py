@@ -39,6 +39,7 @@ FEATURES = (
     "calculators",
     "ggufplanner",
     "speedestimate",
+    "vllmspeedwidget",
     "termpreviews",
     "copycode",
     "themestrings",

@@ -104,24 +104,42 @@ def widget_data() -> dict[str, Any]:
     }
 
 
+class FormControls:
+    """A speed widget's labelled controls: ids ``{prefix}-{name}``, form names ``{names}_{name}``, labels from
+    ``labels``; every text is escaped."""
+
+    def __init__(self, labels: dict[str, str], prefix: str, names: str) -> None:
+        self.labels, self.prefix, self.names = labels, prefix, names
+
+    def field(self, name: str, control: str) -> str:
+        label = html.escape(self.labels[name])
+        return f'<div class="calc-field"><label for="{self.prefix}-{name}">{label}</label>{control}</div>'
+
+    def select(self, name: str, options: list[tuple[str, str]], chosen: str) -> str:
+        e = html.escape
+        items = "".join(f'<option value="{e(value)}"{" selected" if value == chosen else ""}>{e(text)}</option>'
+                        for value, text in options)
+        return self.field(name, f'<select id="{self.prefix}-{name}" name="{self.names}_{name}">{items}</select>')
+
+    def number(self, name: str, value: int, maximum: int) -> str:
+        return self.field(name, f'<input type="number" id="{self.prefix}-{name}" name="{self.names}_{name}" '
+                                f'value="{value}" min="1" max="{maximum}" step="1" inputmode="numeric">')
+
+    def text(self, name: str) -> str:
+        return self.field(name, f'<input type="text" id="{self.prefix}-{name}" name="{self.names}_{name}" value="" '
+                                'inputmode="decimal">')
+
+
 def _widget(labels: dict[str, str], serial: int) -> str:
     e = html.escape
-    p = f"speed-{serial}"
     data = widget_data()
     payload = e(json.dumps(data, separators=(",", ":")))
     messages = e(json.dumps(labels, ensure_ascii=False, separators=(",", ":")))
-
-    def field(name: str, control: str) -> str:
-        return f'<div class="calc-field"><label for="{p}-{name}">{e(labels[name])}</label>{control}</div>'
-
-    def select(name: str, options: list[tuple[str, str]], chosen: str) -> str:
-        items = "".join(f'<option value="{e(value)}"{" selected" if value == chosen else ""}>{e(text)}</option>'
-                        for value, text in options)
-        return field(name, f'<select id="{p}-{name}" name="speed_{name}">{items}</select>')
+    controls = FormControls(labels, f"speed-{serial}", "speed")
+    select = controls.select
 
     def number(name: str, value: int) -> str:
-        return field(name, f'<input type="number" id="{p}-{name}" name="speed_{name}" value="{value}" min="1" '
-                           f'max="{MAX_TOKENS}" step="1" inputmode="numeric">')
+        return controls.number(name, value, MAX_TOKENS)
 
     from llmcalc.speed import median_ubatch_error_by_source
 
@@ -138,7 +156,7 @@ def _widget(labels: dict[str, str], serial: int) -> str:
         + select("format", [(kind, kind) for kind in data["formats"]], "Q4_K_M")
         + select("hardware", [(key, key) for key in data["hardware"]], "rtx-4090")
         + number("prompt", 512) + number("generated", 128)
-        + field("price", f'<input type="text" id="{p}-price" name="speed_price" value="" inputmode="decimal">')
+        + controls.text("price")
         + f'</form><p data-one-sequence>{e(one_sequence)}</p><p class="calc-error" role="alert" data-error hidden></p>'
         '<div role="status" aria-live="polite" data-result></div></div>'
     )

@@ -183,6 +183,9 @@
     document.querySelectorAll("[data-speed-estimate]").forEach(setUp);
   }
 
+  // The formatting and input reading vllmspeed.js shares (it loads after this file).
+  window.LLMSpeedFormat = Object.freeze({ fill, fixed, percent, wholeNumber, price });
+
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start);
   } else {

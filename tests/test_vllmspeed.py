@@ -1,0 +1,163 @@
+"""vLLM's batch speed estimate: its data, its split, its fit, its held-out error, and where it refuses.
+
+Oracles: the published CSV lines themselves (each row quotes its line; parsed here with the csv module,
+independently of the TSV reader), the published runs' own evidence of preemption (their latency per
+token jumps where the KV pool runs out), a hand derivation of one decode step from Llama 3 8B's
+config.json and the H100 datasheet, and the split rule restated from its declaration.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from importlib import resources
+
+import pytest
+from test_speed import run_cli
+
+from llmcalc import get_preset
+from llmcalc.errors import Refusal
+from llmcalc.vllmspeed import (
+    VLLM_CONSTANTS,
+    VLLM_MEASURED_RANGE,
+    estimate_vllm_speed,
+    fit_vllm_constants,
+    held_out_vllm_comparison,
+    in_scope,
+    vllm_measurements,
+    vllm_median_error,
+)
+
+_CARDS = {"Nvidia A100 GPU": "a100-40gb", "Nvidia H100 GPU": "h100-sxm"}
+_MODELS = {"meta-llama/Llama-2-7b-hf": "llama-2-7b", "meta-llama/Meta-Llama-3-8B": "llama-3-8b"}
+
+
+def test_every_row_is_the_line_it_quotes() -> None:
+    """Each row's card, model, batch, lengths and latency are those of the published CSV line it quotes."""
+    rows = vllm_measurements()
+    assert len(rows) == 81
+    for row in rows:
+        hardware, gpus, framework, model, length, batch, latency, throughput = next(csv.reader([row.quoted]))
+        assert (framework, gpus) == ("vLLM", "1")
+        assert (_CARDS[hardware], _MODELS[model]) == (row.hardware, row.model)
+        assert int(length) == row.prompt_tokens == row.generated_tokens
+        assert int(batch) == row.batch and float(latency) == row.measured
+        # The source's own throughput is batch x (input + input) tokens over the latency.
+        assert math.isclose(float(throughput), row.batch * 2 * row.prompt_tokens / row.measured, rel_tol=1e-9)
+        assert "ae7e7a41173badc99f7b59da1657a0172813e5e5" in row.url
+        assert (row.dtype, row.unit, row.quantity) == ("fp16", "s", "latency")
+
+
+def test_the_split_rule_is_declared_before_the_rows() -> None:
+    text = resources.files("llmcalc").joinpath("data/vllm_speed_measurements.tsv").read_text("utf-8")
+    header = [line for line in text.splitlines() if line.startswith("#")]
+    assert any("fixed before fitting" in line and "2nd, 4th" in line for line in header)
+
+
+def test_at_most_half_is_fitted_and_the_held_out_rows_are_the_odd_ones() -> None:
+    scoped = in_scope()
+    held = [row for row, _estimate, _error in held_out_vllm_comparison()]
+    assert held == scoped[0::2]  # the 1st, 3rd ... of the rows in scope, in the file's order
+    assert len(held) >= len(scoped) - len(held)
+
+
+def test_the_rows_left_out_are_those_the_source_shows_preempted() -> None:
+    """A run left out (its batch overflows the planner's pool) is one whose latency a token, against the
+    same batch and length on the other card, jumps: 2.3x or more, where the runs kept stay under 2.1x."""
+    rows = vllm_measurements()
+    kept = {(row.hardware, row.model, row.batch, row.prompt_tokens) for row in in_scope()}
+    left_out = [row for row in rows if (row.hardware, row.model, row.batch, row.prompt_tokens) not in kept]
+    assert sorted((row.hardware, row.model, row.batch, row.prompt_tokens) for row in left_out) == [
+        ("a100-40gb", "llama-2-7b", 16, 2048), ("a100-40gb", "llama-2-7b", 32, 1024),
+        ("a100-40gb", "llama-2-7b", 32, 2048), ("a100-40gb", "llama-2-7b", 64, 512),
+        ("a100-40gb", "llama-2-7b", 64, 1024), ("a100-40gb", "llama-2-7b", 64, 2048),
+        ("a100-40gb", "llama-3-8b", 64, 2048), ("h100-sxm", "llama-2-7b", 32, 2048),
+        ("h100-sxm", "llama-2-7b", 64, 1024), ("h100-sxm", "llama-2-7b", 64, 2048)]
+    latency = {(row.hardware, row.model, row.batch, row.prompt_tokens): row.measured for row in rows}
+    for model in ("llama-2-7b", "llama-3-8b"):
+        for batch in (16, 32, 64):
+            for length in (128, 256, 512, 1024, 2048):
+                ratio = latency[("a100-40gb", model, batch, length)] / latency[("h100-sxm", model, batch, length)]
+                a100_out = ("a100-40gb", model, batch, length) not in kept
+                h100_out = ("h100-sxm", model, batch, length) not in kept
+                if a100_out and not h100_out:
+                    assert ratio >= 2.3, (model, batch, length, ratio)
+                elif not a100_out and not h100_out:
+                    assert ratio < 2.1, (model, batch, length, ratio)
+
+
+def test_the_fit_reproduces_the_constants_and_the_held_out_error_passes() -> None:
+    assert fit_vllm_constants() == VLLM_CONSTANTS
+    table = held_out_vllm_comparison()
+    assert len(table) >= 10
+    assert vllm_median_error() <= 0.15
+    assert round(vllm_median_error(), 3) == 0.028
+
+
+def test_one_decode_step_by_hand() -> None:
+    """Llama 3 8B (config.json: 32 layers, hidden 4096, 32 heads of 128, 8 KV heads, MLP 14336, vocabulary
+    128256, untied) on an H100 SXM (3.35 TB/s; 1,979 teraFLOPS FP16 with sparsity, so 989.5 dense), 16
+    sequences of 128 prompt tokens and 128 generated: the mean context is 128 + 128 / 2 = 192 tokens."""
+    per_layer = 4096 * 4096 * 2 + 4096 * 1024 * 2 + 3 * 4096 * 14336 + 2 * 4096  # q, o; k, v; MLP; two norms
+    multiplying = 32 * per_layer + 4096 + 128256 * 4096  # the final norm and the LM head; no embedding lookup
+    weights = 2 * multiplying
+    kv_per_token = 2 * 32 * 8 * 128 * 2
+    step_bytes = weights + 16 * kv_per_token * 192
+    step_flops = 16 * (2 * multiplying + 4 * 32 * 192 * 32 * 128)
+    memory = step_bytes / (3.35e12 * VLLM_CONSTANTS.bandwidth_share)
+    compute = step_flops / (989.5e12 * VLLM_CONSTANTS.compute_share)
+    expected = max(memory, compute) + VLLM_CONSTANTS.step_seconds
+    estimate = estimate_vllm_speed(get_preset("llama-3-8b"), "h100-sxm", batch=16, prompt_tokens=128,
+                                   generated_tokens=128)
+    assert estimate.weight_bytes == weights == 15_009_849_344
+    assert math.isclose(estimate.step_seconds, expected, rel_tol=1e-12)
+    assert math.isclose(estimate.aggregate_tokens_per_second, 16 / expected, rel_tol=1e-12)
+
+
+def test_outside_the_measured_runs_it_says_so() -> None:
+    assert VLLM_MEASURED_RANGE.batch == 64 and VLLM_MEASURED_RANGE.context_tokens == 4096
+    estimate = estimate_vllm_speed(get_preset("qwen3-14b"), "h200", batch=128, prompt_tokens=4000,
+                                   generated_tokens=500)
+    assert set(estimate.notes) >= {"batch", "context_tokens", "weight_bytes", "hardware"}
+    assert estimate_vllm_speed(get_preset("llama-3-8b"), "a100-40gb", batch=8, prompt_tokens=512,
+                               generated_tokens=512).notes == ()
+
+
+@pytest.mark.parametrize(("model", "hardware", "batch", "code"), [
+    ("mixtral-8x7b", "h100-sxm", 4, "vllm_speed_model_unmeasured"),
+    ("gemma-2-9b", "h100-sxm", 4, "vllm_speed_model_unmeasured"),
+    ("llama-3-8b", "mi300x", 4, "vllm_speed_hardware_unmeasured"),
+    ("llama-3-8b", "apple-m2-ultra", 4, "vllm_speed_hardware_unmeasured"),
+    ("llama-3-8b", "rtx-6000-ada", 4, "vllm_speed_no_tensor_rate"),
+    ("llama-3-8b", "rtx-4090", 64, "vllm_speed_preempted"),
+])
+def test_what_was_not_measured_is_refused_by_name(model: str, hardware: str, batch: int, code: str) -> None:
+    with pytest.raises(Refusal) as refused:
+        estimate_vllm_speed(get_preset(model), hardware, batch=batch, prompt_tokens=2048, generated_tokens=512)
+    assert refused.value.code == code
+    assert hardware in str(refused.value) or model.split("-")[0] in str(refused.value)
+
+
+def test_the_cli_prints_the_estimate_and_its_json_agrees() -> None:
+    args = ("llama-3-8b", "--engine", "vllm", "--hardware", "a100-40gb", "--batch", "32", "--prompt-tokens", "512",
+            "--generated-tokens", "512", "--price-per-gpu-hour", "1.5")
+    status, text, _ = run_cli(*args)
+    assert status == 0
+    estimate = estimate_vllm_speed(get_preset("llama-3-8b"), "a100-40gb", batch=32, prompt_tokens=512,
+                                   generated_tokens=512)
+    assert f"{estimate.aggregate_tokens_per_second:,.1f} tokens/s in all" in text
+    assert "held-out median error: 2.8 %" in text
+    status, payload, _ = run_cli(*args, "--json")
+    result = json.loads(payload)
+    assert result["aggregate_tokens_per_second"] == estimate.aggregate_tokens_per_second
+    assert math.isclose(result["cost_per_million_output_tokens"],
+                        1.5 / 3600 / estimate.aggregate_tokens_per_second * 1e6, rel_tol=1e-12)
+    # The published run of this shape (source A, A100, Llama 3 8B, batch 32, 512 in and out) took 11.60 s.
+    assert abs(estimate.latency_seconds / 11.598165279254317 - 1) < 0.15
+
+
+def test_the_cli_refuses_a_quantized_format_for_vllm() -> None:
+    status, _, err = run_cli("llama-3-8b", "--engine", "vllm", "--hardware", "h100-sxm", "--format", "Q4_K_M")
+    assert status == 2
+    assert "no vLLM speed was measured with Q4_K_M weights" in err
