@@ -219,9 +219,9 @@ full rate a GeForce GA102 card reaches only with FP16 accumulation (the RTX
 The T4 (Turing, compute capability 7.5) and the V100 (Volta, 7.0) have tensor
 cores for FP16 but not for BF16, which NVIDIA's tensor cores multiply from
 compute capability 8.0 on (its CUDA GPU list gives each card's): their
-datasheets print an FP16 figure ("Mixed Precision (FP16/FP32)" on the T4) and
-no BF16 one, and PyTorch 2.13.0's ``torch.cuda.is_bf16_supported(False)`` is
-true from a major version of 8 only; below it BF16 is emulated.  The A100's
+datasheets print a mixed-precision FP16 figure and no BF16 one, and PyTorch
+2.13.0's ``torch.cuda.is_bf16_supported(including_emulation=False)`` is true
+from a major version of 8 only; below it BF16 is emulated.  The A100's
 datasheet and the later ones print BF16 at the FP16 figure, and the MI300X's
 too.
 """
