@@ -1,8 +1,11 @@
 """``llmcalc plan --task full|lora|qlora --train-tokens N``: the training run's time and price, for the CLI.
 
 The run is :func:`llmcalc.runcost.training_run` on the plan's model, task, sequence length, LoRA settings and
-data-parallel GPUs (``--gpus``); the peak is the ``--gpu`` card's dense FP16/BF16 datasheet figure
-(``llmcalc.datasheets.tensor_flops``) unless ``--peak-tflops`` gives one.  The planner's widget
+data-parallel GPUs (``--gpus``); the peak is the ``--gpu`` card's dense BF16 datasheet figure
+(``llmcalc.datasheets.bf16_flops``) unless ``--peak-tflops`` gives one.  Every plan multiplies in BF16: full
+fine-tuning's ``bf16`` and ``mixed`` hold BF16 weights and ``amp`` is BF16 autocast (the planner's precisions,
+``llmcalc.planner.PRECISIONS``), LoRA's base is BF16 and QLoRA computes in BF16.  So a card whose tensor cores have
+no BF16 (the T4, the V100) is refused by name, since the planner has no FP16 precision.  The planner's widget
 (``docs/_ext/llmglossary/static/plannercost.js``) prints the same figures.
 """
 
@@ -15,7 +18,8 @@ from decimal import Decimal
 from typing import Any
 
 from .config import ModelConfig
-from .datasheets import tensor_flops
+from .datasheets import bf16_flops
+from .errors import Refusal
 from .lora import ALL_LINEAR
 from .planner import listed_card
 from .runcost import DEFAULT_MFU, training_flops_per_token, training_run
@@ -75,7 +79,7 @@ def add_arguments(plan: argparse.ArgumentParser, hidden: Any, real_number: Calla
                       "prints the run's price (none is shipped: prices change)")
     plan.add_argument("--peak-tflops", type=real_number, default=hidden, metavar="T",
                       help="training with --train-tokens: one GPU's dense BF16 peak in TFLOPS (default: the --gpu "
-                      "card's datasheet figure)")
+                      "card's datasheet figure; needed on a card without BF16 tensor cores)")
 
 
 def _peak(args: argparse.Namespace) -> tuple[float, str]:
@@ -87,9 +91,15 @@ def _peak(args: argparse.Namespace) -> tuple[float, str]:
         raise ValueError("--train-tokens needs one GPU's peak FLOPS: give --gpu as a listed card (its datasheet "
                          "gives the peak) or --peak-tflops")
     try:
-        return float(tensor_flops(card.key, "fp16")), card.key
-    except ValueError as error:
-        raise ValueError(f"{error}; give --peak-tflops") from None
+        return float(bf16_flops(card.key)), card.key
+    except Refusal as error:
+        if error.code != "no_bf16_tensor_cores":
+            raise ValueError(f"{error}; give --peak-tflops") from None
+        precision = (getattr(args, "precision", None) or "bf16") if args.task == "full" else "bf16"
+        raise ValueError(f"the {card.name} has no BF16 tensor cores (compute capability below 8.0), and this plan "
+                         f"multiplies in BF16 (precision {precision}); its datasheet's {error.params['tflops']:g} "
+                         "TFLOPS are its FP16 rate, and the planner has no FP16 precision: give --peak-tflops "
+                         f"({error.params['tflops']:g} for a run in FP16)") from None
 
 
 def report(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], str] | None:
@@ -107,10 +117,11 @@ def report(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], 
     per_token = training_flops_per_token(cfg, seq_len=args.seq_len, task=args.task, **lora)
     result: dict[str, Any] = {
         "train_tokens": args.train_tokens, "flops_per_token": per_token, "flops": run.flops, "n_gpus": run.n_gpus,
-        "peak_flops": peak, "peak_source": peak_source, "mfu": run.mfu, "gpu_hours": run.gpu_hours,
+        "peak_flops": peak, "peak_source": peak_source,
+        "peak_dtype": None if peak_source == "given" else "bf16", "mfu": run.mfu, "gpu_hours": run.gpu_hours,
         "wall_hours": run.wall_hours, "price_per_gpu_hour": run.price_per_gpu_hour, "price": run.price}
     counted = "6N" if args.task == "full" else "4N + 6 x adapters"
-    source = "as given" if peak_source == "given" else "its datasheet's dense FP16/BF16"
+    source = "as given" if peak_source == "given" else "its datasheet's dense BF16"
     text = (f"\n\ntraining run of {args.train_tokens:,} tokens: {per_token:,} FLOPs per token ({counted} + attention "
             f"at {args.seq_len:,} tokens), {run.flops:.2e} FLOPs\n"
             f"on {run.n_gpus:,} GPU(s) of {peak / 1e12:,.1f} TFLOPS ({source}) at MFU {share(run.mfu)}: "

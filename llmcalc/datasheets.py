@@ -16,7 +16,10 @@ FP16/BF16 tensor rate with FP32 accumulation, the one a BF16 or FP16 model's
 matrix products run at in PyTorch; on GeForce cards that is half the
 FP16-accumulate rate the same table also prints, which is given apart
 (:attr:`Datasheet.fp16_accumulate`) because llama.cpp's CUDA back end multiplies
-with FP16 accumulation.  FP8 and INT8 are given where the card has them.
+with FP16 accumulation.  FP8 and INT8 are given where the card has them.  The
+FP16 figure is the card's BF16 rate too, except on the T4 and the V100, whose
+tensor cores multiply FP16 only (:attr:`Datasheet.no_bf16`): :func:`bf16_flops`
+refuses them by name.
 
 A card with no vendor datasheet figure is not guessed: :func:`datasheet`
 refuses it by name.  These are the A10G, which NVIDIA sells only to AWS and
@@ -54,8 +57,8 @@ from types import MappingProxyType
 from . import _validate as check
 from .errors import refusal
 
-__all__ = ["DATASHEETS", "MEASURED_HARDWARE", "PRECISIONS", "Datasheet", "Figure", "datasheet", "memory_bandwidth",
-           "tensor_flops"]
+__all__ = ["DATASHEETS", "MEASURED_HARDWARE", "PRECISIONS", "Datasheet", "Figure", "bf16_flops", "datasheet",
+           "memory_bandwidth", "tensor_flops"]
 
 PRECISIONS = ("fp16", "fp8", "int8")
 """The tensor precisions a datasheet entry may give: FP16/BF16, FP8 and INT8."""
@@ -111,6 +114,10 @@ class Datasheet:
     as fast); elsewhere the one FP16 figure holds for both accumulations, unless
     ``fp16_accumulate_unpublished`` says the figure is the FP32-accumulate rate
     of a card whose FP16-accumulate rate is printed nowhere (the L40).
+
+    ``no_bf16`` is, for a card whose tensor cores have no BF16 (compute
+    capability below 8.0), where that is stated; ``fp16`` is then an FP16 rate
+    only.  On every other card with an ``fp16`` figure, BF16 runs at that rate.
     """
 
     key: str
@@ -120,6 +127,7 @@ class Datasheet:
     int8: Figure | None = None
     fp16_accumulate: Figure | None = None
     fp16_accumulate_unpublished: bool = False
+    no_bf16: str | None = None
 
     def figures(self) -> dict[str, Figure]:
         """The figures given, by name: ``bandwidth`` and each precision of :data:`PRECISIONS` printed."""
@@ -143,6 +151,8 @@ _RTX6000 = ("https://www.nvidia.com/content/dam/en-zz/Solutions/design-visualiza
 _H100 = "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet"
 _H200 = "https://resources.nvidia.com/en-us-data-center-overview-mc/en-us-data-center-overview/hpc-datasheet-sc23-h200"
 _HGX = "https://www.nvidia.com/en-us/data-center/hgx/"
+# Compute capability: the T4 7.5, the V100 7.0; BF16 tensor cores begin at 8.0 (Ampere).
+_CUDA_GPUS = "https://developer.nvidia.com/cuda-gpus"
 _MI300X = ("https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/data-sheets/"
            "amd-instinct-mi300x-data-sheet.pdf")
 
@@ -152,7 +162,8 @@ def _sparse(printed: str, source: str, gpus: int = 1) -> Figure:
 
 
 DATASHEETS: Mapping[str, Datasheet] = MappingProxyType({sheet.key: sheet for sheet in (
-    Datasheet("t4", Figure("320+ GB/s", _T4), Figure("65 TFLOPS", _T4), int8=Figure("130 TOPS", _T4)),
+    Datasheet("t4", Figure("320+ GB/s", _T4), Figure("65 TFLOPS", _T4), int8=Figure("130 TOPS", _T4),
+              no_bf16=_CUDA_GPUS),
     Datasheet("a10", Figure("600GB/s", _A10), Figure("125 TFLOPS", _A10), int8=Figure("250 TOPS", _A10)),
     Datasheet("l4", Figure("300GB/s", _L4), _sparse("242 teraFLOPS*", _L4), _sparse("485 teraFLOPS*", _L4),
               _sparse("485 TOPS*", _L4)),
@@ -183,8 +194,8 @@ DATASHEETS: Mapping[str, Datasheet] = MappingProxyType({sheet.key: sheet for she
               Figure("2614.9 TFLOPS", _MI300X), Figure("2614.9 TOPS", _MI300X)),
     # The V100 in its SXM2 form (the planner's totals are nvidia-smi's "Tesla V100-SXM2..." at 300 W); the
     # datasheet's PCIe column prints 112 TFLOPS and the same 900 GB/sec.
-    Datasheet("v100-16gb", Figure("900 GB/sec", _V100), Figure("125 TFLOPS", _V100)),
-    Datasheet("v100-32gb", Figure("900 GB/sec", _V100), Figure("125 TFLOPS", _V100)),
+    Datasheet("v100-16gb", Figure("900 GB/sec", _V100), Figure("125 TFLOPS", _V100), no_bf16=_CUDA_GPUS),
+    Datasheet("v100-32gb", Figure("900 GB/sec", _V100), Figure("125 TFLOPS", _V100), no_bf16=_CUDA_GPUS),
     Datasheet("rtx-a6000", Figure("768 GB/sec", _AMPERE), Figure("154.8 TFLOPS", _AMPERE),
               int8=Figure("309.7 TOPS", _AMPERE)),
     Datasheet("l40", Figure("864GB/s", _L40), Figure("181.05 TFLOPS", _L40), Figure("362 TFLOPS", _L40),
@@ -204,6 +215,15 @@ GA102 whitepaper's RTX A6000 column prints FP16 with FP32 accumulation at
 154.8 TFLOPS dense: 336 Tensor Cores at 1,800 MHz doing 256 FLOPs a clock, the
 full rate a GeForce GA102 card reaches only with FP16 accumulation (the RTX
 3090's 142 TFLOPS: 328 at 1,695 MHz), so it serves both accumulations.
+
+The T4 (Turing, compute capability 7.5) and the V100 (Volta, 7.0) have tensor
+cores for FP16 but not for BF16, which NVIDIA's tensor cores multiply from
+compute capability 8.0 on (its CUDA GPU list gives each card's): their
+datasheets print a mixed-precision FP16 figure and no BF16 one, and PyTorch
+2.13.0's ``torch.cuda.is_bf16_supported(including_emulation=False)`` is true
+from a major version of 8 only; below it BF16 is emulated.  The A100's
+datasheet and the later ones print BF16 at the FP16 figure, and the MI300X's
+too.
 """
 
 _APPLE_M1_MAX = "https://www.apple.com/newsroom/2021/10/introducing-m1-pro-and-m1-max-the-most-powerful-chips-apple-has-ever-built/"
@@ -273,3 +293,22 @@ def tensor_flops(card: str, precision: str = "fp16") -> int:
     if figure is None:
         raise refusal("no_datasheet_figure", card=card, figure=precision, given=", ".join(sheet.figures()))
     return figure.value
+
+
+def bf16_flops(card: str) -> int:
+    """The card's dense BF16 tensor rate, operations per second: its FP16 figure, or a refusal without BF16 cores.
+
+    Examples
+    --------
+    >>> bf16_flops("a100-80gb") / 10**12
+    312.0
+    >>> bf16_flops("t4")
+    Traceback (most recent call last):
+        ...
+    llmcalc.errors.RefusalValueError: card 't4' has no BF16 tensor cores (compute capability below 8.0): its \
+datasheet's 65 TFLOPS are an FP16 rate
+    """
+    flops = tensor_flops(card, "fp16")
+    if datasheet(card).no_bf16 is not None:
+        raise refusal("no_bf16_tensor_cores", card=card, tflops=flops / 10**12)
+    return flops

@@ -231,6 +231,8 @@ MESSAGES: dict[str, str] = {
     # datasheets: a card's bandwidth and tensor rates
     "no_datasheet_figures": "no datasheet figures for card {card!r}; cards with figures: {cards:list}",
     "no_datasheet_figure": "no datasheet {figure} tensor figure for card {card!r}; it gives: {given}",
+    "no_bf16_tensor_cores": "card {card!r} has no BF16 tensor cores (compute capability below 8.0): its datasheet's "
+                            "{tflops:g} TFLOPS are an FP16 rate",
     # speed: where llama.cpp's speed was not measured
     "speed_hardware_unmeasured": "no llama.cpp speed was measured on {hardware!r} ({vendor}); measured: NVIDIA cards "
                                  "(CUDA) and Apple silicon (Metal)",

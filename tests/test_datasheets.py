@@ -20,6 +20,7 @@ from llmcalc.datasheets import (
     MEASURED_HARDWARE,
     PRECISIONS,
     Figure,
+    bf16_flops,
     datasheet,
     memory_bandwidth,
     tensor_flops,
@@ -166,3 +167,33 @@ def test_the_rtx_a6000_s_fp32_accumulate_rate_is_the_full_rate_so_it_serves_both
     assert round(336 * 1_800e6 * per_core_clock / TERA, 1) == 154.8 == tensor_flops("rtx-a6000", "fp16") / TERA
     assert round(328 * 1_695e6 * per_core_clock / TERA) == 142 == datasheet("rtx-3090").fp16_accumulate.value // TERA
     assert datasheet("rtx-a6000").fp16_accumulate is None
+
+
+# Compute capability of each listed card with an FP16 figure, as NVIDIA's CUDA GPU list
+# (https://developer.nvidia.com/cuda-gpus) gives it, copied by hand; the MI300X is AMD's, whose datasheet prints
+# a BF16 rate.  PyTorch 2.13.0's torch.cuda.is_bf16_supported(including_emulation=False) is true from a major
+# version of 8 only: below it no tensor core multiplies BF16.
+COMPUTE_CAPABILITY = {
+    "t4": 7.5, "v100-16gb": 7.0, "v100-32gb": 7.0, "a10": 8.6, "l4": 8.9, "rtx-3090": 8.6, "rtx-4090": 8.9,
+    "rtx-5090": 12.0, "a100-40gb": 8.0, "a100-80gb": 8.0, "a40": 8.6, "l40s": 8.9, "l40": 8.9, "rtx-a6000": 8.6,
+    "h100-sxm": 9.0, "h100-pcie": 9.0, "h100-nvl": 9.0, "h200": 9.0, "b200": 10.0, "mi300x": None,
+}
+
+
+def test_the_list_covers_every_card_with_an_fp16_figure() -> None:
+    assert set(COMPUTE_CAPABILITY) == {key for key, sheet in DATASHEETS.items() if sheet.fp16 is not None}
+
+
+@pytest.mark.parametrize("key", sorted(COMPUTE_CAPABILITY))
+def test_bf16_runs_at_the_fp16_figure_from_compute_capability_8_and_is_refused_below(key: str) -> None:
+    capability = COMPUTE_CAPABILITY[key]
+    if capability is None or capability >= 8.0:
+        assert bf16_flops(key) == tensor_flops(key, "fp16") and datasheet(key).no_bf16 is None
+        return
+    with pytest.raises(Refusal) as refused:
+        bf16_flops(key)
+    fp16 = HAND_COPIED[key][1]
+    assert refused.value.code == "no_bf16_tensor_cores" and refused.value.params["card"] == key
+    assert f"card '{key}' has no BF16 tensor cores" in str(refused.value)
+    assert f"its datasheet's {fp16} TFLOPS are an FP16 rate" in str(refused.value)
+    assert datasheet(key).no_bf16 == "https://developer.nvidia.com/cuda-gpus"

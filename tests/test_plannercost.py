@@ -122,6 +122,64 @@ def test_the_run_s_fields_result_and_refusal_pass_axe(language: str, pages: dict
         choose(page, task="lora", mfu="0")
         assert page.locator(f'{ROOT} [data-error="run"]').is_visible()
         failures += [f"{scheme} refused {line}" for line in run_axe(page, source, ROOT)]
-        choose(page, task="lora", mfu="0.3")
+        choose(page, task="lora", mfu="0.3", gpu="t4")
+        assert page.locator(f'{ROOT} [data-error="run"]').is_visible()
+        failures += [f"{scheme} no BF16 {line}" for line in run_axe(page, source, ROOT)]
+        choose(page, task="lora", gpu="h100-sxm")
     assert not failures, "\n".join(failures)
     assert log.errors == [] and log.requests == []
+
+
+def cli_refusal(*argv: str) -> str:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), pytest.raises(SystemExit):
+        main(["plan", *argv])
+    return err.getvalue()
+
+
+# The T4 (compute capability 7.5) and the V100 (7.0) multiply FP16 but not BF16 on their tensor cores; every
+# precision of the planner multiplies in BF16 (bf16, amp's BF16 autocast, mixed; LoRA's BF16 base).
+NO_BF16_CASES = {
+    "LoRA on a T4": ("lora", "t4", "T4 (16 GB)", "bf16", "65", {"rank": "16", "targets": "default"}),
+    "full fine-tuning in amp on a V100 32 GB": ("full", "v100-32gb", "V100 (32 GB)", "amp", "125",
+                                               {"precision": "amp"}),
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("case", NO_BF16_CASES)
+def test_a_card_without_bf16_tensor_cores_is_refused_as_the_cli_refuses_it(
+        language: str, case: str, pages: dict[str, Any]) -> None:
+    task, card, name, precision, tflops, extra = NO_BF16_CASES[case]
+    page, log = pages[language]
+    choose(page, task=task, preset="llama-3.2-1b", seq_len="2048", n_gpus="1", zero_stage="0", gpu=card,
+           train_tokens="1e6", mfu="0.4", price_per_gpu_hour="", peak_tflops="", **extra)
+    argv = ["llama-3.2-1b", "--task", task, "--seq-len", "2048", "--gpu", card, "--train-tokens", "1e6"]
+    argv += ["--precision", precision] if task == "full" else []
+    said = cli_refusal(*argv)
+    refused = page.locator(f'{ROOT} [data-error="run"]').inner_text().replace("\u2019", "'")  # the page's ’
+    assert shown(page) == "" and name in said and name in refused
+    assert f"precision {precision})" in said and (f"{precision})" in refused or f"{precision}）" in refused)
+    assert f"{tflops} TFLOPS" in said and f"{tflops} TFLOPS" in refused
+    if language == "en":
+        # The CLI's words up to what to do, which names its own option (--peak-tflops) where the page names its field.
+        assert refused.lower().startswith(said.split("error: ", 1)[1].split(": give --peak-tflops")[0].lower())
+    else:
+        assert "沒有 BF16 的 Tensor 核心" in refused and "FP16 精度" in refused
+    # A typed peak is used as given, as the CLI's --peak-tflops.
+    choose(page, task=task, peak_tflops=tflops)
+    run = cli_run(*argv, "--peak-tflops", tflops)
+    assert f"{run['gpu_hours']:,.2f}" in shown(page)
+    assert float(page.locator(f'{ROOT} [data-out="run"]').get_attribute("data-gpu-hours")) == run["gpu_hours"]
+    choose(page, task=task, peak_tflops="")
+    assert log.errors == [] and log.requests == []
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_datasheet_peak_is_labelled_dense_bf16(language: str, pages: dict[str, Any]) -> None:
+    page, _ = pages[language]
+    choose(page, task="lora", preset="llama-3.2-1b", n_gpus="1", zero_stage="0", gpu="a100-80gb",
+           train_tokens="1e6", mfu="0.4", price_per_gpu_hour="", peak_tflops="")
+    text = shown(page)
+    assert "312.0 TFLOPS" in text and {"en": "dense BF16", "zh_TW": "稠密 BF16"}[language] in text
+    assert "FP16" not in text

@@ -180,7 +180,7 @@ def test_the_cli_prints_the_run_llmcalc_estimates() -> None:
         run.flops, run.gpu_hours, run.wall_hours, run.price)
     _, text, _ = cli("plan", "llama-2-7b", "--task", "full", "--seq-len", "4096", "--gpus", "8", "--zero-stage", "3",
                      "--gpu", "a100-80gb", "--train-tokens", "1e9", "--price-per-gpu-hour", "2")
-    assert ("on 8 GPU(s) of 312.0 TFLOPS (its datasheet's dense FP16/BF16) at MFU 0.4: 102.58 GPU-hours, "
+    assert ("on 8 GPU(s) of 312.0 TFLOPS (its datasheet's dense BF16) at MFU 0.4: 102.58 GPU-hours, "
             "12.82 hours from start to end; at 2.00 per GPU-hour: 205.16") in text
 
 
@@ -192,6 +192,42 @@ def test_the_cli_s_lora_run_counts_the_plan_s_adapters() -> None:
     assert shown["flops_per_token"] == training_flops_per_token(llama, seq_len=2048, task="qlora", rank=64)
     assert shown["peak_source"] == "given" and shown["gpu_hours"] == pytest.approx(
         5e7 * shown["flops_per_token"] / (100e12 * 0.25) / 3600)
+
+
+@pytest.mark.parametrize(("card", "name", "fp16", "argv", "precision"), [
+    ("t4", "T4 (16 GB)", "65", ("--task", "lora"), "bf16"),
+    ("t4", "T4 (16 GB)", "65", ("--task", "qlora"), "bf16"),
+    ("v100-16gb", "V100 (16 GB)", "125", ("--task", "full"), "bf16"),
+    ("v100-32gb", "V100 (32 GB)", "125", ("--task", "full", "--precision", "amp"), "amp"),
+    ("v100-32gb", "V100 (32 GB)", "125", ("--task", "full", "--precision", "mixed"), "mixed"),
+])
+def test_a_bf16_plan_on_a_card_without_bf16_tensor_cores_is_refused_by_name(
+        card: str, name: str, fp16: str, argv: tuple[str, ...], precision: str) -> None:
+    # Every precision the planner offers multiplies in BF16 (llmcalc plan --help: bf16, amp, mixed; LoRA's BF16
+    # base), and the T4 (compute capability 7.5) and the V100 (7.0) have FP16 tensor cores only: their
+    # datasheets print "65 TFLOPS" and "125 TFLOPS" for FP16 and no BF16 figure.
+    status, out, err = cli("plan", "llama-3.2-1b", *argv, "--gpu", card, "--train-tokens", "1e6")
+    assert status == 2 and out == ""
+    assert f"the {name} has no BF16 tensor cores" in err and f"(precision {precision})" in err
+    assert f"its datasheet's {fp16} TFLOPS are its FP16 rate" in err and "give --peak-tflops" in err
+    status, out, _ = cli("plan", "llama-3.2-1b", *argv, "--gpu", card, "--train-tokens", "1e6", "--peak-tflops",
+                         fp16, "--json")
+    shown = json.loads(out)["training_run"]
+    # A hand case: the run's FLOPs over the typed peak times the default MFU, in hours.
+    assert status == 0 and shown["peak_source"] == "given" and shown["peak_dtype"] is None
+    assert shown["gpu_hours"] == pytest.approx(shown["flops"] / (int(fp16) * 1e12 * 0.4) / 3600, rel=1e-12)
+
+
+@pytest.mark.parametrize(("card", "tflops"), [("a100-80gb", "312.0"), ("l4", "121.0"), ("rtx-4090", "165.2"),
+                                              ("mi300x", "1,307.4")])
+def test_a_card_with_bf16_tensor_cores_is_priced_at_its_printed_bf16_rate(card: str, tflops: str) -> None:
+    # Each datasheet's BF16 row prints the same dense rate as its FP16 row (the L4's 242 with sparsity, halved; the
+    # RTX 4090's with FP32 accumulation, as the Ada whitepaper's table gives it).
+    _, text, _ = cli("plan", "llama-3.2-1b", "--task", "lora", "--gpu", card, "--train-tokens", "1e6")
+    assert f"of {tflops} TFLOPS (its datasheet's dense BF16)" in text
+    _, out, _ = cli("plan", "llama-3.2-1b", "--task", "lora", "--gpu", card, "--train-tokens", "1e6", "--json")
+    shown = json.loads(out)["training_run"]
+    assert shown["peak_dtype"] == "bf16" and shown["peak_flops"] == float(tflops.replace(",", "")) * 1e12
 
 
 @pytest.mark.parametrize(("argv", "message"), [

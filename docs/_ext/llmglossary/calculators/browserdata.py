@@ -98,7 +98,19 @@ def dtype_bits() -> dict[str, int]:
 
 @functools.cache
 def peak_flops() -> dict[str, int]:
-    """Each listed card's dense FP16/BF16 peak, from its datasheet (llmcalc.datasheets): plannercost.js's peaks."""
+    """Each listed card's dense BF16 peak, from its datasheet (llmcalc.datasheets): plannercost.js's peaks."""
     from llmcalc.datasheets import DATASHEETS
 
-    return {key: sheet.fp16.value for key, sheet in DATASHEETS.items() if sheet.fp16 is not None}
+    return {key: sheet.fp16.value for key, sheet in DATASHEETS.items()
+            if sheet.fp16 is not None and sheet.no_bf16 is None}
+
+
+@functools.cache
+def fp16_only_cards() -> dict[str, dict[str, str | float]]:
+    """Each listed card whose tensor cores have no BF16: its name and FP16 TFLOPS, for plannercost.js's refusal."""
+    from llmcalc.datasheets import DATASHEETS
+    from llmcalc.planner import listed_card
+
+    return {key: {"name": card.name, "tflops": sheet.fp16.value / 10**12}
+            for key, sheet in DATASHEETS.items()
+            if sheet.fp16 is not None and sheet.no_bf16 is not None and (card := listed_card(key)) is not None}

@@ -17,7 +17,7 @@ import jinja2
 
 from ..assets import TEMPLATES
 from ..glossary_html import inline_json
-from .browserdata import check_names, compact_json, dtype_bits, model_data, peak_flops, planner_data
+from .browserdata import check_names, compact_json, dtype_bits, fp16_only_cards, model_data, peak_flops, planner_data
 from .labels import PLANNER_MESSAGES, RANK_LABELS, REFUSAL_LABELS
 
 if TYPE_CHECKING:
@@ -65,6 +65,7 @@ def visit_calculator(self: HTML5Translator, node: calculator) -> None:
         attributes["data-total-label"] = labels["total"]
         attributes["data-refusals"] = compact_json({key: labels[key] for key in REFUSAL_LABELS})
         attributes["data-peak-flops"] = compact_json(peak_flops())
+        attributes["data-fp16-only-cards"] = compact_json(fp16_only_cards())
         attributes["data-rank-labels"] = compact_json({key: labels[key] for key in RANK_LABELS})
         # The rules' data for modelconfig.js, once per page (the page has one planner).
         self.body.append(inline_json("modelconfig-tables", browser_data()))

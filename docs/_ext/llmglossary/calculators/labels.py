@@ -53,7 +53,7 @@ REFUSAL_LABELS: tuple[str, ...] = (
 # and its refusals.
 RUN_MESSAGES: tuple[str, ...] = (
     "run_flops_full", "run_flops_lora", "run_time", "run_price", "run_note", "run_peak_datasheet", "run_peak_given",
-    "run_needs_peak", "run_tokens_error", "run_mfu_error", "run_positive_error",
+    "run_needs_peak", "run_tokens_error", "run_mfu_error", "run_positive_error", "run_no_bf16",
 )
 # plannerrank.js: every listed card at once (llmcalc.ranking), its field, the table's columns and its notes.
 RANK_LABELS: tuple[str, ...] = (
@@ -137,7 +137,9 @@ ZeRO) ``{gpus}`` and ``{stage}``;
 ``run_flops_full`` and ``run_flops_lora`` take ``{tokens}``, ``{per_token}``, ``{seq_len}`` and ``{flops}``,
 ``run_time`` ``{gpus}``, ``{peak}``, ``{source}`` (``run_peak_datasheet`` or ``run_peak_given``), ``{mfu}``,
 ``{gpu_hours}`` and ``{wall_hours}``, ``run_price`` ``{price_per_hour}`` and ``{price}``, the three refusals
-``run_*_error`` ``{label}`` and ``{value}``; ``offload_result`` takes ``{offload}`` (``offload_fsdp`` or
+``run_*_error`` ``{label}`` and ``{value}``, ``run_no_bf16`` ``{card}``, ``{precision}`` and ``{tflops}`` (a card
+without BF16 tensor cores, the plan's precision and the card's FP16 TFLOPS); ``offload_result`` takes ``{offload}``
+(``offload_fsdp`` or
 ``offload_zero``), ``{total}``, ``{verdict}`` (``fits`` or ``no_fit`` filled in), ``{host}``, ``{host_total}`` and
 ``{gpus}``, ``offload_hint`` ``{total}`` and ``{host_total}``; ``offload_stage_fsdp`` and ``offload_stage_zero`` take
 nothing.

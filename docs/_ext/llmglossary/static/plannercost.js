@@ -5,8 +5,10 @@
  * pass still flows through the frozen base, whose weights' own gradients are skipped), N the parameters in
  * matrix multiplications, plus the attention scores, 6 x heads x (key + value width) x tokens per layer (a window
  * on a windowed layer).  Counted exactly, as BigInt; the times are that over one GPU's peak (the listed card's
- * datasheet, llmcalc.datasheets, or the reader's) times the MFU, in the same order of float operations as
- * Python, so the printed figures agree.  Written with textContent only.
+ * dense BF16 datasheet figure, llmcalc.datasheets, or the reader's) times the MFU, in the same order of float
+ * operations as Python, so the printed figures agree.  Every plan multiplies in BF16, so a card whose tensor cores
+ * have none (the T4, the V100) is refused by name unless the reader types a peak, as llmcalc.costcli does.
+ * Written with textContent only.
  * Registered in window.LLMPlannerExtensions: plannerwidget.js makes it with its widget and calls it after each update.
  */
 (function () {
@@ -54,7 +56,8 @@
     var data = root.dataset;
     var output = root.querySelector('[data-out="run"]');
     var error = root.querySelector('[data-error="run"]');
-    var peaks = JSON.parse(data.peakFlops);  // each listed card's dense FP16/BF16 peak, llmcalc.datasheets
+    var peaks = JSON.parse(data.peakFlops);  // each listed card's dense BF16 peak, llmcalc.datasheets
+    var fp16Only = JSON.parse(data.fp16OnlyCards);  // cards without BF16 tensor cores: name and FP16 TFLOPS
     var lang = document.documentElement.lang || "en";
 
     function fixed(value, digits) {
@@ -112,6 +115,9 @@
         if (given[1]) { return [[], given[1]]; }
         peak = given[0] * 1e12;
         source = data.runPeakGiven;
+      } else if (card && fp16Only[card] !== undefined) {
+        return [[], fillAll(data.runNoBf16, { card: fp16Only[card].name, tflops: String(fp16Only[card].tflops),
+          precision: result.options.task === "full" ? result.options.precision : "bf16" })];
       } else if (card && peaks[card] !== undefined) {
         peak = Number(peaks[card]);
         source = data.runPeakDatasheet;
