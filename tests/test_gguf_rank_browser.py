@@ -81,12 +81,14 @@ def test_each_kind_of_change_reads_in_the_form_s_words(tab: Any, language: str) 
     shown = page.evaluate(RANK, list(CASES[0]))
     label = {name: page.locator(f'[data-gguf-planner] label[for$="-{name}"]').text_content().strip()
              for name in ("ngl", "recipe", "context")}
+    colon = {"en": ": ", "zh_TW": "："}[language]  # a field and its value: zh_TW sets them apart full-width
     by_card = {row["card"]: text for row, text in zip(shown["rows"], shown["texts"], strict=True)}
-    assert by_card["rtx-4090"][1] == "RTX 4090 (24 GB)" and by_card["rtx-4090"][-1].startswith(f"{label['ngl']}: 43")
-    assert "20.26" in by_card["rtx-4090"][-1] and by_card["a100-40gb"][-1] == f"{label['recipe']}: IQ4_XS"
+    assert by_card["rtx-4090"][1] == "RTX 4090 (24 GB)"
+    assert by_card["rtx-4090"][-1].startswith(f"{label['ngl']}{colon}43")
+    assert "20.26" in by_card["rtx-4090"][-1] and by_card["a100-40gb"][-1] == f"{label['recipe']}{colon}IQ4_XS"
     context = page.evaluate(RANK, list(CASES[1]))
     by_card = {row["card"]: text for row, text in zip(context["rows"], context["texts"], strict=True)}
-    assert by_card["rtx-3060"][-1] == f"{label['context']}: 20,480"
+    assert by_card["rtx-3060"][-1] == f"{label['context']}{colon}20,480"
     assert all(bool(HAN.search(text)) == (language == "zh_TW") for text in (label["ngl"], label["recipe"]))
 
 

@@ -34,7 +34,8 @@ KEYS = ["file", "context", "ubatch", "cache_k", "cache_v", "flash", "compute_buf
         "rank_no_fit", "rank_host", "swa_full", "kv_cache_full", "kv_cache_swa", "window_not_applied", "parallel",
         "kv_unified", "kv_streams", "llama_server", "server_slots",
         "share_copy", "share_copied", "share_copy_failed", "share_bad", "share_whole", "share_decimal", "share_empty",
-        "share_choice", "share_listed", "share_memory", "share_once", "share_fields", "share_model", "share_sort"]
+        "share_choice", "share_listed", "share_memory", "share_once", "share_fields", "share_model", "share_sort",
+        "setting_value", "quoted_choice", "choice_join"]
 
 
 def page(keys: list[str]) -> str:

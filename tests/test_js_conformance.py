@@ -198,8 +198,10 @@ def test_gpt_oss_vllm_plans_are_llmcalc_s(page: NodePage) -> None:
                                                           plan.non_torch, plan.blocks, plan.kv_tokens,
                                                           plan.blocks_per_request())] + [str(plan.starts).lower()])
             except Refusal as error:
-                named = {key: ",".join(map(str, value)) if isinstance(value, list) else value
-                         for key, value in error.params.items()}  # a list as JavaScript's String() joins it
+                # A list as JavaScript's String() joins it, a bool as it writes one (the widget words both).
+                named = {key: ",".join(map(str, value)) if isinstance(value, list)
+                         else str(value).lower() if isinstance(value, bool) else value
+                         for key, value in error.params.items()}
                 expected.append([error.code, " ".join(f"{key}={value}" for key, value in sorted(named.items()))])
     assert sum(len(row) == 2 for row in expected) == 8
     assert page.evaluate(MXFP4_VLLM, [[path.read_text(encoding="utf-8") for path in paths], cases]) == expected

@@ -32,6 +32,7 @@ HUB = Path(__file__).parent / "data" / "hub_configs"
 __all__ = ["planners"]  # the fixture, imported to be used here
 # The built page in Chromium, as in test_planner: the site tier (make check runs without a build).
 pytestmark = [pytest.mark.site, pytest.mark.browser]
+LIST = {"en": ", ", "zh_TW": "、"}  # a list in running text: zh_TW enumerates with the ideographic comma
 
 # File, task: what the CLI plans with its defaults (or refuses, where peft has no default targets).
 CASES = [("gpt2.json", "lora"), ("falcon-7b.json", "qlora"), ("phi-2.json", "lora"), ("llama-3.2-3b.json", "qlora"),
@@ -52,12 +53,13 @@ def test_the_default_targets_and_length_are_the_cli_s(language: str, planners: P
         assert {k: v for k, v in shown_parts(page).items() if k != "total"} == {
             k: v for k, v in cli["parts"].items() if k != "kv_cache"} | {"kv_cache": 0}, name
         assert read(page, "largest").startswith(f"{cli['largest_micro_batch']:,}"), name
-        assert ", ".join(cli["targets"]) in read(page, "note"), name
+        assert LIST[language].join(cli["targets"]) in read(page, "note"), name
     # peft has no default for Phi-3's layout: the page asks for targets and lists the modules, as the CLI does.
     page.locator('input[name="config_file"]').set_input_files(str(HUB / "phi-4.json"))
     error = page.locator(f'{ROOT} [data-error="plan"]')
     error.wait_for(state="visible")
-    assert "0.21.2" in error.inner_text() and "self_attn.qkv_proj, self_attn.o_proj" in error.inner_text()
+    modules = LIST[language].join(["self_attn.qkv_proj", "self_attn.o_proj"])
+    assert "0.21.2" in error.inner_text() and modules in error.inner_text()
     assert "phi3" in error.inner_text()
     choose(page, task="lora", targets="all-linear")
     assert not error.is_visible()
@@ -99,7 +101,7 @@ def test_a_rank_above_the_layer_width_is_noted_as_the_cli_does(language: str, pl
     # Left to peft, the note also names the modules its default adapts, as the CLI's heading does.
     choose(page, task="lora", targets="default", rank="16")
     named = page.locator(ROOT).get_attribute("data-targets-note")
-    assert note.inner_text() == named.replace("{targets}", "q_proj, v_proj").replace(
+    assert note.inner_text() == named.replace("{targets}", LIST[language].join(["q_proj", "v_proj"])).replace(
         "{peft_version}", "0.21.2").replace("{model_type}", "llama")
     assert log.errors == [] and log.requests == []
 

@@ -35,6 +35,7 @@ def test_the_scripts_raise_many_codes_and_each_has_the_page_s_words() -> None:
 
 def test_every_catalogue_entry_is_a_code_or_a_piece_the_widget_uses() -> None:
     pieces = {"no_config", "config_prefix", "missing", "hint_multimodal", "hint_fused", "json_where"}
+    pieces |= {"flag_true", "flag_false", "quoted_name"}  # a setting's yes or no, a model type between quotes
     pieces |= {label for label in REFUSAL_LABELS if label.startswith("accepted_")}  # a refusal's accepted_id
     codes = {label.removeprefix("refusal_") for label in REFUSAL_LABELS if label.startswith("refusal_")}
     assert codes <= set(errors.MESSAGES) and set(REFUSAL_LABELS) - {f"refusal_{c}" for c in codes} == pieces

@@ -31,12 +31,14 @@ logger = logging.getLogger(__name__)
 SHARE_LABELS = (
     "share_copy", "share_copied", "share_copy_failed", "share_bad", "share_whole", "share_decimal", "share_empty",
     "share_choice", "share_listed", "share_memory", "share_once", "share_fields", "share_model", "share_sort",
+    "quoted_choice", "choice_join",
 )
 """ggufshare.js's: the copy button and what it says, and the note on a link it cannot use.  ``share_bad`` takes
 ``{label}`` (the field), ``{value}`` (the link's) and ``{accepted}`` (what the field takes, one of the others filled
 in): ``share_whole`` and ``share_decimal`` take ``{min}`` and ``{max}``, ``share_empty`` ``{accepted}``,
 ``share_choice`` ``{choices}``, ``share_listed`` ``{count}``, ``share_fields`` ``{fields}``; ``share_sort`` names the
-every-card table's sort."""
+every-card table's sort; ``quoted_choice`` (one of the choices) takes ``{value}``, and ``choice_join`` is ``{first}``
+and ``{next}`` with the separator of the choices and fields between them."""
 LABELS = (
     "file", "context", "ubatch", "cache_k", "cache_v", "flash", "compute_buffer", "gpu", "beyond",
     "weights", "kv_cache", "compute_part", "reserve", "total", "host", "estimated", "summary",
@@ -46,7 +48,7 @@ LABELS = (
     "source", "source_file", "recipe", "imatrix", "ngl", "weights_partial", "most_layers", "summary_recipe",
     "reference_model",
     "rank_all", "rank_caption", "rank_col_rank", "rank_col_card", "rank_col_verdict", "rank_col_headroom",
-    "rank_col_context", "rank_col_change", "rank_fits", "rank_no_fit", "rank_host",
+    "rank_col_context", "rank_col_change", "rank_fits", "rank_no_fit", "rank_host", "setting_value",
     "swa_full", "kv_cache_full", "kv_cache_swa", "window_not_applied", "parallel", "kv_unified", "kv_streams",
     "llama_server", "server_slots",
     *SHARE_LABELS,
@@ -57,7 +59,8 @@ LABELS = (
 ``err_unsupported`` ``{key}``; ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_memory`` ``{value}``;
 ``most_layers`` ``{layers}`` and ``{total}``; ``summary_recipe`` ``{model}``, ``{recipe}``, ``{layers}`` and
 ``{trained}``; ``rank_host`` (the ``-ngl`` change of the every-card table, :mod:`llmcalc.ranking`) ``{change}`` and
-``{gib}``; ``kv_cache_full`` and ``kv_cache_swa`` (llama.cpp's two caches of a model with sliding-window layers)
+``{gib}``; ``setting_value`` (a change of one of the form's fields in that table) ``{label}`` and ``{value}``;
+``kv_cache_full`` and ``kv_cache_swa`` (llama.cpp's two caches of a model with sliding-window layers)
 ``{layers}``, ``{cells}`` and ``{mib}``, ``kv_cache_swa`` also ``{window}``; ``window_not_applied`` ``{window}``;
 ``kv_streams`` (the caches of ``-np`` sequences without ``--kv-unified``) ``{streams}``; ``server_slots``
 (llama-server's automatic slots, :func:`llmcalc.gguf.llama_server_slots`) ``{slots}``."""

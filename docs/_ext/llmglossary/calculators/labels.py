@@ -48,6 +48,8 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype", "refusal_setup_leaves_fp32",
     "refusal_vllm_engine_unmodelled", "refusal_vllm_window_pattern_unchecked", "refusal_vllm_sinks_unchecked",
     "refusal_mxfp4_layout_unmodelled",
+    # A setting's yes or no (such as the hybrid KV-cache manager) and a model type as a refusal names them.
+    "flag_true", "flag_false", "quoted_name",
 )
 # plannercost.js's messages: the run's FLOPs (full or LoRA), time and price, its basis, where the peak came from,
 # and its refusals.
@@ -94,7 +96,9 @@ LABELS: dict[str, tuple[str, ...]] = {
         "vllm_mxfp4_note", "largest_max_model_len", "per_gpu_busiest", "per_gpu_each",
         "vllm_profile_peak", "vllm_non_torch", "vllm_budget", "sum_note", "gpu_process", "gpu_estimate", "gpu_typed",
         # A quantized format's note: how it stores the weights, and the linear layers it keeps in 16 bits.
-        "weights_note", "weights_checkpoint", "weights_format", "kept_some",
+        "weights_note", "weights_checkpoint", "weights_format", "kept_some", "kept_list",
+        # The page's separators: between the items of a list, and between sentences.
+        "list_join", "sentence_join",
         *REFUSAL_LABELS,
         # plannershare.js and plannerchart.js: the share link, a second card and the chart.
         "gpu_compare", "gpu_compare_none", "share_copy", "share_copied", "share_copy_failed", "share_bad",
@@ -142,7 +146,8 @@ without BF16 tensor cores, the plan's precision and the card's FP16 TFLOPS); ``o
 (``offload_fsdp`` or
 ``offload_zero``), ``{total}``, ``{verdict}`` (``fits`` or ``no_fit`` filled in), ``{host}``, ``{host_total}`` and
 ``{gpus}``, ``offload_hint`` ``{total}`` and ``{host_total}``; ``offload_stage_fsdp`` and ``offload_stage_zero`` take
-nothing.
+nothing; ``kept_list`` takes ``{modules}``; ``list_join`` and ``sentence_join`` are ``{first}`` and ``{next}`` with
+the language's separator between them; ``quoted_name`` takes ``{name}``.
 """
 
 # The planner's messages that fill in a {detail} or {bytes}, or name what fits.
@@ -154,7 +159,8 @@ PLANNER_MESSAGES = ("config_error", "plan_error", "spec_mismatch", "fits", "no_f
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
                     "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each", "sum_note", "gpu_process",
                     "gpu_estimate", "gpu_typed", "targets_note", "rank_note",
-                    "weights_note", "weights_checkpoint", "weights_format", "kept_some", *RUN_MESSAGES,
+                    "weights_note", "weights_checkpoint", "weights_format", "kept_some", "kept_list",
+                    "list_join", "sentence_join", *RUN_MESSAGES,
                     "offload_fsdp", "offload_zero", "offload_result", "offload_hint", "offload_stage_fsdp",
                     "offload_stage_zero")
 

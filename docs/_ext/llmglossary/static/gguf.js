@@ -531,12 +531,14 @@
       return card ? { setting: "gpu", value: card[0], plan: at(model, {}) } : null;
     }
 
-    /* A change in the form's own words: the field's label and the value, -ngl with the host memory it needs. */
+    /* A change in the form's own words: the field's label and the value (set apart as the page's setting_value
+     * says: a colon and a space in English, a full-width colon in zh_TW), -ngl with the host memory it needs. */
     function changeText(change) {
+      const setting = (label, value) => fill(labels.setting_value, { label, value });
       if (change.setting === "gpu") return cards.find((c) => c[0] === change.value)[1];
-      if (change.setting === "context") return `${labels.context}: ${grouped(change.value)}`;
-      if (change.setting === "recipe") return `${labels.recipe}: ${change.value}`;
-      return fill(labels.rank_host, { change: `${labels.ngl}: ${grouped(change.value)}`,
+      if (change.setting === "context") return setting(labels.context, grouped(change.value));
+      if (change.setting === "recipe") return setting(labels.recipe, change.value);
+      return fill(labels.rank_host, { change: setting(labels.ngl, grouped(change.value)),
                                       gib: (change.plan.host / GiB).toFixed(2) });
     }
 

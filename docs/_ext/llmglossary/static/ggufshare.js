@@ -77,8 +77,10 @@
     let written = null;
 
     const whole = (min, max) => fill(labels.share_whole, { min: grouped(min), max: grouped(max) });
+    /* Values a field takes, each between the page's quotation marks, joined as its choice_join says. */
+    const listed = (items) => items.reduce((text, item) => fill(labels.choice_join, { first: text, next: item }));
     const choices = (list) => (list.length > MAX_LISTED ? fill(labels.share_listed, { count: list.length })
-      : fill(labels.share_choice, { choices: list.map((item) => `“${item}”`).join(" | ") }));
+      : fill(labels.share_choice, { choices: listed(list.map((item) => fill(labels.quoted_choice, { value: item }))) }));
 
     /* What a field takes, in the page's words: as gguf.js's render accepts it, so a written link is accepted. */
     function accepted(name, element) {
@@ -201,7 +203,7 @@
           sort = text;
         } else if (!element) {
           throw new LinkError(name, text, fill(labels.share_fields, {
-            fields: [...Object.keys(byName), "sort", "model"].join(" | ") }));
+            fields: listed([...Object.keys(byName), "sort", "model"]) }));
         } else if (!accepts(name, element, text)) {
           throw new LinkError(label, text, accepted(name, element));
         } else {

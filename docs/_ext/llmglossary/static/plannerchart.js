@@ -142,7 +142,7 @@
       var summary = widget.fill(widget.fill(widget.fill(widget.fill(widget.fill(data.chartSummary,
         "first", format.gib(found[0][1])), "x_first", format.count(found[0][0])),
         "last", format.gib(found[found.length - 1][1])), "x_last", format.count(found[found.length - 1][0])),
-        "cards", cards.map(function (c) { return c[0] + " " + format.gib(c[1] * GIB) + " GiB"; }).join(", "));
+        "cards", format.list(cards.map(function (c) { return c[0] + " " + format.gib(c[1] * GIB) + " GiB"; })));
       var svg = element("svg", { viewBox: "0 0 " + WIDTH + " " + HEIGHT, role: "img", class: "planner-chart-svg",
         "aria-labelledby": id + "-title " + id + "-desc" });
       // Sphinx's search highlighting skips "nohighlight": it would call getBBox on these, which they lack.

@@ -183,7 +183,7 @@
     if (!(mxfp4 && hybrid && sampler === "triton")) {
       throw P.refusal("vllm_sinks_unchecked", { model_type: cfg.model_type || "custom",
         weight_format: P.isCheckpoint(weightFormat) ? weightFormat.method : weightFormat,
-        hybrid_kv_cache: hybrid ? "True" : "False", sampler_filter: sampler });
+        hybrid_kv_cache: hybrid, sampler_filter: sampler });
     }
     return mxfp4WeightsPerGpu(cfg, tp);
   }
@@ -192,7 +192,7 @@
   function checkVllmCard(cfg, card) {
     var cards = P.TABLES.engines.mxfp4_cards;
     if (cfg.attention_sinks && cards.indexOf(card) < 0) {
-      throw P.refusal("vllm_mxfp4_card_unchecked", { card: card, cards: cards.join(", ") });
+      throw P.refusal("vllm_mxfp4_card_unchecked", { card: card, cards: cards });
     }
   }
 

@@ -14,14 +14,21 @@
   var calc = window.LLMPlanner;
   var GIB = 1073741824n;
 
-  function formatter() {
+  function formatter(/** @type {HTMLElement} */ root) {
     var lang = document.documentElement.lang || "en";
     function count(value) { return BigInt(value).toLocaleString(lang); }
     function gib(bytes) {
       return (Number(bytes) / Number(GIB)).toLocaleString(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
     }
     var paren = /^zh/i.test(lang) ? ["（", "）"] : [" (", ")"];  /* zh_TW sets a note in full-width parentheses */
-    return { count: count, gib: gib, bytes: function (value) { return gib(value) + " GiB" + paren[0] + count(value) + " B" + paren[1]; } };
+    /* The page's separators, language data in its labels list_join and sentence_join ("{first}, {next}" and
+     * "{first} {next}"; zh_TW 「、」 and nothing after 。): what stands between the two placeholders joins the items. */
+    function joiner(/** @type {string} */ template) {
+      var between = template.split(/\{(?:first|next)\}/)[1];
+      return function (/** @type {string[]} */ items) { return items.join(between); };
+    }
+    return { count: count, gib: gib, bytes: function (value) { return gib(value) + " GiB" + paren[0] + count(value) + " B" + paren[1]; },
+             list: joiner(root.dataset.listJoin || ""), sentences: joiner(root.dataset.sentenceJoin || "") };
   }
 
   function fill(template, name, value) { return template.split("{" + name + "}").join(value); }
@@ -130,8 +137,14 @@
       var names = name !== "value" && Array.isArray(value) &&
         value.every(function (item) { return typeof item === "string"; });
       var plain = typeof value === "string" && !/^(value|alias_value|model_type)$/.test(name);
+      var asWritten = /value$/.test(name);
+      /* A setting's yes or no, and a model type between the page's quotation marks (its text as JSON writes it). */
       text = fill(text, name, value === null && /^(value|model_type)$/.test(name) ? catalogue.missing
-        : names ? value.join(", ") : plain ? value : shown(value, format, /value$/.test(name)));
+        : names ? format.list(value) : plain ? value
+        : typeof value === "boolean" && !asWritten ? catalogue[value ? "flag_true" : "flag_false"]
+        : name === "model_type" && typeof value === "string"
+          ? fill(catalogue.quoted_name, "name", JSON.stringify(value).slice(1, -1))
+        : shown(value, format, asWritten));
     });
     /* A hint left empty leaves a space before a punctuation mark, or two: tidied. */
     text = text.replace(/ {2,}/g, " ").replace(/ ([;.,)])/g, "$1");
@@ -142,7 +155,7 @@
     var TABLES = calc.tables();
     var LIMITS = calc.limits();
     var PARTS = TABLES.plan_parts;
-    var format = formatter();
+    var format = formatter(root);
     var catalogue = JSON.parse(root.dataset.refusals);
     var presets = JSON.parse(root.dataset.presets);
     var form = root.querySelector("form");
@@ -215,7 +228,7 @@
       var how = calc.isCheckpoint(options.weightFormat)
         ? fill(root.dataset.weightsCheckpoint, "method", options.weightFormat.method)
         : fill(root.dataset.weightsFormat, "format", options.weightFormat);
-      return fill(fill(root.dataset.weightsNote, "how", how), "kept", kept.length ? "; " + kept.join(", ") : "");
+      return fill(fill(root.dataset.weightsNote, "how", how), "kept", kept.length ? fill(root.dataset.keptList, "modules", format.list(kept)) : "");
     }
 
     function clearResults() {
@@ -345,8 +358,8 @@
       var graphsNote = options.vllmVersion === "before-0.20" ? root.dataset.vllmBeforeNote
         : options.cudaGraphBytes === 0 ? root.dataset.vllmGraphsNote : "";
       render(shown, result.requested, cfg, options, [verdict, result.starts,
-        [root.dataset.largestMaxModelLen, longest, ""], [vllmLayersNote(cfg, result), graphsNote].filter(Boolean)
-          .join(" ")]);
+        [root.dataset.largestMaxModelLen, longest, ""], format.sentences([vllmLayersNote(cfg, result), graphsNote]
+          .filter(Boolean))]);
     }
 
     /* llmcalc.engines.vllm_layers_note, in the page's words: how windowed layers and experts were counted. */
@@ -369,7 +382,7 @@
                         format.count(cfg.experts_per_token)));
       }
       if (cfg.attention_sinks) { notes.push(root.dataset.vllmMxfp4Note); }
-      return notes.join(" ");
+      return format.sentences(notes);
     }
 
     function largest(cfg, options, budget) {
@@ -399,11 +412,11 @@
       var pp = options.pipelineParallel || 1;
       if (options.task === "inference" && tp * pp > 1) {
         return fill(fill(fill(root.dataset.perGpuBusiest, "gpus", format.count(tp * pp)), "tp", format.count(tp)),
-          "pp", format.count(pp)) + " ";
+          "pp", format.count(pp));
       }
       if (options.task !== "inference" && options.nGpus > 1) {
         return fill(fill(root.dataset.perGpuEach, "gpus", format.count(options.nGpus)), "stage",
-          String(options.zeroStage)) + " ";
+          String(options.zeroStage));
       }
       return "";
     }
@@ -434,7 +447,7 @@
       if ((options.task !== "lora" && options.task !== "qlora") || form.elements.targets.value !== "default") {
         return "";
       }
-      return fill(fill(fill(root.dataset.targetsNote, "targets", options.targets.join(", ")), "peft_version",
+      return fill(fill(fill(root.dataset.targetsNote, "targets", format.list(options.targets)), "peft_version",
         TABLES.lora_defaults.peft_version), "model_type", cfg.model_type || cfg.layout);
     }
 
@@ -465,8 +478,9 @@
       out.capacity.style.left = (Number(budget) / Number(scale) * 100) + "%";
       var fits = engineVerdict ? engineVerdict[1] : total <= budget;
       var spare = format.bytes(fits ? budget - total : total - budget);
-      out.verdict.textContent = perGpu(options) +
-        (engineVerdict ? engineVerdict[0] : fill(fits ? root.dataset.fits : root.dataset.noFit, "bytes", spare));
+      var said = engineVerdict ? engineVerdict[0] : fill(fits ? root.dataset.fits : root.dataset.noFit, "bytes", spare);
+      var heading = perGpu(options);
+      out.verdict.textContent = heading ? spacedBefore(heading, said) + said : said;
       out.verdict.className = "planner-verdict " + (fits ? "planner-fits" : "planner-no-fit");
       var found = engineVerdict ? engineVerdict[2] : largest(cfg, options, budget);
       var value = found[1] ? format.count(found[1]) : root.dataset.noneFits;
@@ -478,7 +492,8 @@
         ? fill(fill(root.dataset.contextNote, "context", format.count(options.context)), "trained",
           format.count(trained)) : "";
       var engineNote = engineVerdict && engineVerdict[3] ? engineVerdict[3] : "";
-      say(out.note, [note, engineNote, weightsNote(cfg, options), targetsNote(cfg, options), rankNote(cfg, options)].filter(Boolean).join(" "));
+      say(out.note, format.sentences([note, engineNote, weightsNote(cfg, options), targetsNote(cfg, options),
+        rankNote(cfg, options)].filter(Boolean)));
       /* As the CLI's note: the engine "None" adds no working memory, a knife-edge a serving engine can contradict. */
       say(out["engine-note"], options.task === "inference" && options.engine === "sum" ? root.dataset.sumNote : "");
       say(out["gpu-total"], gpuTotalNote());
@@ -488,7 +503,7 @@
           return rowName(part) + " " + format.gib(result[part]) + " GiB";
         });
       bar.setAttribute("aria-label", root.dataset.totalLabel + " " + format.gib(total) + " GiB / " +
-        format.gib(budget) + " GiB (" + named.join(", ") + ")");
+        format.gib(budget) + " GiB (" + format.list(named) + ")");
     }
 
     /* The form as the last update read it, and the text it gave the status line (or would have, when silent): a
