@@ -102,7 +102,7 @@ class RankedPlan:
     ``concurrency`` requests of the context asked for.  ``largest_context`` is the longest context (training:
     sequence) that fits with the other settings as given, ``largest_batch`` the most sequences at the given
     context (inference; vLLM: requests its pool holds at once) or the largest micro-batch (training); 0 when
-    not even one fits; None for llama.cpp, whose plan holds one sequence (its parallel slots are not modelled).
+    not even one fits; None for llama.cpp, whose plan holds the sequences ``-np`` gives (the most is not searched).
     ``change`` is the smallest single change that makes a plan that does not fit fit
     (:func:`~llmcalc.planner.inference_changes_that_fit`, :func:`~llmcalc.planner.training_changes_that_fit`,
     :func:`vllm_changes_that_fit`, :func:`gguf_changes_that_fit`), None when it fits or when no single change
