@@ -37,6 +37,14 @@ tokens.  Sliding-window and mixture-of-experts models, AMD cards, weight formats
 other than 16-bit and tensor parallelism were not measured: they are refused,
 or not offered.
 
+Runs from another source, never fitted (``llmcalc/data/vllm_speed_independent.tsv``,
+:func:`independent_check`), check it on other vLLM versions (0.6.4 to 0.9 on an
+H100).  Where the prefill is a small part of a run, the estimate was 21 % short
+and 4 % long on two consecutive commits; where it is nearly half of it or more,
+the estimate is 23 % to 44 % too long, since those versions prefill faster than
+the fitted share of the tensor peak.  An estimate whose prefill is compute-bound
+says so in a note.
+
 Examples
 --------
 Llama 3 8B on an H100 SXM, 16 sequences of a 1,024-token prompt and 256 tokens out:
@@ -47,7 +55,7 @@ Llama 3 8B on an H100 SXM, 16 sequences of a 1,024-token prompt and 256 tokens o
 >>> round(estimate.aggregate_tokens_per_second), round(estimate.sequence_tokens_per_second, 1)
 (1768, 110.5)
 >>> round(estimate.prefill_seconds * 1000), estimate.notes
-(943, ())
+(943, ('prefill',))
 """
 
 from __future__ import annotations
@@ -57,7 +65,7 @@ import csv
 import math
 import statistics
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from importlib import resources
 from types import MappingProxyType
 
@@ -76,6 +84,7 @@ __all__ = [
     "VLLM_CONSTANTS",
     "VLLM_MEASURED_RANGE",
     "VLLM_NOTES",
+    "IndependentRun",
     "MeasuredRange",
     "VllmConstants",
     "VllmMeasurement",
@@ -85,6 +94,8 @@ __all__ = [
     "fit_vllm_constants",
     "held_out_vllm_comparison",
     "in_scope",
+    "independent_check",
+    "independent_runs",
     "nvidia_card",
     "pool_tokens",
     "run_vllm_cli",
@@ -149,13 +160,21 @@ def vllm_measurements() -> list[VllmMeasurement]:
     >>> len(rows), sorted({row.hardware for row in rows}), sorted({row.batch for row in rows})
     (81, ['a100-40gb', 'h100-sxm'], [1, 16, 32, 64])
     """
-    text = resources.files("llmcalc").joinpath("data/vllm_speed_measurements.tsv").read_text("utf-8")
+    return [_measurement(record) for record in _records("vllm_speed_measurements.tsv")]
+
+
+def _records(name: str) -> list[dict[str, str]]:
+    text = resources.files("llmcalc").joinpath(f"data/{name}").read_text("utf-8")
     lines = [line for line in text.splitlines() if not line.startswith("#")]
-    return [VllmMeasurement(
+    return list(csv.DictReader(lines, delimiter="\t"))
+
+
+def _measurement(record: Mapping[str, str]) -> VllmMeasurement:
+    return VllmMeasurement(
         record["source"], record["model"], record["dtype"], record["hardware"], int(record["gpus"]),
         int(record["batch"]), int(record["prompt_tokens"]), int(record["generated_tokens"]),
         int(record["max_model_len"]), record["quantity"], float(record["measured"]), record["unit"],
-        record["vllm"], record["url"], record["quoted"]) for record in csv.DictReader(lines, delimiter="\t")]
+        record["vllm"], record["url"], record["quoted"])
 
 
 def unchunked_batched_tokens(max_model_len: int) -> int:
@@ -354,6 +373,9 @@ VLLM_NOTES: Mapping[str, str] = MappingProxyType({
     "hardware": "no run was measured on this card: its datasheet figures with the shares fitted on an A100 and "
                 "an H100",
     "compute": "the decode step is compute-bound at this batch: the fitted share of the tensor peak sets it",
+    "prefill": "the prefill is compute-bound, and it is likely too long: on runs not fitted (vLLM 0.6.4 and 0.9 "
+               "on an H100) where the estimated prefill was 45 % to 98 % of the latency, the estimated latency "
+               "was 23 % to 44 % longer than measured",
 })
 """The English sentence of each note of :attr:`VllmSpeedEstimate.notes` (the widget has its own, translated)."""
 
@@ -461,6 +483,9 @@ tokens: a batch of 16 would be preempted and recomputed, which is not modelled
     _count, memory, compute = steps.decode
     if compute / VLLM_CONSTANTS.compute_share > memory / VLLM_CONSTANTS.bandwidth_share:
         notes.append("compute")
+    if any(prefill_compute / VLLM_CONSTANTS.compute_share > prefill_memory / VLLM_CONSTANTS.bandwidth_share
+           for _steps_of_kind, prefill_memory, prefill_compute in steps.prefill):
+        notes.append("prefill")
     return VllmSpeedEstimate(card, sequences, prompt, generated, length, weights,
                              kv_cache_bytes_per_token.unchecked(cfg, "fp16"), memory_bandwidth(card),
                              tensor_flops(card, "fp16"), step, prefill, steps.latency(VLLM_CONSTANTS), pool,
@@ -477,6 +502,51 @@ def nvidia_card(hardware: str) -> str:
     if sheet.fp16 is None:
         raise refusal("vllm_speed_no_tensor_rate", hardware=hardware)
     return hardware
+
+
+@dataclass(frozen=True)
+class IndependentRun(VllmMeasurement):
+    """A published vLLM run from another source than the fitted ones, with the ``max_num_batched_tokens``
+    that vLLM's version defaulted to for it (it sets how many prompts a prefill step holds), and whether its
+    prompts were likely cached (``prompts_cached``: the V1 engine caches prefixes by default, and the
+    benchmark sends the same prompts every iteration, so most of the prefill the estimate counts was skipped)."""
+
+    max_num_batched_tokens: int
+    prompts_cached: bool
+
+
+def independent_runs() -> list[IndependentRun]:
+    """The runs of ``llmcalc/data/vllm_speed_independent.tsv``, in the file's order: never fitted.
+
+    Examples
+    --------
+    >>> runs = independent_runs()
+    >>> len(runs), sorted({run.source for run in runs}), sorted({run.model for run in runs})
+    (9, ['B'], ['llama-3-8b', 'llama-3.1-8b'])
+    """
+    return [IndependentRun(**asdict(_measurement(record)),
+                           max_num_batched_tokens=int(record["max_num_batched_tokens"]),
+                           prompts_cached={"yes": True, "no": False}[record["prompts_cached"]])
+            for record in _records("vllm_speed_independent.tsv")]
+
+
+def independent_check(runs: list[IndependentRun] | None = None) -> list[tuple[IndependentRun, VllmSpeedEstimate,
+                                                                               float]]:
+    """Each run of :func:`independent_runs` with :func:`estimate_vllm_speed` of its set-up and the error of its
+    latency, estimate over measured minus 1; the constants stay as fitted.
+
+    Examples
+    --------
+    >>> [f"{error:+.0%}" for _run, _estimate, error in independent_check()]
+    ['-21%', '+4%', '+25%', '+27%', '+24%', '+23%', '+131%', '+132%', '+44%']
+    """
+    runs = independent_runs() if runs is None else runs
+    return [(run, estimate, estimate.latency_seconds / run.measured - 1) for run in runs
+            for estimate in (estimate_vllm_speed(get_preset(run.model), run.hardware, batch=run.batch,
+                                                 prompt_tokens=run.prompt_tokens,
+                                                 generated_tokens=run.generated_tokens,
+                                                 max_model_len=run.max_model_len,
+                                                 max_num_batched_tokens=run.max_num_batched_tokens),)]
 
 
 def vllm_speed_text(label: str, estimate: VllmSpeedEstimate, cost: float | None, price: float | None) -> str:
@@ -498,6 +568,9 @@ def vllm_speed_text(label: str, estimate: VllmSpeedEstimate, cost: float | None,
 0.27 of 989.5 TFLOPS; 3.0 ms a step; KV pool of 447,824 tokens
     held-out median error: 2.8 % of the latency of a batch, 36 runs (vLLM 0.6 on an A100 40 GB and an H100 SXM, \
 batches of 1 to 64)
+    note: the prefill is compute-bound, and it is likely too long: on runs not fitted (vLLM 0.6.4 and 0.9 on an \
+H100) where the estimated prefill was 45 % to 98 % of the latency, the estimated latency was 23 % to 44 % longer \
+than measured
     """
     constants = VLLM_CONSTANTS
     held = held_out_vllm_comparison()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from importlib import resources
 
 import pytest
@@ -21,10 +22,13 @@ from llmcalc.errors import Refusal
 from llmcalc.vllmspeed import (
     VLLM_CONSTANTS,
     VLLM_MEASURED_RANGE,
+    VLLM_NOTES,
     estimate_vllm_speed,
     fit_vllm_constants,
     held_out_vllm_comparison,
     in_scope,
+    independent_check,
+    independent_runs,
     vllm_measurements,
     vllm_median_error,
 )
@@ -121,6 +125,8 @@ def test_outside_the_measured_runs_it_says_so() -> None:
                                    generated_tokens=500)
     assert set(estimate.notes) >= {"batch", "context_tokens", "weight_bytes", "hardware"}
     assert estimate_vllm_speed(get_preset("llama-3-8b"), "a100-40gb", batch=8, prompt_tokens=512,
+                               generated_tokens=512).notes == ("prefill",)
+    assert estimate_vllm_speed(get_preset("llama-3-8b"), "a100-40gb", batch=1, prompt_tokens=1,
                                generated_tokens=512).notes == ()
 
 
@@ -161,3 +167,49 @@ def test_the_cli_refuses_a_quantized_format_for_vllm() -> None:
     status, _, err = run_cli("llama-3-8b", "--engine", "vllm", "--hardware", "h100-sxm", "--format", "Q4_K_M")
     assert status == 2
     assert "no vLLM speed was measured with Q4_K_M weights" in err
+
+
+_QUOTED_MS = re.compile(r'^(?:baseline|human)_metrics: "latency_avg": ([0-9.]+)$')
+_QUOTED_S = re.compile(r"^Avg latency: ([0-9.]+) seconds$")
+
+
+def test_every_independent_run_is_the_value_it_quotes_and_none_was_fitted() -> None:
+    """Each run's latency is the number of the line it quotes (milliseconds in the result file's metrics,
+    seconds in benchmark_latency's own line), from ISO-Bench at one commit; none is a row of the fitted file."""
+    runs = independent_runs()
+    assert len(runs) == 9
+    fitted = {row.url for row in vllm_measurements()}
+    for run in runs:
+        milliseconds, seconds = _QUOTED_MS.match(run.quoted), _QUOTED_S.match(run.quoted)
+        assert (milliseconds is None) != (seconds is None), run.quoted
+        value = float(milliseconds.group(1)) / 1000 if milliseconds else float(seconds.group(1)) if seconds else 0.0
+        assert math.isclose(value, run.measured, rel_tol=1e-12), run
+        assert run.url.startswith(
+            "https://github.com/ISO-Bench/ISO-Bench/blob/9cc08ddd1011a34c49b43c22671ae639f16a21d3/")
+        assert run.url not in fitted and run.source != "A"
+        assert (run.gpus, run.unit, run.quantity) == (1, "s", "latency")
+        # Cached prompts are claimed only for the V1 engine, whose prefix caching is on by default.
+        assert run.prompts_cached == ("(V1)" in run.vllm)
+
+
+def test_the_independent_errors_are_pinned() -> None:
+    """The error of each run, the estimate from the module and the latency from the file; a change to the
+    model or the constants changes them and fails here."""
+    errors = [round(error, 3) for _run, _estimate, error in independent_check()]
+    assert errors == [-0.211, 0.041, 0.255, 0.27, 0.243, 0.232, 1.309, 1.323, 0.436]
+
+
+def test_the_prefill_note_states_what_the_independent_runs_show() -> None:
+    """The note's ranges are those of the runs that computed their prefill and whose estimated prefill was a
+    large part of the latency; the two runs whose prefill was 2 % of it are within 22 %."""
+    computed = [(estimate.prefill_seconds / estimate.latency_seconds, error)
+                for run, estimate, error in independent_check() if not run.prompts_cached]
+    large = [(share, error) for share, error in computed if share > 0.4]
+    small = [error for share, error in computed if share <= 0.4]
+    assert f"{min(share for share, _ in large):.0%} to {max(share for share, _ in large):.0%}".replace(
+        "%", " %") in VLLM_NOTES["prefill"]
+    assert f"{min(error for _, error in large):.0%} to {max(error for _, error in large):.0%}".replace(
+        "%", " %") in VLLM_NOTES["prefill"]
+    assert len(small) == 2 and max(abs(error) for error in small) < 0.22
+    assert all("prefill" in estimate.notes for _run, estimate, _error in independent_check())
+

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 LABELS = (
     "model", "reference_model", "hardware", "batch", "prompt", "generated", "price", "summary", "setting", "decode",
     "ttft", "cost", "basis", "error", "percent", "note_batch", "note_context_tokens", "note_weight_bytes",
-    "note_hardware", "note_compute", "err_input", "err_price", "err_context", "err_preempted",
+    "note_hardware", "note_compute", "note_prefill", "err_input", "err_price", "err_context", "err_preempted",
 )
 """Label keys, each given once.  Templates: ``summary`` takes ``{model}`` and ``{hardware}``; ``setting``
 ``{batch}``, ``{prompt}`` and ``{generated}``; ``decode`` ``{rate}`` and ``{aggregate}``; ``ttft`` ``{ms}``;

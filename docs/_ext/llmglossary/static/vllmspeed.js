@@ -28,11 +28,16 @@
     const weightSeconds = model.weights / hardware.bandwidth;
     const flops = promptFlops(model, prompt);
     let prefill = 0;
+    let prefillComputeBound = false;
+    const prefillStep = (count, compute) => {
+      prefill += count * step(weightSeconds, compute);
+      prefillComputeBound ||= compute / constants.compute_share > weightSeconds / constants.bandwidth_share;
+    };
     if (full) {
-      prefill += full * step(weightSeconds, Number(BigInt(perStep) * flops) / hardware.peak);
+      prefillStep(full, Number(BigInt(perStep) * flops) / hardware.peak);
     }
     if (rest) {
-      prefill += 1 * step(weightSeconds, Number(BigInt(rest) * flops) / hardware.peak);
+      prefillStep(1, Number(BigInt(rest) * flops) / hardware.peak);
     }
     const context = prompt + generated / 2;
     const decodeBytes = model.weights + batch * model.kv * context;
@@ -47,6 +52,7 @@
     if (!(range.weight_bytes[0] <= model.weights && model.weights <= range.weight_bytes[1])) { notes.push("weight_bytes"); }
     if (!range.hardware.includes(hardwareKey)) { notes.push("hardware"); }
     if (compute / constants.compute_share > memory / constants.bandwidth_share) { notes.push("compute"); }
+    if (prefillComputeBound) { notes.push("prefill"); }
     return { stepSeconds, prefill, notes };
   }
 
