@@ -129,6 +129,11 @@ class Datasheet:
     fp16_accumulate_unpublished: bool = False
     no_bf16: str | None = None
 
+    @property
+    def nvidia(self) -> bool:
+        """Whether the figures are NVIDIA's (the bandwidth's source is an nvidia.com document): a CUDA card."""
+        return self.bandwidth.source.split("/")[2].endswith("nvidia.com")
+
     def figures(self) -> dict[str, Figure]:
         """The figures given, by name: ``bandwidth`` and each precision of :data:`PRECISIONS` printed."""
         given = {"bandwidth": self.bandwidth, "fp16": self.fp16, "fp8": self.fp8, "int8": self.int8}

@@ -109,6 +109,7 @@ __all__ = [
     "batch_measurements",
     "cli_model",
     "cost_per_million_tokens",
+    "decode_flops",
     "decode_weight_bytes",
     "engine_for",
     "estimate_speed",
@@ -328,7 +329,7 @@ measured: NVIDIA cards (CUDA) and Apple silicon (Metal)
     sheet = datasheet(hardware)
     if hardware.startswith("apple-"):
         return "llama.cpp-metal"
-    if sheet.bandwidth.source.split("/")[2].endswith("nvidia.com"):
+    if sheet.nvidia:
         return "llama.cpp-cuda"
     raise refusal("speed_hardware_unmeasured", hardware=hardware, vendor="AMD, llama.cpp's ROCm back end")
 
@@ -394,6 +395,23 @@ def prompt_flops(cfg: ModelConfig, prompt_tokens: int) -> int:
     prompt = check.count("prompt_tokens", prompt_tokens, minimum=0)
     attention_width = cfg.n_heads * cfg.head_dim
     return 2 * matmul_params.unchecked(cfg) * prompt + 2 * cfg.n_layers * prompt * (prompt + 1) * attention_width
+
+
+@checks_model
+def decode_flops(cfg: ModelConfig, context: float) -> float:
+    """FLOPs of one decoded token at a context of ``context`` tokens: ``2 N`` for the ``N`` parameters that
+    multiply (:func:`llmcalc.flops.matmul_params`) plus ``4 c`` times the attention width in each layer, the
+    scores against the ``c`` cached tokens and their weighted sum.  ``context`` may be a mean over a
+    generation, so it need not be whole.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> round(decode_flops(get_preset("llama-3-8b"), 1024) / 1e9, 2)
+    15.55
+    """
+    tokens = check.number("context", context, minimum=0)
+    return 2 * matmul_params.unchecked(cfg) + 4 * cfg.n_layers * tokens * cfg.n_heads * cfg.head_dim
 
 
 @dataclass(frozen=True)
@@ -701,7 +719,7 @@ def _ubatch_rate(row: BatchMeasurement) -> float:
     context = (row.prompt_tokens + 1) / 2
     memory = (decode_weight_bytes(cfg, row.format) + row.caches * kv_cache_bytes_per_token(cfg, "fp16") * context) \
         / (CONSTANTS.decode_efficiency[(engine, _kind(row.format))] * memory_bandwidth(row.hardware))
-    flops = row.batch * (2 * matmul_params(cfg) + 4 * cfg.n_layers * context * cfg.n_heads * cfg.head_dim)
+    flops = row.batch * decode_flops.unchecked(cfg, context)
     compute = flops / min(CONSTANTS.prefill_efficiency[engine] * peak, CONSTANTS.prefill_ceiling[engine])
     return row.batch * min(1 / max(memory, compute), CONSTANTS.decode_ceiling[engine])
 

@@ -78,7 +78,7 @@ from .flops import matmul_params
 from .memory import kv_cache_bytes_per_token
 from .planner import context_limit, gpu_memory
 from .presets import get_preset
-from .speed import cost_per_million_tokens, is_fitted, prompt_flops
+from .speed import cost_per_million_tokens, decode_flops, is_fitted, prompt_flops
 
 __all__ = [
     "VLLM_CONSTANTS",
@@ -119,6 +119,16 @@ class VllmConstants:
     bandwidth_share: float
     compute_share: float
     step_seconds: float
+
+    def compute_bound(self, memory: float, compute: float) -> bool:
+        """Whether a step of ``memory`` seconds of bytes and ``compute`` seconds of FLOPs (at full share) is
+        bound by its FLOPs at these shares."""
+        return compute / self.compute_share > memory / self.bandwidth_share
+
+    def step(self, memory: float, compute: float) -> float:
+        """The seconds of such a step: the slower of its bytes and its FLOPs at their shares, plus the fixed
+        time."""
+        return max(memory / self.bandwidth_share, compute / self.compute_share) + self.step_seconds
 
 
 VLLM_CONSTANTS = VllmConstants(bandwidth_share=0.86, compute_share=0.27, step_seconds=0.003)
@@ -241,11 +251,8 @@ class _Steps:
 
     def seconds(self, constants: VllmConstants) -> tuple[float, float]:
         """The prefill's seconds and one decode step's seconds with ``constants``."""
-        def step(memory: float, compute: float) -> float:
-            return max(memory / constants.bandwidth_share, compute / constants.compute_share) \
-                + constants.step_seconds
-        prefill = sum(count * step(memory, compute) for count, memory, compute in self.prefill)
-        return prefill, step(*self.decode[1:])
+        prefill = sum(count * constants.step(memory, compute) for count, memory, compute in self.prefill)
+        return prefill, constants.step(*self.decode[1:])
 
     def latency(self, constants: VllmConstants) -> float:
         prefill, decode = self.seconds(constants)
@@ -264,9 +271,8 @@ def _steps(cfg: ModelConfig, hardware: str, batch: int, prompt: int, generated: 
         prefill.append((1, weights / bandwidth, rest * prompt_flops.unchecked(cfg, prompt) / peak))
     context = prompt + generated / 2
     decode_bytes = weights + batch * kv_cache_bytes_per_token.unchecked(cfg, "fp16") * context
-    attention_width = cfg.n_heads * cfg.head_dim
-    decode_flops = batch * (2 * matmul_params.unchecked(cfg) + 4 * cfg.n_layers * context * attention_width)
-    return _Steps(tuple(prefill), (generated - 1, decode_bytes / bandwidth, decode_flops / peak))
+    step_flops = batch * decode_flops.unchecked(cfg, context)
+    return _Steps(tuple(prefill), (generated - 1, decode_bytes / bandwidth, step_flops / peak))
 
 
 def _row_steps(row: VllmMeasurement) -> _Steps:
@@ -480,11 +486,9 @@ tokens: a batch of 16 would be preempted and recomputed, which is not modelled
         notes.append("weight_bytes")
     if card not in measured.hardware:
         notes.append("hardware")
-    _count, memory, compute = steps.decode
-    if compute / VLLM_CONSTANTS.compute_share > memory / VLLM_CONSTANTS.bandwidth_share:
+    if VLLM_CONSTANTS.compute_bound(*steps.decode[1:]):
         notes.append("compute")
-    if any(prefill_compute / VLLM_CONSTANTS.compute_share > prefill_memory / VLLM_CONSTANTS.bandwidth_share
-           for _steps_of_kind, prefill_memory, prefill_compute in steps.prefill):
+    if any(VLLM_CONSTANTS.compute_bound(memory, compute) for _count, memory, compute in steps.prefill):
         notes.append("prefill")
     return VllmSpeedEstimate(card, sequences, prompt, generated, length, weights,
                              kv_cache_bytes_per_token.unchecked(cfg, "fp16"), memory_bandwidth(card),
@@ -496,7 +500,7 @@ def nvidia_card(hardware: str) -> str:
     """``hardware`` if vLLM's CUDA build was measured on its kind and its datasheet prints an FP16 tensor rate,
     else a refusal naming it."""
     sheet = datasheet(hardware)
-    if hardware.startswith("apple-") or not sheet.bandwidth.source.split("/")[2].endswith("nvidia.com"):
+    if hardware.startswith("apple-") or not sheet.nvidia:
         vendor = "Apple silicon" if hardware.startswith("apple-") else "AMD, vLLM's ROCm build"
         raise refusal("vllm_speed_hardware_unmeasured", hardware=hardware, vendor=vendor)
     if sheet.fp16 is None:
