@@ -682,7 +682,8 @@ def plan_vllm(
     (``blocks_within``, lines 313-318), and a request may use all but the null block (:attr:`VllmPlan.usable_blocks`).
     Not modelled: a transient of the warm-up steps larger than the profiled one, and a growth of torch's
     reservation larger than either (vLLM keeps the largest, lines 268-278 and 617); with them vLLM's pool is
-    smaller than this one.
+    smaller than this one.  Mixtures of experts and sliding windows are refused with it: 0.34's fused experts and
+    its admission of windowed requests were not re-read.
 
     Examples
     --------
@@ -699,6 +700,10 @@ def plan_vllm(
     """
     cfg = _vllm_model(cfg)
     checked_model.unchecked(cfg)
+    extensible = check.flag("extensible_kv_cache", extensible_kv_cache)
+    if extensible and (cfg.is_moe or (cfg.sliding_window and cfg.sliding_window_layers)):
+        # 0.34 restructured its fused experts and admits windowed requests differently (max_in_flight_tokens).
+        raise refusal("vllm_extensible_unread", model_type=cfg.model_type or "custom")
     hybrid = check.flag("hybrid_kv_cache", hybrid_kv_cache)
     total = check.count("gpu_bytes", gpu_bytes)
     utilization = check.number("gpu_memory_utilization", gpu_memory_utilization, minimum=0, maximum=1,
@@ -708,7 +713,6 @@ def plan_vllm(
     size = check.count("block_size", block_size, maximum=1024)
     non_torch = check.count("non_torch_bytes", non_torch_bytes, minimum=0, maximum=total)
     graphs = check.count("cuda_graph_bytes", cuda_graph_bytes, minimum=0, maximum=total)
-    extensible = check.flag("extensible_kv_cache", extensible_kv_cache)
     on_rocm = check.flag("rocm", rocm)
     startup_used = check.count("startup_used_bytes", startup_used_bytes, minimum=0, maximum=total)
     if startup_used and not extensible:

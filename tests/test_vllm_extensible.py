@@ -169,3 +169,13 @@ def test_the_ranking_plans_amd_cards_with_the_rocm_floor(capsys: pytest.CaptureF
                        sampler_filter="triton", rocm=True, **vllm_release_settings("0.34+"))
     assert rows[("mi300x", 1)]["largest_batch"] == mi300x.kv_tokens // 8192
     assert rows[("h100-sxm", 1)]["largest_batch"] == 507_392 // 8192
+
+
+@pytest.mark.parametrize("preset", ["mixtral-8x7b", "gemma-2-9b", "mistral-7b"])
+def test_experts_and_windows_are_refused_with_0_34_not_planned_as_0_20(preset: str) -> None:
+    """0.34 restructured its fused experts and admits windowed requests by max_in_flight_tokens: not re-read."""
+    from llmcalc.errors import RefusalValueError
+
+    with pytest.raises(RefusalValueError, match=r"0\.34 was not re-read: plan the model as vLLM 0\.20"):
+        plan_vllm(get_preset(preset), H100, max_model_len=4096, **vllm_release_settings("0.34+"))
+    assert plan_vllm(get_preset(preset), H100, max_model_len=4096, **vllm_release_settings("0.20+")).block_size == 16

@@ -47,7 +47,7 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_engine_needs_dense", "refusal_tensor_parallel_does_not_divide", "refusal_pipeline_parallel_out_of_range",
     "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype", "refusal_setup_leaves_fp32",
     "refusal_vllm_engine_unmodelled", "refusal_vllm_window_pattern_unchecked", "refusal_vllm_sinks_unchecked",
-    "refusal_mxfp4_layout_unmodelled",
+    "refusal_mxfp4_layout_unmodelled", "refusal_vllm_extensible_unread",
     # A setting's yes or no (such as the hybrid KV-cache manager) and a model type as a refusal names them.
     "flag_true", "flag_false", "quoted_name",
 )
