@@ -80,6 +80,7 @@ __all__ = [
     "VLLM_VERSIONS",
     "VLLM_VERSION_SAMPLER_FILTERS",
     "VllmPlan",
+    "VllmRelease",
     "check_vllm_card",
     "generate_prefill_bytes",
     "generate_prefill_parts",
@@ -120,8 +121,8 @@ VLLM_EXTENSIBLE_MARGIN_FLOOR_ROCM = 3 * GiB
 """The same floor on ROCm (AMD's cards), where kernel scratch is mapped outside the allocator (line 64)."""
 
 VLLM_EXTENSIBLE_GRANULE = 2 * 2**20
-"""What vLLM 0.34 commits the extensible KV cache in: the driver's granularity, at least 2 MiB (``_MIN_GRANULARITY``,
-``vllm/utils/extensible_tensor.py:25``); each layer's share of the pool is rounded up to it."""
+"""The unit vLLM 0.34 commits the extensible KV cache in, the driver's granularity and at least 2 MiB
+(``_MIN_GRANULARITY``, ``vllm/utils/extensible_tensor.py:25``); each layer's share of the pool is rounded up to it."""
 
 VLLM_MAX_NUM_BATCHED_TOKENS = 8192
 """The tokens the profile run processes at once when the reader gives none, an assumption.
@@ -520,7 +521,9 @@ class VllmPlan:
     """vLLM's start-up budget on one GPU, in bytes, and the KV-cache pool it leads to.
 
     ``non_torch`` is the memory outside torch's allocator that the budget counts,
-    CUDA graphs included where the version counts them.
+    CUDA graphs included where the version counts them.  With ``extensible`` (vLLM 0.34's extensible KV cache,
+    :func:`plan_vllm`) ``startup_free`` is what was free when the worker started, ``margin`` what it keeps free
+    beyond the transient peak, and ``kept_graphs`` the CUDA graphs' estimate it keeps free again in that peak.
     """
 
     requested: int
@@ -542,9 +545,12 @@ class VllmPlan:
 
     @property
     def budget(self) -> int:
-        """The memory the engine sizes its pool within: ``requested``, and with 0.34's extensible KV cache no
-        more than what was free at start-up less the margin it keeps (``min(requested_memory - non_kv_used,
-        headroom - margin)`` in ``measure_kv_cache_bytes``, ``vllm/v1/worker/extensible_kv_cache.py:592-618``)."""
+        """The memory the engine sizes its pool within.
+
+        It is ``requested``; with 0.34's extensible KV cache, no more than what was free at start-up less the
+        margin kept (``min(requested_memory - non_kv_used, headroom - margin)`` in ``measure_kv_cache_bytes``,
+        ``vllm/v1/worker/extensible_kv_cache.py:592-618``).
+        """
         if not self.extensible:
             return self.requested
         return min(self.requested, self.startup_free - self.margin)
@@ -593,8 +599,11 @@ class VllmPlan:
 
     @property
     def usable_blocks(self) -> int:
-        """The blocks requests can take: 0.34 checks a request against the pool less its null block
-        (``shrink_kv_cache_configs``, ``vllm/v1/core/kv_cache_planning.py:1846-1860`` in the 0.34.0 wheel)."""
+        """The blocks requests can take.
+
+        vLLM 0.34 checks a request against the pool less its null block (``shrink_kv_cache_configs``,
+        ``vllm/v1/core/kv_cache_planning.py:1846-1860`` in the 0.34.0 wheel); earlier releases, the whole pool.
+        """
         return max(self.blocks - 1, 0) if self.extensible else self.blocks
 
     @property
