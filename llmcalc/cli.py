@@ -28,6 +28,8 @@ from .checkpoints import CheckpointFormat, checkpoint_from_hf, describe, is_qlor
 from .config import FIELD_CHOICES, Derived, ModelConfig
 from .engines import (
     ATTENTIONS,
+    VLLM_EXTENSIBLE_MARGIN_FLOOR,
+    VLLM_EXTENSIBLE_MARGIN_FLOOR_ROCM,
     VLLM_MAX_NUM_BATCHED_TOKENS,
     VLLM_MAX_NUM_SEQS,
     VLLM_NON_TORCH,
@@ -38,6 +40,7 @@ from .engines import (
     plan_generate,
     plan_vllm,
     vllm_layers_note,
+    vllm_release_settings,
 )
 from .errors import refusal
 from .fmt import format_bytes, format_count
@@ -392,6 +395,7 @@ PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
     "max_num_seqs": (("inference",), VLLM_MAX_NUM_SEQS),
     "non_torch_gib": (("inference",), VLLM_NON_TORCH / GiB),
     "cuda_graphs_mib": (("inference",), 0),
+    "startup_used_gib": (("inference",), 0.0),
     "concurrency": (("inference",), 1),
     "tensor_parallel": (("inference",), 1),
     "pipeline_parallel": (("inference",), 1),
@@ -472,6 +476,7 @@ _ENGINE_OPTIONS = {
     "max_num_seqs": ("vllm",),
     "non_torch_gib": ("vllm",),
     "cuda_graphs_mib": ("vllm",),
+    "startup_used_gib": ("vllm",),
     "concurrency": ("vllm",),
     "batch": ("sum", "generate"),
     "kv_format": ("sum", "vllm"),
@@ -500,19 +505,29 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
         check_vllm_card(cfg, card.key)
     graphs_given = args.cuda_graphs_mib != 0
     if graphs_given and args.vllm_version == "before-0.20":
-        raise ValueError("--cuda-graphs-mib applies to --vllm-version 0.20+: vLLM before 0.20 captures its CUDA "
-                         "graphs after sizing the KV-cache pool, outside it")
+        raise ValueError("--cuda-graphs-mib applies to --vllm-version 0.20+ and 0.34+: vLLM before 0.20 captures "
+                         "its CUDA graphs after sizing the KV-cache pool, outside it")
+    extensible = args.vllm_version == "0.34+"
+    if args.startup_used_gib and not extensible:
+        raise ValueError("--startup-used-gib applies to --vllm-version 0.34+: earlier releases plan with a share of "
+                         "the card's total, whatever is in use at start-up")
     card_gib = args.gpu / GiB
     non_torch = check.number("non_torch_gib", args.non_torch_gib, minimum=0, maximum=card_gib)
+    startup_used = check.number("startup_used_gib", args.startup_used_gib, minimum=0, maximum=card_gib)
+    rocm = card is not None and card.tool == "rocminfo"
     plan = plan_vllm(cfg, args.gpu, max_model_len=args.context, max_num_batched_tokens=args.max_num_batched_tokens,
                      gpu_memory_utilization=args.gpu_memory_utilization, weight_format=args.weight_format,
                      kv_format=args.kv_format,
                      cuda_graph_bytes=check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20,
                      tensor_parallel=args.tensor_parallel, non_torch_bytes=round(non_torch * GiB),
-                     max_num_seqs=args.max_num_seqs, hybrid_kv_cache=args.vllm_version == "0.20+",
-                     sampler_filter=args.sampler_filter)
-    parts = {"budget": plan.requested, "weights": plan.weights, "profile_peak": plan.profile_peak,
-             "non_torch_and_cuda_graphs": plan.non_torch, "kv_cache": plan.blocks * plan.block_bytes}
+                     max_num_seqs=args.max_num_seqs, sampler_filter=args.sampler_filter,
+                     startup_used_bytes=round(startup_used * GiB), rocm=rocm and extensible,
+                     **vllm_release_settings(args.vllm_version))
+    parts = {"budget": plan.budget, "weights": plan.weights, "profile_peak": plan.profile_peak,
+             "non_torch_and_cuda_graphs": plan.non_torch}
+    if extensible:
+        parts["cuda_graphs_kept_again"] = plan.kept_graphs
+    parts["kv_cache"] = plan.blocks * plan.block_bytes
     rows = [(name.replace("_", " "), f"{value:,d}", format_bytes(value)) for name, value in parts.items()]
     result: dict[str, Any] = {"task": "inference", "engine": "vllm", "per_gpu_of": args.tensor_parallel,
                               "tensor_parallel": args.tensor_parallel, "parts": parts, "gpu_bytes": args.gpu,
@@ -520,7 +535,7 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
                               "vllm_version": args.vllm_version, "sampler_filter": args.sampler_filter,
                               "max_num_seqs": args.max_num_seqs,
                               "max_num_batched_tokens": args.max_num_batched_tokens, "kv_tokens": plan.kv_tokens,
-                              "cuda_graph_bytes": args.cuda_graphs_mib * 2**20,
+                              "cuda_graph_bytes": args.cuda_graphs_mib * 2**20, "block_size": plan.block_size,
                               "max_concurrency": plan.max_concurrency, "fits": plan.starts,
                               "trained_context": trained_context(cfg), **_weights_json(cfg, args.weight_format)}
     where = ("one GPU" if args.tensor_parallel == 1
@@ -544,14 +559,30 @@ def _plan_vllm(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, An
     result["blocks_per_request"] = plan.blocks_per_request()
     text += f"; longest max_model_len that starts: {longest:,d}" + _trained_note(cfg, args.context)
     text += vllm_layers_note(cfg, plan)
+    if extensible:
+        result["margin"] = plan.margin
+        result["startup_used_bytes"] = args.gpu - plan.startup_free
+        floor = VLLM_EXTENSIBLE_MARGIN_FLOOR_ROCM if rocm else VLLM_EXTENSIBLE_MARGIN_FLOOR
+        text += (f"\n\nnote: planned as vLLM 0.34's extensible KV cache, read in its source and not yet checked "
+                 f"against a start-up log: the pool is what is free after the CUDA graphs are captured, less the "
+                 f"profiled peak with the graphs' estimate counted in it again and a margin of "
+                 f"{format_bytes(plan.margin)} (the larger of {format_bytes(floor)} and three quarters "
+                 "of that peak); a larger transient of vLLM's warm-up steps, or a larger growth of torch's "
+                 "reservation, which vLLM keeps free instead, and 0.34's sampler warm-up (twice, with penalties "
+                 "and log-probabilities) are not modelled, and each makes vLLM's pool smaller than this one")
+        if not args.startup_used_gib:
+            text += ("\n\nnote: nothing counted as in use when vLLM starts (its CUDA context, other processes): "
+                     "vLLM 0.34 sizes the pool from the memory then free, so give --startup-used-gib as your log's "
+                     "'Free memory on device (free/total GiB) on startup' leaves (total less free)")
     if args.vllm_version == "before-0.20":
         text += ("\n\nnote: planned as vLLM before 0.20, which captures its CUDA graphs after sizing this pool; "
                  "vLLM 0.20 and later take them from the pool and plan with 0.92 of the card: give "
                  "--vllm-version 0.20+")
     elif not graphs_given:
+        by = "at least twice it (the graphs, and their estimate in the peak kept free)" if extensible else "it"
         text += ("\n\nnote: no CUDA graphs counted: their size depends on the kernels and the batch sizes "
                  "captured, not on the model's shapes, so the planner cannot derive it, and vLLM's pool is smaller "
-                 "than this one by it: give --cuda-graphs-mib as your log prints 'Estimated CUDA graph memory'")
+                 f"than this one by {by}: give --cuda-graphs-mib as your log prints 'Estimated CUDA graph memory'")
     return result, text
 
 
@@ -841,16 +872,18 @@ def build_parser() -> argparse.ArgumentParser:
                       help="inference with --engine generate: attention implementation (default: sdpa)")
     plan.add_argument("--vllm-version", choices=tuple(VLLM_VERSIONS), default=hidden,
                       help="inference with --engine vllm: the vLLM release planned, before 0.20 (0.9 of the card, "
-                      "CUDA graphs captured outside the pool) or 0.20 to 0.33 (0.92, graphs taken from the pool; "
-                      "0.34's extensible KV cache, sized after the graphs, is not modelled) (default: before-0.20)")
+                      "CUDA graphs captured outside the pool), 0.20 to 0.33 (0.92, graphs taken from the pool) or "
+                      "0.34 and later (the extensible KV cache: all of the card, sized after the graphs are captured, "
+                      "blocks of 64 tokens; read in the 0.34.0 source, not checked against a start-up log) "
+                      "(default: before-0.20)")
     plan.add_argument("--sampler-filter", choices=VLLM_SAMPLER_FILTERS, default=hidden,
                       help="inference with --engine vllm: how the sampler's warm-up applies top-k and top-p: sort "
                       "(PyTorch's sort, vLLM up to 0.16) or triton (in place, no sort: vLLM 0.17 and later, from "
                       "pull request 33538; 0.17 to 0.19 are --vllm-version before-0.20 with --sampler-filter triton) "
-                      "(default: sort with --vllm-version before-0.20, triton with 0.20+)")
+                      "(default: sort with --vllm-version before-0.20, triton with 0.20+ and 0.34+)")
     plan.add_argument("--gpu-memory-utilization", type=real_number, default=hidden, metavar="F",
                       help="inference with --engine vllm: share of the card vLLM plans with (default: 0.9 with "
-                      "--vllm-version before-0.20, 0.92 with 0.20+)")
+                      "--vllm-version before-0.20, 0.92 with 0.20+, 1 with 0.34+)")
     plan.add_argument("--max-num-batched-tokens", type=whole_number, default=hidden, metavar="N",
                       help="inference with --engine vllm: tokens of vLLM's profile pass, as it prints them "
                       f"(default: {VLLM_MAX_NUM_BATCHED_TOKENS:,})")
@@ -861,9 +894,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="inference with --engine vllm: memory outside PyTorch on each GPU, as vLLM prints "
                       "'non_torch_memory' (default: 0.35, one GPU's)")
     plan.add_argument("--cuda-graphs-mib", type=whole_number, default=hidden, metavar="N",
-                      help="inference with --engine vllm --vllm-version 0.20+: MiB of CUDA graphs vLLM takes from "
-                      "the KV-cache pool, as its log prints 'Estimated CUDA graph memory' (default: 0, none "
-                      "counted: no shape tells their size)")
+                      help="inference with --engine vllm --vllm-version 0.20+ or 0.34+: MiB of CUDA graphs vLLM "
+                      "takes from the KV-cache pool, as its log prints 'Estimated CUDA graph memory' (default: 0, "
+                      "none counted: no shape tells their size)")
+    plan.add_argument("--startup-used-gib", type=real_number, default=hidden, metavar="GIB",
+                      help="inference with --engine vllm --vllm-version 0.34+: GiB in use on each GPU when vLLM "
+                      "starts (its CUDA context, other processes), the total less the free memory its log prints "
+                      "in 'Free memory on device (free/total GiB) on startup' (default: 0, none counted)")
     plan.add_argument("--concurrency", type=whole_number, default=hidden, metavar="N",
                       help="inference with --engine vllm --gpu all: requests of --context tokens the pool must hold "
                       "at once for a card to count as fitting (default: 1, vLLM starts)")

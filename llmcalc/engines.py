@@ -9,7 +9,8 @@ arithmetic from the shapes alone, as vLLM's worker does it
 (``Worker.determine_available_memory`` in ``vllm/v1/worker/gpu_worker.py``,
 ``determine_num_available_blocks`` in ``vllm/worker/worker.py`` for the V0
 engine, and the block count in ``vllm/v1/core/kv_cache_utils.py``; read at
-vLLM 0.6.4 to 0.10, and at 0.20.0, 0.33.0 and 0.34.0 for the CUDA graphs)::
+vLLM 0.6.4 to 0.10, and at 0.20.0, 0.33.0 and 0.34.0 for the CUDA graphs; 0.34's extensible KV cache,
+sized after the graphs are captured, is :func:`plan_vllm`'s ``extensible_kv_cache``)::
 
     available KV = total * gpu_memory_utilization - (weights + profiled peak + memory outside torch)
     blocks       = available KV // (block_size * KV bytes per token)
@@ -33,7 +34,9 @@ vocabularies the sampler's warm-up is the larger: 1.22 GiB for Llama 3 8B's
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
+from typing import TypedDict
 
 from . import _validate as check
 from ._search import largest_holding
@@ -62,6 +65,10 @@ __all__ = [
     "ATTENTIONS",
     "TORCH_SORT_SMALL_ROW",
     "VLLM_BLOCK_SIZE",
+    "VLLM_EXTENSIBLE_BLOCK_SIZE",
+    "VLLM_EXTENSIBLE_GRANULE",
+    "VLLM_EXTENSIBLE_MARGIN_FLOOR",
+    "VLLM_EXTENSIBLE_MARGIN_FLOOR_ROCM",
     "VLLM_FUSED_MOE_CHUNK",
     "VLLM_GPU_MEMORY_UTILIZATION",
     "VLLM_MAX_NUM_BATCHED_TOKENS",
@@ -73,6 +80,7 @@ __all__ = [
     "VLLM_VERSIONS",
     "VLLM_VERSION_SAMPLER_FILTERS",
     "VllmPlan",
+    "VllmRelease",
     "check_vllm_card",
     "generate_prefill_bytes",
     "generate_prefill_parts",
@@ -82,6 +90,7 @@ __all__ = [
     "vllm_fused_moe_bytes",
     "vllm_layers_note",
     "vllm_profile_peak",
+    "vllm_release_settings",
     "vllm_sampler_peak",
 ]
 
@@ -95,7 +104,25 @@ checked against used.
 """
 
 VLLM_BLOCK_SIZE = 16
-"""vLLM's default KV-cache block size on CUDA, in tokens."""
+"""vLLM's default KV-cache block size on CUDA, in tokens, up to 0.33."""
+
+VLLM_EXTENSIBLE_BLOCK_SIZE = 64
+"""vLLM 0.34's default KV-cache block size, in tokens (``CacheConfig.DEFAULT_BLOCK_SIZE``, ``vllm/config/cache.py:185``
+in the 0.34.0 wheel), which the attention backends of dense models keep."""
+
+VLLM_EXTENSIBLE_MARGIN_FLOOR = GiB
+"""The least memory vLLM 0.34's extensible KV cache leaves free on CUDA beyond the transient peak it measured.
+
+``KV_CACHE_MARGIN_FLOOR_BYTES`` (``vllm/v1/worker/extensible_kv_cache.py:64`` in the 0.34.0 wheel): the margin is
+the larger of this and three quarters of that peak (``KV_CACHE_MARGIN_FRACTION``, line 65).
+"""
+
+VLLM_EXTENSIBLE_MARGIN_FLOOR_ROCM = 3 * GiB
+"""The same floor on ROCm (AMD's cards), where kernel scratch is mapped outside the allocator (line 64)."""
+
+VLLM_EXTENSIBLE_GRANULE = 2 * 2**20
+"""The unit vLLM 0.34 commits the extensible KV cache in, the driver's granularity and at least 2 MiB
+(``_MIN_GRANULARITY``, ``vllm/utils/extensible_tensor.py:25``); each layer's share of the pool is rounded up to it."""
 
 VLLM_MAX_NUM_BATCHED_TOKENS = 8192
 """The tokens the profile run processes at once when the reader gives none, an assumption.
@@ -188,21 +215,50 @@ def torch_sort_bytes(rows: int, row_length: int, value_bytes: int = 4) -> int:
     return outputs + n_rows * length * (8 + value + 8)
 
 
-VLLM_VERSIONS = {"before-0.20": 0.9, "0.20+": 0.92}
+VLLM_VERSIONS = {"before-0.20": 0.9, "0.20+": 0.92, "0.34+": 1.0}
 """The vLLM releases the planner models and the ``gpu_memory_utilization`` each defaults to.
 
 Before 0.20 vLLM captures its CUDA graphs after sizing the KV-cache pool, in the share of the card
-it leaves; 0.20 and later estimate the graphs first by default (``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1``)
-and take them from the pool (``cuda_graph_bytes`` of :func:`plan_vllm`).
+it leaves; 0.20 to 0.33 estimate the graphs first by default (``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1``)
+and take them from the pool (``cuda_graph_bytes`` of :func:`plan_vllm`).  0.34 sizes the pool after capturing
+them, from the memory then free, with all of the card unless told otherwise (``extensible_kv_cache`` of
+:func:`plan_vllm`; ``resolved_gpu_memory_utilization``, ``vllm/config/cache.py:495-501`` in the 0.34.0 wheel).
 """
 
-VLLM_VERSION_SAMPLER_FILTERS = {"before-0.20": "sort", "0.20+": "triton"}
+VLLM_VERSION_SAMPLER_FILTERS = {"before-0.20": "sort", "0.20+": "triton", "0.34+": "triton"}
 """The sampler filter (:data:`VLLM_SAMPLER_FILTERS`) each of :data:`VLLM_VERSIONS` is planned with unless told.
 
 ``before-0.20`` sorts, as vLLM up to 0.16 does; vLLM 0.17 to 0.19 filter with Triton while still
 capturing their CUDA graphs outside the pool, so they are planned as ``before-0.20`` with
-``sampler_filter="triton"``.
+``sampler_filter="triton"``.  ``0.34+`` is planned with 0.20's filter: 0.34's new model runner warms its sampler
+up twice, the second time with penalties and log-probabilities (``_dummy_sampler_run``,
+``vllm/v1/worker/gpu/model_runner.py:1039-1067``), whose memory is not modelled.
 """
+
+
+class VllmRelease(TypedDict):
+    """The :func:`plan_vllm` keywords that follow from the release planned."""
+
+    hybrid_kv_cache: bool
+    extensible_kv_cache: bool
+    block_size: int
+
+
+def vllm_release_settings(release: str) -> VllmRelease:
+    """The :func:`plan_vllm` keywords a release of :data:`VLLM_VERSIONS` sets by default.
+
+    0.20 and later group windowed layers with the hybrid KV-cache manager; 0.34 sizes the pool with its
+    extensible KV cache, in blocks of 64 tokens (:data:`VLLM_EXTENSIBLE_BLOCK_SIZE`).
+
+    Examples
+    --------
+    >>> vllm_release_settings("0.34+")
+    {'hybrid_kv_cache': True, 'extensible_kv_cache': True, 'block_size': 64}
+    """
+    version = check.choice("vllm_version", release, VLLM_VERSIONS)
+    extensible = version == "0.34+"
+    return {"hybrid_kv_cache": version != "before-0.20", "extensible_kv_cache": extensible,
+            "block_size": VLLM_EXTENSIBLE_BLOCK_SIZE if extensible else VLLM_BLOCK_SIZE}
 
 
 @checks_model
@@ -465,7 +521,9 @@ class VllmPlan:
     """vLLM's start-up budget on one GPU, in bytes, and the KV-cache pool it leads to.
 
     ``non_torch`` is the memory outside torch's allocator that the budget counts,
-    CUDA graphs included where the version counts them.
+    CUDA graphs included where the version counts them.  With ``extensible`` (vLLM 0.34's extensible KV cache,
+    :func:`plan_vllm`) ``startup_free`` is what was free when the worker started, ``margin`` what it keeps free
+    beyond the transient peak, and ``kept_graphs`` the CUDA graphs' estimate it keeps free again in that peak.
     """
 
     requested: int
@@ -480,19 +538,39 @@ class VllmPlan:
     full_groups: int = 0
     window_groups: int = 0
     window_span: int = 0
+    extensible: bool = False
+    startup_free: int = 0
+    margin: int = 0
+    kept_graphs: int = 0
+
+    @property
+    def budget(self) -> int:
+        """The memory the engine sizes its pool within.
+
+        It is ``requested``; with 0.34's extensible KV cache, no more than what was free at start-up less the
+        margin kept (``min(requested_memory - non_kv_used, headroom - margin)`` in ``measure_kv_cache_bytes``,
+        ``vllm/v1/worker/extensible_kv_cache.py:592-618``).
+        """
+        if not self.extensible:
+            return self.requested
+        return min(self.requested, self.startup_free - self.margin)
 
     @property
     def available_kv(self) -> int:
         """What vLLM prints as the memory left for the KV cache (negative when nothing is left)."""
-        return self.requested - self.weights - self.profile_peak - self.non_torch
+        return self.budget - self.weights - self.profile_peak - self.non_torch - self.kept_graphs
 
     @property
     def kv_tokens(self) -> int:
         """The tokens of vLLM's KV-cache pool, what it prints as "GPU KV cache size".
 
         With the hybrid KV-cache manager vLLM prints the pool's blocks shared out evenly over its groups
-        (``num_blocks // len(kv_cache_groups) * block_size`` in ``kv_cache_utils.py`` of 0.10.2 and 0.20.0).
+        (``num_blocks // len(kv_cache_groups) * block_size`` in ``kv_cache_utils.py`` of 0.10.2 and 0.20.0);
+        0.34 prints the concurrency times ``max_model_len``, truncated (``get_kv_cache_capacity``,
+        ``vllm/v1/core/kv_cache_utils.py:1141-1149`` in the 0.34.0 wheel).
         """
+        if self.extensible:
+            return int(self.max_concurrency * self.max_model_len)
         return self.blocks // self.kv_groups * self.block_size
 
     def blocks_per_request(self, max_model_len: int | None = None) -> int:
@@ -510,22 +588,36 @@ class VllmPlan:
 
     @property
     def max_concurrency(self) -> float:
-        """The "Maximum concurrency for max_model_len tokens per request" vLLM prints."""
-        if self.window_groups:
+        """The "Maximum concurrency for max_model_len tokens per request" vLLM prints.
+
+        0.34 divides the blocks by a request's blocks whatever the model (``get_max_concurrency_for_kv_cache_config``,
+        ``vllm/v1/core/kv_cache_utils.py:1082-1113`` in the 0.34.0 wheel).
+        """
+        if self.window_groups or self.extensible:
             return self.blocks / self.blocks_per_request()
         return self.kv_tokens / self.max_model_len
 
     @property
+    def usable_blocks(self) -> int:
+        """The blocks requests can take.
+
+        vLLM 0.34 checks a request against the pool less its null block (``shrink_kv_cache_configs``,
+        ``vllm/v1/core/kv_cache_planning.py:1846-1860`` in the 0.34.0 wheel); earlier releases, the whole pool.
+        """
+        return max(self.blocks - 1, 0) if self.extensible else self.blocks
+
+    @property
     def starts(self) -> bool:
         """Whether vLLM starts, that is whether the pool holds one request of ``max_model_len`` tokens."""
-        if self.window_groups:
-            return self.blocks >= self.blocks_per_request()
+        if self.window_groups or self.extensible:
+            return self.usable_blocks >= self.blocks_per_request()
         return self.kv_tokens >= self.max_model_len
 
     def longest_model_len(self, limit: int) -> int:
         """The longest ``max_model_len`` up to ``limit`` whose request the pool holds (0 if none), as vLLM's
         ``estimate_max_model_len`` searches it."""
-        return largest_holding(lambda n: self.blocks_per_request(n) <= self.blocks, check.count("limit", limit))
+        return largest_holding(lambda n: self.blocks_per_request(n) <= self.usable_blocks,
+                               check.count("limit", limit))
 
 
 @checks_model
@@ -545,6 +637,9 @@ def plan_vllm(
     max_num_seqs: int = VLLM_MAX_NUM_SEQS,
     hybrid_kv_cache: bool = False,
     sampler_filter: str = "sort",
+    extensible_kv_cache: bool = False,
+    startup_used_bytes: int = 0,
+    rocm: bool = False,
 ) -> VllmPlan:
     """vLLM's KV-cache pool for ``cfg`` on one GPU of ``gpu_bytes``, as its start-up log reports it.
 
@@ -577,6 +672,28 @@ def plan_vllm(
     Windows on some layers other than every other one are refused, not approximated.
     ``sampler_filter`` is how the release filters its sampler's warm-up (:func:`vllm_sampler_peak`).
 
+    ``extensible_kv_cache=True`` sizes the pool as vLLM 0.34 does by default on CUDA and ROCm, read in the 0.34.0
+    wheel: it captures the CUDA graphs first, then measures the memory free and keeps back the transient peak
+    it profiled, which counts the graphs' estimate once more (``peak_activation_memory``,
+    ``vllm/v1/worker/gpu_worker.py:771-773``, handed to the cache at lines 946-949), and a margin of the larger
+    of 1 GiB (3 GiB on ROCm, ``rocm=True``) and three quarters of that peak (``measure_kv_cache_bytes``,
+    ``vllm/v1/worker/extensible_kv_cache.py:592-618``)::
+
+        transient = profile peak + CUDA graphs
+        margin    = max(1 GiB, int(0.75 * transient))
+        available = min(ceil(total * gpu_memory_utilization), total - startup_used - margin)
+                    - weights - memory outside torch - CUDA graphs - transient
+
+    ``startup_used_bytes`` is what was in use on the card when the worker started (its CUDA context, other
+    processes), the gap in the "Free memory on device (free/total GiB) on startup" vLLM prints.  Each layer's
+    share of the pool is committed in granules of 2 MiB (:data:`VLLM_EXTENSIBLE_GRANULE`; the layer-outermost
+    layout, vLLM's default preference), so the blocks are the most whose layers' granules fit
+    (``blocks_within``, lines 313-318), and a request may use all but the null block (:attr:`VllmPlan.usable_blocks`).
+    Not modelled: a transient of the warm-up steps larger than the profiled one, and a growth of torch's
+    reservation larger than either (vLLM keeps the largest, lines 268-278 and 617); with them vLLM's pool is
+    smaller than this one.  Mixtures of experts and sliding windows are refused with it: 0.34's fused experts and
+    its admission of windowed requests were not re-read.
+
     Examples
     --------
     Llama-3.1-8B on an RTX 3090 (23.58 GiB as torch sees it), 20,000-token
@@ -592,6 +709,10 @@ def plan_vllm(
     """
     cfg = _vllm_model(cfg)
     checked_model.unchecked(cfg)
+    extensible = check.flag("extensible_kv_cache", extensible_kv_cache)
+    if extensible and (cfg.is_moe or (cfg.sliding_window and cfg.sliding_window_layers)):
+        # 0.34 restructured its fused experts and admits windowed requests differently (max_in_flight_tokens).
+        raise refusal("vllm_extensible_unread", model_type=cfg.model_type or "custom")
     hybrid = check.flag("hybrid_kv_cache", hybrid_kv_cache)
     total = check.count("gpu_bytes", gpu_bytes)
     utilization = check.number("gpu_memory_utilization", gpu_memory_utilization, minimum=0, maximum=1,
@@ -601,8 +722,14 @@ def plan_vllm(
     size = check.count("block_size", block_size, maximum=1024)
     non_torch = check.count("non_torch_bytes", non_torch_bytes, minimum=0, maximum=total)
     graphs = check.count("cuda_graph_bytes", cuda_graph_bytes, minimum=0, maximum=total)
-    # vLLM multiplies the float total by the utilization; truncate to whole bytes as its int() does.
-    requested = int(total * utilization)
+    on_rocm = check.flag("rocm", rocm)
+    startup_used = check.count("startup_used_bytes", startup_used_bytes, minimum=0, maximum=total)
+    if startup_used and not extensible:
+        raise ValueError(f"startup_used_bytes ({startup_used:,}) applies to extensible_kv_cache=True (vLLM 0.34): "
+                         "earlier releases plan with a share of the card's total, whatever is in use at start-up")
+    # vLLM multiplies the float total by the utilization; whole bytes as its int() does, and 0.34's math.ceil
+    # (request_memory, vllm/v1/worker/utils.py:743).
+    requested = math.ceil(total * utilization) if extensible else int(total * utilization)
     tp = check.count("tensor_parallel", tensor_parallel, maximum=MAX_GPUS)
     if cfg.attention_sinks:
         weights = _checked_mxfp4_weights(cfg, weight_format, hybrid, sampler_filter, tp)
@@ -616,9 +743,19 @@ def plan_vllm(
     groups = _kv_cache_groups(cfg, batched) if hybrid else None
     # Every layer holds the same bytes a token; a group of layers takes one block of each of its layers.
     layers_a_block = groups[0] if groups else cfg.n_layers
-    block_bytes = size * token_bytes // cfg.n_layers * layers_a_block
+    layer_block = size * token_bytes // cfg.n_layers
+    block_bytes = layer_block * layers_a_block
     plan = VllmPlan(requested, weights, peak, non_torch + graphs, block_bytes, 0, size, length)
     blocks = max(plan.available_kv // block_bytes, 0)
+    if extensible:
+        transient = peak + graphs
+        floor = VLLM_EXTENSIBLE_MARGIN_FLOOR_ROCM if on_rocm else VLLM_EXTENSIBLE_MARGIN_FLOOR
+        # int(transient * 0.75) in vLLM, exact as transient * 3 // 4 below 2**51 bytes.
+        plan = replace(plan, extensible=True, startup_free=total - startup_used,
+                       margin=max(floor, transient * 3 // 4), kept_graphs=graphs)
+        # Each of the layers_a_block layer segments holds every block's share of its layer, in whole granules.
+        granules = max(plan.available_kv, 0) // (layers_a_block * VLLM_EXTENSIBLE_GRANULE)
+        blocks = granules * VLLM_EXTENSIBLE_GRANULE // layer_block
     if groups is None:
         return replace(plan, blocks=blocks)
     _, full, windowed, span = groups

@@ -219,6 +219,9 @@ MESSAGES: dict[str, str] = {
                                "choose for the GPU's generation, which the planner does not model; elsewhere it "
                                "dequantizes them to BF16, which the presets gpt-oss-20b and gpt-oss-120b plan (the "
                                "vLLM engine plans the file on a Hopper card); got quant_method {method!r}",
+    "vllm_extensible_unread": "vLLM 0.34's extensible KV cache is planned for dense models with full attention on "
+                              "every layer, the case read in its 0.34.0 source; for experts and sliding windows "
+                              "0.34 was not re-read: plan the model as vLLM 0.20+; got model_type {model_type!r}",
     "vllm_window_pattern_unchecked": "the vLLM engine plans a sliding window on every layer or on every other layer "
                                      "(Mistral, Gemma 2), the patterns checked against vLLM's code; got {windowed} "
                                      "windowed and {full} full-attention layers (model_type {model_type!r})",

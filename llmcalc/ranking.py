@@ -32,7 +32,7 @@ from typing import Any
 from . import _validate as check
 from ._search import largest_holding, least_card_above
 from .config import ModelConfig, as_model_config, checks_model
-from .engines import VLLM_VERSIONS, VllmPlan, check_vllm_card, plan_generate, plan_vllm
+from .engines import VLLM_VERSIONS, VllmPlan, check_vllm_card, plan_generate, plan_vllm, vllm_release_settings
 from .errors import Refusal, refusal
 from .gguf import RECIPES, GgufModel, GgufPlan, largest_context, model_from_config, most_gpu_layers, plan_gguf
 from .planner import (
@@ -205,6 +205,8 @@ def _vllm_row(cfg: ModelConfig, card: GpuCard, gpus: int, settings: Mapping[str,
               beyond_trained: bool) -> RankedPlan:
     options = dict(settings)
     context = options.pop("context")
+    # vLLM 0.34's extensible KV cache keeps a larger margin on AMD's cards (ROCm).
+    options["rocm"] = bool(options.get("extensible_kv_cache")) and card.tool == "rocminfo"
     plan = plan_vllm.unchecked(cfg, card.total_bytes, max_model_len=context, tensor_parallel=gpus, **options)
     token_bytes = plan.block_bytes // plan.block_size
     wanted = concurrency * context
@@ -561,9 +563,11 @@ def _args_settings(args: argparse.Namespace) -> dict[str, Any]:
                 "weight_format": args.weight_format, "kv_format": args.kv_format,
                 "cuda_graph_bytes": check.count("cuda_graphs_mib", args.cuda_graphs_mib, minimum=0) * 2**20,
                 "non_torch_bytes": round(check.number("non_torch_gib", args.non_torch_gib, minimum=0) * GiB),
-                "max_num_seqs": args.max_num_seqs,
-                # As the single-card plan: 0.20 and later size windowed layers with the hybrid KV-cache manager.
-                "hybrid_kv_cache": args.vllm_version == "0.20+", "sampler_filter": args.sampler_filter}
+                "max_num_seqs": args.max_num_seqs, "sampler_filter": args.sampler_filter,
+                "startup_used_bytes": round(check.number("startup_used_gib", args.startup_used_gib, minimum=0)
+                                            * GiB),
+                # As the single-card plan: the release's hybrid manager, extensible cache and block size.
+                **vllm_release_settings(args.vllm_version)}
     if args.task == "inference" and args.engine == "generate":
         return {"context": args.context, "batch": args.batch, "weight_format": args.weight_format,
                 "attention": args.attention}

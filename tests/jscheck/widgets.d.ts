@@ -210,6 +210,9 @@ interface PlannerOptions {
   cudaGraphBytes?: number;
   nonTorchBytes?: IntLike;
   hybridKvCache?: boolean;
+  extensibleKvCache?: boolean;
+  startupUsedBytes?: number;
+  rocm?: boolean;
   samplerFilter?: string;
   // training
   optimizer?: string;
@@ -233,6 +236,10 @@ type FormulaOptions = Partial<PlannerOptions>;
 /** llmcalc.planner.plan_vllm's result, as planner.js builds it (the fields the other scripts read). */
 interface VllmPlan {
   requested: bigint;
+  budget: bigint;
+  kept_graphs: bigint;
+  margin: bigint;
+  extensible: boolean;
   weights: bigint;
   profile_peak: bigint;
   non_torch: bigint;

@@ -47,7 +47,7 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_engine_needs_dense", "refusal_tensor_parallel_does_not_divide", "refusal_pipeline_parallel_out_of_range",
     "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype", "refusal_setup_leaves_fp32",
     "refusal_vllm_engine_unmodelled", "refusal_vllm_window_pattern_unchecked", "refusal_vllm_sinks_unchecked",
-    "refusal_mxfp4_layout_unmodelled",
+    "refusal_mxfp4_layout_unmodelled", "refusal_vllm_extensible_unread",
     # A setting's yes or no (such as the hybrid KV-cache manager) and a model type as a refusal names them.
     "flag_true", "flag_false", "quoted_name",
 )
@@ -90,8 +90,9 @@ LABELS: dict[str, tuple[str, ...]] = {
         "spec_mismatch",  # plannerwidget.js: tables and scripts of different llmcalc.browser.SPEC_VERSION
         "engine", "engine_sum", "engine_generate", "engine_vllm", "attention", "gpu_memory_utilization",
         "max_num_batched_tokens", "cuda_graphs_mib", "vllm_starts", "vllm_no_start", "vllm_graphs_note",
-        "vllm_version", "vllm_before_020", "vllm_020_later", "sampler_filter", "sampler_sort", "sampler_triton",
-        "max_num_seqs", "non_torch_gib", "non_torch_error",
+        "vllm_version", "vllm_before_020", "vllm_020_later", "vllm_034_later", "sampler_filter", "sampler_sort",
+        "sampler_triton", "max_num_seqs", "non_torch_gib", "non_torch_error", "startup_used_gib",
+        "vllm_extensible_note", "vllm_startup_note", "vllm_graphs_twice_note",
         "vllm_before_note", "vllm_window_hybrid_note", "vllm_window_full_note", "vllm_experts_note",
         "vllm_mxfp4_note", "largest_max_model_len", "per_gpu_busiest", "per_gpu_each",
         "vllm_profile_peak", "vllm_non_torch", "vllm_budget", "sum_note", "gpu_process", "gpu_estimate", "gpu_typed",
@@ -124,7 +125,9 @@ page's language; ``memory_error`` takes ``{label}`` and ``{value}`` (what was ty
 ``context_note`` takes ``{context}`` and ``{trained}``; ``dropout_error`` takes ``{label}`` and
 ``{value}``; ``vllm_starts`` takes ``{tokens}``, ``{context}`` and ``{concurrency}``, ``vllm_no_start``
 ``{tokens}`` and ``{context}``; ``vllm_graphs_note`` (a plan of vLLM 0.20 and later given no CUDA graphs) and
-``vllm_before_note`` (a plan of vLLM before 0.20) take nothing; ``vllm_window_hybrid_note`` takes
+``vllm_before_note`` (a plan of vLLM before 0.20) take nothing, and so do ``vllm_startup_note`` and
+``vllm_graphs_twice_note`` (a plan of vLLM 0.34 given no memory in use at start-up, no CUDA graphs);
+``vllm_extensible_note`` (every plan of vLLM 0.34) takes ``{margin}``, in GiB; ``vllm_window_hybrid_note`` takes
 ``{windowed}``, ``{layers}``, ``{window}``, ``{span}``, ``{blocks}`` and ``{full}``, ``vllm_window_full_note``
 ``{windowed}``, ``{layers}`` and ``{window}``, ``vllm_experts_note`` ``{experts}`` and ``{active}``: how a
 windowed model's pool and a mixture of experts were counted; ``non_torch_error`` takes ``{label}``, ``{value}``
@@ -158,6 +161,7 @@ PLANNER_MESSAGES = ("config_error", "plan_error", "spec_mismatch", "fits", "no_f
                     "largest_context", "largest_micro_batch", "memory_error", "at_trained", "context_note",
                     "dropout_error", "vllm_starts", "vllm_no_start", "vllm_graphs_note", "vllm_before_note",
                     "vllm_window_hybrid_note", "vllm_window_full_note", "vllm_experts_note", "vllm_mxfp4_note",
+                    "vllm_extensible_note", "vllm_startup_note", "vllm_graphs_twice_note",
                     "non_torch_error", "largest_max_model_len",
                     "share_copied", "share_copy_failed", "share_bad", "chart_context", "chart_micro_batch",
                     "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each", "sum_note", "gpu_process",

@@ -200,6 +200,10 @@
   function planVllm(cfg, gpuBytes, options) {
     vllmModel(cfg);
     P.checkedModel(cfg);
+    var extensible = P.checkFlag("extensible_kv_cache", P.given(options.extensibleKvCache, false));
+    if (extensible && (cfg.n_experts > 1 || (cfg.sliding_window > 0 && cfg.sliding_window_layers > 0))) {
+      throw P.refusal("vllm_extensible_unread", { model_type: cfg.model_type || "custom" });
+    }
     var hybrid = P.checkFlag("hybrid_kv_cache", P.given(options.hybridKvCache, false));
     var E = P.TABLES.engines;
     var utilization = options.utilization;
@@ -209,7 +213,10 @@
     }
     var length = P.checkCount("max_model_len", options.context, 1, P.tokenLimit(cfg));
     var batched = options.maxNumBatchedTokens;
-    var requested = big(Math.trunc(Number(gpuBytes) * utilization));
+    /* vLLM's int() of the float product; 0.34's math.ceil (request_memory). */
+    var requested = big((extensible ? Math.ceil : Math.trunc)(Number(gpuBytes) * utilization));
+    var startupUsed = big(P.checkCount("startup_used_bytes", big(P.given(options.startupUsedBytes, 0n)), 0n,
+                                       big(gpuBytes)));
     var nonTorch = big(P.checkCount("non_torch_bytes", big(P.given(options.nonTorchBytes, E.non_torch)), 0n,
                                   big(gpuBytes)));
     var graphs = big(P.checkCount("cuda_graph_bytes", big(options.cudaGraphBytes), 0n, big(gpuBytes)));
@@ -225,21 +232,36 @@
     }
     var tokenBytes = ceilDiv(P.kvCacheBytes(cfg, 1, 1, options.kvFormat) * P.kvHeadsPerGpu(cfg, tp),
                              big(cfg.n_kv_heads));
-    var blockSize = big(E.block_size);
+    var blockSize = big(extensible ? E.extensible_block_size : E.block_size);
     var layers = big(cfg.n_layers);
     var windowed = cfg.sliding_window > 0 ? big(cfg.sliding_window_layers) : 0n;
     var grouped = hybrid && windowed > 0n;
     // llmcalc.engines._kv_cache_groups: groups of as many layers as the smaller kind, sharing one pool of blocks.
-    var blockBytes = blockSize * tokenBytes / layers * (grouped ? windowed : layers);
+    var layersABlock = grouped ? windowed : layers;
+    var layerBlock = blockSize * tokenBytes / layers;
+    var blockBytes = layerBlock * layersABlock;
     var fullGroups = grouped && windowed !== layers ? 1n : 0n;
     var windowGroups = grouped ? 1n : 0n;
     var span = big(cfg.sliding_window) - 1n + big(batched);
     var peak = vllmProfilePeak(cfg, batched, tp, options.maxNumSeqs, options.samplerFilter);
     nonTorch += graphs;
-    var available = requested - weights - peak - nonTorch;
-    var blocks = available > 0n ? available / blockBytes : 0n;
+    /* llmcalc.engines.plan_vllm's extensible_kv_cache (vLLM 0.34): the graphs' estimate is kept free again in the
+     * transient, with a margin of the larger of the floor and three quarters of it, within what was free at
+     * start-up; each layer's share of the pool in whole granules. */
+    var keptGraphs = extensible ? graphs : 0n;
+    var margin = 0n;
+    var budget = requested;
+    if (extensible) {
+      var floor = big(options.rocm ? E.extensible_margin_floor_rocm : E.extensible_margin_floor);
+      margin = (peak + graphs) * 3n / 4n > floor ? (peak + graphs) * 3n / 4n : floor;
+      var free = big(gpuBytes) - startupUsed - margin;
+      budget = requested < free ? requested : free;
+    }
+    var available = budget - weights - peak - nonTorch - keptGraphs;
+    var granule = big(E.extensible_granule);
+    var blocks = available <= 0n ? 0n
+      : extensible ? available / (layersABlock * granule) * granule / layerBlock : available / blockBytes;
     var groups = grouped ? fullGroups + windowGroups : 1n;
-    var tokens = blocks / groups * blockSize;
     function blocksPerRequest(len) {
       var full = ceilDiv(big(len), blockSize);
       if (!grouped) { return full; }
@@ -247,15 +269,20 @@
       return fullGroups * full + windowGroups * (ceilDiv(kept, blockSize) + 1n);
     }
     var perRequest = blocksPerRequest(length);
-    return { requested: requested, weights: weights, profile_peak: peak, non_torch: nonTorch,
+    /* llmcalc.engines.VllmPlan.usable_blocks: 0.34 keeps the null block back from requests. */
+    var usable = extensible && blocks > 0n ? blocks - 1n : blocks;
+    var concurrency = grouped || extensible ? Number(blocks) / Number(perRequest) : 0;
+    var tokens = extensible ? big(Math.trunc(concurrency * length)) : blocks / groups * blockSize;
+    return { requested: requested, budget: budget, weights: weights, profile_peak: peak, non_torch: nonTorch,
+             kept_graphs: keptGraphs, margin: margin, extensible: extensible,
              block_bytes: blockBytes, blocks: blocks, block_size: blockSize, max_model_len: big(length),
              available_kv: available, kv_tokens: tokens, kv_groups: groups, window_groups: windowGroups,
              window_span: span, blocks_per_request: perRequest,
-             max_concurrency: grouped ? Number(blocks) / Number(perRequest) : Number(tokens) / Number(length),
-             starts: grouped ? blocks >= perRequest : tokens >= big(length),
+             max_concurrency: grouped || extensible ? concurrency : Number(tokens) / Number(length),
+             starts: grouped || extensible ? usable >= perRequest : tokens >= big(length),
              /* llmcalc.engines.VllmPlan.longest_model_len */
              longestModelLen: function (limit) {
-               return P.largestHolding(function (n) { return blocksPerRequest(n) <= blocks; }, limit);
+               return P.largestHolding(function (n) { return blocksPerRequest(n) <= usable; }, limit);
              } };
   }
 

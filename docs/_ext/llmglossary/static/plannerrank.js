@@ -267,6 +267,8 @@
       var own = Object.assign({}, options, inference ? { tensorParallel: gpus, pipelineParallel: 1 } : { nGpus: gpus });
       var result = { key: key, gpus: gpus, budget: budget, change: null, kvTokens: null };
       if (inference && options.engine === "vllm") {
+        /* As llmcalc.ranking's vLLM rows: 0.34 keeps a larger margin on AMD's cards (ROCm). */
+        own.rocm = Boolean(own.extensibleKvCache) && tables.card_totals[key].tool === "rocminfo";
         var v = P.planVllm(cfg, budget, own);
         var tokenBytes = v.block_bytes / v.block_size;
         var want = BigInt(wanted) * BigInt(options.context);

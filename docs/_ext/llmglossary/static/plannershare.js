@@ -47,7 +47,9 @@
     if (element.type === "checkbox") { return text === "true" || text === "false"; }
     if (element.name === "gpu_gib") { return window.LLMPlanner.gpuMemory(text) !== null; }
     if (element.name === "lora_dropout") { return /^(?:0|0?\.[0-9]+|0\.)$/.test(text) && Number(text) < 1; }
-    if (element.name === "non_torch_gib") { return /^[0-9]+(?:\.[0-9]+)?$/.test(text); }
+    if (element.name === "non_torch_gib" || element.name === "startup_used_gib") {
+      return /^[0-9]+(?:\.[0-9]+)?$/.test(text);
+    }
     if (element.min !== "" && element.max !== "") {
       return /^[0-9]+$/.test(text) && Number(text) >= Number(element.min) && Number(text) <= Number(element.max);
     }

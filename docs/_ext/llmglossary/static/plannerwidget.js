@@ -90,9 +90,9 @@
     return value;
   }
 
-  /* The memory outside PyTorch, in GiB as vLLM prints it: a decimal number of at least 0 (the card bounds it later). */
-  function readNonTorch(root, cardBytes) {
-    var input = root.querySelector('[name="non_torch_gib"]');
+  /* A memory in GiB as vLLM prints it (outside PyTorch, in use at start-up): a decimal number from 0 to the card's. */
+  function readGib(root, name, cardBytes) {
+    var input = root.querySelector('[name="' + name + '"]');
     var text = input.value.trim();
     var cardGib = Number(cardBytes) / 1073741824;
     var bad = !/^[0-9]+(?:\.[0-9]+)?$/.test(text) || Number(text) > cardGib;
@@ -188,7 +188,7 @@
     var FIELD_OF = { context: "context", batch: "batch", seq_len: "seq_len", micro_batch: "micro_batch",
                      n_gpus: "n_gpus", lora_rank: "rank", max_model_len: "context", prompt: "context",
                      max_num_batched_tokens: "max_num_batched_tokens", tensor_parallel: "tensor_parallel",
-                     max_num_seqs: "max_num_seqs", non_torch_bytes: "non_torch_gib",
+                     max_num_seqs: "max_num_seqs", non_torch_bytes: "non_torch_gib", startup_used_bytes: "startup_used_gib",
                      pipeline_parallel: "pipeline_parallel" };
 
     function fieldError(name, message) {
@@ -304,10 +304,12 @@
           options.maxNumBatchedTokens = readInteger(root, "max_num_batched_tokens", format);
           options.maxNumSeqs = readInteger(root, "max_num_seqs", format);
           /* As the CLI: before 0.20 vLLM captures its graphs outside the pool, so none are taken from it. */
-          options.cudaGraphBytes = options.vllmVersion === "0.20+"
+          options.cudaGraphBytes = options.vllmVersion !== "before-0.20"
             ? readInteger(root, "cuda_graphs_mib", format) * 1048576 : 0;
-          /* As the CLI: 0.20 and later size windowed layers with the hybrid KV-cache manager. */
-          options.hybridKvCache = options.vllmVersion === "0.20+";
+          /* As the CLI (llmcalc.engines.vllm_release_settings): 0.20 and later size windowed layers with the hybrid
+           * KV-cache manager; 0.34 sizes the pool with its extensible KV cache. */
+          options.hybridKvCache = options.vllmVersion !== "before-0.20";
+          options.extensibleKvCache = options.vllmVersion === "0.34+";
           /* As the CLI's --sampler-filter: its own choice, which the release sets when chosen (useRelease). */
           options.samplerFilter = form.elements.sampler_filter.value;
         }
@@ -347,14 +349,19 @@
      * torch (reserve) and the pool (KV cache), against the share of the card vLLM plans with. */
     function renderVllm(cfg, options, budget) {
       /* As the CLI's --non-torch-gib: a number of GiB from 0 to the card's total. */
-      options.nonTorchBytes = readNonTorch(root, budget);
+      options.nonTorchBytes = readGib(root, "non_torch_gib", budget);
+      /* As the CLI's --startup-used-gib (0.34 only), and its ROCm margin on AMD's listed cards. */
+      options.startupUsedBytes = options.extensibleKvCache ? readGib(root, "startup_used_gib", budget) : 0;
+      var listed = TABLES.card_totals[form.elements.gpu.value];
+      options.rocm = Boolean(options.extensibleKvCache && listed && listed.tool === "rocminfo");
       /* As the CLI: gpt-oss on a listed card whose MXFP4 backend is not the one modelled is refused. */
       if (Object.prototype.hasOwnProperty.call(TABLES.cards, form.elements.gpu.value)) {
         calc.checkVllmCard(cfg, form.elements.gpu.value);
       }
       var result = calc.planVllm(cfg, budget, options);
       var shown = calc.memoryPlan(result.weights, result.blocks * result.block_bytes, 0n, 0n, result.profile_peak);
-      shown.reserve = result.non_torch;
+      /* 0.34 keeps the graphs' estimate free a second time (the CLI's cuda_graphs_kept_again). */
+      shown.reserve = result.non_torch + result.kept_graphs;
       var limit = calc.contextSearchLimit(cfg, options.beyondTrained);
       var longest = result.longestModelLen(limit);
       var verdict = fill(fill(fill(result.starts ? root.dataset.vllmStarts : root.dataset.vllmNoStart, "tokens",
@@ -364,10 +371,15 @@
       /* As the CLI's notes: before 0.20 the graphs are outside the pool; from 0.20 they come out of it, and no shape
        * tells their size. */
       var graphsNote = options.vllmVersion === "before-0.20" ? root.dataset.vllmBeforeNote
-        : options.cudaGraphBytes === 0 ? root.dataset.vllmGraphsNote : "";
-      render(shown, result.requested, cfg, options, [verdict, result.starts,
-        [root.dataset.largestMaxModelLen, longest, ""], format.sentences([vllmLayersNote(cfg, result), graphsNote]
-          .filter(Boolean))]);
+        : options.cudaGraphBytes !== 0 ? "" : result.extensible ? root.dataset.vllmGraphsTwiceNote
+          : root.dataset.vllmGraphsNote;
+      /* As the CLI's notes on 0.34: what it keeps free and does not model, and the memory in use at start-up. */
+      var extensibleNotes = !result.extensible ? [] : [
+        fill(root.dataset.vllmExtensibleNote, "margin", format.gib(result.margin)),
+        options.startupUsedBytes === 0 ? root.dataset.vllmStartupNote : ""];
+      render(shown, result.budget, cfg, options, [verdict, result.starts,
+        [root.dataset.largestMaxModelLen, longest, ""], format.sentences([vllmLayersNote(cfg, result)]
+          .concat(extensibleNotes, [graphsNote]).filter(Boolean))]);
     }
 
     /* llmcalc.engines.vllm_layers_note, in the page's words: how windowed layers and experts were counted. */
@@ -550,7 +562,7 @@
       });
       var release = form.elements.vllm_version.value;
       root.querySelectorAll("[data-vllm-version]").forEach(function (group) {
-        group.hidden = group.dataset.vllmVersion !== release;
+        group.hidden = group.dataset.vllmVersion.split(" ").indexOf(release) < 0;
       });
       var cfg;
       form.elements.weight_format.disabled = Boolean(storedFormat());
