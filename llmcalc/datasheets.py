@@ -179,7 +179,7 @@ class Derived:
     --------
     >>> figure = Derived(SPECS["rtx-4080"], "fp16")
     >>> figure.value, figure.printed
-    (97469440000000, '97.5 TFLOPS')
+    (97474560000000, '97.5 TFLOPS')
     >>> figure.derivation
     'derived: 76 SMs x 2,505 MHz boost clock x 512 FLOPs per SM per clock of the Ada whitepaper'
     >>> Derived(SPECS["rtx-4080"], "bandwidth").derivation

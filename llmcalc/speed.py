@@ -34,7 +34,8 @@ kernels of these versions reached about 139 TFLOPS at most, far from an
 H100's tensor peak.  Both ceilings are fitted, like the shares, on
 half of the published measurements in ``llmcalc/data/speed_measurements.tsv``
 (:func:`fit_constants`) and checked on the other half
-(:func:`held_out_comparison`).
+(:func:`held_out_comparison`), and on runs on cards whose figures are derived,
+which no fit saw (:func:`independent_check`).
 
 The split was fixed before any fit: within each source and quantity, in the
 file's order, the 2nd, 4th, 6th ... rows are fitted and the 1st, 3rd, 5th ...
@@ -117,6 +118,8 @@ __all__ = [
     "gemm_peak_flops",
     "held_out_comparison",
     "held_out_ubatch_comparison",
+    "independent_check",
+    "independent_measurements",
     "is_fitted",
     "measurements",
     "median_error",
@@ -206,6 +209,16 @@ class Measurement:
         return self.setting.startswith("llama.cpp main")
 
 
+def _read_measurements(name: str) -> list[Measurement]:
+    text = resources.files("llmcalc").joinpath(f"data/{name}").read_text("utf-8")
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    return [Measurement(
+        record["source"], record["engine"], record["model"], record["format"], record["hardware"],
+        int(record["gpus"]), int(record["prompt_tokens"]), int(record["generated_tokens"]), record["quantity"],
+        float(record["measured"]), record["unit"], record["url"], record["setting"])
+        for record in csv.DictReader(lines, delimiter="\t")]
+
+
 def measurements() -> list[Measurement]:
     """The published measurements, in the file's order.
 
@@ -215,15 +228,50 @@ def measurements() -> list[Measurement]:
     >>> len(rows), sum(row.quantity == "decode" for row in rows), sum(row.quantity == "prefill" for row in rows)
     (51, 37, 14)
     """
-    text = resources.files("llmcalc").joinpath("data/speed_measurements.tsv").read_text("utf-8")
-    lines = [line for line in text.splitlines() if not line.startswith("#")]
-    rows = []
-    for record in csv.DictReader(lines, delimiter="\t"):
-        rows.append(Measurement(
-            record["source"], record["engine"], record["model"], record["format"], record["hardware"],
-            int(record["gpus"]), int(record["prompt_tokens"]), int(record["generated_tokens"]), record["quantity"],
-            float(record["measured"]), record["unit"], record["url"], record["setting"]))
-    return rows
+    return _read_measurements("speed_measurements.tsv")
+
+
+def independent_measurements() -> list[Measurement]:
+    """Published runs on cards whose figures are derived (:class:`llmcalc.datasheets.Derived`), never fitted.
+
+    ``llmcalc/data/speed_independent.tsv``: the RTX 4070 Ti and RTX 4080 rows
+    of the two tables :func:`measurements` takes its sources A and B from,
+    left out of the fit for want of the cards' figures.
+
+    Examples
+    --------
+    >>> rows = independent_measurements()
+    >>> len(rows), sorted({row.hardware for row in rows})
+    (10, ['rtx-4070-ti', 'rtx-4080'])
+    """
+    return _read_measurements("speed_independent.tsv")
+
+
+def independent_check(rows: list[Measurement] | None = None) -> list[tuple[Measurement, float, float]]:
+    """Each run of :func:`independent_measurements` with the estimate (tokens a second, the constants as
+    fitted) and its error, estimate over measured minus 1.
+
+    Examples
+    --------
+    >>> for row, estimate, error in independent_check():
+    ...     print(row.source, row.hardware, row.model, row.format, row.quantity, row.measured, round(estimate, 1),
+    ...           f"{error:+.0%}")
+    A rtx-4070-ti llama-3-8b Q4_K_M decode 83.5 56.1 -33%
+    A rtx-4070-ti llama-3-8b Q4_K_M prefill 3936.29 3632.4 -8%
+    A rtx-4080 llama-3-8b Q4_K_M decode 108.15 79.8 -26%
+    A rtx-4080 llama-3-8b Q4_K_M prefill 5389.74 4600.5 -15%
+    A rtx-4080 llama-3-8b F16 decode 40.58 36.3 -11%
+    A rtx-4080 llama-3-8b F16 prefill 7246.97 6101.7 -16%
+    B rtx-4080 llama-2-7b Q4_0 decode 118.01 86.8 -26%
+    B rtx-4080 llama-2-7b Q4_0 prefill 3774.79 3150.5 -17%
+    B rtx-4080 llama-2-7b F16 decode 44.2 39.7 -10%
+    B rtx-4080 llama-2-7b F16 prefill 5158.19 3710.7 -28%
+    """
+    table = []
+    for row in independent_measurements() if rows is None else rows:
+        estimate = _roofline_rate(row, CONSTANTS)
+        table.append((row, estimate, estimate / row.measured - 1))
+    return table
 
 
 @dataclass(frozen=True)
