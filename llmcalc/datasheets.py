@@ -61,8 +61,9 @@ from types import MappingProxyType
 from . import _validate as check
 from .errors import refusal
 
-__all__ = ["CUDA_CORES_PER_SM", "DATASHEETS", "MEASURED_HARDWARE", "PER_SM_CLOCK", "PRECISIONS", "SPECS", "CardSpec",
-           "Datasheet", "Derived", "Figure", "bf16_flops", "datasheet", "memory_bandwidth", "tensor_flops"]
+__all__ = ["CUDA_CORES_PER_SM", "DATASHEETS", "DERIVED_QUANTITIES", "MEASURED_HARDWARE", "PER_SM_CLOCK", "PRECISIONS",
+           "SPECS", "CardSpec", "Datasheet", "Derived", "Figure", "bf16_flops", "datasheet", "derivations",
+           "memory_bandwidth", "tensor_flops"]
 
 PRECISIONS = ("fp16", "fp8", "int8")
 """The tensor precisions a datasheet entry may give: FP16/BF16, FP8 and INT8."""
@@ -202,9 +203,7 @@ class Derived:
         spec = self.spec
         if self.quantity == "bandwidth":
             return spec.bus_bits * spec.data_rate_mbps * 10**6 // 8
-        _, fp32_accumulate, fp16_accumulate = PER_SM_CLOCK[spec.architecture]
-        per_sm = fp16_accumulate if self.quantity == "fp16_accumulate" else fp32_accumulate
-        return spec.sms * spec.boost_mhz * 10**6 * per_sm
+        return spec.sms * spec.boost_mhz * 10**6 * self._per_sm_clock
 
     @property
     def printed(self) -> str:
@@ -220,10 +219,13 @@ class Derived:
         if self.quantity == "bandwidth":
             return (f"derived: {spec.bus_bits}-bit memory interface x {Decimal(spec.data_rate_mbps) / 1000:f} Gbps "
                     "per pin / 8")
-        whitepaper, fp32_accumulate, fp16_accumulate = PER_SM_CLOCK[spec.architecture]
-        per_sm = fp16_accumulate if self.quantity == "fp16_accumulate" else fp32_accumulate
-        return (f"derived: {spec.sms} SMs x {spec.boost_mhz:,} MHz boost clock x {per_sm} FLOPs per SM per clock "
-                f"of the {whitepaper} whitepaper")
+        return (f"derived: {spec.sms} SMs x {spec.boost_mhz:,} MHz boost clock x {self._per_sm_clock} FLOPs per SM "
+                f"per clock of the {PER_SM_CLOCK[spec.architecture][0]} whitepaper")
+
+    @property
+    def _per_sm_clock(self) -> int:
+        _, fp32_accumulate, fp16_accumulate = PER_SM_CLOCK[self.spec.architecture]
+        return fp16_accumulate if self.quantity == "fp16_accumulate" else fp32_accumulate
 
 
 @dataclass(frozen=True)
@@ -450,6 +452,25 @@ def tensor_flops(card: str, precision: str = "fp16") -> int:
     if figure is None:
         raise refusal("no_datasheet_figure", card=card, figure=precision, given=", ".join(sheet.figures()))
     return figure.value
+
+
+def derivations(card: str, names: tuple[str, ...] = DERIVED_QUANTITIES) -> dict[str, str]:
+    """The figures of ``card`` among ``names`` (of :data:`DERIVED_QUANTITIES`) that are derived, each as its value
+    and how it follows: what an estimate standing on them shows beside its basis.  Empty for printed figures.
+
+    Examples
+    --------
+    >>> derivations("rtx-4060-ti-16gb", ("bandwidth", "fp16_accumulate"))
+    {'bandwidth': '288 GB/s, derived: 128-bit memory interface x 18 Gbps per pin / 8', \
+'fp16_accumulate': '88.3 TFLOPS, derived: 34 SMs x 2,535 MHz boost clock x 1024 FLOPs per SM per clock of the Ada \
+whitepaper'}
+    >>> derivations("rtx-4090")
+    {}
+    """
+    sheet = datasheet(card)
+    given = {"bandwidth": sheet.bandwidth, "fp16": sheet.fp16, "fp16_accumulate": sheet.fp16_accumulate}
+    return {name: f"{figure.printed}, {figure.derivation}" for name in names
+            if isinstance(figure := given[check.choice("name", name, DERIVED_QUANTITIES)], Derived)}
 
 
 def bf16_flops(card: str) -> int:

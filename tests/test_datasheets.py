@@ -68,8 +68,8 @@ HAND_COPIED = {
 }
 
 
-# Each derived card's bandwidth in GB/s as its copy prints it (the RTX 4080's as the Ada whitepaper's column does:
-# the copy rounds it to 717), independently of the interface width and data rate it is derived from.
+# Each derived card's bandwidth in GB/s as its copy prints it (the RTX 4080's 256 bits at 22.4 Gbps, which the copy
+# rounds to 717), typed apart from the interface width and data rate it is derived from.
 DERIVED_BANDWIDTH = {
     "rtx-4060": 272, "rtx-4060-ti-8gb": 288, "rtx-4060-ti-16gb": 288, "rtx-4070": 504, "rtx-4070-super": 504,
     "rtx-4070-ti": 504, "rtx-4070-ti-super": 672, "rtx-4080": 716.8, "rtx-4080-super": 736,
@@ -186,6 +186,9 @@ def test_each_derived_card_s_inputs_are_the_words_of_the_copy_it_was_read_in(row
         words, text = str(row[field]["printed"]), str(row[field]["text"])
         assert re.search(rf"(?<![\d.,]){re.escape(words)}(?![\d]|[.,]\d)", text), (field, words, text)
         assert getattr(spec, field) == row[field]["value"], field
+        if "column" in row[field]:  # a table's row, after its label a cell a card: the words are in the card's
+            cells = re.findall(r"\d[\d,]*(?: (?:MHz|GHz|Gbps))?(?:-bit)?", text.split(str(row[field]["label"]))[1])
+            assert cells[int(str(row[field]["column"]))] == words, (field, cells)
     assert str(COPIES["copies"][str(row["copy"])]["url"]).startswith("https://")
     sheet = datasheet(key)
     # The bandwidth the copy prints, and the rates the per-SM figures give for the copy's CUDA cores and clock.

@@ -29,14 +29,18 @@ LABELS = (
     "model", "reference_model", "format", "hardware", "prompt", "generated", "price", "engine_cuda", "engine_metal",
     "summary", "setting", "decode", "ttft", "ttft_none", "cost", "basis", "basis_prefill", "basis_unpack", "error",
     "percent", "note_prompt_tokens", "note_context_tokens", "note_min_weight_bytes", "note_decode_ceiling",
-    "note_prefill_ceiling", "note_unpack", "err_input", "err_price", "one_sequence",
+    "note_prefill_ceiling", "note_unpack", "note_derived", "derived_bandwidth", "derived_peak", "err_input",
+    "err_price", "one_sequence",
 )
 """Label keys, each given once.  Templates: ``summary`` takes ``{model}``, ``{format}``, ``{hardware}``,
 ``{engine}``; ``setting`` ``{prompt}`` and ``{generated}``; ``decode`` ``{rate}``; ``ttft`` ``{ms}`` and
 ``{rate}``; ``ttft_none`` ``{hardware}``; ``cost`` ``{cost}`` and ``{price}``; ``basis`` ``{weights}``,
 ``{kv}``, ``{efficiency}``, ``{bandwidth}``; ``basis_prefill`` ``{tflops}``, ``{efficiency}``, ``{peak}``,
 ``{ceiling}``; ``basis_unpack`` ``{gigabytes}``; ``error`` ``{decode}`` and ``{prefill}``, each written by
-``percent`` ``{value}``; each ``note_*`` but ``note_unpack`` ``{value}``; ``err_input`` ``{label}``, ``{min}``,
+``percent`` ``{value}``; each ``note_*`` but ``note_unpack`` and ``note_derived`` ``{value}``;
+``note_derived`` ``{runs}``, ``{low}`` and ``{high}``, the last two written by ``percent``;
+``derived_bandwidth`` ``{bandwidth}``, ``{bits}``, ``{gbps}``; ``derived_peak`` ``{peak}``, ``{sms}``,
+``{mhz}``, ``{per_sm}``, ``{whitepaper}``; ``err_input`` ``{label}``, ``{min}``,
 ``{max}``; ``err_price`` ``{label}``; ``one_sequence`` (why a batch is refused) ``{low}`` and ``{high}``, each
 written by ``percent``."""
 CLASS = "speed-estimate"
@@ -57,7 +61,7 @@ class SpeedEstimateDirective(LabelListDirective):
 def widget_data() -> dict[str, Any]:
     """What the script computes with: presets, hardware, constants and errors, all from llmcalc.speed."""
     from llmcalc import get_preset
-    from llmcalc.datasheets import DATASHEETS, MEASURED_HARDWARE, datasheet
+    from llmcalc.datasheets import DATASHEETS, MEASURED_HARDWARE, PER_SM_CLOCK, Derived, datasheet
     from llmcalc.errors import Refusal
     from llmcalc.flops import matmul_params
     from llmcalc.memory import kv_cache_bytes_per_token
@@ -68,6 +72,7 @@ def widget_data() -> dict[str, Any]:
         MEASURED_RANGE,
         UBATCH_TOKENS,
         decode_weight_bytes,
+        derived_error_range,
         engine_for,
         estimate_speed,
         gemm_peak_flops,
@@ -91,8 +96,18 @@ def widget_data() -> dict[str, Any]:
             engine = engine_for(key)
         except Refusal:
             continue  # not measured (AMD)
-        hardware[key] = {"engine": engine, "bandwidth": datasheet(key).bandwidth.value,
-                         "peak": gemm_peak_flops(key) if engine == "llama.cpp-cuda" else None}
+        sheet = datasheet(key)
+        hardware[key] = {"engine": engine, "bandwidth": sheet.bandwidth.value,
+                         "peak": gemm_peak_flops(key) if engine == "llama.cpp-cuda" else None, "derived": None}
+        if isinstance(sheet.bandwidth, Derived) and isinstance(sheet.fp16_accumulate, Derived):
+            spec = sheet.bandwidth.spec
+            whitepaper, _, per_sm = PER_SM_CLOCK[spec.architecture]
+            hardware[key]["derived"] = {
+                "bandwidth": sheet.bandwidth.printed.removesuffix(" GB/s"), "bits": spec.bus_bits,
+                "gbps": f"{spec.data_rate_mbps / 1000:g}",
+                "peak": sheet.fp16_accumulate.printed.removesuffix(" TFLOPS"),
+                "sms": spec.sms, "mhz": spec.boost_mhz, "per_sm": per_sm, "whitepaper": whitepaper}
+    runs, low, high = derived_error_range()
     return {
         "models": models, "hardware": hardware, "formats": list(FORMATS),
         "decode_efficiency": {f"{engine}|{kind}": value for (engine, kind), value in
@@ -100,6 +115,7 @@ def widget_data() -> dict[str, Any]:
         "decode_ceiling": dict(CONSTANTS.decode_ceiling), "prefill_efficiency": dict(CONSTANTS.prefill_efficiency),
         "prefill_ceiling": dict(CONSTANTS.prefill_ceiling), "ubatch": UBATCH_TOKENS, "range": dict(MEASURED_RANGE),
         "errors": {"decode": median_error("decode"), "prefill": median_error("prefill")},
+        "derived_error": {"runs": runs, "low": low, "high": high},
         "limits": {"tokens": MAX_TOKENS, "price": MAX_PRICE},
     }
 
