@@ -203,7 +203,7 @@ class Derived:
         spec = self.spec
         if self.quantity == "bandwidth":
             return spec.bus_bits * spec.data_rate_mbps * 10**6 // 8
-        return spec.sms * spec.boost_mhz * 10**6 * self._per_sm_clock
+        return spec.sms * spec.boost_mhz * 10**6 * self.per_sm_clock
 
     @property
     def printed(self) -> str:
@@ -219,11 +219,13 @@ class Derived:
         if self.quantity == "bandwidth":
             return (f"derived: {spec.bus_bits}-bit memory interface x {Decimal(spec.data_rate_mbps) / 1000:f} Gbps "
                     "per pin / 8")
-        return (f"derived: {spec.sms} SMs x {spec.boost_mhz:,} MHz boost clock x {self._per_sm_clock} FLOPs per SM "
+        return (f"derived: {spec.sms} SMs x {spec.boost_mhz:,} MHz boost clock x {self.per_sm_clock} FLOPs per SM "
                 f"per clock of the {PER_SM_CLOCK[spec.architecture][0]} whitepaper")
 
     @property
-    def _per_sm_clock(self) -> int:
+    def per_sm_clock(self) -> int:
+        """The FLOPs an SM does a clock at the figure's accumulation (:data:`PER_SM_CLOCK`); a bandwidth's is its
+        tensor rate's with FP32 accumulation, unused."""
         _, fp32_accumulate, fp16_accumulate = PER_SM_CLOCK[self.spec.architecture]
         return fp16_accumulate if self.quantity == "fp16_accumulate" else fp32_accumulate
 

@@ -825,8 +825,9 @@ NOTES: Mapping[str, str] = MappingProxyType({
     "experts": "no measured run had a mixture of experts: a step is taken to read the experts one token uses",
     "unpack": "quantized weights are unpacked to FP16 for the prompt, as the measured builds (2023-2024) did; "
               "llama.cpp since June 2024 multiplies them with its own int8 kernels, which no measured prompt run used",
-    "derived": "the card's figures are derived from its specification, not printed: on {derived_runs} runs on an "
-               "RTX 4070 Ti and an RTX 4080 that no fit saw, the estimate was {derived_low} to {derived_high} low",
+    "derived": "the figures of this card are derived from its specification, not printed: on {derived_runs} runs "
+               "on an RTX 4070 Ti and an RTX 4080 that no fit saw, the estimate was {derived_low} to {derived_high} "
+               "low",
 })
 """The English sentence of each note of :attr:`SpeedEstimate.notes` (the widget has its own, translated)."""
 

@@ -237,8 +237,8 @@ def test_an_estimate_on_a_derived_card_says_from_what_and_how_far_off_such_cards
     status, out, _err = run_cli("llama-3-8b", "--hardware", "rtx-4060-ti-16gb")
     lines = out.splitlines()
     assert "bandwidth: 288 GB/s, derived: 128-bit memory interface x 18 Gbps per pin / 8" in lines
-    assert lines[-1] == ("note: the card's figures are derived from its specification, not printed: on 10 runs on an "
-                         "RTX 4070 Ti and an RTX 4080 that no fit saw, the estimate was 8 % to 33 % low")
+    assert lines[-1] == ("note: the figures of this card are derived from its specification, not printed: on 10 runs "
+                         "on an RTX 4070 Ti and an RTX 4080 that no fit saw, the estimate was 8 % to 33 % low")
     # A card whose figures are printed shows no derivation and no such note.
     status, out, _err = run_cli("llama-3-8b", "--hardware", "rtx-4090", "--json")
     assert json.loads(out)["derived"] == {} and "derived" not in json.loads(out)["notes"]

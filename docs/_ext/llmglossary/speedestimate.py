@@ -58,10 +58,24 @@ class SpeedEstimateDirective(LabelListDirective):
     list_class = "speed-labels"
 
 
+def derived_inputs(bandwidth: object, peak: object) -> dict[str, Any] | None:
+    """What a speed widget's lines ``derived_bandwidth`` and ``derived_peak`` fill in, for a card whose figures
+    are derived (:class:`llmcalc.datasheets.Derived`): the numbers of :attr:`~llmcalc.datasheets.Derived.derivation`
+    with the figures as printed; ``None`` for a card whose datasheet prints them."""
+    from llmcalc.datasheets import PER_SM_CLOCK, Derived
+
+    if not (isinstance(bandwidth, Derived) and isinstance(peak, Derived)):
+        return None
+    spec = bandwidth.spec
+    return {"bandwidth": bandwidth.printed.removesuffix(" GB/s"), "bits": spec.bus_bits,
+            "gbps": f"{spec.data_rate_mbps / 1000:g}", "peak": peak.printed.removesuffix(" TFLOPS"), "sms": spec.sms,
+            "mhz": spec.boost_mhz, "per_sm": peak.per_sm_clock, "whitepaper": PER_SM_CLOCK[spec.architecture][0]}
+
+
 def widget_data() -> dict[str, Any]:
     """What the script computes with: presets, hardware, constants and errors, all from llmcalc.speed."""
     from llmcalc import get_preset
-    from llmcalc.datasheets import DATASHEETS, MEASURED_HARDWARE, PER_SM_CLOCK, Derived, datasheet
+    from llmcalc.datasheets import DATASHEETS, MEASURED_HARDWARE, datasheet
     from llmcalc.errors import Refusal
     from llmcalc.flops import matmul_params
     from llmcalc.memory import kv_cache_bytes_per_token
@@ -98,15 +112,8 @@ def widget_data() -> dict[str, Any]:
             continue  # not measured (AMD)
         sheet = datasheet(key)
         hardware[key] = {"engine": engine, "bandwidth": sheet.bandwidth.value,
-                         "peak": gemm_peak_flops(key) if engine == "llama.cpp-cuda" else None, "derived": None}
-        if isinstance(sheet.bandwidth, Derived) and isinstance(sheet.fp16_accumulate, Derived):
-            spec = sheet.bandwidth.spec
-            whitepaper, _, per_sm = PER_SM_CLOCK[spec.architecture]
-            hardware[key]["derived"] = {
-                "bandwidth": sheet.bandwidth.printed.removesuffix(" GB/s"), "bits": spec.bus_bits,
-                "gbps": f"{spec.data_rate_mbps / 1000:g}",
-                "peak": sheet.fp16_accumulate.printed.removesuffix(" TFLOPS"),
-                "sms": spec.sms, "mhz": spec.boost_mhz, "per_sm": per_sm, "whitepaper": whitepaper}
+                         "peak": gemm_peak_flops(key) if engine == "llama.cpp-cuda" else None,
+                         "derived": derived_inputs(sheet.bandwidth, sheet.fp16_accumulate)}
     runs, low, high = derived_error_range()
     return {
         "models": models, "hardware": hardware, "formats": list(FORMATS),
