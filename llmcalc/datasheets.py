@@ -32,8 +32,8 @@ RTX 4070 Ti, RTX 4070 Ti SUPER, RTX 4080 and RTX 4080 SUPER.
 
 A card with neither is not guessed: :func:`datasheet` refuses it by name.
 These are the A10G, which NVIDIA sells only to AWS and documents nowhere, and
-the RTX 3060, whose memory data rate NVIDIA's product page does not print and
-whose copies disagree (15 or 16 Gbps: 360 or 384 GB/s).
+the RTX 3060, whose memory data rate no readable NVIDIA document prints and
+whose reports disagree on (15 or 16 Gbps: 360 or 384 GB/s).
 
 Examples
 --------
@@ -189,8 +189,6 @@ class Derived:
 
     spec: CardSpec
     quantity: str
-    sparse: bool = False
-    gpus: int = 1
 
     @property
     def source(self) -> str:
@@ -305,9 +303,9 @@ SPECS: Mapping[str, CardSpec] = MappingProxyType({
 """The GeForce cards whose figures are derived, and the specification each is derived from: CUDA cores, boost
 clock in MHz, memory interface width and data rate, as NVIDIA's launch specifications give them.
 
-NVIDIA's product pages print the CUDA cores, the memory interface width and the boost clock rounded to 10 MHz
-(2.54 GHz for the RTX 4060 Ti's 2,535 MHz); the clocks in MHz and the data rates are the launch specifications
-as reviews printed them at each launch (tests/data/datasheet_copies.json names the copy each was read in).
+``source`` is NVIDIA's product page of the card, which was not readable here: every input was read in a report
+that printed NVIDIA's specification at the card's launch, the boost clock in MHz with the memory's data rate
+(tests/data/datasheet_copies.json names the copy and the words of each).
 """
 
 
