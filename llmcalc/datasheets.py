@@ -21,15 +21,19 @@ FP16 figure is the card's BF16 rate too, except on the T4 and the V100, whose
 tensor cores multiply FP16 only (:attr:`Datasheet.no_bf16`): :func:`bf16_flops`
 refuses them by name.
 
-A card with no vendor datasheet figure is not guessed: :func:`datasheet`
-refuses it by name.  These are the A10G, which NVIDIA sells only to AWS and
-documents nowhere; the RTX 3060, RTX 4060, RTX 4060 Ti (8 GB and 16 GB),
-RTX 4070, RTX 4070 SUPER, RTX 4070 Ti, RTX 4070 Ti SUPER and RTX 4080 SUPER,
-whose FP16 tensor rate with FP32 accumulation no NVIDIA document prints (their
-product pages give "AI TOPS" alone, and the Ada whitepaper's "RTX 4080 12GB"
-column is of a card that was never sold under that name, not of the RTX 4070
-Ti); and the RTX 4080, whose column in the Ada whitepaper has not been checked
-against a readable copy of it.
+Eight GeForce cards whose rates no NVIDIA document prints get them derived
+(:class:`Derived`, marked so wherever a figure is shown): the tensor rate as
+SMs x boost clock x the FLOPs an SM does a clock, the per-SM rate that
+reproduces the columns NVIDIA's GA102 and Ada whitepapers print
+(:data:`PER_SM_CLOCK`); the bandwidth as memory interface width x data rate.
+Their inputs are NVIDIA's launch specifications of each card (:data:`SPECS`).
+These are the RTX 4060, RTX 4060 Ti (8 GB and 16 GB), RTX 4070, RTX 4070 SUPER,
+RTX 4070 Ti, RTX 4070 Ti SUPER, RTX 4080 and RTX 4080 SUPER.
+
+A card with neither is not guessed: :func:`datasheet` refuses it by name.
+These are the A10G, which NVIDIA sells only to AWS and documents nowhere, and
+the RTX 3060, whose memory data rate no readable NVIDIA document prints and
+whose reports disagree on (15 or 16 Gbps: 360 or 384 GB/s).
 
 Examples
 --------
@@ -57,7 +61,8 @@ from types import MappingProxyType
 from . import _validate as check
 from .errors import refusal
 
-__all__ = ["DATASHEETS", "MEASURED_HARDWARE", "PRECISIONS", "Datasheet", "Figure", "bf16_flops", "datasheet",
+__all__ = ["CUDA_CORES_PER_SM", "DATASHEETS", "DERIVED_QUANTITIES", "MEASURED_HARDWARE", "PER_SM_CLOCK", "PRECISIONS",
+           "SPECS", "CardSpec", "Datasheet", "Derived", "Figure", "bf16_flops", "datasheet", "derivations",
            "memory_bandwidth", "tensor_flops"]
 
 PRECISIONS = ("fp16", "fp8", "int8")
@@ -104,6 +109,124 @@ class Figure:
             raise ValueError(f"datasheet figure {self.printed!r} is not a whole number per second")
         return int(per_gpu)
 
+    @property
+    def derivation(self) -> str | None:
+        """``None``: the figure is printed, not derived (:attr:`Derived.derivation`)."""
+        return None
+
+
+CUDA_CORES_PER_SM = 128
+"""CUDA cores in one SM of a GeForce GA10x or AD10x GPU, as the GA102 and Ada whitepapers give it ("CUDA Cores /
+SM": 128 in every column), so that a card's SMs are its CUDA cores divided by it."""
+
+PER_SM_CLOCK: Mapping[str, tuple[str, int, int]] = MappingProxyType({
+    "ampere": ("GA102", 512, 1024),
+    "ada": ("Ada", 512, 1024),
+})
+"""Dense FP16 tensor FLOPs one SM of a GeForce card does a clock, by architecture: the whitepaper named, then the
+rate with FP32 accumulation, then with FP16 accumulation.
+
+They are what the whitepapers' GeForce columns print divided by SMs x boost clock, to the printed precision:
+the GA102 whitepaper's RTX 3090 (82 SMs at 1,695 MHz) 71 and 142 TFLOPS, the Ada whitepaper's RTX 4090 (128 SMs
+at 2,520 MHz) 165.2 and 330.3 TFLOPS.  A GeForce tensor core runs FP32 accumulation at half the FP16-accumulate
+rate; the RTX A6000, on the same GA102, runs both at 1,024 (154.8 TFLOPS: 84 SMs at 1,800 MHz).
+
+Examples
+--------
+>>> round(82 * 1_695e6 * PER_SM_CLOCK["ampere"][1] / 1e12), round(128 * 2_520e6 * PER_SM_CLOCK["ada"][1] / 1e12, 1)
+(71, 165.2)
+"""
+
+
+@dataclass(frozen=True)
+class CardSpec:
+    """A GeForce card's published specification: what its derived figures (:class:`Derived`) stand on.
+
+    ``cuda_cores`` and ``boost_mhz`` give the tensor rate, ``bus_bits`` (the
+    memory interface width) and ``data_rate_mbps`` (per pin) the bandwidth;
+    ``architecture`` is a key of :data:`PER_SM_CLOCK`; ``source`` is NVIDIA's
+    page of the card.
+
+    Examples
+    --------
+    >>> SPECS["rtx-4060-ti-16gb"].sms
+    34
+    """
+
+    cuda_cores: int
+    boost_mhz: int
+    bus_bits: int
+    data_rate_mbps: int
+    architecture: str
+    source: str
+
+    @property
+    def sms(self) -> int:
+        """The card's SMs: its CUDA cores over :data:`CUDA_CORES_PER_SM`."""
+        if self.cuda_cores % CUDA_CORES_PER_SM:
+            raise ValueError(f"{self.cuda_cores} CUDA cores are not whole SMs of {CUDA_CORES_PER_SM}")
+        return self.cuda_cores // CUDA_CORES_PER_SM
+
+
+DERIVED_QUANTITIES = ("bandwidth", "fp16", "fp16_accumulate")
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A figure no NVIDIA document prints for the card, derived from its specification: a quantity of
+    :data:`DERIVED_QUANTITIES`, exact per second.
+
+    Examples
+    --------
+    >>> figure = Derived(SPECS["rtx-4080"], "fp16")
+    >>> figure.value, figure.printed
+    (97474560000000, '97.5 TFLOPS')
+    >>> figure.derivation
+    'derived: 76 SMs x 2,505 MHz boost clock x 512 FLOPs per SM per clock of the Ada whitepaper'
+    >>> Derived(SPECS["rtx-4080"], "bandwidth").derivation
+    'derived: 256-bit memory interface x 22.4 Gbps per pin / 8'
+    """
+
+    spec: CardSpec
+    quantity: str
+
+    @property
+    def source(self) -> str:
+        """NVIDIA's page of the card, whose specification the figure is derived from."""
+        return self.spec.source
+
+    @property
+    def value(self) -> int:
+        """The derived figure per second, an exact int."""
+        spec = self.spec
+        if self.quantity == "bandwidth":
+            return spec.bus_bits * spec.data_rate_mbps * 10**6 // 8
+        return spec.sms * spec.boost_mhz * 10**6 * self.per_sm_clock
+
+    @property
+    def printed(self) -> str:
+        """The derived figure as a datasheet would print it: GB/s, or TFLOPS to one decimal."""
+        if self.quantity == "bandwidth":
+            return f"{Decimal(self.value) / 10**9:f} GB/s"
+        return f"{self.value / 10**12:.1f} TFLOPS"
+
+    @property
+    def derivation(self) -> str:
+        """How the figure follows from the specification, the words shown beside it."""
+        spec = self.spec
+        if self.quantity == "bandwidth":
+            return (f"derived: {spec.bus_bits}-bit memory interface x {Decimal(spec.data_rate_mbps) / 1000:f} Gbps "
+                    "per pin / 8")
+        return (f"derived: {spec.sms} SMs x {spec.boost_mhz:,} MHz boost clock x {self.per_sm_clock} FLOPs per SM "
+                f"per clock of the {PER_SM_CLOCK[spec.architecture][0]} whitepaper")
+
+    @property
+    def per_sm_clock(self) -> int:
+        """The FLOPs an SM does a clock at the figure's accumulation (:data:`PER_SM_CLOCK`); a bandwidth's is its
+        tensor rate's with FP32 accumulation, unused."""
+        _, fp32_accumulate, fp16_accumulate = PER_SM_CLOCK[self.spec.architecture]
+        return fp16_accumulate if self.quantity == "fp16_accumulate" else fp32_accumulate
+
 
 @dataclass(frozen=True)
 class Datasheet:
@@ -121,11 +244,11 @@ class Datasheet:
     """
 
     key: str
-    bandwidth: Figure
-    fp16: Figure | None
+    bandwidth: Figure | Derived
+    fp16: Figure | Derived | None
     fp8: Figure | None = None
     int8: Figure | None = None
-    fp16_accumulate: Figure | None = None
+    fp16_accumulate: Figure | Derived | None = None
     fp16_accumulate_unpublished: bool = False
     no_bf16: str | None = None
 
@@ -134,8 +257,8 @@ class Datasheet:
         """Whether the figures are NVIDIA's (the bandwidth's source is an nvidia.com document): a CUDA card."""
         return self.bandwidth.source.split("/")[2].endswith("nvidia.com")
 
-    def figures(self) -> dict[str, Figure]:
-        """The figures given, by name: ``bandwidth`` and each precision of :data:`PRECISIONS` printed."""
+    def figures(self) -> dict[str, Figure | Derived]:
+        """The figures given, by name: ``bandwidth`` and each precision of :data:`PRECISIONS` printed or derived."""
         given = {"bandwidth": self.bandwidth, "fp16": self.fp16, "fp8": self.fp8, "int8": self.int8}
         return {name: figure for name, figure in given.items() if figure is not None}
 
@@ -160,6 +283,36 @@ _HGX = "https://www.nvidia.com/en-us/data-center/hgx/"
 _CUDA_GPUS = "https://developer.nvidia.com/cuda-gpus"
 _MI300X = ("https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/data-sheets/"
            "amd-instinct-mi300x-data-sheet.pdf")
+
+
+_RTX_4060 = "https://www.nvidia.com/en-us/geforce/graphics-cards/40-series/rtx-4060-4060ti/"
+_RTX_4070 = "https://www.nvidia.com/en-us/geforce/graphics-cards/40-series/rtx-4070-family/"
+_RTX_4080 = "https://www.nvidia.com/en-us/geforce/graphics-cards/40-series/rtx-4080-family/"
+
+SPECS: Mapping[str, CardSpec] = MappingProxyType({
+    "rtx-4060": CardSpec(3072, 2460, 128, 17_000, "ada", _RTX_4060),
+    "rtx-4060-ti-8gb": CardSpec(4352, 2535, 128, 18_000, "ada", _RTX_4060),
+    "rtx-4060-ti-16gb": CardSpec(4352, 2535, 128, 18_000, "ada", _RTX_4060),
+    "rtx-4070": CardSpec(5888, 2475, 192, 21_000, "ada", _RTX_4070),
+    "rtx-4070-super": CardSpec(7168, 2475, 192, 21_000, "ada", _RTX_4070),
+    "rtx-4070-ti": CardSpec(7680, 2610, 192, 21_000, "ada", _RTX_4070),
+    "rtx-4070-ti-super": CardSpec(8448, 2610, 256, 21_000, "ada", _RTX_4070),
+    "rtx-4080": CardSpec(9728, 2505, 256, 22_400, "ada", _RTX_4080),
+    "rtx-4080-super": CardSpec(10240, 2550, 256, 23_000, "ada", _RTX_4080),
+})
+"""The GeForce cards whose figures are derived, and the specification each is derived from: CUDA cores, boost
+clock in MHz, memory interface width and data rate, as NVIDIA's launch specifications give them.
+
+``source`` is NVIDIA's product page of the card, which was not readable here: every input was read in a report
+that printed NVIDIA's specification at the card's launch, the boost clock in MHz with the memory's data rate
+(tests/data/datasheet_copies.json names the copy and the words of each).
+"""
+
+
+def _derived(key: str) -> Datasheet:
+    spec = SPECS[key]
+    return Datasheet(key, Derived(spec, "bandwidth"), Derived(spec, "fp16"),
+                     fp16_accumulate=Derived(spec, "fp16_accumulate"))
 
 
 def _sparse(printed: str, source: str, gpus: int = 1) -> Figure:
@@ -205,6 +358,7 @@ DATASHEETS: Mapping[str, Datasheet] = MappingProxyType({sheet.key: sheet for she
               int8=Figure("309.7 TOPS", _AMPERE)),
     Datasheet("l40", Figure("864GB/s", _L40), Figure("181.05 TFLOPS", _L40), Figure("362 TFLOPS", _L40),
               Figure("362 TOPS", _L40), fp16_accumulate_unpublished=True),
+    *(_derived(key) for key in SPECS),
 )})
 """Each card key of :data:`llmcalc.planner.CARDS` that a datasheet covers, and its figures.
 
@@ -298,6 +452,25 @@ def tensor_flops(card: str, precision: str = "fp16") -> int:
     if figure is None:
         raise refusal("no_datasheet_figure", card=card, figure=precision, given=", ".join(sheet.figures()))
     return figure.value
+
+
+def derivations(card: str, names: tuple[str, ...] = DERIVED_QUANTITIES) -> dict[str, str]:
+    """The figures of ``card`` among ``names`` (of :data:`DERIVED_QUANTITIES`) that are derived, each as its value
+    and how it follows: what an estimate standing on them shows beside its basis.  Empty for printed figures.
+
+    Examples
+    --------
+    >>> derivations("rtx-4060-ti-16gb", ("bandwidth", "fp16_accumulate"))
+    {'bandwidth': '288 GB/s, derived: 128-bit memory interface x 18 Gbps per pin / 8', \
+'fp16_accumulate': '88.3 TFLOPS, derived: 34 SMs x 2,535 MHz boost clock x 1024 FLOPs per SM per clock of the Ada \
+whitepaper'}
+    >>> derivations("rtx-4090")
+    {}
+    """
+    sheet = datasheet(card)
+    given = {"bandwidth": sheet.bandwidth, "fp16": sheet.fp16, "fp16_accumulate": sheet.fp16_accumulate}
+    return {name: f"{figure.printed}, {figure.derivation}" for name in names
+            if isinstance(figure := given[check.choice("name", name, DERIVED_QUANTITIES)], Derived)}
 
 
 def bf16_flops(card: str) -> int:

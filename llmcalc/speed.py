@@ -34,7 +34,8 @@ kernels of these versions reached about 139 TFLOPS at most, far from an
 H100's tensor peak.  Both ceilings are fitted, like the shares, on
 half of the published measurements in ``llmcalc/data/speed_measurements.tsv``
 (:func:`fit_constants`) and checked on the other half
-(:func:`held_out_comparison`).
+(:func:`held_out_comparison`), and on runs on cards whose figures are derived,
+which no fit saw (:func:`independent_check`).
 
 The split was fixed before any fit: within each source and quantity, in the
 file's order, the 2nd, 4th, 6th ... rows are fitted and the 1st, 3rd, 5th ...
@@ -74,6 +75,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
@@ -84,7 +86,7 @@ from typing import Protocol, TypeVar
 
 from . import _validate as check
 from .config import ModelConfig, checks_model
-from .datasheets import DATASHEETS, MEASURED_HARDWARE, datasheet, memory_bandwidth
+from .datasheets import DATASHEETS, MEASURED_HARDWARE, datasheet, derivations, memory_bandwidth
 from .errors import refusal
 from .flops import matmul_params
 from .gguf import RECIPES, model_from_config
@@ -111,12 +113,16 @@ __all__ = [
     "cost_per_million_tokens",
     "decode_flops",
     "decode_weight_bytes",
+    "derived_error_range",
+    "derived_figures",
     "engine_for",
     "estimate_speed",
     "fit_constants",
     "gemm_peak_flops",
     "held_out_comparison",
     "held_out_ubatch_comparison",
+    "independent_check",
+    "independent_measurements",
     "is_fitted",
     "measurements",
     "median_error",
@@ -206,6 +212,16 @@ class Measurement:
         return self.setting.startswith("llama.cpp main")
 
 
+def _read_measurements(name: str) -> list[Measurement]:
+    text = resources.files("llmcalc").joinpath(f"data/{name}").read_text("utf-8")
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    return [Measurement(
+        record["source"], record["engine"], record["model"], record["format"], record["hardware"],
+        int(record["gpus"]), int(record["prompt_tokens"]), int(record["generated_tokens"]), record["quantity"],
+        float(record["measured"]), record["unit"], record["url"], record["setting"])
+        for record in csv.DictReader(lines, delimiter="\t")]
+
+
 def measurements() -> list[Measurement]:
     """The published measurements, in the file's order.
 
@@ -215,15 +231,50 @@ def measurements() -> list[Measurement]:
     >>> len(rows), sum(row.quantity == "decode" for row in rows), sum(row.quantity == "prefill" for row in rows)
     (51, 37, 14)
     """
-    text = resources.files("llmcalc").joinpath("data/speed_measurements.tsv").read_text("utf-8")
-    lines = [line for line in text.splitlines() if not line.startswith("#")]
-    rows = []
-    for record in csv.DictReader(lines, delimiter="\t"):
-        rows.append(Measurement(
-            record["source"], record["engine"], record["model"], record["format"], record["hardware"],
-            int(record["gpus"]), int(record["prompt_tokens"]), int(record["generated_tokens"]), record["quantity"],
-            float(record["measured"]), record["unit"], record["url"], record["setting"]))
-    return rows
+    return _read_measurements("speed_measurements.tsv")
+
+
+def independent_measurements() -> list[Measurement]:
+    """Published runs on cards whose figures are derived (:class:`llmcalc.datasheets.Derived`), never fitted.
+
+    ``llmcalc/data/speed_independent.tsv``: the RTX 4070 Ti and RTX 4080 rows
+    of the two tables :func:`measurements` takes its sources A and B from,
+    left out of the fit for want of the cards' figures.
+
+    Examples
+    --------
+    >>> rows = independent_measurements()
+    >>> len(rows), sorted({row.hardware for row in rows})
+    (10, ['rtx-4070-ti', 'rtx-4080'])
+    """
+    return _read_measurements("speed_independent.tsv")
+
+
+def independent_check(rows: list[Measurement] | None = None) -> list[tuple[Measurement, float, float]]:
+    """Each run of :func:`independent_measurements` with the estimate (tokens a second, the constants as
+    fitted) and its error, estimate over measured minus 1.
+
+    Examples
+    --------
+    >>> for row, estimate, error in independent_check():
+    ...     print(row.source, row.hardware, row.model, row.format, row.quantity, row.measured, round(estimate, 1),
+    ...           f"{error:+.0%}")
+    A rtx-4070-ti llama-3-8b Q4_K_M decode 83.5 56.1 -33%
+    A rtx-4070-ti llama-3-8b Q4_K_M prefill 3936.29 3632.4 -8%
+    A rtx-4080 llama-3-8b Q4_K_M decode 108.15 79.8 -26%
+    A rtx-4080 llama-3-8b Q4_K_M prefill 5389.74 4600.5 -15%
+    A rtx-4080 llama-3-8b F16 decode 40.58 36.3 -11%
+    A rtx-4080 llama-3-8b F16 prefill 7246.97 6101.7 -16%
+    B rtx-4080 llama-2-7b Q4_0 decode 118.01 86.8 -26%
+    B rtx-4080 llama-2-7b Q4_0 prefill 3774.79 3150.5 -17%
+    B rtx-4080 llama-2-7b F16 decode 44.2 39.7 -10%
+    B rtx-4080 llama-2-7b F16 prefill 5158.19 3710.7 -28%
+    """
+    table = []
+    for row in independent_measurements() if rows is None else rows:
+        estimate = _roofline_rate(row, CONSTANTS)
+        table.append((row, estimate, estimate / row.measured - 1))
+    return table
 
 
 @dataclass(frozen=True)
@@ -560,6 +611,8 @@ median error of the roofline was 2 % to 192 % by source; got 8
         notes.append("prefill_ceiling")
     if estimate.unpack_bytes and estimate.prefill_seconds is not None:
         notes.append("unpack")
+    if hardware in DATASHEETS and derivations(hardware, ("bandwidth",)):
+        notes.append("derived")
     return replace(estimate, notes=tuple(notes))
 
 
@@ -772,15 +825,36 @@ NOTES: Mapping[str, str] = MappingProxyType({
     "experts": "no measured run had a mixture of experts: a step is taken to read the experts one token uses",
     "unpack": "quantized weights are unpacked to FP16 for the prompt, as the measured builds (2023-2024) did; "
               "llama.cpp since June 2024 multiplies them with its own int8 kernels, which no measured prompt run used",
+    "derived": "the figures of this card are derived from its specification, not printed: on {derived_runs} runs "
+               "on an RTX 4070 Ti and an RTX 4080 that no fit saw, the estimate was {derived_low} to {derived_high} "
+               "low",
 })
 """The English sentence of each note of :attr:`SpeedEstimate.notes` (the widget has its own, translated)."""
 
 _ENGINE_NAMES = MappingProxyType({"llama.cpp-cuda": "llama.cpp CUDA", "llama.cpp-metal": "llama.cpp Metal"})
 
 
+@functools.cache
+def derived_error_range() -> tuple[int, float, float]:
+    """How many runs :func:`independent_check` has, and the least and the most its estimates were low by (shares).
+
+    Examples
+    --------
+    >>> runs, low, high = derived_error_range()
+    >>> runs, f"{low:.0%}", f"{high:.0%}"
+    (10, '8%', '33%')
+    """
+    errors = [error for _row, _estimate, error in independent_check()]
+    if max(errors) >= 0:
+        raise AssertionError(f"a derived-card run is no longer underestimated: {max(errors):+.1%}")
+    return len(errors), -max(errors), -min(errors)
+
+
 def _note_text(note: str, engine: str) -> str:
+    runs, low, high = derived_error_range()
     values = {**MEASURED_RANGE, "decode_ceiling": CONSTANTS.decode_ceiling[engine],
-              "prefill_ceiling": CONSTANTS.prefill_ceiling.get(engine, 0.0) / 1e12}
+              "prefill_ceiling": CONSTANTS.prefill_ceiling.get(engine, 0.0) / 1e12, "derived_runs": runs,
+              "derived_low": f"{low:.0%}".replace("%", " %"), "derived_high": f"{high:.0%}".replace("%", " %")}
     return NOTES[note].format(**values)
 
 
@@ -794,7 +868,8 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
                         help="weights: F16 or a llama-quantize recipe (llama.cpp; default Q4_K_M); vllm takes F16 "
                         "only, its BF16/FP16 weights")
     parser.add_argument("--hardware", required=True, metavar="KEY",
-                        help=f"the card or chip, with its datasheet's bandwidth and FP16 tensor rate ({hardware})")
+                        help=f"the card or chip, with its bandwidth and FP16 tensor rate, printed in its datasheet "
+                             f"or derived ({hardware})")
     parser.add_argument("--prompt-tokens", type=int, default=512, metavar="N", help="tokens of the prompt")
     parser.add_argument("--generated-tokens", type=int, default=128, metavar="N",
                         help="tokens generated after it; the decode rate is their mean")
@@ -844,9 +919,29 @@ def run_cli(args: argparse.Namespace) -> tuple[dict[str, object], str]:
         "prefill_flops": estimate.prefill_flops, "peak_flops": estimate.peak_flops,
         "prefill_efficiency": estimate.prefill_efficiency,
         "held_out_median_error": {"decode": median_error("decode"), "prefill": median_error("prefill")},
+        "derived": derived_figures(estimate),
         "notes": list(estimate.notes),
     }
     return result, speed_text(args.model, estimate, cost, args.price_per_gpu_hour)
+
+
+def derived_figures(estimate: SpeedEstimate) -> dict[str, str]:
+    """The card's figures the estimate stands on that are derived, not printed (:func:`llmcalc.datasheets.derivations`):
+    its bandwidth, and the FP16-accumulate tensor peak when a prefill is estimated.
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> derived_figures(estimate_speed(get_preset("llama-3-8b"), "Q4_K_M", "rtx-4070", prompt_tokens=512))["bandwidth"]
+    '504 GB/s, derived: 192-bit memory interface x 21 Gbps per pin / 8'
+    >>> derived_figures(estimate_speed(get_preset("llama-3-8b"), "Q4_K_M", "rtx-4090", prompt_tokens=512))
+    {}
+    """
+    names = ("bandwidth",) if estimate.peak_flops is None else ("bandwidth", "fp16_accumulate")
+    return derivations(estimate.hardware, names) if estimate.hardware in DATASHEETS else {}
+
+
+_DERIVED_NAMES = {"bandwidth": "bandwidth", "fp16_accumulate": "FP16 tensor peak"}
 
 
 def speed_text(label: str, estimate: SpeedEstimate, cost: float | None, price: float | None) -> str:
@@ -895,6 +990,7 @@ since June 2024 multiplies them with its own int8 kernels, which no measured pro
         if estimate.unpack_bytes:
             basis += f", plus {estimate.unpack_bytes / 1e9:,.1f} GB read and written to unpack the weights to FP16"
     lines.append(basis)
+    lines.extend(f"{_DERIVED_NAMES[name]}: {text}" for name, text in derived_figures(estimate).items())
     lines.append(f"held-out median error: decode {median_error('decode'):.1%}, prefill "
                  f"{median_error('prefill'):.1%}".replace("%", " %"))
     lines.extend(f"note: {_note_text(note, engine)}" for note in estimate.notes)

@@ -79,7 +79,7 @@ from types import MappingProxyType
 
 from . import _validate as check
 from .config import ModelConfig, checks_model
-from .datasheets import datasheet, memory_bandwidth, tensor_flops
+from .datasheets import datasheet, derivations, memory_bandwidth, tensor_flops
 from .engines import VLLM_MAX_NUM_BATCHED_TOKENS, plan_vllm
 from .errors import refusal
 from .flops import matmul_params
@@ -651,6 +651,9 @@ than measured
     return "\n".join(lines)
 
 
+_DERIVED_NAMES = {"bandwidth": "bandwidth", "fp16": "BF16 tensor peak"}
+
+
 def run_vllm_cli(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, object], str]:
     """``llmcalc speed --engine vllm``: the batch's estimate, its basis and held-out error, and the cost."""
     if args.weight_format not in (None, "F16"):
@@ -660,6 +663,7 @@ def run_vllm_cli(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, 
     cost = None
     if args.price_per_gpu_hour is not None:
         cost = cost_per_million_tokens(args.price_per_gpu_hour, estimate.aggregate_tokens_per_second)
+    derived = derivations(estimate.hardware, ("bandwidth", "fp16"))
     result: dict[str, object] = {
         "model": args.model, "hardware": estimate.hardware, "engine": "vllm", "estimate": True,
         "batch": estimate.batch, "prompt_tokens": estimate.prompt_tokens,
@@ -674,6 +678,8 @@ def run_vllm_cli(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, 
         "constants": {"bandwidth_share": VLLM_CONSTANTS.bandwidth_share,
                       "compute_share": VLLM_CONSTANTS.compute_share, "step_seconds": VLLM_CONSTANTS.step_seconds},
         "held_out_median_error": vllm_median_error(), "held_out_runs": len(held_out_vllm_comparison()),
+        "derived": derived,
         "notes": list(estimate.notes),
     }
-    return result, vllm_speed_text(args.model, estimate, cost, args.price_per_gpu_hour)
+    text = vllm_speed_text(args.model, estimate, cost, args.price_per_gpu_hour)
+    return result, text + "".join(f"\n{_DERIVED_NAMES[name]}: {line}" for name, line in derived.items())

@@ -16,9 +16,14 @@ import pytest
 import llmcalc.datasheets
 from llmcalc import planner
 from llmcalc.datasheets import (
+    CUDA_CORES_PER_SM,
     DATASHEETS,
     MEASURED_HARDWARE,
+    PER_SM_CLOCK,
     PRECISIONS,
+    SPECS,
+    CardSpec,
+    Derived,
     Figure,
     bf16_flops,
     datasheet,
@@ -63,13 +68,22 @@ HAND_COPIED = {
 }
 
 
+# Each derived card's bandwidth in GB/s as its copy prints it (the RTX 4080's 256 bits at 22.4 Gbps, which the copy
+# rounds to 717), typed apart from the interface width and data rate it is derived from.
+DERIVED_BANDWIDTH = {
+    "rtx-4060": 272, "rtx-4060-ti-8gb": 288, "rtx-4060-ti-16gb": 288, "rtx-4070": 504, "rtx-4070-super": 504,
+    "rtx-4070-ti": 504, "rtx-4070-ti-super": 672, "rtx-4080": 716.8, "rtx-4080-super": 736,
+}
+
+
 def test_every_card_the_datasheets_cover_is_a_listed_card() -> None:
     assert set(DATASHEETS) <= {card.key for card in planner.CARDS}
-    assert set(DATASHEETS) | set(MEASURED_HARDWARE) == set(HAND_COPIED)
+    assert set(DATASHEETS) | set(MEASURED_HARDWARE) == set(HAND_COPIED) | set(DERIVED_BANDWIDTH)
+    assert set(SPECS) == set(DERIVED_BANDWIDTH)
     assert not set(MEASURED_HARDWARE) & {card.key for card in planner.CARDS}
 
 
-@pytest.mark.parametrize("key", sorted(HAND_COPIED))
+@pytest.mark.parametrize("key", sorted(HAND_COPIED) + sorted(SPECS))
 def test_every_figure_has_a_public_vendor_source(key: str) -> None:
     for figure in datasheet(key).figures().values():
         assert figure.source.startswith("https://")
@@ -77,7 +91,7 @@ def test_every_figure_has_a_public_vendor_source(key: str) -> None:
         # Apple's M3 and M3 Max bandwidth, as llama.cpp's Apple Silicon table lists it.
         apple_table = figure.source == "https://github.com/ggml-org/llama.cpp/discussions/4167"
         assert host.endswith(("nvidia.com", "amd.com", "apple.com")) or apple_table, host
-        assert figure.printed and figure.gpus >= 1
+        assert figure.printed and (isinstance(figure, Derived) or figure.gpus >= 1)
 
 
 @pytest.mark.parametrize("key", sorted(HAND_COPIED))
@@ -139,6 +153,70 @@ def test_each_added_figure_prints_the_words_of_the_copy_it_was_read_in(row: dict
     assert str(COPIES["copies"][row["copy"]]["url"]).startswith("https://")
 
 
+def test_the_per_sm_rates_reproduce_every_geforce_column_the_whitepapers_print() -> None:
+    # GA102 whitepaper, RTX 3090: 82 SMs, GPU Boost Clock 1695 MHz, Peak FP16 Tensor TFLOPS with FP32 Accumulate 71,
+    # with FP16 Accumulate 142.  Ada whitepaper, RTX 4090: 128 SMs, 2520 MHz, 165.2 and 330.3.  Each printed to the
+    # precision the column prints it, and each the figure DATASHEETS holds for the card.
+    columns = [("ampere", 82, 1_695, 71, 142, 0, "rtx-3090"), ("ada", 128, 2_520, 165.2, 330.3, 1, "rtx-4090")]
+    for architecture, sms, mhz, fp32_accumulate, fp16_accumulate, digits, key in columns:
+        _, per_sm_fp32, per_sm_fp16 = PER_SM_CLOCK[architecture]
+        assert round(sms * mhz * 1e6 * per_sm_fp32 / TERA, digits) == fp32_accumulate
+        assert round(sms * mhz * 1e6 * per_sm_fp16 / TERA, digits) == fp16_accumulate
+        sheet = datasheet(key)
+        assert sheet.fp16 is not None and sheet.fp16_accumulate is not None
+        assert (sheet.fp16.value, sheet.fp16_accumulate.value) == (round(fp32_accumulate * TERA),
+                                                                   round(fp16_accumulate * TERA))
+    # One FLOP a clock fewer or more per SM misses a printed column.
+    assert round(82 * 1_695e6 * 513 / TERA) != 71 or round(128 * 2_520e6 * 511 / TERA, 1) != 165.2
+
+
+def test_the_rtx_4090_s_launch_specification_gives_the_whitepaper_s_figures_as_a_derived_card_would() -> None:
+    # The copy's RTX 4090 column (16384 CUDA cores, 2520 MHz, 21 Gbps, 384-bit) derived like the other cards gives
+    # the Ada whitepaper's printed 1008 GB/s and 165.2 TFLOPS.
+    spec = CardSpec(16384, 2520, 384, 21_000, "ada", DATASHEETS["rtx-4090"].bandwidth.source)
+    assert Derived(spec, "bandwidth").value == memory_bandwidth("rtx-4090")
+    assert Derived(spec, "fp16").printed == DATASHEETS["rtx-4090"].fp16.printed  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("row", COPIES["derived"], ids=lambda row: row["card"])
+def test_each_derived_card_s_inputs_are_the_words_of_the_copy_it_was_read_in(row: dict[str, dict[str, object]]) -> None:
+    key = str(row["card"])
+    spec = SPECS[key]
+    for field in ("cuda_cores", "boost_mhz", "bus_bits", "data_rate_mbps"):
+        words, text = str(row[field]["printed"]), str(row[field]["text"])
+        assert re.search(rf"(?<![\d.,]){re.escape(words)}(?![\d]|[.,]\d)", text), (field, words, text)
+        assert getattr(spec, field) == row[field]["value"], field
+        if "column" in row[field]:  # a table's row, after its label a cell a card: the words are in the card's
+            cells = re.findall(r"\d[\d,]*(?: (?:MHz|GHz|Gbps))?(?:-bit)?", text.split(str(row[field]["label"]))[1])
+            assert cells[int(str(row[field]["column"]))] == words, (field, cells)
+    assert str(COPIES["copies"][str(row["copy"])]["url"]).startswith("https://")
+    sheet = datasheet(key)
+    # The bandwidth the copy prints, and the rates the per-SM figures give for the copy's CUDA cores and clock.
+    assert sheet.bandwidth.value == round(DERIVED_BANDWIDTH[key] * 10) * GB_S // 10
+    sms = int(str(row["cuda_cores"]["value"])) // 128
+    mhz = int(str(row["boost_mhz"]["value"]))
+    assert tensor_flops(key, "fp16") == sms * mhz * 10**6 * 512 == bf16_flops(key)
+    assert sheet.fp16_accumulate is not None and sheet.fp16_accumulate.value == sms * mhz * 10**6 * 1024
+    for figure in (sheet.bandwidth, sheet.fp16, sheet.fp16_accumulate):
+        assert isinstance(figure, Derived) and figure.derivation.startswith("derived: ")
+    for precision in ("fp8", "int8"):
+        with pytest.raises(Refusal, match="it gives: bandwidth, fp16"):
+            tensor_flops(key, precision)
+
+
+def test_a_derived_card_s_cuda_cores_must_be_whole_sms() -> None:
+    assert CUDA_CORES_PER_SM == 128
+    with pytest.raises(ValueError, match="4353 CUDA cores are not whole SMs of 128"):
+        _ = Derived(CardSpec(4353, 2535, 128, 18_000, "ada", "https://www.nvidia.com/"), "fp16").value
+
+
+def test_printed_figures_are_not_marked_derived_and_derived_ones_say_from_what() -> None:
+    assert datasheet("rtx-4090").bandwidth.derivation is None
+    assert datasheet("rtx-4070").bandwidth.derivation == "derived: 192-bit memory interface x 21 Gbps per pin / 8"
+    assert datasheet("rtx-4060").fp16_accumulate.derivation == (  # type: ignore[union-attr]
+        "derived: 24 SMs x 2,460 MHz boost clock x 1024 FLOPs per SM per clock of the Ada whitepaper")
+
+
 def test_every_listed_card_has_figures_or_is_refused_by_name_and_the_module_says_why() -> None:
     refused = COPIES["refused"]
     assert set(DATASHEETS) | set(refused) == {card.key for card in planner.CARDS}
@@ -177,6 +255,9 @@ COMPUTE_CAPABILITY = {
     "t4": 7.5, "v100-16gb": 7.0, "v100-32gb": 7.0, "a10": 8.6, "l4": 8.9, "rtx-3090": 8.6, "rtx-4090": 8.9,
     "rtx-5090": 12.0, "a100-40gb": 8.0, "a100-80gb": 8.0, "a40": 8.6, "l40s": 8.9, "l40": 8.9, "rtx-a6000": 8.6,
     "h100-sxm": 9.0, "h100-pcie": 9.0, "h100-nvl": 9.0, "h200": 9.0, "b200": 10.0, "mi300x": None,
+    # Every GeForce RTX 40 card is Ada, compute capability 8.9.
+    "rtx-4060": 8.9, "rtx-4060-ti-8gb": 8.9, "rtx-4060-ti-16gb": 8.9, "rtx-4070": 8.9, "rtx-4070-super": 8.9,
+    "rtx-4070-ti": 8.9, "rtx-4070-ti-super": 8.9, "rtx-4080": 8.9, "rtx-4080-super": 8.9,
 }
 
 

@@ -49,6 +49,12 @@ CHOICES = [
      "price": "0.5"},
     {"model": "llama-3-8b", "format": "Q4_K_M", "hardware": "l40", "prompt": "256", "generated": "256",
      "price": "1"},
+    # Cards whose figures are derived (llmcalc.datasheets.Derived): two lines say from what, and a note how far off
+    # the estimate was on such cards.
+    {"model": "llama-3-8b", "format": "Q4_K_M", "hardware": "rtx-4060-ti-16gb", "prompt": "512", "generated": "128",
+     "price": "0.3"},
+    {"model": "llama-2-7b", "format": "F16", "hardware": "rtx-4080", "prompt": "494", "generated": "1023",
+     "price": ""},
 ]
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",

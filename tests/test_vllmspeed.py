@@ -167,6 +167,19 @@ def test_the_cli_prints_the_estimate_and_its_json_agrees() -> None:
     assert abs(estimate.latency_seconds / 11.598165279254317 - 1) < 0.15
 
 
+def test_the_cli_says_which_figures_of_a_derived_card_it_used() -> None:
+    # vLLM's BF16 products accumulate in FP32: the RTX 4070 Ti SUPER's 66 SMs x 2,610 MHz x 512 FLOPs a clock.
+    args = ("llama-3.2-1b", "--engine", "vllm", "--hardware", "rtx-4070-ti-super", "--batch", "4")
+    status, text, _ = run_cli(*args)
+    assert status == 0
+    assert text.splitlines()[-1] == ("BF16 tensor peak: 88.2 TFLOPS, derived: 66 SMs x 2,610 MHz boost clock x 512 "
+                                     "FLOPs per SM per clock of the Ada whitepaper")
+    result = json.loads(run_cli(*args, "--json")[1])
+    assert result["peak_flops"] == 66 * 2_610 * 10**6 * 512 and set(result["derived"]) == {"bandwidth", "fp16"}
+    printed = json.loads(run_cli("llama-3-8b", "--engine", "vllm", "--hardware", "a100-40gb", "--json")[1])
+    assert printed["derived"] == {}
+
+
 def test_the_cli_refuses_a_quantized_format_for_vllm() -> None:
     status, _, err = run_cli("llama-3-8b", "--engine", "vllm", "--hardware", "h100-sxm", "--format", "Q4_K_M")
     assert status == 2

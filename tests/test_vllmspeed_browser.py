@@ -40,6 +40,9 @@ CHOICES = [
      "price": "12.5"},
     {"model": "llama-3.2-3b", "hardware": "rtx-5090", "batch": "3", "prompt": "1", "generated": "4000",
      "price": "0"},
+    # A card whose figures are derived (llmcalc.datasheets.Derived): two last lines say from what.
+    {"model": "llama-3.2-1b", "hardware": "rtx-4070-ti-super", "batch": "4", "prompt": "512", "generated": "128",
+     "price": ""},
 ]
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 

@@ -29,14 +29,18 @@ LABELS = (
     "model", "reference_model", "format", "hardware", "prompt", "generated", "price", "engine_cuda", "engine_metal",
     "summary", "setting", "decode", "ttft", "ttft_none", "cost", "basis", "basis_prefill", "basis_unpack", "error",
     "percent", "note_prompt_tokens", "note_context_tokens", "note_min_weight_bytes", "note_decode_ceiling",
-    "note_prefill_ceiling", "note_unpack", "err_input", "err_price", "one_sequence",
+    "note_prefill_ceiling", "note_unpack", "note_derived", "derived_bandwidth", "derived_peak", "err_input",
+    "err_price", "one_sequence",
 )
 """Label keys, each given once.  Templates: ``summary`` takes ``{model}``, ``{format}``, ``{hardware}``,
 ``{engine}``; ``setting`` ``{prompt}`` and ``{generated}``; ``decode`` ``{rate}``; ``ttft`` ``{ms}`` and
 ``{rate}``; ``ttft_none`` ``{hardware}``; ``cost`` ``{cost}`` and ``{price}``; ``basis`` ``{weights}``,
 ``{kv}``, ``{efficiency}``, ``{bandwidth}``; ``basis_prefill`` ``{tflops}``, ``{efficiency}``, ``{peak}``,
 ``{ceiling}``; ``basis_unpack`` ``{gigabytes}``; ``error`` ``{decode}`` and ``{prefill}``, each written by
-``percent`` ``{value}``; each ``note_*`` but ``note_unpack`` ``{value}``; ``err_input`` ``{label}``, ``{min}``,
+``percent`` ``{value}``; each ``note_*`` but ``note_unpack`` and ``note_derived`` ``{value}``;
+``note_derived`` ``{runs}``, ``{low}`` and ``{high}``, the last two written by ``percent``;
+``derived_bandwidth`` ``{bandwidth}``, ``{bits}``, ``{gbps}``; ``derived_peak`` ``{peak}``, ``{sms}``,
+``{mhz}``, ``{per_sm}``, ``{whitepaper}``; ``err_input`` ``{label}``, ``{min}``,
 ``{max}``; ``err_price`` ``{label}``; ``one_sequence`` (why a batch is refused) ``{low}`` and ``{high}``, each
 written by ``percent``."""
 CLASS = "speed-estimate"
@@ -54,6 +58,20 @@ class SpeedEstimateDirective(LabelListDirective):
     list_class = "speed-labels"
 
 
+def derived_inputs(bandwidth: object, peak: object) -> dict[str, Any] | None:
+    """What a speed widget's lines ``derived_bandwidth`` and ``derived_peak`` fill in, for a card whose figures
+    are derived (:class:`llmcalc.datasheets.Derived`): the numbers of :attr:`~llmcalc.datasheets.Derived.derivation`
+    with the figures as printed; ``None`` for a card whose datasheet prints them."""
+    from llmcalc.datasheets import PER_SM_CLOCK, Derived
+
+    if not (isinstance(bandwidth, Derived) and isinstance(peak, Derived)):
+        return None
+    spec = bandwidth.spec
+    return {"bandwidth": bandwidth.printed.removesuffix(" GB/s"), "bits": spec.bus_bits,
+            "gbps": f"{spec.data_rate_mbps / 1000:g}", "peak": peak.printed.removesuffix(" TFLOPS"), "sms": spec.sms,
+            "mhz": spec.boost_mhz, "per_sm": peak.per_sm_clock, "whitepaper": PER_SM_CLOCK[spec.architecture][0]}
+
+
 def widget_data() -> dict[str, Any]:
     """What the script computes with: presets, hardware, constants and errors, all from llmcalc.speed."""
     from llmcalc import get_preset
@@ -68,6 +86,7 @@ def widget_data() -> dict[str, Any]:
         MEASURED_RANGE,
         UBATCH_TOKENS,
         decode_weight_bytes,
+        derived_error_range,
         engine_for,
         estimate_speed,
         gemm_peak_flops,
@@ -91,8 +110,11 @@ def widget_data() -> dict[str, Any]:
             engine = engine_for(key)
         except Refusal:
             continue  # not measured (AMD)
-        hardware[key] = {"engine": engine, "bandwidth": datasheet(key).bandwidth.value,
-                         "peak": gemm_peak_flops(key) if engine == "llama.cpp-cuda" else None}
+        sheet = datasheet(key)
+        hardware[key] = {"engine": engine, "bandwidth": sheet.bandwidth.value,
+                         "peak": gemm_peak_flops(key) if engine == "llama.cpp-cuda" else None,
+                         "derived": derived_inputs(sheet.bandwidth, sheet.fp16_accumulate)}
+    runs, low, high = derived_error_range()
     return {
         "models": models, "hardware": hardware, "formats": list(FORMATS),
         "decode_efficiency": {f"{engine}|{kind}": value for (engine, kind), value in
@@ -100,6 +122,7 @@ def widget_data() -> dict[str, Any]:
         "decode_ceiling": dict(CONSTANTS.decode_ceiling), "prefill_efficiency": dict(CONSTANTS.prefill_efficiency),
         "prefill_ceiling": dict(CONSTANTS.prefill_ceiling), "ubatch": UBATCH_TOKENS, "range": dict(MEASURED_RANGE),
         "errors": {"decode": median_error("decode"), "prefill": median_error("prefill")},
+        "derived_error": {"runs": runs, "low": low, "high": high},
         "limits": {"tokens": MAX_TOKENS, "price": MAX_PRICE},
     }
 

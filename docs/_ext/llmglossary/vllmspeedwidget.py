@@ -21,7 +21,7 @@ from docutils import nodes
 
 from .calculators.html import preset_options
 from .ggufplanner import LabelListDirective, holds_widget, replace_label_lists
-from .speedestimate import FormControls
+from .speedestimate import FormControls, derived_inputs
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -30,15 +30,17 @@ if TYPE_CHECKING:
 LABELS = (
     "model", "reference_model", "hardware", "batch", "prompt", "generated", "price", "summary", "setting", "decode",
     "ttft", "cost", "basis", "error", "percent", "note_batch", "note_context_tokens", "note_weight_bytes",
-    "note_hardware", "note_compute", "note_prefill", "err_input", "err_price", "err_context", "err_preempted",
+    "note_hardware", "note_compute", "note_prefill", "derived_bandwidth", "derived_peak", "err_input", "err_price",
+    "err_context", "err_preempted",
 )
 """Label keys, each given once.  Templates: ``summary`` takes ``{model}`` and ``{hardware}``; ``setting``
 ``{batch}``, ``{prompt}`` and ``{generated}``; ``decode`` ``{rate}`` and ``{aggregate}``; ``ttft`` ``{ms}``;
 ``cost`` ``{cost}`` and ``{price}``; ``basis`` ``{weights}``, ``{kv}``, ``{bandwidth_share}``, ``{bandwidth}``,
 ``{compute_share}``, ``{peak}``, ``{step}``, ``{pool}``; ``error`` ``{error}`` (written by ``percent``
-``{value}``) and ``{runs}``; ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_price`` ``{label}``;
-``err_context`` ``{context}`` and ``{limit}``; ``err_preempted`` ``{hardware}``, ``{pool}``, ``{fits}``,
-``{context}``, ``{batch}``."""
+``{value}``) and ``{runs}``; ``derived_bandwidth`` ``{bandwidth}``, ``{bits}``, ``{gbps}`` and ``derived_peak``
+``{peak}``, ``{sms}``, ``{mhz}``, ``{per_sm}``, ``{whitepaper}`` (a card whose figures are derived);
+``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_price`` ``{label}``; ``err_context`` ``{context}`` and
+``{limit}``; ``err_preempted`` ``{hardware}``, ``{pool}``, ``{fits}``, ``{context}``, ``{batch}``."""
 CLASS = "vllm-speed-estimate"
 MAX_TOKENS = 2**20
 """The largest prompt or generation the widget takes, as :func:`llmcalc.vllmspeed.estimate_vllm_speed` does."""
@@ -59,7 +61,7 @@ class VllmSpeedEstimateDirective(LabelListDirective):
 def widget_data() -> dict[str, Any]:
     """What the script computes with: presets, cards and their pools, constants and errors, from llmcalc."""
     from llmcalc import get_preset
-    from llmcalc.datasheets import DATASHEETS, memory_bandwidth, tensor_flops
+    from llmcalc.datasheets import DATASHEETS, datasheet, memory_bandwidth, tensor_flops
     from llmcalc.engines import VLLM_MAX_NUM_BATCHED_TOKENS
     from llmcalc.errors import Refusal
     from llmcalc.flops import matmul_params
@@ -97,7 +99,9 @@ def widget_data() -> dict[str, Any]:
     measured = VLLM_MEASURED_RANGE
     return {
         "models": models,
-        "hardware": {card: {"bandwidth": memory_bandwidth(card), "peak": tensor_flops(card, "fp16")} for card in cards},
+        "hardware": {card: {"bandwidth": memory_bandwidth(card), "peak": tensor_flops(card, "fp16"),
+                            "derived": derived_inputs(datasheet(card).bandwidth, datasheet(card).fp16)}
+                     for card in cards},
         "constants": {"bandwidth_share": VLLM_CONSTANTS.bandwidth_share,
                       "compute_share": VLLM_CONSTANTS.compute_share, "step_seconds": VLLM_CONSTANTS.step_seconds},
         "batched_tokens": VLLM_MAX_NUM_BATCHED_TOKENS,

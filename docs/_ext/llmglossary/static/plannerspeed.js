@@ -88,6 +88,9 @@
     if (unpack > 0 && prefill !== null) {
       notes.push(["unpack", ""]);
     }
+    if (hardware.derived !== null) {
+      notes.push(["derived", ""]);
+    }
     return { engine, weights, kv: model.kv, bandwidth: hardware.bandwidth, peak: hardware.peak, decodeEfficiency,
              decodeRate, flops: Number(flops), prefillEfficiency, prefill, unpack, notes };
   }
@@ -122,10 +125,21 @@
       }
     }
     out.push(basis);
+    // llmcalc.speed.derived_figures: a card whose figures are derived says from what.
+    const derived = data.hardware[choice.hardware].derived;
+    if (derived !== null) {
+      out.push(fill(labels.derived_bandwidth, { bandwidth: derived.bandwidth, bits: derived.bits, gbps: derived.gbps }));
+      if (result.peak !== null && result.prefillEfficiency !== null) {
+        out.push(fill(labels.derived_peak, { peak: derived.peak, sms: derived.sms, mhz: fixed(derived.mhz, 0),
+                                             per_sm: derived.per_sm, whitepaper: derived.whitepaper }));
+      }
+    }
     out.push(fill(labels.error, { decode: percent(labels, data.errors.decode),
                                   prefill: percent(labels, data.errors.prefill) }));
+    const whole = (x) => fill(labels.percent, { value: (x * 100).toFixed(0) });
     for (const [note, value] of result.notes) {
-      out.push(fill(labels["note_" + note], { value }));
+      out.push(fill(labels["note_" + note], { value, runs: data.derived_error.runs,
+                                              low: whole(data.derived_error.low), high: whole(data.derived_error.high) }));
     }
     return out;
   }

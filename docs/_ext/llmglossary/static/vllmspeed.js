@@ -136,6 +136,14 @@
       for (const note of found.notes) {
         lines.push(labels["note_" + note]);
       }
+      // run_vllm_cli's last lines: a card whose figures are derived says from what.
+      const derived = hardware.derived;
+      if (derived !== null) {
+        lines.push(fill(labels.derived_bandwidth, { bandwidth: derived.bandwidth, bits: derived.bits,
+                                                    gbps: derived.gbps }));
+        lines.push(fill(labels.derived_peak, { peak: derived.peak, sms: derived.sms, mhz: fixed(derived.mhz, 0),
+                                               per_sm: derived.per_sm, whitepaper: derived.whitepaper }));
+      }
       show("", lines);
     }
 
