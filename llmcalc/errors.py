@@ -276,6 +276,11 @@ MESSAGES: dict[str, str] = {
     "ranking_price_twice": "card {card!r} is priced twice; give each card's price once",
     "ranking_sort_needs_price": "sorting by cost needs a price for at least one card (CARD=PRICE per GPU-hour)",
     "ranking_speed_does_not_fit": "the plan does not fit, so it does not run as planned",
+    "ranking_gguf_speed_needs_preset": "a llama.cpp ranking's speed is estimated for a preset with a recipe (the "
+                                       "estimate needs the model's shapes); a .gguf file's header gives none",
+    "speed_cache_type_unmeasured": "no llama.cpp speed was measured with a {cache_type} KV cache; measured: f16",
+    "speed_imatrix_weights": "the llama.cpp speed estimate reads {recipe}'s weights as made without an importance "
+                             "matrix ({estimated:,} bytes); with one they are {actual:,}",
     "vllm_speed_tensor_parallel": "no vLLM speed was measured with tensor parallelism ({gpus} GPUs); measured: "
                                   "one GPU",
     "vllm_speed_kv_format_unmeasured": "no vLLM speed was measured with a {kv_format} KV cache; measured: a 16-bit "

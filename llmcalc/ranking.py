@@ -54,7 +54,7 @@ from .planner import (
     tensor_parallel_sizes,
     training_changes_that_fit,
 )
-from .speed import SpeedEstimate, cost_per_million_tokens
+from .speed import SpeedEstimate, _note_text, cost_per_million_tokens, decode_weight_bytes, estimate_speed, median_error
 from .trainers import setup_settings
 from .units import GiB
 from .vllmspeed import (
@@ -620,11 +620,16 @@ def _ranked(rows: list[RankedPlan]) -> list[RankedPlan]:
 
 
 def rank_gguf(model: GgufModel, *, context: int, beyond_trained: bool = False, cfg: ModelConfig | None = None,
-              recipe: str | None = None, imatrix: bool = False, **options: Any) -> list[RankedPlan]:
+              recipe: str | None = None, imatrix: bool = False, prompt_tokens: int | None = None,
+              generated_tokens: int | None = None, prices: Mapping[str, float] | None = None, sort: str = "fit",
+              **options: Any) -> list[RankedPlan]:
     """llama.cpp's plan of ``model`` (:func:`~llmcalc.gguf.plan_gguf`, ``options`` its keywords) on one GPU of
     every listed card, ranked as :func:`rank_cards` ranks; the longest context as
     :func:`~llmcalc.gguf.largest_context` finds it, the smallest change as :func:`gguf_changes_that_fit` (a
-    smaller recipe only for a model made from ``cfg`` with ``recipe``).
+    smaller recipe only for a model made from ``cfg`` with ``recipe``).  For such a model, ``prompt_tokens``
+    and ``generated_tokens`` (at most ``context`` together) give each row llama.cpp's estimated speed
+    (:func:`~llmcalc.speed.estimate_speed` of one sequence on the row's card) or the reason it has none, and
+    ``prices`` and ``sort`` its cost as :func:`rank_cards` does.
 
     Examples
     --------
@@ -637,6 +642,12 @@ def rank_gguf(model: GgufModel, *, context: int, beyond_trained: bool = False, c
     >>> [(r.card.key, r.fits, round(r.headroom / GiB, 2), r.largest_context) for r in rows[:2]]
     [('rtx-4070', True, 0.24, 34048), ('rtx-4070-ti', True, 0.84, 37120)]
     """
+    split = _split(context, prompt_tokens, generated_tokens)
+    priced = _checked_prices(prices)
+    order = check.choice("sort", sort, SORTS)
+    _check_priced(split, priced, order)
+    if split is not None and (cfg is None or recipe is None):
+        raise refusal("ranking_gguf_speed_needs_preset")
     rows = []
     plan = plan_gguf(model, context=context, **options)
     for card in CARDS:
@@ -647,7 +658,32 @@ def rank_gguf(model: GgufModel, *, context: int, beyond_trained: bool = False, c
         rows.append(RankedPlan(card, 1, fits, budget - plan.total,
                                largest_context(model, budget, beyond_trained=beyond_trained, **options), None,
                                changes[0] if changes else None))
-    return _ranked(rows)
+    if split is not None and cfg is not None and recipe is not None:
+        rows = [replace(row, speed=_gguf_speed(cfg, recipe, model, row, split, priced.get(row.card.key), options))
+                for row in rows]
+    ranked = _ranked(rows)
+    return sorted_by_cost(ranked) if order == "cost" else ranked
+
+
+def _gguf_speed(cfg: ModelConfig, recipe: str, model: GgufModel, row: RankedPlan, split: tuple[int, int],
+                price: float | None, options: Mapping[str, Any]) -> RowSpeed:
+    """The row's llama.cpp speed: :func:`~llmcalc.speed.estimate_speed` of its sequences on its card, or the
+    refusal that says why there is none."""
+    prompt, generated = split
+    try:
+        if not row.fits:
+            raise refusal("ranking_speed_does_not_fit")
+        for name in ("cache_type_k", "cache_type_v"):
+            if options.get(name, "f16") != "f16":
+                raise refusal("speed_cache_type_unmeasured", cache_type=options[name])
+        estimated = decode_weight_bytes.unchecked(cfg, recipe)
+        if model.gpu_weight_bytes != estimated:
+            raise refusal("speed_imatrix_weights", recipe=recipe, estimated=estimated, actual=model.gpu_weight_bytes)
+        estimate = estimate_speed.unchecked(cfg, recipe, row.card.key, prompt_tokens=prompt,
+                                            generated_tokens=generated, batch=options.get("parallel", 1))
+    except Refusal as error:
+        return RowSpeed(None, error, price, row.gpus)
+    return RowSpeed(estimate, None, price, row.gpus)
 
 
 def gguf_changes_that_fit(model: GgufModel, gpu_bytes: int, *, context: int, cfg: ModelConfig | None = None,
@@ -755,7 +791,10 @@ def _speed_cells(speed: RowSpeed, reasons: dict[str, int], priced: bool) -> tupl
     """The row's speed columns; a refusal as ``n/a [k]``, ``k`` its footnote (numbered in ``reasons``)."""
     cost = speed.cost
     if speed.refusal is not None:
-        mark = f"n/a [{reasons.setdefault(str(speed.refusal), len(reasons) + 1)}]"
+        # A card without figures: one footnote for them all, not the list of the cards with figures for each.
+        reason = ("its card has no datasheet figures in llmcalc.datasheets (bandwidth, FP16 tensor rate)"
+                  if speed.refusal.code == "no_datasheet_figures" else str(speed.refusal))
+        mark = f"n/a [{reasons.setdefault(reason, len(reasons) + 1)}]"
         return mark, "n/a", "n/a", *(("n/a",) if priced else ())
     price = (("no price" if cost is None else f"{cost:,.2f}"),) if priced else ()
     aggregate, each, first = speed.aggregate_tokens_per_second, speed.sequence_tokens_per_second, \
@@ -789,11 +828,18 @@ def speed_table(rows: list[RankedPlan]) -> tuple[list[str], list[tuple[str, ...]
     headers = [*SPEED_HEADERS, *(("cost per M out",) if priced else ())]
     notes: dict[str, list[str]] = {}
     for row in rows:
-        if row.speed is not None and isinstance(row.speed.estimate, VllmSpeedEstimate):
-            for note in row.speed.estimate.notes:
-                notes.setdefault(note, []).append(row.card.key)
+        estimate = None if row.speed is None else row.speed.estimate
+        if isinstance(estimate, VllmSpeedEstimate):
+            for note in estimate.notes:
+                notes.setdefault(VLLM_NOTES[note], []).append(row.card.key)
+        elif estimate is not None:
+            for note in estimate.notes:
+                notes.setdefault(_note_text(note, estimate.engine), []).append(row.card.key)
+            if estimate.prefill_seconds is None:
+                notes.setdefault("first token not estimated: the card publishes no FP16 tensor rate with FP16 "
+                                 "accumulation", []).append(row.card.key)
     return headers, cells, [f"[{number}] no speed: {reason}" for reason, number in reasons.items()] + [
-        f"note ({', '.join(cards)}): {VLLM_NOTES[note]}" for note, cards in notes.items()]
+        f"note ({', '.join(cards)}): {note}" for note, cards in notes.items()]
 
 
 def ranking_table(rows: list[RankedPlan]) -> list[tuple[str, ...]]:
@@ -921,15 +967,32 @@ def gguf_ranking(model: GgufModel, label: str, args: argparse.Namespace, compute
     from .presets import PRESETS, get_preset
 
     preset = get_preset(args.model) if args.model in PRESETS else None
+    prices = card_prices(args.price or [])
     rows = rank_gguf(model, context=args.context, beyond_trained=args.beyond_trained_context,
                      cache_type_k=args.cache_type_k, cache_type_v=args.cache_type_v, flash_attention=args.flash_attn,
                      compute_buffer=compute_buffer, ubatch=args.ubatch, swa_full=args.swa_full,
                      parallel=args.parallel, kv_unified=args.kv_unified, cfg=preset,
-                     recipe=args.recipe if preset is not None else None, imatrix=args.imatrix)
-    result = {"model": label, "engine": "llama.cpp", "gpu": "all", "context": args.context,
-              "parallel": args.parallel, "kv_unified": args.kv_unified,
-              "ranking": "fits first, fewest GPUs, least memory", "rows": [row.as_dict() for row in rows]}
+                     recipe=args.recipe if preset is not None else None, imatrix=args.imatrix,
+                     prompt_tokens=args.prompt_tokens, generated_tokens=args.generated_tokens, prices=prices or None,
+                     sort=args.sort)
+    result: dict[str, Any] = {
+        "model": label, "engine": "llama.cpp", "gpu": "all", "context": args.context, "parallel": args.parallel,
+        "kv_unified": args.kv_unified, "ranking": _ORDERS[args.sort], "rows": [row.as_dict() for row in rows],
+        "prompt_tokens": args.prompt_tokens, "generated_tokens": args.generated_tokens, "prices": prices,
+        "sort": args.sort, "speed": _NO_SPLIT if args.prompt_tokens is None else _LLAMA_SPEED_BASIS}
+    speed = f"\nspeed: {_NO_SPLIT}"
+    if args.prompt_tokens is not None:
+        result.update(held_out_median_error={"decode": median_error("decode"), "prefill": median_error("prefill")})
+        speed = (f"\nspeed: {_LLAMA_SPEED_BASIS}; a {args.prompt_tokens:,}-token prompt and {args.generated_tokens:,} "
+                 f"generated tokens; held-out median error: decode {median_error('decode'):.1%}, prefill "
+                 f"{median_error('prefill'):.1%}".replace("%", " %"))
     return result, f"{label}: llama.cpp, every layer on one GPU\n\n" + _ranking_text(
         rows, table, "most sequences", f"; llama.cpp: the {args.parallel} sequence{'s' * (args.parallel > 1)} planned "
         f"({'one unified cache' if args.kv_unified or args.parallel == 1 else 'a stream each'}), the most that fit not "
-        "searched")
+        "searched", args.sort) + speed
+
+
+_LLAMA_SPEED_BASIS = ("an estimate, not a measurement: llama.cpp's decode of one sequence and its prefill from the "
+                      "card's datasheet bandwidth and FP16 tensor rate, with efficiencies fitted on published "
+                      "llama.cpp runs (llmcalc speed); cost per million output tokens: the price you give / output "
+                      "tokens an hour")

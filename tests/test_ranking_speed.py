@@ -18,7 +18,8 @@ import pytest
 from llmcalc import get_preset
 from llmcalc.cli import main
 from llmcalc.errors import Refusal
-from llmcalc.ranking import card_prices, rank_cards
+from llmcalc.gguf import model_from_config
+from llmcalc.ranking import card_prices, rank_cards, rank_gguf
 from llmcalc.vllmspeed import estimate_vllm_speed
 
 BUYER = ["plan", "llama-3.1-8b", "--engine", "vllm", "--gpu", "all", "--context", "32768", "--concurrency", "16"]
@@ -33,10 +34,14 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
 @pytest.fixture(scope="module")
 def buyer() -> dict:
     """The buyer question's ranking, with three prices the reader typed."""
+    return json_of([*BUYER, *SPLIT, "--price", "h100-nvl=2.2", "--price", "h200=3.5", "--price", "l40s=0.86"])
+
+
+def json_of(argv: list[str]) -> dict:
+    """The CLI's JSON, outside a test's capsys (a module's fixture runs once)."""
     out = io.StringIO()
     with redirect_stdout(out):
-        assert main([*BUYER, *SPLIT, "--price", "h100-nvl=2.2", "--price", "h200=3.5", "--price", "l40s=0.86",
-                     "--json"]) == 0
+        assert main([*argv, "--json"]) == 0
     return json.loads(out.getvalue())
 
 
@@ -192,3 +197,70 @@ def test_training_cost_keeps_its_price_per_gpu_hour(capsys: pytest.CaptureFixtur
                       "--price-per-gpu-hour", "2")
     run = next(value for value in result.values() if isinstance(value, dict) and "price" in value)
     assert run["price_per_gpu_hour"] == 2 and math.isclose(run["price"], 2 * run["gpu_hours"])
+
+
+# llama.cpp (``gguf PRESET --recipe R --gpu all``): one sequence on one GPU, llmcalc.speed.estimate_speed.
+
+GGUF = ["gguf", "llama-3.1-8b", "--recipe", "Q4_K_M", "--context", "8192", "--gpu", "all"]
+
+
+def test_every_llama_cpp_row_is_the_single_card_estimate(capsys: pytest.CaptureFixture[str]) -> None:
+    ranked = run_json(capsys, *GGUF, "--prompt-tokens", "512", "--generated-tokens", "128", "--price", "a10=0.6")
+    estimated = [row for row in ranked["rows"] if row["speed"]["estimate"]]
+    assert len(estimated) >= 15
+    for row in estimated:
+        single = run_json(capsys, "speed", "llama-3.1-8b", "--format", "Q4_K_M", "--hardware", row["card"],
+                          "--prompt-tokens", "512", "--generated-tokens", "128")
+        speed = row["speed"]
+        assert speed["aggregate_tokens_per_second"] == speed["sequence_tokens_per_second"] == single[
+            "decode_tokens_per_second"]
+        assert speed["time_to_first_token_seconds"] == single["time_to_first_token_seconds"]
+        assert speed["notes"] == single["notes"] and speed["basis"]["bandwidth"] == single["bandwidth"]
+    a10 = next(row["speed"] for row in ranked["rows"] if row["card"] == "a10")
+    # 0.6 an hour over 66.2 tokens a second: 0.6 / (66.2 x 3,600) x 10^6 = 2.52.
+    assert round(a10["aggregate_tokens_per_second"], 1) == 66.2
+    assert round(a10["cost_per_million_output_tokens"], 2) == 2.52
+    # The L40 has no published FP16-accumulate rate: speed, but no first token, and never a zero.
+    l40 = next(row["speed"] for row in ranked["rows"] if row["card"] == "l40")
+    assert l40["estimate"] and l40["time_to_first_token_seconds"] is None and l40["basis"]["peak_flops"] is None
+    refused = {row["card"]: row["speed"]["refusal"] for row in ranked["rows"] if not row["speed"]["estimate"]}
+    assert refused["mi300x"] == "speed_hardware_unmeasured" and refused["a10g"] == "no_datasheet_figures"
+
+
+@pytest.mark.parametrize("extra, code", [
+    (["--parallel", "2"], "speed_batch_unmeasured"),
+    (["--cache-type-k", "q8_0", "--flash-attn"], "speed_cache_type_unmeasured"),
+])
+def test_what_the_llama_cpp_estimate_does_not_model_is_refused_per_row(capsys: pytest.CaptureFixture[str],
+                                                                       extra: list[str], code: str) -> None:
+    ranked = run_json(capsys, *GGUF, "--prompt-tokens", "512", "--generated-tokens", "128", *extra)
+    assert {row["speed"]["refusal"] for row in ranked["rows"] if row["fits"]} >= {code}
+    assert not any(row["speed"]["estimate"] for row in ranked["rows"])
+
+
+def test_an_imatrix_recipe_whose_weights_differ_is_refused() -> None:
+    ranked = json_of(["gguf", "llama-3.1-8b", "--recipe", "IQ4_XS", "--imatrix", "--context", "4096",
+                                   "--gpu", "all", "--prompt-tokens", "512", "--generated-tokens", "128"])
+    assert {row["speed"]["refusal"] for row in ranked["rows"] if row["fits"]} == {"speed_imatrix_weights"}
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--prompt-tokens", "8000", "--generated-tokens", "193"], "(8,000 + 193 = 8,193) must be at most the context"),
+    (["--price", "a10=1"], "needs the speed: give prompt_tokens and generated_tokens too"),
+    (["--prompt-tokens", "512", "--generated-tokens", "128", "--price", "a10=0"], "price of a10 must be a finite"),
+    (["--prompt-tokens", "512", "--generated-tokens", "128", "--sort", "cost"], "sorting by cost needs a price"),
+])
+def test_bad_llama_cpp_input_is_refused(capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:
+    refused(capsys, [*GGUF, *extra], message)
+
+
+def test_the_llama_cpp_speed_options_are_the_ranking_s(capsys: pytest.CaptureFixture[str]) -> None:
+    refused(capsys, ["gguf", "llama-3.1-8b", "--recipe", "Q4_K_M", "--gpu", "rtx-4090", "--price", "a10=1"],
+            "--price applies to --gpu all")
+
+
+def test_a_model_without_shapes_gets_no_llama_cpp_speed() -> None:
+    """A .gguf file's header gives tensors, not the model's shapes the estimate needs: refused, not guessed."""
+    model = model_from_config(get_preset("llama-3.1-8b"), "Q4_K_M")
+    with pytest.raises(Refusal, match="estimated for a preset with a recipe"):
+        rank_gguf(model, context=4096, prompt_tokens=512, generated_tokens=128)
