@@ -69,8 +69,8 @@ from .vllmspeed import (
 from .weightformats import lighter_weight_formats
 
 __all__ = [
-    "ENGINES", "GPU_COUNTS", "SORTS", "UTILIZATION_STEP", "EngineChange", "RankedPlan", "RowSpeed", "card_prices",
-    "gguf_changes_that_fit", "gguf_ranking", "gpu_counts", "plan_all_cards", "rank_cards", "rank_gguf",
+    "ENGINES", "GPU_COUNTS", "SORTS", "UTILIZATION_STEP", "EngineChange", "RankedPlan", "RowSpeed",
+    "card_prices", "gguf_changes_that_fit", "gguf_ranking", "gpu_counts", "plan_all_cards", "rank_cards", "rank_gguf",
     "ranking_table", "sorted_by_cost", "vllm_changes_that_fit",
 ]
 
@@ -82,8 +82,9 @@ ENGINES = ("sum", "generate", "vllm")
 that adds weights, KV cache and reserve."""
 
 SORTS = ("fit", "cost")
-"""The orders of a ranking: ``"fit"`` (fits first, fewest GPUs, least memory) or ``"cost"`` (the cost per
-million output tokens at the reader's prices, lowest first, then the rows without a cost in the ``"fit"`` order)."""
+"""How a ranking orders its rows.  ``"fit"``, plans that fit first, then the fewest GPUs, then the least memory;
+``"cost"``, the cost per million output tokens at the reader's prices, lowest first, then the rows without a
+cost in the ``"fit"`` order."""
 
 # What the ranking itself chooses: a setting that names a GPU count would contradict the rows.
 _CHOSEN_BY_RANKING = ("tensor_parallel", "pipeline_parallel", "n_gpus", "gpu_bytes")
@@ -112,42 +113,33 @@ class EngineChange:
 class RowSpeed:
     """How fast a ranking row's plan runs, as the single-card estimate says, and its cost; or why there is none.
 
-    ``estimate`` is :func:`~llmcalc.vllmspeed.estimate_vllm_speed`'s for the row's card (vLLM) or
-    :func:`~llmcalc.speed.estimate_speed`'s (llama.cpp, one sequence); None when ``refusal`` says why: the
-    estimate's own refusal (a card without a datasheet, AMD, a mixture of experts) or the row's (a plan that does
-    not fit, several GPUs, a format not measured).  ``price`` is the reader's price of one GPU-hour of the card;
-    ``gpus`` the cards the row rents.
+    The figures are those of ``llmcalc.vllmspeed.estimate_vllm_speed`` for the row's card (vLLM: the requests
+    together) or ``llmcalc.speed.estimate_speed`` (llama.cpp: one sequence, whose rate is both).  Where there is
+    no estimate they are None and ``refusal`` says why: the estimate's own refusal (a card without a datasheet,
+    AMD, a mixture of experts) or the row's (a plan that does not fit, several GPUs, a format not measured).
+    ``time_to_first_token`` is the prefill of every request's prompt in seconds, None where the card publishes
+    no tensor rate it is estimated with.  ``notes`` are the estimate's note codes and ``note_texts`` their
+    English sentences; ``basis`` what it stands on (bytes, the datasheet's figures and their sources, the fitted
+    constants).  ``price`` is the reader's price of one GPU-hour of the card, ``gpus`` the cards the row rents.
     """
 
-    estimate: VllmSpeedEstimate | SpeedEstimate | None
+    aggregate_tokens_per_second: float | None
+    sequence_tokens_per_second: float | None
+    time_to_first_token: float | None
     refusal: Refusal | None
-    price: float | None = None
-    gpus: int = 1
-
-    @property
-    def aggregate_tokens_per_second(self) -> float | None:
-        """Output tokens a second of all the requests together (llama.cpp: its one sequence)."""
-        if isinstance(self.estimate, VllmSpeedEstimate):
-            return self.estimate.aggregate_tokens_per_second
-        return None if self.estimate is None else self.estimate.decode_tokens_per_second
-
-    @property
-    def sequence_tokens_per_second(self) -> float | None:
-        """Output tokens a second of one request."""
-        if isinstance(self.estimate, VllmSpeedEstimate):
-            return self.estimate.sequence_tokens_per_second
-        return None if self.estimate is None else self.estimate.decode_tokens_per_second
-
-    @property
-    def time_to_first_token(self) -> float | None:
-        """Seconds to the first token: vLLM's prefill of every request's prompt, llama.cpp's of the one prompt;
-        None where the card publishes no tensor rate the prefill is estimated with."""
-        return None if self.estimate is None else self.estimate.prefill_seconds
+    price: float | None
+    gpus: int
+    notes: tuple[str, ...]
+    note_texts: tuple[str, ...]
+    basis: Mapping[str, Any]
 
     @property
     def cost(self) -> float | None:
-        """The cost of a million output tokens at the reader's price
-        (:func:`~llmcalc.speed.cost_per_million_tokens`: price x GPUs / output tokens an hour x 10^6)."""
+        """The cost of a million output tokens at the reader's price, or None without a price or a rate.
+
+        As ``llmcalc.speed.cost_per_million_tokens``: the price times the GPUs, over the output tokens an hour,
+        times a million.
+        """
         rate = self.aggregate_tokens_per_second
         if self.price is None or rate is None:
             return None
@@ -156,31 +148,43 @@ class RowSpeed:
     def as_dict(self) -> dict[str, Any]:
         """The speed as the CLI's ``--json`` prints it: the figures and their basis, or the refusal's code."""
         price = {"price_per_gpu_hour": self.price, "cost_per_million_output_tokens": self.cost}
-        if self.estimate is None:
-            assert self.refusal is not None
+        if self.refusal is not None:
             return {"estimate": False, "refusal": self.refusal.code, "params": self.refusal.params,
                     "reason": str(self.refusal), **price}
-        sheet = datasheet(self.estimate.hardware)
-        vllm = isinstance(self.estimate, VllmSpeedEstimate)
-        # vLLM's step runs at the FP32-accumulate rate, llama.cpp's prefill at the FP16-accumulate one where printed.
-        rate = sheet.fp16 if vllm else sheet.fp16_accumulate or sheet.fp16
-        basis: dict[str, Any] = {
-            "hardware": self.estimate.hardware, "weight_bytes": self.estimate.weight_bytes,
-            "kv_bytes_per_token": self.estimate.kv_bytes_per_token, "bandwidth": self.estimate.bandwidth,
-            "bandwidth_source": sheet.bandwidth.source, "peak_flops": self.estimate.peak_flops,
-            "peak_flops_source": None if self.estimate.peak_flops is None or rate is None else rate.source}
-        if isinstance(self.estimate, VllmSpeedEstimate):
-            basis.update(kv_pool_tokens=self.estimate.kv_pool_tokens,
-                         constants={"bandwidth_share": VLLM_CONSTANTS.bandwidth_share,
-                                    "compute_share": VLLM_CONSTANTS.compute_share,
-                                    "step_seconds": VLLM_CONSTANTS.step_seconds})
-        else:
-            basis.update(decode_efficiency=self.estimate.decode_efficiency,
-                         prefill_efficiency=self.estimate.prefill_efficiency)
         return {"estimate": True, "aggregate_tokens_per_second": self.aggregate_tokens_per_second,
                 "sequence_tokens_per_second": self.sequence_tokens_per_second,
-                "time_to_first_token_seconds": self.time_to_first_token, **price, "basis": basis,
-                "notes": list(self.estimate.notes)}
+                "time_to_first_token_seconds": self.time_to_first_token, **price, "basis": dict(self.basis),
+                "notes": list(self.notes)}
+
+
+def _refused(error: Refusal, price: float | None, gpus: int) -> RowSpeed:
+    return RowSpeed(None, None, None, error, price, gpus, (), (), MappingProxyType({}))
+
+
+def _estimated(estimate: VllmSpeedEstimate | SpeedEstimate, price: float | None, gpus: int) -> RowSpeed:
+    """A row's speed from the single-card estimate, with its basis and its notes in English."""
+    sheet = datasheet(estimate.hardware)
+    # vLLM's step runs at the FP32-accumulate rate, llama.cpp's prefill at the FP16-accumulate one where printed.
+    rate = sheet.fp16 if isinstance(estimate, VllmSpeedEstimate) else sheet.fp16_accumulate or sheet.fp16
+    basis: dict[str, Any] = {
+        "hardware": estimate.hardware, "weight_bytes": estimate.weight_bytes,
+        "kv_bytes_per_token": estimate.kv_bytes_per_token, "bandwidth": estimate.bandwidth,
+        "bandwidth_source": sheet.bandwidth.source, "peak_flops": estimate.peak_flops,
+        "peak_flops_source": None if estimate.peak_flops is None or rate is None else rate.source}
+    if isinstance(estimate, VllmSpeedEstimate):
+        basis.update(kv_pool_tokens=estimate.kv_pool_tokens,
+                     constants={"bandwidth_share": VLLM_CONSTANTS.bandwidth_share,
+                                "compute_share": VLLM_CONSTANTS.compute_share,
+                                "step_seconds": VLLM_CONSTANTS.step_seconds})
+        return RowSpeed(estimate.aggregate_tokens_per_second, estimate.sequence_tokens_per_second,
+                        estimate.prefill_seconds, None, price, gpus, estimate.notes,
+                        tuple(VLLM_NOTES[note] for note in estimate.notes), MappingProxyType(basis))
+    basis.update(decode_efficiency=estimate.decode_efficiency, prefill_efficiency=estimate.prefill_efficiency)
+    texts = [_note_text(note, estimate.engine) for note in estimate.notes]
+    if estimate.prefill_seconds is None:
+        texts.append("first token not estimated: the card publishes no FP16 tensor rate with FP16 accumulation")
+    return RowSpeed(estimate.decode_tokens_per_second, estimate.decode_tokens_per_second, estimate.prefill_seconds,
+                    None, price, gpus, estimate.notes, tuple(texts), MappingProxyType(basis))
 
 
 @dataclass(frozen=True)
@@ -439,7 +443,7 @@ def rank_cards(
     beyond_trained: bool = False,
     prompt_tokens: int | None = None,
     generated_tokens: int | None = None,
-    prices: Mapping[str, float] | None = None,
+    prices: Mapping[str, float] = MappingProxyType({}),
     sort: str = "fit",
     **settings: Any,
 ) -> list[RankedPlan]:
@@ -456,7 +460,7 @@ def rank_cards(
 
     With vLLM, ``prompt_tokens`` and ``generated_tokens`` (each request's split of its tokens, at most
     ``context`` together) give each row its estimated speed (:class:`RowSpeed`:
-    :func:`~llmcalc.vllmspeed.estimate_vllm_speed` of ``concurrency`` requests on the row's card, with the row's
+    ``llmcalc.vllmspeed.estimate_vllm_speed`` of ``concurrency`` requests on the row's card, with the row's
     KV pool), or the reason it has none; ``prices`` (a card's key to the reader's price of one GPU-hour, none
     shipped) its cost per million output tokens, and ``sort="cost"`` ranks by that cost (:func:`sorted_by_cost`).
 
@@ -530,10 +534,8 @@ def _split(context: int, prompt_tokens: int | None, generated_tokens: int | None
     return prompt, generated
 
 
-def _checked_prices(prices: Mapping[str, float] | None) -> dict[str, float]:
+def _checked_prices(prices: Mapping[str, float]) -> dict[str, float]:
     """The reader's prices, each a listed card's key and a price of one GPU-hour above 0."""
-    if prices is None:
-        return {}
     keys = [card.key for card in CARDS]
     checked = {}
     for key, price in prices.items():
@@ -583,8 +585,8 @@ def card_prices(texts: Sequence[str]) -> dict[str, float]:
 
 def _vllm_speed(cfg: ModelConfig, row: RankedPlan, settings: Mapping[str, Any], concurrency: int,
                 split: tuple[int, int], price: float | None) -> RowSpeed:
-    """The row's vLLM speed: :func:`~llmcalc.vllmspeed.estimate_vllm_speed` of ``concurrency`` requests on its
-    card with its pool, or the refusal that says why there is none."""
+    """The row's vLLM speed: ``estimate_vllm_speed`` of ``concurrency`` requests on its card with its pool, or
+    the refusal that says why there is none."""
     prompt, generated = split
     weights, cache = settings.get("weight_format", "bf16"), settings.get("kv_format", "bf16")
     try:
@@ -602,8 +604,8 @@ def _vllm_speed(cfg: ModelConfig, row: RankedPlan, settings: Mapping[str, Any], 
             max_num_batched_tokens=settings.get("max_num_batched_tokens", VLLM_MAX_NUM_BATCHED_TOKENS),
             kv_pool_tokens=row.kv_tokens)
     except Refusal as error:
-        return RowSpeed(None, error, price, row.gpus)
-    return RowSpeed(estimate, None, price, row.gpus)
+        return _refused(error, price, row.gpus)
+    return _estimated(estimate, price, row.gpus)
 
 
 def sorted_by_cost(rows: list[RankedPlan]) -> list[RankedPlan]:
@@ -621,14 +623,14 @@ def _ranked(rows: list[RankedPlan]) -> list[RankedPlan]:
 
 def rank_gguf(model: GgufModel, *, context: int, beyond_trained: bool = False, cfg: ModelConfig | None = None,
               recipe: str | None = None, imatrix: bool = False, prompt_tokens: int | None = None,
-              generated_tokens: int | None = None, prices: Mapping[str, float] | None = None, sort: str = "fit",
-              **options: Any) -> list[RankedPlan]:
+              generated_tokens: int | None = None, prices: Mapping[str, float] = MappingProxyType({}),
+              sort: str = "fit", **options: Any) -> list[RankedPlan]:
     """llama.cpp's plan of ``model`` (:func:`~llmcalc.gguf.plan_gguf`, ``options`` its keywords) on one GPU of
     every listed card, ranked as :func:`rank_cards` ranks; the longest context as
     :func:`~llmcalc.gguf.largest_context` finds it, the smallest change as :func:`gguf_changes_that_fit` (a
     smaller recipe only for a model made from ``cfg`` with ``recipe``).  For such a model, ``prompt_tokens``
     and ``generated_tokens`` (at most ``context`` together) give each row llama.cpp's estimated speed
-    (:func:`~llmcalc.speed.estimate_speed` of one sequence on the row's card) or the reason it has none, and
+    (``llmcalc.speed.estimate_speed`` of one sequence on the row's card) or the reason it has none, and
     ``prices`` and ``sort`` its cost as :func:`rank_cards` does.
 
     Examples
@@ -667,8 +669,8 @@ def rank_gguf(model: GgufModel, *, context: int, beyond_trained: bool = False, c
 
 def _gguf_speed(cfg: ModelConfig, recipe: str, model: GgufModel, row: RankedPlan, split: tuple[int, int],
                 price: float | None, options: Mapping[str, Any]) -> RowSpeed:
-    """The row's llama.cpp speed: :func:`~llmcalc.speed.estimate_speed` of its sequences on its card, or the
-    refusal that says why there is none."""
+    """The row's llama.cpp speed: ``estimate_speed`` of its sequences on its card, or the refusal that says why
+    there is none."""
     prompt, generated = split
     try:
         if not row.fits:
@@ -682,8 +684,8 @@ def _gguf_speed(cfg: ModelConfig, recipe: str, model: GgufModel, row: RankedPlan
         estimate = estimate_speed.unchecked(cfg, recipe, row.card.key, prompt_tokens=prompt,
                                             generated_tokens=generated, batch=options.get("parallel", 1))
     except Refusal as error:
-        return RowSpeed(None, error, price, row.gpus)
-    return RowSpeed(estimate, None, price, row.gpus)
+        return _refused(error, price, row.gpus)
+    return _estimated(estimate, price, row.gpus)
 
 
 def gguf_changes_that_fit(model: GgufModel, gpu_bytes: int, *, context: int, cfg: ModelConfig | None = None,
@@ -783,8 +785,8 @@ def _change_text(change: FitChange | EngineChange | None) -> str:
 
 
 SPEED_HEADERS = ("tokens/s in all", "tokens/s each", "first token ms")
-"""The table's speed columns, after the change: aggregate and per-request output tokens a second, and the time
-to the first token; a ``cost per M out`` column follows where a price is given."""
+"""The headers of the table's speed columns, after the change.  Output tokens a second of all the requests and
+of each, and the time to the first token; a ``cost per M out`` column follows where a price is given."""
 
 
 def _speed_cells(speed: RowSpeed, reasons: dict[str, int], priced: bool) -> tuple[str, ...]:
@@ -828,16 +830,8 @@ def speed_table(rows: list[RankedPlan]) -> tuple[list[str], list[tuple[str, ...]
     headers = [*SPEED_HEADERS, *(("cost per M out",) if priced else ())]
     notes: dict[str, list[str]] = {}
     for row in rows:
-        estimate = None if row.speed is None else row.speed.estimate
-        if isinstance(estimate, VllmSpeedEstimate):
-            for note in estimate.notes:
-                notes.setdefault(VLLM_NOTES[note], []).append(row.card.key)
-        elif estimate is not None:
-            for note in estimate.notes:
-                notes.setdefault(_note_text(note, estimate.engine), []).append(row.card.key)
-            if estimate.prefill_seconds is None:
-                notes.setdefault("first token not estimated: the card publishes no FP16 tensor rate with FP16 "
-                                 "accumulation", []).append(row.card.key)
+        for text in () if row.speed is None else row.speed.note_texts:
+            notes.setdefault(text, []).append(row.card.key)
     return headers, cells, [f"[{number}] no speed: {reason}" for reason, number in reasons.items()] + [
         f"note ({', '.join(cards)}): {note}" for note, cards in notes.items()]
 
@@ -845,7 +839,7 @@ def speed_table(rows: list[RankedPlan]) -> tuple[list[str], list[tuple[str, ...]
 def ranking_table(rows: list[RankedPlan]) -> list[tuple[str, ...]]:
     """The rows as the CLI prints them: card (``*``: its total is an estimate), GPUs, verdict, headroom in GiB
     (negative: missing), longest context, most sequences, and the smallest change for a plan that does not fit;
-    the speed columns of :func:`speed_table` follow where the rows have a speed.
+    the speed columns of ``speed_table`` follow where the rows have a speed.
 
     Examples
     --------
@@ -909,7 +903,7 @@ def plan_all_cards(
     sort = getattr(args, "sort", "fit")
     rows = rank_cards(cfg, task=args.task, engine=engine, concurrency=concurrency,
                       beyond_trained=bool(getattr(args, "beyond_trained_context", False)), prompt_tokens=prompt,
-                      generated_tokens=generated, prices=prices or None, sort=sort, **_args_settings(args))
+                      generated_tokens=generated, prices=prices, sort=sort, **_args_settings(args))
     result: dict[str, Any] = {"task": args.task, "gpu": "all", "ranking": _ORDERS[sort],
                               "rows": [row.as_dict() for row in rows]}
     if inference:
@@ -973,7 +967,7 @@ def gguf_ranking(model: GgufModel, label: str, args: argparse.Namespace, compute
                      compute_buffer=compute_buffer, ubatch=args.ubatch, swa_full=args.swa_full,
                      parallel=args.parallel, kv_unified=args.kv_unified, cfg=preset,
                      recipe=args.recipe if preset is not None else None, imatrix=args.imatrix,
-                     prompt_tokens=args.prompt_tokens, generated_tokens=args.generated_tokens, prices=prices or None,
+                     prompt_tokens=args.prompt_tokens, generated_tokens=args.generated_tokens, prices=prices,
                      sort=args.sort)
     result: dict[str, Any] = {
         "model": label, "engine": "llama.cpp", "gpu": "all", "context": args.context, "parallel": args.parallel,

@@ -98,7 +98,7 @@ def test_the_estimate_s_own_refusals_reach_the_rows() -> None:
     by_card = {row.card.key: row.speed for row in rows if row.gpus == 1}
     for key in ("rtx-6000-ada", "a10g"):
         speed = by_card[key]
-        assert speed is not None and speed.estimate is None and speed.refusal is not None
+        assert speed is not None and speed.aggregate_tokens_per_second is None and speed.refusal is not None
         with pytest.raises(Refusal) as single:
             estimate_vllm_speed(get_preset("llama-3.1-8b"), key, batch=1, prompt_tokens=1024, generated_tokens=256,
                                 max_model_len=4096)
