@@ -54,7 +54,7 @@ from .planner import (
     tensor_parallel_sizes,
     training_changes_that_fit,
 )
-from .speed import SpeedEstimate, _note_text, cost_per_million_tokens, decode_weight_bytes, estimate_speed, median_error
+from .speed import SpeedEstimate, cost_per_million_tokens, decode_weight_bytes, estimate_speed, median_error, note_text
 from .trainers import setup_settings
 from .units import GiB
 from .vllmspeed import (
@@ -180,7 +180,7 @@ def _estimated(estimate: VllmSpeedEstimate | SpeedEstimate, price: float | None,
                         estimate.prefill_seconds, None, price, gpus, estimate.notes,
                         tuple(VLLM_NOTES[note] for note in estimate.notes), MappingProxyType(basis))
     basis.update(decode_efficiency=estimate.decode_efficiency, prefill_efficiency=estimate.prefill_efficiency)
-    texts = [_note_text(note, estimate.engine) for note in estimate.notes]
+    texts = [note_text(note, estimate.engine) for note in estimate.notes]
     if estimate.prefill_seconds is None:
         texts.append("first token not estimated: the card publishes no FP16 tensor rate with FP16 accumulation")
     return RowSpeed(estimate.decode_tokens_per_second, estimate.decode_tokens_per_second, estimate.prefill_seconds,

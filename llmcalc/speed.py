@@ -121,6 +121,7 @@ __all__ = [
     "measurements",
     "median_error",
     "median_ubatch_error_by_source",
+    "note_text",
     "prompt_flops",
     "run_cli",
     "speed_text",
@@ -778,7 +779,15 @@ NOTES: Mapping[str, str] = MappingProxyType({
 _ENGINE_NAMES = MappingProxyType({"llama.cpp-cuda": "llama.cpp CUDA", "llama.cpp-metal": "llama.cpp Metal"})
 
 
-def _note_text(note: str, engine: str) -> str:
+def note_text(note: str, engine: str) -> str:
+    """The English sentence of a note of :attr:`SpeedEstimate.notes` for ``engine``, its figures filled in.
+
+    Examples
+    --------
+    >>> note_text("decode_ceiling", "llama.cpp-cuda")
+    'decode is at the fitted ceiling of 136.0 tokens/s a sequence: per-token kernel launches and CPU work, not the \
+bandwidth, set it'
+    """
     values = {**MEASURED_RANGE, "decode_ceiling": CONSTANTS.decode_ceiling[engine],
               "prefill_ceiling": CONSTANTS.prefill_ceiling.get(engine, 0.0) / 1e12}
     return NOTES[note].format(**values)
@@ -897,5 +906,5 @@ since June 2024 multiplies them with its own int8 kernels, which no measured pro
     lines.append(basis)
     lines.append(f"held-out median error: decode {median_error('decode'):.1%}, prefill "
                  f"{median_error('prefill'):.1%}".replace("%", " %"))
-    lines.extend(f"note: {_note_text(note, engine)}" for note in estimate.notes)
+    lines.extend(f"note: {note_text(note, engine)}" for note in estimate.notes)
     return "\n".join(lines)
