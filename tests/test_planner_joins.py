@@ -12,12 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_planner import LANGUAGES, ROOT, Planners, choose, expect_text, planners, read, set_up
+from test_planner import LANGUAGES, ROOT, ROW_NAME, Planners, choose, expect_text, planners, read, set_up
 
 import llmcalc as lc
 from llmcalc.checkpoints import checkpoint_from_hf
 from llmcalc.engines import VLLM_MXFP4_CARDS
 from llmcalc.lora import default_lora_targets
+from llmcalc.planner import gpu_memory
 from llmcalc.weightformats import kept_linear_modules
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
@@ -94,3 +95,40 @@ def test_targets_cards_and_a_per_gpu_heading_join_in_the_page_s_language(languag
     heading = filled(page.locator(ROOT).get_attribute("data-per-gpu-busiest"), gpus="2", tp="2", pp="1")
     assert read(page, "verdict").startswith(heading + SENTENCES[language]), read(page, "verdict")
     assert log.errors == [] and log.requests == []
+
+
+# A name and its value, two such pairs, and a note in parentheses, as each language sets them: English ": ", "; " and
+# " (…)", Taiwanese running text the full-width 「：」, 「；」 and 「（…）」 with no space around them.
+PAIR = {"en": "{name}: {value}", "zh_TW": "{name}：{value}"}
+PAIRS = {"en": "; ", "zh_TW": "；"}
+ASIDE = {"en": " ({text})", "zh_TW": "（{text}）"}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_chart_s_cards_and_the_bar_s_name_join_in_the_page_s_language(language: str, planners: Planners) -> None:
+    """The compared cards' names, the chart's text line of each card's memory and the memory bar's accessible name.
+
+    Each card's memory is llmcalc's (``gpu_memory``, the bytes a process sees), in GiB to two places; the card's name
+    is the one its option shows.  In zh_TW the old widget wrote 「RTX 4090: 23.64 GiB; H100 NVL: …」, 「RTX 4090 (23.64
+    GiB)」 and a bar named 「總計 … GiB (權重 …)」."""
+    planner = planners.main(language)
+    page, log = planner.page, planner.log
+    set_up(page, {"task": "inference", "preset": "llama-2-7b", "gpu": "rtx-4090", "gpu_compare": "h100-nvl"})
+    names = {key: page.locator(f'{ROOT} select[name="gpu"] option[value="{key}"]').text_content().strip()
+             for key in ("rtx-4090", "h100-nvl")}
+    memory = {key: f"{gpu_memory(key) / 2**30:.2f} GiB" for key in names}
+    compared = page.locator(f"{ROOT} .planner-compare-name").all_text_contents()
+    assert compared == [names[key] + filled(ASIDE[language], text=memory[key]) for key in names], compared
+    line = page.locator(f'{ROOT} [data-out="chart"] details > p').text_content()
+    assert line == PAIRS[language].join(filled(PAIR[language], name=names[key], value=memory[key]) for key in names)
+    bar = page.locator(f"{ROOT} .planner-bar").get_attribute("aria-label")
+    opening, closing = ASIDE[language].split("{text}")
+    weights = page.evaluate(ROW_NAME, [ROOT, "weights"])
+    assert f" GiB / {memory['rtx-4090']}{opening}{weights} " in bar and bar.endswith(closing), bar
+    if language == "zh_TW":  # the cards' names are llmcalc's, in English ("RTX 4090 (24 GB): 24,564 MiB")
+        joined = "".join([line, bar, *compared])
+        for name in names.values():
+            joined = joined.replace(name, "")
+        assert not any(mark in joined for mark in ("(", ")", ": ", "; ")), (line, bar, compared)
+    assert log.errors == [] and log.requests == []
+

@@ -172,7 +172,7 @@ def test_a_qlora_table_made_from_the_form(new_page: Any, language: str) -> None:
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_vllm_change_reads_in_the_form_s_words(new_page: Any, language: str) -> None:
     """The change cell names the form's field in the page's language, with the value as that field takes it: the
-    CLI's --gpu-memory-utilization 0.75 is the form's percentage, 75."""
+    CLI's --gpu-memory-utilization 0.75 is the form's percentage, 75; zh_TW sets them apart with 「：」, not ": "."""
     fields, argv = CASES["vllm-utilization"]
     page, log = open_table(new_page, language, fields)
     expected = {(row["card"], row["gpus"]): row["change"] for row in cli_rows(argv)}
@@ -180,7 +180,8 @@ def test_a_vllm_change_reads_in_the_form_s_words(new_page: Any, language: str) -
     row = page.locator('.planner-rank-table tr[data-card="a10g"][data-gpus="1"]')
     field = page.locator('[name="gpu_memory_utilization"]').get_attribute("id")
     label = page.locator(f'label[for="{field}"]').text_content().strip()
-    assert row.locator("td").last.text_content() == f"{label}: 75"
+    # The field and its value set apart as the language does: ": " in English, a full-width 「：」 in zh_TW.
+    assert row.locator("td").last.text_content() == label + {"en": ": ", "zh_TW": "："}[language] + "75"
     assert bool(HAN.search(label)) == (language == "zh_TW")
     assert row.get_attribute("data-change") == expected[("a10g", 1)]
     assert log.errors == [] and log.requests == []

@@ -3,7 +3,8 @@
 Oracles: the published CSV lines themselves (each row quotes its line; parsed here with the csv module,
 independently of the TSV reader), the published runs' own evidence of preemption (their latency per
 token jumps where the KV pool runs out), a hand derivation of one decode step from Llama 3 8B's
-config.json and the H100 datasheet, and the split rule restated from its declaration.
+config.json and the H100 datasheet (and one prefill the same way), and the split rule restated from its
+declaration.
 """
 
 from __future__ import annotations
@@ -23,12 +24,15 @@ from llmcalc.vllmspeed import (
     VLLM_CONSTANTS,
     VLLM_MEASURED_RANGE,
     VLLM_NOTES,
+    VLLM_TTFT_CHECK,
     estimate_vllm_speed,
     fit_vllm_constants,
     held_out_vllm_comparison,
     in_scope,
     independent_check,
     independent_runs,
+    prefill_check,
+    prefill_measurements,
     vllm_measurements,
     vllm_median_error,
 )
@@ -213,3 +217,70 @@ def test_the_prefill_note_states_what_the_independent_runs_show() -> None:
     assert len(small) == 2 and max(abs(error) for error in small) < 0.22
     assert all("prefill" in estimate.notes for _run, estimate, _error in independent_check())
 
+
+
+_PREFILL_URL = ("https://github.com/argonne-lcf/LLM-Inference-Bench/blob/ae7e7a41173badc99f7b59da1657a0172813e5e5/"
+                "Plots/Fig_22/all_results_TTFT_ITL.csv")
+
+
+def test_every_prefill_run_is_the_line_it_quotes_and_the_fitted_grid_s_set_up() -> None:
+    """Each prefill row's card, model, lengths, batch and time are those of the line it quotes, and the line's
+    end_latency is the latency of the fitted file's run of that card, model and batch with 1,024 tokens in and
+    out, with the same max_model_len: the same benchmark and vLLM."""
+    rows = prefill_measurements()
+    assert len(rows) == 4
+    fitted = {(row.hardware, row.model, row.batch, row.prompt_tokens): row for row in vllm_measurements()}
+    for row in rows:
+        hardware, gpus, framework, model, prompt, output, batch, ttft, end_latency = next(csv.reader([row.quoted]))
+        assert (framework, gpus, row.gpus) == ("vLLM", "1", 1)
+        assert (_CARDS[hardware], _MODELS[model]) == (row.hardware, row.model)
+        assert (int(prompt), int(output), int(batch)) == (row.prompt_tokens, row.generated_tokens, row.batch)
+        assert row.generated_tokens == 1 and float(ttft) == row.measured
+        same = fitted[(row.hardware, row.model, row.batch, row.prompt_tokens)]
+        assert float(end_latency) == same.measured and same.max_model_len == row.max_model_len
+        assert (row.url, row.dtype, row.unit, row.quantity, row.vllm) == (_PREFILL_URL, "fp16", "s", "prefill",
+                                                                          same.vllm)
+
+
+def test_the_prefill_runs_declare_that_none_is_fitted() -> None:
+    text = resources.files("llmcalc").joinpath("data/vllm_ttft_measurements.tsv").read_text("utf-8")
+    header = [line for line in text.splitlines() if line.startswith("#")]
+    assert any("fixed before any comparison" in line and "nothing is fitted" in line for line in header)
+    assert fit_vllm_constants() == VLLM_CONSTANTS  # the fit reads vllm_speed_measurements.tsv only
+
+
+def test_one_prefill_by_hand() -> None:
+    """Llama 3 8B (as in test_one_decode_step_by_hand) on an H100 SXM, 16 prompts of 1,024 tokens with vLLM
+    0.6's budget of max(8,192, 2,048) tokens a step: two steps of eight prompts, each prompt 2 FLOPs a
+    multiplying parameter and token plus 2 x 1,024 x 1,025 x (32 x 128) a layer for the attention."""
+    per_layer = 4096 * 4096 * 2 + 4096 * 1024 * 2 + 3 * 4096 * 14336 + 2 * 4096
+    multiplying = 32 * per_layer + 4096 + 128256 * 4096
+    prompt = 2 * multiplying * 1024 + 32 * 2 * 1024 * 1025 * 32 * 128
+    memory = 2 * multiplying / (3.35e12 * VLLM_CONSTANTS.bandwidth_share)
+    compute = 8 * prompt / (989.5e12 * VLLM_CONSTANTS.compute_share)
+    expected = 2 * (max(memory, compute) + VLLM_CONSTANTS.step_seconds)
+    (_row, estimate, error), = [entry for entry in prefill_check()
+                                if (entry[0].hardware, entry[0].model) == ("h100-sxm", "llama-3-8b")]
+    assert math.isclose(estimate.prefill_seconds, expected, rel_tol=1e-12)
+    assert math.isclose(error, expected / 0.42566500790417194 - 1, rel_tol=1e-12)
+
+
+def test_the_prefill_errors_are_pinned() -> None:
+    """The estimate is 2.0 to 2.9 times the measured prefill of every run; a change to the prefill model or the
+    constants changes these and fails here."""
+    assert [round(error, 3) for _row, _estimate, error in prefill_check()] == [0.99, 1.215, 1.558, 1.857]
+
+
+def test_the_time_to_first_token_says_what_the_prefill_runs_show() -> None:
+    """The line's count, cards and range are those of prefill_check, and the CLI prints it."""
+    checked = prefill_check()
+    ratios = [1 + error for _row, _estimate, error in checked]
+    assert VLLM_TTFT_CHECK.startswith("not checked: ")
+    assert f"on the {len(checked)} runs" in VLLM_TTFT_CHECK
+    assert f"{min(ratios):.1f} to {max(ratios):.1f} times" in VLLM_TTFT_CHECK
+    assert {row.hardware for row, _estimate, _error in checked} == {"a100-40gb", "h100-sxm"}
+    assert "A100 40 GB and an H100 SXM" in VLLM_TTFT_CHECK
+    assert {row.vllm for row, _estimate, _error in checked} == {"0.6 (September 2024, not printed)"}
+    status, text, _ = run_cli("llama-3-8b", "--engine", "vllm", "--hardware", "h100-sxm", "--batch", "16",
+                              "--prompt-tokens", "1024", "--generated-tokens", "256")
+    assert status == 0 and f"the prefill of the whole batch ({VLLM_TTFT_CHECK})" in text

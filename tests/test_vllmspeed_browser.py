@@ -139,7 +139,7 @@ def test_the_widget_passes_axe(tab: Tab, language: str) -> None:
 def test_a_compute_bound_prefill_gets_the_note_and_a_one_token_prompt_does_not(tab: Tab, language: str) -> None:
     """The note the runs not fitted call for (llmcalc.vllmspeed.VLLM_NOTES["prefill"]), in the page's language."""
     page, log = tab(language)
-    start = "note: the prefill is compute-bound" if language == "en" else "附註：prefill 受運算能力限制"
+    start = "note: the prefill is compute-bound" if language == "en" else "附註：prefill 受運算限制"
     compute_bound, one_token = CHOICES[0], CHOICES[5]
     assert compute_bound["prompt"] == "1024" and one_token["prompt"] == "1"
     assert any(line.startswith(start) for line in page.evaluate(SET, [compute_bound])["lines"])

@@ -105,6 +105,20 @@ def test_taiwan_style_text_passes(text: str) -> None:
         ("**gpt-oss**：OpenAI 的 gpt-oss 模型不占 KV 快取", []),
         ("專家寬度無條件進位到 64；llama.cpp 自 2024 年 6 月起，四個 slot 共用", []),
         ("第 1 段。第 2 段：見上", []),
+        # Seeded from the review of the messages added after the zhrev merge (faba0dc), as the catalogs stood.
+        (
+            "**資料來源：**{cite:p}`chitty2024llminferencebench`; {cite:p}`williams2009roofline`。",
+            ["half-width ';' between two roles in Chinese text: write 「；」 or 「、」"],
+        ),
+        ("**來源**：{cite:p}`chitty2024llminferencebench`；{cite:p}`williams2009roofline`。", []),
+        ("LLM-Inference-Bench {cite:p}`a`, {cite:p}`b` 中", ["half-width ',' between two roles in Chinese text: write 「；」 or 「、」"]),
+        ("LLM-Inference-Bench {cite:p}`a`、{cite:p}`b` 中", []),
+        ("**Sources:** {cite:p}`a`; {cite:p}`b`.", []),  # the English source itself
+        (
+            "prefill 受運算能力限制，估計很可能偏長",
+            ["second rendering '受運算能力限制': the glossary writes '受運算限制 (Compute-bound, as terminology.tsv writes it)'"],
+        ),
+        ("prefill 受運算限制，估計很可能偏長；運算能力低於 8.0", []),
     ],
 )
 def test_each_problem_is_named(text: str, expected: list[str]) -> None:
@@ -391,6 +405,12 @@ def test_running_text_keeps_english_policy_terms_in_english(message: str, expect
             ["'執行圖' for 'graph': CUDA graph stays in English in running text (header gloss CUDA 執行圖)"],
         ),
         ("CUDA graphs", "CUDA graph（CUDA 執行圖）", []),
+        (
+            "a batch of {batch} would be preempted and recomputed, which is not modelled",
+            "{batch} 條的批次會有序列被踢出再重算，這沒有建模",
+            ["'踢出' for 'preempt': vLLM preempts a sequence: 搶占 (preempt), not the colloquial 踢出"],
+        ),
+        ("a batch of {batch} would be preempted", "{batch} 條的批次會有序列被搶占、之後再重算", []),
     ],
 )
 def test_renderings_that_depend_on_the_english(source: str, message: str, expected: list[str]) -> None:

@@ -145,6 +145,8 @@ HOUSE_TERMS: dict[str, str] = {
     "偏離懲罰": "偏移懲罰 (drift penalty)",
     # 回歸 is a return (回歸本業); statistics and testing write 迴歸.
     "回歸(?=測試|分析|模型)": "迴歸 (迴歸測試, a regression test)",
+    # terminology.tsv's Compute-bound; 運算能力 is a card's compute capability (運算能力 8.0).
+    "受運算能力限制": "受運算限制 (Compute-bound, as terminology.tsv writes it)",
     # A bare 閘 (a sluice) is neither the gate (閘門) nor the FFN's gate projection (閘控投影).
     "閘(?![門控])": "閘門 (the gate) or 閘控 (gated; the FFN's gate projection is 閘控投影)",
 
@@ -209,6 +211,8 @@ CONTEXT_TERMS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     # 安全提示 reads as a safety notice.
     (re.compile(r"\b(?:safe|unsafe|harmful) prompts?\b"), re.compile("(?<!系統)(?<!樣本)提示(?![詞工模微查])"),
      "a prompt is a 提示詞 (安全提示 reads as a safety notice): 安全的提示詞, 有害提示詞"),
+    # vLLM preempts a sequence it has no KV blocks for (and recomputes it later): 踢出 is colloquial.
+    (re.compile(r"\bpreempt"), re.compile("踢出"), "vLLM preempts a sequence: 搶占 (preempt), not the colloquial 踢出"),
     (re.compile(r"\bschemas?\b"), re.compile(r"\bschema\b"),
      "a schema is a 綱要 in running text (JSON 綱要), as pages 06a, 15a and 17 write it"),
 )
@@ -228,6 +232,10 @@ HALF_WIDTH_PUNCTUATION = re.compile(rf"(?=([{CJK}][,.;:!?()]|[,;:!?()][{CJK}]))"
 MISSING_SPACE = re.compile(rf"(?=([{CJK}][A-Za-z0-9]|[A-Za-z0-9][{CJK}]))")
 SPACE_AFTER_FULL_WIDTH = re.compile(r"[。，；：！？、）」] +(?=\S)")
 """A space after full-width punctuation, which already carries its own: 「**gpt-oss。** OpenAI」."""
+ROLE_SEPARATOR = re.compile(r"(?<=`)[;,](?= *\{[a-z:]+\}`)")
+"""An ASCII ``;`` or ``,`` between two roles (``{cite:p}`a`; {cite:p}`b```): the roles' visible text is Latin, so
+the check of half-width punctuation beside Chinese never sees it, but a Chinese message lists citations with 「；」
+or 「、」 (「**來源**：{cite:p}`a`；{cite:p}`b`」)."""
 PLACEHOLDER_BEFORE_HAN = re.compile(rf"\{{[a-z_][a-z0-9_]*\}}[{CJK}]")
 """A widget's ``{label}`` glued to the Chinese after it: the label may end in Latin (秩 r), and then the
 reader sees 「秩 r必須是」; a full-width colon or 「」 after the placeholder reads right either way.  Only
@@ -526,6 +534,9 @@ def lint_text(message: str) -> list[str]:
         problems.append(f"space after full-width punctuation: {match.group()!r}: write 「**gpt-oss**：OpenAI」")
     for match in MISSING_SPACE.finditer(text):
         problems.append(f"no space between Chinese and Latin text: {match.group(1)!r}")
+    if HAN.search(text):
+        for match in ROLE_SEPARATOR.finditer(message):
+            problems.append(f"half-width {match.group()!r} between two roles in Chinese text: write 「；」 or 「、」")
     for match in PLACEHOLDER_BEFORE_HAN.finditer(text):
         problems.append(
             f"placeholder glued to Chinese text: {match.group()!r}: its value may end in Latin; "

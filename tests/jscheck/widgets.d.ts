@@ -271,11 +271,25 @@ interface PlannedResult {
   budget: bigint;
 }
 
+/** plannerwidget.js's formatter: numbers in the page's language, and text set apart or joined as its labels say. */
+interface PlannerFormat {
+  count(value: IntLike): string;
+  gib(bytes: IntLike): string;
+  bytes(value: IntLike): string;
+  /** A note in the page's parentheses: " (…)" in English, 「（…）」 in zh_TW. */
+  aside(text: string): string;
+  /** A name and its value, as setting_value says. */
+  setting(label: string, value: string): string;
+  list(items: string[]): string;
+  sentences(items: string[]): string;
+  pairs(items: string[]): string;
+}
+
 /** The planner widget as plannerwidget.js hands it to each extension (`widget` in its setup). */
 interface PlannerWidget {
   root: HTMLElement;
   form: HTMLFormElement;
-  format: Record<string, (value: any) => string>;
+  format: PlannerFormat;
   fill(template: string, name: string, value: string): string;
   plan(cfg: ModelConfig, options: PlannerOptions): Plan;
   update(announce: boolean): void;

@@ -97,8 +97,9 @@ LABELS: dict[str, tuple[str, ...]] = {
         "vllm_profile_peak", "vllm_non_torch", "vllm_budget", "sum_note", "gpu_process", "gpu_estimate", "gpu_typed",
         # A quantized format's note: how it stores the weights, and the linear layers it keeps in 16 bits.
         "weights_note", "weights_checkpoint", "weights_format", "kept_some", "kept_list",
-        # The page's separators: between the items of a list, and between sentences.
-        "list_join", "sentence_join",
+        # The page's separators: between the items of a list, and between sentences; a name and its value, and
+        # two such pairs.
+        "list_join", "sentence_join", "setting_value", "pair_join",
         *REFUSAL_LABELS,
         # plannershare.js and plannerchart.js: the share link, a second card and the chart.
         "gpu_compare", "gpu_compare_none", "share_copy", "share_copied", "share_copy_failed", "share_bad",
@@ -146,8 +147,10 @@ without BF16 tensor cores, the plan's precision and the card's FP16 TFLOPS); ``o
 (``offload_fsdp`` or
 ``offload_zero``), ``{total}``, ``{verdict}`` (``fits`` or ``no_fit`` filled in), ``{host}``, ``{host_total}`` and
 ``{gpus}``, ``offload_hint`` ``{total}`` and ``{host_total}``; ``offload_stage_fsdp`` and ``offload_stage_zero`` take
-nothing; ``kept_list`` takes ``{modules}``; ``list_join`` and ``sentence_join`` are ``{first}`` and ``{next}`` with
-the language's separator between them; ``quoted_name`` takes ``{name}``.
+nothing; ``kept_list`` takes ``{modules}``; ``list_join``, ``sentence_join`` and ``pair_join`` (between
+two ``setting_value``) are ``{first}`` and ``{next}`` with the language's separator between them; ``setting_value`` (a
+field or card and its value: the ranking's change, the chart's cards) takes ``{label}`` and ``{value}``;
+``quoted_name`` takes ``{name}``.
 """
 
 # The planner's messages that fill in a {detail} or {bytes}, or name what fits.
@@ -160,7 +163,7 @@ PLANNER_MESSAGES = ("config_error", "plan_error", "spec_mismatch", "fits", "no_f
                     "chart_summary", "chart_table", "per_gpu_busiest", "per_gpu_each", "sum_note", "gpu_process",
                     "gpu_estimate", "gpu_typed", "targets_note", "rank_note",
                     "weights_note", "weights_checkpoint", "weights_format", "kept_some", "kept_list",
-                    "list_join", "sentence_join", *RUN_MESSAGES,
+                    "list_join", "sentence_join", "setting_value", "pair_join", *RUN_MESSAGES,
                     "offload_fsdp", "offload_zero", "offload_result", "offload_hint", "offload_stage_fsdp",
                     "offload_stage_zero")
 

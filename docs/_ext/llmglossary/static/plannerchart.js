@@ -89,7 +89,7 @@
       cards.forEach(function (card) {
         var found = verdict(result, card[1]);
         var column = html("div", undefined, "planner-compare-card");
-        column.appendChild(html("p", card[0] + " (" + format.gib(card[1]) + " GiB)", "planner-compare-name"));
+        column.appendChild(html("p", card[0] + format.aside(format.gib(card[1]) + " GiB"), "planner-compare-name"));
         column.appendChild(html("p", found[0], "planner-verdict " + (found[1] ? "planner-fits" : "planner-no-fit")));
         column.dataset.bytes = card[1].toString();
         compare.appendChild(column);
@@ -202,8 +202,9 @@
         row.insertCell().textContent = format.count(p[1]);
       });
       details.appendChild(grid);
-      details.appendChild(html("p", cards.map(function (c) { return c[0] + ": " + format.gib(c[1] * GIB) + " GiB"; })
-        .join("; ")));
+      details.appendChild(html("p", format.pairs(cards.map(function (c) {
+        return format.setting(c[0], format.gib(c[1] * GIB) + " GiB");
+      }))));
       return details;
     }
 

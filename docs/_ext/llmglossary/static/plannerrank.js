@@ -312,7 +312,8 @@
       return rows;
     }
 
-    /* A change in the form's own words: the field's label and the value as the form shows it. */
+    /* A change in the form's own words: the field's label and the value as the form shows it, set apart as the
+     * page's setting_value says (a colon and a space in English, a full-width colon in zh_TW). */
     function changeText(change) {
       if (!change) { return ""; }
       if (change.setting === "gpu") { return cardName(change.value); }
@@ -324,13 +325,13 @@
       var name = label ? label.textContent.trim() : element.dataset.label;
       if (change.value === true || element.type === "radio") { return name; }
       if (change.setting === "gpu_memory_utilization") {  // the field is a percentage
-        return name + ": " + format.count(Math.round(change.value * UTILIZATION_STEP));
+        return format.setting(name, format.count(Math.round(change.value * UTILIZATION_STEP)));
       }
       if (element.tagName === "SELECT") {
         var option = element.querySelector('option[value="' + change.value + '"]');
-        return name + ": " + (option ? option.textContent : String(change.value));
+        return format.setting(name, option ? option.textContent : String(change.value));
       }
-      return name + ": " + format.count(change.value);
+      return format.setting(name, format.count(change.value));
     }
 
     function sortKey(item, column) {

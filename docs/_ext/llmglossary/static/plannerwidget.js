@@ -27,8 +27,16 @@
       var between = template.split(/\{(?:first|next)\}/)[1];
       return function (/** @type {string[]} */ items) { return items.join(between); };
     }
-    return { count: count, gib: gib, bytes: function (value) { return gib(value) + " GiB" + paren[0] + count(value) + " B" + paren[1]; },
-             list: joiner(root.dataset.listJoin || ""), sentences: joiner(root.dataset.sentenceJoin || "") };
+    function aside(/** @type {string} */ text) { return paren[0] + text + paren[1]; }
+    /* A name and its value ("{label}: {value}"; zh_TW 「{label}：{value}」), and such pairs joined by pair_join. */
+    function setting(/** @type {string} */ label, /** @type {string} */ value) {
+      return (root.dataset.settingValue || "").replace(/\{(label|value)\}/g, function (_, name) {
+        return name === "label" ? label : value;
+      });
+    }
+    return { count: count, gib: gib, bytes: function (value) { return gib(value) + " GiB" + aside(count(value) + " B"); },
+             aside: aside, setting: setting, list: joiner(root.dataset.listJoin || ""),
+             sentences: joiner(root.dataset.sentenceJoin || ""), pairs: joiner(root.dataset.pairJoin || "") };
   }
 
   function fill(template, name, value) { return template.split("{" + name + "}").join(value); }
@@ -503,7 +511,7 @@
           return rowName(part) + " " + format.gib(result[part]) + " GiB";
         });
       bar.setAttribute("aria-label", root.dataset.totalLabel + " " + format.gib(total) + " GiB / " +
-        format.gib(budget) + " GiB (" + format.list(named) + ")");
+        format.gib(budget) + " GiB" + format.aside(format.list(named)));
     }
 
     /* The form as the last update read it, and the text it gave the status line (or would have, when silent): a
