@@ -74,7 +74,7 @@ from .planner import (
     training_changes_that_fit,
 )
 from .presets import PRESETS, get_preset
-from .ranking import plan_all_cards
+from .ranking import SORTS, plan_all_cards
 from .runcost import DEFAULT_MFU
 from .trainers import DEFAULT_SETUP, SETUPS, UNMODELLED_SETUPS, get_setup, setup_settings
 from .unified import UNIFIED_MEMORY, refuse_plan_on_unified_memory, unified_memory, unified_memory_total
@@ -397,6 +397,10 @@ PLAN_OPTIONS: dict[str, tuple[tuple[str, ...], object]] = {
     "cuda_graphs_mib": (("inference",), 0),
     "startup_used_gib": (("inference",), 0.0),
     "concurrency": (("inference",), 1),
+    "prompt_tokens": (("inference",), None),
+    "generated_tokens": (("inference",), None),
+    "price": (("inference",), None),
+    "sort": (("inference",), "fit"),
     "tensor_parallel": (("inference",), 1),
     "pipeline_parallel": (("inference",), 1),
     "seq_len": (_TRAINING, None),
@@ -478,6 +482,10 @@ _ENGINE_OPTIONS = {
     "cuda_graphs_mib": ("vllm",),
     "startup_used_gib": ("vllm",),
     "concurrency": ("vllm",),
+    "prompt_tokens": ("vllm",),
+    "generated_tokens": ("vllm",),
+    "price": ("vllm",),
+    "sort": ("vllm",),
     "batch": ("sum", "generate"),
     "kv_format": ("sum", "vllm"),
     "tensor_parallel": ("sum", "vllm"),
@@ -620,6 +628,11 @@ def _plan(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, Any], s
     if "concurrency" in args.given_options:
         raise ValueError("--concurrency applies to --gpu all: the requests of --context tokens each card's vLLM pool "
                          "must hold at once")
+    ranking_only = [name for name in ("prompt_tokens", "generated_tokens", "price", "sort")
+                    if name in args.given_options]
+    if ranking_only:
+        raise ValueError(f"--{ranking_only[0].replace('_', '-')} applies to --gpu all, the ranking of every card "
+                         "(one card's speed: llmcalc speed --engine vllm)")
     if args.task == "inference" and args.engine == "vllm":
         return _plan_vllm(cfg, args)
     trained = trained_context(cfg)
@@ -904,6 +917,20 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--concurrency", type=whole_number, default=hidden, metavar="N",
                       help="inference with --engine vllm --gpu all: requests of --context tokens the pool must hold "
                       "at once for a card to count as fitting (default: 1, vLLM starts)")
+    plan.add_argument("--prompt-tokens", type=tokens, default=hidden, metavar="N",
+                      help="inference with --engine vllm --gpu all: tokens of each request's prompt; with "
+                      "--generated-tokens (at most --context together) each card's row gets vLLM's estimated speed "
+                      "(default: none, memory only)")
+    plan.add_argument("--generated-tokens", type=tokens, default=hidden, metavar="N",
+                      help="inference with --engine vllm --gpu all: tokens each request generates, at least 2 "
+                      "(default: none, memory only)")
+    plan.add_argument("--price", action="append", default=hidden, metavar="CARD=PRICE",
+                      help="inference with --engine vllm --gpu all: what one GPU-hour of a listed card costs you, any "
+                      "currency (none is shipped: prices date); repeat for each card; gives its cost per million "
+                      "output tokens")
+    plan.add_argument("--sort", choices=SORTS, default=hidden,
+                      help="inference with --engine vllm --gpu all: fit (fits first, fewest GPUs, least memory) or "
+                      "cost (lowest cost per million output tokens at your prices first) (default: fit)")
     plan.add_argument("--seq-len", type=tokens, default=hidden, metavar="N",
                       help=f"training: tokens per sequence (default: {DEFAULT_SEQ_LEN}, or the model's trained "
                       "context if shorter: 1024 for GPT-2)")

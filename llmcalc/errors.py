@@ -265,6 +265,29 @@ MESSAGES: dict[str, str] = {
     "concurrency_needs_vllm": "concurrency applies to inference with the vLLM engine (requests its pool holds at "
                               "once); got concurrency={concurrency} (without vLLM, give batch)",
     "ranking_needs_tokens": "a ranking needs {name}, the tokens per sequence every card is planned at",
+    "ranking_split_incomplete": "a ranking's speed needs both prompt_tokens and generated_tokens (the split of "
+                                "each request's tokens); got only {name}",
+    "ranking_split_past_context": "prompt_tokens + generated_tokens ({prompt:,} + {generated:,} = {total:,}) must be "
+                                  "at most the context every card is planned at ({context:,})",
+    "ranking_speed_unmodelled": "a ranking's speed is estimated for inference with the vLLM engine (llama.cpp: "
+                                "llmcalc gguf --gpu all); got task {task!r}, engine {engine!r}",
+    "ranking_price_needs_speed": "a card's price gives the cost per million output tokens, which needs the speed: "
+                                 "give prompt_tokens and generated_tokens too",
+    "ranking_price_syntax": "a price is CARD=PRICE, the card's key and what one of it costs an hour "
+                            "(h100-sxm=2.49); got {text!r}",
+    "ranking_price_unknown_card": "no listed card has the key {card!r}; listed: {cards:list}",
+    "ranking_price_twice": "card {card!r} is priced twice; give each card's price once",
+    "ranking_sort_needs_price": "sorting by cost needs a price for at least one card (CARD=PRICE per GPU-hour)",
+    "ranking_speed_does_not_fit": "the plan does not fit, so it does not run as planned",
+    "ranking_gguf_speed_needs_preset": "a llama.cpp ranking's speed is estimated for a preset with a recipe (the "
+                                       "estimate needs the model's shapes); a .gguf file's header gives none",
+    "speed_cache_type_unmeasured": "no llama.cpp speed was measured with a {cache_type} KV cache; measured: f16",
+    "speed_imatrix_weights": "the llama.cpp speed estimate reads {recipe}'s weights as made without an importance "
+                             "matrix ({estimated:,} bytes); with one they are {actual:,}",
+    "vllm_speed_tensor_parallel": "no vLLM speed was measured with tensor parallelism ({gpus} GPUs); measured: "
+                                  "one GPU",
+    "vllm_speed_kv_format_unmeasured": "no vLLM speed was measured with a {kv_format} KV cache; measured: a 16-bit "
+                                       "(BF16/FP16) KV cache",
 }
 """Each refusal code and its English template, filled in with the refusal's parameters."""
 

@@ -1405,6 +1405,18 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kv-unified", action=argparse.BooleanOptionalAction, default=False,
                         help="llama.cpp's --kv-unified: the sequences share one cache (a window each in the "
                         "sliding-window layers) instead of a stream each of context / N cells (default: off)")
+    parser.add_argument("--prompt-tokens", type=int, metavar="N",
+                        help="with --gpu all and a preset: tokens of the prompt; with --generated-tokens (at most "
+                        "--context together) each card's row gets llama.cpp's estimated speed (default: none, memory "
+                        "only)")
+    parser.add_argument("--generated-tokens", type=int, metavar="N",
+                        help="with --gpu all and a preset: tokens generated after the prompt, at least 2")
+    parser.add_argument("--price", action="append", metavar="CARD=PRICE",
+                        help="with --gpu all: what one GPU-hour of a listed card costs you, any currency (none is "
+                        "shipped: prices date); repeat for each card; gives its cost per million output tokens")
+    parser.add_argument("--sort", choices=("fit", "cost"), default="fit",
+                        help="with --gpu all: fit (fits first, least memory) or cost (lowest cost per million output "
+                        "tokens at your prices first)")
     parser.add_argument("-ngl", "--n-gpu-layers", type=int, metavar="N",
                         help="llama.cpp's -ngl: the last N repeating layers on the GPU, the output layer too when N "
                         "exceeds them; the rest and their KV cache in host memory (default: every layer)")
@@ -1433,6 +1445,13 @@ def run_cli(args: argparse.Namespace, gpu_bytes: int | None) -> tuple[dict[str, 
         args.parallel, args.kv_unified = llama_server_slots(args.parallel, kv_unified=args.kv_unified)
     elif args.parallel is None:
         args.parallel = 1
+    ranking_only = [flag for flag, value in (("--prompt-tokens", args.prompt_tokens),
+                                             ("--generated-tokens", args.generated_tokens), ("--price", args.price),
+                                             ("--sort", None if args.sort == "fit" else args.sort))
+                    if value is not None]
+    if ranking_only and getattr(args, "gpu", None) != "all":
+        raise ValueError(f"{ranking_only[0]} applies to --gpu all, the ranking of every card (one card's speed: "
+                         "llmcalc speed)")
     if getattr(args, "gpu", None) == "all":  # every listed card ranked (llmcalc.ranking)
         from .cli import text_table
         from .ranking import gguf_ranking

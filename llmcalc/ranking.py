@@ -24,15 +24,25 @@ from __future__ import annotations
 
 import argparse
 import functools
+import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
 from . import _validate as check
 from ._search import largest_holding, least_card_above
 from .config import ModelConfig, as_model_config, checks_model
-from .engines import VLLM_VERSIONS, VllmPlan, check_vllm_card, plan_generate, plan_vllm, vllm_release_settings
+from .datasheets import datasheet
+from .engines import (
+    VLLM_MAX_NUM_BATCHED_TOKENS,
+    VLLM_VERSIONS,
+    VllmPlan,
+    check_vllm_card,
+    plan_generate,
+    plan_vllm,
+    vllm_release_settings,
+)
 from .errors import Refusal, refusal
 from .gguf import RECIPES, GgufModel, GgufPlan, largest_context, model_from_config, most_gpu_layers, plan_gguf
 from .planner import (
@@ -52,14 +62,24 @@ from .planner import (
     tensor_parallel_sizes,
     training_changes_that_fit,
 )
+from .speed import SpeedEstimate, cost_per_million_tokens, decode_weight_bytes, estimate_speed, median_error, note_text
 from .trainers import setup_settings
 from .units import GiB
+from .vllmspeed import (
+    VLLM_CONSTANTS,
+    VLLM_NOTES,
+    VllmSpeedEstimate,
+    estimate_vllm_speed,
+    held_out_vllm_comparison,
+    independent_check,
+    vllm_median_error,
+)
 from .weightformats import lighter_weight_formats
 
 __all__ = [
-    "ENGINES", "GPU_COUNTS", "UTILIZATION_STEP", "EngineChange", "RankedPlan", "gguf_changes_that_fit",
-    "gguf_ranking", "gpu_counts", "plan_all_cards", "rank_cards", "rank_gguf", "ranking_table",
-    "vllm_changes_that_fit",
+    "ENGINES", "GPU_COUNTS", "SORTS", "UTILIZATION_STEP", "EngineChange", "RankedPlan", "RowSpeed",
+    "card_prices", "gguf_changes_that_fit", "gguf_ranking", "gpu_counts", "plan_all_cards", "rank_cards", "rank_gguf",
+    "ranking_table", "sorted_by_cost", "vllm_changes_that_fit",
 ]
 
 GPU_COUNTS = (1, 2, 4, 8)
@@ -68,6 +88,11 @@ GPU_COUNTS = (1, 2, 4, 8)
 ENGINES = ("sum", "generate", "vllm")
 """The inference engines a ranking plans, as the CLI's ``--engine`` names them; ``"sum"`` is the widget's engine
 that adds weights, KV cache and reserve."""
+
+SORTS = ("fit", "cost")
+"""How a ranking orders its rows.  ``"fit"``, plans that fit first, then the fewest GPUs, then the least memory;
+``"cost"``, the cost per million output tokens at the reader's prices, lowest first, then the rows without a
+cost in the ``"fit"`` order."""
 
 # What the ranking itself chooses: a setting that names a GPU count would contradict the rows.
 _CHOSEN_BY_RANKING = ("tensor_parallel", "pipeline_parallel", "n_gpus", "gpu_bytes")
@@ -93,6 +118,84 @@ class EngineChange:
 
 
 @dataclass(frozen=True)
+class RowSpeed:
+    """How fast a ranking row's plan runs, as the single-card estimate says, and its cost; or why there is none.
+
+    The figures are those of ``llmcalc.vllmspeed.estimate_vllm_speed`` for the row's card (vLLM: the requests
+    together) or ``llmcalc.speed.estimate_speed`` (llama.cpp: one sequence, whose rate is both).  Where there is
+    no estimate they are None and ``refusal`` says why: the estimate's own refusal (a card without a datasheet,
+    AMD, a mixture of experts) or the row's (a plan that does not fit, several GPUs, a format not measured).
+    ``time_to_first_token`` is the prefill of every request's prompt in seconds, None where the card publishes
+    no tensor rate it is estimated with.  ``notes`` are the estimate's note codes and ``note_texts`` their
+    English sentences; ``basis`` what it stands on (bytes, the datasheet's figures and their sources, the fitted
+    constants).  ``price`` is the reader's price of one GPU-hour of the card, ``gpus`` the cards the row rents.
+    """
+
+    aggregate_tokens_per_second: float | None
+    sequence_tokens_per_second: float | None
+    time_to_first_token: float | None
+    refusal: Refusal | None
+    price: float | None
+    gpus: int
+    notes: tuple[str, ...]
+    note_texts: tuple[str, ...]
+    basis: Mapping[str, Any]
+
+    @property
+    def cost(self) -> float | None:
+        """The cost of a million output tokens at the reader's price, or None without a price or a rate.
+
+        As ``llmcalc.speed.cost_per_million_tokens``: the price times the GPUs, over the output tokens an hour,
+        times a million.
+        """
+        rate = self.aggregate_tokens_per_second
+        if self.price is None or rate is None:
+            return None
+        return cost_per_million_tokens(self.price, rate, gpus=self.gpus)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The speed as the CLI's ``--json`` prints it: the figures and their basis, or the refusal's code."""
+        price = {"price_per_gpu_hour": self.price, "cost_per_million_output_tokens": self.cost}
+        if self.refusal is not None:
+            return {"estimate": False, "refusal": self.refusal.code, "params": self.refusal.params,
+                    "reason": str(self.refusal), **price}
+        return {"estimate": True, "aggregate_tokens_per_second": self.aggregate_tokens_per_second,
+                "sequence_tokens_per_second": self.sequence_tokens_per_second,
+                "time_to_first_token_seconds": self.time_to_first_token, **price, "basis": dict(self.basis),
+                "notes": list(self.notes)}
+
+
+def _refused(error: Refusal, price: float | None, gpus: int) -> RowSpeed:
+    return RowSpeed(None, None, None, error, price, gpus, (), (), MappingProxyType({}))
+
+
+def _estimated(estimate: VllmSpeedEstimate | SpeedEstimate, price: float | None, gpus: int) -> RowSpeed:
+    """A row's speed from the single-card estimate, with its basis and its notes in English."""
+    sheet = datasheet(estimate.hardware)
+    # vLLM's step runs at the FP32-accumulate rate, llama.cpp's prefill at the FP16-accumulate one where printed.
+    rate = sheet.fp16 if isinstance(estimate, VllmSpeedEstimate) else sheet.fp16_accumulate or sheet.fp16
+    basis: dict[str, Any] = {
+        "hardware": estimate.hardware, "weight_bytes": estimate.weight_bytes,
+        "kv_bytes_per_token": estimate.kv_bytes_per_token, "bandwidth": estimate.bandwidth,
+        "bandwidth_source": sheet.bandwidth.source, "peak_flops": estimate.peak_flops,
+        "peak_flops_source": None if estimate.peak_flops is None or rate is None else rate.source}
+    if isinstance(estimate, VllmSpeedEstimate):
+        basis.update(kv_pool_tokens=estimate.kv_pool_tokens,
+                     constants={"bandwidth_share": VLLM_CONSTANTS.bandwidth_share,
+                                "compute_share": VLLM_CONSTANTS.compute_share,
+                                "step_seconds": VLLM_CONSTANTS.step_seconds})
+        return RowSpeed(estimate.aggregate_tokens_per_second, estimate.sequence_tokens_per_second,
+                        estimate.prefill_seconds, None, price, gpus, estimate.notes,
+                        tuple(VLLM_NOTES[note] for note in estimate.notes), MappingProxyType(basis))
+    basis.update(decode_efficiency=estimate.decode_efficiency, prefill_efficiency=estimate.prefill_efficiency)
+    texts = [note_text(note, estimate.engine) for note in estimate.notes]
+    if estimate.prefill_seconds is None:
+        texts.append("first token not estimated: the card publishes no FP16 tensor rate with FP16 accumulation")
+    return RowSpeed(estimate.decode_tokens_per_second, estimate.decode_tokens_per_second, estimate.prefill_seconds,
+                    None, price, gpus, estimate.notes, tuple(texts), MappingProxyType(basis))
+
+
+@dataclass(frozen=True)
 class RankedPlan:
     """One card and GPU count of a ranking: what the plan of one GPU of ``gpus`` says against the card's total.
 
@@ -106,7 +209,8 @@ class RankedPlan:
     ``change`` is the smallest single change that makes a plan that does not fit fit
     (:func:`~llmcalc.planner.inference_changes_that_fit`, :func:`~llmcalc.planner.training_changes_that_fit`,
     :func:`vllm_changes_that_fit`, :func:`gguf_changes_that_fit`), None when it fits or when no single change
-    does.
+    does.  ``speed`` is the row's estimated speed and cost (:class:`RowSpeed`) where a ranking was asked for
+    them, else None.
     """
 
     card: GpuCard
@@ -117,6 +221,7 @@ class RankedPlan:
     largest_batch: int | None
     change: FitChange | EngineChange | None
     kv_tokens: int | None = None
+    speed: RowSpeed | None = None
 
     @property
     def gpu_bytes(self) -> int:
@@ -147,7 +252,8 @@ class RankedPlan:
         return {"card": self.card.key, "name": self.card.name, "gpus": self.gpus, "gpu_bytes": self.gpu_bytes,
                 "total_source": "estimate" if self.estimated else "process", "estimated": self.estimated,
                 "fits": self.fits, "headroom": self.headroom, "largest_context": self.largest_context,
-                "largest_batch": self.largest_batch, "kv_tokens": self.kv_tokens, "change": change}
+                "largest_batch": self.largest_batch, "kv_tokens": self.kv_tokens, "change": change,
+                "speed": None if self.speed is None else self.speed.as_dict()}
 
 
 @checks_model
@@ -345,6 +451,10 @@ def rank_cards(
     engine: str = "sum",
     concurrency: int = 1,
     beyond_trained: bool = False,
+    prompt_tokens: int | None = None,
+    generated_tokens: int | None = None,
+    prices: Mapping[str, float] = MappingProxyType({}),
+    sort: str = "fit",
     **settings: Any,
 ) -> list[RankedPlan]:
     """Plan ``cfg`` on every listed card at each of :func:`gpu_counts`, the plans that fit first, then the fewest
@@ -357,6 +467,12 @@ def rank_cards(
     The GPU count is the ranking's to choose, so ``tensor_parallel``, ``pipeline_parallel`` and ``n_gpus`` are
     refused.  With vLLM a plan fits when its pool holds ``concurrency`` requests of ``context`` tokens at once
     (1: vLLM starts).  ``beyond_trained`` lets the longest context go past the trained positions.
+
+    With vLLM, ``prompt_tokens`` and ``generated_tokens`` (each request's split of its tokens, at most
+    ``context`` together) give each row its estimated speed (:class:`RowSpeed`:
+    ``llmcalc.vllmspeed.estimate_vllm_speed`` of ``concurrency`` requests on the row's card, with the row's
+    KV pool), or the reason it has none; ``prices`` (a card's key to the reader's price of one GPU-hour, none
+    shipped) its cost per million output tokens, and ``sort="cost"`` ranks by that cost (:func:`sorted_by_cost`).
 
     Examples
     --------
@@ -390,6 +506,12 @@ def rank_cards(
         raise refusal("ranking_needs_tokens", name=needed)
     if kind == "inference" and machine == "vllm":
         check_vllm_card(cfg, "all")  # gpt-oss: planned on the Hopper cards only, one at a time
+    split = _split(settings[needed], prompt_tokens, generated_tokens)
+    priced = _checked_prices(prices)
+    order = check.choice("sort", sort, SORTS)
+    if split is not None and (kind != "inference" or machine != "vllm"):
+        raise refusal("ranking_speed_unmodelled", task=kind, engine=machine)
+    _check_priced(split, priced, order)
     rows: list[RankedPlan] = []
     for gpus in gpu_counts.unchecked(cfg, kind, machine, settings.get("zero_stage", 0)):
         for card in CARDS:
@@ -399,7 +521,108 @@ def rank_cards(
                 rows.append(_vllm_row(cfg, card, gpus, settings, wanted, beyond))
             else:
                 rows.append(_inference_row(cfg, card, gpus, machine, settings, beyond))
-    return _ranked(rows)
+    if split is not None:
+        rows = [replace(row, speed=_vllm_speed(cfg, row, settings, wanted, split, priced.get(row.card.key)))
+                for row in rows]
+    ranked = _ranked(rows)
+    return sorted_by_cost(ranked) if order == "cost" else ranked
+
+
+def _split(context: int, prompt_tokens: int | None, generated_tokens: int | None) -> tuple[int, int] | None:
+    """The prompt and generated tokens of each request, checked against the ``context`` planned; None when
+    neither is given (the ranking is of memory only)."""
+    if prompt_tokens is None and generated_tokens is None:
+        return None
+    if prompt_tokens is None or generated_tokens is None:
+        raise refusal("ranking_split_incomplete",
+                      name="prompt_tokens" if generated_tokens is None else "generated_tokens")
+    prompt = check.count("prompt_tokens", prompt_tokens, maximum=2**24)
+    generated = check.count("generated_tokens", generated_tokens, minimum=2, maximum=2**24)
+    if prompt + generated > context:
+        raise refusal("ranking_split_past_context", prompt=prompt, generated=generated, total=prompt + generated,
+                      context=context)
+    return prompt, generated
+
+
+def _checked_prices(prices: Mapping[str, float]) -> dict[str, float]:
+    """The reader's prices, each a listed card's key and a price of one GPU-hour above 0."""
+    keys = [card.key for card in CARDS]
+    checked = {}
+    for key, price in prices.items():
+        if key not in keys:
+            raise refusal("ranking_price_unknown_card", card=key, cards=keys)
+        checked[key] = check.number(f"price of {key}", price, minimum=0.0, min_inclusive=False, maximum=1e6)
+    return checked
+
+
+def _check_priced(split: tuple[int, int] | None, prices: Mapping[str, float], sort: str) -> None:
+    if prices and split is None:
+        raise refusal("ranking_price_needs_speed")
+    if sort == "cost" and not prices:
+        raise refusal("ranking_sort_needs_price")
+
+
+def card_prices(texts: Sequence[str]) -> dict[str, float]:
+    """The prices the CLI's ``--price CARD=PRICE`` options give, by card key, each checked.
+
+    Examples
+    --------
+    >>> card_prices(["h100-sxm=2.49", "l40s=0.86"])
+    {'h100-sxm': 2.49, 'l40s': 0.86}
+    >>> card_prices(["h100=2"])
+    Traceback (most recent call last):
+    ...
+    llmcalc.errors.RefusalValueError: no listed card has the key 'h100'; listed: rtx-3060, ...
+    >>> card_prices(["l4=-1"])
+    Traceback (most recent call last):
+    ...
+    llmcalc.errors.RefusalValueError: price of l4 must be a finite number > 0 and <= 1e+06; got -1.0
+    """
+    prices: dict[str, float] = {}
+    for text in texts:
+        key, sign, value = text.partition("=")
+        try:
+            price = float(value) if sign else None
+        except ValueError:
+            price = None
+        if price is None or not key:
+            raise refusal("ranking_price_syntax", text=text)
+        if key in prices:
+            raise refusal("ranking_price_twice", card=key)
+        prices[key] = price
+    return _checked_prices(prices)
+
+
+def _vllm_speed(cfg: ModelConfig, row: RankedPlan, settings: Mapping[str, Any], concurrency: int,
+                split: tuple[int, int], price: float | None) -> RowSpeed:
+    """The row's vLLM speed: ``estimate_vllm_speed`` of ``concurrency`` requests on its card with its pool, or
+    the refusal that says why there is none."""
+    prompt, generated = split
+    weights, cache = settings.get("weight_format", "bf16"), settings.get("kv_format", "bf16")
+    try:
+        if row.gpus > 1:
+            raise refusal("vllm_speed_tensor_parallel", gpus=row.gpus)
+        if not row.fits:
+            raise refusal("ranking_speed_does_not_fit")
+        if weights != "bf16":
+            raise refusal("vllm_speed_format_unmeasured", weight_format=weights)
+        if cache not in ("bf16", "fp16"):
+            raise refusal("vllm_speed_kv_format_unmeasured", kv_format=cache)
+        estimate = estimate_vllm_speed.unchecked(
+            cfg, row.card.key, batch=concurrency, prompt_tokens=prompt, generated_tokens=generated,
+            max_model_len=settings["context"],
+            max_num_batched_tokens=settings.get("max_num_batched_tokens", VLLM_MAX_NUM_BATCHED_TOKENS),
+            kv_pool_tokens=row.kv_tokens)
+    except Refusal as error:
+        return _refused(error, price, row.gpus)
+    return _estimated(estimate, price, row.gpus)
+
+
+def sorted_by_cost(rows: list[RankedPlan]) -> list[RankedPlan]:
+    """The rows with a cost first, the lowest cost first, then the others in their order (stable on ties)."""
+    costs = [None if row.speed is None else row.speed.cost for row in rows]
+    order = sorted(range(len(rows)), key=lambda index: (math.inf if costs[index] is None else costs[index], index))
+    return [rows[index] for index in order]
 
 
 def _ranked(rows: list[RankedPlan]) -> list[RankedPlan]:
@@ -409,11 +632,16 @@ def _ranked(rows: list[RankedPlan]) -> list[RankedPlan]:
 
 
 def rank_gguf(model: GgufModel, *, context: int, beyond_trained: bool = False, cfg: ModelConfig | None = None,
-              recipe: str | None = None, imatrix: bool = False, **options: Any) -> list[RankedPlan]:
+              recipe: str | None = None, imatrix: bool = False, prompt_tokens: int | None = None,
+              generated_tokens: int | None = None, prices: Mapping[str, float] = MappingProxyType({}),
+              sort: str = "fit", **options: Any) -> list[RankedPlan]:
     """llama.cpp's plan of ``model`` (:func:`~llmcalc.gguf.plan_gguf`, ``options`` its keywords) on one GPU of
     every listed card, ranked as :func:`rank_cards` ranks; the longest context as
     :func:`~llmcalc.gguf.largest_context` finds it, the smallest change as :func:`gguf_changes_that_fit` (a
-    smaller recipe only for a model made from ``cfg`` with ``recipe``).
+    smaller recipe only for a model made from ``cfg`` with ``recipe``).  For such a model, ``prompt_tokens``
+    and ``generated_tokens`` (at most ``context`` together) give each row llama.cpp's estimated speed
+    (``llmcalc.speed.estimate_speed`` of one sequence on the row's card) or the reason it has none, and
+    ``prices`` and ``sort`` its cost as :func:`rank_cards` does.
 
     Examples
     --------
@@ -426,6 +654,12 @@ def rank_gguf(model: GgufModel, *, context: int, beyond_trained: bool = False, c
     >>> [(r.card.key, r.fits, round(r.headroom / GiB, 2), r.largest_context) for r in rows[:2]]
     [('rtx-4070', True, 0.24, 34048), ('rtx-4070-ti', True, 0.84, 37120)]
     """
+    split = _split(context, prompt_tokens, generated_tokens)
+    priced = _checked_prices(prices)
+    order = check.choice("sort", sort, SORTS)
+    _check_priced(split, priced, order)
+    if split is not None and (cfg is None or recipe is None):
+        raise refusal("ranking_gguf_speed_needs_preset")
     rows = []
     plan = plan_gguf(model, context=context, **options)
     for card in CARDS:
@@ -436,7 +670,32 @@ def rank_gguf(model: GgufModel, *, context: int, beyond_trained: bool = False, c
         rows.append(RankedPlan(card, 1, fits, budget - plan.total,
                                largest_context(model, budget, beyond_trained=beyond_trained, **options), None,
                                changes[0] if changes else None))
-    return _ranked(rows)
+    if split is not None and cfg is not None and recipe is not None:
+        rows = [replace(row, speed=_gguf_speed(cfg, recipe, model, row, split, priced.get(row.card.key), options))
+                for row in rows]
+    ranked = _ranked(rows)
+    return sorted_by_cost(ranked) if order == "cost" else ranked
+
+
+def _gguf_speed(cfg: ModelConfig, recipe: str, model: GgufModel, row: RankedPlan, split: tuple[int, int],
+                price: float | None, options: Mapping[str, Any]) -> RowSpeed:
+    """The row's llama.cpp speed: ``estimate_speed`` of its sequences on its card, or the refusal that says why
+    there is none."""
+    prompt, generated = split
+    try:
+        if not row.fits:
+            raise refusal("ranking_speed_does_not_fit")
+        for name in ("cache_type_k", "cache_type_v"):
+            if options.get(name, "f16") != "f16":
+                raise refusal("speed_cache_type_unmeasured", cache_type=options[name])
+        estimated = decode_weight_bytes.unchecked(cfg, recipe)
+        if model.gpu_weight_bytes != estimated:
+            raise refusal("speed_imatrix_weights", recipe=recipe, estimated=estimated, actual=model.gpu_weight_bytes)
+        estimate = estimate_speed.unchecked(cfg, recipe, row.card.key, prompt_tokens=prompt,
+                                            generated_tokens=generated, batch=options.get("parallel", 1))
+    except Refusal as error:
+        return _refused(error, price, row.gpus)
+    return _estimated(estimate, price, row.gpus)
 
 
 def gguf_changes_that_fit(model: GgufModel, gpu_bytes: int, *, context: int, cfg: ModelConfig | None = None,
@@ -535,9 +794,62 @@ def _change_text(change: FitChange | EngineChange | None) -> str:
     return _change_flag(change) + ("" if host is None else f" (host {host / GiB:.2f} GiB)")
 
 
+SPEED_HEADERS = ("tokens/s in all", "tokens/s each", "first token ms")
+"""The headers of the table's speed columns, after the change.  Output tokens a second of all the requests and
+of each, and the time to the first token; a ``cost per M out`` column follows where a price is given."""
+
+
+def _speed_cells(speed: RowSpeed, reasons: dict[str, int], priced: bool) -> tuple[str, ...]:
+    """The row's speed columns; a refusal as ``n/a [k]``, ``k`` its footnote (numbered in ``reasons``)."""
+    cost = speed.cost
+    if speed.refusal is not None:
+        # A card without figures: one footnote for them all, not the list of the cards with figures for each.
+        reason = ("its card has no datasheet figures in llmcalc.datasheets (bandwidth, FP16 tensor rate)"
+                  if speed.refusal.code == "no_datasheet_figures" else str(speed.refusal))
+        mark = f"n/a [{reasons.setdefault(reason, len(reasons) + 1)}]"
+        return mark, "n/a", "n/a", *(("n/a",) if priced else ())
+    price = (("no price" if cost is None else f"{cost:,.2f}"),) if priced else ()
+    aggregate, each, first = speed.aggregate_tokens_per_second, speed.sequence_tokens_per_second, \
+        speed.time_to_first_token
+    assert aggregate is not None and each is not None
+    return (f"{aggregate:,.1f}", f"{each:,.1f}", "not estimated" if first is None else f"{first * 1000:,.0f}", *price)
+
+
+def speed_table(rows: list[RankedPlan]) -> tuple[list[str], list[tuple[str, ...]], list[str]]:
+    """The speed columns of rows that have a speed: headers, one row of cells each, and the footnotes that say
+    why a row has none (``[k] reason``).
+
+    Examples
+    --------
+    >>> from llmcalc import get_preset
+    >>> rows = rank_cards(get_preset("llama-3.1-8b"), engine="vllm", context=4096, prompt_tokens=1024,
+    ...                   generated_tokens=256, concurrency=4, prices={"a10": 0.6})
+    >>> headers, cells, notes = speed_table(rows)
+    >>> headers
+    ['tokens/s in all', 'tokens/s each', 'first token ms', 'cost per M out']
+    >>> [(row.gpus, cell) for row, cell in zip(rows, cells) if row.card.key == "a10"][:2]
+    [(1, ('120.3', '30.1', '1,857', '1.39')), (2, ('n/a [4]', 'n/a', 'n/a', 'n/a'))]
+    >>> notes[3]
+    '[4] no speed: no vLLM speed was measured with tensor parallelism (2 GPUs); measured: one GPU'
+
+    The cost is the price over the output tokens an hour: 0.6 / (120.3 x 3,600) x 10^6 = 1.39 a million.
+    """
+    priced = any(row.speed is not None and row.speed.price is not None for row in rows)
+    reasons: dict[str, int] = {}
+    cells = [_speed_cells(row.speed, reasons, priced) for row in rows if row.speed is not None]
+    headers = [*SPEED_HEADERS, *(("cost per M out",) if priced else ())]
+    notes: dict[str, list[str]] = {}
+    for row in rows:
+        for text in () if row.speed is None else row.speed.note_texts:
+            notes.setdefault(text, []).append(row.card.key)
+    return headers, cells, [f"[{number}] no speed: {reason}" for reason, number in reasons.items()] + [
+        f"note ({', '.join(cards)}): {note}" for note, cards in notes.items()]
+
+
 def ranking_table(rows: list[RankedPlan]) -> list[tuple[str, ...]]:
     """The rows as the CLI prints them: card (``*``: its total is an estimate), GPUs, verdict, headroom in GiB
-    (negative: missing), longest context, most sequences, and the smallest change for a plan that does not fit.
+    (negative: missing), longest context, most sequences, and the smallest change for a plan that does not fit;
+    the speed columns of ``speed_table`` follow where the rows have a speed.
 
     Examples
     --------
@@ -548,10 +860,12 @@ def ranking_table(rows: list[RankedPlan]) -> list[tuple[str, ...]]:
     >>> ranking_table(rows)[-1]
     ('RTX 4060 Ti (8 GB) *', '2', 'does not fit', '-1.84', '0', '0', '--weight-format fp8')
     """
-    return [(row.card.name + (" *" if row.estimated else ""), str(row.gpus), "fits" if row.fits else "does not fit",
-             f"{row.headroom / GiB:.2f}", f"{row.largest_context:,d}",
-             "-" if row.largest_batch is None else f"{row.largest_batch:,d}", _change_text(row.change))
-            for row in rows]
+    memory: list[tuple[str, ...]] = [(row.card.name + (" *" if row.estimated else ""), str(row.gpus),
+               "fits" if row.fits else "does not fit", f"{row.headroom / GiB:.2f}", f"{row.largest_context:,d}",
+               "-" if row.largest_batch is None else f"{row.largest_batch:,d}", _change_text(row.change))
+              for row in rows]
+    _headers, speeds, _notes = speed_table(rows)
+    return [cells + speed for cells, speed in zip(memory, speeds, strict=True)] if speeds else memory
 
 
 def _args_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -596,27 +910,61 @@ def plan_all_cards(
     engine = args.engine if inference else "sum"
     vllm = inference and engine == "vllm"
     concurrency = getattr(args, "concurrency", 1)
+    prompt, generated = getattr(args, "prompt_tokens", None), getattr(args, "generated_tokens", None)
+    prices = card_prices(getattr(args, "price", None) or [])
+    sort = getattr(args, "sort", "fit")
     rows = rank_cards(cfg, task=args.task, engine=engine, concurrency=concurrency,
-                      beyond_trained=bool(getattr(args, "beyond_trained_context", False)), **_args_settings(args))
-    result: dict[str, Any] = {"task": args.task, "gpu": "all", "ranking": "fits first, fewest GPUs, least memory",
+                      beyond_trained=bool(getattr(args, "beyond_trained_context", False)), prompt_tokens=prompt,
+                      generated_tokens=generated, prices=prices, sort=sort, **_args_settings(args))
+    result: dict[str, Any] = {"task": args.task, "gpu": "all", "ranking": _ORDERS[sort],
                               "rows": [row.as_dict() for row in rows]}
     if inference:
         result.update(engine=engine, context=args.context, concurrency=concurrency)
+    if vllm:
+        result.update(prompt_tokens=prompt, generated_tokens=generated, prices=prices, sort=sort,
+                      speed=_VLLM_SPEED_BASIS if prompt is not None else _NO_SPLIT)
+        if prompt is not None:
+            result.update(held_out_median_error=vllm_median_error(), held_out_runs=len(held_out_vllm_comparison()))
     most = ("requests" if vllm else "batch") if inference else "micro-batch"
     pool = f"; with vLLM, KV-cache pool beyond {concurrency:,} requests of {args.context:,} tokens" if vllm else ""
-    return result, _ranking_text(rows, table, f"most {most}", pool)
+    speed = ""
+    if vllm and prompt is None:
+        speed = f"\nspeed: {_NO_SPLIT}"
+    elif vllm:
+        errors = [error for run, _estimate, error in independent_check() if not run.prompts_cached]
+        speed = (f"\nspeed: {_VLLM_SPEED_BASIS}; {concurrency:,} requests of a {prompt:,}-token prompt and "
+                 f"{generated:,} generated tokens each; held-out median error {vllm_median_error():.1%} of a batch's "
+                 f"latency, {len(held_out_vllm_comparison())} runs; on {len(errors)} runs from another source, "
+                 f"never fitted (vLLM 0.6.4 to 0.9.2 on an H100), {min(errors):+.0%} to {max(errors):+.0%}"
+                 .replace("%", " %"))
+    return result, _ranking_text(rows, table, f"most {most}", pool, sort) + speed
+
+
+_ORDERS = {"fit": "fits first, fewest GPUs, least memory",
+           "cost": "lowest cost per million output tokens first, then the rows without a cost: fits first, fewest "
+                   "GPUs, least memory"}
+_NO_SPLIT = ("memory only; give --prompt-tokens and --generated-tokens (each request's split of --context) for "
+             "each card's estimated speed, and --price CARD=PRICE for its cost")
+_VLLM_SPEED_BASIS = ("an estimate, not a measurement: vLLM's decode and prefill on one GPU from the card's datasheet "
+                     "bandwidth and FP16 tensor rate, with shares fitted on vLLM 0.6 runs on an A100 40 GB and an "
+                     "H100 SXM (llmcalc speed --engine vllm); time to first token: the prefill of every request's "
+                     "prompt; cost per million output tokens: the price you give x GPUs / output tokens an hour")
 
 
 def _ranking_text(rows: list[RankedPlan], table: Callable[[Sequence[str], Sequence[Sequence[str]]], str],
-                  most: str, pool: str = "") -> str:
-    return ("every listed card, at 1, 2, 4 and 8 GPUs where the task splits over several, ranked: plans that fit "
-            "first, then the fewest GPUs, then the least memory in all (no prices are shipped: the first row is the "
-            "smallest set-up that fits, not necessarily the cheapest)\n"
-            + table(("card", "GPUs", "verdict", "headroom GiB", "longest context", most, "change"),
-                    ranking_table(rows))
+                  most: str, pool: str = "", sort: str = "fit") -> str:
+    headers, _cells, notes = speed_table(rows)
+    order = ("by the cost per million output tokens at your prices, lowest first, then the rows without a cost: "
+             "plans that fit first, then the fewest GPUs, then the least memory in all (prices are yours: none are "
+             "shipped)" if sort == "cost" else "plans that fit first, then the fewest GPUs, then the least memory in "
+             "all (no prices are shipped: the first row is the smallest set-up that fits, not necessarily the "
+             "cheapest)")
+    return (f"every listed card, at 1, 2, 4 and 8 GPUs where the task splits over several, ranked: {order}\n"
+            + table(("card", "GPUs", "verdict", "headroom GiB", "longest context", most, "change",
+                     *(headers if _cells else ())), ranking_table(rows))
             + f"\n\nheadroom: GiB to spare on each GPU (negative: missing){pool}.\ntotals: what a CUDA process sees "
             f"on each card, as a published log prints it; * an estimate where none does: the driver's total less "
-            f"{PROCESS_ESTIMATE_MIB} MiB")
+            f"{PROCESS_ESTIMATE_MIB} MiB" + "".join(f"\n{note}" for note in notes))
 
 
 def gguf_ranking(model: GgufModel, label: str, args: argparse.Namespace, compute_buffer: int | None,
@@ -625,15 +973,32 @@ def gguf_ranking(model: GgufModel, label: str, args: argparse.Namespace, compute
     from .presets import PRESETS, get_preset
 
     preset = get_preset(args.model) if args.model in PRESETS else None
+    prices = card_prices(args.price or [])
     rows = rank_gguf(model, context=args.context, beyond_trained=args.beyond_trained_context,
                      cache_type_k=args.cache_type_k, cache_type_v=args.cache_type_v, flash_attention=args.flash_attn,
                      compute_buffer=compute_buffer, ubatch=args.ubatch, swa_full=args.swa_full,
                      parallel=args.parallel, kv_unified=args.kv_unified, cfg=preset,
-                     recipe=args.recipe if preset is not None else None, imatrix=args.imatrix)
-    result = {"model": label, "engine": "llama.cpp", "gpu": "all", "context": args.context,
-              "parallel": args.parallel, "kv_unified": args.kv_unified,
-              "ranking": "fits first, fewest GPUs, least memory", "rows": [row.as_dict() for row in rows]}
+                     recipe=args.recipe if preset is not None else None, imatrix=args.imatrix,
+                     prompt_tokens=args.prompt_tokens, generated_tokens=args.generated_tokens, prices=prices,
+                     sort=args.sort)
+    result: dict[str, Any] = {
+        "model": label, "engine": "llama.cpp", "gpu": "all", "context": args.context, "parallel": args.parallel,
+        "kv_unified": args.kv_unified, "ranking": _ORDERS[args.sort], "rows": [row.as_dict() for row in rows],
+        "prompt_tokens": args.prompt_tokens, "generated_tokens": args.generated_tokens, "prices": prices,
+        "sort": args.sort, "speed": _NO_SPLIT if args.prompt_tokens is None else _LLAMA_SPEED_BASIS}
+    speed = f"\nspeed: {_NO_SPLIT}"
+    if args.prompt_tokens is not None:
+        result.update(held_out_median_error={"decode": median_error("decode"), "prefill": median_error("prefill")})
+        speed = (f"\nspeed: {_LLAMA_SPEED_BASIS}; a {args.prompt_tokens:,}-token prompt and {args.generated_tokens:,} "
+                 f"generated tokens; held-out median error: decode {median_error('decode'):.1%}, prefill "
+                 f"{median_error('prefill'):.1%}".replace("%", " %"))
     return result, f"{label}: llama.cpp, every layer on one GPU\n\n" + _ranking_text(
         rows, table, "most sequences", f"; llama.cpp: the {args.parallel} sequence{'s' * (args.parallel > 1)} planned "
         f"({'one unified cache' if args.kv_unified or args.parallel == 1 else 'a stream each'}), the most that fit not "
-        "searched")
+        "searched", args.sort) + speed
+
+
+_LLAMA_SPEED_BASIS = ("an estimate, not a measurement: llama.cpp's decode of one sequence and its prefill from the "
+                      "card's datasheet bandwidth and FP16 tensor rate, with efficiencies fitted on published "
+                      "llama.cpp runs (llmcalc speed); cost per million output tokens: the price you give / output "
+                      "tokens an hour")

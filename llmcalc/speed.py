@@ -127,6 +127,7 @@ __all__ = [
     "measurements",
     "median_error",
     "median_ubatch_error_by_source",
+    "note_text",
     "prompt_flops",
     "run_cli",
     "speed_text",
@@ -850,7 +851,15 @@ def derived_error_range() -> tuple[int, float, float]:
     return len(errors), -max(errors), -min(errors)
 
 
-def _note_text(note: str, engine: str) -> str:
+def note_text(note: str, engine: str) -> str:
+    """The English sentence of a note of :attr:`SpeedEstimate.notes` for ``engine``, its figures filled in.
+
+    Examples
+    --------
+    >>> note_text("decode_ceiling", "llama.cpp-cuda")
+    'decode is at the fitted ceiling of 136.0 tokens/s a sequence: per-token kernel launches and CPU work, not the \
+bandwidth, set it'
+    """
     runs, low, high = derived_error_range()
     values = {**MEASURED_RANGE, "decode_ceiling": CONSTANTS.decode_ceiling[engine],
               "prefill_ceiling": CONSTANTS.prefill_ceiling.get(engine, 0.0) / 1e12, "derived_runs": runs,
@@ -993,5 +1002,5 @@ since June 2024 multiplies them with its own int8 kernels, which no measured pro
     lines.extend(f"{_DERIVED_NAMES[name]}: {text}" for name, text in derived_figures(estimate).items())
     lines.append(f"held-out median error: decode {median_error('decode'):.1%}, prefill "
                  f"{median_error('prefill'):.1%}".replace("%", " %"))
-    lines.extend(f"note: {_note_text(note, engine)}" for note in estimate.notes)
+    lines.extend(f"note: {note_text(note, engine)}" for note in estimate.notes)
     return "\n".join(lines)

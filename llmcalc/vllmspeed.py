@@ -434,7 +434,8 @@ class VllmSpeedEstimate:
 @checks_model
 def estimate_vllm_speed(cfg: ModelConfig, hardware: str, *, batch: int, prompt_tokens: int,
                         generated_tokens: int = 128, max_model_len: int | None = None,
-                        max_num_batched_tokens: int = VLLM_MAX_NUM_BATCHED_TOKENS) -> VllmSpeedEstimate:
+                        max_num_batched_tokens: int = VLLM_MAX_NUM_BATCHED_TOKENS,
+                        kv_pool_tokens: int | None = None) -> VllmSpeedEstimate:
     """Estimate vLLM's decode rate for a batch on one GPU and its time to first token (an estimate; see the module).
 
     Parameters
@@ -453,6 +454,10 @@ def estimate_vllm_speed(cfg: ModelConfig, hardware: str, *, batch: int, prompt_t
         The tokens vLLM prefills in a step, which also sizes its profiling run and so the KV pool; by
         default the planner's (:data:`llmcalc.engines.VLLM_MAX_NUM_BATCHED_TOKENS`, chunked prefill).  A
         prompt longer than a step is counted as one step, as the runs without chunked prefill did.
+    kv_pool_tokens : int, optional
+        The KV pool of the vLLM plan the batch runs in, where its settings are not vLLM's defaults (the
+        all-cards ranking passes its row's pool); by default the planner's pool with vLLM's defaults
+        (:func:`pool_tokens`).  Only the refusal of a batch the pool does not hold depends on it.
 
     Examples
     --------
@@ -480,7 +485,8 @@ tokens: a batch of 16 would be preempted and recomputed, which is not modelled
         raise refusal("vllm_speed_model_unmeasured", model_type=cfg.model_type or "custom")
     if length > context_limit.unchecked(cfg):
         raise refusal("vllm_speed_context_too_long", context=length, limit=context_limit.unchecked(cfg))
-    pool = pool_tokens(cfg, card, length, batched)
+    pool = pool_tokens(cfg, card, length, batched) if kv_pool_tokens is None else check.count(
+        "kv_pool_tokens", kv_pool_tokens, minimum=0)
     if sequences * (prompt + generated) > pool:
         raise refusal("vllm_speed_preempted", hardware=card, pool=pool, context=prompt + generated,
                       fits=pool // (prompt + generated), batch=sequences)
