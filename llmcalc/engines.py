@@ -609,9 +609,20 @@ class VllmPlan:
     @property
     def starts(self) -> bool:
         """Whether vLLM starts, that is whether the pool holds one request of ``max_model_len`` tokens."""
+        return self.most_requests() >= 1
+
+    def most_requests(self, length: int | None = None) -> int:
+        """How many requests of ``length`` tokens (``max_model_len`` by default) the pool holds at once, each at
+        its longest.
+
+        Counted in blocks where a request's blocks are not its tokens over the block size, that is with
+        sliding-window groups (:meth:`blocks_per_request`) or with 0.34's null block kept from requests
+        (:attr:`usable_blocks`); otherwise in the tokens vLLM prints, as its "Maximum concurrency" divides them.
+        """
+        length = self.max_model_len if length is None else length
         if self.window_groups or self.extensible:
-            return self.usable_blocks >= self.blocks_per_request()
-        return self.kv_tokens >= self.max_model_len
+            return self.usable_blocks // self.blocks_per_request(length)
+        return self.kv_tokens // length
 
     def longest_model_len(self, limit: int) -> int:
         """The longest ``max_model_len`` up to ``limit`` whose request the pool holds (0 if none), as vLLM's

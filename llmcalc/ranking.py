@@ -317,11 +317,11 @@ def _vllm_row(cfg: ModelConfig, card: GpuCard, gpus: int, settings: Mapping[str,
     token_bytes = plan.block_bytes // plan.block_size
     wanted = concurrency * context
     longest = min(plan.kv_tokens, context_search_limit.unchecked(cfg, beyond_trained=beyond_trained))
-    fits = plan.kv_tokens >= wanted
+    fits = plan.most_requests() >= concurrency
     changes = [] if fits else vllm_changes_that_fit.unchecked(cfg, card.total_bytes, concurrency=concurrency,
                                                               context=context, tensor_parallel=gpus, **options)
     return RankedPlan(card, gpus, fits, (plan.kv_tokens - wanted) * token_bytes, longest,
-                      plan.kv_tokens // context, changes[0] if changes else None, plan.kv_tokens)
+                      plan.most_requests(), changes[0] if changes else None, plan.kv_tokens)
 
 
 def _largest_true(holds: Callable[[int], bool], low: int, high: int) -> int | None:
@@ -383,7 +383,7 @@ def vllm_changes_that_fit(cfg: ModelConfig, gpu_bytes: int, *, context: int, con
         return plan_vllm.unchecked(cfg, total, **{**given, **changed})
 
     def holds(plan: VllmPlan, requests: int = wanted, length: int = context) -> bool:
-        return plan.kv_tokens >= requests * length
+        return plan.most_requests(length) >= requests
 
     current = planned()
     if holds(current):

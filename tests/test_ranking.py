@@ -326,3 +326,39 @@ def test_a_mixture_of_experts_passes_over_the_gptq_size_it_does_not_model() -> N
     assert 2 * experts > rtx4090
     changes = inference_changes_that_fit(cfg, rtx4090, context=4096, batch=1)
     assert [change.setting for change in changes] == ["gpu"]
+
+
+def test_a_windowed_model_s_requests_are_vllm_s_printed_concurrency() -> None:
+    # Mistral-7B-v0.1 (every layer windowed at 4,096) with vLLM 0.20's hybrid KV-cache manager: a 32,768-token
+    # request keeps its window plus a step's tokens, 769 blocks of 16, not 2,048 (test_engines' oracle of vLLM's
+    # SlidingWindowSpec), so a pool holds floor(blocks / 769) such requests, what vLLM prints as its "Maximum
+    # concurrency"; counted in printed tokens (blocks x 16 / 32,768) it would be 2.7 times fewer.
+    cfg = get_preset("mistral-7b")
+    hybrid = {"hybrid_kv_cache": True}
+    for row in rank_cards(cfg, engine="vllm", context=32768, concurrency=1, **hybrid):
+        if row.gpus != 1:
+            continue
+        plan = plan_vllm(cfg, row.card.total_bytes, max_model_len=32768, **hybrid)
+        assert row.largest_batch == plan.blocks // 769 == int(plan.max_concurrency)
+        assert row.largest_batch > plan.kv_tokens // 32768 or plan.blocks < 769
+
+
+def test_vllm_0_34_keeps_its_null_block_from_requests() -> None:
+    # vLLM 0.34 checks requests against its pool less the null block (kv_cache_planning.py:1846-1860 in the 0.34.0
+    # wheel).  Find a context whose request's blocks divide the pool exactly: there the printed concurrency is a
+    # whole number n, yet n requests at their longest would need the null block, so only n - 1 fit.
+    cfg = get_preset("llama-3.1-8b")
+    extensible = {"hybrid_kv_cache": True, "extensible_kv_cache": True, "block_size": 64}
+    card = gpu_memory("h100-sxm")
+    for context in range(64, 131_072 + 1, 64):
+        plan = plan_vllm(cfg, card, max_model_len=context, **extensible)
+        per_request = context // 64
+        if plan.blocks % per_request == 0 and plan.blocks // per_request >= 2:
+            break
+    else:
+        pytest.fail("no context divides the pool")
+    exact = plan.blocks // per_request
+    assert plan.max_concurrency == exact and plan.most_requests() == exact - 1
+    [row] = [r for r in rank_cards(cfg, engine="vllm", context=context, concurrency=exact, **extensible)
+             if r.card.key == "h100-sxm" and r.gpus == 1]
+    assert not row.fits and row.largest_batch == exact - 1

@@ -254,6 +254,7 @@ interface VllmPlan {
   blocks_per_request: bigint;
   max_concurrency: number;
   starts: boolean;
+  mostRequests(length: number | bigint | string): bigint;
   longestModelLen(limit: number): number | null;
 }
 

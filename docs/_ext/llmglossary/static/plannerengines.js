@@ -280,6 +280,10 @@
              window_span: span, blocks_per_request: perRequest,
              max_concurrency: grouped || extensible ? concurrency : Number(tokens) / Number(length),
              starts: grouped || extensible ? usable >= perRequest : tokens >= big(length),
+             /* llmcalc.engines.VllmPlan.most_requests */
+             mostRequests: function (len) {
+               return grouped || extensible ? usable / blocksPerRequest(len) : tokens / big(len);
+             },
              /* llmcalc.engines.VllmPlan.longest_model_len */
              longestModelLen: function (limit) {
                return P.largestHolding(function (n) { return blocksPerRequest(n) <= usable; }, limit);

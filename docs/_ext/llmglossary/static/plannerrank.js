@@ -162,7 +162,7 @@
       var planned = function (changed, total) {
         return P.planVllm(cfg, total === undefined ? budget : total, Object.assign({}, options, changed));
       };
-      var holds = function (v, requests, length) { return v.kv_tokens >= BigInt(requests) * BigInt(length); };
+      var holds = function (v, requests, length) { return v.mostRequests(length) >= BigInt(requests); };
       var current = planned({});
       var fewer = largestTrue(function (n) { return holds(current, n, context); }, 1, wanted - 1);
       if (fewer !== null) { return { setting: "concurrency", value: fewer }; }
@@ -272,11 +272,11 @@
         var v = P.planVllm(cfg, budget, own);
         var tokenBytes = v.block_bytes / v.block_size;
         var want = BigInt(wanted) * BigInt(options.context);
-        result.fits = v.kv_tokens >= want;
+        result.fits = v.mostRequests(options.context) >= BigInt(wanted);
         result.headroom = (v.kv_tokens - want) * tokenBytes;
         var limit = BigInt(P.contextSearchLimit(cfg, options.beyondTrained));
         result.context = v.kv_tokens < limit ? v.kv_tokens : limit;
-        result.batch = v.kv_tokens / BigInt(options.context);
+        result.batch = v.mostRequests(options.context);
         result.kvTokens = v.kv_tokens;
         if (!result.fits) { result.change = vllmChange(cfg, own, budget, wanted); }
         return result;
