@@ -851,9 +851,10 @@ FAMILY_TRAITS = {
 def _moe_lora_targets(cfg: ModelConfig, targets: str | Iterable[str]) -> tuple[list[Linear], frozenset[str]]:
     """The linear modules ``targets`` adapts in an MoE model, and the stacked expert weights peft adapts instead.
 
-    As :func:`llmcalc.lora_model_params` counts them (peft 0.21.2 on transformers 5.24): for the model types peft
+    As :func:`llmcalc.lora_model_params` counts them (peft 0.22.0 on transformers 5.25): for the model types peft
     converts, the transformers-4 expert and router names (and ``"all-linear"``) select the stacked weights
-    ``"gate_up"``, ``"down"`` and ``"router"``, and no linear module of those names.
+    ``"gate_up"``, ``"down"`` and ``"router"``, and the linear modules of those names too (shared experts, dense
+    layers; :func:`llmcalc.lora.linear_target_names`).
     """
     conversion = lora.PEFT_MOE_NAMES.get(cfg.model_type, {})
     if isinstance(targets, str) and targets == lora.ALL_LINEAR:
@@ -867,7 +868,7 @@ def _moe_lora_targets(cfg: ModelConfig, targets: str | Iterable[str]) -> tuple[l
     if conversion:
         lora.lora_model_params.unchecked(cfg, 1, names)  # refuses what peft refuses (half of the fused gate/up pair)
     stacked = frozenset(conversion[name] for name in names if name in conversion)
-    rest = [name for name in names if name not in conversion]
+    rest = lora.linear_target_names(cfg, names)
     return (lora.lora_targets.unchecked(cfg, rest) if rest else []), stacked
 
 

@@ -25,7 +25,7 @@ Each layout is read from the code that writes or loads it, at the release named:
   and 8 bits; ``group_size: -1`` is one group.
 * bitsandbytes: the ``int8``, ``nf4`` and ``nf4-dq`` formats of :mod:`llmcalc.weightformats` (FP4 stores the same
   bytes as NF4: a 16-entry table).
-* ``mxfp4`` (transformers 5.24 ``integrations/mxfp4.py``, ``Mxfp4GptOssExperts``; gpt-oss only): the routed experts'
+* ``mxfp4`` (transformers 5.25 ``integrations/mxfp4.py``, ``Mxfp4GptOssExperts``; gpt-oss only): the routed experts'
   gate/up and down weights as ``*_blocks``, two 4-bit (E2M1) codes a byte, and ``*_scales``, one E8M0 byte per 32
   inputs: 17 bytes per 32 weights; their biases and every other tensor stay BF16.  This is the checkpoint as stored;
   transformers keeps it so only where its MXFP4 kernels load (``quantizers/quantizer_mxfp4.py``), and otherwise
@@ -299,7 +299,7 @@ ACCEPTED = {
     "linear_blocks": "a model whose blocks are nn.Linear",
     "load_in": "true, or load_in_8bit true",
     "named_copies": f"at most {MAX_NAMED_COPIES:,}",
-    "gpt_oss_only": "gpt_oss (transformers 5.24 stores only gpt-oss's experts in MXFP4)",
+    "gpt_oss_only": "gpt_oss (transformers 5.25 stores only gpt-oss's experts in MXFP4)",
 }
 """What a quantization_config refusal accepts, where that is a description rather than a list of values: the
 refusal carries its key as ``accepted_id`` (the planner words it in the page's language) and its English as

@@ -214,7 +214,7 @@ MESSAGES: dict[str, str] = {
                                  "its MXFP4 experts with the Triton backend modelled; elsewhere it picks another "
                                  "backend (Marlin on Ampere and Ada, FlashInfer on Blackwell, AITER on AMD; none "
                                  "below compute capability 8.0), whose layout is not modelled; got card {card}",
-    "mxfp4_layout_unmodelled": "transformers 5.24 keeps gpt-oss's MXFP4 experts only where its kernels load (compute "
+    "mxfp4_layout_unmodelled": "transformers 5.25 keeps gpt-oss's MXFP4 experts only where its kernels load (compute "
                                "capability 7.5 or more, Triton 3.4, the kernels package), in a layout its kernels "
                                "choose for the GPU's generation, which the planner does not model; elsewhere it "
                                "dequantizes them to BF16, which the presets gpt-oss-20b and gpt-oss-120b plan (the "

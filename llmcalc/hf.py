@@ -2,7 +2,7 @@
 
 Written here rather than taken from ``transformers`` because the glossary's
 promise is exact counts offline, without a 2 GB install: the rules below are the
-ones ``transformers`` 5.24 applies, and ``tests/data/hf_models/`` checks them against
+ones ``transformers`` 5.25 applies, and ``tests/data/hf_models/`` checks them against
 it for every supported ``model_type`` in both forms a user meets (the full
 ``config.to_dict()`` and the shorter ``save_pretrained`` file, where an absent key
 means the config class's default).
@@ -48,7 +48,7 @@ def _recorded_class_defaults() -> dict[str, dict[str, Any]]:
 
 
 CLASS_DEFAULTS: dict[str, dict[str, Any]] = _recorded_class_defaults()
-"""What an absent key means: each class's size-related ``__init__`` defaults in transformers 5.24, by ``model_type``.
+"""What an absent key means: each class's size-related ``__init__`` defaults in transformers 5.25, by ``model_type``.
 
 Read from ``llmcalc/data/hf_class_defaults.json`` (package data), which ``tools/verify_hf_models.py`` records
 from the classes' signatures; ``None`` means the class derives the value (``num_key_value_heads`` from
@@ -68,7 +68,7 @@ tie_encoder_decoder use_parallel_residual topk_group num_labels
 """.split())
 _SIZE_WORDS = re.compile(r"size|dim|layer|head|expert|rank|vocab|bias|norm|tie|window|lora|moe|shared|dense|"
                          r"intermediate|proj|qk|kv|parallel|fused|mtp|nextn|^num_|^n_")
-# The keys each model_type's transformers 5.24 code reads (its modelling module, its config class's own methods, the
+# The keys each model_type's transformers 5.25 code reads (its modelling module, its config class's own methods, the
 # shared RoPE, cache and masking code) whose names match _SIZE_WORDS, outside the class defaults above, the keys the
 # rules below read and _IRRELEVANT: derived by tools/derive_config_keys.py, recorded in
 # tests/data/hf_models/_read_keys.json (the test checks this table against the recording).  A config.json key
@@ -264,9 +264,16 @@ def _build(read: _Reader) -> dict[str, Any]:
         bias = _flag(read, "bias")
         two_norms = not _flag(read, "parallel_attn") or read("num_ln_in_parallel_attn") == 2
         # The old decoder architecture builds Q, K and V for every head unless multi_query: num_kv_heads is unused.
+        multi_query = _flag(read, "multi_query")
+        kv_heads = 1 if multi_query else heads
+        # transformers 5.25 derives num_key_value_heads, the heads its cache code sizes, and saves it; a file's value
+        # replaces the derived one, so only the number the attention layers build is accepted.
+        if read("num_key_value_heads") is not None and _positive(read, "num_key_value_heads") != kv_heads:
+            raise read.fail("contradicting_keys", key="num_key_value_heads", value=read("num_key_value_heads"),
+                            alias="multi_query", alias_value=multi_query)
         return {"vocab_size": _positive(read, "vocab_size"), "d_model": d, "n_heads": heads,
                 "n_layers": _positive(read, "num_hidden_layers"),
-                "n_kv_heads": 1 if _flag(read, "multi_query") else heads,
+                "n_kv_heads": kv_heads,
                 "d_ff": 4 * d if ffn is None else _positive(read, "ffn_hidden_size"), "ffn": "mlp",
                 "tie_embeddings": _flag(read, "tie_word_embeddings"), "qkv_bias": bias, "out_bias": bias,
                 "mlp_bias": bias, "norm": "layernorm", "norms_per_layer": 2 if two_norms else 1,

@@ -6,24 +6,27 @@ update ``B @ A`` with ``A`` of shape ``rank x d_in`` and ``B`` of shape
 ``d_in * d_out``.
 
 Model-level counts follow ``peft.LoraConfig(target_modules=...)`` (checked with
-transformers 5.24 and peft 0.21.2 in ``tests/data/hf_models/``): a target names a
+transformers 5.25 and peft 0.22.0 in ``tests/data/hf_models/``): a target names a
 module as peft matches it (its name or a dotted suffix of its path: ``q_proj``,
 ``query_key_value``, ``c_attn``, ``self_attn.o_proj``), or a role ``q``, ``k``,
 ``v``, ``o``, ``gate``, ``up``, ``down``.  ``"all-linear"`` is every linear module
 but the output head.
 
-Mixture-of-experts models follow peft 0.21.2 on transformers 5.24 exactly, a
+Mixture-of-experts models follow peft 0.22.0 on transformers 5.25 exactly, a
 convention that differs between library versions.  In transformers 5 the routed
 experts are stacked 3-D weights and the router a plain weight, not ``nn.Linear``
-modules.  For Mixtral, Qwen3-MoE, OLMoE and DeepSeek-V2/V3 peft maps the
+modules.  For Mixtral, Qwen-MoE, Qwen3-MoE, OLMoE and DeepSeek-V2/V3 peft maps the
 transformers-4 names onto them (``gate``, ``gate_proj``/``up_proj``/``down_proj``
 or ``w1``/``w3``/``w2``): the router gets an adapter of ``rank * (d_model +
 n_experts)``, the stacked experts one of rank ``rank * n_experts`` on the down
 projection and ``2 * rank * n_experts`` on the fused gate/up projection, and
 linear modules with those names elsewhere (shared experts, DeepSeek's dense
-layers) are then no longer adapted.  Qwen-MoE (``qwen2_moe``) is not converted
-by that peft version: only its linear modules (attention, shared expert and its
-gate) are adapted.  No bias is trained and no module is fully fine-tuned.
+layers) are adapted as well.  peft 0.21.2 differed twice: it left those linear
+modules out, and it did not convert Qwen-MoE (``qwen2_moe``), adapting only its
+linear modules; Qwen1.5-MoE-A2.7B under ``"all-linear"`` at rank 16 trained
+15,925,632 parameters there and 320,494,464 in 0.22.0, DeepSeek-V2-Lite
+358,994,944 and 365,688,832.  No bias is trained and no module is fully
+fine-tuned.
 """
 
 from __future__ import annotations
@@ -37,25 +40,26 @@ from .params import Linear, linear_modules, param_count
 
 __all__ = [
     "ALL_LINEAR", "FUSED_INTO", "PEFT_DEFAULT_TARGETS", "PEFT_MOE_NAMES", "PEFT_VERSION", "default_lora_targets",
-    "largest_low_rank", "lora_model_params", "lora_model_share", "lora_params", "lora_targets"
+    "largest_low_rank", "linear_target_names", "lora_model_params", "lora_model_share", "lora_params", "lora_targets"
 ]
 
 ALL_LINEAR = "all-linear"
 # Roles a fused module computes together: naming the part cannot select the fused module.
 FUSED_INTO = {"q": "qkv", "k": "qkv", "v": "qkv", "gate": "gate_up", "up": "gate_up"}
 
-# peft 0.21.2's transformers-5 MoE conversion: model_type -> {transformers-4 module name: stacked weight it adapts}.
+# peft 0.22.0's transformers-5 MoE conversion (utils/transformers_weight_conversion.py): model_type ->
+# {transformers-4 module name: stacked weight it adapts}.
 _QWEN_NAMES = {"gate": "router", "gate_proj": "gate_up", "up_proj": "gate_up", "down_proj": "down"}
 PEFT_MOE_NAMES: dict[str, dict[str, str]] = {
     "mixtral": {"gate": "router", "w1": "gate_up", "w3": "gate_up", "w2": "down"},
-    **dict.fromkeys(("qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3"), _QWEN_NAMES),
+    **dict.fromkeys(("qwen2_moe", "qwen3_moe", "olmoe", "deepseek_v2", "deepseek_v3"), _QWEN_NAMES),
 }
 
 
-PEFT_VERSION = "0.21.2"
+PEFT_VERSION = "0.22.0"
 """The peft release whose defaults and counts llmcalc follows."""
 
-# What LoraConfig() (target_modules=None) adapts, per model_type: the entries of peft 0.21.2's
+# What LoraConfig() (target_modules=None) adapts, per model_type: the entries of peft 0.22.0's
 # TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING (src/peft/utils/constants.py) for the model types llmcalc reads;
 # the other model types llmcalc reads have no entry, and peft then raises "Please specify `target_modules`"
 # (BaseTuner._prepare_adapter_config).  tests/data/hub_configs/_peft_defaults.json records the whole table and
@@ -70,7 +74,7 @@ PEFT_DEFAULT_TARGETS: dict[str, tuple[str, ...]] = {
 
 @checks_model
 def default_lora_targets(cfg: ModelConfig) -> list[str]:
-    """The modules peft adapts when ``LoraConfig`` names none, for ``cfg``'s ``model_type`` (peft 0.21.2).
+    """The modules peft adapts when ``LoraConfig`` names none, for ``cfg``'s ``model_type`` (peft 0.22.0).
 
     A config without a ``model_type`` (a preset, or fields typed by hand) takes that of its
     ``layout``: a Llama-layout preset gets Llama's default.  Where peft has no default,
@@ -88,7 +92,7 @@ def default_lora_targets(cfg: ModelConfig) -> list[str]:
     >>> default_lora_targets(get_preset("mixtral-8x7b"))
     Traceback (most recent call last):
     ...
-    llmcalc.errors.RefusalValueError: peft 0.21.2 has no default LoRA targets for model_type 'mixtral' ...
+    llmcalc.errors.RefusalValueError: peft 0.22.0 has no default LoRA targets for model_type 'mixtral' ...
     """
     model_type = cfg.model_type or cfg.layout
     names = PEFT_DEFAULT_TARGETS.get(model_type)
@@ -178,7 +182,21 @@ def _stacked_expert_params(cfg: ModelConfig, rank: int, names: list[str]) -> tup
         "down": rank * experts * (width + d),
     }
     total = cfg.moe_layers * sum(per_layer[weight] for weight in mapped)
-    return total, [name for name in names if name not in conversion]
+    return total, linear_target_names(cfg, names)
+
+
+def linear_target_names(cfg: ModelConfig, names: list[str]) -> list[str]:
+    """The names in ``names`` that still select linear modules once peft has converted the MoE names.
+
+    peft 0.22.0 keeps a converted name as a module target where every module it names is
+    ``nn.Linear`` (a shared expert's or a dense layer's ``gate_proj``), besides the stacked
+    weight it maps to; a name that names no linear module (``w1``, the router's ``gate``) only
+    selects the stacked weight.
+    """
+    conversion = PEFT_MOE_NAMES.get(cfg.model_type, {}) if cfg.is_moe else {}
+    paths = [m.path for m in linear_modules.unchecked(cfg) if m.adaptable]
+    return [name for name in names
+            if name not in conversion or any(path == name or path.endswith("." + name) for path in paths)]
 
 
 @checks_model
@@ -220,7 +238,7 @@ def lora_model_params(cfg: ModelConfig, rank: int, targets: str | Iterable[str] 
 def largest_low_rank(cfg: ModelConfig, targets: str | Iterable[str]) -> tuple[int, str] | None:
     """The largest rank that stays low-rank on every linear module ``targets`` adapts, and the module that sets it.
 
-    That is the smallest ``min(d_in, d_out)`` among the adapted modules.  peft 0.21.2
+    That is the smallest ``min(d_in, d_out)`` among the adapted modules.  peft 0.22.0
     accepts any rank (``LoraConfig(r=100)`` on a 32-wide layer trains, with a 100 x 32
     ``lora_A``), so a rank above it is counted, not refused; the CLI says that the update
     is then no longer low-rank.  Stacked experts and routers (:data:`PEFT_MOE_NAMES`) are
@@ -237,8 +255,7 @@ def largest_low_rank(cfg: ModelConfig, targets: str | Iterable[str]) -> tuple[in
     if isinstance(targets, str) and targets == ALL_LINEAR:
         modules = lora_targets.unchecked(cfg, ALL_LINEAR)
     else:
-        converted = PEFT_MOE_NAMES.get(cfg.model_type, {}) if cfg.is_moe else {}
-        names = [name for name in check.targets(targets) if name not in converted]
+        names = linear_target_names(cfg, check.targets(targets))
         modules = lora_targets.unchecked(cfg, names) if names else []
     if not modules:
         return None

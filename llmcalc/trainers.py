@@ -100,7 +100,7 @@ SETUPS: tuple[TrainingSetup, ...] = (
             "trl/trainer/sft_trainer.py:856-857: under ZeRO-3 a model that is not quantized gets "
             "autocast_adapter_dtype=False (bf16 LoRA adapters)",
             "trl/trainer/base_config.py:62-63: gradient_checkpointing defaults to True",
-            "transformers 5.24.0 training_args.py:806-811: optim defaults to adamw_torch_fused",
+            "transformers 5.25.0 training_args.py:806-811: optim defaults to adamw_torch_fused",
         ),
     ),
     TrainingSetup(
@@ -115,7 +115,7 @@ SETUPS: tuple[TrainingSetup, ...] = (
             "(hparams/model_args.py:153-155); gradient checkpointing unless disable_gradient_checkpointing, False "
             "by default (hparams/model_args.py:145-147)",
             "llamafactory/hparams/finetuning_args.py:73-84: lora_dropout 0.0, lora_rank 8, lora_target 'all'",
-            "transformers 5.24.0 training_args.py:806-811: optim defaults to adamw_torch_fused",
+            "transformers 5.25.0 training_args.py:806-811: optim defaults to adamw_torch_fused",
         ),
     ),
     TrainingSetup(

@@ -1,7 +1,7 @@
 """The CLI's defaults are the libraries' defaults, on every committed Hub config.json.
 
-Oracle: what peft 0.21.2 itself did on each file (``tests/data/hub_configs/_peft_defaults.json``, written by
-``tools/verify_peft_defaults.py``): ``get_peft_model(model, LoraConfig())`` on the model transformers 5.24 builds
+Oracle: what peft 0.22.0 itself did on each file (``tests/data/hub_configs/_peft_defaults.json``, written by
+``tools/verify_peft_defaults.py``): ``get_peft_model(model, LoraConfig())`` on the model transformers 5.25 builds
 from the file, the modules it adapted and its trainable-parameter count, or the error it raised; and its whole
 default table (``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING``).  The trained context is the file's own.
 """
@@ -33,7 +33,7 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_the_table_is_peft_s_for_every_model_type_llmcalc_reads() -> None:
-    assert PEFT["peft"] == PEFT_VERSION and PEFT["transformers"] == "5.24.0"
+    assert PEFT["peft"] == PEFT_VERSION and PEFT["transformers"] == "5.25.0"
     for model_type in SUPPORTED_MODEL_TYPES:
         recorded = PEFT["mapping"].get(model_type)
         assert PEFT_DEFAULT_TARGETS.get(model_type) == (tuple(recorded) if recorded else None), model_type
@@ -88,7 +88,7 @@ def test_every_committed_config_plans_with_the_cli_defaults(capsys: pytest.Captu
 def test_gpt2_plans_at_its_1024_positions_without_seq_len(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = cli(capsys, "plan", str(HUB / "gpt2.json"), "--task", "lora")
     assert status == 0, err
-    assert "targets c_attn (peft 0.21.2's default for gpt2)" in out
+    assert "targets c_attn (peft 0.22.0's default for gpt2)" in out
     assert json.loads(cli(capsys, "plan", "gpt2", "--task", "qlora", "--json")[1])["seq_len"] == 1024
 
 
@@ -97,7 +97,7 @@ def test_the_help_states_the_rules(capsys: pytest.CaptureFixture[str]) -> None:
     text = " ".join(out.split())
     assert status == 0
     assert "default: 2048, or the model's trained context if shorter: 1024 for GPT-2" in text
-    assert "peft 0.21.2's default for the model type" in text and "adaptable modules listed" in text
+    assert "peft 0.22.0's default for the model type" in text and "adaptable modules listed" in text
 
 
 @pytest.mark.parametrize("argv, note", [

@@ -1,4 +1,4 @@
-"""llmcalc against transformers 5.24 and peft 0.21.2 on 22 real model configurations, in both config forms.
+"""llmcalc against transformers 5.25 and peft 0.22.0 on 22 real model configurations, in both config forms.
 
 The oracle is ``tests/data/hf_models/``, written by ``tools/verify_hf_models.py`` from the libraries themselves
 (models built on the meta device, peft adapters counted, KV caches measured after real forward passes).
@@ -67,11 +67,11 @@ def test_kv_cache_matches_a_real_forward_pass(name):
 def test_class_defaults_are_the_recorded_init_defaults_shipped_with_the_package():
     """An absent key means the class's __init__ default, as tools/verify_hf_models.py recorded it (package data)."""
     recorded = json.loads((Path(lc.__file__).parent / "data" / "hf_class_defaults.json").read_text("utf-8"))
-    assert recorded["transformers"] == "5.24.0"
+    assert recorded["transformers"] == "5.25.0"
     assert set(recorded["model_types"]) == set(SUPPORTED_MODEL_TYPES) == set(CLASS_DEFAULTS)
     for model_type, defaults in CLASS_DEFAULTS.items():
         assert defaults == recorded["model_types"][model_type]["init_defaults"], model_type
-    # Spot checks against transformers 5.24's signatures (LlamaConfig.__init__, MistralConfig.__init__, ...).
+    # Spot checks against transformers 5.25's signatures (LlamaConfig.__init__, MistralConfig.__init__, ...).
     assert CLASS_DEFAULTS["llama"]["vocab_size"] == 32000 and CLASS_DEFAULTS["llama"]["head_dim"] is None
     assert CLASS_DEFAULTS["mistral"]["max_position_embeddings"] == 4096 * 32
     assert CLASS_DEFAULTS["qwen2"]["sliding_window"] == 4096  # the argument, before use_sliding_window clears it
@@ -151,7 +151,7 @@ def test_sliding_window_layers_follow_layer_types():
 def test_the_keys_refused_are_those_transformers_reads_as_recorded() -> None:
     """llmcalc's table is the recording of tools/derive_config_keys.py (transformers' own source), filtered."""
     recording = json.loads((DATA / "_read_keys.json").read_text(encoding="utf-8"))
-    assert recording["transformers"] == "5.24.0"
+    assert recording["transformers"] == "5.25.0"
     assert set(recording["models"]) == set(hf.SUPPORTED_MODEL_TYPES)
     read = keys_llmcalc_reads()
     derived = {
@@ -170,6 +170,21 @@ def test_keys_transformers_never_reads_are_ignored_and_a_read_one_is_refused() -
     with pytest.raises(Refusal) as refused:
         lc.ModelConfig.from_hf_config({**gpt2, "hidden_size": 1024})
     assert (refused.value.code, refused.value.params["key"]) == ("unknown_size_key", "hidden_size")
+
+
+def test_falcon_saved_by_transformers_5_25_names_its_kv_heads_and_a_contradiction_is_refused() -> None:
+    """transformers 5.25 derives num_key_value_heads for Falcon (1 under multi_query) and saves it, as the recorded
+    file shows; a file's value replaces the derived one for the cache code, so another value is refused."""
+    saved = json.loads((DATA / "falcon-7b.json").read_text(encoding="utf-8"))
+    assert (saved["multi_query"], saved["num_key_value_heads"]) == (True, 1)
+    without = {key: value for key, value in saved.items() if key != "num_key_value_heads"}
+    assert lc.ModelConfig.from_hf_config(saved) == lc.ModelConfig.from_hf_config(without)
+    assert lc.ModelConfig.from_hf_config(saved).n_kv_heads == 1
+    with pytest.raises(Refusal) as refused:
+        lc.ModelConfig.from_hf_config({**saved, "num_key_value_heads": 71})
+    assert (refused.value.code, refused.value.params["key"], refused.value.params["value"]) == (
+        "contradicting_keys", "num_key_value_heads", 71)
+    assert str(refused.value) == "falcon config: num_key_value_heads=71 contradicts multi_query=True"
 
 
 def test_a_tied_head_with_a_bias_is_refused_when_read_not_when_counted():

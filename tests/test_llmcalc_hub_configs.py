@@ -53,7 +53,7 @@ def test_every_file_has_its_source_and_a_transformers_count() -> None:
         assert len(row["commit"]) == 40 and int(row["commit"], 16) >= 0
         assert row["repository"].count("/") == 1 and row["path"] and row["hub_model"].count("/") == 1
         assert row["form"] and row["evidence"]
-    assert COUNTS["transformers"] == "5.24.0"
+    assert COUNTS["transformers"] == "5.25.0"
     assert set(REFUSED) <= set(sources)
 
 

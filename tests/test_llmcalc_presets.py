@@ -76,7 +76,7 @@ def test_a_hub_preset_is_its_published_config(name):
 
 @pytest.mark.parametrize("name, total", [("gpt-oss-20b", 20_914_757_184), ("gpt-oss-120b", 116_829_156_672)])
 def test_gpt_oss_is_its_published_config_as_transformers_builds_it(name, total):
-    """transformers 5.24 builds gpt-oss with self_attn.sinks (64 per layer), biases on q, k, v and o, mlp.router.bias
+    """transformers 5.25 builds gpt-oss with self_attn.sinks (64 per layer), biases on q, k, v and o, mlp.router.bias
     and experts.gate_up_proj_bias / down_proj_bias; the model card gives 20.9B and 116.8B parameters.  The published
     file declares MXFP4 experts, so it is refused as a ModelConfig and read whole by llmcalc.checkpoints; without
     that key it is the preset."""

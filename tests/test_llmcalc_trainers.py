@@ -36,7 +36,7 @@ def _recorded() -> list[tuple[str, str, str, dict]]:
 
 def test_the_recordings_are_the_trainers_own_runs():
     provenance = SETUP_RECORDS["provenance"]
-    assert (provenance["trl"], provenance["peft"], provenance["transformers"]) == ("1.16.0", "0.21.2", "5.24.0")
+    assert (provenance["trl"], provenance["peft"], provenance["transformers"]) == ("1.16.0", "0.22.0", "5.25.0")
     runs = {(arch, setup, task) for arch, setup, task, _ in _recorded()}
     assert runs == {(arch, setup, task) for arch in ("llama", "qwen2")
                     for setup, task in (("trl-sft", "qlora"), ("trl-sft", "lora"), ("qlora-script", "qlora"))}

@@ -1,6 +1,6 @@
 """The widget's defaults are the CLI's: peft's targets for the loaded model, tokens up to its trained context.
 
-The oracle is the CLI's JSON (``llmcalc plan MODEL --task ... --json``), itself checked against peft 0.21.2 on every
+The oracle is the CLI's JSON (``llmcalc plan MODEL --task ... --json``), itself checked against peft 0.22.0 on every
 committed Hub config (tests/test_cli_defaults.py).  The common target sets (PL-13) are llmcalc's plans with those
 targets; a rank above a layer's width gets the CLI's note, in the page's words.
 """
@@ -59,7 +59,7 @@ def test_the_default_targets_and_length_are_the_cli_s(language: str, planners: P
     error = page.locator(f'{ROOT} [data-error="plan"]')
     error.wait_for(state="visible")
     modules = LIST[language].join(["self_attn.qkv_proj", "self_attn.o_proj"])
-    assert "0.21.2" in error.inner_text() and modules in error.inner_text()
+    assert "0.22.0" in error.inner_text() and modules in error.inner_text()
     assert "phi3" in error.inner_text()
     choose(page, task="lora", targets="all-linear")
     assert not error.is_visible()
@@ -102,7 +102,7 @@ def test_a_rank_above_the_layer_width_is_noted_as_the_cli_does(language: str, pl
     choose(page, task="lora", targets="default", rank="16")
     named = page.locator(ROOT).get_attribute("data-targets-note")
     assert note.inner_text() == named.replace("{targets}", LIST[language].join(["q_proj", "v_proj"])).replace(
-        "{peft_version}", "0.21.2").replace("{model_type}", "llama")
+        "{peft_version}", "0.22.0").replace("{model_type}", "llama")
     assert log.errors == [] and log.requests == []
 
 

@@ -8,7 +8,7 @@ settings (``llmcalc.trainers.setup_settings``) against.
 How to re-run (in a throwaway virtual environment, never the project's)::
 
     python3 -m venv /tmp/setups-venv
-    /tmp/setups-venv/bin/pip install torch==2.13.0 transformers==5.24.0 peft==0.21.2 trl==1.16.0 \\
+    /tmp/setups-venv/bin/pip install torch==2.13.0 transformers==5.25.0 peft==0.22.0 trl==1.16.0 \\
         accelerate==1.15.0 bitsandbytes==0.50.2 datasets
     /tmp/setups-venv/bin/python tools/measure_trainer_setups.py --write
 

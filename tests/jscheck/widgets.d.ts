@@ -103,6 +103,7 @@ interface ModelCountsBound {
   paramCount(cfg: ModelConfig): bigint;
   activeParamCount(cfg: ModelConfig): bigint;
   loraTargets(cfg: ModelConfig, targets?: LoraTargets): LinearModule[];
+  linearTargetNames(cfg: ModelConfig, names: string[]): string[];
   loraModelParams(cfg: ModelConfig, rank: IntLike, targets?: LoraTargets): bigint;
 }
 

@@ -465,10 +465,18 @@
         const bias = flag(read, "bias");
         const twoNorms = !flag(read, "parallel_attn") || same(read.read("num_ln_in_parallel_attn"), 2n);
         // The old decoder architecture builds Q, K and V for every head unless multi_query: num_kv_heads is unused.
+        const multiQuery = flag(read, "multi_query");
+        const kvHeads = multiQuery ? 1n : heads;
+        // transformers 5.25 derives num_key_value_heads, the heads its cache code sizes, and saves it; a file's value
+        // replaces the derived one, so only the number the attention layers build is accepted.
+        if (read.read("num_key_value_heads") !== null && positive(read, "num_key_value_heads") !== kvHeads) {
+          throw read.fail("contradicting_keys", { key: "num_key_value_heads", value: read.read("num_key_value_heads"),
+            alias: "multi_query", alias_value: multiQuery });
+        }
         return {
           vocab_size: positive(read, "vocab_size"), d_model: d, n_heads: heads,
           n_layers: positive(read, "num_hidden_layers"),
-          n_kv_heads: flag(read, "multi_query") ? 1n : heads,
+          n_kv_heads: kvHeads,
           d_ff: ffn === null ? 4n * d : positive(read, "ffn_hidden_size"), ffn: "mlp",
           tie_embeddings: flag(read, "tie_word_embeddings"), qkv_bias: bias, out_bias: bias,
           mlp_bias: bias, norm: "layernorm", norms_per_layer: twoNorms ? 2n : 1n, layout: "falcon",
@@ -834,7 +842,8 @@
   };
   const api = { parseConfigText, withTables, fromJson, LLMCalcError, SPEC_VERSION };
   for (const name of ["fromHfConfig", "checkpointFromHf", "quantizationFromHf", "modelConfig", "moeLayers",
-    "linearModules", "paramBreakdown", "paramCount", "activeParamCount", "loraTargets", "loraModelParams"]) {
+    "linearModules", "paramBreakdown", "paramCount", "activeParamCount", "loraTargets", "linearTargetNames",
+    "loraModelParams"]) {
     api[name] = onPageTables(name);
   }
   window.LLMModelConfig = /** @type {LLMModelConfigApi} with the bound functions added above */ (Object.freeze(api));

@@ -239,7 +239,15 @@
         down: rank * experts * (width + d),
       };
       const total = moeLayers(cfg) * sum([...mapped.keys()].map((weight) => perLayer[weight]));
-      return [total, names.filter((name) => !conversion.has(name))];
+      return [total, linearTargetNames(cfg, names)];
+    }
+
+    // linear_target_names: a converted name still selects the linear modules it names (peft 0.22.0)
+    function linearTargetNames(cfg, names) {
+      const conversion = isMoe(cfg) ? tables.peftMoeNames.get(cfg.model_type) : undefined;
+      const paths = linearModules(asModelConfig(cfg)).filter((m) => m.adaptable).map((m) => m.path);
+      return names.filter((name) => !conversion || !conversion.has(name)
+        || paths.some((path) => path === name || path.endsWith("." + name)));
     }
 
     // lora_model_params
@@ -265,7 +273,8 @@
       return stacked + sum(chosen.map((m) => m.copies * loraParams(m.d_in, m.d_out, r)));
     }
 
-    return { linearModules, paramBreakdown, paramCount, activeParamCount, loraTargets, loraModelParams };
+    return { linearModules, paramBreakdown, paramCount, activeParamCount, loraTargets, linearTargetNames,
+             loraModelParams };
   }
 
   window.LLMModelCounts = Object.freeze({ kvCacheBytes, weightBytes, loraParams, withModel });

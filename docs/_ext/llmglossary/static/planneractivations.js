@@ -345,7 +345,7 @@
     names.forEach(function (name) {
       if (has(convertedNames, name) && !has(stacked, conversion[name])) { stacked.push(conversion[name]); }
     });
-    var rest = names.filter(function (name) { return !has(convertedNames, name); });
+    var rest = P.MC.linearTargetNames(cfg, names);
     return [rest.length ? P.MC.loraTargets(cfg, rest) : [], stacked];
   }
 
