@@ -344,7 +344,8 @@ def fit_vllm_constants(rows: list[VllmMeasurement] | None = None,
     The fitted rows are :func:`llmcalc.speed.is_fitted` of :func:`in_scope` (whole runs) and of
     :func:`prefill_measurements` (prefills timed apart).  The prefill's share of the tensor peak is the one, on
     a grid of 0.01 from 0.10 to 1.00, whose prefills are off the fitted prefill runs by the least mean
-    |log(estimate / measured)|, the other constants fixed.  The other three are those whose latencies are off
+    squared log(estimate / measured), the other constants fixed (the least mean |log| of two runs is flat
+    between the shares they reached).  The other three are those whose latencies are off
     the fitted whole runs by the least mean |log(estimate / measured)|, the prefill's share fixed: first on a
     coarse grid (shares 0.30 to 1.00 and 0.10 to 1.00 by 0.05, the step time 0 to 10 ms by 0.5 ms), then on a
     fine one around the best (by 0.01 and 0.1 ms), the first on a tie.  The two fits alternate, from the

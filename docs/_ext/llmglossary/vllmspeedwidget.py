@@ -35,7 +35,7 @@ LABELS = (
 """Label keys, each given once.  Templates: ``summary`` takes ``{model}`` and ``{hardware}``; ``setting``
 ``{batch}``, ``{prompt}`` and ``{generated}``; ``decode`` ``{rate}`` and ``{aggregate}``; ``ttft`` ``{ms}``;
 ``cost`` ``{cost}`` and ``{price}``; ``basis`` ``{weights}``, ``{kv}``, ``{bandwidth_share}``, ``{bandwidth}``,
-``{compute_share}``, ``{peak}``, ``{step}``, ``{pool}``; ``error`` ``{error}`` (written by ``percent``
+``{compute_share}``, ``{prefill_share}``, ``{peak}``, ``{step}``, ``{pool}``; ``error`` ``{error}`` (written by ``percent``
 ``{value}``) and ``{runs}``; ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_price`` ``{label}``;
 ``err_context`` ``{context}`` and ``{limit}``; ``err_preempted`` ``{hardware}``, ``{pool}``, ``{fits}``,
 ``{context}``, ``{batch}``."""
@@ -99,7 +99,8 @@ def widget_data() -> dict[str, Any]:
         "models": models,
         "hardware": {card: {"bandwidth": memory_bandwidth(card), "peak": tensor_flops(card, "fp16")} for card in cards},
         "constants": {"bandwidth_share": VLLM_CONSTANTS.bandwidth_share,
-                      "compute_share": VLLM_CONSTANTS.compute_share, "step_seconds": VLLM_CONSTANTS.step_seconds},
+                      "compute_share": VLLM_CONSTANTS.compute_share, "step_seconds": VLLM_CONSTANTS.step_seconds,
+                      "prefill_share": VLLM_CONSTANTS.prefill_share},
         "batched_tokens": VLLM_MAX_NUM_BATCHED_TOKENS,
         "range": {"batch": measured.batch, "context_tokens": measured.context_tokens,
                   "weight_bytes": list(measured.weight_bytes), "hardware": list(measured.hardware)},
