@@ -643,7 +643,7 @@ def prefill_check(rows: list[VllmMeasurement] | None = None) -> list[tuple[VllmM
 
 
 VLLM_TTFT_CHECK = ("checked on 4 runs that timed a prefill apart, all of 16 prompts of 1,024 tokens on vLLM 0.6 on "
-                   "an A100 40 GB and an H100 SXM: fitted on 2, the other 2 off by -19 % and +2 %")
+                   "an A100 40 GB and an H100 SXM: fitted on 2; the other 2 off by -19 % and +2 %")
 """What the time to first token of :func:`vllm_speed_text` says of its check (:func:`prefill_check`); the tests
 check its figures against the runs."""
 
@@ -662,7 +662,7 @@ def vllm_speed_text(label: str, estimate: VllmSpeedEstimate, cost: float | None,
     sequences decoded together: 16; prompt 1,024 tokens, 256 generated each
     decode: 103.6 tokens/s a sequence, 1,657.1 tokens/s in all
     time to first token: 378 ms, the prefill of the whole batch (checked on 4 runs that timed a prefill apart, \
-all of 16 prompts of 1,024 tokens on vLLM 0.6 on an A100 40 GB and an H100 SXM: fitted on 2, the other 2 off by \
+all of 16 prompts of 1,024 tokens on vLLM 0.6 on an A100 40 GB and an H100 SXM: fitted on 2; the other 2 off by \
 -19 % and +2 %)
     cost per million output tokens: 0.34 at 2.00 per GPU-hour
     basis: 15,009,849,344 bytes of weights and 131,072 bytes of KV cache a token at 0.77 of 3,350 GB/s; FLOPs at \

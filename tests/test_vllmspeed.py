@@ -313,7 +313,7 @@ def test_the_time_to_first_token_says_what_the_prefill_runs_show() -> None:
     assert f"checked on {len(checked)} runs" in VLLM_TTFT_CHECK
     assert {(row.batch, row.prompt_tokens) for row, _estimate, _error in checked} == {(16, 1024)}
     assert "all of 16 prompts of 1,024 tokens" in VLLM_TTFT_CHECK
-    assert (f"fitted on {len(checked) - len(held)}, the other {len(held)} off by {_percent(held[0], signed=True)} "
+    assert (f"fitted on {len(checked) - len(held)}; the other {len(held)} off by {_percent(held[0], signed=True)} "
             f"and {_percent(held[1], signed=True)}") in VLLM_TTFT_CHECK
     assert {row.hardware for row, _estimate, _error in checked} == {"a100-40gb", "h100-sxm"}
     assert "A100 40 GB and an H100 SXM" in VLLM_TTFT_CHECK
