@@ -35,8 +35,8 @@ LABELS = (
 """Label keys, each given once.  Templates: ``summary`` takes ``{model}`` and ``{hardware}``; ``setting``
 ``{batch}``, ``{prompt}`` and ``{generated}``; ``decode`` ``{rate}`` and ``{aggregate}``; ``ttft`` ``{ms}``;
 ``cost`` ``{cost}`` and ``{price}``; ``basis`` ``{weights}``, ``{kv}``, ``{bandwidth_share}``, ``{bandwidth}``,
-``{compute_share}``, ``{prefill_share}``, ``{peak}``, ``{step}``, ``{pool}``; ``error`` ``{error}`` (written by ``percent``
-``{value}``) and ``{runs}``; ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_price`` ``{label}``;
+``{compute_share}``, ``{prefill_share}``, ``{peak}``, ``{step}``, ``{pool}``; ``error`` ``{error}`` (written by
+``percent`` ``{value}``) and ``{runs}``; ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_price`` ``{label}``;
 ``err_context`` ``{context}`` and ``{limit}``; ``err_preempted`` ``{hardware}``, ``{pool}``, ``{fits}``,
 ``{context}``, ``{batch}``."""
 CLASS = "vllm-speed-estimate"
