@@ -17,15 +17,21 @@ PyTorch) are the card's datasheet figures (:mod:`llmcalc.datasheets`).  Generati
 ``G`` tokens after a prompt of ``P`` takes ``G - 1`` decode steps (the prefill
 gives the first token) at a mean context of ``P + G / 2``.  The prefill runs as
 vLLM 0.6 ran it without chunked prefill: whole prompts, as many a step as
-``max_num_batched_tokens`` (``max(max_model_len, 2048)``) holds, each step at
-least one read of the weights, its FLOPs those of
-:func:`llmcalc.speed.prompt_flops` for each prompt.
+``max_num_batched_tokens`` (``max(max_model_len, 2048)``) holds, each step
+``max(weight bytes / (e_bw x bandwidth), FLOPs / (e_prefill x FP16 peak)) + t_step``,
+its FLOPs those of :func:`llmcalc.speed.prompt_flops` for each prompt.
 
-The three constants, the shares ``e_bw`` of the bandwidth and ``e_c`` of the
-tensor peak and the fixed time ``t_step`` of a step (the scheduler, the sampler,
-the launches), are fitted on half of the published runs in
+The prefill's share ``e_prefill`` of the tensor peak is fitted on two of the
+four published runs that timed a prefill on its own
+(``llmcalc/data/vllm_ttft_measurements.tsv``, one a card) and checked on the
+other two (:func:`prefill_check`).  The other three constants, the shares
+``e_bw`` of the bandwidth and ``e_c`` of the tensor peak in a decode step and the
+fixed time ``t_step`` of a step (the scheduler, the sampler, the launches), are
+fitted, with ``e_prefill`` fixed, on half of the published runs in
 ``llmcalc/data/vllm_speed_measurements.tsv`` (:func:`fit_vllm_constants`) and
-checked on the other half (:func:`held_out_vllm_comparison`).  A run whose batch
+checked on the other half (:func:`held_out_vllm_comparison`).  ``e_c`` is low
+(0.11): it is a fitted rate, not a physical one, and stands for what a decode
+step costs beyond the weights' reads as the batch grows.  A run whose batch
 the KV pool of the planner's vLLM plan does not hold is left out of both: vLLM
 then preempts and recomputes sequences, which is not modelled, and the estimate
 refuses such a batch.
@@ -39,19 +45,16 @@ or not offered.
 
 Runs from another source, never fitted (``llmcalc/data/vllm_speed_independent.tsv``,
 :func:`independent_check`), check it on other vLLM versions (0.6.4 to 0.9 on an
-H100).  Where the prefill is a small part of a run, the estimate was 21 % short
-and 4 % long on two consecutive commits; where it is nearly half of it or more,
-the estimate is 23 % to 44 % too long, since those versions prefill faster than
-the fitted share of the tensor peak.  An estimate whose prefill is compute-bound
-says so in a note.
+H100).  Where the prefill is a small part of a run, the estimate was 17 % short
+and 10 % long on two consecutive commits; where it is a quarter of it (32 prompts
+of 512 tokens), 2 % to 5 % short; where it is nearly all of it (one prompt of
+16,000 tokens), 41 % short.  An estimate whose prefill is compute-bound says so in
+a note.
 
-Four runs of the fitted benchmark timed the prefill on its own
-(``llmcalc/data/vllm_ttft_measurements.tsv``, :func:`prefill_check`): 16 prompts of
-1,024 tokens generating one token each, on the same vLLM 0.6.  The estimated time to first
-token was 2.0 to 2.9 times theirs: the share of the tensor peak fitted on whole runs is well
-below what a prefill on its own reaches.  Four runs of one set-up are too few to fit a share
-for the prefill and hold runs out, so the time to first token is shown as not checked, with
-what these runs found (:data:`VLLM_TTFT_CHECK`).
+The four prefill runs are all of one set-up, 16 prompts of 1,024 tokens generating one
+token each, on vLLM 0.6: the two held out were 19 % short and 2 % long, where the share
+fitted on whole runs alone (0.27 for every step) had made them 2.0 and 2.6 times too long.
+The time to first token says what it was checked on (:data:`VLLM_TTFT_CHECK`).
 
 Examples
 --------
@@ -61,9 +64,9 @@ Llama 3 8B on an H100 SXM, 16 sequences of a 1,024-token prompt and 256 tokens o
 >>> estimate = estimate_vllm_speed(get_preset("llama-3-8b"), "h100-sxm", batch=16, prompt_tokens=1024,
 ...                                generated_tokens=256)
 >>> round(estimate.aggregate_tokens_per_second), round(estimate.sequence_tokens_per_second, 1)
-(1768, 110.5)
+(1657, 103.6)
 >>> round(estimate.prefill_seconds * 1000), estimate.notes
-(943, ('prefill',))
+(378, ('prefill',))
 """
 
 from __future__ import annotations
@@ -124,26 +127,33 @@ DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048
 @dataclass(frozen=True)
 class VllmConstants:
     """The fitted constants: the share of the bandwidth a step gets (``bandwidth_share``), the share of the
-    FP16 tensor peak its matrix products get (``compute_share``) and the fixed seconds every step costs
-    (``step_seconds``: the scheduler, the sampler, the kernel launches)."""
+    FP16 tensor peak the matrix products of a decode step get (``compute_share``), the fixed seconds every
+    step costs (``step_seconds``: the scheduler, the sampler, the kernel launches) and the share of the FP16
+    tensor peak the matrix products of a prefill step get (``prefill_share``: whole prompts, so large
+    products)."""
 
     bandwidth_share: float
     compute_share: float
     step_seconds: float
+    prefill_share: float
 
-    def compute_bound(self, memory: float, compute: float) -> bool:
+    def compute_bound(self, memory: float, compute: float, *, prefill: bool = False) -> bool:
         """Whether a step of ``memory`` seconds of bytes and ``compute`` seconds of FLOPs (at full share) is
-        bound by its FLOPs at these shares."""
-        return compute / self.compute_share > memory / self.bandwidth_share
+        bound by its FLOPs at these shares (a prefill step's, if ``prefill``)."""
+        share = self.prefill_share if prefill else self.compute_share
+        return compute / share > memory / self.bandwidth_share
 
-    def step(self, memory: float, compute: float) -> float:
+    def step(self, memory: float, compute: float, *, prefill: bool = False) -> float:
         """The seconds of such a step: the slower of its bytes and its FLOPs at their shares, plus the fixed
         time."""
-        return max(memory / self.bandwidth_share, compute / self.compute_share) + self.step_seconds
+        share = self.prefill_share if prefill else self.compute_share
+        return max(memory / self.bandwidth_share, compute / share) + self.step_seconds
 
 
-VLLM_CONSTANTS = VllmConstants(bandwidth_share=0.86, compute_share=0.27, step_seconds=0.003)
-"""The constants :func:`fit_vllm_constants` fits on the fitted rows; the tests check the two agree."""
+VLLM_CONSTANTS = VllmConstants(bandwidth_share=0.77, compute_share=0.11, step_seconds=0.0029, prefill_share=0.68)
+"""The constants :func:`fit_vllm_constants` fits on the fitted rows; the tests check the two agree.  Fitted on
+whole runs alone, with one share of the tensor peak for every step, they were ``bandwidth_share=0.86,
+compute_share=0.27, step_seconds=0.003``: the prefill then took 2.0 to 2.9 times its measured time."""
 
 
 @dataclass(frozen=True)
@@ -262,7 +272,7 @@ class _Steps:
 
     def seconds(self, constants: VllmConstants) -> tuple[float, float]:
         """The prefill's seconds and one decode step's seconds with ``constants``."""
-        prefill = sum(count * constants.step(memory, compute) for count, memory, compute in self.prefill)
+        prefill = sum(count * constants.step(memory, compute, prefill=True) for count, memory, compute in self.prefill)
         return prefill, constants.step(*self.decode[1:])
 
     def latency(self, constants: VllmConstants) -> float:
@@ -299,23 +309,14 @@ def _grid(low: float, high: float, step: float) -> list[float]:
     return [round(low + index * step, 6) for index in range(round((high - low) / step) + 1)]
 
 
-def fit_vllm_constants(rows: list[VllmMeasurement] | None = None) -> VllmConstants:
-    """Fit :data:`VLLM_CONSTANTS` on the fitted rows (:func:`llmcalc.speed.is_fitted` of :func:`in_scope`).
+_FORMER_CONSTANTS = VllmConstants(bandwidth_share=0.86, compute_share=0.27, step_seconds=0.003, prefill_share=0.27)
+"""The constants fitted on whole runs alone, one share of the tensor peak for every step: where
+:func:`fit_vllm_constants` starts."""
 
-    The constants kept are those whose latencies are off the fitted rows by the least mean
-    |log(estimate / measured)|: first on a coarse grid (shares 0.30 to 1.00 and 0.10 to 1.00 by 0.05, the step
-    time 0 to 10 ms by 0.5 ms), then on a fine one around the best (by 0.01 and 0.1 ms), the first on a tie.
 
-    Examples
-    --------
-    >>> fit_vllm_constants() == VLLM_CONSTANTS
-    True
-    """
-    scoped = in_scope(rows)
-    fitted = [(_row_steps(row), row.measured) for row, keep in zip(scoped, is_fitted(scoped), strict=True) if keep]
-
+def _fit_latency(fitted: list[tuple[_Steps, float]], prefill_share: float) -> VllmConstants:
     def best(shares: list[float], computes: list[float], steps: list[float]) -> VllmConstants:
-        return min((VllmConstants(share, compute, seconds) for share in shares for compute in computes
+        return min((VllmConstants(share, compute, seconds, prefill_share) for share in shares for compute in computes
                     for seconds in steps), key=lambda constants: _misfit(fitted, constants))
 
     coarse = best(_grid(0.30, 1.00, 0.05), _grid(0.10, 1.00, 0.05), _grid(0.0, 0.010, 0.0005))
@@ -325,6 +326,48 @@ def fit_vllm_constants(rows: list[VllmMeasurement] | None = None) -> VllmConstan
 
     return best(around(coarse.bandwidth_share, 0.01, 0.30, 1.00), around(coarse.compute_share, 0.01, 0.10, 1.00),
                 around(coarse.step_seconds, 0.0001, 0.0, 0.010))
+
+
+def _fit_prefill(fitted: list[tuple[_Steps, float]], constants: VllmConstants) -> VllmConstants:
+    def misfit(share: float) -> float:
+        candidate = VllmConstants(constants.bandwidth_share, constants.compute_share, constants.step_seconds, share)
+        return statistics.mean(math.log(run.seconds(candidate)[0] / measured) ** 2 for run, measured in fitted)
+
+    share = min(_grid(0.10, 1.00, 0.01), key=misfit)
+    return VllmConstants(constants.bandwidth_share, constants.compute_share, constants.step_seconds, share)
+
+
+def fit_vllm_constants(rows: list[VllmMeasurement] | None = None,
+                       prefill_rows: list[VllmMeasurement] | None = None) -> VllmConstants:
+    """Fit :data:`VLLM_CONSTANTS`: the prefill's share on the fitted prefill runs, the rest on the fitted latencies.
+
+    The fitted rows are :func:`llmcalc.speed.is_fitted` of :func:`in_scope` (whole runs) and of
+    :func:`prefill_measurements` (prefills timed apart).  The prefill's share of the tensor peak is the one, on
+    a grid of 0.01 from 0.10 to 1.00, whose prefills are off the fitted prefill runs by the least mean
+    squared log(estimate / measured), the other constants fixed (the least mean |log| of two runs is flat
+    between the shares they reached).  The other three are those whose latencies are off
+    the fitted whole runs by the least mean |log(estimate / measured)|, the prefill's share fixed: first on a
+    coarse grid (shares 0.30 to 1.00 and 0.10 to 1.00 by 0.05, the step time 0 to 10 ms by 0.5 ms), then on a
+    fine one around the best (by 0.01 and 0.1 ms), the first on a tie.  The two fits alternate, from the
+    constants fitted on whole runs alone (one share for every step), until neither changes.
+
+    Examples
+    --------
+    >>> fit_vllm_constants() == VLLM_CONSTANTS
+    True
+    """
+    scoped = in_scope(rows)
+    fitted = [(_row_steps(row), row.measured) for row, keep in zip(scoped, is_fitted(scoped), strict=True) if keep]
+    prefills = prefill_measurements() if prefill_rows is None else prefill_rows
+    fitted_prefills = [(_row_steps(row), row.measured)
+                       for row, keep in zip(prefills, is_fitted(prefills), strict=True) if keep]
+    constants = _FORMER_CONSTANTS
+    for _round in range(20):
+        refitted = _fit_latency(fitted, _fit_prefill(fitted_prefills, constants).prefill_share)
+        if refitted == constants:
+            return constants
+        constants = refitted
+    raise RuntimeError("the prefill and latency fits of vLLM's constants did not settle in 20 rounds")
 
 
 def held_out_vllm_comparison(rows: list[VllmMeasurement] | None = None) -> list[tuple[VllmMeasurement, float,
@@ -349,7 +392,7 @@ def vllm_median_error(rows: list[VllmMeasurement] | None = None) -> float:
     Examples
     --------
     >>> round(vllm_median_error(), 3)
-    0.028
+    0.072
     """
     return statistics.median(abs(error) for _row, _estimate, error in held_out_vllm_comparison(rows))
 
@@ -390,9 +433,10 @@ VLLM_NOTES: Mapping[str, str] = MappingProxyType({
     "hardware": "no run was measured on this card: its datasheet figures with the shares fitted on an A100 and "
                 "an H100",
     "compute": "the decode step is compute-bound at this batch: the fitted share of the tensor peak sets it",
-    "prefill": "the prefill is compute-bound, and it is likely too long: on runs not fitted (vLLM 0.6.4 and 0.9 "
-               "on an H100) where the estimated prefill was 45 % to 98 % of the latency, the estimated latency "
-               "was 23 % to 44 % longer than measured",
+    "prefill": "the prefill is compute-bound: its share of the tensor peak was fitted on 2 runs of 16 prompts of "
+               "1,024 tokens; on runs not fitted (vLLM 0.6.4 and 0.9 on an H100), the estimated latency was 2 % to "
+               "5 % short where the estimated prefill was 24 % of it, and 41 % short where it was 94 % of it (one "
+               "prompt of 16,000 tokens)",
 })
 """The English sentence of each note of :attr:`VllmSpeedEstimate.notes` (the widget has its own, translated)."""
 
@@ -505,7 +549,7 @@ tokens: a batch of 16 would be preempted and recomputed, which is not modelled
         notes.append("hardware")
     if VLLM_CONSTANTS.compute_bound(*steps.decode[1:]):
         notes.append("compute")
-    if any(VLLM_CONSTANTS.compute_bound(memory, compute) for _count, memory, compute in steps.prefill):
+    if any(VLLM_CONSTANTS.compute_bound(memory, compute, prefill=True) for _count, memory, compute in steps.prefill):
         notes.append("prefill")
     return VllmSpeedEstimate(card, sequences, prompt, generated, length, weights,
                              kv_cache_bytes_per_token.unchecked(cfg, "fp16"), memory_bandwidth(card),
@@ -559,7 +603,7 @@ def independent_check(runs: list[IndependentRun] | None = None) -> list[tuple[In
     Examples
     --------
     >>> [f"{error:+.0%}" for _run, _estimate, error in independent_check()]
-    ['-21%', '+4%', '+25%', '+27%', '+24%', '+23%', '+131%', '+132%', '+44%']
+    ['-17%', '+10%', '-3%', '-2%', '-4%', '-5%', '+55%', '+56%', '-41%']
     """
     runs = independent_runs() if runs is None else runs
     return [(run, estimate, estimate.latency_seconds / run.measured - 1) for run in runs
@@ -572,7 +616,7 @@ def independent_check(runs: list[IndependentRun] | None = None) -> list[tuple[In
 
 def prefill_measurements() -> list[VllmMeasurement]:
     """The runs of ``llmcalc/data/vllm_ttft_measurements.tsv``, in the file's order: a batch's prefill timed on
-    its own (one generated token, so no decode step), never fitted.
+    its own (one generated token, so no decode step); the prefill's share is fitted on the 2nd and 4th.
 
     Examples
     --------
@@ -587,14 +631,14 @@ def prefill_check(rows: list[VllmMeasurement] | None = None) -> list[tuple[VllmM
                                                                              float]]:
     """Each run of :func:`prefill_measurements` with :func:`estimate_vllm_speed` of its set-up (vLLM 0.6's
     prefill budget, ``max(max_model_len, 2048)`` tokens a step) and the error of its time to first token,
-    estimated prefill over measured minus 1; the constants stay as fitted.
+    estimated prefill over measured minus 1; the 2nd and 4th runs are those the prefill's share is fitted on.
 
     The estimate is asked for two generated tokens, its least: its prefill does not depend on them.
 
     Examples
     --------
     >>> [f"{error:+.0%}" for _row, _estimate, error in prefill_check()]
-    ['+99%', '+122%', '+156%', '+186%']
+    ['-19%', '-11%', '+2%', '+14%']
     """
     rows = prefill_measurements() if rows is None else rows
     return [(row, estimate, estimate.prefill_seconds / row.measured - 1) for row in rows
@@ -604,8 +648,8 @@ def prefill_check(rows: list[VllmMeasurement] | None = None) -> list[tuple[VllmM
                                                  max_num_batched_tokens=unchunked_batched_tokens(row.max_model_len)),)]
 
 
-VLLM_TTFT_CHECK = ("not checked: on the 4 runs that timed a prefill apart, vLLM 0.6 on an A100 40 GB and an H100 "
-                   "SXM, the estimate was 2.0 to 2.9 times the measured time")
+VLLM_TTFT_CHECK = ("checked on 4 runs that timed a prefill apart, all of 16 prompts of 1,024 tokens on vLLM 0.6 on "
+                   "an A100 40 GB and an H100 SXM: fitted on 2; the other 2 off by -19 % and +2 %")
 """What the time to first token of :func:`vllm_speed_text` says of its check (:func:`prefill_check`); the tests
 check its figures against the runs."""
 
@@ -622,17 +666,18 @@ def vllm_speed_text(label: str, estimate: VllmSpeedEstimate, cost: float | None,
     >>> print(vllm_speed_text("llama-3-8b", estimate, cost, 2.0))
     llama-3-8b on h100-sxm (vLLM, 16-bit weights, one GPU): an estimate, not a measurement
     sequences decoded together: 16; prompt 1,024 tokens, 256 generated each
-    decode: 110.5 tokens/s a sequence, 1,768.2 tokens/s in all
-    time to first token: 943 ms, the prefill of the whole batch (not checked: on the 4 runs that timed a prefill \
-apart, vLLM 0.6 on an A100 40 GB and an H100 SXM, the estimate was 2.0 to 2.9 times the measured time)
-    cost per million output tokens: 0.31 at 2.00 per GPU-hour
-    basis: 15,009,849,344 bytes of weights and 131,072 bytes of KV cache a token at 0.86 of 3,350 GB/s; FLOPs at \
-0.27 of 989.5 TFLOPS; 3.0 ms a step; KV pool of 447,824 tokens
-    held-out median error: 2.8 % of the latency of a batch, 36 runs (vLLM 0.6 on an A100 40 GB and an H100 SXM, \
+    decode: 103.6 tokens/s a sequence, 1,657.1 tokens/s in all
+    time to first token: 378 ms, the prefill of the whole batch (checked on 4 runs that timed a prefill apart, \
+all of 16 prompts of 1,024 tokens on vLLM 0.6 on an A100 40 GB and an H100 SXM: fitted on 2; the other 2 off by \
+-19 % and +2 %)
+    cost per million output tokens: 0.34 at 2.00 per GPU-hour
+    basis: 15,009,849,344 bytes of weights and 131,072 bytes of KV cache a token at 0.77 of 3,350 GB/s; FLOPs at \
+0.11 (decode) and 0.68 (prefill) of 989.5 TFLOPS; 2.9 ms a step; KV pool of 447,824 tokens
+    held-out median error: 7.2 % of the latency of a batch, 36 runs (vLLM 0.6 on an A100 40 GB and an H100 SXM, \
 batches of 1 to 64)
-    note: the prefill is compute-bound, and it is likely too long: on runs not fitted (vLLM 0.6.4 and 0.9 on an \
-H100) where the estimated prefill was 45 % to 98 % of the latency, the estimated latency was 23 % to 44 % longer \
-than measured
+    note: the prefill is compute-bound: its share of the tensor peak was fitted on 2 runs of 16 prompts of 1,024 \
+tokens; on runs not fitted (vLLM 0.6.4 and 0.9 on an H100), the estimated latency was 2 % to 5 % short where the \
+estimated prefill was 24 % of it, and 41 % short where it was 94 % of it (one prompt of 16,000 tokens)
     """
     constants = VLLM_CONSTANTS
     held = held_out_vllm_comparison()
@@ -649,7 +694,8 @@ than measured
         lines.append(f"cost per million output tokens: {cost:,.2f} at {price:,.2f} per GPU-hour")
     lines.append(f"basis: {estimate.weight_bytes:,} bytes of weights and {estimate.kv_bytes_per_token:,} bytes of KV "
                  f"cache a token at {constants.bandwidth_share:.2f} of {estimate.bandwidth / 1e9:,.0f} GB/s; FLOPs at "
-                 f"{constants.compute_share:.2f} of {estimate.peak_flops / 1e12:,.1f} TFLOPS; "
+                 f"{constants.compute_share:.2f} (decode) and {constants.prefill_share:.2f} (prefill) of "
+                 f"{estimate.peak_flops / 1e12:,.1f} TFLOPS; "
                  f"{constants.step_seconds * 1000:.1f} ms a step; KV pool of {estimate.kv_pool_tokens:,} tokens")
     lines.append(f"held-out median error: {vllm_median_error():.1%} of the latency of a batch, {len(held)} runs "
                  "(vLLM 0.6 on an A100 40 GB and an H100 SXM, batches of 1 to 64)".replace("%", " %"))
@@ -682,7 +728,8 @@ def run_vllm_cli(cfg: ModelConfig, args: argparse.Namespace) -> tuple[dict[str, 
         "bandwidth": estimate.bandwidth, "peak_flops": estimate.peak_flops,
         "kv_pool_tokens": estimate.kv_pool_tokens,
         "constants": {"bandwidth_share": VLLM_CONSTANTS.bandwidth_share,
-                      "compute_share": VLLM_CONSTANTS.compute_share, "step_seconds": VLLM_CONSTANTS.step_seconds},
+                      "compute_share": VLLM_CONSTANTS.compute_share, "step_seconds": VLLM_CONSTANTS.step_seconds,
+                      "prefill_share": VLLM_CONSTANTS.prefill_share},
         "held_out_median_error": vllm_median_error(), "held_out_runs": len(held_out_vllm_comparison()),
         "derived": derived,
         "notes": list(estimate.notes),

@@ -36,9 +36,9 @@ LABELS = (
 """Label keys, each given once.  Templates: ``summary`` takes ``{model}`` and ``{hardware}``; ``setting``
 ``{batch}``, ``{prompt}`` and ``{generated}``; ``decode`` ``{rate}`` and ``{aggregate}``; ``ttft`` ``{ms}``;
 ``cost`` ``{cost}`` and ``{price}``; ``basis`` ``{weights}``, ``{kv}``, ``{bandwidth_share}``, ``{bandwidth}``,
-``{compute_share}``, ``{peak}``, ``{step}``, ``{pool}``; ``error`` ``{error}`` (written by ``percent``
-``{value}``) and ``{runs}``; ``derived_bandwidth`` ``{bandwidth}``, ``{bits}``, ``{gbps}`` and ``derived_peak``
-``{peak}``, ``{sms}``, ``{mhz}``, ``{per_sm}``, ``{whitepaper}`` (a card whose figures are derived);
+``{compute_share}``, ``{prefill_share}``, ``{peak}``, ``{step}``, ``{pool}``; ``error`` ``{error}`` (written by
+``percent`` ``{value}``) and ``{runs}``; ``derived_bandwidth`` ``{bandwidth}``, ``{bits}``, ``{gbps}`` and
+``derived_peak`` ``{peak}``, ``{sms}``, ``{mhz}``, ``{per_sm}``, ``{whitepaper}`` (a card whose figures are derived);
 ``err_input`` ``{label}``, ``{min}``, ``{max}``; ``err_price`` ``{label}``; ``err_context`` ``{context}`` and
 ``{limit}``; ``err_preempted`` ``{hardware}``, ``{pool}``, ``{fits}``, ``{context}``, ``{batch}``."""
 CLASS = "vllm-speed-estimate"
@@ -103,7 +103,8 @@ def widget_data() -> dict[str, Any]:
                             "derived": derived_inputs(datasheet(card).bandwidth, datasheet(card).fp16)}
                      for card in cards},
         "constants": {"bandwidth_share": VLLM_CONSTANTS.bandwidth_share,
-                      "compute_share": VLLM_CONSTANTS.compute_share, "step_seconds": VLLM_CONSTANTS.step_seconds},
+                      "compute_share": VLLM_CONSTANTS.compute_share, "step_seconds": VLLM_CONSTANTS.step_seconds,
+                      "prefill_share": VLLM_CONSTANTS.prefill_share},
         "batched_tokens": VLLM_MAX_NUM_BATCHED_TOKENS,
         "range": {"batch": measured.batch, "context_tokens": measured.context_tokens,
                   "weight_bytes": list(measured.weight_bytes), "hardware": list(measured.hardware)},

@@ -20,8 +20,8 @@
   // llmcalc.vllmspeed._steps, _Steps.seconds and estimate_vllm_speed's notes.
   function estimate(data, model, hardware, hardwareKey, batch, prompt, generated) {
     const constants = data.constants;
-    const step = (memory, compute) =>
-      Math.max(memory / constants.bandwidth_share, compute / constants.compute_share) + constants.step_seconds;
+    const step = (memory, compute, share) =>
+      Math.max(memory / constants.bandwidth_share, compute / share) + constants.step_seconds;
     const perStep = Math.max(Math.floor(data.batched_tokens / prompt), 1);
     const full = Math.floor(batch / perStep);
     const rest = batch % perStep;
@@ -30,8 +30,8 @@
     let prefill = 0;
     let prefillComputeBound = false;
     const prefillStep = (count, compute) => {
-      prefill += count * step(weightSeconds, compute);
-      prefillComputeBound ||= compute / constants.compute_share > weightSeconds / constants.bandwidth_share;
+      prefill += count * step(weightSeconds, compute, constants.prefill_share);
+      prefillComputeBound ||= compute / constants.prefill_share > weightSeconds / constants.bandwidth_share;
     };
     if (full) {
       prefillStep(full, Number(BigInt(perStep) * flops) / hardware.peak);
@@ -44,7 +44,7 @@
     const decodeFlops = batch * (2 * model.matmul + 4 * model.layers * context * model.width);
     const memory = decodeBytes / hardware.bandwidth;
     const compute = decodeFlops / hardware.peak;
-    const stepSeconds = step(memory, compute);
+    const stepSeconds = step(memory, compute, constants.compute_share);
     const range = data.range;
     const notes = [];
     if (batch > range.batch) { notes.push("batch"); }
@@ -130,6 +130,7 @@
                                       bandwidth_share: constants.bandwidth_share.toFixed(2),
                                       bandwidth: fixed(hardware.bandwidth / 1e9, 0),
                                       compute_share: constants.compute_share.toFixed(2),
+                                      prefill_share: constants.prefill_share.toFixed(2),
                                       peak: fixed(hardware.peak / 1e12, 1),
                                       step: (constants.step_seconds * 1000).toFixed(1), pool: fixed(pool, 0) }));
       lines.push(fill(labels.error, { error: format.percent(labels, data.error), runs: fixed(data.runs, 0) }));
