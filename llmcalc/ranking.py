@@ -828,11 +828,11 @@ def speed_table(rows: list[RankedPlan]) -> tuple[list[str], list[tuple[str, ...]
     >>> headers
     ['tokens/s in all', 'tokens/s each', 'first token ms', 'cost per M out']
     >>> [(row.gpus, cell) for row, cell in zip(rows, cells) if row.card.key == "a10"][:2]
-    [(1, ('120.3', '30.1', '1,857', '1.39')), (2, ('n/a [4]', 'n/a', 'n/a', 'n/a'))]
+    [(1, ('109.0', '27.3', '739', '1.53')), (2, ('n/a [4]', 'n/a', 'n/a', 'n/a'))]
     >>> notes[3]
     '[4] no speed: no vLLM speed was measured with tensor parallelism (2 GPUs); measured: one GPU'
 
-    The cost is the price over the output tokens an hour: 0.6 / (120.3 x 3,600) x 10^6 = 1.39 a million.
+    The cost is the price over the output tokens an hour: 0.6 / (109.0 x 3,600) x 10^6 = 1.53 a million.
     """
     priced = any(row.speed is not None and row.speed.price is not None for row in rows)
     reasons: dict[str, int] = {}
