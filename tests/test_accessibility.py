@@ -194,7 +194,7 @@ def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, axe_tab: AxeTab)
                 checked += 1
             assert log.errors == [], (scheme, name, log.errors)
             assert log.requests == [], (scheme, name, log.requests)
-    assert checked == len(SCHEMES) * (13 + 2 * len(CALCULATOR_PAGES))
+    assert checked == len(SCHEMES) * (15 + 2 * len(CALCULATOR_PAGES))
     assert not failures, "axe-core WCAG 2.1 AA violations (rule | node | message):\n" + "\n".join(failures)
 
 
