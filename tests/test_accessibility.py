@@ -119,6 +119,14 @@ def planner_states(page: Page) -> Iterator[tuple[str, str | None]]:
     page.locator('[name="rank_concurrency"]').fill("16")
     page.locator('.planner-rank-table th[data-column="gpus"] button').click()
     yield "every card ranked (plannerrank.js), sorted by a column", WIDGET
+    page.locator('[name="rank_prompt"]').fill("1024")
+    page.locator('[name="rank_generated"]').fill("256")
+    page.locator("details.planner-rank-prices summary").click()
+    page.locator('[name="price_h100-sxm"]').fill("2.49")
+    page.locator('.planner-rank-table th[data-column="cost"] button').click()
+    yield "every card ranked with vLLM's speed and a price's cost, sorted by the cost", WIDGET
+    page.locator('[name="price_h100-sxm"]').fill("0")
+    yield "the ranking's price refused", WIDGET
     page.locator('[name="all_cards"]').uncheck()
     page.locator('select[name="engine"]').select_option("sum")
     page.locator('select[name="gpu"]').select_option("t4")
@@ -186,7 +194,7 @@ def test_pages_with_widgets_pass_axe_wcag_2_1_aa(language: str, axe_tab: AxeTab)
                 checked += 1
             assert log.errors == [], (scheme, name, log.errors)
             assert log.requests == [], (scheme, name, log.requests)
-    assert checked == len(SCHEMES) * (13 + 2 * len(CALCULATOR_PAGES))
+    assert checked == len(SCHEMES) * (15 + 2 * len(CALCULATOR_PAGES))
     assert not failures, "axe-core WCAG 2.1 AA violations (rule | node | message):\n" + "\n".join(failures)
 
 

@@ -307,6 +307,8 @@ interface PlannerWidget {
   ownConfig(): ModelConfig | null;
   useReleaseFilter(release: string): void;
   ownQuantization(): Map<string, ConfigValue> | null;
+  /** An llmcalc refusal in the page's language (the widget's catalogue of refusal_<code> labels). */
+  describe(error: LLMCalcErrorInstance): string;
 }
 
 /** An extension: made once with the widget, then called after every update. */
@@ -413,4 +415,14 @@ interface Window {
   LLMGgufExtensions?: ((widget: GgufWidget) => void)[];
   LLMGlossaryCopyCode: LLMGlossaryCopyCodeApi;
   LLMSpeedFormat: LLMSpeedFormatApi;
+  /** vllmspeed.js's estimate (llmcalc.vllmspeed.estimate_vllm_speed's arithmetic), for the planner's ranking. */
+  LLMVllmSpeed: LLMVllmSpeedApi;
+  /** plannercost.js's llmcalc.flops.matmul_params, for the ranking's vLLM speed. */
+  LLMPlannerFlops: { matmulParams(cfg: ModelConfig): bigint };
+}
+
+/** window.LLMVllmSpeed (vllmspeed.js): one decode step's seconds, the prefill of every prompt and the notes. */
+interface LLMVllmSpeedApi {
+  estimate(data: any, model: any, hardware: any, hardwareKey: string, batch: number, prompt: number,
+           generated: number): { stepSeconds: number; prefill: number; notes: string[] };
 }

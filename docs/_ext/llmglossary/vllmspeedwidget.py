@@ -58,23 +58,18 @@ class VllmSpeedEstimateDirective(LabelListDirective):
     list_class = "vllm-speed-labels"
 
 
-def widget_data() -> dict[str, Any]:
-    """What the script computes with: presets, cards and their pools, constants and errors, from llmcalc."""
-    from llmcalc import get_preset
+def speed_basis() -> dict[str, Any]:
+    """What the estimate stands on, model aside: each card vLLM's estimate takes and its datasheet figures, the
+    fitted constants, the measured range and the held-out error (this widget's and the planner's ranking's)."""
     from llmcalc.datasheets import DATASHEETS, datasheet, memory_bandwidth, tensor_flops
     from llmcalc.engines import VLLM_MAX_NUM_BATCHED_TOKENS
     from llmcalc.errors import Refusal
-    from llmcalc.flops import matmul_params
-    from llmcalc.memory import kv_cache_bytes_per_token
-    from llmcalc.planner import context_limit
-    from llmcalc.presets import PRESETS
     from llmcalc.vllmspeed import (
         VLLM_CONSTANTS,
         VLLM_MEASURED_RANGE,
-        estimate_vllm_speed,
         held_out_vllm_comparison,
+        independent_check,
         nvidia_card,
-        pool_tokens,
         vllm_median_error,
     )
 
@@ -84,6 +79,55 @@ def widget_data() -> dict[str, Any]:
             cards.append(nvidia_card(key))
         except Refusal:
             continue  # AMD, or no FP16 tensor rate: refused by name in the CLI
+    measured = VLLM_MEASURED_RANGE
+    independent = [error for run, _estimate, error in independent_check() if not run.prompts_cached]
+    return {
+        "hardware": {card: {"bandwidth": memory_bandwidth(card), "peak": tensor_flops(card, "fp16"),
+                            "derived": derived_inputs(datasheet(card).bandwidth, datasheet(card).fp16)}
+                     for card in cards},
+        "constants": {"bandwidth_share": VLLM_CONSTANTS.bandwidth_share,
+                      "compute_share": VLLM_CONSTANTS.compute_share, "step_seconds": VLLM_CONSTANTS.step_seconds,
+                      "prefill_share": VLLM_CONSTANTS.prefill_share},
+        "batched_tokens": VLLM_MAX_NUM_BATCHED_TOKENS,
+        "range": {"batch": measured.batch, "context_tokens": measured.context_tokens,
+                  "weight_bytes": list(measured.weight_bytes), "hardware": list(measured.hardware)},
+        "error": vllm_median_error(), "runs": len(held_out_vllm_comparison()),
+        "independent": {"runs": len(independent), "low": min(independent), "high": max(independent)},
+        "limits": {"tokens": MAX_TOKENS, "batch": MAX_BATCH, "price": MAX_PRICE},
+    }
+
+
+def ranking_speed_data() -> dict[str, Any]:
+    """The planner's all-cards ranking's speed data: :func:`speed_basis`, and for each listed card the estimate
+    refuses, the refusal's code and parameters (``llmcalc.vllmspeed.nvidia_card``'s, as the CLI's rows say) and,
+    for a card without datasheet figures, the label of the footnote ``llmcalc.ranking.speed_table`` gives it."""
+    from llmcalc.errors import Refusal
+    from llmcalc.planner import CARDS
+    from llmcalc.vllmspeed import nvidia_card
+
+    refused = {}
+    for card in CARDS:
+        try:
+            nvidia_card(card.key)
+        except Refusal as error:
+            refused[card.key] = {"code": error.code, "params": dict(error.params)}
+            if error.code == "no_datasheet_figures":  # the CLI's one footnote for them all, not the list of cards
+                refused[card.key]["footnote"] = "rank_no_datasheet"
+    return {**speed_basis(), "refused": refused}
+
+
+def widget_data() -> dict[str, Any]:
+    """What the script computes with: presets, cards and their pools, constants and errors, from llmcalc."""
+    from llmcalc import get_preset
+    from llmcalc.engines import VLLM_MAX_NUM_BATCHED_TOKENS
+    from llmcalc.errors import Refusal
+    from llmcalc.flops import matmul_params
+    from llmcalc.memory import kv_cache_bytes_per_token
+    from llmcalc.planner import context_limit
+    from llmcalc.presets import PRESETS
+    from llmcalc.vllmspeed import estimate_vllm_speed, pool_tokens
+
+    basis = speed_basis()
     models = {}
     for name in PRESETS:
         cfg = get_preset(name)
@@ -95,22 +139,9 @@ def widget_data() -> dict[str, Any]:
         models[name] = {"weights": 2 * matmul_params(cfg), "kv": kv_cache_bytes_per_token(cfg, "fp16"),
                         "matmul": matmul_params(cfg), "layers": cfg.n_layers, "width": cfg.n_heads * cfg.head_dim,
                         "limit": context_limit(cfg),
-                        "pools": {card: pool_tokens(cfg, card, 1, VLLM_MAX_NUM_BATCHED_TOKENS) for card in cards}}
-    measured = VLLM_MEASURED_RANGE
-    return {
-        "models": models,
-        "hardware": {card: {"bandwidth": memory_bandwidth(card), "peak": tensor_flops(card, "fp16"),
-                            "derived": derived_inputs(datasheet(card).bandwidth, datasheet(card).fp16)}
-                     for card in cards},
-        "constants": {"bandwidth_share": VLLM_CONSTANTS.bandwidth_share,
-                      "compute_share": VLLM_CONSTANTS.compute_share, "step_seconds": VLLM_CONSTANTS.step_seconds,
-                      "prefill_share": VLLM_CONSTANTS.prefill_share},
-        "batched_tokens": VLLM_MAX_NUM_BATCHED_TOKENS,
-        "range": {"batch": measured.batch, "context_tokens": measured.context_tokens,
-                  "weight_bytes": list(measured.weight_bytes), "hardware": list(measured.hardware)},
-        "error": vllm_median_error(), "runs": len(held_out_vllm_comparison()),
-        "limits": {"tokens": MAX_TOKENS, "batch": MAX_BATCH, "price": MAX_PRICE},
-    }
+                        "pools": {card: pool_tokens(cfg, card, 1, VLLM_MAX_NUM_BATCHED_TOKENS)
+                                  for card in basis["hardware"]}}
+    return {"models": models, **basis}
 
 
 def _widget(labels: dict[str, str], serial: int) -> str:

@@ -67,6 +67,9 @@ def visit_calculator(self: HTML5Translator, node: calculator) -> None:
         attributes["data-peak-flops"] = compact_json(peak_flops())
         attributes["data-fp16-only-cards"] = compact_json(fp16_only_cards())
         attributes["data-rank-labels"] = compact_json({key: labels[key] for key in RANK_LABELS})
+        from ..vllmspeedwidget import ranking_speed_data
+
+        attributes["data-rank-speed"] = compact_json(ranking_speed_data())  # the ranking's vLLM speed (vllmspeed.js)
         # The rules' data for modelconfig.js, once per page (the page has one planner).
         self.body.append(inline_json("modelconfig-tables", browser_data()))
     self.body.append(template(str(config.calculator_templates), "widget.html").open(attributes))

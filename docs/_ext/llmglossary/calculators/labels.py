@@ -48,6 +48,11 @@ REFUSAL_LABELS: tuple[str, ...] = (
     "refusal_parallel_needs_dense", "refusal_qlora_zero3_one_dtype", "refusal_setup_leaves_fp32",
     "refusal_vllm_engine_unmodelled", "refusal_vllm_window_pattern_unchecked", "refusal_vllm_sinks_unchecked",
     "refusal_mxfp4_layout_unmodelled", "refusal_vllm_extensible_unread",
+    # The vLLM ranking's speed refusals (llmcalc.ranking's rows, llmcalc.vllmspeed.estimate_vllm_speed's).
+    "refusal_vllm_speed_hardware_unmeasured", "refusal_vllm_speed_no_tensor_rate", "refusal_vllm_speed_tensor_parallel",
+    "refusal_ranking_speed_does_not_fit", "refusal_vllm_speed_format_unmeasured",
+    "refusal_vllm_speed_kv_format_unmeasured", "refusal_vllm_speed_model_unmeasured",
+    "refusal_vllm_speed_context_too_long", "refusal_vllm_speed_preempted",
     # A setting's yes or no (such as the hybrid KV-cache manager) and a model type as a refusal names them.
     "flag_true", "flag_false", "quoted_name",
 )
@@ -62,6 +67,14 @@ RANK_LABELS: tuple[str, ...] = (
     "rank_all", "rank_concurrency", "rank_caption", "rank_col_rank", "rank_col_card", "rank_col_gpus",
     "rank_col_verdict", "rank_col_headroom", "rank_col_context", "rank_col_batch", "rank_col_requests",
     "rank_col_micro_batch", "rank_col_change", "rank_fits", "rank_no_fit", "rank_totals_note", "rank_mxfp4_refused",
+    # The vLLM ranking's speed and cost (llmcalc.ranking.RowSpeed, speed_table): the split, the prices, the columns,
+    # each refusal's footnote and each note, the basis.
+    "rank_prompt", "rank_generated", "rank_prices", "rank_price_card", "rank_col_aggregate", "rank_col_each",
+    "rank_col_first", "rank_col_cost", "rank_na", "rank_na_mark", "rank_no_price", "rank_no_speed", "rank_card_note",
+    "rank_speed_basis", "rank_memory_only", "rank_split_incomplete", "rank_split_past_context", "rank_bad_price",
+    "rank_price_needs_speed", "rank_bad_tokens", "rank_no_datasheet", "rank_note_batch", "rank_note_context_tokens",
+    "rank_note_weight_bytes", "rank_note_hardware", "rank_note_compute",
+    "rank_note_prefill",
 )
 LABELS: dict[str, tuple[str, ...]] = {
     "lora": ("rank", "d_in", "d_out", "trainable", "original", "share", "formula", "error"),

@@ -22,16 +22,18 @@ SHARED_SCRIPT = "modelcounts.js"
 CALCULATORS_SCRIPT = "calculators.js"
 """The three small calculators (LoRA, memory, KV cache), loaded where one of them is."""
 # The planner's scripts after SHARED_SCRIPT, in the order the page runs them (deferred scripts run in document
-# order): the config reader before the planner that uses it; the ranking before plannershare.js, which restores its
-# fields; the share link, the chart, the cost and the offload register themselves (window.LLMPlannerExtensions)
-# before the widget makes them; the widget after planner.js, whose formulas (window.LLMPlanner) it calls.
+# order): the config reader before the planner that uses it; the vLLM speed estimate (vllmspeed.js, with
+# plannerspeed.js's number formatting) before the ranking that estimates each row with it; the ranking before
+# plannershare.js, which restores its fields; the share link, the chart, the cost and the offload register
+# themselves (window.LLMPlannerExtensions) before the widget makes them; the widget after planner.js, whose
+# formulas (window.LLMPlanner) it calls.
 # tests/jsnode.py loads the same list.
 PLANNER_ARITHMETIC = ("plannermemory.js", "planneractivations.js", "plannerweights.js", "plannercore.js",
                       "plannerengines.js", "planner.js")
 """The planner's copy of llmcalc, a script per module (memory and _validate, activations, weightformats and
 checkpoints, planner, engines) sharing window.LLMPlannerParts; planner.js, last, exports window.LLMPlanner."""
-PLANNER_SCRIPTS = ("modelconfig.js", "plannerrank.js", "plannershare.js", "plannerchart.js", "plannercost.js",
-                   "planneroffload.js", *PLANNER_ARITHMETIC, "plannerwidget.js")
+PLANNER_SCRIPTS = ("modelconfig.js", "plannerspeed.js", "vllmspeed.js", "plannerrank.js", "plannershare.js",
+                   "plannerchart.js", "plannercost.js", "planneroffload.js", *PLANNER_ARITHMETIC, "plannerwidget.js")
 
 
 def add_script(

@@ -151,5 +151,6 @@
     };
   }
 
+  window.LLMPlannerFlops = { matmulParams: matmulParams };  // the ranking's vLLM speed (plannerrank.js) too
   window.LLMPlannerExtensions = (window.LLMPlannerExtensions || []).concat([make]);
 })();

@@ -9,14 +9,22 @@
  * llmcalc.ranking.vllm_changes_that_fit's) that makes it fit.  Rows are
  * ranked as llmcalc.ranking.rank_cards ranks them; a column header sorts them (a button, so the keyboard reaches
  * it; aria-sort says the order).  The box, the vLLM requests and the sort order are form fields, so the share link
- * (plannershare.js) keeps them.  Registered in window.LLMPlannerExtensions before plannershare.js, which must find
- * these fields when it restores a link.  Written with DOM calls and textContent only.
+ * (plannershare.js) keeps them.  With vLLM, each request's prompt and generated tokens give every row the speed
+ * llmcalc.ranking's vLLM rows have (RowSpeed: vllmspeed.js's estimate of the requests on the row's card with its
+ * pool, or the refusal that says why there is none, as a numbered footnote), and the reader's price of a card's
+ * GPU-hour its cost per million output tokens; cells as llmcalc.ranking.speed_table writes them, sortable by their
+ * headers too (a row without the figure after the others, as llmcalc.ranking.sorted_by_cost puts it).  Registered
+ * in window.LLMPlannerExtensions before plannershare.js, which must find these fields when it restores a link.
+ * Written with DOM calls and textContent only.
  */
 (function () {
   "use strict";
 
   var COLUMNS = ["rank", "card", "gpus", "verdict", "headroom", "context", "batch", "change"];
-  var SORTABLE = ["rank", "card", "gpus", "headroom", "context", "batch"];
+  var SORTABLE = ["rank", "card", "gpus", "headroom", "context", "batch", "aggregate", "each", "first", "cost"];
+  /* The speed columns of a vLLM ranking given each request's split, as llmcalc.ranking.speed_table's: tokens/s of
+   * all the requests and of each, the time to the first token, and the cost where a price is given. */
+  var SPEED_COLUMNS = ["aggregate", "each", "first"];
   /* Each change's setting, the form field that shows it (a reader reads the change in the form's own words). */
   var FIELDS = { batch: "batch", context: "context", kv_format: "kv_format", weight_format: "weight_format",
                  tensor_parallel: "tensor_parallel", micro_batch: "micro_batch", seq_len: "seq_len",
@@ -83,6 +91,48 @@
     requestsField.appendChild(requests);
     requestsField.hidden = true;
     fieldset.appendChild(requestsField);
+
+    /* The vLLM ranking's speed: each request's split of the context, and the reader's price of a card's GPU-hour
+     * (empty: none; a link omits what is empty). */
+    var speedData = JSON.parse(root.dataset.rankSpeed);
+    var LIMITS = speedData.limits;
+    function optionalField(name, label, parent) {
+      var field = html("div", undefined, "calc-field");
+      var input = html("input");
+      input.type = "text";
+      input.inputMode = "decimal";
+      input.name = name;
+      input.id = prefix + "-" + name.replace(/_/g, "-");
+      input.dataset.label = label;
+      input.dataset.optional = "";
+      var text = html("label", label);
+      text.htmlFor = input.id;
+      field.appendChild(text);
+      field.appendChild(input);
+      parent.appendChild(field);
+      return input;
+    }
+    var speedFields = html("div", undefined, "planner-rank-speed");
+    speedFields.hidden = true;
+    var promptInput = optionalField("rank_prompt", labels.rank_prompt, speedFields);
+    promptInput.inputMode = "numeric";
+    promptInput.dataset.min = "1";
+    promptInput.dataset.max = String(LIMITS.tokens);
+    var generatedInput = optionalField("rank_generated", labels.rank_generated, speedFields);
+    generatedInput.inputMode = "numeric";
+    generatedInput.dataset.min = "2";
+    generatedInput.dataset.max = String(LIMITS.tokens);
+    var prices = html("details", undefined, "planner-rank-prices");
+    prices.appendChild(html("summary", labels.rank_prices));
+    var priceInputs = {};
+    cardKeys.forEach(function (key) {
+      var input = optionalField("price_" + key, cardName(key), prices);
+      input.dataset.label = widget.fill(labels.rank_price_card, "card", cardName(key));
+      input.dataset.price = String(LIMITS.price);
+      priceInputs[key] = input;
+    });
+    speedFields.appendChild(prices);
+    fieldset.appendChild(speedFields);
     var sort = html("select");
     sort.name = "rank_sort";
     sort.hidden = true;
@@ -279,6 +329,7 @@
         result.batch = v.mostRequests(options.context);
         result.kvTokens = v.kv_tokens;
         if (!result.fits) { result.change = vllmChange(cfg, own, budget, wanted); }
+        if (speedAsked) { result.speed = rowSpeed(cfg, options, result, wanted); }
         return result;
       }
       var planned = function (changed) { return widget.plan(cfg, Object.assign({}, own, changed)); };
@@ -295,6 +346,99 @@
         result.change = inference ? inferenceChange(cfg, own, budget) : trainingChange(cfg, own, budget);
       }
       return result;
+    }
+
+    /* The split and the prices the reader gave: {split: [prompt, generated] or null, prices, error}, as
+     * llmcalc.ranking._split and _checked_prices check them (an error names the field and the value). */
+    var speedAsked = null;
+    function readSpeed(context) {
+      var read = { split: null, prices: {}, error: "" };
+      var counts = [promptInput, generatedInput].map(function (input) {
+        var text = input.value.trim();
+        if (text === "") { return null; }
+        var value = /^[0-9]+$/.test(text) ? Number(text) : NaN;
+        if (!(value >= Number(input.dataset.min) && value <= Number(input.dataset.max))) {
+          read.error = read.error || widget.fill(widget.fill(widget.fill(widget.fill(labels.rank_bad_tokens, "label",
+            input.dataset.label), "min", format.count(input.dataset.min)), "max", format.count(input.dataset.max)),
+            "value", text);
+        }
+        return value;
+      });
+      cardKeys.forEach(function (key) {
+        var text = priceInputs[key].value.trim();
+        var price = window.LLMSpeedFormat.price(text, LIMITS.price);
+        if (price === undefined) { return; }
+        if (price === null || !(price > 0)) {
+          read.error = read.error || widget.fill(widget.fill(widget.fill(labels.rank_bad_price, "card", cardName(key)),
+            "max", format.count(LIMITS.price)), "value", text);
+          return;
+        }
+        read.prices[key] = price;
+      });
+      if (read.error) { return read; }
+      if ((counts[0] === null) !== (counts[1] === null)) {
+        read.error = labels.rank_split_incomplete;
+      } else if (counts[0] !== null && counts[0] + counts[1] > context) {
+        read.error = widget.fill(widget.fill(widget.fill(widget.fill(labels.rank_split_past_context, "prompt",
+          format.count(counts[0])), "generated", format.count(counts[1])), "total",
+          format.count(counts[0] + counts[1])), "context", format.count(context));
+      } else if (counts[0] !== null) {
+        read.split = counts;
+      } else if (Object.keys(read.prices).length) {
+        read.error = labels.rank_price_needs_speed;
+      }
+      return read;
+    }
+
+    function refused(code, params) { return { refusal: new window.LLMModelConfig.LLMCalcError(code, params) }; }
+
+    /* llmcalc.ranking._vllm_speed: the row's estimate (llmcalc.vllmspeed.estimate_vllm_speed of the requests on
+     * its card with its pool, vllmspeed.js's arithmetic), or the refusal that says why there is none. */
+    function rowSpeed(cfg, options, item, wanted) {
+      var prompt = speedAsked.split[0];
+      var generated = speedAsked.split[1];
+      var price = speedAsked.prices[item.key];
+      var found = (function () {
+        if (item.gpus > 1) { return refused("vllm_speed_tensor_parallel", { gpus: item.gpus }); }
+        if (!item.fits) { return refused("ranking_speed_does_not_fit", {}); }
+        if (options.weightFormat !== "bf16") {
+          return refused("vllm_speed_format_unmeasured", { weight_format: options.weightFormat });
+        }
+        if (options.kvFormat !== "bf16" && options.kvFormat !== "fp16") {
+          return refused("vllm_speed_kv_format_unmeasured", { kv_format: options.kvFormat });
+        }
+        var card = speedData.refused[item.key];
+        if (card) {
+          return card.footnote ? { footnote: labels[card.footnote], code: card.code } : refused(card.code, card.params);
+        }
+        if (cfg.n_experts > 1n || cfg.sliding_window_layers > 0n) {  // llmcalc: cfg.is_moe or a window
+          /* As the CLI prints it, the type bare (the widget puts a model_type parameter between quotation marks). */
+          return refused("vllm_speed_model_unmeasured", { model: cfg.model_type || "custom" });
+        }
+        var limit = P.tokenLimit(cfg);
+        if (Number(options.context) > limit) {
+          return refused("vllm_speed_context_too_long", { context: Number(options.context), limit: limit });
+        }
+        var pool = Number(item.kvTokens);
+        if (wanted * (prompt + generated) > pool) {
+          return refused("vllm_speed_preempted", { hardware: item.key, pool: pool, context: prompt + generated,
+                                                   fits: Math.floor(pool / (prompt + generated)), batch: wanted });
+        }
+        var matmul = window.LLMPlannerFlops.matmulParams(cfg);
+        var model = { weights: Number(2n * matmul), kv: Number(P.kvCacheBytes(cfg, 1, 1, "fp16")),
+                      matmul: Number(matmul), layers: Number(cfg.n_layers), width: Number(cfg.n_heads * cfg.head_dim) };
+        var batched = options.maxNumBatchedTokens === undefined || options.maxNumBatchedTokens === null
+          ? speedData.batched_tokens : Number(options.maxNumBatchedTokens);
+        var steps = window.LLMVllmSpeed.estimate(Object.assign({}, speedData, { batched_tokens: batched }), model,
+          speedData.hardware[item.key], item.key, wanted, prompt, generated);
+        return { aggregate: wanted / steps.stepSeconds, each: 1 / steps.stepSeconds, first: steps.prefill,
+                 notes: steps.notes };
+      })();
+      found.price = price === undefined ? null : price;
+      /* llmcalc.speed.cost_per_million_tokens: the price times the GPUs, over the output tokens an hour. */
+      found.cost = found.aggregate === undefined || found.price === null ? null
+        : found.price * item.gpus / 3600 / found.aggregate * 1000000;
+      return found;
     }
 
     /* llmcalc.ranking.rank_cards: fits first, then the fewest GPUs, then the least memory, then the list's order. */
@@ -338,6 +482,10 @@
 
     function sortKey(item, column) {
       if (column === "card") { return cardKeys.indexOf(item.key); }
+      if (SPEED_COLUMNS.indexOf(column) >= 0 || column === "cost") {
+        return item.speed && item.speed[column] !== undefined && item.speed[column] !== null ? item.speed[column]
+          : null;
+      }
       return { rank: item.rank, gpus: item.gpus, headroom: item.headroom, context: item.context,
                batch: item.batch }[column];
     }
@@ -348,6 +496,8 @@
       return rows.slice().sort(function (a, b) {
         var x = sortKey(a, parts[0]);
         var y = sortKey(b, parts[0]);
+        /* As llmcalc.ranking.sorted_by_cost: the rows without the figure after the others, in the ranking's order. */
+        if (x === null || y === null) { return (x === null ? 1 : 0) - (y === null ? 1 : 0) || a.rank - b.rank; }
         return sign * (x < y ? -1 : x > y ? 1 : 0) || a.rank - b.rank;
       });
     }
@@ -360,8 +510,10 @@
       if (button) { button.focus(); }
     }
 
-    function draw(rows, options) {
+    function draw(rows, options, read) {
       section.textContent = "";
+      var priced = read.split !== null && Object.keys(read.prices).length > 0;
+      var columns = COLUMNS.concat(read.split ? SPEED_COLUMNS : [], priced ? ["cost"] : []);
       var caption = html("p", labels.rank_caption, "planner-rank-caption");
       caption.id = prefix + "-rank-caption";
       section.appendChild(caption);
@@ -374,7 +526,7 @@
       var head = grid.createTHead().insertRow();
       var batchLabel = options.task !== "inference" ? labels.rank_col_micro_batch
         : options.engine === "vllm" ? labels.rank_col_requests : labels.rank_col_batch;
-      COLUMNS.forEach(function (column) {
+      columns.forEach(function (column) {
         var text = column === "batch" ? batchLabel : labels["rank_col_" + column];
         var cell = html("th");
         cell.scope = "col";
@@ -391,6 +543,9 @@
         head.appendChild(cell);
       });
       var body = grid.createTBody();
+      var reasons = [];  // each refusal's text once, numbered in the order the table shows them (speed_table's)
+      var notes = {};  // each note's cards, in the table's order
+      var fixed = window.LLMSpeedFormat.fixed;
       sortRows(rows).forEach(function (item) {
         var line = body.insertRow();
         line.dataset.card = item.key;
@@ -413,20 +568,70 @@
         line.insertCell().textContent = format.count(item.context);
         line.insertCell().textContent = format.count(item.batch);
         line.insertCell().textContent = changeText(item.change);
+        if (!item.speed) { return; }
+        var speed = item.speed;
+        if (speed.aggregate === undefined) {
+          var reason = speed.footnote || widget.describe(speed.refusal);
+          if (reasons.indexOf(reason) < 0) { reasons.push(reason); }
+          line.dataset.refusal = speed.code || speed.refusal.code;
+          line.insertCell().textContent = widget.fill(labels.rank_na_mark, "number",
+            format.count(reasons.indexOf(reason) + 1));
+          line.insertCell().textContent = labels.rank_na;
+          line.insertCell().textContent = labels.rank_na;
+          if (priced) { line.insertCell().textContent = labels.rank_na; }
+          return;
+        }
+        line.dataset.aggregate = String(speed.aggregate);
+        line.dataset.each = String(speed.each);
+        line.dataset.first = String(speed.first);
+        line.dataset.cost = speed.cost === null ? "" : String(speed.cost);
+        line.insertCell().textContent = fixed(speed.aggregate, 1);
+        line.insertCell().textContent = fixed(speed.each, 1);
+        line.insertCell().textContent = fixed(speed.first * 1000, 0);
+        if (priced) {
+          line.insertCell().textContent = speed.cost === null ? labels.rank_no_price : fixed(speed.cost, 2);
+        }
+        speed.notes.forEach(function (note) { (notes[note] = notes[note] || []).push(item.key); });
       });
       wrap.appendChild(grid);
       section.appendChild(wrap);
       section.appendChild(html("p", widget.fill(labels.rank_totals_note, "margin",
         format.count(tables.process_estimate_mib)), "planner-note"));
+      if (options.task !== "inference" || options.engine !== "vllm") { return; }
+      if (!read.split) {
+        section.appendChild(html("p", labels.rank_memory_only, "planner-note"));
+        return;
+      }
+      var list = html("ul", undefined, "planner-rank-notes");
+      reasons.forEach(function (reason, index) {
+        list.appendChild(html("li", widget.fill(widget.fill(labels.rank_no_speed, "number", format.count(index + 1)),
+          "reason", reason)));
+      });
+      Object.keys(notes).forEach(function (note) {
+        list.appendChild(html("li", widget.fill(widget.fill(labels.rank_card_note, "cards", notes[note].join(", ")),
+          "note", labels["rank_note_" + note])));
+      });
+      if (list.childNodes.length) { section.appendChild(list); }
+      var signed = function (x) { return (x >= 0 ? "+" : "") + (x * 100).toFixed(0); };
+      var basis = labels.rank_speed_basis;
+      [["requests", format.count(Number(requests.value))], ["prompt", format.count(read.split[0])],
+       ["generated", format.count(read.split[1])], ["error", (speedData.error * 100).toFixed(1)],
+       ["runs", format.count(speedData.runs)], ["independent", format.count(speedData.independent.runs)],
+       ["low", signed(speedData.independent.low)], ["high", signed(speedData.independent.high)]]
+        .forEach(function (pair) { basis = widget.fill(basis, pair[0], pair[1]); });
+      section.appendChild(html("p", basis, "planner-note"));
     }
 
     return function planned(result) {
       var vllm = result && result.options.task === "inference" && result.options.engine === "vllm";
       requestsField.hidden = !check.checked || !vllm;
+      speedFields.hidden = !check.checked || !vllm;
       section.hidden = !check.checked || !result;
       if (section.hidden) { section.textContent = ""; return; }
       var wanted = Number(requests.value);
       if (!(Number.isInteger(wanted) && wanted >= 1 && wanted <= tables.limits.max_batch)) { wanted = 1; }
+      var read = vllm ? readSpeed(Number(result.options.context)) : { split: null, prices: {}, error: "" };
+      speedAsked = read.split ? read : null;
       var rows;
       try {
         rows = rank(result.cfg, result.options, vllm ? wanted : 1);
@@ -437,7 +642,12 @@
         section.appendChild(html("p", labels.rank_mxfp4_refused, "planner-note"));
         return;
       }
-      draw(rows, result.options);
+      draw(rows, result.options, read);
+      if (read.error) {
+        var error = html("p", read.error, "calc-error");
+        error.setAttribute("role", "alert");
+        section.insertBefore(error, section.firstChild.nextSibling);
+      }
     };
   }
 

@@ -45,6 +45,15 @@
       return Array.prototype.some.call(form.elements[element.name], function (radio) { return radio.value === text; });
     }
     if (element.type === "checkbox") { return text === "true" || text === "false"; }
+    /* The ranking's optional fields: empty, or a whole number in [data-min, data-max], or a price above 0. */
+    if (element.dataset.price !== undefined) {
+      var price = window.LLMSpeedFormat.price(text, Number(element.dataset.price));
+      return price === undefined || (price !== null && price > 0);
+    }
+    if (element.dataset.optional !== undefined) {
+      return text.trim() === "" || (/^[0-9]+$/.test(text) && Number(text) >= Number(element.dataset.min) &&
+        Number(text) <= Number(element.dataset.max));
+    }
     if (element.name === "gpu_gib") { return window.LLMPlanner.gpuMemory(text) !== null; }
     if (element.name === "lora_dropout") { return /^(?:0|0?\.[0-9]+|0\.)$/.test(text) && Number(text) < 1; }
     if (element.name === "non_torch_gib" || element.name === "startup_used_gib") {
@@ -86,7 +95,11 @@
   function encode(widget) {
     var params = new URLSearchParams();
     params.set("plan", VERSION);
-    fields(widget.form).forEach(function (element) { params.set(element.name, valueOf(widget.form, element)); });
+    fields(widget.form).forEach(function (element) {
+      /* An optional field left empty (the ranking's split and prices) is its default: the link leaves it out. */
+      if (element.dataset.optional !== undefined && element.value.trim() === "") { return; }
+      params.set(element.name, valueOf(widget.form, element));
+    });
     var cfg = widget.ownConfig();
     if (cfg) { params.set("config", configJson(cfg)); }
     var quantization = widget.ownQuantization();

@@ -717,6 +717,7 @@
     /* plannershare.js and plannerchart.js (loaded before this file) each get the widget and are told, after every
      * update, what was planned: {cfg, options, budget}, or null when nothing could be. */
     var widget = { root: root, form: form, format: format, fill: fill, plan: plan, update: update, cards: TABLES.cards,
+                   describe: function (error) { return describe(error, catalogue, format); },
                    useModelConfig: function (cfg, quantization) {
                      preset.value = "config";
                      ownConfig = cfg;

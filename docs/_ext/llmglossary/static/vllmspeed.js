@@ -3,7 +3,8 @@
  * It repeats the arithmetic of llmcalc.vllmspeed.estimate_vllm_speed and vllm_speed_text on numbers llmcalc
  * computed at build time (data-speed: each preset's bytes and FLOPs and its KV pool on each card, each card's
  * datasheet figures, the fitted constants, the measured range and the held-out error), in the same order of
- * float operations as Python; the browser tests compare its lines with the CLI's.  The number formatting is
+ * float operations as Python; the browser tests compare its lines with the CLI's.  window.LLMVllmSpeed.estimate is
+ * the same arithmetic for the planner's all-cards ranking (plannerrank.js), on a model and pool the planner made.  The number formatting is
  * plannerspeed.js's (window.LLMSpeedFormat).  What the reader types is read as numbers and written back with
  * textContent only.
  */
@@ -152,6 +153,9 @@
     form.addEventListener("change", update);
     update();
   }
+
+  // The planner's all-cards ranking (plannerrank.js) estimates each row with the same arithmetic.
+  window.LLMVllmSpeed = { estimate };
 
   function start() {
     document.querySelectorAll("[data-vllm-speed-estimate]").forEach(setUp);
