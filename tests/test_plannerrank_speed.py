@@ -43,7 +43,7 @@ NOTES = """() => Array.from(document.querySelectorAll(".planner-rank-notes li"))
 
 # (the widget's share-link fields, the CLI's arguments, the prices) for the same plan
 CASES: dict[str, tuple[dict[str, str], list[str], dict[str, str]]] = {
-    # speed_table's doctest: the A10's 120.3 tokens/s in all, 1,857 ms, 1.39 a million at 0.6.
+    # speed_table's doctest: the A10's 109.0 tokens/s in all, 739 ms, 1.53 a million at 0.6.
     "llama-8b": ({"preset": "llama-3.1-8b", "task": "inference", "engine": "vllm", "context": "4096",
                   "rank_concurrency": "4", "rank_prompt": "1024", "rank_generated": "256"},
                  ["llama-3.1-8b", "--engine", "vllm", "--context", "4096", "--concurrency", "4",
