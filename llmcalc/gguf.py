@@ -1376,6 +1376,8 @@ def plan_report(model: GgufModel, *, context: int, cache_type_k: str, cache_type
 
 def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``llmcalc gguf`` command's arguments."""
+    from .ranking import SORTS  # imported here: llmcalc.ranking imports this module
+
     parser.add_argument("model", metavar="MODEL",
                         help="a .gguf file (only its header is read) or a preset name with --recipe")
     parser.add_argument("--recipe", choices=list(RECIPES),
@@ -1414,7 +1416,7 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--price", action="append", metavar="CARD=PRICE",
                         help="with --gpu all: what one GPU-hour of a listed card costs you, any currency (none is "
                         "shipped: prices date); repeat for each card; gives its cost per million output tokens")
-    parser.add_argument("--sort", choices=("fit", "cost"), default="fit",
+    parser.add_argument("--sort", choices=SORTS, default="fit",
                         help="with --gpu all: fit (fits first, least memory) or cost (lowest cost per million output "
                         "tokens at your prices first)")
     parser.add_argument("-ngl", "--n-gpu-layers", type=int, metavar="N",
